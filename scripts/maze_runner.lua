@@ -1,0 +1,8 @@
+-- The maze runner: follows an A* route to the tile named by params.goal.
+local M = {}
+
+function M.decide(self, world)
+  return move.path_to(self.params.goal)
+end
+
+return M

@@ -1,0 +1,9 @@
+-- The straight chaser: always runs straight at its target and never plans. In a maze it
+-- presses against the first wall between them: the reason A* exists.
+local M = {}
+
+function M.decide(self, world)
+  return move.chase(self.params.target)
+end
+
+return M

@@ -1,0 +1,225 @@
+//! The command line: `run`, `headless` and `check` (DESIGN.md "Headless CLI and trace v1").
+//! Parses arguments with clap and calls the library; `main.rs` only calls [`main`].
+
+use crate::scene;
+use crate::script::ScriptHost;
+use crate::session::Session;
+use crate::sim::trace;
+use clap::{Parser, Subcommand};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "agentbox",
+    version,
+    about = "A sandbox for prototyping game agent AI: YAML scenes, hot-reloaded Lua decisions, Rust-native movement and A*."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Open a window and run a scene; scripts and the scene reload when saved.
+    Run {
+        scene: PathBuf,
+        /// Override the scene's seed.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Save a PNG of the window after the last frame (with --frames).
+        #[arg(long)]
+        screenshot: Option<PathBuf>,
+        /// Quit after this many frames, running exactly one tick per frame.
+        #[arg(long)]
+        frames: Option<u64>,
+    },
+    /// Run a scene for a number of ticks without a window.
+    Headless {
+        scene: PathBuf,
+        /// How many ticks to run.
+        #[arg(long)]
+        ticks: u64,
+        /// Override the scene's seed.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Write the JSON Lines trace to FILE, or to standard output with `-`.
+        #[arg(long, value_name = "FILE|-")]
+        trace: Option<String>,
+    },
+    /// Validate scenes (files or folders of .yaml) and compile the scripts they use.
+    Check {
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+    },
+}
+
+/// Runs the command line; the process exit code.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Run {
+            scene,
+            seed,
+            screenshot,
+            frames,
+        } => {
+            let options = crate::render::WindowOptions { screenshot, frames };
+            match crate::render::run_window(&scene, seed, options) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("{e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Command::Headless {
+            scene,
+            ticks,
+            seed,
+            trace,
+        } => headless(&scene, ticks, seed, trace.as_deref()),
+        Command::Check { paths } => check(&paths),
+    }
+}
+
+fn headless(path: &Path, ticks: u64, seed: Option<u64>, trace_to: Option<&str>) -> ExitCode {
+    let mut session = match Session::open(path, seed) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut out: Option<Box<dyn Write>> = match trace_to {
+        None => None,
+        Some("-") => Some(Box::new(std::io::BufWriter::new(std::io::stdout().lock()))),
+        Some(file) => match std::fs::File::create(file) {
+            Ok(f) => Some(Box::new(std::io::BufWriter::new(f))),
+            Err(e) => {
+                eprintln!("{file}: error: cannot write the trace: {e}");
+                return ExitCode::FAILURE;
+            }
+        },
+    };
+    for _ in 0..ticks {
+        let report = session.tick();
+        if let Some(w) = out.as_mut() {
+            if let Err(e) = writeln!(w, "{}", trace::line(session.world(), &report.events)) {
+                eprintln!("error: cannot write the trace: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    if let Some(mut w) = out {
+        if let Err(e) = w.flush() {
+            eprintln!("error: cannot write the trace: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// Scene files named by the arguments: files as given, folders' `.yaml`/`.yml` files sorted.
+fn scene_files(paths: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            let mut found: Vec<PathBuf> = std::fs::read_dir(path)
+                .into_iter()
+                .flatten()
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
+                .collect();
+            found.sort();
+            out.extend(found);
+        } else {
+            out.push(path.clone());
+        }
+    }
+    out
+}
+
+/// `scripts/x.lua:12: message` → `scripts/x.lua:12: error: message`.
+fn as_error_line(message: &str) -> String {
+    let mut parts = message.splitn(3, ':');
+    if let (Some(file), Some(line), Some(rest)) = (parts.next(), parts.next(), parts.next()) {
+        if line.chars().all(|c| c.is_ascii_digit()) && !line.is_empty() {
+            return format!("{file}:{line}: error:{rest}");
+        }
+    }
+    match message.split_once(": ") {
+        Some((file, rest)) => format!("{file}: error: {rest}"),
+        None => format!("error: {message}"),
+    }
+}
+
+fn check(paths: &[PathBuf]) -> ExitCode {
+    let mut failures = 0;
+    let files = scene_files(paths);
+    if files.is_empty() {
+        eprintln!("error: no scene files found");
+        return ExitCode::FAILURE;
+    }
+    for file in files {
+        let scene = match scene::load(&file) {
+            Ok(s) => s,
+            Err(errors) => {
+                for e in &errors.0 {
+                    eprintln!("{e}");
+                }
+                failures += 1;
+                continue;
+            }
+        };
+        let mut host = match ScriptHost::new(scene.world.seed) {
+            Ok(h) => h,
+            Err(e) => {
+                eprintln!("error: cannot start Lua: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let mut ok = true;
+        for script in &scene.scripts {
+            if let Err(e) = host.load(script) {
+                eprintln!("{}", as_error_line(&e));
+                ok = false;
+            }
+        }
+        if ok {
+            println!(
+                "ok: {} ({} agents, {} scripts)",
+                file.display(),
+                scene.world.agents.len(),
+                scene.scripts.len()
+            );
+        } else {
+            failures += 1;
+        }
+    }
+    if failures == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lua_messages_become_error_lines() {
+        assert_eq!(
+            as_error_line("scripts/x.lua:12: unexpected symbol near 'x'"),
+            "scripts/x.lua:12: error: unexpected symbol near 'x'"
+        );
+        assert_eq!(
+            as_error_line("scripts/x.lua: no decide function"),
+            "scripts/x.lua: error: no decide function"
+        );
+    }
+}

@@ -1,0 +1,15 @@
+//! agentbox: a sandbox where game designers prototype agent AI. A YAML scene describes a tile
+//! map and its agents; each agent's decisions come from a hot-reloaded Lua script that calls
+//! Rust-native movement primitives and A*; a macroquad window shows it, and the same
+//! simulation runs headless. See `ARCHITECTURE.md` for the map of the modules.
+
+pub mod cli;
+pub mod movement;
+pub mod nav;
+pub mod render;
+pub mod scene;
+pub mod script;
+pub mod session;
+pub mod sim;
+pub mod watch;
+pub mod world;

@@ -1,0 +1,96 @@
+//! A* route following (seed 001/004): plan a route to a goal tile with [`crate::nav::find_path`]
+//! and walk it tile centre by tile centre. The route is kept across ticks and planned again when
+//! the goal or the map changes, or when the agent has been pushed off it.
+
+use crate::nav::{find_path, PathOptions};
+use crate::world::{centre_of, Agent, Route, Tile, World};
+use glam::DVec2;
+use std::collections::VecDeque;
+
+use super::Step;
+
+/// One tick of following a route to `goal`, moving at most `reach` along it.
+pub fn follow(world: &World, agent: &Agent, goal: Tile, reach: f64) -> Step {
+    let mut route = match &agent.route {
+        Some(r) if r.goal == goal && r.map_version == world.map_version && on_route(agent, r) => {
+            r.clone()
+        }
+        _ => match plan(world, agent, goal) {
+            Some(r) => r,
+            None => {
+                return Step {
+                    delta: DVec2::ZERO,
+                    route: None,
+                }
+            }
+        },
+    };
+    // Walk along the polyline of tile centres, spending the whole reach.
+    let mut pos = agent.pos;
+    let mut left = reach;
+    while let Some(&next) = route.tiles.front() {
+        let target = centre_of(next);
+        let dist = pos.distance(target);
+        if dist <= left {
+            pos = target;
+            left -= dist;
+            route.tiles.pop_front();
+        } else {
+            pos += (target - pos) * (left / dist);
+            break;
+        }
+    }
+    Step {
+        delta: pos - agent.pos,
+        route: Some(route),
+    }
+}
+
+/// Whether the agent is still within reach of the route's next tile (it may have been blocked
+/// or pushed).
+fn on_route(agent: &Agent, route: &Route) -> bool {
+    route
+        .tiles
+        .front()
+        .is_none_or(|&t| agent.pos.distance(centre_of(t)) <= 1.5)
+}
+
+fn plan(world: &World, agent: &Agent, goal: Tile) -> Option<Route> {
+    let path = find_path(world, agent.tile(), goal, &PathOptions::default())?;
+    Some(Route {
+        goal,
+        map_version: world.map_version,
+        tiles: path.into_iter().collect::<VecDeque<_>>(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::IVec2;
+
+    #[test]
+    fn walks_the_planned_route_around_a_wall() {
+        let world = World::from_ascii(&["....", ".##.", "...."]);
+        let mut agent = Agent::new("a", IVec2::new(0, 1));
+        let goal = IVec2::new(3, 1);
+        let mut visited = vec![];
+        for _ in 0..40 {
+            let step = follow(&world, &agent, goal, 0.25);
+            agent.pos += step.delta;
+            agent.route = step.route;
+            assert!(!world.circle_hits_wall(agent.pos, 0.3), "{:?}", agent.pos);
+            visited.push(agent.tile());
+        }
+        assert_eq!(agent.pos, DVec2::new(3.0, 1.0));
+    }
+
+    #[test]
+    fn no_route_means_no_move() {
+        let world = World::from_ascii(&[".#."]);
+        let agent = Agent::new("a", IVec2::new(0, 0));
+        let step = follow(&world, &agent, IVec2::new(2, 0), 1.0);
+        assert_eq!(step.delta, DVec2::ZERO);
+        assert_eq!(step.route, None);
+    }
+}

@@ -1,0 +1,431 @@
+//! From bytes to a validated [`Scene`]: syntax and shape through serde_yaml, then every rule a
+//! designer can break, each reported at the place to fix.
+
+use super::file::{AgentSpec, SceneFile, TerrainSpec};
+use super::locate::Locator;
+use super::{resolve_relative, Scene, SceneError, SceneErrors};
+use crate::world::{Agent, Brain, Crumbs, Grid, RowError, Terrain, TerrainTable, World};
+use glam::IVec2;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// Limits that keep numbers sensible.
+const MAX_TICK_RATE: u32 = 1000;
+const MAX_SPEED: f64 = 1000.0;
+const MAX_COST: f64 = 1e6;
+const MAX_CRUMBS: u32 = 100_000;
+const MAX_MAP_SIDE: usize = 4096;
+
+struct Checker<'a> {
+    file: &'a Path,
+    locator: Locator,
+    errors: Vec<SceneError>,
+}
+
+impl Checker<'_> {
+    fn error_at(&mut self, (line, column): (usize, usize), message: impl Into<String>) {
+        self.errors.push(SceneError {
+            file: self.file.to_path_buf(),
+            line,
+            column,
+            message: message.into(),
+        });
+    }
+
+    fn error(&mut self, path: &str, message: impl Into<String>) {
+        let pos = self.locator.at(path);
+        self.error_at(pos, message);
+    }
+}
+
+fn single(file: &Path, (line, column): (usize, usize), message: String) -> SceneErrors {
+    SceneErrors(vec![SceneError {
+        file: file.to_path_buf(),
+        line,
+        column,
+        message,
+    }])
+}
+
+/// Line and column (1-based) of a byte offset.
+fn position_of(bytes: &[u8], offset: usize) -> (usize, usize) {
+    let before = &bytes[..offset.min(bytes.len())];
+    let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+    let start = before
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    let column = String::from_utf8_lossy(&before[start..]).chars().count() + 1;
+    (line, column)
+}
+
+/// serde_yaml's message without its own " at line L column C" tail, in plainer words.
+fn tidy_serde_message(message: &str) -> String {
+    let base = match message.find(" at line ") {
+        Some(i) => &message[..i],
+        None => message,
+    };
+    if base.starts_with("invalid type:") && base.ends_with("expected struct SceneFile") {
+        return "a scene must be a YAML mapping with keys such as name, map and agents".into();
+    }
+    base.replace("struct SceneFile", "a scene mapping")
+        .replace("struct MapSpec", "a map mapping (legend, rows)")
+        .replace("struct AgentSpec", "an agent mapping")
+        .replace(
+            "struct TerrainSpec",
+            "a terrain mapping (blocked, cost, color)",
+        )
+}
+
+pub fn build(file: &Path, bytes: &[u8]) -> Result<Scene, SceneErrors> {
+    let text = match std::str::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            return Err(single(
+                file,
+                position_of(bytes, e.valid_up_to()),
+                "not a text file: scene files are UTF-8 YAML".into(),
+            ))
+        }
+    };
+    if text.contains('\0') {
+        let at = text.find('\0').unwrap_or(0);
+        return Err(single(
+            file,
+            position_of(bytes, at),
+            "not a text file: NUL byte in a scene file".into(),
+        ));
+    }
+    if text
+        .lines()
+        .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
+    {
+        return Err(single(
+            file,
+            (1, 1),
+            "scene file is empty: it needs at least a map".into(),
+        ));
+    }
+    let spec: SceneFile = match serde_yaml::from_str(text) {
+        Ok(s) => s,
+        Err(e) => {
+            let pos = e
+                .location()
+                .map_or((1, 1), |l| (l.line().max(1), l.column().max(1)));
+            return Err(single(file, pos, tidy_serde_message(&e.to_string())));
+        }
+    };
+    let mut checker = Checker {
+        file,
+        locator: Locator::new(text),
+        errors: Vec::new(),
+    };
+    let world = build_world(&mut checker, &spec);
+    let scripts = check_agents(&mut checker, &spec, world.as_ref());
+    let mut errors = checker.errors;
+    errors.sort();
+    errors.dedup();
+    match world {
+        Some(mut world) if errors.is_empty() => {
+            world.agents = spec
+                .agents
+                .iter()
+                .map(|a| make_agent(file, a, spec.seed.unwrap_or(0)))
+                .collect();
+            world.waypoints = spec
+                .waypoints
+                .iter()
+                .map(|w| IVec2::new(w[0] as i32, w[1] as i32))
+                .collect();
+            Ok(Scene {
+                path: file.to_path_buf(),
+                world,
+                scripts,
+            })
+        }
+        _ => Err(SceneErrors(errors)),
+    }
+}
+
+fn parse_color(text: &str) -> Option<[u8; 3]> {
+    let hex = text.strip_prefix('#')?;
+    if hex.len() != 6 || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
+        return None;
+    }
+    let byte = |i: usize| u8::from_str_radix(&hex[i..i + 2], 16).ok();
+    Some([byte(0)?, byte(2)?, byte(4)?])
+}
+
+fn terrain_table(c: &mut Checker, specs: &BTreeMap<String, TerrainSpec>) -> TerrainTable {
+    let mut table = TerrainTable::builtin();
+    for (name, spec) in specs {
+        let path = format!("terrain.{name}");
+        let base = table.by_name(name).map(|id| table.get(id).clone());
+        let mut terrain = base.unwrap_or(Terrain {
+            name: name.clone(),
+            blocked: false,
+            cost: 1.0,
+            color: [0xff, 0x00, 0xff],
+        });
+        if let Some(b) = spec.blocked {
+            terrain.blocked = b;
+        }
+        if let Some(cost) = spec.cost {
+            if cost.is_finite() && cost > 0.0 && cost <= MAX_COST {
+                terrain.cost = cost;
+            } else {
+                c.error(
+                    &format!("{path}.cost"),
+                    format!("terrain `{name}`: cost must be a number above 0 and at most {MAX_COST}, got {cost}"),
+                );
+            }
+        }
+        if let Some(color) = &spec.color {
+            match parse_color(color) {
+                Some(rgb) => terrain.color = rgb,
+                None => c.error(
+                    &format!("{path}.color"),
+                    format!("terrain `{name}`: color must look like \"#a0522d\", got {color:?}"),
+                ),
+            }
+        }
+        if table.define(terrain).is_none() {
+            c.error(&path, "too many terrain kinds (at most 256)");
+        }
+    }
+    table
+}
+
+fn build_world(c: &mut Checker, spec: &SceneFile) -> Option<World> {
+    let mut table = terrain_table(c, &spec.terrain);
+    let tick_rate = spec.tick_rate.unwrap_or(30);
+    if tick_rate == 0 || tick_rate > MAX_TICK_RATE {
+        c.error(
+            "tick_rate",
+            format!(
+                "tick_rate must be from 1 to {MAX_TICK_RATE} ticks per second, got {tick_rate}"
+            ),
+        );
+    }
+    let Some(map) = &spec.map else {
+        c.error_at((1, 1), "scene has no `map`: add `map: { rows: ... }`");
+        return None;
+    };
+    for (glyph, name) in &map.legend {
+        let path = format!("map.legend.{glyph}");
+        let mut chars = glyph.chars();
+        let (Some(ch), None) = (chars.next(), chars.next()) else {
+            let pos = c.locator.key_at(&path);
+            c.error_at(
+                pos,
+                format!("legend keys are single map characters, got {glyph:?}"),
+            );
+            continue;
+        };
+        match table.by_name(name) {
+            Some(id) => table.bind_glyph(ch, id),
+            None => {
+                let known: Vec<&str> = table.kinds().iter().map(|t| t.name.as_str()).collect();
+                c.error(
+                    &path,
+                    format!(
+                        "unknown terrain `{name}` for {ch:?} (known: {})",
+                        known.join(", ")
+                    ),
+                );
+            }
+        }
+    }
+    let rows: Vec<&str> = map
+        .rows
+        .split('\n')
+        .map(|r| r.strip_suffix('\r').unwrap_or(r))
+        .collect();
+    let rows: &[&str] = match rows.split_last() {
+        Some((&"", rest)) => rest,
+        _ => &rows,
+    };
+    if rows.is_empty() || rows[0].is_empty() {
+        c.error("map.rows", "map has no rows");
+        return None;
+    }
+    if rows.len() > MAX_MAP_SIDE || rows[0].chars().count() > MAX_MAP_SIDE {
+        c.error(
+            "map.rows",
+            format!("map is larger than {MAX_MAP_SIDE} tiles on a side"),
+        );
+        return None;
+    }
+    let grid = match Grid::from_rows(rows, |ch| table.by_glyph(ch)) {
+        Ok(g) => g,
+        Err(RowError::Ragged { row, len, expected }) => {
+            let pos = c.locator.row_char(row, 0);
+            c.error_at(
+                pos,
+                format!("ragged map: row {row} has {len} characters, row 0 has {expected}"),
+            );
+            return None;
+        }
+        Err(RowError::Unknown { row, column, glyph }) => {
+            let pos = c.locator.row_char(row, column);
+            c.error_at(
+                pos,
+                format!("unknown map character {glyph:?} at column {column} of row {row}: add it to map.legend"),
+            );
+            return None;
+        }
+    };
+    let name = spec.name.clone().unwrap_or_else(|| {
+        c.file
+            .file_stem()
+            .map_or("scene".into(), |s| s.to_string_lossy().into_owned())
+    });
+    let world = World::new(name, grid, table, tick_rate, spec.seed.unwrap_or(0));
+    for (i, w) in spec.waypoints.iter().enumerate() {
+        check_tile(c, &world, &format!("waypoints.{i}"), "waypoint", *w);
+    }
+    Some(world)
+}
+
+/// Checks that `[column, row]` is a free tile; reports at `path`.
+fn check_tile(c: &mut Checker, world: &World, path: &str, what: &str, at: [i64; 2]) {
+    let (w, h) = (world.grid().width() as i64, world.grid().height() as i64);
+    if at[0] < 0 || at[1] < 0 || at[0] >= w || at[1] >= h {
+        c.error(
+            path,
+            format!(
+                "{what} at [{}, {}] is outside the {w}x{h} map",
+                at[0], at[1]
+            ),
+        );
+        return;
+    }
+    let tile = IVec2::new(at[0] as i32, at[1] as i32);
+    if world.is_blocked(tile) {
+        let name = world.terrain_at(tile).map_or("?", |t| t.name.as_str());
+        c.error(
+            path,
+            format!(
+                "{what} at [{}, {}] is on a blocked tile ({name})",
+                at[0], at[1]
+            ),
+        );
+    }
+}
+
+fn check_agents(
+    c: &mut Checker,
+    spec: &SceneFile,
+    world: Option<&World>,
+) -> BTreeSet<std::path::PathBuf> {
+    let mut scripts = BTreeSet::new();
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    for (i, agent) in spec.agents.iter().enumerate() {
+        let path = format!("agents.{i}");
+        check_agent(c, &path, agent, world, &mut scripts);
+        if let Some(first) = seen.insert(agent.id.as_str(), i) {
+            c.error(
+                &format!("{path}.id"),
+                format!("duplicate agent id `{}` (also agent {first})", agent.id),
+            );
+        }
+    }
+    scripts
+}
+
+fn check_agent(
+    c: &mut Checker,
+    path: &str,
+    agent: &AgentSpec,
+    world: Option<&World>,
+    scripts: &mut BTreeSet<std::path::PathBuf>,
+) {
+    if agent.id.trim().is_empty() {
+        c.error(&format!("{path}.id"), "agent id must not be empty");
+    }
+    if let Some(world) = world {
+        check_tile(
+            c,
+            world,
+            &format!("{path}.at"),
+            &format!("agent `{}`", agent.id),
+            agent.at,
+        );
+    }
+    if let Some(speed) = agent.speed {
+        if !(speed.is_finite() && (0.0..=MAX_SPEED).contains(&speed)) {
+            c.error(
+                &format!("{path}.speed"),
+                format!("speed must be from 0 to {MAX_SPEED} tiles per second, got {speed}"),
+            );
+        }
+    }
+    if let Some(n) = agent.breadcrumbs {
+        if n > MAX_CRUMBS {
+            c.error(
+                &format!("{path}.breadcrumbs"),
+                format!("breadcrumbs must be at most {MAX_CRUMBS}"),
+            );
+        }
+    }
+    if let Some(params) = &agent.params {
+        if !params.is_object() {
+            c.error(
+                &format!("{path}.params"),
+                "params must be a mapping, e.g. { prey: player }",
+            );
+        }
+    }
+    match (&agent.script, &agent.control) {
+        (Some(_), Some(_)) => c.error(
+            &format!("{path}.control"),
+            "an agent has either a script or a control, not both",
+        ),
+        (_, Some(control)) if control != "keyboard" => c.error(
+            &format!("{path}.control"),
+            format!("unknown control {control:?}: the only control is \"keyboard\""),
+        ),
+        (Some(script), None) => {
+            let resolved = resolve_relative(c.file, script);
+            if resolved.is_file() {
+                scripts.insert(resolved);
+            } else {
+                c.error(
+                    &format!("{path}.script"),
+                    format!(
+                        "script not found: {} (paths are relative to the scene file)",
+                        resolved.display()
+                    ),
+                );
+            }
+        }
+        _ => {}
+    }
+}
+
+fn make_agent(file: &Path, spec: &AgentSpec, _seed: u64) -> Agent {
+    let mut agent = Agent::new(
+        spec.id.clone(),
+        IVec2::new(spec.at[0] as i32, spec.at[1] as i32),
+    );
+    if let Some(kind) = &spec.kind {
+        agent.kind = kind.clone();
+    }
+    if let Some(speed) = spec.speed {
+        agent.speed = speed;
+    }
+    if let Some(params) = &spec.params {
+        agent.params = params.clone();
+    }
+    agent.crumbs = Crumbs {
+        max: spec.breadcrumbs.unwrap_or(0) as usize,
+        ..Default::default()
+    };
+    agent.crumbs.drop_on(agent.tile());
+    agent.brain = match (&spec.script, &spec.control) {
+        (Some(script), _) => Brain::Script(resolve_relative(file, script)),
+        (None, Some(_)) => Brain::Keyboard,
+        (None, None) => Brain::None,
+    };
+    agent
+}

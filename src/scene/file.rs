@@ -1,0 +1,51 @@
+//! The scene file's shape (v1), as serde reads it. Unknown keys are errors; every value is
+//! checked for meaning afterwards in `build.rs`.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SceneFile {
+    pub name: Option<String>,
+    pub seed: Option<u64>,
+    pub tick_rate: Option<u32>,
+    pub map: Option<MapSpec>,
+    #[serde(default)]
+    pub terrain: BTreeMap<String, TerrainSpec>,
+    #[serde(default)]
+    pub agents: Vec<AgentSpec>,
+    #[serde(default)]
+    pub waypoints: Vec<[i64; 2]>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MapSpec {
+    /// Extra map characters: one character to a terrain name.
+    #[serde(default)]
+    pub legend: BTreeMap<String, String>,
+    /// The map, one text line per row; row 0 is the top.
+    pub rows: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TerrainSpec {
+    pub blocked: Option<bool>,
+    pub cost: Option<f64>,
+    pub color: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentSpec {
+    pub id: String,
+    pub kind: Option<String>,
+    pub at: [i64; 2],
+    pub script: Option<String>,
+    pub control: Option<String>,
+    pub speed: Option<f64>,
+    pub params: Option<serde_json::Value>,
+    pub breadcrumbs: Option<u32>,
+}

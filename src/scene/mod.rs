@@ -1,0 +1,89 @@
+//! Scene loading: a YAML scene file (DESIGN.md "Scene file v1") becomes a [`World`] plus the
+//! list of scripts it uses, or a list of located errors (`FILE:LINE:COL: error: message`).
+//!
+//! Whatever the bytes, loading never panics. This module reads the scene file and checks that
+//! script files exist; it never runs scripts (that is `script`'s job) and names no engine crate.
+
+mod build;
+pub mod error;
+pub mod file;
+pub mod locate;
+
+pub use error::{SceneError, SceneErrors};
+
+use crate::world::World;
+use std::collections::BTreeSet;
+use std::path::{Component, Path, PathBuf};
+
+/// A loaded scene: the world at tick 0 and the scripts its agents use.
+#[derive(Clone, Debug)]
+pub struct Scene {
+    /// The scene file, as given.
+    pub path: PathBuf,
+    /// The world before the first tick.
+    pub world: World,
+    /// Every script an agent uses, as resolved from the scene file's folder.
+    pub scripts: BTreeSet<PathBuf>,
+}
+
+/// Reads and validates a scene file.
+pub fn load(path: &Path) -> Result<Scene, SceneErrors> {
+    match std::fs::read(path) {
+        Ok(bytes) => parse(path, &bytes),
+        Err(e) => Err(SceneErrors(vec![SceneError {
+            file: path.to_path_buf(),
+            line: 1,
+            column: 1,
+            message: format!("cannot read scene file: {e}"),
+        }])),
+    }
+}
+
+/// Validates scene bytes as if read from `path` (script paths resolve from its folder).
+pub fn parse(path: &Path, bytes: &[u8]) -> Result<Scene, SceneErrors> {
+    build::build(path, bytes)
+}
+
+/// Joins `relative` onto `base`'s folder and removes `.` and `..` where it can, so
+/// `scenes/../scripts/a.lua` reads `scripts/a.lua` in messages.
+pub fn resolve_relative(base: &Path, relative: &str) -> PathBuf {
+    let joined = base.parent().unwrap_or(Path::new("")).join(relative);
+    let mut out = PathBuf::new();
+    for part in joined.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                let last_is_normal =
+                    matches!(out.components().next_back(), Some(Component::Normal(_)));
+                if last_is_normal {
+                    out.pop();
+                } else {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_paths_are_tidied() {
+        assert_eq!(
+            resolve_relative(Path::new("scenes/chase.yaml"), "../scripts/a.lua"),
+            PathBuf::from("scripts/a.lua")
+        );
+        assert_eq!(
+            resolve_relative(Path::new("chase.yaml"), "../a.lua"),
+            PathBuf::from("../a.lua")
+        );
+        assert_eq!(
+            resolve_relative(Path::new("/x/s/c.yaml"), "./b/a.lua"),
+            PathBuf::from("/x/s/b/a.lua")
+        );
+    }
+}

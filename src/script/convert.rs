@@ -1,0 +1,153 @@
+//! Conversions between Lua values and the world's Rust types: positions, targets, actions,
+//! agent views and the scene's `params`.
+
+use super::errors::located;
+use crate::world::{Action, Agent, Target, World};
+use glam::{DVec2, IVec2};
+use mlua::{Lua, MetaMethod, Table, UserData, UserDataMethods, Value};
+
+/// An action returned by a `move.*` function, handed back by `decide`.
+#[derive(Clone, Debug)]
+pub struct LuaAction(pub Action);
+
+impl UserData for LuaAction {
+    fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
+        methods.add_meta_method(MetaMethod::ToString, |_, this, ()| {
+            Ok(format!("move.{}", this.0.name()))
+        });
+        methods.add_method("name", |_, this, ()| Ok(this.0.name()));
+    }
+}
+
+/// A position from `{x = , y = }`, `{a, b}` or an agent view (its `pos`).
+pub fn to_pos(lua: &Lua, value: &Value, what: &str) -> mlua::Result<DVec2> {
+    if let Value::Table(t) = value {
+        if let Some(p) = read_xy(t)? {
+            return Ok(p);
+        }
+        if let Value::Table(pos) = t.raw_get::<Value>("pos")? {
+            if let Some(p) = read_xy(&pos)? {
+                return Ok(p);
+            }
+        }
+    }
+    Err(located(
+        lua,
+        format!(
+            "{what}: expected a position like {{x = 1, y = 2}} or {{1, 2}}, got {}",
+            value.type_name()
+        ),
+    ))
+}
+
+fn read_xy(t: &Table) -> mlua::Result<Option<DVec2>> {
+    let pair = |a: Value, b: Value| match (a, b) {
+        (Value::Integer(x), Value::Integer(y)) => Some(DVec2::new(x as f64, y as f64)),
+        (Value::Number(x), Value::Integer(y)) => Some(DVec2::new(x, y as f64)),
+        (Value::Integer(x), Value::Number(y)) => Some(DVec2::new(x as f64, y)),
+        (Value::Number(x), Value::Number(y)) => Some(DVec2::new(x, y)),
+        _ => None,
+    };
+    let named = pair(t.raw_get("x")?, t.raw_get("y")?);
+    let p = match named {
+        Some(p) => Some(p),
+        None => pair(t.raw_get(1)?, t.raw_get(2)?),
+    };
+    Ok(p.filter(|p| p.is_finite()))
+}
+
+/// A tile from a position (rounded to the nearest tile centre).
+pub fn to_tile(lua: &Lua, value: &Value, what: &str) -> mlua::Result<IVec2> {
+    let p = to_pos(lua, value, what)?;
+    Ok(IVec2::new(p.x.round() as i32, p.y.round() as i32))
+}
+
+/// A target: an agent id, an agent view (followed as it moves) or a fixed position.
+pub fn to_target(lua: &Lua, world: &World, value: &Value, what: &str) -> mlua::Result<Target> {
+    let id = match value {
+        Value::String(s) => Some(s.to_str()?.to_string()),
+        Value::Table(t) => match t.raw_get::<Value>("id")? {
+            Value::String(s) => Some(s.to_str()?.to_string()),
+            _ => None,
+        },
+        _ => None,
+    };
+    match id {
+        Some(id) if world.agent(&id).is_some() => Ok(Target::Agent(id)),
+        Some(id) => Err(located(lua, format!("{what}: no agent with id {id:?}"))),
+        None => Ok(Target::Point(to_pos(lua, value, what)?)),
+    }
+}
+
+/// `{x = , y = }`.
+pub fn xy_table(lua: &Lua, x: f64, y: f64) -> mlua::Result<Table> {
+    let t = lua.create_table_with_capacity(0, 2)?;
+    t.raw_set("x", x)?;
+    t.raw_set("y", y)?;
+    Ok(t)
+}
+
+/// `{x = , y = }` with integer coordinates, for tiles.
+pub fn tile_table(lua: &Lua, tile: IVec2) -> mlua::Result<Table> {
+    let t = lua.create_table_with_capacity(0, 2)?;
+    t.raw_set("x", tile.x)?;
+    t.raw_set("y", tile.y)?;
+    Ok(t)
+}
+
+/// A list of tiles as a Lua array of `{x, y}` tables.
+pub fn tile_list<'a>(lua: &Lua, tiles: impl IntoIterator<Item = &'a IVec2>) -> mlua::Result<Table> {
+    let list = lua.create_table()?;
+    for (i, t) in tiles.into_iter().enumerate() {
+        list.raw_set(i + 1, tile_table(lua, *t)?)?;
+    }
+    Ok(list)
+}
+
+/// Fills the fields every view of an agent has: id, kind, pos, vel, heading, speed, tile,
+/// action.
+pub fn fill_agent_view(lua: &Lua, t: &Table, agent: &Agent) -> mlua::Result<()> {
+    t.raw_set("id", agent.id.as_str())?;
+    t.raw_set("kind", agent.kind.as_str())?;
+    t.raw_set("pos", xy_table(lua, agent.pos.x, agent.pos.y)?)?;
+    t.raw_set("vel", xy_table(lua, agent.vel.x, agent.vel.y)?)?;
+    t.raw_set("heading", agent.heading)?;
+    t.raw_set("speed", agent.speed)?;
+    t.raw_set("tile", tile_table(lua, agent.tile())?)?;
+    t.raw_set("action", agent.action.name())?;
+    Ok(())
+}
+
+/// A fresh read-only-by-convention view of another agent.
+pub fn agent_view(lua: &Lua, agent: &Agent) -> mlua::Result<Table> {
+    let t = lua.create_table_with_capacity(0, 8)?;
+    fill_agent_view(lua, &t, agent)?;
+    Ok(t)
+}
+
+/// JSON (the scene's `params`) as Lua values.
+pub fn json_to_lua(lua: &Lua, value: &serde_json::Value) -> mlua::Result<Value> {
+    Ok(match value {
+        serde_json::Value::Null => Value::Nil,
+        serde_json::Value::Bool(b) => Value::Boolean(*b),
+        serde_json::Value::Number(n) => match n.as_i64() {
+            Some(i) => Value::Integer(i),
+            None => Value::Number(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        serde_json::Value::String(s) => Value::String(lua.create_string(s)?),
+        serde_json::Value::Array(items) => {
+            let t = lua.create_table_with_capacity(items.len(), 0)?;
+            for (i, item) in items.iter().enumerate() {
+                t.raw_set(i + 1, json_to_lua(lua, item)?)?;
+            }
+            Value::Table(t)
+        }
+        serde_json::Value::Object(map) => {
+            let t = lua.create_table_with_capacity(0, map.len())?;
+            for (k, v) in map {
+                t.raw_set(k.as_str(), json_to_lua(lua, v)?)?;
+            }
+            Value::Table(t)
+        }
+    })
+}

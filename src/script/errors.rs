@@ -1,0 +1,52 @@
+//! Turning mlua errors into the one-line messages designers see: `scripts/x.lua:12: message`.
+
+use mlua::{Error, Lua};
+
+/// The message of an error, without mlua's wrapping and without the stack traceback.
+pub fn describe(error: &Error) -> String {
+    let text = match error {
+        Error::CallbackError { cause, .. } => return describe(cause),
+        Error::WithContext { cause, .. } => return describe(cause),
+        Error::RuntimeError(m) => m.clone(),
+        Error::SyntaxError { message, .. } => message.clone(),
+        Error::MemoryError(_) => "memory limit exceeded".to_string(),
+        Error::ExternalError(e) => e.to_string(),
+        other => other.to_string(),
+    };
+    let text = match text.find("\nstack traceback:") {
+        Some(i) => &text[..i],
+        None => &text,
+    };
+    text.trim_end().to_string()
+}
+
+/// Like [`describe`], but prefixed with `script` when the message names no place of its own
+/// (a memory error, an error thrown with a table).
+pub fn describe_in(script: &str, error: &Error) -> String {
+    let message = describe(error);
+    if message.starts_with(script) {
+        message
+    } else {
+        format!("{script}: {message}")
+    }
+}
+
+/// The `file.lua:LINE` of the innermost Lua function calling into Rust, if any.
+pub fn caller_location(lua: &Lua) -> Option<String> {
+    (1..8).find_map(|level| {
+        lua.inspect_stack(level, |d| {
+            let line = d.current_line()?;
+            let src = d.source().short_src?.into_owned();
+            Some(format!("{src}:{line}"))
+        })
+        .flatten()
+    })
+}
+
+/// A runtime error that points at the Lua line that called the failing function.
+pub fn located(lua: &Lua, message: impl std::fmt::Display) -> Error {
+    match caller_location(lua) {
+        Some(at) => Error::RuntimeError(format!("{at}: {message}")),
+        None => Error::RuntimeError(message.to_string()),
+    }
+}

@@ -1,0 +1,31 @@
+//! The seam between the simulation and whatever makes decisions (the Lua scripting layer, a
+//! test double), so the simulation never depends on the scripting engine.
+
+use crate::world::{Action, World};
+use std::rc::Rc;
+
+/// The outcome of one agent's decision for one tick.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Decision {
+    Act(Action),
+    /// The decision failed (script error, budget, bad return value); the agent stands still
+    /// this tick and the message is shown and traced.
+    Failed(String),
+}
+
+/// Makes decisions for the agents it drives.
+pub trait Decider {
+    /// Decides for this tick, returning `(agent index, decision)` pairs for the agents it
+    /// drives. The world is shared read-only for the call; implementations must not keep the
+    /// `Rc` past returning (the simulation then changes the world without copying it).
+    fn decide(&mut self, world: &Rc<World>) -> Vec<(usize, Decision)>;
+}
+
+/// Drives nobody: every agent keeps its action. For scenes without scripts and for tests.
+pub struct NoDecisions;
+
+impl Decider for NoDecisions {
+    fn decide(&mut self, _world: &Rc<World>) -> Vec<(usize, Decision)> {
+        Vec::new()
+    }
+}

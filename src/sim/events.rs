@@ -1,0 +1,11 @@
+//! Things that happen during a tick, as they appear in the trace.
+
+use serde::Serialize;
+
+/// One event, serialised as `{"type": "contact", ...}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Event {
+    /// Two agents' bodies started touching.
+    Contact { a: String, b: String },
+}

@@ -1,0 +1,238 @@
+//! Simulation: the fixed-step tick. Each tick (1) asks the decision layer for every scripted
+//! agent's action, (2) runs every agent's movement primitive against the same snapshot,
+//! (3) moves the agents, resolving walls, (4) drops breadcrumbs and (5) reports contacts.
+//!
+//! The decision layer is behind the [`Decider`] trait, so this module never names mlua; it
+//! reads no clock (the caller decides when a tick happens) and draws nothing.
+
+pub mod decider;
+pub mod events;
+pub mod trace;
+
+pub use decider::{Decider, Decision};
+pub use events::Event;
+
+use crate::movement::{self, slide::slide};
+use crate::world::{Action, Brain, World};
+use glam::{DVec2, IVec2};
+use std::collections::BTreeSet;
+use std::rc::Rc;
+
+/// A running scene.
+pub struct Simulation {
+    world: Rc<World>,
+    /// Pairs of agent ids (in id order) that touched at the end of the last tick.
+    touching: BTreeSet<(String, String)>,
+    /// The direction keyboard-controlled agents are pushed this tick.
+    keyboard: IVec2,
+}
+
+/// What one tick produced besides the new world.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TickReport {
+    pub events: Vec<Event>,
+    /// Script errors that are new this tick (an agent failing the same way every tick is
+    /// reported once): `(agent id, message)`.
+    pub new_errors: Vec<(String, String)>,
+}
+
+impl Simulation {
+    pub fn new(world: World) -> Self {
+        Simulation {
+            world: Rc::new(world),
+            touching: BTreeSet::new(),
+            keyboard: IVec2::ZERO,
+        }
+    }
+
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// Changes the world in place (a scene reload, a painted tile). Routes re-plan on their
+    /// own when the map version moves.
+    pub fn world_mut(&mut self) -> &mut World {
+        Rc::make_mut(&mut self.world)
+    }
+
+    /// Sets the direction keyboard-controlled agents move in (each component -1, 0 or 1).
+    pub fn set_keyboard(&mut self, dir: IVec2) {
+        self.keyboard = dir;
+    }
+
+    /// Applies one fixed step.
+    pub fn step(&mut self, decider: &mut dyn Decider) -> TickReport {
+        let decisions = decider.decide(&self.world);
+        let keyboard = self.keyboard;
+        let world = Rc::make_mut(&mut self.world);
+        let mut report = TickReport::default();
+
+        for agent in &mut world.agents {
+            if agent.brain == Brain::Keyboard {
+                agent.action = if keyboard == IVec2::ZERO {
+                    Action::Stop
+                } else {
+                    Action::Steer(keyboard)
+                };
+            }
+        }
+        for (index, decision) in decisions {
+            let Some(agent) = world.agents.get_mut(index) else {
+                continue;
+            };
+            match decision {
+                Decision::Act(action) => {
+                    agent.action = action;
+                    agent.error = None;
+                }
+                Decision::Failed(message) => {
+                    if agent.error.as_deref() != Some(message.as_str()) {
+                        report.new_errors.push((agent.id.clone(), message.clone()));
+                    }
+                    agent.action = Action::Stop;
+                    agent.error = Some(message);
+                }
+            }
+        }
+
+        // Every primitive sees the same snapshot, so agent order never changes the outcome.
+        let dt = world.dt();
+        let steps: Vec<_> = world
+            .agents
+            .iter()
+            .map(|agent| movement::step(world, agent, dt))
+            .collect();
+        let moved: Vec<DVec2> = world
+            .agents
+            .iter()
+            .zip(&steps)
+            .map(|(agent, step)| slide(world, agent.pos, agent.radius, step.delta))
+            .collect();
+        for ((agent, step), pos) in world.agents.iter_mut().zip(steps).zip(moved) {
+            let delta = pos - agent.pos;
+            agent.vel = delta / dt;
+            if delta.length_squared() > 1e-18 {
+                agent.heading = delta.y.atan2(delta.x);
+            }
+            agent.pos = pos;
+            agent.route = step.route;
+            let tile = agent.tile();
+            agent.crumbs.drop_on(tile);
+        }
+        world.tick += 1;
+
+        report.events = self.contacts();
+        report
+    }
+
+    /// Contact events for pairs that touch now and did not last tick.
+    fn contacts(&mut self) -> Vec<Event> {
+        let agents = &self.world.agents;
+        let mut now = BTreeSet::new();
+        let mut events = Vec::new();
+        for (i, a) in agents.iter().enumerate() {
+            for b in &agents[i + 1..] {
+                if a.pos.distance(b.pos) <= a.radius + b.radius {
+                    let pair = if a.id <= b.id {
+                        (a.id.clone(), b.id.clone())
+                    } else {
+                        (b.id.clone(), a.id.clone())
+                    };
+                    if !self.touching.contains(&pair) {
+                        events.push(Event::Contact {
+                            a: a.id.clone(),
+                            b: b.id.clone(),
+                        });
+                    }
+                    now.insert(pair);
+                }
+            }
+        }
+        self.touching = now;
+        events
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::world::{Agent, Target};
+
+    /// A decider that gives every agent a fixed action.
+    struct Fixed(Vec<(usize, Action)>);
+
+    impl Decider for Fixed {
+        fn decide(&mut self, _world: &Rc<World>) -> Vec<(usize, Decision)> {
+            self.0
+                .iter()
+                .map(|(i, a)| (*i, Decision::Act(a.clone())))
+                .collect()
+        }
+    }
+
+    fn two_agents(rows: &[&str], a: (i32, i32), b: (i32, i32)) -> Simulation {
+        let mut w = World::from_ascii(rows);
+        w.agents.push(Agent::new("hunter", IVec2::new(a.0, a.1)));
+        w.agents.push(Agent::new("prey", IVec2::new(b.0, b.1)));
+        Simulation::new(w)
+    }
+
+    #[test]
+    fn a_chaser_reaches_a_still_target_and_reports_contact_once() {
+        let mut sim = two_agents(&["........"], (0, 0), (7, 0));
+        let mut d = Fixed(vec![(0, Action::Chase(Target::Agent("prey".into())))]);
+        let mut contacts = 0;
+        for _ in 0..120 {
+            contacts += sim.step(&mut d).events.len();
+        }
+        assert_eq!(contacts, 1);
+        assert!(
+            sim.world().agents[0]
+                .pos
+                .distance(sim.world().agents[1].pos)
+                < 1e-9
+        );
+    }
+
+    #[test]
+    fn speed_is_tiles_per_second() {
+        let mut sim = two_agents(&["..........", ".........."], (0, 0), (0, 1));
+        let mut d = Fixed(vec![(0, Action::To(DVec2::new(9.0, 0.0)))]);
+        for _ in 0..30 {
+            sim.step(&mut d);
+        }
+        // Default speed 4 tiles/s for one second at 30 ticks/s.
+        assert!((sim.world().agents[0].pos.x - 4.0).abs() < 1e-9);
+        assert_eq!(sim.world().tick, 30);
+    }
+
+    #[test]
+    fn nobody_enters_a_wall() {
+        let mut sim = two_agents(&["...#...", "...#...", "......."], (0, 0), (6, 0));
+        let mut d = Fixed(vec![(0, Action::Chase(Target::Agent("prey".into())))]);
+        for _ in 0..200 {
+            sim.step(&mut d);
+            let a = &sim.world().agents[0];
+            assert!(!sim.world().circle_hits_wall(a.pos, a.radius));
+        }
+    }
+
+    #[test]
+    fn failed_decisions_stop_the_agent_and_are_reported_once() {
+        struct Failing;
+        impl Decider for Failing {
+            fn decide(&mut self, _w: &Rc<World>) -> Vec<(usize, Decision)> {
+                vec![(0, Decision::Failed("x.lua:1: boom".into()))]
+            }
+        }
+        let mut sim = two_agents(&["....."], (0, 0), (4, 0));
+        let first = sim.step(&mut Failing);
+        let second = sim.step(&mut Failing);
+        assert_eq!(first.new_errors.len(), 1);
+        assert!(second.new_errors.is_empty());
+        assert_eq!(
+            sim.world().agents[0].error.as_deref(),
+            Some("x.lua:1: boom")
+        );
+    }
+}

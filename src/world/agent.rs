@@ -1,0 +1,117 @@
+//! Agents: identity, body, motion state and what drives them.
+
+use super::action::Action;
+use super::Tile;
+use glam::DVec2;
+use std::collections::VecDeque;
+use std::path::PathBuf;
+
+/// What makes an agent's decisions.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Brain {
+    /// Stands still: a target, a flag.
+    None,
+    /// A Lua script (the path as resolved from the scene file).
+    Script(PathBuf),
+    /// Arrow keys / WASD in the window.
+    Keyboard,
+}
+
+/// The trail of tiles an agent leaves: index 0 is the newest, at most `max` kept.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Crumbs {
+    pub max: usize,
+    pub tiles: VecDeque<Tile>,
+}
+
+impl Crumbs {
+    /// Drops a crumb on `tile` unless it is already the newest one.
+    pub fn drop_on(&mut self, tile: Tile) {
+        if self.max == 0 || self.tiles.front() == Some(&tile) {
+            return;
+        }
+        self.tiles.push_front(tile);
+        self.tiles.truncate(self.max);
+    }
+}
+
+/// An A* route being followed: the tiles still to visit, planned for a goal on one map version.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Route {
+    pub goal: Tile,
+    pub map_version: u64,
+    /// Remaining tile centres to pass through, next first.
+    pub tiles: VecDeque<Tile>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Agent {
+    pub id: String,
+    pub kind: String,
+    /// Position in tile units; integers are tile centres.
+    pub pos: DVec2,
+    /// Velocity of the last tick, tiles per second.
+    pub vel: DVec2,
+    /// Facing, radians; 0 is +x (east), positive turns towards +y (south, down the screen).
+    pub heading: f64,
+    /// Top speed, tiles per second.
+    pub speed: f64,
+    /// Body radius in tiles, for walls and contact.
+    pub radius: f64,
+    pub brain: Brain,
+    /// The scene's `params` mapping, as JSON.
+    pub params: serde_json::Value,
+    pub crumbs: Crumbs,
+    /// The decision being executed.
+    pub action: Action,
+    /// The route `path_to` is following, if any.
+    pub route: Option<Route>,
+    /// The last script error this agent hit, cleared by the next good decision.
+    pub error: Option<String>,
+}
+
+impl Agent {
+    /// An agent standing still at a tile centre with default body and speed.
+    pub fn new(id: impl Into<String>, tile: Tile) -> Self {
+        let id = id.into();
+        Agent {
+            kind: id.clone(),
+            id,
+            pos: super::centre_of(tile),
+            vel: DVec2::ZERO,
+            heading: 0.0,
+            speed: 4.0,
+            radius: 0.3,
+            brain: Brain::None,
+            params: serde_json::Value::Object(Default::default()),
+            crumbs: Crumbs::default(),
+            action: Action::Stop,
+            route: None,
+            error: None,
+        }
+    }
+
+    pub fn tile(&self) -> Tile {
+        super::tile_of(self.pos)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::IVec2;
+
+    #[test]
+    fn crumbs_keep_the_newest_first_and_at_most_max() {
+        let mut c = Crumbs {
+            max: 3,
+            ..Default::default()
+        };
+        for x in 0..5 {
+            c.drop_on(IVec2::new(x, 0));
+            c.drop_on(IVec2::new(x, 0));
+        }
+        let xs: Vec<i32> = c.tiles.iter().map(|t| t.x).collect();
+        assert_eq!(xs, vec![4, 3, 2]);
+    }
+}

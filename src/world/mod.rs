@@ -1,0 +1,249 @@
+//! The world: plain data for one moment of a scene — the tile grid and its terrain, the agents,
+//! their breadcrumbs, the waypoints and the tick counter.
+//!
+//! This module does no I/O, reads no clock and owns no random generator; it must not name
+//! mlua, macroquad or notify. Everything above it (navigation, simulation, scripting,
+//! rendering) reads it; only the simulation and the scene loader change it.
+
+pub mod action;
+pub mod agent;
+pub mod grid;
+pub mod rng;
+pub mod terrain;
+
+pub use action::{Action, Target};
+pub use agent::{Agent, Brain, Crumbs, Route};
+pub use grid::{Grid, RowError};
+pub use terrain::{Terrain, TerrainId, TerrainTable};
+
+use glam::{DVec2, IVec2};
+
+/// A tile coordinate: `[column, row]`, row 0 at the top.
+pub type Tile = IVec2;
+
+/// The tile whose centre is nearest to a position (integer coordinates are tile centres).
+pub fn tile_of(pos: DVec2) -> Tile {
+    IVec2::new(pos.x.round() as i32, pos.y.round() as i32)
+}
+
+/// The centre of a tile as a position.
+pub fn centre_of(tile: Tile) -> DVec2 {
+    DVec2::new(tile.x as f64, tile.y as f64)
+}
+
+/// Everything the simulation runs on. Cloned cheaply only when scripts still hold a view.
+#[derive(Clone, Debug)]
+pub struct World {
+    pub name: String,
+    grid: Grid,
+    terrain: TerrainTable,
+    /// Cost of entering each cell, row-major; `f32::INFINITY` where blocked. Derived from
+    /// `grid` and `terrain`, kept in step by every change, read by navigation.
+    costs: Vec<f32>,
+    pub agents: Vec<Agent>,
+    pub waypoints: Vec<Tile>,
+    /// Ticks applied so far; 0 before the first.
+    pub tick: u64,
+    /// Simulation ticks per second; the fixed step is `1 / tick_rate` seconds.
+    pub tick_rate: u32,
+    /// The seed all randomness derives from.
+    pub seed: u64,
+    /// Bumped on every terrain change so cached routes know to re-plan.
+    pub map_version: u64,
+}
+
+impl World {
+    /// A world with no agents at tick 0.
+    pub fn new(
+        name: impl Into<String>,
+        grid: Grid,
+        terrain: TerrainTable,
+        tick_rate: u32,
+        seed: u64,
+    ) -> Self {
+        let mut world = World {
+            name: name.into(),
+            grid,
+            terrain,
+            costs: Vec::new(),
+            agents: Vec::new(),
+            waypoints: Vec::new(),
+            tick: 0,
+            tick_rate: tick_rate.max(1),
+            seed,
+            map_version: 0,
+        };
+        world.recompute_costs();
+        world
+    }
+
+    /// A world from ASCII rows in the built-in terrain (`.` floor, `#` wall, `=` road, `~` water,
+    /// `:` mud), tick rate 30, seed 0: the form of test fixtures. Unknown characters are walls.
+    pub fn from_ascii(rows: &[&str]) -> Self {
+        let terrain = TerrainTable::builtin();
+        let wall = terrain.by_name("wall");
+        let grid = Grid::from_rows(rows, |c| terrain.by_glyph(c).or(wall)).unwrap_or_else(|_| {
+            Grid::filled(0, 0, 0) // unreachable: every character maps to something
+        });
+        World::new("ascii", grid, terrain, 30, 0)
+    }
+
+    fn recompute_costs(&mut self) {
+        let terrain = &self.terrain;
+        self.costs = self
+            .grid
+            .cells()
+            .iter()
+            .map(|&id| cost_of(terrain.get(id)))
+            .collect();
+    }
+
+    pub fn grid(&self) -> &Grid {
+        &self.grid
+    }
+
+    pub fn terrain(&self) -> &TerrainTable {
+        &self.terrain
+    }
+
+    /// Cost of entering each cell, row-major (`f32::INFINITY` where blocked).
+    pub fn costs(&self) -> &[f32] {
+        &self.costs
+    }
+
+    /// Replaces the map and its terrain (a scene reload); routes re-plan.
+    pub fn replace_map(&mut self, grid: Grid, terrain: TerrainTable) {
+        self.grid = grid;
+        self.terrain = terrain;
+        self.recompute_costs();
+        self.map_version += 1;
+    }
+
+    /// Seconds of one fixed step.
+    pub fn dt(&self) -> f64 {
+        1.0 / self.tick_rate as f64
+    }
+
+    /// Simulated seconds since the start.
+    pub fn time(&self) -> f64 {
+        self.tick as f64 * self.dt()
+    }
+
+    /// Whether a tile is inside the map.
+    pub fn in_bounds(&self, tile: Tile) -> bool {
+        self.grid.in_bounds(tile)
+    }
+
+    /// Whether a tile blocks movement and sight; tiles outside the map are blocked.
+    pub fn is_blocked(&self, tile: Tile) -> bool {
+        match self.grid.index(tile) {
+            Some(i) => self.costs[i] == f32::INFINITY,
+            None => true,
+        }
+    }
+
+    /// The terrain at a tile, if inside the map.
+    pub fn terrain_at(&self, tile: Tile) -> Option<&Terrain> {
+        self.grid.get(tile).map(|id| self.terrain.get(id))
+    }
+
+    /// The cost of entering a tile (1 for plain floor), or `None` if it is blocked.
+    pub fn step_cost(&self, tile: Tile) -> Option<f64> {
+        let terrain = self.terrain_at(tile)?;
+        (!terrain.blocked).then_some(terrain.cost)
+    }
+
+    /// Paints a tile with a terrain kind; returns false outside the map.
+    pub fn set_terrain(&mut self, tile: Tile, id: TerrainId) -> bool {
+        if !self.grid.set(tile, id) {
+            return false;
+        }
+        if let Some(i) = self.grid.index(tile) {
+            self.costs[i] = cost_of(self.terrain.get(id));
+        }
+        self.map_version += 1;
+        true
+    }
+
+    /// The index of the agent with this id.
+    pub fn agent_index(&self, id: &str) -> Option<usize> {
+        self.agents.iter().position(|a| a.id == id)
+    }
+
+    /// The agent with this id.
+    pub fn agent(&self, id: &str) -> Option<&Agent> {
+        self.agents.iter().find(|a| a.id == id)
+    }
+
+    /// Where a target is now, or `None` if it names an agent that is gone.
+    pub fn target_pos(&self, target: &Target) -> Option<DVec2> {
+        match target {
+            Target::Point(p) => Some(*p),
+            Target::Agent(id) => self.agent(id).map(|a| a.pos),
+        }
+    }
+
+    /// Whether a circle overlaps any blocked tile (or leaves the map).
+    pub fn circle_hits_wall(&self, centre: DVec2, radius: f64) -> bool {
+        let min = tile_of(centre - DVec2::splat(radius));
+        let max = tile_of(centre + DVec2::splat(radius));
+        for y in min.y..=max.y {
+            for x in min.x..=max.x {
+                let tile = IVec2::new(x, y);
+                if !self.is_blocked(tile) {
+                    continue;
+                }
+                // Closest point of the tile's square [x-0.5, x+0.5] to the centre.
+                let c = centre_of(tile);
+                let closest = centre.clamp(c - DVec2::splat(0.5), c + DVec2::splat(0.5));
+                if closest.distance_squared(centre) < radius * radius {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+}
+
+fn cost_of(terrain: &Terrain) -> f32 {
+    if terrain.blocked {
+        f32::INFINITY
+    } else {
+        terrain.cost as f32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn world_from_rows(rows: &[&str]) -> World {
+        World::from_ascii(rows)
+    }
+
+    #[test]
+    fn tiles_outside_the_map_are_blocked() {
+        let w = world_from_rows(&["...", ".#.", "..."]);
+        assert!(w.is_blocked(IVec2::new(1, 1)));
+        assert!(!w.is_blocked(IVec2::new(0, 0)));
+        assert!(w.is_blocked(IVec2::new(-1, 0)));
+        assert!(w.is_blocked(IVec2::new(3, 0)));
+    }
+
+    #[test]
+    fn circle_against_walls() {
+        let w = world_from_rows(&["...", ".#.", "..."]);
+        // Centre of a free tile next to the wall, small radius: clear.
+        assert!(!w.circle_hits_wall(DVec2::new(0.0, 1.0), 0.3));
+        // Pushed towards the wall by 0.25: the circle reaches into [0.5, 1.5].
+        assert!(w.circle_hits_wall(DVec2::new(0.25, 1.0), 0.3));
+        // Diagonal neighbour of the wall's corner at (0.5, 0.5): distance 0.707 from (0,0).
+        assert!(!w.circle_hits_wall(DVec2::new(0.0, 0.0), 0.3));
+    }
+
+    #[test]
+    fn tile_rounding_puts_integers_at_centres() {
+        assert_eq!(tile_of(DVec2::new(2.0, 1.0)), IVec2::new(2, 1));
+        assert_eq!(tile_of(DVec2::new(2.49, 0.51)), IVec2::new(2, 1));
+    }
+}
