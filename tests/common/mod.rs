@@ -1,0 +1,76 @@
+//! Helpers shared by the integration tests: run the built `agentbox` binary, write scratch
+//! scenes, read traces.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The project root (where `scenes/` and `scripts/` live).
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs `agentbox` with arguments from the project root.
+pub fn agentbox(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_agentbox"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("the agentbox binary runs")
+}
+
+/// Runs `agentbox` from another folder.
+pub fn agentbox_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_agentbox"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the agentbox binary runs")
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Runs a scene headless for `ticks` and returns the trace lines parsed as JSON.
+pub fn trace(scene: &str, ticks: u64, extra: &[&str]) -> Vec<serde_json::Value> {
+    let ticks = ticks.to_string();
+    let mut args = vec!["headless", scene, "--ticks", ticks.as_str(), "--trace", "-"];
+    args.extend_from_slice(extra);
+    let out = agentbox(&args);
+    assert!(out.status.success(), "headless failed: {}", stderr(&out));
+    stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each trace line is JSON"))
+        .collect()
+}
+
+/// An agent's `(x, y)` in one trace line.
+pub fn pos(line: &serde_json::Value, id: &str) -> (f64, f64) {
+    let agent = line["agents"]
+        .as_array()
+        .and_then(|a| a.iter().find(|x| x["id"] == id))
+        .unwrap_or_else(|| panic!("agent {id} in trace line"));
+    (agent["x"].as_f64().unwrap(), agent["y"].as_f64().unwrap())
+}
+
+pub fn distance(a: (f64, f64), b: (f64, f64)) -> f64 {
+    ((a.0 - b.0).powi(2) + (a.1 - b.1).powi(2)).sqrt()
+}
+
+/// A scratch folder holding `files` (relative path → contents).
+pub fn scratch(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for (name, text) in files {
+        let path = dir.path().join(name);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).unwrap();
+        }
+        std::fs::write(path, text).unwrap();
+    }
+    dir
+}
