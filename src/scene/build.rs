@@ -112,7 +112,17 @@ pub fn build(file: &Path, bytes: &[u8]) -> Result<Scene, SceneErrors> {
             let pos = e
                 .location()
                 .map_or((1, 1), |l| (l.line().max(1), l.column().max(1)));
-            return Err(single(file, pos, tidy_serde_message(&e.to_string())));
+            let at_tab = text
+                .lines()
+                .nth(pos.0 - 1)
+                .and_then(|l| l.chars().nth(pos.1 - 1))
+                == Some('\t');
+            let message = if at_tab {
+                "a tab character: YAML is indented with spaces, not tabs".to_string()
+            } else {
+                tidy_serde_message(&e.to_string())
+            };
+            return Err(single(file, pos, message));
         }
     };
     let mut checker = Checker {

@@ -1,0 +1,232 @@
+//! The walking skeleton end to end through the built binary, headless: the shipped scenes
+//! behave, traces are reproducible, script errors are reported and contained.
+
+mod common;
+use common::*;
+
+/// Free tiles of a scene's map, read straight from its YAML so the test does not trust the
+/// loader it is testing.
+fn blocked_tiles(scene: &str) -> Vec<Vec<bool>> {
+    let text = std::fs::read_to_string(root().join(scene)).unwrap();
+    let doc: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+    doc["map"]["rows"]
+        .as_str()
+        .unwrap()
+        .lines()
+        .map(|row| row.chars().map(|c| c == '#' || c == '~').collect())
+        .collect()
+}
+
+#[test]
+fn the_chaser_closes_in_and_catches_the_evader() {
+    let lines = trace("scenes/chase.yaml", 600, &[]);
+    let start = distance(pos(&lines[0], "hunter"), pos(&lines[0], "evader"));
+    let closest = lines
+        .iter()
+        .map(|l| distance(pos(l, "hunter"), pos(l, "evader")))
+        .fold(f64::INFINITY, f64::min);
+    assert!(start > 10.0, "they start far apart ({start})");
+    assert!(
+        closest < 0.6,
+        "the hunter gets within touching distance ({closest})"
+    );
+    let contact = lines.iter().any(|l| {
+        l["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["type"] == "contact")
+    });
+    assert!(contact, "a contact event is reported");
+}
+
+#[test]
+fn the_maze_runner_reaches_the_goal_without_touching_a_wall_and_the_straight_chaser_does_not() {
+    let walls = blocked_tiles("scenes/maze.yaml");
+    let lines = trace("scenes/maze.yaml", 450, &[]);
+    for line in &lines {
+        for id in ["runner", "straight"] {
+            let (x, y) = pos(line, id);
+            // Body radius 0.3 (less a hair for the trace's rounding): every tile the body
+            // overlaps must be free.
+            let r = 0.2999;
+            for (cx, cy) in [(x - r, y), (x + r, y), (x, y - r), (x, y + r)] {
+                let (tx, ty) = (cx.round() as usize, cy.round() as usize);
+                assert!(
+                    !walls[ty][tx],
+                    "{id} touches the wall at {tx},{ty} on tick {}",
+                    line["tick"]
+                );
+            }
+        }
+    }
+    let last = lines.last().unwrap();
+    assert!(
+        distance(pos(last, "runner"), (19.0, 13.0)) < 1e-6,
+        "runner at the goal"
+    );
+    assert!(
+        distance(pos(last, "straight"), (19.0, 13.0)) > 5.0,
+        "the straight chaser is stuck behind a wall"
+    );
+}
+
+#[test]
+fn the_same_seed_gives_a_byte_identical_trace_and_another_seed_does_not() {
+    let run = |seed: &str| {
+        let out = agentbox(&[
+            "headless",
+            "scenes/chase.yaml",
+            "--ticks",
+            "300",
+            "--seed",
+            seed,
+            "--trace",
+            "-",
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        out.stdout
+    };
+    let a = run("3");
+    assert_eq!(a, run("3"));
+    assert_ne!(
+        a,
+        run("4"),
+        "the evader's random wandering depends on the seed"
+    );
+}
+
+#[test]
+fn the_trace_is_written_to_a_file_one_line_per_tick() {
+    let dir = scratch(&[]);
+    let file = dir.path().join("t.jsonl");
+    let out = agentbox(&[
+        "headless",
+        "scenes/maze.yaml",
+        "--ticks",
+        "25",
+        "--trace",
+        file.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = std::fs::read_to_string(file).unwrap();
+    let ticks: Vec<u64> = text
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["tick"]
+                .as_u64()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(ticks, (1..=25).collect::<Vec<_>>());
+}
+
+const TWO_AGENTS: &str = "map:\n  rows: |\n    ..........\n    ..........\nagents:\n  - id: bad\n    at: [0, 0]\n    script: bad.lua\n  - id: good\n    at: [0, 1]\n    script: good.lua\n";
+const GOOD: &str = "local M = {}\nfunction M.decide(self, world)\n  return move.to({x = 9, y = 1})\nend\nreturn M\n";
+
+#[test]
+fn a_runtime_error_stops_only_its_agent_and_is_reported_with_file_and_line() {
+    let bad = "local M = {}\nfunction M.decide(self, world)\n  local t = nil\n  return t.field\nend\nreturn M\n";
+    let dir = scratch(&[("s.yaml", TWO_AGENTS), ("bad.lua", bad), ("good.lua", GOOD)]);
+    let out = agentbox_in(
+        dir.path(),
+        &["headless", "s.yaml", "--ticks", "60", "--trace", "-"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("bad.lua:4:"), "stderr names the line: {err}");
+    assert_eq!(
+        err.matches("bad.lua:4:").count(),
+        1,
+        "reported once, not every tick: {err}"
+    );
+    let last: serde_json::Value =
+        serde_json::from_str(stdout(&out).lines().last().unwrap()).unwrap();
+    let agents = last["agents"].as_array().unwrap();
+    let bad_agent = agents.iter().find(|a| a["id"] == "bad").unwrap();
+    assert!(
+        bad_agent["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("bad.lua:4:"),
+        "{bad_agent}"
+    );
+    assert_eq!(
+        (bad_agent["x"].as_f64(), bad_agent["y"].as_f64()),
+        (Some(0.0), Some(0.0))
+    );
+    let good_agent = agents.iter().find(|a| a["id"] == "good").unwrap();
+    assert!(
+        good_agent["x"].as_f64().unwrap() > 7.0,
+        "the good agent moved on: {good_agent}"
+    );
+    assert!(good_agent.get("error").is_none());
+}
+
+#[test]
+fn a_script_that_does_not_compile_is_reported_and_the_scene_still_runs() {
+    let broken =
+        "local M = {}\nfunction M.decide(self, world)\n  return move.stop(\nend\nreturn M\n";
+    let dir = scratch(&[
+        ("s.yaml", TWO_AGENTS),
+        ("bad.lua", broken),
+        ("good.lua", GOOD),
+    ]);
+    let check = agentbox_in(dir.path(), &["check", "s.yaml"]);
+    assert_eq!(check.status.code(), Some(1));
+    assert!(
+        stderr(&check).contains("bad.lua:4: error:"),
+        "{}",
+        stderr(&check)
+    );
+    let run = agentbox_in(
+        dir.path(),
+        &["headless", "s.yaml", "--ticks", "30", "--trace", "-"],
+    );
+    assert!(run.status.success());
+    assert!(stderr(&run).contains("bad.lua:4:"), "{}", stderr(&run));
+    let last: serde_json::Value =
+        serde_json::from_str(stdout(&run).lines().last().unwrap()).unwrap();
+    assert!(pos(&last, "good").0 > 3.0);
+}
+
+#[test]
+fn scripts_see_memory_params_and_the_world_api() {
+    let scene = "seed: 5\nmap:\n  rows: |\n    .....\n    .....\nagents:\n  - id: a\n    kind: scout\n    at: [0, 0]\n    script: a.lua\n    params: { buddy: b, step: 2 }\n  - id: b\n    kind: flag\n    at: [4, 1]\n";
+    let script = r#"
+local M = {}
+function M.init(self) self.memory.n = 0 end
+function M.decide(self, world)
+  self.memory.n = self.memory.n + self.params.step
+  local b = world:agent(self.params.buddy)
+  assert(b.kind == "flag" and b.pos.x == 4 and b.pos.y == 1, "agent view")
+  assert(#world:agents{kind = "flag"} == 1 and #world:agents() == 2, "agents filter")
+  assert(world:nearest(self).id == "b", "nearest")
+  assert(world:terrain(0, 0) == "floor" and world:blocked(9, 9), "terrain")
+  assert(world:tick() == self.memory.n / 2 - 1, "tick " .. world:tick())
+  assert(nav.los(self.pos, b.pos) and #nav.path({x = 0, y = 0}, b.pos) == 5, "nav")
+  local r = math.random(1, 6)
+  assert(r >= 1 and r <= 6)
+  if self.memory.n >= 20 then error("memory reached " .. self.memory.n) end
+  return move.chase(b)
+end
+return M
+"#;
+    let dir = scratch(&[("s.yaml", scene), ("a.lua", script)]);
+    let out = agentbox_in(
+        dir.path(),
+        &["headless", "s.yaml", "--ticks", "12", "--trace", "-"],
+    );
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        !lines[8].contains("error"),
+        "no error before tick 10: {}",
+        lines[8]
+    );
+    assert!(
+        lines[9].contains("a.lua:15: memory reached 20"),
+        "{}",
+        lines[9]
+    );
+}
