@@ -1,6 +1,6 @@
 -- The evader: wanders between random free tiles while calm, and runs straight away from the
--- nearest threat once it comes within panic_radius tiles. Random picks come from the scene's
--- seed, so a run is the same every time.
+-- nearest threat once it comes within its sensing radius (`sense:` in the scene). Random
+-- picks come from the scene's seed, so a run is the same every time.
 local M = {}
 
 local function random_free_tile(world)
@@ -16,7 +16,7 @@ end
 
 function M.decide(self, world)
   local threat = world:nearest(self, self.params.flee_from)
-  local panic = self.params.panic_radius or 5
+  local panic = self.sense or 5
   if threat ~= nil then
     local dx, dy = self.pos.x - threat.pos.x, self.pos.y - threat.pos.y
     if dx * dx + dy * dy < panic * panic then

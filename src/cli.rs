@@ -32,9 +32,19 @@ enum Command {
         /// Save a PNG of the window after the last frame (with --frames).
         #[arg(long)]
         screenshot: Option<PathBuf>,
-        /// Quit after this many frames, running exactly one tick per frame.
+        /// Quit after this many frames, running ticks by frame count (one per frame at x1)
+        /// instead of the clock, so runs and screenshots are reproducible.
         #[arg(long)]
         frames: Option<u64>,
+        /// Replay keyboard and mouse input from a JSON Lines file (events stamped by frame).
+        #[arg(long, value_name = "FILE")]
+        input: Option<PathBuf>,
+        /// Record keyboard and mouse input to a file that --input can replay.
+        #[arg(long, value_name = "FILE")]
+        record: Option<PathBuf>,
+        /// Print how long building each frame took when the window closes.
+        #[arg(long)]
+        frame_stats: bool,
     },
     /// Run a scene for a number of ticks without a window.
     Headless {
@@ -65,8 +75,17 @@ pub fn main() -> ExitCode {
             seed,
             screenshot,
             frames,
+            input,
+            record,
+            frame_stats,
         } => {
-            let options = crate::render::WindowOptions { screenshot, frames };
+            let options = crate::render::WindowOptions {
+                screenshot,
+                frames,
+                input,
+                record,
+                frame_stats,
+            };
             match crate::render::run_window(&scene, seed, options) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {

@@ -80,6 +80,23 @@ impl Session {
         &mut self.sim
     }
 
+    /// The running world, for the window's direct edits (painting, dragging an agent, the
+    /// designer's goal).
+    pub fn world_mut(&mut self) -> &mut World {
+        self.sim.world_mut()
+    }
+
+    /// An agent's `self.memory`, pretty-printed (scripted agents after their first decision).
+    pub fn memory_text(&self, agent_id: &str) -> Option<String> {
+        self.host.memory_text(agent_id)
+    }
+
+    /// Writes the running map's rows back into the scene file (atomically, the rest of the
+    /// file untouched). The watcher then reloads the scene, which keeps the agents running.
+    pub fn save_map(&self) -> Result<(), String> {
+        scene::save::save_map(&self.scene.path, self.sim.world())
+    }
+
     /// Applies one tick; new script errors go to stderr.
     pub fn tick(&mut self) -> TickReport {
         let report = self.sim.step(&mut self.host);

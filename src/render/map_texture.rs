@@ -1,7 +1,7 @@
 //! The map as one texture, a pixel per tile, rebuilt only when the map changes: one draw call
 //! whatever the map's size.
 
-use super::draw::Layout;
+use super::camera::Camera;
 use super::palette::rgb;
 use crate::world::World;
 use macroquad::prelude::*;
@@ -14,7 +14,7 @@ pub struct MapTexture {
 }
 
 impl MapTexture {
-    pub fn draw(&mut self, world: &World, layout: &Layout) {
+    pub fn draw(&mut self, world: &World, camera: &Camera) {
         let grid = world.grid();
         let key = (world.map_version, grid.width(), grid.height());
         if self.built_for != Some(key) || self.texture.is_none() {
@@ -35,21 +35,36 @@ impl MapTexture {
             self.texture = Some(texture);
             self.built_for = Some(key);
         }
+        let corner = camera.to_screen(::glam::DVec2::new(-0.5, -0.5));
         if let Some(texture) = &self.texture {
             draw_texture_ex(
                 texture,
-                layout.origin.x,
-                layout.origin.y,
+                corner.x,
+                corner.y,
                 WHITE,
                 DrawTextureParams {
                     dest_size: Some(vec2(
-                        layout.tile * grid.width() as f32,
-                        layout.tile * grid.height() as f32,
+                        camera.tile * grid.width() as f32,
+                        camera.tile * grid.height() as f32,
                     )),
                     ..Default::default()
                 },
             );
         }
-        layout.grid_lines(world);
+        if camera.tile >= 12.0 {
+            let c = Color::from_rgba(0, 0, 0, 26);
+            let (w, h) = (
+                grid.width() as f32 * camera.tile,
+                grid.height() as f32 * camera.tile,
+            );
+            for x in 0..=grid.width() {
+                let sx = corner.x + x as f32 * camera.tile;
+                draw_line(sx, corner.y, sx, corner.y + h, 1.0, c);
+            }
+            for y in 0..=grid.height() {
+                let sy = corner.y + y as f32 * camera.tile;
+                draw_line(corner.x, sy, corner.x + w, sy, 1.0, c);
+            }
+        }
     }
 }

@@ -1,13 +1,26 @@
-//! Rendering: the window. The only module that names macroquad. It draws the world and the
-//! HUD, reads the keyboard and turns frames into fixed simulation steps; it never changes the
-//! world except through the session (ticks, reloads, reset) and the keyboard direction.
+//! Rendering: the designer's window. The only module that names macroquad. It draws the map,
+//! the agents, the debug overlays, the HUD and panels; it turns input (live, or replayed from
+//! a file) into time control, camera moves, inspection and edits, and drives the `Session`
+//! with fixed simulation steps whatever the frame rate. It changes the world only through the
+//! session (ticks, reloads, reset, paint, drag, goal).
 
-mod draw;
+mod agents;
+mod camera;
+mod help;
+mod hud;
+mod input;
+mod inspect;
 mod map_texture;
+mod overlays;
+mod paint;
 mod palette;
+mod text;
 
 use crate::session::Session;
 use crate::watch::FileWatcher;
+use crate::world::centre_of;
+use camera::Camera;
+use input::{FrameInput, Source};
 use macroquad::prelude::*;
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -18,9 +31,18 @@ use std::rc::Rc;
 pub struct WindowOptions {
     /// Save a PNG of the last frame here.
     pub screenshot: Option<PathBuf>,
-    /// Quit after this many frames, one tick per frame (for tests and screenshots).
+    /// Quit after this many frames, running ticks by frame count instead of the clock.
     pub frames: Option<u64>,
+    /// Replay input from this file (see `input.rs` for the format).
+    pub input: Option<PathBuf>,
+    /// Record live input to this file, for replays and bug reports.
+    pub record: Option<PathBuf>,
+    /// Print frame-building times when the window closes.
+    pub frame_stats: bool,
 }
+
+/// Simulation speeds the `[` and `]` keys step through.
+const SPEEDS: [f64; 6] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0];
 
 /// Why the window cannot open, in words a user can act on.
 fn no_display_message() -> Option<String> {
@@ -41,6 +63,14 @@ pub fn run_window(scene: &Path, seed: Option<u64>, options: WindowOptions) -> Re
     if let Some(message) = no_display_message() {
         return Err(message);
     }
+    let source = match &options.input {
+        Some(path) => input::load_replay(path)?,
+        None => Source::Live,
+    };
+    let recorder = match &options.record {
+        Some(path) => Some(input::Recorder::create(path)?),
+        None => None,
+    };
     let session = Session::open(scene, seed)?;
     let outcome: Rc<RefCell<Result<(), String>>> = Rc::new(RefCell::new(Ok(())));
     let result = Rc::clone(&outcome);
@@ -53,83 +83,399 @@ pub fn run_window(scene: &Path, seed: Option<u64>, options: WindowOptions) -> Re
         ..Default::default()
     };
     macroquad::Window::from_config(conf, async move {
-        *result.borrow_mut() = window_loop(session, options).await;
+        let window = Window {
+            session,
+            options,
+            source,
+            recorder,
+            camera: Camera::new(),
+            overlays: overlays::Overlays::default(),
+            painter: paint::Painter::default(),
+            hud: hud::Hud::default(),
+            help: false,
+            selected: None,
+            dragging: None,
+            paused: false,
+            speed: 2,
+            carry: 0.0,
+            step_once: false,
+            last_mouse: None,
+        };
+        *result.borrow_mut() = window.run().await;
     });
     Rc::try_unwrap(outcome)
         .map(RefCell::into_inner)
         .unwrap_or(Ok(()))
 }
 
-/// Arrow keys / WASD as a direction.
-fn keyboard_direction() -> ::glam::IVec2 {
-    let axis = |neg: [KeyCode; 2], pos: [KeyCode; 2]| {
-        let down = |keys: [KeyCode; 2]| keys.iter().any(|k| is_key_down(*k));
-        down(pos) as i32 - down(neg) as i32
-    };
-    ::glam::IVec2::new(
-        axis([KeyCode::Left, KeyCode::A], [KeyCode::Right, KeyCode::D]),
-        axis([KeyCode::Up, KeyCode::W], [KeyCode::Down, KeyCode::S]),
-    )
+struct Window {
+    session: Session,
+    options: WindowOptions,
+    source: Source,
+    recorder: Option<input::Recorder>,
+    camera: Camera,
+    overlays: overlays::Overlays,
+    painter: paint::Painter,
+    hud: hud::Hud,
+    help: bool,
+    selected: Option<String>,
+    /// The agent being dragged with the mouse.
+    dragging: Option<String>,
+    paused: bool,
+    /// Index into `SPEEDS`.
+    speed: usize,
+    /// Ticks owed to the simulation (fractional).
+    carry: f64,
+    step_once: bool,
+    last_mouse: Option<Vec2>,
 }
 
-async fn window_loop(mut session: Session, options: WindowOptions) -> Result<(), String> {
-    let mut watcher = FileWatcher::new().map_err(|e| format!("cannot watch files: {e}"))?;
-    for problem in watcher.watch(&session.watched_files()) {
-        eprintln!("{problem}");
+impl Window {
+    async fn run(mut self) -> Result<(), String> {
+        let mut watcher = FileWatcher::new().map_err(|e| format!("cannot watch files: {e}"))?;
+        for problem in watcher.watch(&self.session.watched_files()) {
+            eprintln!("{problem}");
+        }
+        let mut map = map_texture::MapTexture::default();
+        let disc = agents::Disc::new();
+        let mut frame = 0u64;
+        let mut build_times = Vec::new();
+        loop {
+            let started = std::time::Instant::now();
+            self.camera
+                .update(self.session.world(), screen_width(), screen_height());
+            let input = self.source.frame(frame, &self.camera);
+            if let Some(r) = self.recorder.as_mut() {
+                r.record(frame, &input, &self.camera);
+            }
+            if is_quit_requested() || !self.handle(&input) {
+                break;
+            }
+            for path in watcher.changed() {
+                if let Some(reload) = self.session.file_changed(&path) {
+                    eprintln!("{reload}");
+                    self.hud.status(reload.to_string());
+                    for problem in watcher.watch(&self.session.watched_files()) {
+                        eprintln!("{problem}");
+                    }
+                }
+            }
+            self.advance();
+
+            clear_background(Color::from_rgba(0x1e, 0x20, 0x26, 0xff));
+            map.draw(self.session.world(), &self.camera);
+            self.overlays.draw_under(self.session.world(), &self.camera);
+            agents::draw(
+                self.session.world(),
+                &self.camera,
+                &disc,
+                self.selected.as_deref(),
+            );
+            self.overlays.draw_over(self.session.world(), &self.camera);
+            self.draw_panels();
+            build_times.push(started.elapsed().as_secs_f64() * 1000.0);
+
+            frame += 1;
+            if self.options.frames.is_some_and(|n| frame >= n) {
+                if let Some(path) = &self.options.screenshot {
+                    save_screenshot(path);
+                }
+                break;
+            }
+            next_frame().await;
+        }
+        if self.options.frame_stats {
+            print_frame_stats(&mut build_times, self.session.world().agents.len());
+        }
+        Ok(())
     }
-    let mut map = map_texture::MapTexture::default();
-    let mut hud = draw::Hud::default();
-    let mut paused = false;
-    let mut carry = 0.0f64;
-    let mut frame = 0u64;
-    loop {
-        if is_key_pressed(KeyCode::Escape) || is_quit_requested() {
-            break;
+
+    /// Runs the ticks this frame owes: by the clock, or one per frame (times the speed) in
+    /// `--frames` runs so screenshots are reproducible.
+    fn advance(&mut self) {
+        let dt = self.session.world().dt();
+        let speed = SPEEDS[self.speed];
+        if self.step_once {
+            self.step_once = false;
+            self.session.tick();
+            return;
         }
-        if is_key_pressed(KeyCode::Space) {
-            paused = !paused;
+        if self.paused {
+            self.carry = 0.0;
+            return;
         }
-        if is_key_pressed(KeyCode::R) {
-            session.reset();
-            hud.status("reset to the scene's start".into());
+        if self.options.frames.is_some() {
+            self.carry += speed;
+        } else {
+            self.carry += (get_frame_time() as f64).min(0.25) * speed / dt;
         }
-        for path in watcher.changed() {
-            if let Some(reload) = session.file_changed(&path) {
-                eprintln!("{reload}");
-                hud.status(reload.to_string());
-                for problem in watcher.watch(&session.watched_files()) {
-                    eprintln!("{problem}");
+        // Never fall into a spiral: at most 64 ticks in one frame.
+        let mut n = 0;
+        while self.carry >= 1.0 && n < 64 {
+            self.session.tick();
+            self.carry -= 1.0;
+            n += 1;
+        }
+        self.carry = self.carry.min(1.0);
+    }
+
+    /// Applies one frame of input; false to quit.
+    fn handle(&mut self, input: &FrameInput) -> bool {
+        let dir = keyboard_direction(input, !self.painter.active && !input.ctrl);
+        self.session.sim_mut().set_keyboard(dir);
+        if self.hud.expanded.is_some() {
+            if input.button_pressed[0] || input.key(KeyCode::Escape) {
+                self.hud.expanded = None;
+            }
+            return true;
+        }
+        if input.key(KeyCode::Escape) {
+            if self.help {
+                self.help = false;
+            } else if self.selected.is_some() {
+                self.selected = None;
+            } else {
+                return false;
+            }
+        }
+        if input.key(KeyCode::F1) || input.chars.contains(&'?') {
+            self.help = !self.help;
+        }
+        self.handle_keys(input);
+        self.handle_mouse(input);
+        true
+    }
+
+    fn handle_keys(&mut self, input: &FrameInput) {
+        if input.key(KeyCode::Space) {
+            self.paused = !self.paused;
+        }
+        if (input.key(KeyCode::Period) || input.key(KeyCode::N)) && self.paused {
+            self.step_once = true;
+        }
+        if input.key(KeyCode::LeftBracket) {
+            self.speed = self.speed.saturating_sub(1);
+        }
+        if input.key(KeyCode::RightBracket) {
+            self.speed = (self.speed + 1).min(SPEEDS.len() - 1);
+        }
+        if input.key(KeyCode::R) {
+            self.session.reset();
+            self.painter = paint::Painter::default();
+            self.hud.status("reset to the scene's start".into());
+        }
+        if input.key(KeyCode::F) || input.key(KeyCode::Home) {
+            self.camera.fit(self.session.world());
+        }
+        if input.key(KeyCode::Equal) {
+            self.camera.zoom_at(input.mouse, 1.25);
+        }
+        if input.key(KeyCode::Minus) {
+            self.camera.zoom_at(input.mouse, 0.8);
+        }
+        for key in &input.pressed {
+            if let Some((name, on)) = self.overlays.toggle_key(*key) {
+                self.hud
+                    .status(format!("overlay {name} {}", if on { "on" } else { "off" }));
+            }
+        }
+        if input.key(KeyCode::P) {
+            self.painter.active = !self.painter.active;
+            self.painter.end_stroke();
+        }
+        if input.key(KeyCode::T) {
+            let id = self.painter.next_brush(self.session.world());
+            let name = self.session.world().terrain().get(id).name.clone();
+            self.hud.status(format!("brush: {name}"));
+        }
+        if input.key(KeyCode::Z) && input.ctrl {
+            let undone = self.painter.undo(self.session.world_mut());
+            self.hud.status(if undone {
+                "undone".into()
+            } else {
+                "nothing to undo".into()
+            });
+        }
+        // S saves in paint mode (outside it, S is "down" for keyboard agents); Ctrl+S always.
+        if input.key(KeyCode::S)
+            && (input.ctrl || (self.painter.active && !self.painter.active_drag(input)))
+        {
+            match self.session.save_map() {
+                Ok(()) => {
+                    self.painter.dirty = false;
+                    self.hud.status(format!(
+                        "saved the map into {}",
+                        self.session.scene_path().display()
+                    ));
+                }
+                Err(e) => {
+                    eprintln!("{e}");
+                    self.hud.status(format!("cannot save: {e}"));
                 }
             }
         }
-        session.sim_mut().set_keyboard(keyboard_direction());
-        if options.frames.is_some() {
-            if !paused {
-                session.tick();
-            }
-        } else if !paused {
-            let dt = session.world().dt();
-            carry += (get_frame_time() as f64).min(0.25);
-            while carry >= dt {
-                session.tick();
-                carry -= dt;
-            }
-        }
-
-        clear_background(Color::from_rgba(0x1e, 0x20, 0x26, 0xff));
-        let layout = draw::Layout::fit(session.world(), screen_width(), screen_height());
-        map.draw(session.world(), &layout);
-        draw::agents(session.world(), &layout);
-        hud.draw(&session, paused, get_fps());
-
-        frame += 1;
-        if options.frames.is_some_and(|n| frame >= n) {
-            if let Some(path) = &options.screenshot {
-                get_screen_data().export_png(&path.to_string_lossy());
-            }
-            break;
-        }
-        next_frame().await;
     }
-    Ok(())
+
+    fn handle_mouse(&mut self, input: &FrameInput) {
+        let world_pos = self.camera.to_world(input.mouse);
+        let tile = self.camera.tile_at(input.mouse);
+        if input.wheel != 0.0 {
+            self.camera.zoom_at(
+                input.mouse,
+                if input.wheel > 0.0 { 1.15 } else { 1.0 / 1.15 },
+            );
+        }
+        if input.button_down[2] {
+            // Middle-drag pans: the world point under the cursor follows it.
+            if let Some(prev) = self.last_mouse {
+                self.camera.pan(input.mouse - prev);
+            }
+        }
+        self.last_mouse = Some(input.mouse);
+        if input.button_pressed[0] {
+            if let Some(e) = self.hud.error_at(input.mouse) {
+                self.hud.expanded = Some(e);
+                return;
+            }
+        }
+        if self.painter.active {
+            let world = self.session.world_mut();
+            if input.button_down[0] {
+                let brush = self.painter.brush(world);
+                self.painter.paint(world, tile, brush);
+            } else if input.button_down[1] {
+                let floor = world.terrain().by_name("floor").unwrap_or(0);
+                self.painter.paint(world, tile, floor);
+            }
+            if input.button_released[0] || input.button_released[1] {
+                self.painter.end_stroke();
+            }
+            return;
+        }
+        if input.button_pressed[0] {
+            let hit = self
+                .session
+                .world()
+                .agents
+                .iter()
+                .filter(|a| a.pos.distance(world_pos) <= a.radius.max(0.45))
+                .min_by(|a, b| {
+                    a.pos
+                        .distance(world_pos)
+                        .total_cmp(&b.pos.distance(world_pos))
+                })
+                .map(|a| a.id.clone());
+            self.selected = hit.clone();
+            self.dragging = hit;
+        }
+        if input.button_released[0] {
+            if let Some(id) = self.dragging.take() {
+                let world = self.session.world_mut();
+                let free = !world.is_blocked(tile);
+                if let (true, Some(i)) = (free, world.agent_index(&id)) {
+                    if world.agents[i].tile() != tile {
+                        let agent = &mut world.agents[i];
+                        agent.pos = centre_of(tile);
+                        agent.route = None;
+                        agent.vel = ::glam::DVec2::ZERO;
+                        self.hud
+                            .status(format!("moved {id} to {}, {}", tile.x, tile.y));
+                    }
+                }
+            }
+        }
+        if input.button_pressed[1] {
+            let world = self.session.world_mut();
+            if world.in_bounds(tile) {
+                world.goal = if world.goal == Some(tile) {
+                    None
+                } else {
+                    Some(tile)
+                };
+                self.hud.status(match world.goal {
+                    Some(g) => format!("goal set to {}, {}", g.x, g.y),
+                    None => "goal cleared".into(),
+                });
+            }
+        }
+    }
+
+    fn draw_panels(&mut self) {
+        let mode = if self.painter.active {
+            let world = self.session.world();
+            let brush = self.painter.brush.unwrap_or(0);
+            Some(format!(
+                "PAINT {}{}",
+                world.terrain().get(brush).name,
+                if self.painter.dirty {
+                    " (unsaved: S)"
+                } else {
+                    ""
+                }
+            ))
+        } else {
+            None
+        };
+        let fps = self.options.frames.is_none().then(get_fps);
+        self.hud.draw(
+            &self.session,
+            hud::BarState {
+                paused: self.paused,
+                speed: SPEEDS[self.speed],
+                fps,
+                mode: mode.as_deref(),
+            },
+        );
+        if let Some(id) = self.selected.clone() {
+            if !inspect::draw(&self.session, &id) {
+                self.selected = None;
+            }
+        }
+        if self.help {
+            help::draw(&self.overlays);
+        }
+    }
+}
+
+impl paint::Painter {
+    /// Whether a stroke is in progress (S then paints nothing and is not a save).
+    fn active_drag(&self, input: &FrameInput) -> bool {
+        self.active && (input.button_down[0] || input.button_down[1])
+    }
+}
+
+/// Arrow keys (and WASD unless those keys are busy painting or saving) as a direction.
+fn keyboard_direction(input: &FrameInput, wasd: bool) -> ::glam::IVec2 {
+    let any = |keys: [KeyCode; 2]| {
+        keys[..if wasd { 2 } else { 1 }]
+            .iter()
+            .any(|k| input.held(*k))
+    };
+    ::glam::IVec2::new(
+        any([KeyCode::Right, KeyCode::D]) as i32 - any([KeyCode::Left, KeyCode::A]) as i32,
+        any([KeyCode::Down, KeyCode::S]) as i32 - any([KeyCode::Up, KeyCode::W]) as i32,
+    )
+}
+
+/// Saves the window as an opaque PNG (the framebuffer's alpha is whatever blending left, which
+/// image viewers would composite over their own background).
+fn save_screenshot(path: &Path) {
+    let mut image = get_screen_data();
+    for px in image.bytes.chunks_exact_mut(4) {
+        px[3] = 255;
+    }
+    image.export_png(&path.to_string_lossy());
+}
+
+fn print_frame_stats(times: &mut [f64], agents: usize) {
+    if times.is_empty() {
+        return;
+    }
+    times.sort_by(f64::total_cmp);
+    let mean = times.iter().sum::<f64>() / times.len() as f64;
+    let p95 = times[(times.len() * 95 / 100).min(times.len() - 1)];
+    eprintln!(
+        "frames: {} frames, {agents} agents, building a frame (input, ticks, drawing): mean {mean:.2} ms, p95 {p95:.2} ms",
+        times.len()
+    );
 }

@@ -370,6 +370,14 @@ fn check_agent(
             );
         }
     }
+    if let Some(sense) = agent.sense {
+        if !(sense.is_finite() && (0.0..=MAX_SPEED).contains(&sense)) {
+            c.error(
+                &format!("{path}.sense"),
+                format!("sense must be from 0 to {MAX_SPEED} tiles, got {sense}"),
+            );
+        }
+    }
     if let Some(n) = agent.breadcrumbs {
         if n > MAX_CRUMBS {
             c.error(
@@ -427,6 +435,7 @@ fn make_agent(file: &Path, spec: &AgentSpec, _seed: u64) -> Agent {
     if let Some(params) = &spec.params {
         agent.params = params.clone();
     }
+    agent.sense = spec.sense;
     agent.crumbs = Crumbs {
         max: spec.breadcrumbs.unwrap_or(0) as usize,
         ..Default::default()

@@ -48,4 +48,6 @@ pub struct AgentSpec {
     pub speed: Option<f64>,
     pub params: Option<serde_json::Value>,
     pub breadcrumbs: Option<u32>,
+    /// Sensing radius in tiles, for scripts (`self.sense`) and the bodies overlay.
+    pub sense: Option<f64>,
 }

@@ -171,6 +171,11 @@ impl Locator {
             .unwrap_or_else(|| self.at(path))
     }
 
+    /// Where the `map.rows` block's first row starts (line, column), if rows is a block scalar.
+    pub fn rows_block(&self) -> Option<(usize, usize)> {
+        self.rows_origin
+    }
+
     /// The position of a character in `map.rows` (row and column counted from 0).
     pub fn row_char(&self, row: usize, column: usize) -> (usize, usize) {
         match self.rows_origin {

@@ -8,6 +8,7 @@ mod build;
 pub mod error;
 pub mod file;
 pub mod locate;
+pub mod save;
 
 pub use error::{SceneError, SceneErrors};
 

@@ -114,6 +114,12 @@ impl UserData for LuaWorld {
                 )),
             })
         });
+        methods.add_method("goal", |lua, _, ()| {
+            with_world(lua, "world:goal", |w| match w.goal {
+                Some(tile) => Ok(Value::Table(super::convert::tile_table(lua, tile)?)),
+                None => Ok(Value::Nil),
+            })
+        });
         methods.add_method("waypoints", |lua, _, ()| {
             with_world(lua, "world:waypoints", |w| tile_list(lua, &w.waypoints))
         });

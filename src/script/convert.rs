@@ -115,6 +115,7 @@ pub fn fill_agent_view(lua: &Lua, t: &Table, agent: &Agent) -> mlua::Result<()> 
     t.raw_set("speed", agent.speed)?;
     t.raw_set("tile", tile_table(lua, agent.tile())?)?;
     t.raw_set("action", agent.action.name())?;
+    t.raw_set("sense", agent.sense)?;
     Ok(())
 }
 

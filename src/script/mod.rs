@@ -10,6 +10,7 @@ mod api;
 mod budget;
 mod convert;
 mod errors;
+mod inspect;
 mod sandbox;
 
 use crate::sim::{Decider, Decision};
@@ -184,6 +185,15 @@ impl ScriptHost {
     /// Whether a script is used by this host (loaded or failed).
     pub fn knows(&self, path: &Path) -> bool {
         self.modules.contains_key(path) || self.load_errors.contains_key(path)
+    }
+
+    /// An agent's `self.memory`, pretty-printed for the inspector; `None` before its first
+    /// decision or for agents without a script.
+    pub fn memory_text(&self, agent_id: &str) -> Option<String> {
+        let slot = self.slots.get(agent_id)?;
+        let this: Table = self.lua.registry_value(&slot.this).ok()?;
+        let memory: Value = this.raw_get("memory").ok()?;
+        Some(inspect::pretty(&memory))
     }
 
     /// Forgets the Lua state of agents that are no longer in the world.

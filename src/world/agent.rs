@@ -58,6 +58,9 @@ pub struct Agent {
     pub speed: f64,
     /// Body radius in tiles, for walls and contact.
     pub radius: f64,
+    /// How far the agent senses, in tiles (`sense:` in the scene; shown by the bodies overlay,
+    /// read by scripts as `self.sense`).
+    pub sense: Option<f64>,
     pub brain: Brain,
     /// The scene's `params` mapping, as JSON.
     pub params: serde_json::Value,
@@ -82,6 +85,7 @@ impl Agent {
             heading: 0.0,
             speed: 4.0,
             radius: 0.3,
+            sense: None,
             brain: Brain::None,
             params: serde_json::Value::Object(Default::default()),
             crumbs: Crumbs::default(),

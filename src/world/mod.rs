@@ -50,6 +50,9 @@ pub struct World {
     pub seed: u64,
     /// Bumped on every terrain change so cached routes know to re-plan.
     pub map_version: u64,
+    /// A goal tile set by the designer (right-click in the window); scripts read it with
+    /// `world:goal()`.
+    pub goal: Option<Tile>,
 }
 
 impl World {
@@ -72,6 +75,7 @@ impl World {
             tick_rate: tick_rate.max(1),
             seed,
             map_version: 0,
+            goal: None,
         };
         world.recompute_costs();
         world

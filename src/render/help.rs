@@ -1,0 +1,51 @@
+//! The help panel (F1 or ?): every key, and every overlay with what it shows.
+
+use super::overlays::{Overlays, ALL};
+use super::text::panel;
+use macroquad::prelude::*;
+
+const KEYS: [(&str, &str); 17] = [
+    ("F1 or ?", "this help"),
+    ("Space", "pause / run"),
+    (". or N", "one tick while paused"),
+    ("[ and ]", "slower / faster (x0.25 .. x8)"),
+    ("R", "reset to the scene's start"),
+    ("wheel, + and -", "zoom at the cursor"),
+    ("middle-drag", "pan"),
+    ("F or Home", "fit the map to the window"),
+    ("left-click", "inspect an agent (drag it to move it)"),
+    ("right-click", "set the goal scripts read with world:goal()"),
+    ("P", "paint mode: left-drag paints, right-drag erases"),
+    ("T", "next terrain to paint"),
+    ("Ctrl+Z", "undo the last paint stroke"),
+    (
+        "S / Ctrl+S",
+        "save the painted map into the scene file (S in paint mode)",
+    ),
+    ("arrows / WASD", "drive control: keyboard agents"),
+    ("click an error", "show the whole message"),
+    ("Esc", "close a panel, or quit"),
+];
+
+pub fn draw(overlays: &Overlays) {
+    let mut lines: Vec<String> = KEYS.iter().map(|(k, v)| format!("{k:<16}{v}")).collect();
+    lines.push(String::new());
+    lines.push("Overlays (toggle with their key):".into());
+    for (overlay, _, key, name, what) in ALL {
+        let mark = if overlays.on.contains(&overlay) {
+            "[x]"
+        } else {
+            "[ ]"
+        };
+        lines.push(format!("{mark} {key}  {name:<10}{what}"));
+    }
+    let width = (screen_width() - 80.0).min(900.0);
+    panel(
+        40.0,
+        50.0,
+        width,
+        "agentbox — keys and overlays",
+        &lines,
+        16,
+    );
+}

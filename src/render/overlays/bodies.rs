@@ -1,0 +1,20 @@
+//! Bodies overlay: each agent's body radius (what walls and contacts use) and, for agents with
+//! a sensing radius (`sense:` in the scene, `self.sense` in Lua), the circle they sense within.
+
+use crate::render::camera::Camera;
+use crate::render::palette::kind_color;
+use crate::world::World;
+use macroquad::prelude::*;
+
+pub fn draw(world: &World, camera: &Camera) {
+    for agent in &world.agents {
+        let p = camera.to_screen(agent.pos);
+        let c = kind_color(&agent.kind);
+        draw_circle_lines(p.x, p.y, agent.radius as f32 * camera.tile, 1.5, BLACK);
+        if let Some(sense) = agent.sense {
+            let r = sense as f32 * camera.tile;
+            draw_circle(p.x, p.y, r, Color::new(c.r, c.g, c.b, 0.08));
+            draw_circle_lines(p.x, p.y, r, 1.5, Color::new(c.r, c.g, c.b, 0.7));
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! Debug overlays: each explains one kind of decision at a glance and is toggled by a key
+//! listed in the help (F1 or ?). Overlays read the world (and the debug data the primitives
+//! leave on agents); they never change anything.
+
+mod bodies;
+mod crumbs;
+mod route;
+mod sight;
+mod waypoints;
+
+use super::camera::Camera;
+use crate::world::World;
+use macroquad::prelude::*;
+use std::collections::BTreeSet;
+
+/// Every overlay, in key order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Overlay {
+    Routes,
+    Sight,
+    Crumbs,
+    Waypoints,
+    Bodies,
+}
+
+/// `(overlay, key, key label, name, what it shows)`.
+pub const ALL: [(Overlay, KeyCode, &str, &str, &str); 5] = [
+    (
+        Overlay::Routes,
+        KeyCode::Key1,
+        "1",
+        "routes",
+        "each agent's A* route and goal",
+    ),
+    (
+        Overlay::Sight,
+        KeyCode::Key2,
+        "2",
+        "sight",
+        "line of sight to each target: Bresenham cells, green = seen, red = blocked",
+    ),
+    (
+        Overlay::Crumbs,
+        KeyCode::Key3,
+        "3",
+        "crumbs",
+        "breadcrumb trails, newest brightest (index 0 = newest)",
+    ),
+    (
+        Overlay::Waypoints,
+        KeyCode::Key4,
+        "4",
+        "waypoints",
+        "waypoint nodes and the links between nodes that see each other",
+    ),
+    (
+        Overlay::Bodies,
+        KeyCode::Key0,
+        "0",
+        "bodies",
+        "body and contact radii, sensing radii",
+    ),
+];
+
+/// Which overlays are on.
+#[derive(Default)]
+pub struct Overlays {
+    pub on: BTreeSet<Overlay>,
+    waypoints: waypoints::Cache,
+}
+
+impl Overlays {
+    /// Toggles the overlay bound to `key`; returns its name and new state.
+    pub fn toggle_key(&mut self, key: KeyCode) -> Option<(&'static str, bool)> {
+        let (overlay, _, _, name, _) = ALL.iter().find(|o| o.1 == key)?;
+        let now = if self.on.remove(overlay) {
+            false
+        } else {
+            self.on.insert(*overlay);
+            true
+        };
+        Some((name, now))
+    }
+
+    /// Draws the overlays that sit under the agents.
+    pub fn draw_under(&mut self, world: &World, camera: &Camera) {
+        if self.on.contains(&Overlay::Waypoints) {
+            self.waypoints.draw(world, camera);
+        }
+        if self.on.contains(&Overlay::Crumbs) {
+            crumbs::draw(world, camera);
+        }
+        if self.on.contains(&Overlay::Sight) {
+            sight::draw(world, camera);
+        }
+        if self.on.contains(&Overlay::Routes) {
+            route::draw(world, camera);
+        }
+    }
+
+    /// Draws the overlays that sit over the agents.
+    pub fn draw_over(&mut self, world: &World, camera: &Camera) {
+        if self.on.contains(&Overlay::Bodies) {
+            bodies::draw(world, camera);
+        }
+    }
+}
+
+/// A filled tile with a translucent colour.
+pub fn shade_tile(camera: &Camera, tile: ::glam::IVec2, color: Color) {
+    let (corner, side) = camera.tile_rect(tile);
+    draw_rectangle(corner.x, corner.y, side, side, color);
+}
+
+/// Text centred on a world position, only when tiles are large enough to read it.
+pub fn label(camera: &Camera, at: ::glam::DVec2, text: &str, color: Color) {
+    if camera.tile < 22.0 {
+        return;
+    }
+    let size = (camera.tile * 0.4).clamp(10.0, 22.0);
+    let dims = measure_text(text, None, size as u16, 1.0);
+    let p = camera.to_screen(at);
+    draw_text(
+        text,
+        p.x - dims.width / 2.0,
+        p.y + dims.offset_y / 2.0,
+        size,
+        color,
+    );
+}

@@ -1,0 +1,106 @@
+//! Writing a painted map back into its scene file: only the lines of `map.rows` change, so
+//! comments, key order and everything else stay as the designer wrote them. The write is
+//! atomic (a temporary file renamed over the scene), so a watcher never sees half a file.
+
+use super::locate::Locator;
+use crate::world::World;
+use std::path::Path;
+
+/// The map of `world` as scene rows, a character per tile.
+pub fn rows_of(world: &World) -> Result<Vec<String>, String> {
+    let grid = world.grid();
+    (0..grid.height())
+        .map(|y| {
+            (0..grid.width())
+                .map(|x| {
+                    let id = grid.get(glam::IVec2::new(x, y)).unwrap_or(0);
+                    world.terrain().glyph_of(id).ok_or_else(|| {
+                        format!(
+                            "terrain `{}` has no map character: add it to map.legend",
+                            world.terrain().get(id).name
+                        )
+                    })
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// `text` with the lines of its `map.rows` block replaced by `rows`.
+pub fn replace_rows(text: &str, rows: &[String]) -> Result<String, String> {
+    let locator = Locator::new(text);
+    let (first_line, column) = locator.rows_block().ok_or(
+        "map.rows is not a `|` block in the scene file, so it cannot be rewritten in place",
+    )?;
+    let indent = column - 1;
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let start = first_line - 1;
+    let mut end = start;
+    while end < lines.len() {
+        let line = lines[end].trim_end_matches(['\n', '\r']);
+        let leading = line.len() - line.trim_start_matches(' ').len();
+        if line.trim().is_empty() || leading < indent {
+            break;
+        }
+        end += 1;
+    }
+    let newline = if lines.get(start).is_some_and(|l| l.ends_with("\r\n")) {
+        "\r\n"
+    } else {
+        "\n"
+    };
+    let mut out = String::with_capacity(text.len());
+    out.extend(lines[..start].iter().copied());
+    for row in rows {
+        out.push_str(&" ".repeat(indent));
+        out.push_str(row);
+        out.push_str(newline);
+    }
+    out.extend(lines[end..].iter().copied());
+    Ok(out)
+}
+
+/// Saves the world's map into the scene file at `path`, atomically.
+pub fn save_map(path: &Path, world: &World) -> Result<(), String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let updated =
+        replace_rows(&text, &rows_of(world)?).map_err(|e| format!("{}: {e}", path.display()))?;
+    let name = path
+        .file_name()
+        .map_or("scene".into(), |n| n.to_string_lossy().into_owned());
+    let temp = path.with_file_name(format!(".{name}.agentbox-save"));
+    std::fs::write(&temp, updated).map_err(|e| format!("{}: cannot write: {e}", temp.display()))?;
+    std::fs::rename(&temp, path).map_err(|e| format!("{}: cannot replace: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_rows_change() {
+        let text = "# a comment\nname: x   # trailing\nmap:\n  rows: |\n    ###\n    #.#\n  # after rows\nagents: []\n";
+        let out = replace_rows(text, &["#.#".into(), "...".into()]).unwrap();
+        assert_eq!(
+            out,
+            "# a comment\nname: x   # trailing\nmap:\n  rows: |\n    #.#\n    ...\n  # after rows\nagents: []\n"
+        );
+    }
+
+    #[test]
+    fn rows_that_are_not_a_block_are_refused() {
+        assert!(replace_rows("map:\n  rows: \"...\"\n", &["#".into()]).is_err());
+    }
+
+    #[test]
+    fn painted_tiles_round_trip_through_the_text() {
+        let mut world = World::from_ascii(&["...", ".#."]);
+        let water = world.terrain().by_name("water").unwrap();
+        world.set_terrain(glam::IVec2::new(0, 0), water);
+        assert_eq!(
+            rows_of(&world).unwrap(),
+            vec!["~..".to_string(), ".#.".to_string()]
+        );
+    }
+}
