@@ -1,0 +1,156 @@
+//! The designer's window under Xvfb, driven by recorded input (`--input`): each overlay is
+//! compared with a committed reference screenshot within a tolerance, toggling each overlay
+//! changes the picture, and a wall painted and saved with S lands in the YAML with the
+//! comments intact. Re-bless the references after an intended visual change with
+//! `BLESS=1 cargo test --release --test window_overlays`.
+
+mod common;
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn read_rgba(path: &Path) -> (u32, u32, Vec<u8>) {
+    let decoder = png::Decoder::new(std::fs::File::open(path).expect("screenshot written"));
+    let mut reader = decoder.read_info().expect("a PNG");
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).expect("PNG data");
+    buf.truncate(info.buffer_size());
+    (info.width, info.height, buf)
+}
+
+/// Runs the window on `scene` for `frames` frames with `input` lines, returns the screenshot.
+fn shoot(dir: &Path, scene: &Path, frames: u64, input: &[&str], name: &str) -> PathBuf {
+    let input_file = dir.join(format!("{name}.jsonl"));
+    std::fs::write(&input_file, input.join("\n")).unwrap();
+    let shot = dir.join(format!("{name}.png"));
+    let out = Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 1280x1024x24"])
+        .arg(env!("CARGO_BIN_EXE_agentbox"))
+        .arg("run")
+        .arg(scene)
+        .args(["--frames", &frames.to_string(), "--input"])
+        .arg(&input_file)
+        .arg("--screenshot")
+        .arg(&shot)
+        .current_dir(dir)
+        .output()
+        .expect("xvfb-run is installed (see README)");
+    assert!(
+        out.status.success(),
+        "{name}: window run failed: {}",
+        stderr(&out)
+    );
+    shot
+}
+
+/// The share of pixels whose colour differs by more than a small amount in any channel.
+fn differing_share(a: &Path, b: &Path) -> f64 {
+    let (wa, ha, pa) = read_rgba(a);
+    let (wb, hb, pb) = read_rgba(b);
+    assert_eq!((wa, ha), (wb, hb), "same size");
+    let differing = pa
+        .chunks_exact(4)
+        .zip(pb.chunks_exact(4))
+        .filter(|(x, y)| {
+            x.iter()
+                .zip(y.iter())
+                .take(3)
+                .any(|(p, q)| p.abs_diff(*q) > 24)
+        })
+        .count();
+    differing as f64 / (wa * ha) as f64
+}
+
+/// `(overlay, its key)`.
+const OVERLAYS: [(&str, &str); 5] = [
+    ("routes", "Digit1"),
+    ("sight", "Digit2"),
+    ("crumbs", "Digit3"),
+    ("waypoints", "Digit4"),
+    ("bodies", "Digit0"),
+];
+
+/// Input shared by every overlay shot: the keyboard player walks right then down, leaving
+/// crumbs.
+const WALK: [&str; 4] = [
+    r#"{"frame": 1, "hold": "Right"}"#,
+    r#"{"frame": 25, "release": "Right"}"#,
+    r#"{"frame": 25, "hold": "Down"}"#,
+    r#"{"frame": 40, "release": "Down"}"#,
+];
+
+#[test]
+fn each_overlay_matches_its_reference_and_changes_the_picture() {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = root().join("tests/fixtures/overlays.yaml");
+    let plain = shoot(dir.path(), &scene, 45, &WALK, "plain");
+    let bless = std::env::var_os("BLESS").is_some();
+    for (name, key) in OVERLAYS {
+        let toggle = format!(r#"{{"frame": 2, "key": "{key}"}}"#);
+        let mut input: Vec<&str> = WALK.to_vec();
+        input.push(&toggle);
+        let shot = shoot(dir.path(), &scene, 45, &input, name);
+        let changed = differing_share(&plain, &shot);
+        assert!(
+            changed > 0.001,
+            "overlay {name} changes the picture ({changed:.5} of the pixels)"
+        );
+        let reference = root().join(format!("tests/reference/overlay-{name}.png"));
+        if bless {
+            std::fs::copy(&shot, &reference).unwrap();
+            continue;
+        }
+        assert!(
+            reference.exists(),
+            "no reference for {name}: run BLESS=1 cargo test --release --test window_overlays"
+        );
+        let drift = differing_share(&reference, &shot);
+        assert!(
+            drift < 0.01,
+            "overlay {name} differs from tests/reference/overlay-{name}.png in {:.2}% of the pixels (shot kept at {})",
+            drift * 100.0,
+            { let keep = std::env::temp_dir().join(format!("agentbox-overlay-{name}.png")); std::fs::copy(&shot, &keep).unwrap(); keep.display().to_string() }
+        );
+    }
+}
+
+#[test]
+fn a_painted_and_saved_wall_is_in_the_yaml_with_comments_intact_and_undo_works() {
+    let scene_text = std::fs::read_to_string(root().join("scenes/maze.yaml")).unwrap();
+    let dir = scratch(&[("scenes/maze.yaml", &scene_text)]);
+    for script in ["maze_runner.lua", "straight_chaser.lua"] {
+        let text = std::fs::read_to_string(root().join("scripts").join(script)).unwrap();
+        std::fs::create_dir_all(dir.path().join("scripts")).unwrap();
+        std::fs::write(dir.path().join("scripts").join(script), text).unwrap();
+    }
+    let scene = dir.path().join("scenes/maze.yaml");
+    // Paint mode; a stroke over three floor tiles of row 13; a second stroke undone; save.
+    let input = [
+        r#"{"frame": 2, "key": "P"}"#,
+        r#"{"frame": 3, "press": "left", "at": [3.0, 13.0]}"#,
+        r#"{"frame": 4, "move": [4.0, 13.0]}"#,
+        r#"{"frame": 5, "move": [5.0, 13.0]}"#,
+        r#"{"frame": 6, "release": "left", "at": [5.0, 13.0]}"#,
+        r#"{"frame": 7, "press": "left", "at": [7.0, 13.0]}"#,
+        r#"{"frame": 8, "release": "left", "at": [7.0, 13.0]}"#,
+        r#"{"frame": 9, "key": "Z", "ctrl": true}"#,
+        r#"{"frame": 10, "key": "S"}"#,
+    ];
+    shoot(dir.path(), &scene, 30, &input, "paint");
+    let saved = std::fs::read_to_string(&scene).unwrap();
+    let expected = scene_text.replace(
+        "    #.........#.........#\n    ####",
+        "    #..###....#.........#\n    ####",
+    );
+    assert_ne!(expected, scene_text, "the test's own replacement applies");
+    assert_eq!(
+        saved, expected,
+        "only the painted tiles changed; comments and keys intact"
+    );
+    let check = agentbox(&["check", scene.to_str().unwrap()]);
+    assert!(
+        check.status.success(),
+        "the saved scene loads: {}",
+        stderr(&check)
+    );
+}
