@@ -140,6 +140,7 @@ impl Window {
         let disc = agents::Disc::new();
         let mut frame = 0u64;
         let mut build_times = Vec::new();
+        let mut draw_times = Vec::new();
         loop {
             let started = std::time::Instant::now();
             self.camera
@@ -162,6 +163,7 @@ impl Window {
             }
             self.advance();
 
+            let drawing = std::time::Instant::now();
             clear_background(Color::from_rgba(0x1e, 0x20, 0x26, 0xff));
             map.draw(self.session.world(), &self.camera);
             self.overlays.draw_under(self.session.world(), &self.camera);
@@ -174,6 +176,7 @@ impl Window {
             self.overlays.draw_over(self.session.world(), &self.camera);
             self.draw_panels();
             build_times.push(started.elapsed().as_secs_f64() * 1000.0);
+            draw_times.push(drawing.elapsed().as_secs_f64() * 1000.0);
 
             frame += 1;
             if self.options.frames.is_some_and(|n| frame >= n) {
@@ -185,7 +188,9 @@ impl Window {
             next_frame().await;
         }
         if self.options.frame_stats {
-            print_frame_stats(&mut build_times, self.session.world().agents.len());
+            let agents = self.session.world().agents.len();
+            print_frame_stats("whole frame (input, ticks, drawing)", &mut build_times, agents);
+            print_frame_stats("drawing only", &mut draw_times, agents);
         }
         Ok(())
     }
@@ -467,7 +472,7 @@ fn save_screenshot(path: &Path) {
     image.export_png(&path.to_string_lossy());
 }
 
-fn print_frame_stats(times: &mut [f64], agents: usize) {
+fn print_frame_stats(what: &str, times: &mut [f64], agents: usize) {
     if times.is_empty() {
         return;
     }
@@ -475,7 +480,7 @@ fn print_frame_stats(times: &mut [f64], agents: usize) {
     let mean = times.iter().sum::<f64>() / times.len() as f64;
     let p95 = times[(times.len() * 95 / 100).min(times.len() - 1)];
     eprintln!(
-        "frames: {} frames, {agents} agents, building a frame (input, ticks, drawing): mean {mean:.2} ms, p95 {p95:.2} ms",
+        "frames: {} frames, {agents} agents, {what}: mean {mean:.2} ms, p95 {p95:.2} ms (CPU time to build the frame, before the GPU presents it)",
         times.len()
     );
 }
