@@ -3,7 +3,7 @@
 //! the goal or the map changes, or when the agent has been pushed off it.
 
 use crate::nav::{find_path, PathOptions};
-use crate::world::{centre_of, Agent, Route, Tile, World};
+use crate::world::{centre_of, Agent, Role, Route, Shape, Tile, World};
 use glam::DVec2;
 use std::collections::VecDeque;
 
@@ -21,6 +21,7 @@ pub fn follow(world: &World, agent: &Agent, goal: Tile, reach: f64) -> Step {
                 return Step {
                     delta: DVec2::ZERO,
                     route: None,
+                    shapes: Vec::new(),
                 }
             }
         },
@@ -40,9 +41,14 @@ pub fn follow(world: &World, agent: &Agent, goal: Tile, reach: f64) -> Step {
             break;
         }
     }
+    let shapes = vec![Shape::Cells {
+        role: Role::Path,
+        cells: route.tiles.iter().copied().collect(),
+    }];
     Step {
         delta: pos - agent.pos,
         route: Some(route),
+        shapes,
     }
 }
 

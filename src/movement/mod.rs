@@ -12,7 +12,7 @@ pub mod go_to;
 pub mod slide;
 pub mod steer;
 
-use crate::world::{Action, Agent, Route, World};
+use crate::world::{Action, Agent, Route, Shape, World};
 use glam::DVec2;
 
 /// The outcome of one primitive for one tick.
@@ -22,6 +22,8 @@ pub struct Step {
     pub delta: DVec2,
     /// The route to keep following next tick (`path_to` only).
     pub route: Option<Route>,
+    /// What to draw to explain this step (stored on the agent as `agent.debug`).
+    pub shapes: Vec<Shape>,
 }
 
 /// Runs the agent's current action for one fixed step of `dt` seconds.
@@ -39,5 +41,9 @@ pub fn step(world: &World, agent: &Agent, dt: f64) -> Step {
         Action::PathTo(goal) => return follow_route::follow(world, agent, *goal, reach),
         Action::Steer(dir) => steer::steer(*dir, reach),
     };
-    Step { delta, route: None }
+    Step {
+        delta,
+        route: None,
+        shapes: Vec::new(),
+    }
 }

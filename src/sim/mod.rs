@@ -116,6 +116,7 @@ impl Simulation {
             }
             agent.pos = pos;
             agent.route = step.route;
+            agent.debug = step.shapes;
             let tile = agent.tile();
             agent.crumbs.drop_on(tile);
         }

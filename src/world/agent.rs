@@ -71,6 +71,8 @@ pub struct Agent {
     pub route: Option<Route>,
     /// The last script error this agent hit, cleared by the next good decision.
     pub error: Option<String>,
+    /// What the agent's movement primitive wants drawn after the last tick (overlays).
+    pub debug: Vec<super::Shape>,
 }
 
 impl Agent {
@@ -92,6 +94,7 @@ impl Agent {
             action: Action::Stop,
             route: None,
             error: None,
+            debug: Vec::new(),
         }
     }
 

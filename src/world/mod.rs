@@ -7,12 +7,14 @@
 
 pub mod action;
 pub mod agent;
+pub mod debug;
 pub mod grid;
 pub mod rng;
 pub mod terrain;
 
 pub use action::{Action, Target};
 pub use agent::{Agent, Brain, Crumbs, Route};
+pub use debug::{Role, Shape};
 pub use grid::{Grid, RowError};
 pub use terrain::{Terrain, TerrainId, TerrainTable};
 
