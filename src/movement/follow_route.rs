@@ -21,7 +21,7 @@ pub fn follow(world: &World, agent: &Agent, goal: Tile, reach: f64) -> Step {
                 return Step {
                     delta: DVec2::ZERO,
                     route: None,
-                    shapes: Vec::new(),
+                    ..Default::default()
                 }
             }
         },
@@ -49,6 +49,7 @@ pub fn follow(world: &World, agent: &Agent, goal: Tile, reach: f64) -> Step {
         delta: pos - agent.pos,
         route: Some(route),
         shapes,
+        ..Default::default()
     }
 }
 

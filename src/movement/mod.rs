@@ -1,22 +1,43 @@
 //! Movement primitives: how an agent executes its [`Action`] for one tick.
 //!
-//! Each primitive is a pure function in its own file that returns how far to move this tick
-//! (and any state it keeps across ticks, such as a route); the simulation applies the move and
-//! resolves walls with [`slide::slide`]. Nothing here draws, reads input or names mlua,
-//! macroquad or notify.
+//! Each primitive is a pure function in its own file (naming its source document in its doc)
+//! that returns how far to move this tick, the state it keeps across ticks (a route, a
+//! Bresenham path, a tracing start, a direction) and debug shapes for the overlays; the
+//! simulation applies the move and resolves walls with [`slide::slide`]. Grid algorithms
+//! (tracing, crumbs, roads, wall tracing, random avoidance, line-of-sight paths) step from tile
+//! centre to tile centre through [`tiles::drive`]; continuous ones (chase, evade, intercept,
+//! potentials) move freely, or pick the best neighbour tile for tile-stepping agents. Nothing
+//! here draws, reads input or names mlua, macroquad or notify.
 
+pub mod basic_chase;
+pub mod basic_evade;
 pub mod chase;
+pub mod crumbs;
+pub mod dirs;
 pub mod evade;
 pub mod follow_route;
 pub mod go_to;
+pub mod intercept;
+pub mod los_chase;
+pub mod potential;
+pub mod road;
 pub mod slide;
 pub mod steer;
+pub mod tiles;
+pub mod trace;
+pub mod turn;
+pub mod walk;
+pub mod wall_trace;
+pub mod wander_avoid;
 
-use crate::world::{Action, Agent, Route, Shape, World};
+use crate::world::{
+    centre_of, tile_of, Action, Agent, MoveMemory, Role, Route, Shape, Tile, World,
+};
 use glam::DVec2;
+use rand_chacha::ChaCha8Rng;
 
 /// The outcome of one primitive for one tick.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Step {
     /// Desired displacement this tick, in tiles (before walls are resolved).
     pub delta: DVec2,
@@ -24,26 +45,171 @@ pub struct Step {
     pub route: Option<Route>,
     /// What to draw to explain this step (stored on the agent as `agent.debug`).
     pub shapes: Vec<Shape>,
+    /// What the primitive remembers for next tick (stored as `agent.memory`).
+    pub memory: MoveMemory,
+    /// The tile centre a tile step is heading for (stored as `agent.stepping`).
+    pub stepping: Option<Tile>,
+    /// The agent's movement random stream after this step, if the primitive drew from it.
+    pub rng: Option<ChaCha8Rng>,
+    /// The next index of a keyboard agent's scripted route, if it walked.
+    pub walk_next: Option<usize>,
 }
 
 /// Runs the agent's current action for one fixed step of `dt` seconds.
 pub fn step(world: &World, agent: &Agent, dt: f64) -> Step {
     let reach = agent.speed * dt;
-    let delta = match &agent.action {
-        Action::Stop => DVec2::ZERO,
-        Action::Chase(target) => world
-            .target_pos(target)
-            .map_or(DVec2::ZERO, |to| chase::chase(agent.pos, to, reach)),
-        Action::Evade(target) => world
-            .target_pos(target)
-            .map_or(DVec2::ZERO, |from| evade::evade(agent.pos, from, reach)),
-        Action::To(point) => go_to::go_to(agent.pos, *point, reach),
-        Action::PathTo(goal) => return follow_route::follow(world, agent, *goal, reach),
-        Action::Steer(dir) => steer::steer(*dir, reach),
-    };
-    Step {
-        delta,
-        route: None,
-        shapes: Vec::new(),
+    let tile_target = |t: &crate::world::Target| world.target_pos(t).map(tile_of);
+    match &agent.action {
+        Action::PathTo(goal) => follow_route::follow(world, agent, *goal, reach),
+        Action::Walk => {
+            let (delta, next) = walk::walk(agent.pos, &agent.walk, reach);
+            Step {
+                delta,
+                walk_next: Some(next),
+                ..Default::default()
+            }
+        }
+        Action::LosChase(target) if agent.motion.is_tiles() => match tile_target(target) {
+            Some(goal) => tiles::drive(world, agent, reach, &mut |c| los_chase::next(c, goal)),
+            None => Step::default(),
+        },
+        Action::WanderAvoid(target) => match tile_target(target) {
+            Some(goal) => tiles::drive(world, agent, reach, &mut |c| wander_avoid::next(c, goal)),
+            None => Step::default(),
+        },
+        Action::TraceAround { goal, variant } => match tile_target(goal) {
+            Some(goal) => {
+                tiles::drive(world, agent, reach, &mut |c| trace::next(c, goal, *variant))
+            }
+            None => Step::default(),
+        },
+        Action::FollowCrumbs { leader, trail } => tiles::drive(world, agent, reach, &mut |c| {
+            crumbs::next(c, leader, *trail)
+        }),
+        Action::FollowRoad { terrain } => {
+            tiles::drive(world, agent, reach, &mut |c| road::next(c, terrain))
+        }
+        Action::WallTrace(hand) => {
+            tiles::drive(world, agent, reach, &mut |c| wall_trace::next(c, *hand))
+        }
+        Action::BasicChase(target) | Action::BasicEvade(target) if agent.motion.is_tiles() => {
+            let chase = matches!(agent.action, Action::BasicChase(_));
+            let diagonal = agent.motion.diagonal();
+            match tile_target(target) {
+                Some(goal) => tiles::drive(world, agent, reach, &mut |c| {
+                    c.shapes.push(Shape::Line {
+                        role: Role::Goal,
+                        from: centre_of(c.at),
+                        to: centre_of(goal),
+                    });
+                    if chase {
+                        (c.at != goal).then(|| basic_chase::tile_step(c.at, goal, diagonal))
+                    } else {
+                        Some(basic_evade::tile_step(c.at, goal, diagonal))
+                    }
+                }),
+                None => Step::default(),
+            }
+        }
+        _ if agent.motion.is_tiles() => {
+            let diagonal = agent.motion.diagonal();
+            tiles::drive(world, agent, reach, &mut |c| {
+                let from = centre_of(c.at);
+                let (desired, shapes) = continuous(world, agent, from, reach, dt)?;
+                c.shapes.extend(shapes);
+                // Too weak a pull to pick a direction (a potential in balance): stay.
+                if desired.length() < reach * 0.05 {
+                    return None;
+                }
+                dirs::quantize(world, c.at, desired, diagonal)
+            })
+        }
+        _ => {
+            let (mut delta, shapes) =
+                continuous(world, agent, agent.pos, reach, dt).unwrap_or_default();
+            if let Some(rate) = agent.turn_rate {
+                if agent.vel.length_squared() > 1e-18 || delta.length_squared() > 1e-18 {
+                    delta = turn::limit_turn(agent.heading, delta, rate * dt);
+                }
+            }
+            Step {
+                delta,
+                shapes,
+                memory: agent.memory.clone(),
+                ..Default::default()
+            }
+        }
     }
+}
+
+/// The displacement a continuous primitive wants from `from` this tick, with its shapes;
+/// `None` when its target is gone.
+fn continuous(
+    world: &World,
+    agent: &Agent,
+    from: DVec2,
+    reach: f64,
+    dt: f64,
+) -> Option<(DVec2, Vec<Shape>)> {
+    let goal_line = |to: DVec2| {
+        vec![Shape::Line {
+            role: Role::Goal,
+            from,
+            to,
+        }]
+    };
+    Some(match &agent.action {
+        Action::Stop | Action::PathTo(_) | Action::Walk => (DVec2::ZERO, Vec::new()),
+        Action::Chase(t) | Action::LosChase(t) => {
+            let to = world.target_pos(t)?;
+            (chase::chase(from, to, reach), goal_line(to))
+        }
+        Action::Evade(t) => {
+            let threat = world.target_pos(t)?;
+            (evade::evade(from, threat, reach), goal_line(threat))
+        }
+        Action::To(point) => (go_to::go_to(from, *point, reach), goal_line(*point)),
+        Action::Steer(dir) => (steer::steer(*dir, reach), Vec::new()),
+        Action::BasicChase(t) => {
+            let to = world.target_pos(t)?;
+            (basic_chase::free_step(from, to, reach), goal_line(to))
+        }
+        Action::BasicEvade(t) => {
+            let threat = world.target_pos(t)?;
+            (
+                basic_evade::free_step(from, threat, reach),
+                goal_line(threat),
+            )
+        }
+        Action::Intercept(t) => {
+            let prey = world.target_pos(t)?;
+            let prey_vel = match t {
+                crate::world::Target::Agent(id) => world.agent(id).map_or(DVec2::ZERO, |a| a.vel),
+                crate::world::Target::Point(_) => DVec2::ZERO,
+            };
+            let st = intercept::intercept_point(from, agent.vel, prey, prey_vel);
+            let mut shapes = goal_line(st);
+            shapes.push(Shape::Circle {
+                role: Role::Goal,
+                centre: st,
+                radius: 0.3,
+            });
+            shapes.push(Shape::Vector {
+                role: Role::Force,
+                from: prey,
+                delta: prey_vel,
+            });
+            (chase::chase(from, st, reach), shapes)
+        }
+        Action::Potential(spec) => {
+            let (f, shapes) = potential::force(world, agent, spec, from);
+            (potential::free_step(f, agent.speed, dt), shapes)
+        }
+        // Grid primitives are driven tile by tile in `step`.
+        Action::WanderAvoid(_)
+        | Action::TraceAround { .. }
+        | Action::FollowCrumbs { .. }
+        | Action::FollowRoad { .. }
+        | Action::WallTrace(_) => (DVec2::ZERO, Vec::new()),
+    })
 }

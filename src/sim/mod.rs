@@ -1,6 +1,8 @@
 //! Simulation: the fixed-step tick. Each tick (1) asks the decision layer for every scripted
 //! agent's action, (2) runs every agent's movement primitive against the same snapshot,
 //! (3) moves the agents, resolving walls, (4) drops breadcrumbs and (5) reports contacts.
+//! A primitive's memory (paths, tracing state, directions) is kept on the agent between ticks
+//! and cleared when its action changes.
 //!
 //! The decision layer is behind the [`Decider`] trait, so this module never names mlua; it
 //! reads no clock (the caller decides when a tick happens) and draws nothing.
@@ -13,7 +15,7 @@ pub use decider::{Decider, Decision};
 pub use events::Event;
 
 use crate::movement::{self, slide::slide};
-use crate::world::{Action, Brain, World};
+use crate::world::{Action, Agent, Brain, MoveMemory, World};
 use glam::{DVec2, IVec2};
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -69,11 +71,14 @@ impl Simulation {
 
         for agent in &mut world.agents {
             if agent.brain == Brain::Keyboard {
-                agent.action = if keyboard == IVec2::ZERO {
-                    Action::Stop
-                } else {
+                let action = if keyboard != IVec2::ZERO {
                     Action::Steer(keyboard)
+                } else if !agent.walk.tiles.is_empty() {
+                    Action::Walk
+                } else {
+                    Action::Stop
                 };
+                set_action(agent, action);
             }
         }
         for (index, decision) in decisions {
@@ -82,14 +87,14 @@ impl Simulation {
             };
             match decision {
                 Decision::Act(action) => {
-                    agent.action = action;
+                    set_action(agent, action);
                     agent.error = None;
                 }
                 Decision::Failed(message) => {
                     if agent.error.as_deref() != Some(message.as_str()) {
                         report.new_errors.push((agent.id.clone(), message.clone()));
                     }
-                    agent.action = Action::Stop;
+                    set_action(agent, Action::Stop);
                     agent.error = Some(message);
                 }
             }
@@ -117,6 +122,14 @@ impl Simulation {
             agent.pos = pos;
             agent.route = step.route;
             agent.debug = step.shapes;
+            agent.memory = step.memory;
+            agent.stepping = step.stepping;
+            if let Some(rng) = step.rng {
+                agent.rng = rng;
+            }
+            if let Some(next) = step.walk_next {
+                agent.walk.next = next;
+            }
             let tile = agent.tile();
             agent.crumbs.drop_on(tile);
         }
@@ -154,10 +167,19 @@ impl Simulation {
     }
 }
 
+/// Gives an agent a new action; a different action (another primitive or another target)
+/// starts its primitive's memory afresh.
+fn set_action(agent: &mut Agent, action: Action) {
+    if agent.action != action {
+        agent.memory = MoveMemory::None;
+        agent.action = action;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::world::{Agent, Target};
+    use crate::world::Target;
 
     /// A decider that gives every agent a fixed action.
     struct Fixed(Vec<(usize, Action)>);

@@ -26,6 +26,73 @@ pub enum Action {
     PathTo(glam::IVec2),
     /// Move in a direction (the keyboard): each component -1, 0 or 1.
     Steer(glam::IVec2),
+    /// Basic chase: each step, each axis one unit towards the target.
+    BasicChase(Target),
+    /// Basic evade: each step, each axis one unit away from the target.
+    BasicEvade(Target),
+    /// Line-of-sight chase: a Bresenham path on tiles, rebuilt when the target moves
+    /// (free agents steer straight at the target instead).
+    LosChase(Target),
+    /// Chase the point where the prey will be (relative velocity and closing time).
+    Intercept(Target),
+    /// Lennard-Jones potential: towards/away from a target and/or within a swarm.
+    Potential(PotentialSpec),
+    /// Step straight at the target while it is in sight, randomly otherwise.
+    WanderAvoid(Target),
+    /// Head for a goal and trace around the obstacles in the way.
+    TraceAround { goal: Target, variant: TraceVariant },
+    /// Follow another agent's breadcrumbs, scanning at most `trail` of them, newest first.
+    FollowCrumbs { leader: String, trail: usize },
+    /// Keep to a road: terrain analysis of the 8 neighbours weighted by direction.
+    FollowRoad { terrain: String },
+    /// Explore by keeping one hand on the wall.
+    WallTrace(Hand),
+    /// Walk the agent's scripted route (keyboard agents without key input).
+    Walk,
+}
+
+/// The Lennard-Jones potential `U(r) = -A / r^n + B / r^m`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LennardJones {
+    pub a: f64,
+    pub b: f64,
+    pub n: f64,
+    pub m: f64,
+}
+
+/// A potential-function movement: the forces of a target, of the other members of a swarm
+/// and of nearby obstacles, summed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PotentialSpec {
+    /// Something pulled towards / pushed from with `lj` (none for a pure swarm).
+    pub target: Option<Target>,
+    /// The potential between this agent and the target.
+    pub lj: LennardJones,
+    /// Swarm with every other agent of this kind, with `swarm_lj`.
+    pub swarm: Option<String>,
+    pub swarm_lj: LennardJones,
+    /// Repulsion strength of blocked tiles (`B / r^m` with the target's `m`); 0 turns it off.
+    pub obstacle: f64,
+    /// How far (tiles) obstacles and swarm mates are felt.
+    pub range: f64,
+}
+
+/// Which tracing-around-obstacles rule to use (seed 003).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TraceVariant {
+    /// Trace until the direct step towards the goal is free again.
+    Basic,
+    /// Trace until crossing the line from the tracing start to the goal.
+    Improved,
+    /// Trace until the goal is in line of sight, then walk the line.
+    Sight,
+}
+
+/// Which hand stays on the wall.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hand {
+    Left,
+    Right,
 }
 
 impl Action {
@@ -38,6 +105,18 @@ impl Action {
             Action::To(_) => "to",
             Action::PathTo(_) => "path_to",
             Action::Steer(_) => "steer",
+            Action::BasicChase(_) => "basic_chase",
+            Action::BasicEvade(_) => "basic_evade",
+            Action::LosChase(_) => "los_chase",
+            Action::Intercept(_) => "intercept",
+            Action::Potential(p) if p.swarm.is_some() => "swarm",
+            Action::Potential(_) => "potential",
+            Action::WanderAvoid(_) => "wander_avoid",
+            Action::TraceAround { .. } => "trace_around",
+            Action::FollowCrumbs { .. } => "follow_crumbs",
+            Action::FollowRoad { .. } => "follow_road",
+            Action::WallTrace(_) => "wall_trace",
+            Action::Walk => "walk",
         }
     }
 }

@@ -1,8 +1,10 @@
 //! Agents: identity, body, motion state and what drives them.
 
 use super::action::Action;
+use super::motion::{Motion, MoveMemory, Walk};
 use super::Tile;
 use glam::DVec2;
+use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
 use std::path::PathBuf;
 
@@ -73,12 +75,25 @@ pub struct Agent {
     pub error: Option<String>,
     /// What the agent's movement primitive wants drawn after the last tick (overlays).
     pub debug: Vec<super::Shape>,
+    /// Tile-stepping or free motion.
+    pub motion: Motion,
+    /// Most radians per second a free agent's heading may turn; `None` for no limit.
+    pub turn_rate: Option<f64>,
+    /// What the current action's primitive remembers; cleared when the action changes.
+    pub memory: MoveMemory,
+    /// The tile centre a tile step is heading for, if one is under way.
+    pub stepping: Option<Tile>,
+    /// This agent's random stream for movement (`rng::stream(seed, id, "move")`).
+    pub rng: ChaCha8Rng,
+    /// The scripted route of a keyboard agent.
+    pub walk: Walk,
 }
 
 impl Agent {
     /// An agent standing still at a tile centre with default body and speed.
     pub fn new(id: impl Into<String>, tile: Tile) -> Self {
         let id = id.into();
+        let id_for_rng = id.clone();
         Agent {
             kind: id.clone(),
             id,
@@ -95,6 +110,12 @@ impl Agent {
             route: None,
             error: None,
             debug: Vec::new(),
+            motion: Motion::Free,
+            turn_rate: None,
+            memory: MoveMemory::None,
+            stepping: None,
+            rng: super::rng::stream(0, &id_for_rng, "move"),
+            walk: Walk::default(),
         }
     }
 

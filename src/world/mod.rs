@@ -9,13 +9,15 @@ pub mod action;
 pub mod agent;
 pub mod debug;
 pub mod grid;
+pub mod motion;
 pub mod rng;
 pub mod terrain;
 
-pub use action::{Action, Target};
+pub use action::{Action, Hand, LennardJones, PotentialSpec, Target, TraceVariant};
 pub use agent::{Agent, Brain, Crumbs, Route};
 pub use debug::{Role, Shape};
 pub use grid::{Grid, RowError};
+pub use motion::{Motion, MoveMemory, TraceMode, TraceState, Walk};
 pub use terrain::{Terrain, TerrainId, TerrainTable};
 
 use glam::{DVec2, IVec2};
