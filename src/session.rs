@@ -43,6 +43,9 @@ impl std::fmt::Display for Reload {
 fn seeded(mut world: World, seed: Option<u64>) -> World {
     if let Some(s) = seed {
         world.seed = s;
+        for agent in &mut world.agents {
+            agent.rng = crate::world::rng::stream(s, &agent.id, "move");
+        }
     }
     world
 }
@@ -194,4 +197,7 @@ fn same_entry(a: &Agent, b: &Agent) -> bool {
         && a.params == b.params
         && a.crumbs.max == b.crumbs.max
         && a.brain == b.brain
+        && a.motion == b.motion
+        && a.turn_rate == b.turn_rate
+        && a.walk == b.walk
 }

@@ -4,7 +4,9 @@
 use super::file::{AgentSpec, SceneFile, TerrainSpec};
 use super::locate::Locator;
 use super::{resolve_relative, Scene, SceneError, SceneErrors};
-use crate::world::{Agent, Brain, Crumbs, Grid, RowError, Terrain, TerrainTable, World};
+use crate::world::{
+    rng, Agent, Brain, Crumbs, Grid, Motion, RowError, Terrain, TerrainTable, Walk, World,
+};
 use glam::IVec2;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -386,6 +388,7 @@ fn check_agent(
             );
         }
     }
+    check_motion(c, path, agent, world);
     if let Some(params) = &agent.params {
         if !params.is_object() {
             c.error(
@@ -421,7 +424,70 @@ fn check_agent(
     }
 }
 
-fn make_agent(file: &Path, spec: &AgentSpec, _seed: u64) -> Agent {
+/// Most degrees per second a `turn_rate` may be.
+const MAX_TURN_RATE: f64 = 36_000.0;
+
+/// The motion keys: `motion`, `directions`, `turn_rate` and a keyboard agent's `route`.
+fn check_motion(c: &mut Checker, path: &str, agent: &AgentSpec, world: Option<&World>) {
+    let tiles = match agent.motion.as_deref() {
+        None | Some("free") => false,
+        Some("tiles") => true,
+        Some(other) => {
+            c.error(
+                &format!("{path}.motion"),
+                format!("unknown motion {other:?}: use \"free\" or \"tiles\""),
+            );
+            false
+        }
+    };
+    if let Some(n) = agent.directions {
+        if n != 4 && n != 8 {
+            c.error(
+                &format!("{path}.directions"),
+                format!("directions must be 4 or 8, got {n}"),
+            );
+        } else if !tiles {
+            c.error(
+                &format!("{path}.directions"),
+                "directions only applies to `motion: tiles`",
+            );
+        }
+    }
+    if let Some(rate) = agent.turn_rate {
+        if !(rate.is_finite() && rate > 0.0 && rate <= MAX_TURN_RATE) {
+            c.error(
+                &format!("{path}.turn_rate"),
+                format!("turn_rate must be above 0 and at most {MAX_TURN_RATE} degrees per second, got {rate}"),
+            );
+        } else if tiles {
+            c.error(
+                &format!("{path}.turn_rate"),
+                "turn_rate only applies to free motion (tile-stepping agents turn on the spot)",
+            );
+        }
+    }
+    if let Some(route) = &agent.route {
+        if agent.control.as_deref() != Some("keyboard") {
+            c.error(
+                &format!("{path}.route"),
+                "route is the scripted walk of a `control: keyboard` agent; scripted agents move from their script",
+            );
+        }
+        if let Some(world) = world {
+            for (i, at) in route.iter().enumerate() {
+                check_tile(
+                    c,
+                    world,
+                    &format!("{path}.route.{i}"),
+                    &format!("route point {i} of `{}`", agent.id),
+                    *at,
+                );
+            }
+        }
+    }
+}
+
+fn make_agent(file: &Path, spec: &AgentSpec, seed: u64) -> Agent {
     let mut agent = Agent::new(
         spec.id.clone(),
         IVec2::new(spec.at[0] as i32, spec.at[1] as i32),
@@ -441,6 +507,23 @@ fn make_agent(file: &Path, spec: &AgentSpec, _seed: u64) -> Agent {
         ..Default::default()
     };
     agent.crumbs.drop_on(agent.tile());
+    agent.motion = match spec.motion.as_deref() {
+        Some("tiles") => Motion::Tiles {
+            diagonal: spec.directions != Some(4),
+        },
+        _ => Motion::Free,
+    };
+    agent.turn_rate = spec.turn_rate.map(f64::to_radians);
+    agent.walk = Walk {
+        tiles: spec
+            .route
+            .iter()
+            .flatten()
+            .map(|t| IVec2::new(t[0] as i32, t[1] as i32))
+            .collect(),
+        next: 0,
+    };
+    agent.rng = rng::stream(seed, &agent.id, "move");
     agent.brain = match (&spec.script, &spec.control) {
         (Some(script), _) => Brain::Script(resolve_relative(file, script)),
         (None, Some(_)) => Brain::Keyboard,

@@ -50,4 +50,12 @@ pub struct AgentSpec {
     pub breadcrumbs: Option<u32>,
     /// Sensing radius in tiles, for scripts (`self.sense`) and the bodies overlay.
     pub sense: Option<f64>,
+    /// `free` (default) or `tiles`.
+    pub motion: Option<String>,
+    /// Tile-stepping directions, 8 (default) or 4; only with `motion: tiles`.
+    pub directions: Option<u32>,
+    /// Most degrees per second a free agent may turn; no limit when absent.
+    pub turn_rate: Option<f64>,
+    /// A keyboard agent's scripted route, walked when no key is pressed (always, headless).
+    pub route: Option<Vec<[i64; 2]>>,
 }

@@ -1,10 +1,27 @@
 //! The Lua API: the `world` object handed to `decide`, and the `move` and `nav` tables.
 //! Every function here reads the world of the tick being decided; none changes it.
+//!
+//! `move.*` (each returns an action for `decide` to return; a target is an agent view, an
+//! agent id or a position `{x, y}`):
+//! - `stop()`, `chase(t)`, `evade(t)`, `to(pos)`, `path_to(tile)`: DESIGN.md's five.
+//! - `basic_chase(t)`, `basic_evade(t)`: each axis one unit towards / away per step.
+//! - `los_chase(t)`: Bresenham path on tiles, rebuilt when the target moves (free agents:
+//!   straight at the target).
+//! - `intercept(t)`: chase the point `St = Sprey + Vprey * |Sr| / |Vr|`.
+//! - `potential{target = t, A = 200, B = 50, n = 1, m = 2, obstacle = 2, range = 3}`:
+//!   Lennard-Jones `U = -A/r^n + B/r^m`; evade with `A = 0`.
+//! - `swarm{kind = k, A = 100, B = 200, n = 1, m = 2, target = t, target_A = 20, target_B = 0,
+//!   target_n = 1, target_m = 2, obstacle = 2, range = 8}`: every other agent of kind `k`
+//!   within `range` with (A, B, n, m), an optional leader with the `target_` values.
+//! - `wander_avoid(t)`: straight at `t` while in sight, a random step otherwise.
+//! - `trace_around(goal, {variant = "improved" | "basic" | "sight"})`.
+//! - `follow_crumbs(leader, {trail = 15})`: the newest of at most `trail` crumbs first.
+//! - `follow_road{terrain = "road"}`, `wall_trace{hand = "left" | "right"}`.
 
 use super::convert::{agent_view, tile_list, to_pos, to_target, to_tile, LuaAction};
 use super::errors::located;
 use crate::nav::{self, Diagonal, Heuristic, PathOptions};
-use crate::world::{Action, World};
+use crate::world::{Action, Hand, LennardJones, PotentialSpec, Target, TraceVariant, World};
 use mlua::{Lua, Table, UserData, UserDataMethods, Value, Variadic};
 use std::rc::Rc;
 
@@ -194,7 +211,319 @@ pub fn move_table(lua: &Lua) -> mlua::Result<Table> {
             Ok(action(Action::PathTo(to_tile(lua, &goal, "move.path_to")?)))
         })?,
     )?;
+    add_primitives(lua, &t)?;
     Ok(t)
+}
+
+/// A `move.*` function taking a target and returning an action built from it.
+fn target_fn(
+    lua: &Lua,
+    name: &'static str,
+    make: fn(Target) -> Action,
+) -> mlua::Result<mlua::Function> {
+    lua.create_function(move |lua, target: Value| {
+        with_world(lua, name, |w| {
+            Ok(action(make(to_target(lua, w, &target, name)?)))
+        })
+    })
+}
+
+/// Reads an optional number from an options table, checked against a range.
+fn number(
+    lua: &Lua,
+    opts: Option<&Table>,
+    key: &str,
+    default: f64,
+    what: &str,
+    ok: impl Fn(f64) -> bool,
+    rule: &str,
+) -> mlua::Result<f64> {
+    let Some(opts) = opts else { return Ok(default) };
+    match opts.get::<Value>(key)? {
+        Value::Nil => Ok(default),
+        Value::Integer(i) if ok(i as f64) => Ok(i as f64),
+        Value::Number(n) if n.is_finite() && ok(n) => Ok(n),
+        other => Err(located(
+            lua,
+            format!(
+                "{what}: {key} must be {rule}, got {}",
+                match other {
+                    Value::Integer(i) => i.to_string(),
+                    Value::Number(n) => n.to_string(),
+                    v => v.type_name().to_string(),
+                }
+            ),
+        )),
+    }
+}
+
+/// The Lennard-Jones parameters `A`, `B`, `n`, `m` of an options table (keys may be prefixed,
+/// e.g. `target_A`).
+fn lennard_jones(
+    lua: &Lua,
+    opts: &Table,
+    prefix: &str,
+    default: LennardJones,
+    what: &str,
+) -> mlua::Result<LennardJones> {
+    let any = |x: f64| x.is_finite() && x.abs() <= 1e9;
+    let exponent = |x: f64| x > 0.0 && x <= 12.0;
+    Ok(LennardJones {
+        a: number(
+            lua,
+            Some(opts),
+            &format!("{prefix}A"),
+            default.a,
+            what,
+            any,
+            "a number",
+        )?,
+        b: number(
+            lua,
+            Some(opts),
+            &format!("{prefix}B"),
+            default.b,
+            what,
+            any,
+            "a number",
+        )?,
+        n: number(
+            lua,
+            Some(opts),
+            &format!("{prefix}n"),
+            default.n,
+            what,
+            exponent,
+            "above 0 and at most 12",
+        )?,
+        m: number(
+            lua,
+            Some(opts),
+            &format!("{prefix}m"),
+            default.m,
+            what,
+            exponent,
+            "above 0 and at most 12",
+        )?,
+    })
+}
+
+/// The chase defaults: strong attraction, a little repulsion, balanced half a tile away.
+const CHASE_LJ: LennardJones = LennardJones {
+    a: 200.0,
+    b: 50.0,
+    n: 1.0,
+    m: 2.0,
+};
+/// The swarm defaults: mates settle 4 tiles apart (`r = m B / (n A)`).
+const SWARM_LJ: LennardJones = LennardJones {
+    a: 100.0,
+    b: 200.0,
+    n: 1.0,
+    m: 2.0,
+};
+
+fn optional_target(lua: &Lua, w: &World, opts: &Table, what: &str) -> mlua::Result<Option<Target>> {
+    match opts.get::<Value>("target")? {
+        Value::Nil => Ok(None),
+        v => Ok(Some(to_target(lua, w, &v, what)?)),
+    }
+}
+
+fn obstacle_and_range(lua: &Lua, opts: &Table, what: &str, range: f64) -> mlua::Result<(f64, f64)> {
+    Ok((
+        number(
+            lua,
+            Some(opts),
+            "obstacle",
+            2.0,
+            what,
+            |x| (0.0..=1e6).contains(&x),
+            "from 0 to 1000000",
+        )?,
+        number(
+            lua,
+            Some(opts),
+            "range",
+            range,
+            what,
+            |x| x > 0.0 && x <= 64.0,
+            "above 0 and at most 64 tiles",
+        )?,
+    ))
+}
+
+/// The primitives of ALGORITHMS.md beyond the DESIGN.md five.
+fn add_primitives(lua: &Lua, t: &Table) -> mlua::Result<()> {
+    t.set(
+        "basic_chase",
+        target_fn(lua, "move.basic_chase", Action::BasicChase)?,
+    )?;
+    t.set(
+        "basic_evade",
+        target_fn(lua, "move.basic_evade", Action::BasicEvade)?,
+    )?;
+    t.set(
+        "los_chase",
+        target_fn(lua, "move.los_chase", Action::LosChase)?,
+    )?;
+    t.set(
+        "intercept",
+        target_fn(lua, "move.intercept", Action::Intercept)?,
+    )?;
+    t.set(
+        "wander_avoid",
+        target_fn(lua, "move.wander_avoid", Action::WanderAvoid)?,
+    )?;
+    t.set(
+        "potential",
+        lua.create_function(|lua, opts: Table| {
+            let what = "move.potential";
+            with_world(lua, what, |w| {
+                let target = optional_target(lua, w, &opts, what)?;
+                if target.is_none() {
+                    return Err(located(lua, "move.potential: needs a target, e.g. move.potential{target = prey}; use move.swarm for a swarm"));
+                }
+                let lj = lennard_jones(lua, &opts, "", CHASE_LJ, what)?;
+                let (obstacle, range) = obstacle_and_range(lua, &opts, what, 3.0)?;
+                Ok(action(Action::Potential(PotentialSpec {
+                    target,
+                    lj,
+                    swarm: None,
+                    swarm_lj: SWARM_LJ,
+                    obstacle,
+                    range,
+                })))
+            })
+        })?,
+    )?;
+    t.set(
+        "swarm",
+        lua.create_function(|lua, opts: Table| {
+            let what = "move.swarm";
+            with_world(lua, what, |w| {
+                let kind: String = match opts.get::<Value>("kind")? {
+                    Value::String(s) => s.to_str()?.to_string(),
+                    _ => return Err(located(lua, "move.swarm: needs the kind of the swarm's members, e.g. move.swarm{kind = \"bird\"}")),
+                };
+                let swarm_lj = lennard_jones(lua, &opts, "", SWARM_LJ, what)?;
+                let target = optional_target(lua, w, &opts, what)?;
+                let target_lj = lennard_jones(
+                    lua,
+                    &opts,
+                    "target_",
+                    LennardJones { a: 20.0, b: 0.0, n: 1.0, m: 2.0 },
+                    what,
+                )?;
+                let (obstacle, range) = obstacle_and_range(lua, &opts, what, 8.0)?;
+                Ok(action(Action::Potential(PotentialSpec {
+                    target,
+                    lj: target_lj,
+                    swarm: Some(kind),
+                    swarm_lj,
+                    obstacle,
+                    range,
+                })))
+            })
+        })?,
+    )?;
+    t.set(
+        "trace_around",
+        lua.create_function(|lua, (goal, opts): (Value, Option<Table>)| {
+            let what = "move.trace_around";
+            with_world(lua, what, |w| {
+                let goal = to_target(lua, w, &goal, what)?;
+                let variant =
+                    match opts
+                        .as_ref()
+                        .map(|o| o.get::<Option<String>>("variant"))
+                        .transpose()?
+                        .flatten()
+                        .as_deref()
+                    {
+                        None | Some("improved") => TraceVariant::Improved,
+                        Some("basic") => TraceVariant::Basic,
+                        Some("sight") => TraceVariant::Sight,
+                        Some(other) => return Err(located(
+                            lua,
+                            format!(
+                                "{what}: variant must be basic, improved or sight, got {other:?}"
+                            ),
+                        )),
+                    };
+                Ok(action(Action::TraceAround { goal, variant }))
+            })
+        })?,
+    )?;
+    t.set(
+        "follow_crumbs",
+        lua.create_function(|lua, (leader, opts): (Value, Option<Table>)| {
+            let what = "move.follow_crumbs";
+            with_world(lua, what, |w| {
+                let Target::Agent(leader) = to_target(lua, w, &leader, what)? else {
+                    return Err(located(
+                        lua,
+                        "move.follow_crumbs: give the agent (or its id) whose crumbs to follow",
+                    ));
+                };
+                let trail = number(
+                    lua,
+                    opts.as_ref(),
+                    "trail",
+                    crate::movement::crumbs::BOOK_TRAIL_LENGTH as f64,
+                    what,
+                    |x| (1.0..=100_000.0).contains(&x) && x.fract() == 0.0,
+                    "a whole number from 1 to 100000",
+                )? as usize;
+                Ok(action(Action::FollowCrumbs { leader, trail }))
+            })
+        })?,
+    )?;
+    t.set(
+        "follow_road",
+        lua.create_function(|lua, opts: Option<Table>| {
+            let what = "move.follow_road";
+            with_world(lua, what, |w| {
+                let terrain = opts
+                    .as_ref()
+                    .map(|o| o.get::<Option<String>>("terrain"))
+                    .transpose()?
+                    .flatten()
+                    .unwrap_or_else(|| "road".to_string());
+                if w.terrain().by_name(&terrain).is_none() {
+                    return Err(located(
+                        lua,
+                        format!("{what}: no terrain named {terrain:?} in this scene"),
+                    ));
+                }
+                Ok(action(Action::FollowRoad { terrain }))
+            })
+        })?,
+    )?;
+    t.set(
+        "wall_trace",
+        lua.create_function(|lua, opts: Option<Table>| {
+            let hand =
+                match opts
+                    .as_ref()
+                    .map(|o| o.get::<Option<String>>("hand"))
+                    .transpose()?
+                    .flatten()
+                    .as_deref()
+                {
+                    None | Some("left") => Hand::Left,
+                    Some("right") => Hand::Right,
+                    Some(other) => return Err(located(
+                        lua,
+                        format!(
+                            "move.wall_trace: hand must be \"left\" or \"right\", got {other:?}"
+                        ),
+                    )),
+                };
+            Ok(action(Action::WallTrace(hand)))
+        })?,
+    )?;
+    Ok(())
 }
 
 fn path_options(lua: &Lua, opts: Option<Table>) -> mlua::Result<PathOptions> {

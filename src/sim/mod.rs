@@ -241,6 +241,36 @@ mod tests {
     }
 
     #[test]
+    fn a_primitive_keeps_its_memory_until_the_action_changes() {
+        use crate::world::{Hand, Motion, MoveMemory};
+        let mut w = World::from_ascii(&["#####", "#...#", "#...#", "#####"]);
+        let mut a = Agent::new("t", IVec2::new(1, 1));
+        a.motion = Motion::Tiles { diagonal: false };
+        w.agents.push(a);
+        let mut sim = Simulation::new(w);
+        let mut trace = Fixed(vec![(0, Action::WallTrace(Hand::Left))]);
+        for _ in 0..20 {
+            sim.step(&mut trace);
+        }
+        let kept = sim.world().agents[0].memory.clone();
+        assert!(
+            matches!(kept, MoveMemory::Wall { touching: true, .. }),
+            "{kept:?}"
+        );
+        let mut other = Fixed(vec![(0, Action::WallTrace(Hand::Right))]);
+        let before = sim.world().agents[0].tile();
+        sim.world_mut().agents[0].stepping = None;
+        sim.world_mut().agents[0].pos = crate::world::centre_of(before);
+        sim.step(&mut other);
+        // A new hand is a new decision: the memory started afresh (facing from the heading).
+        let fresh = &sim.world().agents[0].memory;
+        assert_ne!(fresh, &kept);
+        let mut stop = Fixed(vec![(0, Action::Stop)]);
+        sim.step(&mut stop);
+        assert_eq!(sim.world().agents[0].memory, MoveMemory::None);
+    }
+
+    #[test]
     fn failed_decisions_stop_the_agent_and_are_reported_once() {
         struct Failing;
         impl Decider for Failing {

@@ -1,0 +1,14 @@
+-- Potential-function chase and evade (seed 002): with A > 0 the target attracts from afar and
+-- B keeps a little distance; with A = 0 only the B term is left and the agent flees. Walls
+-- repel with the obstacle strength.
+local M = {}
+
+function M.decide(self, world)
+  local p = self.params
+  return move.potential {
+    target = p.target, A = p.A, B = p.B, n = p.n, m = p.m,
+    obstacle = p.obstacle, range = p.range,
+  }
+end
+
+return M

@@ -1,0 +1,10 @@
+-- A troll exploring rooms by wall tracing (seed 003): relative to the way it faces it tries to
+-- turn left, go straight, turn right, turn back, and takes the first free way, so its left hand
+-- never leaves the wall. params.hand: "left" (the book) or "right".
+local M = {}
+
+function M.decide(self, world)
+  return move.wall_trace { hand = self.params.hand or "left" }
+end
+
+return M

@@ -1,0 +1,9 @@
+-- Random-movement obstacle avoidance (seed 003): step straight at the goal while it is in line
+-- of sight, in a random direction otherwise. The randomness comes from the scene seed.
+local M = {}
+
+function M.decide(self, world)
+  return move.wander_avoid(self.params.goal)
+end
+
+return M
