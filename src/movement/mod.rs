@@ -213,3 +213,64 @@ fn continuous(
         | Action::WallTrace(_) => (DVec2::ZERO, Vec::new()),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::world::{Motion, Target};
+    use glam::IVec2;
+
+    /// Runs `ticks` steps of one agent's action alone in a world, applying only the step.
+    fn run(world: &World, mut agent: Agent, ticks: usize) -> Vec<Agent> {
+        let dt = world.dt();
+        let mut out = vec![];
+        for _ in 0..ticks {
+            let s = step(world, &agent, dt);
+            agent.pos += s.delta;
+            if s.delta.length_squared() > 0.0 {
+                agent.heading = s.delta.y.atan2(s.delta.x);
+            }
+            agent.vel = s.delta / dt;
+            agent.memory = s.memory;
+            agent.stepping = s.stepping;
+            out.push(agent.clone());
+        }
+        out
+    }
+
+    #[test]
+    fn tile_agents_run_continuous_primitives_on_tile_lines() {
+        let world = World::from_ascii(&["..........", "..........", "..........", ".........."]);
+        let mut agent = Agent::new("a", IVec2::new(0, 0));
+        agent.motion = Motion::Tiles { diagonal: false };
+        agent.action = Action::Chase(Target::Point(DVec2::new(7.0, 3.0)));
+        let path = run(&world, agent, 120);
+        for a in &path {
+            assert!(
+                a.pos.x.fract() == 0.0 || a.pos.y.fract() == 0.0,
+                "{}",
+                a.pos
+            );
+        }
+        assert_eq!(path.last().unwrap().pos, DVec2::new(7.0, 3.0));
+    }
+
+    #[test]
+    fn a_turn_rate_swings_a_free_agent_round_in_an_arc() {
+        let world = World::from_ascii(&["..........", "..........", "..........", ".........."]);
+        let mut agent = Agent::new("a", IVec2::new(5, 0));
+        agent.heading = 0.0;
+        agent.turn_rate = Some(std::f64::consts::PI); // 180 degrees a second
+        agent.action = Action::To(DVec2::new(0.0, 0.0));
+        let path = run(&world, agent, 10);
+        // Target straight behind: it keeps turning 6 degrees a tick instead of reversing.
+        for (i, a) in path.iter().enumerate() {
+            let turned = (i + 1) as f64 * std::f64::consts::PI / 30.0;
+            assert!(
+                (a.heading.abs() - turned).abs() < 1e-9,
+                "tick {i}: {}",
+                a.heading
+            );
+        }
+    }
+}

@@ -37,6 +37,11 @@ pub fn drive(
     let mut pos = agent.pos;
     let mut left = reach;
     let mut stepping = agent.stepping;
+    // The tile being stepped to was walled up under the agent (a map edit): go back to the
+    // centre it came from instead of pressing against the new wall.
+    if stepping.is_some_and(|t| world.is_blocked(t)) {
+        stepping = Some(tile_of(pos)).filter(|t| !world.is_blocked(*t));
+    }
     // An agent between centres (it was free, or was pushed) first walks to the nearest one.
     if stepping.is_none() && pos.distance(centre_of(tile_of(pos))) > 1e-9 {
         stepping = Some(tile_of(pos));
@@ -113,6 +118,19 @@ mod tests {
         assert_eq!(agent.pos, DVec2::new(4.0, 0.0));
         // One decision per tile centre reached.
         assert_eq!(decided.len(), 4);
+    }
+
+    #[test]
+    fn a_step_into_a_tile_walled_up_meanwhile_turns_back() {
+        let mut world = World::from_ascii(&["...."]);
+        let mut agent = Agent::new("a", IVec2::new(0, 0));
+        agent.pos = DVec2::new(0.3, 0.0);
+        agent.stepping = Some(IVec2::new(1, 0));
+        let wall = world.terrain().by_name("wall").unwrap();
+        world.set_terrain(IVec2::new(1, 0), wall);
+        let step = drive(&world, &agent, 0.1, &mut |_| None);
+        assert!((step.delta - DVec2::new(-0.1, 0.0)).length() < 1e-12);
+        assert_eq!(step.stepping, Some(IVec2::new(0, 0)));
     }
 
     #[test]

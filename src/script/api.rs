@@ -433,24 +433,25 @@ fn add_primitives(lua: &Lua, t: &Table) -> mlua::Result<()> {
             let what = "move.trace_around";
             with_world(lua, what, |w| {
                 let goal = to_target(lua, w, &goal, what)?;
-                let variant =
-                    match opts
-                        .as_ref()
-                        .map(|o| o.get::<Option<String>>("variant"))
-                        .transpose()?
-                        .flatten()
-                        .as_deref()
-                    {
-                        None | Some("improved") => TraceVariant::Improved,
-                        Some("basic") => TraceVariant::Basic,
-                        Some("sight") => TraceVariant::Sight,
-                        Some(other) => return Err(located(
+                let variant = match opts
+                    .as_ref()
+                    .map(|o| o.get::<Option<String>>("variant"))
+                    .transpose()?
+                    .flatten()
+                    .as_deref()
+                {
+                    None | Some("improved") => TraceVariant::Improved,
+                    Some("basic") => TraceVariant::Basic,
+                    Some("sight") => TraceVariant::Sight,
+                    Some(other) => {
+                        return Err(located(
                             lua,
                             format!(
                                 "{what}: variant must be basic, improved or sight, got {other:?}"
                             ),
-                        )),
-                    };
+                        ))
+                    }
+                };
                 Ok(action(Action::TraceAround { goal, variant }))
             })
         })?,
@@ -503,23 +504,24 @@ fn add_primitives(lua: &Lua, t: &Table) -> mlua::Result<()> {
     t.set(
         "wall_trace",
         lua.create_function(|lua, opts: Option<Table>| {
-            let hand =
-                match opts
-                    .as_ref()
-                    .map(|o| o.get::<Option<String>>("hand"))
-                    .transpose()?
-                    .flatten()
-                    .as_deref()
-                {
-                    None | Some("left") => Hand::Left,
-                    Some("right") => Hand::Right,
-                    Some(other) => return Err(located(
+            let hand = match opts
+                .as_ref()
+                .map(|o| o.get::<Option<String>>("hand"))
+                .transpose()?
+                .flatten()
+                .as_deref()
+            {
+                None | Some("left") => Hand::Left,
+                Some("right") => Hand::Right,
+                Some(other) => {
+                    return Err(located(
                         lua,
                         format!(
                             "move.wall_trace: hand must be \"left\" or \"right\", got {other:?}"
                         ),
-                    )),
-                };
+                    ))
+                }
+            };
             Ok(action(Action::WallTrace(hand)))
         })?,
     )?;
