@@ -23,10 +23,9 @@ pub fn tile_step(at: Tile, threat: Tile, diagonal: bool) -> Tile {
 /// The displacement of a free evader: each axis `reach` away from the threat, capped at
 /// `reach` overall.
 pub fn free_step(pos: DVec2, threat: DVec2, reach: f64) -> DVec2 {
-    let away = DVec2::new(
-        (pos.x - threat.x).signum() * ((pos.x - threat.x) != 0.0) as i32 as f64,
-        (pos.y - threat.y).signum() * ((pos.y - threat.y) != 0.0) as i32 as f64,
-    );
+    // -1, 0 or +1 per axis: a level axis does not move.
+    let unit = |d: f64| if d == 0.0 { 0.0 } else { d.signum() };
+    let away = DVec2::new(unit(pos.x - threat.x), unit(pos.y - threat.y));
     away.try_normalize().unwrap_or(DVec2::ZERO) * reach
 }
 
