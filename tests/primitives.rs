@@ -284,3 +284,68 @@ fn bad_primitive_arguments_are_script_errors_with_the_line() {
         "{text}"
     );
 }
+
+#[test]
+fn every_move_binding_returns_its_action() {
+    let script = r#"
+local M = {}
+local calls = {
+  function(w) return move.basic_chase("flag") end,
+  function(w) return move.basic_evade("flag") end,
+  function(w) return move.los_chase("flag") end,
+  function(w) return move.intercept(w:agent("flag")) end,
+  function(w) return move.potential{ target = "flag", A = 1, B = 2, n = 1, m = 2 } end,
+  function(w) return move.swarm{ kind = "walker", target = "flag" } end,
+  function(w) return move.wander_avoid({ 6, 2 }) end,
+  function(w) return move.trace_around("flag", { variant = "basic" }) end,
+  function(w) return move.follow_crumbs("flag", { trail = 3 }) end,
+  function(w) return move.follow_road() end,
+  function(w) return move.wall_trace{ hand = "right" } end,
+}
+function M.decide(self, world)
+  return calls[world:tick() % #calls + 1](world)
+end
+return M
+"#;
+    let dir = scratch(&[
+        (
+            "s.yaml",
+            "map:\n  rows: |\n    ........\n    ..====..\n    ........\nagents:\n  - id: w\n    kind: walker\n    at: [0, 0]\n    script: s.lua\n  - id: flag\n    at: [6, 2]\n",
+        ),
+        ("s.lua", script),
+    ]);
+    let scene = dir.path().join("s.yaml");
+    let out = agentbox(&[
+        "headless",
+        scene.to_str().unwrap(),
+        "--ticks",
+        "11",
+        "--trace",
+        "-",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let names: Vec<String> = stdout(&out)
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            assert!(v["agents"][0].get("error").is_none(), "{l}");
+            v["agents"][0]["action"].as_str().unwrap().to_string()
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "basic_chase",
+            "basic_evade",
+            "los_chase",
+            "intercept",
+            "potential",
+            "swarm",
+            "wander_avoid",
+            "trace_around",
+            "follow_crumbs",
+            "follow_road",
+            "wall_trace"
+        ]
+    );
+}
