@@ -77,10 +77,14 @@ pub fn step(world: &World, agent: &Agent, dt: f64) -> Step {
             Some(goal) => tiles::drive(world, agent, reach, &mut |c| wander_avoid::next(c, goal)),
             None => Step::default(),
         },
-        Action::TraceAround { goal, variant } => match tile_target(goal) {
-            Some(goal) => {
-                tiles::drive(world, agent, reach, &mut |c| trace::next(c, goal, *variant))
-            }
+        Action::TraceAround {
+            goal,
+            variant,
+            hand,
+        } => match tile_target(goal) {
+            Some(goal) => tiles::drive(world, agent, reach, &mut |c| {
+                trace::next(c, goal, *variant, *hand)
+            }),
             None => Step::default(),
         },
         Action::FollowCrumbs { leader, trail } => tiles::drive(world, agent, reach, &mut |c| {

@@ -11,7 +11,8 @@
 //! - **sight**: while tracing, check line of sight to the goal every step; as soon as it is
 //!   visible, walk the Bresenham line to it.
 //!
-//! Tracing moves in 4 directions by the left-hand wall rule ([`super::wall_trace`]).
+//! Tracing moves in 4 directions by the wall rule of [`super::wall_trace`], with the left hand
+//! on the obstacle by default or the right one.
 
 use super::dirs::{can_step, dir4_of_angle};
 use super::tiles::TileCtx;
@@ -35,26 +36,33 @@ pub fn crossed_line(start: Tile, goal: Tile, at: Tile) -> bool {
         && bresenham(start, goal).contains(&at)
 }
 
-fn begin_tracing(world: &World, st: &mut TraceState, at: Tile, goal: Tile) -> Option<Tile> {
+fn begin_tracing(
+    world: &World,
+    st: &mut TraceState,
+    at: Tile,
+    goal: Tile,
+    hand: Hand,
+) -> Option<Tile> {
     let blocked = straight_step(at, goal) - at;
-    // Face along the obstacle with it on the left hand: the blocked way, turned right.
+    // Face along the obstacle with it on the hand side: the blocked way, turned away from the
+    // hand.
     let towards = dir4_of_angle((blocked.y as f64).atan2(blocked.x as f64));
     st.mode = TraceMode::Tracing;
     st.start = at;
-    st.facing = (towards + 1) % 4;
+    st.facing = wall_trace::order(hand, towards)[2];
     st.steps = 0;
-    trace_step(world, st, at)
+    trace_step(world, st, at, hand)
 }
 
-fn trace_step(world: &World, st: &mut TraceState, at: Tile) -> Option<Tile> {
-    let d = wall_trace::choose(world, at, st.facing, Hand::Left)?;
+fn trace_step(world: &World, st: &mut TraceState, at: Tile, hand: Hand) -> Option<Tile> {
+    let d = wall_trace::choose(world, at, st.facing, hand)?;
     st.facing = d;
     st.steps += 1;
     Some(at + super::dirs::DIR4[d])
 }
 
-/// The next tile towards `goal` with the given variant.
-pub fn next(ctx: &mut TileCtx, goal: Tile, variant: TraceVariant) -> Option<Tile> {
+/// The next tile towards `goal` with the given variant and hand.
+pub fn next(ctx: &mut TileCtx, goal: Tile, variant: TraceVariant, hand: Hand) -> Option<Tile> {
     let at = ctx.at;
     let world = ctx.world;
     let mut st = match &*ctx.memory {
@@ -69,7 +77,7 @@ pub fn next(ctx: &mut TileCtx, goal: Tile, variant: TraceVariant) -> Option<Tile
     let to = if at == goal {
         None
     } else {
-        decide(world, &mut st, at, goal, variant)
+        decide(world, &mut st, at, goal, variant, hand)
     };
     ctx.shapes.push(Shape::Line {
         role: Role::Goal,
@@ -107,6 +115,7 @@ fn decide(
     at: Tile,
     goal: Tile,
     variant: TraceVariant,
+    hand: Hand,
 ) -> Option<Tile> {
     match &mut st.mode {
         TraceMode::Sighted(path) => {
@@ -117,14 +126,14 @@ fn decide(
                 }
             }
             st.mode = TraceMode::Direct;
-            decide(world, st, at, goal, variant)
+            decide(world, st, at, goal, variant, hand)
         }
         TraceMode::Direct => {
             let step = straight_step(at, goal);
             if can_step(world, at, step) {
                 Some(step)
             } else {
-                begin_tracing(world, st, at, goal)
+                begin_tracing(world, st, at, goal, hand)
             }
         }
         TraceMode::Tracing => {
@@ -138,7 +147,7 @@ fn decide(
                         let mut path: VecDeque<Tile> = bresenham(at, goal).into();
                         path.pop_front();
                         st.mode = TraceMode::Sighted(path);
-                        return decide(world, st, at, goal, variant);
+                        return decide(world, st, at, goal, variant, hand);
                     }
                     false
                 }
@@ -147,7 +156,7 @@ fn decide(
                 st.mode = TraceMode::Direct;
                 return Some(straight_step(at, goal));
             }
-            trace_step(world, st, at)
+            trace_step(world, st, at, hand)
         }
     }
 }
@@ -166,6 +175,17 @@ mod tests {
         variant: TraceVariant,
         steps: usize,
     ) -> Vec<Tile> {
+        run_with(rows, start, goal, variant, Hand::Left, steps)
+    }
+
+    fn run_with(
+        rows: &[&str],
+        start: Tile,
+        goal: Tile,
+        variant: TraceVariant,
+        hand: Hand,
+        steps: usize,
+    ) -> Vec<Tile> {
         let world = World::from_ascii(rows);
         let agent = Agent::new("a", start);
         let mut memory = MoveMemory::None;
@@ -182,7 +202,7 @@ mod tests {
                 rng: &mut rng,
                 shapes: &mut shapes,
             };
-            match next(&mut ctx, goal, variant) {
+            match next(&mut ctx, goal, variant, hand) {
                 Some(t) => {
                     assert!(can_step(&world, at, t), "{at} -> {t}");
                     at = t;
@@ -229,6 +249,18 @@ mod tests {
         let sight = run(&CUP, start, goal, TraceVariant::Sight, 300);
         assert_eq!(*sight.last().unwrap(), goal, "{sight:?}");
         assert!(sight.len() <= improved.len());
+    }
+
+    #[test]
+    fn the_right_hand_goes_round_the_other_side() {
+        let (start, goal) = (IVec2::new(1, 5), IVec2::new(12, 5));
+        let left = run_with(&CUP, start, goal, TraceVariant::Improved, Hand::Left, 300);
+        let right = run_with(&CUP, start, goal, TraceVariant::Improved, Hand::Right, 300);
+        assert_eq!(*right.last().unwrap(), goal, "{right:?}");
+        // Facing the cup's bottom, the left hand turns right (down) and passes below the cup
+        // (row > 7); the right hand turns left (up) and passes above it (row < 3).
+        assert!(left.iter().any(|t| t.y > 7) && left.iter().all(|t| t.y >= 3));
+        assert!(right.iter().any(|t| t.y < 3) && right.iter().all(|t| t.y <= 7));
     }
 
     #[test]

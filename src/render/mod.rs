@@ -189,7 +189,11 @@ impl Window {
         }
         if self.options.frame_stats {
             let agents = self.session.world().agents.len();
-            print_frame_stats("whole frame (input, ticks, drawing)", &mut build_times, agents);
+            print_frame_stats(
+                "whole frame (input, ticks, drawing)",
+                &mut build_times,
+                agents,
+            );
             print_frame_stats("drawing only", &mut draw_times, agents);
         }
         Ok(())

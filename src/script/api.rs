@@ -14,7 +14,7 @@
 //!   target_n = 1, target_m = 2, obstacle = 2, range = 8}`: every other agent of kind `k`
 //!   within `range` with (A, B, n, m), an optional leader with the `target_` values.
 //! - `wander_avoid(t)`: straight at `t` while in sight, a random step otherwise.
-//! - `trace_around(goal, {variant = "improved" | "basic" | "sight"})`.
+//! - `trace_around(goal, {variant = "improved" | "basic" | "sight", hand = "left" | "right"})`.
 //! - `follow_crumbs(leader, {trail = 15})`: the newest of at most `trail` crumbs first.
 //! - `follow_road{terrain = "road"}`, `wall_trace{hand = "left" | "right"}`.
 
@@ -353,6 +353,22 @@ fn obstacle_and_range(lua: &Lua, opts: &Table, what: &str, range: f64) -> mlua::
     ))
 }
 
+/// The `hand` option: "left" (the default, as in the book) or "right".
+fn hand_option(lua: &Lua, opts: Option<&Table>, what: &str) -> mlua::Result<Hand> {
+    let hand = match opts {
+        Some(o) => o.get::<Option<String>>("hand")?,
+        None => None,
+    };
+    match hand.as_deref() {
+        None | Some("left") => Ok(Hand::Left),
+        Some("right") => Ok(Hand::Right),
+        Some(other) => Err(located(
+            lua,
+            format!("{what}: hand must be \"left\" or \"right\", got {other:?}"),
+        )),
+    }
+}
+
 /// The primitives of ALGORITHMS.md beyond the DESIGN.md five.
 fn add_primitives(lua: &Lua, t: &Table) -> mlua::Result<()> {
     t.set(
@@ -452,7 +468,12 @@ fn add_primitives(lua: &Lua, t: &Table) -> mlua::Result<()> {
                         ))
                     }
                 };
-                Ok(action(Action::TraceAround { goal, variant }))
+                let hand = hand_option(lua, opts.as_ref(), what)?;
+                Ok(action(Action::TraceAround {
+                    goal,
+                    variant,
+                    hand,
+                }))
             })
         })?,
     )?;
@@ -504,25 +525,11 @@ fn add_primitives(lua: &Lua, t: &Table) -> mlua::Result<()> {
     t.set(
         "wall_trace",
         lua.create_function(|lua, opts: Option<Table>| {
-            let hand = match opts
-                .as_ref()
-                .map(|o| o.get::<Option<String>>("hand"))
-                .transpose()?
-                .flatten()
-                .as_deref()
-            {
-                None | Some("left") => Hand::Left,
-                Some("right") => Hand::Right,
-                Some(other) => {
-                    return Err(located(
-                        lua,
-                        format!(
-                            "move.wall_trace: hand must be \"left\" or \"right\", got {other:?}"
-                        ),
-                    ))
-                }
-            };
-            Ok(action(Action::WallTrace(hand)))
+            Ok(action(Action::WallTrace(hand_option(
+                lua,
+                opts.as_ref(),
+                "move.wall_trace",
+            )?)))
         })?,
     )?;
     Ok(())

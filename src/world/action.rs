@@ -40,7 +40,12 @@ pub enum Action {
     /// Step straight at the target while it is in sight, randomly otherwise.
     WanderAvoid(Target),
     /// Head for a goal and trace around the obstacles in the way.
-    TraceAround { goal: Target, variant: TraceVariant },
+    TraceAround {
+        goal: Target,
+        variant: TraceVariant,
+        /// The hand kept on the obstacle while tracing.
+        hand: Hand,
+    },
     /// Follow another agent's breadcrumbs, scanning at most `trail` of them, newest first.
     FollowCrumbs { leader: String, trail: usize },
     /// Keep to a road: terrain analysis of the 8 neighbours weighted by direction.
