@@ -4,9 +4,11 @@
 //! that returns how far to move this tick, the state it keeps across ticks (a route, a
 //! Bresenham path, a tracing start, a direction) and debug shapes for the overlays; the
 //! simulation applies the move and resolves walls with [`slide::slide`]. Grid algorithms
-//! (tracing, crumbs, roads, wall tracing, random avoidance, line-of-sight paths) step from tile
-//! centre to tile centre through [`tiles::drive`]; continuous ones (chase, evade, intercept,
-//! potentials) move freely, or pick the best neighbour tile for tile-stepping agents. Nothing
+//! (tracing, crumbs, roads, wall tracing) step from tile centre to tile centre through
+//! [`tiles::drive`] whatever the agent's motion; line-of-sight chase and random avoidance step on
+//! tiles for tile agents and move continuously for free ones; continuous primitives (chase,
+//! evade, intercept, potentials) move freely, or pick the best neighbour tile for
+//! tile-stepping agents. Nothing
 //! here draws, reads input or names mlua, macroquad or notify.
 
 pub mod basic_chase;
@@ -71,6 +73,22 @@ pub fn step(world: &World, agent: &Agent, dt: f64) -> Step {
         }
         Action::LosChase(target) if agent.motion.is_tiles() => match tile_target(target) {
             Some(goal) => tiles::drive(world, agent, reach, &mut |c| los_chase::next(c, goal)),
+            None => Step::default(),
+        },
+        Action::WanderAvoid(target) if !agent.motion.is_tiles() => match world.target_pos(target) {
+            Some(goal) => {
+                let mut memory = agent.memory.clone();
+                let mut rng = agent.rng.clone();
+                let (delta, shapes) =
+                    wander_avoid::free_step(world, agent, goal, reach, &mut memory, &mut rng);
+                Step {
+                    delta,
+                    shapes,
+                    memory,
+                    rng: Some(rng),
+                    ..Default::default()
+                }
+            }
             None => Step::default(),
         },
         Action::WanderAvoid(target) => match tile_target(target) {

@@ -2,11 +2,19 @@
 //! ALGORITHMS.md): if the target is in line of sight, step straight towards it (the next cell
 //! of the Bresenham line); otherwise step in a random direction. The random directions come
 //! from the agent's own seeded stream, so a run repeats exactly.
+//!
+//! Free agents run straight at the target while it is in sight, and otherwise keep a random
+//! compass heading for [`HOLD_SECONDS`] (or until a wall is right ahead) before drawing another.
 
 use super::dirs::{can_step, DIR4, DIR8};
 use super::tiles::TileCtx;
 use crate::nav::{bresenham, line_of_sight};
-use crate::world::{centre_of, rng, Role, Shape, Tile};
+use crate::world::{centre_of, rng, tile_of, Agent, MoveMemory, Role, Shape, Tile, World};
+use glam::DVec2;
+use rand_chacha::ChaCha8Rng;
+
+/// How long a free agent keeps one random heading, in seconds.
+pub const HOLD_SECONDS: f64 = 0.5;
 
 /// How many random directions are drawn before standing still for a step.
 const RANDOM_TRIES: usize = 8;
@@ -42,6 +50,57 @@ pub fn next(ctx: &mut TileCtx, goal: Tile) -> Option<Tile> {
         }
     }
     None
+}
+
+/// A free agent's displacement this tick towards `goal` (a position), updating its memory and
+/// random stream; with the shapes explaining it.
+pub fn free_step(
+    world: &World,
+    agent: &Agent,
+    goal: DVec2,
+    reach: f64,
+    memory: &mut MoveMemory,
+    rng: &mut ChaCha8Rng,
+) -> (DVec2, Vec<Shape>) {
+    let at = tile_of(agent.pos);
+    let mut shapes = vec![Shape::Line {
+        role: Role::Los,
+        from: agent.pos,
+        to: goal,
+    }];
+    if line_of_sight(world, at, tile_of(goal)) {
+        *memory = MoveMemory::None;
+        return (super::chase::chase(agent.pos, goal, reach), shapes);
+    }
+    let (mut direction, mut ticks_left) = match memory {
+        MoveMemory::Wander {
+            direction,
+            ticks_left,
+        } => (*direction, *ticks_left),
+        _ => (0, 0),
+    };
+    let blocked_ahead = !can_step(world, at, at + DIR8[direction]);
+    if ticks_left == 0 || blocked_ahead {
+        for _ in 0..RANDOM_TRIES {
+            direction = rng::int_in(rng, 0, 7) as usize;
+            if can_step(world, at, at + DIR8[direction]) {
+                break;
+            }
+        }
+        ticks_left = (HOLD_SECONDS * world.tick_rate as f64).round().max(1.0) as u32;
+    }
+    *memory = MoveMemory::Wander {
+        direction,
+        ticks_left: ticks_left - 1,
+    };
+    let d = DIR8[direction];
+    let delta = DVec2::new(d.x as f64, d.y as f64).normalize() * reach;
+    shapes.push(Shape::Vector {
+        role: Role::Probe,
+        from: agent.pos,
+        delta: delta / world.dt(),
+    });
+    (delta, shapes)
 }
 
 #[cfg(test)]
@@ -90,5 +149,35 @@ mod tests {
             picks.insert((p.x, p.y));
         }
         assert!(picks.len() >= 4, "random directions vary: {picks:?}");
+    }
+
+    #[test]
+    fn free_agents_hold_a_random_heading_and_run_straight_once_they_see() {
+        let world = World::from_ascii(&["..........", "....#.....", "....#.....", ".........."]);
+        let mut agent = Agent::new("a", IVec2::new(2, 1));
+        let goal = DVec2::new(7.0, 1.0);
+        let mut memory = MoveMemory::None;
+        let mut r = agent.rng.clone();
+        let (first, _) = free_step(&world, &agent, goal, 0.1, &mut memory, &mut r);
+        assert!((first.length() - 0.1).abs() < 1e-12);
+        // Held for half a second (15 ticks at 30 per second) while nothing is in the way.
+        let MoveMemory::Wander { ticks_left, .. } = memory else {
+            panic!("{memory:?}")
+        };
+        assert_eq!(ticks_left, 14);
+        let (second, _) = free_step(&world, &agent, goal, 0.1, &mut memory, &mut r);
+        assert_eq!(first, second);
+        // In sight: straight at the goal.
+        agent.pos = DVec2::new(2.0, 0.0);
+        let (seen, _) = free_step(
+            &world,
+            &agent,
+            DVec2::new(7.0, 0.0),
+            0.1,
+            &mut memory,
+            &mut r,
+        );
+        assert_eq!(seen, DVec2::new(0.1, 0.0));
+        assert_eq!(memory, MoveMemory::None);
     }
 }

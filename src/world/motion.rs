@@ -47,6 +47,8 @@ pub enum MoveMemory {
     Wall { facing: usize, touching: bool },
     /// Tracing around obstacles.
     Trace(TraceState),
+    /// A free agent's random heading (index into the 8 directions) and the ticks it is kept.
+    Wander { direction: usize, ticks_left: u32 },
 }
 
 /// The state of tracing around obstacles.
