@@ -15,6 +15,16 @@ use glam::{DVec2, IVec2};
 /// Distances below this (tiles) count as this, so the force stays finite.
 const MIN_DISTANCE: f64 = 0.05;
 
+/// `r^e`, by repeated multiplication for whole exponents (the usual case) so the result does
+/// not depend on the platform's `pow`.
+fn pow(r: f64, e: f64) -> f64 {
+    if e.fract() == 0.0 && e.abs() <= 64.0 {
+        r.powi(e as i32)
+    } else {
+        r.powf(e)
+    }
+}
+
 /// The force on a unit whose offset from the other is `offset` (self minus other).
 pub fn lj_force(offset: DVec2, lj: &LennardJones) -> DVec2 {
     let r0 = offset.length();
@@ -22,7 +32,7 @@ pub fn lj_force(offset: DVec2, lj: &LennardJones) -> DVec2 {
         return DVec2::ZERO;
     }
     let r = r0.max(MIN_DISTANCE);
-    let push = -lj.n * lj.a / r.powf(lj.n + 1.0) + lj.m * lj.b / r.powf(lj.m + 1.0);
+    let push = -lj.n * lj.a / pow(r, lj.n + 1.0) + lj.m * lj.b / pow(r, lj.m + 1.0);
     offset / r0 * push
 }
 
