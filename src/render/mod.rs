@@ -166,7 +166,8 @@ impl Window {
             let drawing = std::time::Instant::now();
             clear_background(Color::from_rgba(0x1e, 0x20, 0x26, 0xff));
             map.draw(self.session.world(), &self.camera);
-            self.overlays.draw_under(self.session.world(), &self.camera);
+            self.overlays
+                .draw_under(self.session.world(), &self.camera, self.selected.as_deref());
             agents::draw(
                 self.session.world(),
                 &self.camera,

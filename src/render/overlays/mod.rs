@@ -4,12 +4,14 @@
 
 mod bodies;
 mod crumbs;
+mod heat;
 mod route;
+mod shapes;
 mod sight;
 mod waypoints;
 
 use super::camera::Camera;
-use crate::world::World;
+use crate::world::{Role, World};
 use macroquad::prelude::*;
 use std::collections::BTreeSet;
 
@@ -20,11 +22,15 @@ pub enum Overlay {
     Sight,
     Crumbs,
     Waypoints,
+    Weights,
+    Probes,
+    Forces,
+    Heat,
     Bodies,
 }
 
 /// `(overlay, key, key label, name, what it shows)`.
-pub const ALL: [(Overlay, KeyCode, &str, &str, &str); 5] = [
+pub const ALL: [(Overlay, KeyCode, &str, &str, &str); 9] = [
     (
         Overlay::Routes,
         KeyCode::Key1,
@@ -53,6 +59,10 @@ pub const ALL: [(Overlay, KeyCode, &str, &str, &str); 5] = [
         "waypoints",
         "waypoint nodes and the links between nodes that see each other",
     ),
+    (Overlay::Weights, KeyCode::Key6, "6", "weights", "the numbers a primitive compared (road followers' direction weights)"),
+    (Overlay::Probes, KeyCode::Key7, "7", "probes", "cells and points primitives looked at: wall-tracing feelers, crumb scans, tracing starts, aim points"),
+    (Overlay::Forces, KeyCode::Key8, "8", "forces", "potential-function forces as arrows (obstacle push, total)"),
+    (Overlay::Heat, KeyCode::Key9, "9", "heat", "the potential field of the selected (or first) potential agent: blue weak, red strong"),
     (
         Overlay::Bodies,
         KeyCode::Key0,
@@ -83,7 +93,10 @@ impl Overlays {
     }
 
     /// Draws the overlays that sit under the agents.
-    pub fn draw_under(&mut self, world: &World, camera: &Camera) {
+    pub fn draw_under(&mut self, world: &World, camera: &Camera, selected: Option<&str>) {
+        if self.on.contains(&Overlay::Heat) {
+            heat::draw(world, camera, selected);
+        }
         if self.on.contains(&Overlay::Waypoints) {
             self.waypoints.draw(world, camera);
         }
@@ -92,14 +105,25 @@ impl Overlays {
         }
         if self.on.contains(&Overlay::Sight) {
             sight::draw(world, camera);
+            shapes::draw(world, camera, &[Role::Los]);
         }
         if self.on.contains(&Overlay::Routes) {
             route::draw(world, camera);
+            shapes::draw(world, camera, &[Role::Path]);
+        }
+        if self.on.contains(&Overlay::Probes) {
+            shapes::draw(world, camera, &[Role::Probe, Role::Goal]);
         }
     }
 
     /// Draws the overlays that sit over the agents.
     pub fn draw_over(&mut self, world: &World, camera: &Camera) {
+        if self.on.contains(&Overlay::Forces) {
+            shapes::draw(world, camera, &[Role::Force]);
+        }
+        if self.on.contains(&Overlay::Weights) {
+            shapes::draw(world, camera, &[Role::Weights]);
+        }
         if self.on.contains(&Overlay::Bodies) {
             bodies::draw(world, camera);
         }
@@ -114,10 +138,10 @@ pub fn shade_tile(camera: &Camera, tile: ::glam::IVec2, color: Color) {
 
 /// Text centred on a world position, only when tiles are large enough to read it.
 pub fn label(camera: &Camera, at: ::glam::DVec2, text: &str, color: Color) {
-    if camera.tile < 22.0 {
+    if camera.tile < 16.0 {
         return;
     }
-    let size = (camera.tile * 0.4).clamp(10.0, 22.0);
+    let size = (camera.tile * 0.45).clamp(12.0, 22.0);
     let dims = measure_text(text, None, size as u16, 1.0);
     let p = camera.to_screen(at);
     draw_text(
