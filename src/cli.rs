@@ -1,4 +1,4 @@
-//! The command line: `run`, `headless` and `check` (DESIGN.md "Headless CLI and trace v1").
+//! The command line: `run`, `headless`, `check` and `paths` (DESIGN.md "Headless CLI and trace v1").
 //! Parses arguments with clap and calls the library; `main.rs` only calls [`main`].
 
 use crate::scene;
@@ -64,6 +64,18 @@ enum Command {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },
+    /// Solve a MovingAI scenario file and check every path against its optimal length.
+    Paths {
+        /// The MovingAI .map file.
+        #[arg(long)]
+        map: PathBuf,
+        /// The MovingAI .scen file.
+        #[arg(long)]
+        scen: PathBuf,
+        /// Search: auto (jump point search where valid, else A*), astar, jps or dijkstra.
+        #[arg(long, default_value = "auto")]
+        algo: String,
+    },
 }
 
 /// Runs the command line; the process exit code.
@@ -101,6 +113,14 @@ pub fn main() -> ExitCode {
             trace,
         } => headless(&scene, ticks, seed, trace.as_deref()),
         Command::Check { paths } => check(&paths),
+        Command::Paths { map, scen, algo } => match crate::paths::run(&map, &scen, &algo) {
+            Ok(true) => ExitCode::SUCCESS,
+            Ok(false) => ExitCode::FAILURE,
+            Err(e) => {
+                eprintln!("{e}");
+                ExitCode::FAILURE
+            }
+        },
     }
 }
 

@@ -5,7 +5,9 @@
 
 pub mod cli;
 pub mod movement;
+pub mod movingai;
 pub mod nav;
+pub mod paths;
 pub mod render;
 pub mod scene;
 pub mod script;

@@ -1,0 +1,210 @@
+//! The map as the searches see it: a rectangle of entry costs (row-major, `f32::INFINITY` where
+//! blocked) plus what the searches need to know about it (the cheapest cost, whether every free
+//! cell costs the same). Built once per map and reused by every query on it.
+
+use crate::world::{Tile, World};
+
+/// Free cells as bits: line `y + 1` of `rows` holds bit `x + 1` for each free `(x, y)`; line
+/// `x + 1` of `cols` holds bit `y + 1`. Lines and bits outside the map are 0 (blocked).
+#[derive(Clone, Debug)]
+pub struct Bits {
+    pub rows: Vec<u64>,
+    pub words_per_row: usize,
+    pub cols: Vec<u64>,
+    pub words_per_col: usize,
+}
+
+impl Bits {
+    fn new(width: i32, height: i32, costs: &[f32]) -> Self {
+        let (w, h) = (width as usize, height as usize);
+        let wpr = (w + 2).div_ceil(64);
+        let wpc = (h + 2).div_ceil(64);
+        let mut rows = vec![0u64; (h + 2) * wpr];
+        let mut cols = vec![0u64; (w + 2) * wpc];
+        for y in 0..h {
+            for x in 0..w {
+                if costs[y * w + x].is_finite() {
+                    let (bx, by) = (x + 1, y + 1);
+                    rows[by * wpr + bx / 64] |= 1 << (bx % 64);
+                    cols[bx * wpc + by / 64] |= 1 << (by % 64);
+                }
+            }
+        }
+        Bits {
+            rows,
+            words_per_row: wpr,
+            cols,
+            words_per_col: wpc,
+        }
+    }
+
+    /// Whether `(x, y)` is free, for `x` in `-1..=width` and `y` in `-1..=height`.
+    #[inline]
+    pub fn free(&self, x: i32, y: i32) -> bool {
+        let (bx, by) = ((x + 1) as usize, (y + 1) as usize);
+        self.rows[by * self.words_per_row + bx / 64] >> (bx % 64) & 1 != 0
+    }
+}
+
+/// A read-only view of a cost grid with its summary.
+#[derive(Clone, Debug)]
+pub struct NavGrid<'a> {
+    width: i32,
+    height: i32,
+    costs: &'a [f32],
+    /// The cheapest free cell (1 on an all-blocked map).
+    min_cost: f32,
+    /// Whether every free cell costs `min_cost`.
+    uniform: bool,
+    /// Built only on uniform-cost maps, where jump point search can run.
+    bits: Option<Bits>,
+}
+
+impl<'a> NavGrid<'a> {
+    /// A view of `costs` as a `width` x `height` map; `None` when the sizes disagree or a cost
+    /// is not positive.
+    pub fn new(width: i32, height: i32, costs: &'a [f32]) -> Option<Self> {
+        if width < 0 || height < 0 || costs.len() != width as usize * height as usize {
+            return None;
+        }
+        let mut min_cost = f32::INFINITY;
+        let mut max_cost = 0.0f32;
+        for &c in costs {
+            if c.is_nan() || c <= 0.0 {
+                return None;
+            }
+            if c.is_finite() {
+                min_cost = min_cost.min(c);
+                max_cost = max_cost.max(c);
+            }
+        }
+        if min_cost.is_infinite() {
+            min_cost = 1.0;
+            max_cost = 1.0;
+        }
+        let uniform = min_cost == max_cost;
+        Some(NavGrid {
+            width,
+            height,
+            costs,
+            min_cost,
+            uniform,
+            bits: uniform.then(|| Bits::new(width, height, costs)),
+        })
+    }
+
+    /// The world's map.
+    pub fn from_world(world: &'a World) -> Self {
+        let g = world.grid();
+        // The world keeps its costs positive (scene validation), so this only fails on a
+        // corrupt world; an empty view then finds no paths instead of panicking.
+        NavGrid::new(g.width(), g.height(), world.costs()).unwrap_or(NavGrid {
+            width: 0,
+            height: 0,
+            costs: &[],
+            min_cost: 1.0,
+            uniform: true,
+            bits: None,
+        })
+    }
+
+    /// The free cells as bits (uniform-cost maps only).
+    pub fn bits(&self) -> Option<&Bits> {
+        self.bits.as_ref()
+    }
+
+    pub fn width(&self) -> i32 {
+        self.width
+    }
+
+    pub fn height(&self) -> i32 {
+        self.height
+    }
+
+    pub fn costs(&self) -> &'a [f32] {
+        self.costs
+    }
+
+    pub fn min_cost(&self) -> f32 {
+        self.min_cost
+    }
+
+    pub fn is_uniform(&self) -> bool {
+        self.uniform
+    }
+
+    /// The flat index of an in-bounds tile.
+    #[inline]
+    pub fn index(&self, t: Tile) -> Option<usize> {
+        ((t.x as u32) < self.width as u32 && (t.y as u32) < self.height as u32)
+            .then(|| (t.y * self.width + t.x) as usize)
+    }
+
+    /// Whether a cell is inside the map and not blocked.
+    #[inline]
+    pub fn free(&self, x: i32, y: i32) -> bool {
+        (x as u32) < self.width as u32
+            && (y as u32) < self.height as u32
+            && self.costs[(y * self.width + x) as usize].is_finite()
+    }
+
+    /// The entry costs of an agent whose square body of `size` tiles has its top-left cell on
+    /// each position: the dearest cell under the body, infinite where the body does not fit.
+    pub fn footprint_costs(&self, size: u32) -> Vec<f32> {
+        let (w, h) = (self.width as usize, self.height as usize);
+        let n = (size.max(1) as usize).min(w.max(h).max(1));
+        if size as usize > w.min(h) {
+            return vec![f32::INFINITY; self.costs.len()];
+        }
+        // Separable sliding maximum: first along rows, then along columns.
+        let mut rows = vec![f32::INFINITY; self.costs.len()];
+        for y in 0..h {
+            for x in 0..w {
+                if x + n <= w {
+                    let row = &self.costs[y * w + x..y * w + x + n];
+                    rows[y * w + x] = row.iter().copied().fold(0.0, f32::max);
+                }
+            }
+        }
+        let mut out = vec![f32::INFINITY; self.costs.len()];
+        for y in 0..h {
+            if y + n > h {
+                continue;
+            }
+            for x in 0..w {
+                out[y * w + x] = (0..n).map(|k| rows[(y + k) * w + x]).fold(0.0, f32::max);
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_and_bad_input() {
+        let c = [1.0, 3.0, f32::INFINITY, 1.0];
+        let g = NavGrid::new(2, 2, &c).unwrap();
+        assert_eq!(g.min_cost(), 1.0);
+        assert!(!g.is_uniform());
+        assert!(g.free(0, 0) && !g.free(0, 1) && !g.free(2, 0) && !g.free(-1, 0));
+        assert!(NavGrid::new(3, 2, &c).is_none());
+        assert!(NavGrid::new(2, 2, &[1.0, 0.0, 1.0, 1.0]).is_none());
+    }
+
+    #[test]
+    fn footprint_takes_the_dearest_cell_and_needs_room() {
+        let w = World::from_ascii(&["..:.", "....", "...#"]);
+        let g = NavGrid::from_world(&w);
+        let f = g.footprint_costs(2);
+        let at = |x: usize, y: usize| f[y * 4 + x];
+        assert_eq!(at(0, 0), 1.0);
+        assert_eq!(at(1, 0), 3.0); // mud under the body
+        assert_eq!(at(2, 1), f32::INFINITY); // the wall at (3, 2)
+        assert_eq!(at(3, 0), f32::INFINITY); // sticks out of the map
+        assert_eq!(at(0, 2), f32::INFINITY);
+        assert!(g.footprint_costs(5).iter().all(|c| c.is_infinite()));
+    }
+}

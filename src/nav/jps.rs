@@ -1,0 +1,253 @@
+//! Jump point search (Harabor & Grastien 2011; the no-corner-cutting pruning rules of their 2014
+//! paper) on 8-connected grids of uniform cost where a diagonal step needs both side cells free.
+//! It returns paths of the same (optimal) cost as A* while putting only "jump points" on the
+//! open list: cells where an optimal path may have to turn.
+//!
+//! Rules for this move model:
+//! - moving straight, a cell is a jump point when a cell beside it is free while the cell
+//!   beside the previous one is blocked (the side cell can only be reached optimally through
+//!   here); its successors are straight on, that side cell and the diagonal towards it;
+//! - moving diagonally, a cell is a jump point when a straight scan along either of the
+//!   diagonal's axes finds one; its successors are the two straight directions and the
+//!   diagonal; there are no forced neighbours;
+//! - the goal is always a jump point.
+//!
+//! Used by [`super::Search`] only when valid (see `Algorithm::Auto`); shares its buffers.
+
+use super::grid::{Bits, NavGrid};
+use super::search::{Outcome, Query, Search};
+
+const ALL: [(i32, i32); 8] = [
+    (0, -1),
+    (1, 0),
+    (0, 1),
+    (-1, 0),
+    (-1, -1),
+    (1, -1),
+    (1, 1),
+    (-1, 1),
+];
+
+struct Jumper<'a> {
+    bits: &'a Bits,
+    gx: i32,
+    gy: i32,
+}
+
+/// The first bit after (`dir` 1) or before (`dir` -1) bit `from` of `line` that stops a
+/// straight scan: a blocked cell, or a cell whose neighbour on side line `a` or `b` is free
+/// while the one before it (in the scan direction) is blocked. The border bits are blocked, so
+/// a stop is always found.
+#[inline]
+fn scan(bits: &[u64], wpl: usize, line: usize, a: usize, b: usize, from: usize, dir: i32) -> usize {
+    let (cur, la, lb) = (line * wpl, a * wpl, b * wpl);
+    if dir > 0 {
+        let first = from + 1;
+        let mut k = first / 64;
+        let mut mask = !0u64 << (first % 64);
+        loop {
+            let carry = |l: usize| if k > 0 { bits[l + k - 1] >> 63 } else { 0 };
+            let (wa, wb) = (bits[la + k], bits[lb + k]);
+            let fa = wa & !((wa << 1) | carry(la));
+            let fb = wb & !((wb << 1) | carry(lb));
+            let stop = (!bits[cur + k] | fa | fb) & mask;
+            if stop != 0 {
+                return k * 64 + stop.trailing_zeros() as usize;
+            }
+            k += 1;
+            mask = !0;
+        }
+    } else {
+        let first = from - 1;
+        let mut k = first / 64;
+        let r = first % 64;
+        let mut mask = if r == 63 {
+            !0u64
+        } else {
+            (1u64 << (r + 1)) - 1
+        };
+        loop {
+            let carry = |l: usize| {
+                if k + 1 < wpl {
+                    bits[l + k + 1] << 63
+                } else {
+                    0
+                }
+            };
+            let (wa, wb) = (bits[la + k], bits[lb + k]);
+            let fa = wa & !((wa >> 1) | carry(la));
+            let fb = wb & !((wb >> 1) | carry(lb));
+            let stop = (!bits[cur + k] | fa | fb) & mask;
+            if stop != 0 {
+                return k * 64 + 63 - stop.leading_zeros() as usize;
+            }
+            k -= 1;
+            mask = !0;
+        }
+    }
+}
+
+impl Jumper<'_> {
+    #[inline]
+    fn free(&self, x: i32, y: i32) -> bool {
+        self.bits.free(x, y)
+    }
+
+    /// Scans from `(x, y)` along a row in direction `dx`; the jump point found, if any.
+    #[inline]
+    fn horizontal(&self, x: i32, y: i32, dx: i32) -> Option<(i32, i32)> {
+        let b = self.bits;
+        let line = (y + 1) as usize;
+        let stop = scan(
+            &b.rows,
+            b.words_per_row,
+            line,
+            line - 1,
+            line + 1,
+            (x + 1) as usize,
+            dx,
+        ) as i32
+            - 1;
+        if y == self.gy && (self.gx - x) * dx > 0 && (stop - self.gx) * dx >= 0 {
+            return Some((self.gx, y));
+        }
+        self.free(stop, y).then_some((stop, y))
+    }
+
+    /// Scans along a column in direction `dy`.
+    #[inline]
+    fn vertical(&self, x: i32, y: i32, dy: i32) -> Option<(i32, i32)> {
+        let b = self.bits;
+        let line = (x + 1) as usize;
+        let stop = scan(
+            &b.cols,
+            b.words_per_col,
+            line,
+            line - 1,
+            line + 1,
+            (y + 1) as usize,
+            dy,
+        ) as i32
+            - 1;
+        if x == self.gx && (self.gy - y) * dy > 0 && (stop - self.gy) * dy >= 0 {
+            return Some((x, self.gy));
+        }
+        self.free(x, stop).then_some((x, stop))
+    }
+
+    /// Scans diagonally; each diagonal step needs both side cells free.
+    fn diagonal(&self, mut x: i32, mut y: i32, dx: i32, dy: i32) -> Option<(i32, i32)> {
+        loop {
+            if !(self.free(x + dx, y) && self.free(x, y + dy) && self.free(x + dx, y + dy)) {
+                return None;
+            }
+            x += dx;
+            y += dy;
+            if x == self.gx && y == self.gy {
+                return Some((x, y));
+            }
+            if self.horizontal(x, y, dx).is_some() || self.vertical(x, y, dy).is_some() {
+                return Some((x, y));
+            }
+        }
+    }
+
+    fn jump(&self, x: i32, y: i32, dx: i32, dy: i32) -> Option<(i32, i32)> {
+        match (dx, dy) {
+            (_, 0) => self.horizontal(x, y, dx),
+            (0, _) => self.vertical(x, y, dy),
+            _ => self.diagonal(x, y, dx, dy),
+        }
+    }
+
+    /// The directions to scan from a jump point reached moving `(dx, dy)` (`(0, 0)` at the
+    /// start).
+    fn successors(&self, x: i32, y: i32, dx: i32, dy: i32, out: &mut Vec<(i32, i32)>) {
+        out.clear();
+        match (dx, dy) {
+            (0, 0) => out.extend_from_slice(&ALL),
+            (_, 0) => {
+                out.push((dx, 0));
+                for s in [-1, 1] {
+                    if self.free(x, y + s) && !self.free(x - dx, y + s) {
+                        out.push((0, s));
+                        out.push((dx, s));
+                    }
+                }
+            }
+            (0, _) => {
+                out.push((0, dy));
+                for s in [-1, 1] {
+                    if self.free(x + s, y) && !self.free(x + s, y - dy) {
+                        out.push((s, 0));
+                        out.push((s, dy));
+                    }
+                }
+            }
+            _ => out.extend_from_slice(&[(dx, 0), (0, dy), (dx, dy)]),
+        }
+    }
+}
+
+/// Runs jump point search from `q.start`; how it ended and how many jump points were expanded.
+pub(super) fn run(s: &mut Search, grid: &NavGrid, q: &Query) -> (Outcome, usize) {
+    let w = grid.width();
+    let gen = s.generation;
+    let unit = if q.ignore_terrain {
+        1.0
+    } else {
+        grid.min_cost() as f64
+    };
+    let (straight, diagonal) = (q.straight * unit, q.diagonal * unit);
+    let Some(bits) = grid.bits() else {
+        return super::astar::run(s, grid, q);
+    };
+    let j = Jumper {
+        bits,
+        gx: q.goal_tile.x,
+        gy: q.goal_tile.y,
+    };
+    let st = q.tile(q.start);
+    s.open_node(q.start, 0.0, q.start, q.estimate(st.x, st.y));
+    let mut expanded = 0usize;
+    let mut dirs = Vec::with_capacity(8);
+    while let Some(open) = s.open.pop() {
+        let i = open.node();
+        // Closed already: a cheaper entry for this node (same H, smaller G) came first.
+        if s.state[i] != gen {
+            continue;
+        }
+        s.state[i] = gen + 1;
+        let g = s.seen[i].g;
+        expanded += 1;
+        if i == q.goal {
+            return (Outcome::Found, expanded);
+        }
+        let (x, y) = (i as i32 % w, i as i32 / w);
+        let p = s.seen[i].parent as usize;
+        let (dx, dy) = if p == i {
+            (0, 0)
+        } else {
+            ((x - p as i32 % w).signum(), (y - p as i32 / w).signum())
+        };
+        j.successors(x, y, dx, dy, &mut dirs);
+        for &(ddx, ddy) in &dirs {
+            let Some((jx, jy)) = j.jump(x, y, ddx, ddy) else {
+                continue;
+            };
+            let ji = (jy * w + jx) as usize;
+            let k = (jx - x).abs().max((jy - y).abs()) as f64;
+            let ng = g + k * if ddx != 0 && ddy != 0 {
+                diagonal
+            } else {
+                straight
+            };
+            let state = s.state[ji];
+            if state == gen + 1 || (state == gen && ng >= s.seen[ji].g) {
+                continue;
+            }
+            s.open_node(ji, ng, i, ng + q.estimate(jx, jy));
+        }
+    }
+    (Outcome::NoPath, expanded)
+}

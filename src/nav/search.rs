@@ -1,0 +1,305 @@
+//! [`Search`]: the reusable state of path searches on one map size (node records stamped with a
+//! query generation so nothing is cleared between queries, and the open list), the choice
+//! between A* and jump point search, and the result's assembly (path, cost, limit, sets).
+//!
+//! The algorithms themselves live in `astar.rs` and `jps.rs`; this file owns their buffers.
+
+use super::grid::NavGrid;
+use super::options::{Algorithm, Diagonal, Heuristic, PathOptions, PathResult, SearchSets};
+use crate::world::{Tile, World};
+use glam::IVec2;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+/// An entry of the open list. Smallest F first; among equal F the largest G (deepest, closest
+/// to the goal); then the most recently added (the source's tie rule, seed 001). F and G are
+/// never negative, so their bit patterns order like the numbers: `f` is F's bits and `tie`
+/// holds the inverted high half of G's bits and the inverted sequence number, so the whole order
+/// is two integer comparisons.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) struct Open {
+    pub f: u64,
+    pub tie: u64,
+    pub node: u32,
+}
+
+impl Open {
+    #[inline]
+    fn new(f: f64, g: f64, seq: u32, node: u32) -> Self {
+        Open {
+            f: f.to_bits(),
+            tie: (!g.to_bits() & 0xFFFF_FFFF_0000_0000) | (!seq) as u64,
+            node,
+        }
+    }
+
+    /// The cell this entry is for.
+    #[inline]
+    pub fn node(&self) -> usize {
+        self.node as usize
+    }
+}
+
+impl Ord for Open {
+    #[inline]
+    fn cmp(&self, other: &Self) -> Ordering {
+        // BinaryHeap pops the greatest: the greatest is the smallest (f, tie).
+        (other.f, other.tie).cmp(&(self.f, self.tie))
+    }
+}
+
+impl PartialOrd for Open {
+    #[inline]
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// The cost from the start and the parent of a cell reached this query.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Seen {
+    pub g: f64,
+    pub parent: u32,
+}
+
+/// Buffers reused between queries. Keep one per thread (or per map) and call
+/// [`Search::find`]; the first query on a map allocates, later ones do not.
+#[derive(Default)]
+pub struct Search {
+    /// Per cell: `< generation`: untouched this query; `== generation`: on the open list (g
+    /// and parent valid); `== generation + 1`: closed. Kept apart from `g` and `parent` and
+    /// only two bytes wide, so the check most neighbours need stays in cache.
+    pub(super) state: Vec<u16>,
+    /// G and parent of each cell seen this query, side by side (one cache line for both).
+    pub(super) seen: Vec<Seen>,
+    pub(super) generation: u16,
+    pub(super) open: BinaryHeap<Open>,
+    pub(super) seq: u32,
+}
+
+/// The numbers one algorithm needs for a query, fixed before it starts.
+pub(super) struct Query {
+    pub width: i32,
+    pub start: usize,
+    pub goal: usize,
+    pub goal_tile: Tile,
+    /// (straight, diagonal) step lengths in cost units.
+    pub straight: f64,
+    pub diagonal: f64,
+    /// Factor of the heuristic: the cheapest terrain (1 when terrain costs are ignored).
+    pub h_scale: f64,
+    pub heuristic: Heuristic,
+    pub rule: Diagonal,
+    pub ignore_terrain: bool,
+    pub max_expanded: Option<usize>,
+}
+
+impl Query {
+    #[inline]
+    pub fn estimate(&self, x: i32, y: i32) -> f64 {
+        let dx = (self.goal_tile.x - x).abs() as f64;
+        let dy = (self.goal_tile.y - y).abs() as f64;
+        let (s, d) = (self.straight, self.diagonal);
+        self.h_scale
+            * match self.heuristic {
+                Heuristic::Octile => s * dx.max(dy) + (d - s) * dx.min(dy),
+                Heuristic::Manhattan => s * (dx + dy),
+                Heuristic::Euclidean => {
+                    // Scaled so a diagonal step never counts more than it costs (10/14 units).
+                    s * (dx * dx + dy * dy).sqrt() * (d / (std::f64::consts::SQRT_2 * s)).min(1.0)
+                }
+                Heuristic::Zero => 0.0,
+            }
+    }
+
+    #[inline]
+    pub fn tile(&self, i: usize) -> Tile {
+        IVec2::new(i as i32 % self.width, i as i32 / self.width)
+    }
+}
+
+/// How the search loop ended.
+pub(super) enum Outcome {
+    Found,
+    /// Stopped by the expansion limit; the closest closed node.
+    Limited(usize),
+    NoPath,
+}
+
+impl Search {
+    pub fn new() -> Self {
+        Search::default()
+    }
+
+    /// Starts a query: sizes the buffers and moves to a fresh generation.
+    pub(super) fn begin(&mut self, cells: usize) {
+        if self.state.len() != cells {
+            self.state = vec![0; cells];
+            self.seen = vec![Seen::default(); cells];
+            self.generation = 0;
+        }
+        if self.generation >= u16::MAX - 4 {
+            self.state.iter_mut().for_each(|s| *s = 0);
+            self.generation = 0;
+        }
+        self.generation += 2;
+        self.open.clear();
+        self.seq = 0;
+    }
+
+    /// Records `g` and `parent` for `node`, marks it open and adds it to the open list.
+    #[inline]
+    pub(super) fn open_node(&mut self, node: usize, g: f64, parent: usize, f: f64) {
+        self.state[node] = self.generation;
+        self.seen[node] = Seen {
+            g,
+            parent: parent as u32,
+        };
+        self.push(node, g, f);
+    }
+
+    #[inline]
+    fn push(&mut self, node: usize, g: f64, f: f64) {
+        self.seq = self.seq.wrapping_add(1);
+        self.open.push(Open::new(f, g, self.seq, node as u32));
+    }
+
+    /// A path on the world's map.
+    pub fn find(&mut self, world: &World, from: Tile, to: Tile, opts: &PathOptions) -> PathResult {
+        self.find_on(&NavGrid::from_world(world), from, to, opts)
+    }
+
+    /// A path on a cost grid. No path (`path: None`) when either end is outside the map or
+    /// blocked for the body, or the goal cannot be reached (within the expansion limit, the
+    /// path to the closest node reached instead).
+    pub fn find_on(
+        &mut self,
+        grid: &NavGrid,
+        from: Tile,
+        to: Tile,
+        opts: &PathOptions,
+    ) -> PathResult {
+        if opts.size > 1 {
+            let costs = grid.footprint_costs(opts.size);
+            return match NavGrid::new(grid.width(), grid.height(), &costs) {
+                Some(body) => self.run(&body, from, to, opts),
+                None => PathResult::default(),
+            };
+        }
+        self.run(grid, from, to, opts)
+    }
+
+    fn run(&mut self, grid: &NavGrid, from: Tile, to: Tile, opts: &PathOptions) -> PathResult {
+        let (Some(start), Some(goal)) = (grid.index(from), grid.index(to)) else {
+            return PathResult::default();
+        };
+        let costs = grid.costs();
+        if costs[start].is_infinite() || costs[goal].is_infinite() {
+            return PathResult::default();
+        }
+        let (straight, diagonal) = opts.step_costs.units();
+        let query = Query {
+            width: grid.width(),
+            start,
+            goal,
+            goal_tile: to,
+            straight,
+            diagonal,
+            h_scale: if opts.ignore_terrain_cost {
+                1.0
+            } else {
+                grid.min_cost() as f64
+            },
+            heuristic: opts.heuristic,
+            rule: opts.diagonal,
+            ignore_terrain: opts.ignore_terrain_cost,
+            max_expanded: opts.max_expanded,
+        };
+        let jps = opts.algorithm != Algorithm::AStar && jps_valid(grid, opts);
+        self.begin(costs.len());
+        let (outcome, expanded) = if jps {
+            super::jps::run(self, grid, &query)
+        } else {
+            super::astar::run(self, grid, &query)
+        };
+        let end = match outcome {
+            Outcome::Found => Some(goal),
+            Outcome::Limited(best) => Some(best),
+            Outcome::NoPath => None,
+        };
+        let path = end.map(|end| self.trace_back(&query, end));
+        let cost = end.map_or(0.0, |e| self.seen[e].g);
+        let sets = opts.keep_sets.then(|| self.sets(&query));
+        PathResult {
+            complete: matches!(outcome, Outcome::Found),
+            path,
+            cost,
+            expanded,
+            used_jps: jps,
+            sets,
+        }
+    }
+
+    /// Parents from `end` back to the start, filling the straight or diagonal runs between
+    /// jump points, start first.
+    fn trace_back(&self, q: &Query, end: usize) -> Vec<Tile> {
+        let mut path = vec![q.tile(end)];
+        let mut at = end;
+        while at != q.start {
+            let parent = self.seen[at].parent as usize;
+            let (a, b) = (q.tile(at), q.tile(parent));
+            let step = (b - a).signum();
+            let mut c = a;
+            while c != b {
+                c += step;
+                path.push(c);
+            }
+            at = parent;
+        }
+        path.reverse();
+        path
+    }
+
+    fn sets(&self, q: &Query) -> SearchSets {
+        let mut sets = SearchSets::default();
+        for (i, &state) in self.state.iter().enumerate() {
+            if state == self.generation {
+                sets.open.push(q.tile(i));
+            } else if state == self.generation + 1 {
+                sets.closed.push(q.tile(i));
+            }
+        }
+        sets
+    }
+}
+
+/// Whether jump point search returns the same optimal cost as A* for these options.
+fn jps_valid(grid: &NavGrid, opts: &PathOptions) -> bool {
+    grid.bits().is_some()
+        && opts.size <= 1
+        && opts.diagonal == Diagonal::NoCornerCutting
+        && matches!(opts.heuristic, Heuristic::Octile | Heuristic::Zero)
+        && opts.max_expanded.is_none()
+}
+
+/// The cheapest path from `from` to `to`, both included, or `None` if there is none (or
+/// either end is blocked). A convenience over [`Search::find`] with fresh buffers.
+pub fn find_path(world: &World, from: Tile, to: Tile, opts: &PathOptions) -> Option<Vec<Tile>> {
+    Search::new().find(world, from, to, opts).path
+}
+
+/// The cost of a path of neighbouring tiles under the exact model (1 straight, sqrt 2
+/// diagonal, times the cost of the tile entered), recomputed from the map alone.
+pub fn path_cost(world: &World, path: &[Tile]) -> f64 {
+    path.windows(2)
+        .map(|p| {
+            let d = p[1] - p[0];
+            let length = if d.x != 0 && d.y != 0 {
+                std::f64::consts::SQRT_2
+            } else {
+                1.0
+            };
+            length * world.step_cost(p[1]).unwrap_or(f64::INFINITY)
+        })
+        .sum()
+}
