@@ -54,13 +54,10 @@ pub(super) fn run(s: &mut Search, grid: &NavGrid, q: &Query) -> (Outcome, usize)
             return (Outcome::Found, expanded);
         }
         let (x, y) = (i as i32 % w, i as i32 / w);
-        if let Some(limit) = q.max_expanded {
+        if q.max_expanded.is_some() {
             let est = q.estimate(x, y);
             if est < best.1 || (est == best.1 && g < best.2) {
                 best = (i, est, g);
-            }
-            if expanded >= limit {
-                return (Outcome::Limited(best.0), expanded);
             }
         }
         for &(dx, dy) in dirs {
@@ -97,6 +94,10 @@ pub(super) fn run(s: &mut Search, grid: &NavGrid, q: &Query) -> (Outcome, usize)
                 continue;
             }
             s.open_node(ni, ng, i, ng + q.estimate(nx, ny));
+        }
+        // The limit counts nodes whose neighbours have been added (as the source's tables).
+        if q.max_expanded.is_some_and(|limit| expanded >= limit) {
+            return (Outcome::Limited(best.0), expanded);
         }
     }
     match q.max_expanded {

@@ -18,3 +18,6 @@ pub use line::bresenham;
 pub use los::line_of_sight;
 pub use options::{Algorithm, Diagonal, Heuristic, PathOptions, PathResult, SearchSets, StepCosts};
 pub use search::{find_path, path_cost, Search};
+
+#[cfg(test)]
+mod tests;

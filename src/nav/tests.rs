@@ -1,0 +1,475 @@
+//! Behaviour of the searches as a whole: costs against a plain Dijkstra on random grids, the
+//! corner rules, footprints, limits, the source's worked example (seed 001).
+
+use super::*;
+use crate::world::{rng, World};
+use glam::IVec2;
+use std::collections::BinaryHeap;
+
+fn t(x: i32, y: i32) -> IVec2 {
+    IVec2::new(x, y)
+}
+
+/// The textbook Dijkstra over the same move model, written independently of `Search`.
+fn dijkstra(grid: &NavGrid, from: IVec2, to: IVec2, o: &PathOptions) -> Option<f64> {
+    let body = grid.footprint_costs(o.size.max(1));
+    let (w, h) = (grid.width(), grid.height());
+    let free = |x: i32, y: i32| {
+        x >= 0 && y >= 0 && x < w && y < h && body[(y * w + x) as usize].is_finite()
+    };
+    if !free(from.x, from.y) || !free(to.x, to.y) {
+        return None;
+    }
+    let (s, d) = o.step_costs.units();
+    let mut dist = vec![f64::INFINITY; body.len()];
+    let mut heap = BinaryHeap::new();
+    dist[(from.y * w + from.x) as usize] = 0.0;
+    heap.push((std::cmp::Reverse(0u64), from.x, from.y));
+    while let Some((std::cmp::Reverse(bits), x, y)) = heap.pop() {
+        let here = f64::from_bits(bits);
+        if here > dist[(y * w + x) as usize] {
+            continue;
+        }
+        if (x, y) == (to.x, to.y) {
+            return Some(here);
+        }
+        for dy in -1..=1 {
+            for dx in -1..=1 {
+                if (dx, dy) == (0, 0) || !free(x + dx, y + dy) {
+                    continue;
+                }
+                let diagonal = dx != 0 && dy != 0;
+                if diagonal {
+                    let (a, b) = (free(x + dx, y), free(x, y + dy));
+                    let ok = match o.diagonal {
+                        Diagonal::Never => false,
+                        Diagonal::NoCornerCutting => a && b,
+                        Diagonal::IfOneSideFree => a || b,
+                        Diagonal::Always => true,
+                    };
+                    if !ok {
+                        continue;
+                    }
+                }
+                let i = ((y + dy) * w + x + dx) as usize;
+                let terrain = if o.ignore_terrain_cost {
+                    1.0
+                } else {
+                    body[i] as f64
+                };
+                let nd = here + terrain * if diagonal { d } else { s };
+                if nd < dist[i] {
+                    dist[i] = nd;
+                    heap.push((std::cmp::Reverse(nd.to_bits()), x + dx, y + dy));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Checks that a path is a legal walk under the options and returns its cost, recomputed.
+fn walk_cost(grid: &NavGrid, path: &[IVec2], o: &PathOptions) -> f64 {
+    let body = grid.footprint_costs(o.size.max(1));
+    let w = grid.width();
+    let free = |p: IVec2| grid.index(p).is_some_and(|i| body[i].is_finite());
+    let (s, d) = o.step_costs.units();
+    let mut cost = 0.0;
+    for pair in path.windows(2) {
+        let step = pair[1] - pair[0];
+        assert!(
+            step.abs().max_element() == 1,
+            "not a neighbour step: {pair:?}"
+        );
+        assert!(free(pair[1]), "enters a blocked position {:?}", pair[1]);
+        let diagonal = step.x != 0 && step.y != 0;
+        if diagonal {
+            let (a, b) = (free(pair[0] + t(step.x, 0)), free(pair[0] + t(0, step.y)));
+            let ok = match o.diagonal {
+                Diagonal::Never => false,
+                Diagonal::NoCornerCutting => a && b,
+                Diagonal::IfOneSideFree => a || b,
+                Diagonal::Always => true,
+            };
+            assert!(ok, "diagonal step {pair:?} breaks {:?}", o.diagonal);
+        }
+        let terrain = if o.ignore_terrain_cost {
+            1.0
+        } else {
+            body[(pair[1].y * w + pair[1].x) as usize] as f64
+        };
+        cost += terrain * if diagonal { d } else { s };
+    }
+    cost
+}
+
+#[test]
+fn costs_match_dijkstra_on_random_grids() {
+    let mut r = rng::stream(42, "nav", "property");
+    let mut search = Search::new();
+    let rules = [
+        Diagonal::Never,
+        Diagonal::NoCornerCutting,
+        Diagonal::IfOneSideFree,
+        Diagonal::Always,
+    ];
+    let mut compared = 0;
+    for case in 0..600 {
+        let w = rng::int_in(&mut r, 1, 24) as i32;
+        let h = rng::int_in(&mut r, 1, 24) as i32;
+        let wall = rng::unit_f64(&mut r) * 0.4;
+        let uniform = case % 3 == 0;
+        let costs: Vec<f32> = (0..w * h)
+            .map(|_| {
+                if rng::unit_f64(&mut r) < wall {
+                    f32::INFINITY
+                } else if uniform {
+                    2.0
+                } else {
+                    [1.0, 1.0, 2.0, 3.0, 7.5][rng::int_in(&mut r, 0, 4) as usize]
+                }
+            })
+            .collect();
+        let grid = NavGrid::new(w, h, &costs).unwrap();
+        let mut o = PathOptions {
+            diagonal: rules[rng::int_in(&mut r, 0, 3) as usize],
+            size: if case % 5 == 0 { 2 } else { 1 },
+            ignore_terrain_cost: case % 7 == 0,
+            ..Default::default()
+        };
+        o.heuristic = match rng::int_in(&mut r, 0, 3) {
+            0 => Heuristic::Octile,
+            1 => Heuristic::Euclidean,
+            2 => Heuristic::Zero,
+            // Manhattan is admissible only without diagonal steps.
+            _ if o.diagonal == Diagonal::Never => Heuristic::Manhattan,
+            _ => Heuristic::Octile,
+        };
+        if case % 4 == 1 {
+            o.step_costs = StepCosts::Source;
+        }
+        if case % 2 == 0 {
+            o.algorithm = Algorithm::AStar;
+        }
+        for _ in 0..6 {
+            let a = t(
+                rng::int_in(&mut r, 0, w as i64 - 1) as i32,
+                rng::int_in(&mut r, 0, h as i64 - 1) as i32,
+            );
+            let b = t(
+                rng::int_in(&mut r, 0, w as i64 - 1) as i32,
+                rng::int_in(&mut r, 0, h as i64 - 1) as i32,
+            );
+            let expected = dijkstra(&grid, a, b, &o);
+            let got = search.find_on(&grid, a, b, &o);
+            match (expected, &got.path) {
+                (None, None) => {}
+                (Some(e), Some(p)) => {
+                    compared += 1;
+                    assert_eq!((p[0], *p.last().unwrap()), (a, b));
+                    let walked = walk_cost(&grid, p, &o);
+                    assert!(
+                        (walked - got.cost).abs() < 1e-6,
+                        "case {case}: reported {} walked {walked}",
+                        got.cost
+                    );
+                    assert!(
+                        (walked - e).abs() < 1e-6,
+                        "case {case} {o:?} {a}->{b}: {walked} vs Dijkstra {e}"
+                    );
+                    assert!(got.complete);
+                }
+                _ => panic!(
+                    "case {case} {o:?} {a}->{b}: Dijkstra {expected:?}, search {:?}",
+                    got.path
+                ),
+            }
+        }
+    }
+    assert!(compared > 1500, "only {compared} paths compared");
+}
+
+#[test]
+fn jump_point_search_runs_where_valid_and_matches_astar() {
+    let mut r = rng::stream(7, "nav", "jps");
+    let mut search = Search::new();
+    let mut jps_runs = 0;
+    for _ in 0..300 {
+        let (w, h) = (
+            rng::int_in(&mut r, 2, 40) as i32,
+            rng::int_in(&mut r, 2, 40) as i32,
+        );
+        let wall = rng::unit_f64(&mut r) * 0.35;
+        let costs: Vec<f32> = (0..w * h)
+            .map(|_| {
+                if rng::unit_f64(&mut r) < wall {
+                    f32::INFINITY
+                } else {
+                    1.0
+                }
+            })
+            .collect();
+        let grid = NavGrid::new(w, h, &costs).unwrap();
+        let astar = PathOptions {
+            algorithm: Algorithm::AStar,
+            ..Default::default()
+        };
+        for _ in 0..5 {
+            let a = t(
+                rng::int_in(&mut r, 0, w as i64 - 1) as i32,
+                rng::int_in(&mut r, 0, h as i64 - 1) as i32,
+            );
+            let b = t(
+                rng::int_in(&mut r, 0, w as i64 - 1) as i32,
+                rng::int_in(&mut r, 0, h as i64 - 1) as i32,
+            );
+            let j = search.find_on(&grid, a, b, &PathOptions::default());
+            let s = search.find_on(&grid, a, b, &astar);
+            if grid.free(a.x, a.y) && grid.free(b.x, b.y) {
+                assert!(j.used_jps && !s.used_jps);
+                jps_runs += 1;
+            }
+            assert_eq!(j.path.is_some(), s.path.is_some(), "{a}->{b}");
+            if let Some(p) = &j.path {
+                let walked = walk_cost(&grid, p, &PathOptions::default());
+                assert!(
+                    (walked - s.cost).abs() < 1e-9,
+                    "{a}->{b}: jps {walked} astar {}",
+                    s.cost
+                );
+            }
+        }
+    }
+    assert!(jps_runs > 600, "{jps_runs}");
+    // Not valid with terrain costs, bodies, other corner rules or a limit: A* runs.
+    let w = World::from_ascii(&["..:..", "....."]);
+    let mut s = Search::new();
+    assert!(
+        !s.find(&w, t(0, 0), t(4, 0), &PathOptions::default())
+            .used_jps
+    );
+    let open = World::from_ascii(&["....", "...."]);
+    for o in [
+        PathOptions {
+            size: 2,
+            ..Default::default()
+        },
+        PathOptions {
+            diagonal: Diagonal::Always,
+            ..Default::default()
+        },
+        PathOptions {
+            max_expanded: Some(100),
+            ..Default::default()
+        },
+        PathOptions {
+            heuristic: Heuristic::Manhattan,
+            ..Default::default()
+        },
+    ] {
+        assert!(!s.find(&open, t(0, 0), t(2, 0), &o).used_jps, "{o:?}");
+    }
+}
+
+#[test]
+fn each_corner_rule_on_an_ascii_map() {
+    // From (0, 0) to (1, 1) past the wall at (1, 0); and between two walls at (1, 1).
+    let w = World::from_ascii(&[".#.", "...", "#.."]);
+    let with = |d| PathOptions {
+        diagonal: d,
+        ..Default::default()
+    };
+    let len = |a, b, d| find_path(&w, a, b, &with(d)).map(|p| p.len());
+    assert_eq!(len(t(0, 0), t(1, 1), Diagonal::NoCornerCutting), Some(3));
+    assert_eq!(len(t(0, 0), t(1, 1), Diagonal::IfOneSideFree), Some(2));
+    assert_eq!(len(t(0, 0), t(1, 1), Diagonal::Always), Some(2));
+    assert_eq!(len(t(0, 0), t(1, 1), Diagonal::Never), Some(3));
+    // Squeezing between two blocked side cells: only `Always` does it.
+    let pinch = World::from_ascii(&[".#", "#."]);
+    assert_eq!(
+        find_path(&pinch, t(0, 0), t(1, 1), &with(Diagonal::Always)).map(|p| p.len()),
+        Some(2)
+    );
+    for d in [
+        Diagonal::Never,
+        Diagonal::NoCornerCutting,
+        Diagonal::IfOneSideFree,
+    ] {
+        assert_eq!(find_path(&pinch, t(0, 0), t(1, 1), &with(d)), None, "{d:?}");
+    }
+    // 4-connected never steps diagonally even on an open map.
+    let open = World::from_ascii(&["...", "...", "..."]);
+    let p = find_path(&open, t(0, 0), t(2, 2), &with(Diagonal::Never)).unwrap();
+    assert_eq!(p.len(), 5);
+    assert!(p.windows(2).all(|s| (s[1] - s[0]).abs().element_sum() == 1));
+}
+
+#[test]
+fn line_of_sight_agrees_with_no_corner_cutting_moves() {
+    // Wherever sight passes between neighbours, the default search steps there directly.
+    let w = World::from_ascii(&["..#..", ".#...", ".....", "..#.#"]);
+    for y in 0..4 {
+        for x in 0..5 {
+            for (dx, dy) in [(1, 1), (1, -1), (-1, 1), (-1, -1)] {
+                let (a, b) = (t(x, y), t(x + dx, y + dy));
+                if w.is_blocked(a) || w.is_blocked(b) {
+                    continue;
+                }
+                let direct =
+                    find_path(&w, a, b, &PathOptions::default()).is_some_and(|p| p.len() == 2);
+                assert_eq!(line_of_sight(&w, a, b), direct, "{a} {b}");
+            }
+        }
+    }
+}
+
+#[test]
+fn footprints_need_room_for_the_whole_body() {
+    // A wall at column 3 with a one-tile gap (row 2) and a two-tile gap (rows 4-5).
+    let w = World::from_ascii(&[
+        "...#....", "...#....", "........", "...#....", "........", "........", "...#....",
+    ]);
+    let body = |n| PathOptions {
+        size: n,
+        ..Default::default()
+    };
+    let small = find_path(&w, t(0, 0), t(6, 0), &body(1)).unwrap();
+    assert!(
+        small.iter().any(|p| p.x == 3 && p.y == 2),
+        "one tile takes the narrow gap: {small:?}"
+    );
+    let big = find_path(&w, t(0, 0), t(6, 0), &body(2)).unwrap();
+    for p in &big {
+        for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+            assert!(!w.is_blocked(*p + t(dx, dy)), "body over a wall at {p}");
+        }
+    }
+    assert!(
+        big.iter().any(|p| p.x == 3 && p.y == 4),
+        "two tiles take the wide gap: {big:?}"
+    );
+    // A 3x3 body passes neither gap.
+    assert!(find_path(&w, t(0, 0), t(5, 0), &body(3)).is_none());
+    assert!(find_path(&w, t(0, 0), t(0, 3), &body(3)).is_some());
+    // A body that sticks out of the map cannot stand there.
+    assert!(find_path(&w, t(0, 0), t(7, 6), &body(2)).is_none());
+}
+
+#[test]
+fn unreachable_blocked_and_outside_goals_give_no_path() {
+    let w = World::from_ascii(&["..#..", "..#..", "..#.."]);
+    let o = PathOptions::default();
+    assert_eq!(find_path(&w, t(0, 0), t(4, 0), &o), None);
+    assert_eq!(find_path(&w, t(0, 0), t(2, 0), &o), None); // goal on a wall
+    assert_eq!(find_path(&w, t(2, 1), t(0, 0), &o), None); // start on a wall
+    assert_eq!(find_path(&w, t(0, 0), t(9, 0), &o), None);
+    assert_eq!(find_path(&w, t(-1, 0), t(1, 0), &o), None);
+    let astar = PathOptions {
+        algorithm: Algorithm::AStar,
+        ..o
+    };
+    assert_eq!(find_path(&w, t(0, 0), t(4, 2), &astar), None);
+}
+
+#[test]
+fn start_equal_to_goal_is_a_one_tile_path_of_cost_zero() {
+    let w = World::from_ascii(&["..."]);
+    for algorithm in [Algorithm::Auto, Algorithm::AStar] {
+        let r = Search::new().find(
+            &w,
+            t(1, 0),
+            t(1, 0),
+            &PathOptions {
+                algorithm,
+                ..Default::default()
+            },
+        );
+        assert_eq!(r.path, Some(vec![t(1, 0)]));
+        assert_eq!(r.cost, 0.0);
+        assert!(r.complete);
+    }
+}
+
+#[test]
+fn the_expansion_limit_returns_the_path_to_the_closest_node() {
+    let w = World::from_ascii(&["..........", "..........", ".........."]);
+    let o = PathOptions {
+        max_expanded: Some(4),
+        keep_sets: true,
+        ..Default::default()
+    };
+    let r = Search::new().find(&w, t(0, 1), t(9, 1), &o);
+    assert!(!r.complete);
+    assert_eq!(r.expanded, 4);
+    let p = r.path.unwrap();
+    assert_eq!(p[0], t(0, 1));
+    let end = *p.last().unwrap();
+    assert_eq!(end, t(3, 1), "straight towards the goal: {p:?}");
+    let sets = r.sets.unwrap();
+    assert_eq!(sets.closed.len(), 4);
+    assert!(sets.closed.contains(&end) && !sets.open.is_empty());
+    assert!(sets.open.iter().all(|c| !sets.closed.contains(c)));
+    // Unreachable goal with a limit: the closest reachable node.
+    let walled = World::from_ascii(&["...#.", "...#.", "...#."]);
+    let o = PathOptions {
+        max_expanded: Some(1000),
+        ..Default::default()
+    };
+    let r = Search::new().find(&walled, t(0, 1), t(4, 1), &o);
+    assert!(!r.complete);
+    assert_eq!(r.path.unwrap().last(), Some(&t(2, 1)));
+}
+
+/// Seed 001's worked example: a 9-wide map numbered row by row from 0, start 29 (column 2,
+/// row 3), goal 33 (column 6, row 3), a wall at column 4 (cells 22, 31, 40); 4 directions, G
+/// +10 a step, H = Manhattan x 10, ties to the node added last.
+#[test]
+fn the_source_worked_example_seed_001() {
+    let w = World::from_ascii(&[
+        ".........",
+        ".........",
+        "....#....",
+        "....#....",
+        "....#....",
+        ".........",
+        ".........",
+    ]);
+    let o = |limit| PathOptions {
+        diagonal: Diagonal::Never,
+        heuristic: Heuristic::Manhattan,
+        step_costs: StepCosts::Source,
+        max_expanded: limit,
+        keep_sets: true,
+        ..Default::default()
+    };
+    let number = |c: &IVec2| c.y * 9 + c.x;
+    let numbers = |v: &[IVec2]| {
+        let mut n: Vec<i32> = v.iter().map(number).collect();
+        n.sort();
+        n
+    };
+    let (start, goal) = (t(2, 3), t(6, 3));
+    let mut s = Search::new();
+    // After the start: OPEN 20, 28, 30, 38; CLOSED 29.
+    let r = s.find(&w, start, goal, &o(Some(1)));
+    let sets = r.sets.unwrap();
+    assert_eq!(numbers(&sets.open), vec![20, 28, 30, 38]);
+    assert_eq!(numbers(&sets.closed), vec![29]);
+    // Node 28: G 10, H 50, F 60; node 30: G 10, H 30, F 40, the lowest, taken next.
+    let r = s.find(&w, start, goal, &o(Some(2)));
+    let sets = r.sets.unwrap();
+    assert_eq!(numbers(&sets.open), vec![20, 21, 28, 38, 39]);
+    assert_eq!(numbers(&sets.closed), vec![29, 30]);
+    assert_eq!(r.path.unwrap().last().map(number), Some(30));
+    assert_eq!(r.cost, 10.0);
+    // All of OPEN at F 60; the last added (39) is taken, 40 is the wall, 48 joins OPEN.
+    let r = s.find(&w, start, goal, &o(Some(3)));
+    let sets = r.sets.unwrap();
+    assert_eq!(numbers(&sets.open), vec![20, 21, 28, 38, 48]);
+    assert_eq!(numbers(&sets.closed), vec![29, 30, 39]);
+    // To the end: round the wall, 8 steps of 10.
+    let r = s.find(&w, start, goal, &o(None));
+    assert!(r.complete);
+    assert_eq!(r.cost, 80.0);
+    assert_eq!(r.path.unwrap().len(), 9);
+}
