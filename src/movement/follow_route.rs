@@ -1,21 +1,24 @@
-//! A* route following (seed 001/004): plan a route to a goal tile with [`crate::nav::find_path`]
-//! and walk it tile centre by tile centre. The route is kept across ticks and planned again when
-//! the goal or the map changes, or when the agent has been pushed off it.
+//! A* route following (seed 001/004): plan a route to a goal tile with [`crate::nav::Search`]
+//! (the agent's body size and the action's options) and walk it tile centre by tile centre. The
+//! route is kept across ticks and planned again when the goal, the options or the map change, or
+//! when the agent has been pushed off it.
 
-use crate::nav::{find_path, PathOptions};
-use crate::world::{centre_of, Agent, Role, Route, Shape, Tile, World};
+use crate::nav::{PathOptions, Search};
+use crate::world::{centre_of, Agent, Role, Route, RouteKind, Shape, Tile, World};
 use glam::DVec2;
 use std::collections::VecDeque;
 
 use super::Step;
 
 /// One tick of following a route to `goal`, moving at most `reach` along it.
-pub fn follow(world: &World, agent: &Agent, goal: Tile, reach: f64) -> Step {
-    let mut route = match &agent.route {
-        Some(r) if r.goal == goal && r.map_version == world.map_version && on_route(agent, r) => {
-            r.clone()
-        }
-        _ => match plan(world, agent, goal) {
+pub fn follow(world: &World, agent: &Agent, goal: Tile, opts: &PathOptions, reach: f64) -> Step {
+    let kind = RouteKind::AStar(PathOptions {
+        size: opts.size.max(agent.size),
+        ..*opts
+    });
+    let route = match &agent.route {
+        Some(r) if is_current(world, agent, r, goal, &kind) => r.clone(),
+        _ => match plan(world, agent, goal, opts) {
             Some(r) => r,
             None => {
                 return Step {
@@ -26,7 +29,16 @@ pub fn follow(world: &World, agent: &Agent, goal: Tile, reach: f64) -> Step {
             }
         },
     };
-    // Walk along the polyline of tile centres, spending the whole reach.
+    walk(agent, route, reach)
+}
+
+/// Whether a kept route still serves: same planner and goal, same map, agent still on it.
+pub fn is_current(world: &World, agent: &Agent, r: &Route, goal: Tile, kind: &RouteKind) -> bool {
+    r.goal == goal && r.map_version == world.map_version && r.kind == *kind && on_route(agent, r)
+}
+
+/// Walks along the polyline of tile centres, spending the whole reach.
+pub fn walk(agent: &Agent, mut route: Route, reach: f64) -> Step {
     let mut pos = agent.pos;
     let mut left = reach;
     while let Some(&next) = route.tiles.front() {
@@ -62,18 +74,25 @@ fn on_route(agent: &Agent, route: &Route) -> bool {
         .is_none_or(|&t| agent.pos.distance(centre_of(t)) <= 1.5)
 }
 
-fn plan(world: &World, agent: &Agent, goal: Tile) -> Option<Route> {
-    let path = find_path(world, agent.tile(), goal, &PathOptions::default())?;
+fn plan(world: &World, agent: &Agent, goal: Tile, opts: &PathOptions) -> Option<Route> {
+    let opts = PathOptions {
+        size: opts.size.max(agent.size),
+        ..*opts
+    };
+    let path = Search::new().find(world, agent.tile(), goal, &opts).path?;
     Some(Route {
         goal,
         map_version: world.map_version,
         tiles: path.into_iter().collect::<VecDeque<_>>(),
+        kind: RouteKind::AStar(opts),
+        legs: VecDeque::new(),
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::nav::Diagonal;
     use glam::IVec2;
 
     #[test]
@@ -81,13 +100,12 @@ mod tests {
         let world = World::from_ascii(&["....", ".##.", "...."]);
         let mut agent = Agent::new("a", IVec2::new(0, 1));
         let goal = IVec2::new(3, 1);
-        let mut visited = vec![];
+        let o = PathOptions::default();
         for _ in 0..40 {
-            let step = follow(&world, &agent, goal, 0.25);
+            let step = follow(&world, &agent, goal, &o, 0.25);
             agent.pos += step.delta;
             agent.route = step.route;
             assert!(!world.circle_hits_wall(agent.pos, 0.3), "{:?}", agent.pos);
-            visited.push(agent.tile());
         }
         assert_eq!(agent.pos, DVec2::new(3.0, 1.0));
     }
@@ -96,8 +114,39 @@ mod tests {
     fn no_route_means_no_move() {
         let world = World::from_ascii(&[".#."]);
         let agent = Agent::new("a", IVec2::new(0, 0));
-        let step = follow(&world, &agent, IVec2::new(2, 0), 1.0);
+        let step = follow(
+            &world,
+            &agent,
+            IVec2::new(2, 0),
+            &PathOptions::default(),
+            1.0,
+        );
         assert_eq!(step.delta, DVec2::ZERO);
         assert_eq!(step.route, None);
+    }
+
+    #[test]
+    fn options_shape_the_route_and_a_change_replans() {
+        let world = World::from_ascii(&["...", "...", "..."]);
+        let mut agent = Agent::new("a", IVec2::new(0, 0));
+        let four = PathOptions {
+            diagonal: Diagonal::Never,
+            ..Default::default()
+        };
+        let step = follow(&world, &agent, IVec2::new(2, 2), &four, 0.0);
+        assert_eq!(step.route.as_ref().unwrap().tiles.len(), 5);
+        agent.route = step.route;
+        let step = follow(
+            &world,
+            &agent,
+            IVec2::new(2, 2),
+            &PathOptions::default(),
+            0.0,
+        );
+        assert_eq!(
+            step.route.unwrap().tiles.len(),
+            3,
+            "diagonal steps after the change"
+        );
     }
 }

@@ -31,6 +31,8 @@ pub mod turn;
 pub mod walk;
 pub mod wall_trace;
 pub mod wander_avoid;
+pub mod tank;
+pub mod waypoints;
 
 use crate::world::{
     centre_of, tile_of, Action, Agent, MoveMemory, Role, Route, Shape, Tile, World,
@@ -62,7 +64,9 @@ pub fn step(world: &World, agent: &Agent, dt: f64) -> Step {
     let reach = agent.speed * dt;
     let tile_target = |t: &crate::world::Target| world.target_pos(t).map(tile_of);
     match &agent.action {
-        Action::PathTo(goal) => follow_route::follow(world, agent, *goal, reach),
+        Action::PathTo(goal, opts) => follow_route::follow(world, agent, *goal, opts, reach),
+        Action::Waypoints(goal) => waypoints::travel(world, agent, *goal, reach),
+        Action::TankTo(goal) => tank::drive(world, agent, *goal, reach),
         Action::Walk => {
             let (delta, next) = walk::walk(agent.pos, &agent.walk, reach);
             Step {
@@ -181,7 +185,11 @@ fn continuous(
         }]
     };
     Some(match &agent.action {
-        Action::Stop | Action::PathTo(_) | Action::Walk => (DVec2::ZERO, Vec::new()),
+        Action::Stop
+        | Action::PathTo(..)
+        | Action::Waypoints(_)
+        | Action::TankTo(_)
+        | Action::Walk => (DVec2::ZERO, Vec::new()),
         Action::Chase(t) | Action::LosChase(t) => {
             let to = world.target_pos(t)?;
             (chase::chase(from, to, reach), goal_line(to))

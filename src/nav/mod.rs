@@ -12,6 +12,7 @@ pub mod line;
 pub mod los;
 pub mod options;
 pub mod search;
+pub mod waypoints;
 
 pub use grid::NavGrid;
 pub use line::bresenham;

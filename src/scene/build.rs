@@ -17,6 +17,7 @@ const MAX_SPEED: f64 = 1000.0;
 const MAX_COST: f64 = 1e6;
 const MAX_CRUMBS: u32 = 100_000;
 const MAX_MAP_SIDE: usize = 4096;
+const MAX_BODY: u32 = 64;
 
 struct Checker<'a> {
     file: &'a Path,
@@ -325,6 +326,37 @@ fn check_tile(c: &mut Checker, world: &World, path: &str, what: &str, at: [i64; 
     }
 }
 
+/// Checks a `size: N` body: N from 1 to `MAX_BODY`, and the N x N cells from `at` (its top-left
+/// tile) inside the map and free.
+fn check_body(c: &mut Checker, world: &World, path: &str, agent: &AgentSpec, size: u32) {
+    if !(1..=MAX_BODY).contains(&size) {
+        c.error(
+            &format!("{path}.size"),
+            format!("size must be from 1 to {MAX_BODY} tiles, got {size}"),
+        );
+        return;
+    }
+    for dy in 0..size as i64 {
+        for dx in 0..size as i64 {
+            let (x, y) = (agent.at[0] + dx, agent.at[1] + dy);
+            let tile = IVec2::new(x as i32, y as i32);
+            if x < 0 || y < 0 || !world.in_bounds(tile) || world.is_blocked(tile) {
+                c.error(
+                    &format!("{path}.size"),
+                    format!(
+                        "agent `{}`: a {size}x{size} body at [{}, {}] does not fit: [{x}, {y}] is {}",
+                        agent.id,
+                        agent.at[0],
+                        agent.at[1],
+                        if world.in_bounds(tile) && x >= 0 && y >= 0 { "blocked" } else { "outside the map" }
+                    ),
+                );
+                return;
+            }
+        }
+    }
+}
+
 fn check_agents(
     c: &mut Checker,
     spec: &SceneFile,
@@ -371,6 +403,9 @@ fn check_agent(
                 format!("speed must be from 0 to {MAX_SPEED} tiles per second, got {speed}"),
             );
         }
+    }
+    if let (Some(size), Some(world)) = (agent.size, world) {
+        check_body(c, world, path, agent, size);
     }
     if let Some(sense) = agent.sense {
         if !(sense.is_finite() && (0.0..=MAX_SPEED).contains(&sense)) {
@@ -502,6 +537,7 @@ fn make_agent(file: &Path, spec: &AgentSpec, seed: u64) -> Agent {
         agent.params = params.clone();
     }
     agent.sense = spec.sense;
+    agent.size = spec.size.unwrap_or(1);
     agent.crumbs = Crumbs {
         max: spec.breadcrumbs.unwrap_or(0) as usize,
         ..Default::default()

@@ -58,4 +58,6 @@ pub struct AgentSpec {
     pub turn_rate: Option<f64>,
     /// A keyboard agent's scripted route, walked when no key is pressed (always, headless).
     pub route: Option<Vec<[i64; 2]>>,
+    /// Side of the agent's square body in tiles (default 1); `at` is its top-left tile.
+    pub size: Option<u32>,
 }

@@ -20,7 +20,7 @@
 
 use super::convert::{agent_view, tile_list, to_pos, to_target, to_tile, LuaAction};
 use super::errors::located;
-use crate::nav::{self, Diagonal, Heuristic, PathOptions};
+use crate::nav::{self, Algorithm, Diagonal, Heuristic, PathOptions, StepCosts};
 use crate::world::{Action, Hand, LennardJones, PotentialSpec, Target, TraceVariant, World};
 use mlua::{Lua, Table, UserData, UserDataMethods, Value, Variadic};
 use std::rc::Rc;
@@ -207,8 +207,26 @@ pub fn move_table(lua: &Lua) -> mlua::Result<Table> {
     )?;
     t.set(
         "path_to",
+        lua.create_function(|lua, (goal, opts): (Value, Option<Table>)| {
+            let goal = to_tile(lua, &goal, "move.path_to")?;
+            let opts = path_options(lua, opts, "move.path_to")?;
+            Ok(action(Action::PathTo(goal, opts)))
+        })?,
+    )?;
+    t.set(
+        "waypoints",
         lua.create_function(|lua, goal: Value| {
-            Ok(action(Action::PathTo(to_tile(lua, &goal, "move.path_to")?)))
+            Ok(action(Action::Waypoints(to_tile(
+                lua,
+                &goal,
+                "move.waypoints",
+            )?)))
+        })?,
+    )?;
+    t.set(
+        "tank_to",
+        lua.create_function(|lua, goal: Value| {
+            Ok(action(Action::TankTo(to_tile(lua, &goal, "move.tank_to")?)))
         })?,
     )?;
     add_primitives(lua, &t)?;
@@ -535,38 +553,124 @@ fn add_primitives(lua: &Lua, t: &Table) -> mlua::Result<()> {
     Ok(())
 }
 
-fn path_options(lua: &Lua, opts: Option<Table>) -> mlua::Result<PathOptions> {
+/// The keys `opts` of `nav.path` and `move.path_to` may hold.
+const PATH_OPTION_KEYS: [&str; 8] = [
+    "diagonal",
+    "heuristic",
+    "costs",
+    "size",
+    "ignore_terrain",
+    "max_expanded",
+    "algorithm",
+    "sets",
+];
+
+/// Reads the `opts` table of `nav.path` / `move.path_to` (see the module docs of `script`):
+/// unknown keys and values are errors naming the choices.
+fn path_options(lua: &Lua, opts: Option<Table>, what: &str) -> mlua::Result<PathOptions> {
     let mut o = PathOptions::default();
     let Some(opts) = opts else { return Ok(o) };
-    if let Some(d) = opts.get::<Option<String>>("diagonal")? {
-        o.diagonal = match d.as_str() {
-            "never" => Diagonal::Never,
-            "no_corner_cutting" => Diagonal::NoCornerCutting,
-            "one_side" => Diagonal::IfOneSideFree,
-            "always" => Diagonal::Always,
-            other => {
-                return Err(located(
-                    lua,
-                    format!("nav.path: diagonal must be never, no_corner_cutting, one_side or always, got {other:?}"),
-                ))
-            }
+    for pair in opts.pairs::<Value, Value>() {
+        let (key, _) = pair?;
+        let name = match &key {
+            Value::String(k) => k.to_str()?.to_string(),
+            other => format!("{other:?}"),
         };
+        if !PATH_OPTION_KEYS.contains(&name.as_str()) {
+            return Err(located(
+                lua,
+                format!(
+                    "{what}: unknown option {name:?} (options: {})",
+                    PATH_OPTION_KEYS.join(", ")
+                ),
+            ));
+        }
     }
-    if let Some(h) = opts.get::<Option<String>>("heuristic")? {
-        o.heuristic = match h.as_str() {
-            "octile" => Heuristic::Octile,
-            "manhattan" => Heuristic::Manhattan,
-            "euclidean" => Heuristic::Euclidean,
-            "zero" => Heuristic::Zero,
-            other => {
-                return Err(located(
+    let choice = |key: &str, choices: &[&str]| -> mlua::Result<Option<usize>> {
+        match opts.get::<Option<String>>(key)? {
+            None => Ok(None),
+            Some(v) => match choices.iter().position(|c| *c == v) {
+                Some(i) => Ok(Some(i)),
+                None => Err(located(
                     lua,
-                    format!("nav.path: heuristic must be octile, manhattan, euclidean or zero, got {other:?}"),
-                ))
-            }
-        };
+                    format!(
+                        "{what}: {key} must be one of {}, got {v:?}",
+                        choices.join(", ")
+                    ),
+                )),
+            },
+        }
+    };
+    if let Some(i) = choice(
+        "diagonal",
+        &["never", "no_corner_cutting", "one_side", "always"],
+    )? {
+        o.diagonal = [
+            Diagonal::Never,
+            Diagonal::NoCornerCutting,
+            Diagonal::IfOneSideFree,
+            Diagonal::Always,
+        ][i];
+    }
+    if let Some(i) = choice("heuristic", &["octile", "manhattan", "euclidean", "zero"])? {
+        o.heuristic = [
+            Heuristic::Octile,
+            Heuristic::Manhattan,
+            Heuristic::Euclidean,
+            Heuristic::Zero,
+        ][i];
+    }
+    if let Some(i) = choice("costs", &["exact", "source"])? {
+        o.step_costs = [StepCosts::Exact, StepCosts::Source][i];
+    }
+    if let Some(i) = choice("algorithm", &["auto", "astar", "jps"])? {
+        o.algorithm = [Algorithm::Auto, Algorithm::AStar, Algorithm::Jps][i];
+    }
+    let count = |key: &str, max: i64| -> mlua::Result<Option<i64>> {
+        match opts.get::<Option<i64>>(key) {
+            Ok(None) => Ok(None),
+            Ok(Some(n)) if (1..=max).contains(&n) => Ok(Some(n)),
+            _ => Err(located(
+                lua,
+                format!("{what}: {key} must be a whole number from 1 to {max}"),
+            )),
+        }
+    };
+    if let Some(n) = count("size", MAX_BODY)? {
+        o.size = n as u32;
+    }
+    if let Some(n) = count("max_expanded", 100_000_000)? {
+        o.max_expanded = Some(n as usize);
+    }
+    let flag = |key: &str| -> mlua::Result<Option<bool>> {
+        opts.get::<Option<bool>>(key)
+            .map_err(|_| located(lua, format!("{what}: {key} must be true or false")))
+    };
+    if let Some(b) = flag("ignore_terrain")? {
+        o.ignore_terrain_cost = b;
+    }
+    if let Some(b) = flag("sets")? {
+        o.keep_sets = b;
     }
     Ok(o)
+}
+
+/// The largest body side a script may ask for.
+const MAX_BODY: i64 = 64;
+
+/// The second result of `nav.path`: `{cost, expanded, complete, jps, open, closed}` (the sets
+/// only with `sets = true`).
+fn path_info(lua: &Lua, r: &nav::PathResult) -> mlua::Result<Table> {
+    let info = lua.create_table()?;
+    info.set("cost", r.cost)?;
+    info.set("expanded", r.expanded)?;
+    info.set("complete", r.complete)?;
+    info.set("jps", r.used_jps)?;
+    if let Some(sets) = &r.sets {
+        info.set("open", tile_list(lua, &sets.open)?)?;
+        info.set("closed", tile_list(lua, &sets.closed)?)?;
+    }
+    Ok(info)
 }
 
 /// The `nav` table: line of sight, lines and A* over the current map.
@@ -597,9 +701,26 @@ pub fn nav_table(lua: &Lua) -> mlua::Result<Table> {
             with_world(lua, "nav.path", |w| {
                 let from = to_tile(lua, &from, "nav.path")?;
                 let to = to_tile(lua, &to, "nav.path")?;
-                let opts = path_options(lua, opts)?;
-                match nav::find_path(w, from, to, &opts) {
-                    Some(path) => Ok(Value::Table(tile_list(lua, &path)?)),
+                let opts = path_options(lua, opts, "nav.path")?;
+                let result = nav::Search::new().find(w, from, to, &opts);
+                let info = path_info(lua, &result)?;
+                let path = match &result.path {
+                    Some(path) => Value::Table(tile_list(lua, path)?),
+                    None => Value::Nil,
+                };
+                Ok((path, info))
+            })
+        })?,
+    )?;
+    t.set(
+        "waypoint_route",
+        lua.create_function(|lua, (from, to): (Value, Value)| {
+            with_world(lua, "nav.waypoint_route", |w| {
+                let from = to_tile(lua, &from, "nav.waypoint_route")?;
+                let to = to_tile(lua, &to, "nav.waypoint_route")?;
+                let table = nav::waypoints::table(w);
+                match nav::waypoints::route(w, &table, from, to) {
+                    Some(route) => Ok(Value::Table(tile_list(lua, &route)?)),
                     None => Ok(Value::Nil),
                 }
             })

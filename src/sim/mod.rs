@@ -64,6 +64,15 @@ impl Simulation {
 
     /// Applies one fixed step.
     pub fn step(&mut self, decider: &mut dyn Decider) -> TickReport {
+        if !self
+            .world
+            .waypoint_table
+            .is_current(&self.world.waypoints, self.world.map_version)
+        {
+            // The node table is built once and again only when the map or the nodes change.
+            let table = crate::nav::waypoints::build(&self.world, &self.world.waypoints);
+            Rc::make_mut(&mut self.world).waypoint_table = table;
+        }
         let decisions = decider.decide(&self.world);
         let keyboard = self.keyboard;
         let world = Rc::make_mut(&mut self.world);

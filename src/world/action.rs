@@ -1,6 +1,7 @@
 //! What an agent has decided to do: plain data produced by a decision layer (a Lua script,
 //! the keyboard) and executed by the movement primitives.
 
+use super::path_options::PathOptions;
 use glam::DVec2;
 
 /// Something to move relative to: another agent (followed as it moves) or a fixed point.
@@ -22,8 +23,14 @@ pub enum Action {
     Evade(Target),
     /// Go straight to a point and stop on it.
     To(DVec2),
-    /// Follow an A* route to a tile, re-planned when the goal or the map changes.
-    PathTo(glam::IVec2),
+    /// Follow an A* route to a tile, re-planned when the goal, the options or the map change.
+    PathTo(glam::IVec2, PathOptions),
+    /// Travel to a tile through the scene's waypoints: the nearest visible node, then the node
+    /// table (`next[from][to]`), then straight to the tile.
+    Waypoints(glam::IVec2),
+    /// Drive a (possibly multi-tile) body to a tile as a tank: 4 directions, cost 1 per step,
+    /// turn-and-drive legs; no route drops the command.
+    TankTo(glam::IVec2),
     /// Move in a direction (the keyboard): each component -1, 0 or 1.
     Steer(glam::IVec2),
     /// Basic chase: each step, each axis one unit towards the target.
@@ -108,7 +115,9 @@ impl Action {
             Action::Chase(_) => "chase",
             Action::Evade(_) => "evade",
             Action::To(_) => "to",
-            Action::PathTo(_) => "path_to",
+            Action::PathTo(..) => "path_to",
+            Action::Waypoints(_) => "waypoints",
+            Action::TankTo(_) => "tank_to",
             Action::Steer(_) => "steer",
             Action::BasicChase(_) => "basic_chase",
             Action::BasicEvade(_) => "basic_evade",

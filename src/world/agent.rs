@@ -37,13 +37,36 @@ impl Crumbs {
     }
 }
 
-/// An A* route being followed: the tiles still to visit, planned for a goal on one map version.
+/// Which primitive planned a route.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RouteKind {
+    /// `path_to`: A* with these options.
+    AStar(super::PathOptions),
+    /// `waypoints`: through the node table.
+    Waypoints,
+    /// `tank_to`: turn-and-drive legs.
+    Tank,
+}
+
+/// One turn-and-drive command of a tank: face `dir` (a unit step of 4 directions), then drive
+/// `distance` tiles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Leg {
+    pub dir: Tile,
+    pub distance: u32,
+}
+
+/// A route being followed: the tiles still to visit, planned for a goal on one map version.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Route {
     pub goal: Tile,
     pub map_version: u64,
-    /// Remaining tile centres to pass through, next first.
+    /// Remaining tile centres to pass through, next first (for a tank: the end of each leg).
     pub tiles: VecDeque<Tile>,
+    /// Who planned it, with what options; a different primitive or options re-plans.
+    pub kind: RouteKind,
+    /// A tank's remaining legs, next first (empty for other routes).
+    pub legs: VecDeque<Leg>,
 }
 
 #[derive(Clone, Debug)]
@@ -60,6 +83,9 @@ pub struct Agent {
     pub speed: f64,
     /// Body radius in tiles, for walls and contact.
     pub radius: f64,
+    /// Side of the square body in tiles for planning (`size:` in the scene, default 1); the
+    /// agent's tile is the body's top-left cell.
+    pub size: u32,
     /// How far the agent senses, in tiles (`sense:` in the scene; shown by the bodies overlay,
     /// read by scripts as `self.sense`).
     pub sense: Option<f64>,
@@ -102,6 +128,7 @@ impl Agent {
             heading: 0.0,
             speed: 4.0,
             radius: 0.3,
+            size: 1,
             sense: None,
             brain: Brain::None,
             params: serde_json::Value::Object(Default::default()),

@@ -10,15 +10,19 @@ pub mod agent;
 pub mod debug;
 pub mod grid;
 pub mod motion;
+pub mod path_options;
 pub mod rng;
 pub mod terrain;
+pub mod waypoint_table;
 
 pub use action::{Action, Hand, LennardJones, PotentialSpec, Target, TraceVariant};
-pub use agent::{Agent, Brain, Crumbs, Route};
+pub use agent::{Agent, Brain, Crumbs, Leg, Route, RouteKind};
 pub use debug::{Role, Shape};
 pub use grid::{Grid, RowError};
 pub use motion::{Motion, MoveMemory, TraceMode, TraceState, Walk};
+pub use path_options::PathOptions;
 pub use terrain::{Terrain, TerrainId, TerrainTable};
+pub use waypoint_table::WaypointTable;
 
 use glam::{DVec2, IVec2};
 
@@ -57,6 +61,9 @@ pub struct World {
     /// A goal tile set by the designer (right-click in the window); scripts read it with
     /// `world:goal()`.
     pub goal: Option<Tile>,
+    /// The waypoint node table (`next[from][to]`) for `waypoints`, rebuilt by the simulation
+    /// when the map or the waypoints change.
+    pub waypoint_table: WaypointTable,
 }
 
 impl World {
@@ -80,6 +87,7 @@ impl World {
             seed,
             map_version: 0,
             goal: None,
+            waypoint_table: WaypointTable::default(),
         };
         world.recompute_costs();
         world

@@ -19,7 +19,9 @@ pub fn draw(world: &World, camera: &Camera) {
         let target = match (&agent.action, target_of(&agent.action)) {
             (_, Some(t)) => world.target_pos(t),
             (Action::To(p), None) => Some(*p),
-            (Action::PathTo(goal), None) => Some(crate::world::centre_of(*goal)),
+            (Action::PathTo(goal, _) | Action::Waypoints(goal) | Action::TankTo(goal), None) => {
+                Some(crate::world::centre_of(*goal))
+            }
             _ => None,
         };
         let Some(target) = target else { continue };
