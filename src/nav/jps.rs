@@ -15,7 +15,7 @@
 //! Used by [`super::Search`] only when valid (see `Algorithm::Auto`); shares its buffers.
 
 use super::grid::{Bits, NavGrid};
-use super::search::{Outcome, Query, Search};
+use super::search::{Outcome, Query, Search, Seen};
 
 const ALL: [(i32, i32); 8] = [
     (0, -1),
@@ -232,22 +232,79 @@ pub(super) fn run(s: &mut Search, grid: &NavGrid, q: &Query) -> (Outcome, usize)
         };
         j.successors(x, y, dx, dy, &mut dirs);
         for &(ddx, ddy) in &dirs {
-            let Some((jx, jy)) = j.jump(x, y, ddx, ddy) else {
-                continue;
-            };
-            let ji = (jy * w + jx) as usize;
-            let k = (jx - x).abs().max((jy - y).abs()) as f64;
-            let ng = g + k * if ddx != 0 && ddy != 0 {
-                diagonal
-            } else {
-                straight
-            };
-            let state = s.state[ji];
-            if state == gen + 1 || (state == gen && ng >= s.seen[ji].g) {
+            if ddx != 0 && ddy != 0 {
+                scan_diagonal(s, &j, q, i, g, (ddx, ddy), (straight, diagonal));
                 continue;
             }
-            s.open_node(ji, ng, i, ng + q.estimate(jx, jy));
+            if let Some((jx, jy)) = j.jump(x, y, ddx, ddy) {
+                let k = (jx - x).abs().max((jy - y).abs()) as f64;
+                relax(s, q, (jx, jy), g + k * straight, i);
+            }
         }
     }
     (Outcome::NoPath, expanded)
+}
+
+/// Offers `node` at `(x, y)` the cost `g` through `parent`; opens it when that is cheaper.
+#[inline]
+fn relax(s: &mut Search, q: &Query, (x, y): (i32, i32), g: f64, parent: usize) {
+    let node = (y * q.width + x) as usize;
+    let state = s.state[node];
+    if state == s.generation + 1 || (state == s.generation && g >= s.seen[node].g) {
+        return;
+    }
+    s.open_node(node, g, parent, g + q.estimate(x, y));
+}
+
+/// The diagonal successor of jump point `from` (cost `g`), scanned to its end. A diagonal jump
+/// point's successors are exactly what the straight scans from it found plus the diagonal on,
+/// so instead of queueing it, this records it (cost and parent, for the path) and offers its
+/// straight jump points at once, then scans on ("intermediate pruning", Harabor & Grastien
+/// 2014). It stops where the cell is already known at no more cost: that path continues it.
+fn scan_diagonal(
+    s: &mut Search,
+    j: &Jumper,
+    q: &Query,
+    from: usize,
+    g: f64,
+    (dx, dy): (i32, i32),
+    (straight, diagonal): (f64, f64),
+) {
+    let gen = s.generation;
+    let w = q.width;
+    let (mut x, mut y) = (from as i32 % w, from as i32 / w);
+    let (mut parent, mut parent_g, mut k) = (from, g, 0u32);
+    loop {
+        if !(j.free(x + dx, y) && j.free(x, y + dy) && j.free(x + dx, y + dy)) {
+            return;
+        }
+        x += dx;
+        y += dy;
+        k += 1;
+        let cg = parent_g + k as f64 * diagonal;
+        if x == j.gx && y == j.gy {
+            relax(s, q, (x, y), cg, parent);
+            return;
+        }
+        let h = j.horizontal(x, y, dx);
+        let v = j.vertical(x, y, dy);
+        if h.is_none() && v.is_none() {
+            continue;
+        }
+        let c = (y * w + x) as usize;
+        let state = s.state[c];
+        if state == gen + 1 || (state == gen && s.seen[c].g <= cg) {
+            return;
+        }
+        s.state[c] = gen;
+        s.seen[c] = Seen {
+            g: cg,
+            parent: parent as u32,
+        };
+        for (jx, jy) in [h, v].into_iter().flatten() {
+            let d = (jx - x).abs().max((jy - y).abs()) as f64;
+            relax(s, q, (jx, jy), cg + d * straight, c);
+        }
+        (parent, parent_g, k) = (c, cg, 0);
+    }
 }

@@ -3,7 +3,7 @@
 //!
 //! `move.*` (each returns an action for `decide` to return; a target is an agent view, an
 //! agent id or a position `{x, y}`):
-//! - `stop()`, `chase(t)`, `evade(t)`, `to(pos)`, `path_to(tile)`: DESIGN.md's five.
+//! - `stop()`, `chase(t)`, `evade(t)`, `to(pos)`, `path_to(tile, opts)`: DESIGN.md's five.
 //! - `basic_chase(t)`, `basic_evade(t)`: each axis one unit towards / away per step.
 //! - `los_chase(t)`: Bresenham path on tiles, rebuilt when the target moves (free agents:
 //!   straight at the target).
@@ -17,6 +17,36 @@
 //! - `trace_around(goal, {variant = "improved" | "basic" | "sight", hand = "left" | "right"})`.
 //! - `follow_crumbs(leader, {trail = 15})`: the newest of at most `trail` crumbs first.
 //! - `follow_road{terrain = "road"}`, `wall_trace{hand = "left" | "right"}`.
+//!
+//! Navigation, as scripts see it (tiles are `{x, y}` or `{x = , y = }` or agent views):
+//! - `nav.path(from, to, opts)` → `path, info`: the list of tiles from `from` to `to` (both
+//!   included) or `nil`, and `info = {cost, expanded, complete, jps, open, closed}` (`open` and
+//!   `closed` only with `sets = true`). No path when an end is blocked (for the body) or off the
+//!   map, or the goal cannot be reached.
+//! - `move.path_to(goal, opts)`: follow such a route natively; re-planned when the goal, the
+//!   options or the map change. The agent's scene `size` is used when `opts.size` is smaller.
+//! - `opts` (every key optional; unknown keys and values are errors):
+//!   `diagonal` = `"no_corner_cutting"` (default: both side cells free, as MovingAI),
+//!   `"one_side"` (one side cell free), `"always"`, `"never"` (4-connected);
+//!   `heuristic` = `"octile"` (default, admissible), `"manhattan"` (the source's; with diagonal
+//!   steps it overestimates and paths may be longer than optimal), `"euclidean"`, `"zero"`
+//!   (Dijkstra); `costs` = `"exact"` (default: 1 straight, sqrt 2 diagonal) or `"source"` (10
+//!   and 14, seed 001), times the terrain cost of the cell entered; `size` = N (an N x N body
+//!   whose top-left cell is the tile; it only stands where all its cells are free and pays the
+//!   dearest one); `ignore_terrain = true` (every free cell costs 1); `max_expanded` = N (stop
+//!   after N expansions and return the path to the closest node reached, `info.complete` false);
+//!   `algorithm` = `"auto"` (default: jump point search where it is exact — uniform terrain,
+//!   size 1, no corner cutting, octile or zero, no limit — else A*), `"astar"`, `"jps"` (same
+//!   as auto); `sets = true` (return the open and closed sets in `info`).
+//! - `nav.los(a, b)`, `nav.line(a, b)`: line of sight and Bresenham cells. A line that only
+//!   grazes a wall's corner does not see past it: a diagonal step of the line needs both side
+//!   cells free, the rule movement uses, so an agent can walk every line it can see.
+//! - `nav.waypoint_route(from, to)` → `{from, node, ..., to}` or `nil`: the nearest node `from`
+//!   sees, the node table's route to the node nearest `to` that sees it, then `to`.
+//! - `move.waypoints(goal)`: travel that route (each leg along its Bresenham line).
+//! - `move.tank_to(goal)`: the tank of seed 004: plans for the agent's `size` body with 4
+//!   directions, cost 1 a step, Manhattan estimate, and drives turn-and-drive legs; with no
+//!   route it stays put.
 
 use super::convert::{agent_view, tile_list, to_pos, to_target, to_tile, LuaAction};
 use super::errors::located;
