@@ -297,4 +297,41 @@ mod tests {
             Some("x.lua:1: boom")
         );
     }
+
+    #[test]
+    fn the_waypoint_table_is_built_once_and_again_when_the_map_changes() {
+        let mut w = World::from_ascii(&[".....", "..#..", "....."]);
+        w.waypoints = vec![
+            IVec2::new(0, 1),
+            IVec2::new(4, 1),
+            IVec2::new(0, 0),
+            IVec2::new(4, 0),
+        ];
+        let mut sim = Simulation::new(w);
+        let mut none = Fixed(vec![]);
+        sim.step(&mut none);
+        let table = sim.world().waypoint_table.clone();
+        assert_eq!(table.map_version, Some(0));
+        let first = table.next(0, 1);
+        assert!(
+            first.is_some() && first != Some(1),
+            "round the pillar: {first:?}"
+        );
+        sim.step(&mut none);
+        assert_eq!(
+            sim.world().waypoint_table,
+            table,
+            "unchanged map, same table"
+        );
+        let floor = sim.world().terrain().by_name("floor").unwrap();
+        sim.world_mut().set_terrain(IVec2::new(2, 1), floor);
+        sim.step(&mut none);
+        let rebuilt = &sim.world().waypoint_table;
+        assert_eq!(rebuilt.map_version, Some(1));
+        assert_eq!(
+            rebuilt.next(0, 1),
+            Some(1),
+            "the pillar is gone: straight across"
+        );
+    }
 }
