@@ -91,3 +91,8 @@ fn golden_potential() {
 fn golden_wander() {
     check("wander");
 }
+
+#[test]
+fn golden_tank() {
+    check("tank");
+}

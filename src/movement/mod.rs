@@ -25,13 +25,13 @@ pub mod potential;
 pub mod road;
 pub mod slide;
 pub mod steer;
+pub mod tank;
 pub mod tiles;
 pub mod trace;
 pub mod turn;
 pub mod walk;
 pub mod wall_trace;
 pub mod wander_avoid;
-pub mod tank;
 pub mod waypoints;
 
 use crate::world::{

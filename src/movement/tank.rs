@@ -64,9 +64,7 @@ pub fn drive(world: &World, agent: &Agent, goal: Tile, reach: f64) -> Step {
         Some(r) if is_current(world, agent, r, goal, &RouteKind::Tank) => r.clone(),
         _ => match plan(world, agent, goal) {
             Some(r) => r,
-            None => {
-                return Step::default()
-            }
+            None => return Step::default(),
         },
     };
     let mut step = walk(agent, route, reach);

@@ -24,9 +24,7 @@ pub fn travel(world: &World, agent: &Agent, goal: Tile, reach: f64) -> Step {
                     kind,
                     legs: Default::default(),
                 },
-                None => {
-                    return Step::default()
-                }
+                None => return Step::default(),
             }
         }
     };
