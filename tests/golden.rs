@@ -96,3 +96,8 @@ fn golden_wander() {
 fn golden_tank() {
     check("tank");
 }
+
+#[test]
+fn golden_waypoints() {
+    check("waypoints");
+}

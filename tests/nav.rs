@@ -140,3 +140,40 @@ agents:
     let err = typo["error"].as_str().unwrap_or_default();
     assert!(err.contains("unknown option \"diagonl\""), "{typo}");
 }
+
+#[test]
+fn the_courier_reaches_every_stop_through_the_waypoints() {
+    let scene = agentbox::scene::load(&common::root().join("scenes/waypoints.yaml")).unwrap();
+    let world = &scene.world;
+    // The scene's promise: every floor tile sees at least one node.
+    for y in 0..world.grid().height() {
+        for x in 0..world.grid().width() {
+            let t = glam::IVec2::new(x, y);
+            if !world.is_blocked(t) {
+                assert!(
+                    world
+                        .waypoints
+                        .iter()
+                        .any(|&n| agentbox::nav::line_of_sight(world, t, n)),
+                    "{t} sees no node"
+                );
+            }
+        }
+    }
+    let lines = trace("scenes/waypoints.yaml", 900, &[]);
+    let mut visited = vec![];
+    for line in &lines {
+        let agent = &line["agents"][0];
+        assert!(agent.get("error").is_none(), "{agent}");
+        let p = pos(line, "courier");
+        let tile = glam::IVec2::new(p.0.round() as i32, p.1.round() as i32);
+        assert!(!world.is_blocked(tile), "on a wall at {p:?}");
+        for stop in [(22.0, 11.0), (22.0, 1.0), (1.0, 11.0)] {
+            if p == stop && visited.last() != Some(&stop) {
+                visited.push(stop);
+            }
+        }
+    }
+    // The stops in order (and round again to the first by tick 900).
+    assert_eq!(visited[..3], [(22.0, 11.0), (22.0, 1.0), (1.0, 11.0)]);
+}
