@@ -164,6 +164,13 @@ impl Search {
         self.open.push(Open::new(f, g, self.seq, node as u32));
     }
 
+    /// The cost from the start (G) of a cell the last query reached, open or closed, by its
+    /// row-major index: the numbers the window's search overlay prints.
+    pub fn reached_cost(&self, index: usize) -> Option<f64> {
+        let state = *self.state.get(index)?;
+        (state == self.generation || state == self.generation + 1).then(|| self.seen[index].g)
+    }
+
     /// A path on the world's map.
     pub fn find(&mut self, world: &World, from: Tile, to: Tile, opts: &PathOptions) -> PathResult {
         self.find_on(&NavGrid::from_world(world), from, to, opts)

@@ -29,13 +29,21 @@ impl Disc {
     }
 }
 
+/// Where an agent's disc goes and how big it is: a multi-tile body (`size`, top-left cell at
+/// its position) is drawn centred on its footprint.
+fn body(agent: &crate::world::Agent, camera: &Camera) -> (Vec2, f32) {
+    let extra = (agent.size.max(1) - 1) as f64 / 2.0;
+    let p = camera.to_screen(agent.pos + ::glam::DVec2::splat(extra));
+    let r = (agent.radius.max(agent.size as f64 * 0.42) as f32 * camera.tile).max(2.5);
+    (p, r)
+}
+
 pub fn draw(world: &World, camera: &Camera, disc: &Disc, selected: Option<&str>) {
     let visible = |p: Vec2, r: f32| {
         p.x + r >= 0.0 && p.y + r >= 0.0 && p.x - r <= screen_width() && p.y - r <= screen_height()
     };
     for agent in &world.agents {
-        let p = camera.to_screen(agent.pos);
-        let r = (agent.radius as f32 * camera.tile).max(2.5);
+        let (p, r) = body(agent, camera);
         if !visible(p, r) {
             continue;
         }
@@ -51,8 +59,7 @@ pub fn draw(world: &World, camera: &Camera, disc: &Disc, selected: Option<&str>)
         );
     }
     for agent in &world.agents {
-        let p = camera.to_screen(agent.pos);
-        let r = (agent.radius as f32 * camera.tile).max(2.5);
+        let (p, r) = body(agent, camera);
         if !visible(p, r) || r < 4.0 {
             continue;
         }
@@ -81,8 +88,7 @@ pub fn draw(world: &World, camera: &Camera, disc: &Disc, selected: Option<&str>)
     }
     if camera.tile >= 18.0 {
         for agent in &world.agents {
-            let p = camera.to_screen(agent.pos);
-            let r = agent.radius as f32 * camera.tile;
+            let (p, r) = body(agent, camera);
             if !visible(p, r) {
                 continue;
             }

@@ -119,8 +119,9 @@ struct Window {
     hud: hud::Hud,
     help: bool,
     selected: Option<String>,
-    /// The agent being dragged with the mouse.
-    dragging: Option<String>,
+    /// The agent under the last left press, and where the press was (it becomes a drag only
+    /// once the mouse has moved, so a click on a moving agent just selects it).
+    dragging: Option<(String, Vec2)>,
     paused: bool,
     /// Index into `SPEEDS`.
     speed: usize,
@@ -376,10 +377,14 @@ impl Window {
                 })
                 .map(|a| a.id.clone());
             self.selected = hit.clone();
-            self.dragging = hit;
+            self.dragging = hit.map(|id| (id, input.mouse));
         }
         if input.button_released[0] {
-            if let Some(id) = self.dragging.take() {
+            let dragged = self
+                .dragging
+                .take()
+                .filter(|(_, from)| from.distance(input.mouse) > 6.0);
+            if let Some((id, _)) = dragged {
                 let world = self.session.world_mut();
                 let free = !world.is_blocked(tile);
                 if let (true, Some(i)) = (free, world.agent_index(&id)) {

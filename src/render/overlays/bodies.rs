@@ -1,5 +1,7 @@
-//! Bodies overlay: each agent's body radius (what walls and contacts use) and, for agents with
-//! a sensing radius (`sense:` in the scene, `self.sense` in Lua), the circle they sense within.
+//! Bodies overlay: each agent's body radius (what walls and contacts use), the N x N footprint
+//! of multi-tile agents (`size:`, the tank's body: the cells A* checks it fits in) and, for
+//! agents with a sensing radius (`sense:` in the scene, `self.sense` in Lua), the circle they
+//! sense within.
 
 use crate::render::camera::Camera;
 use crate::render::palette::kind_color;
@@ -10,7 +12,21 @@ pub fn draw(world: &World, camera: &Camera) {
     for agent in &world.agents {
         let p = camera.to_screen(agent.pos);
         let c = kind_color(&agent.kind);
-        draw_circle_lines(p.x, p.y, agent.radius as f32 * camera.tile, 1.5, BLACK);
+        if agent.size <= 1 {
+            draw_circle_lines(p.x, p.y, agent.radius as f32 * camera.tile, 1.5, BLACK);
+        } else {
+            let (corner, side) = camera.tile_rect(agent.tile());
+            let n = agent.size as f32 * side;
+            draw_rectangle(corner.x, corner.y, n, n, Color::new(c.r, c.g, c.b, 0.15));
+            draw_rectangle_lines(
+                corner.x,
+                corner.y,
+                n,
+                n,
+                2.0,
+                Color::new(c.r, c.g, c.b, 0.9),
+            );
+        }
         if let Some(sense) = agent.sense {
             let r = sense as f32 * camera.tile;
             draw_circle(p.x, p.y, r, Color::new(c.r, c.g, c.b, 0.08));

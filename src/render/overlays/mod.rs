@@ -6,6 +6,7 @@ mod bodies;
 mod crumbs;
 mod heat;
 mod route;
+mod search;
 mod shapes;
 mod sight;
 mod waypoints;
@@ -22,6 +23,7 @@ pub enum Overlay {
     Sight,
     Crumbs,
     Waypoints,
+    Search,
     Weights,
     Probes,
     Forces,
@@ -30,7 +32,7 @@ pub enum Overlay {
 }
 
 /// `(overlay, key, key label, name, what it shows)`.
-pub const ALL: [(Overlay, KeyCode, &str, &str, &str); 9] = [
+pub const ALL: [(Overlay, KeyCode, &str, &str, &str); 10] = [
     (
         Overlay::Routes,
         KeyCode::Key1,
@@ -59,6 +61,7 @@ pub const ALL: [(Overlay, KeyCode, &str, &str, &str); 9] = [
         "waypoints",
         "waypoint nodes and the links between nodes that see each other",
     ),
+    (Overlay::Search, KeyCode::Key5, "5", "search", "the A* search behind a route (selected agent, else all): closed red, open green, G/H/F when zoomed in"),
     (Overlay::Weights, KeyCode::Key6, "6", "weights", "the numbers a primitive compared (road followers' direction weights)"),
     (Overlay::Probes, KeyCode::Key7, "7", "probes", "cells and points primitives looked at: wall-tracing feelers, crumb scans, tracing starts, aim points"),
     (Overlay::Forces, KeyCode::Key8, "8", "forces", "potential-function forces as arrows (obstacle push, total)"),
@@ -77,6 +80,7 @@ pub const ALL: [(Overlay, KeyCode, &str, &str, &str); 9] = [
 pub struct Overlays {
     pub on: BTreeSet<Overlay>,
     waypoints: waypoints::Cache,
+    search: crate::nav::Search,
 }
 
 impl Overlays {
@@ -96,6 +100,9 @@ impl Overlays {
     pub fn draw_under(&mut self, world: &World, camera: &Camera, selected: Option<&str>) {
         if self.on.contains(&Overlay::Heat) {
             heat::draw(world, camera, selected);
+        }
+        if self.on.contains(&Overlay::Search) {
+            search::draw(world, camera, &mut self.search, selected);
         }
         if self.on.contains(&Overlay::Waypoints) {
             self.waypoints.draw(world, camera);
@@ -138,10 +145,15 @@ pub fn shade_tile(camera: &Camera, tile: ::glam::IVec2, color: Color) {
 
 /// Text centred on a world position, only when tiles are large enough to read it.
 pub fn label(camera: &Camera, at: ::glam::DVec2, text: &str, color: Color) {
+    label_sized(camera, at, text, color, 0.45);
+}
+
+/// Like [`label`], with the font size as a share of the tile.
+pub fn label_sized(camera: &Camera, at: ::glam::DVec2, text: &str, color: Color, share: f32) {
     if camera.tile < 16.0 {
         return;
     }
-    let size = (camera.tile * 0.45).clamp(12.0, 22.0);
+    let size = (camera.tile * share).clamp(11.0, 22.0);
     let dims = measure_text(text, None, size as u16, 1.0);
     let p = camera.to_screen(at);
     draw_text(
