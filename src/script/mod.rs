@@ -332,6 +332,13 @@ impl ScriptHost {
         }
     }
 
+    /// Forgets one agent's `self` (its scene entry changed): it starts over with `init`.
+    pub fn forget_agent(&mut self, id: &str) {
+        if let Some(slot) = self.slots.remove(id) {
+            let _ = self.lua.remove_registry_value(slot.this);
+        }
+    }
+
     /// Forgets every agent's `self` (a reset to the scene's start).
     pub fn reset_agents(&mut self) {
         let slots = std::mem::take(&mut self.slots);

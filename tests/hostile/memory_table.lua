@@ -5,7 +5,7 @@ function M.decide(self, world)
   local i = 0
   while true do
     i = i + 1
-    self.memory.hoard[i] = string.rep("x", 1000000) .. i
+    self.memory.hoard[i] = string.rep("0123456789abcdef", 65536) .. i
   end
 end
 return M
