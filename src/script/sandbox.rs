@@ -330,6 +330,13 @@ fn require_in(lua: &Lua, (ctx, name): (Table, String)) -> mlua::Result<Value> {
             ),
         )
     })?;
+    if source.iter().all(u8::is_ascii_whitespace) {
+        // Most likely a save caught half way (truncated, not yet written): not a module.
+        return Err(located(
+            lua,
+            format!("require: module {name:?} is empty ({})", path.display()),
+        ));
+    }
     let env = new_env(lua, &ctx)?;
     let chunk = lua
         .load(source)
