@@ -5,8 +5,9 @@
 //! Lua 5.4's count hook makes every instruction go through the hook check, which roughly
 //! doubles the cost of pure-Lua code whatever the hook's period. So normal calls run with no
 //! hook at all: a watchdog thread looks at the running call every [`POLL`] and, once a call has
-//! run longer than [`GRACE`], installs the count hook on the running Lua threads with
-//! `lua_sethook`. Lua documents this as safe to do asynchronously (the stand-alone `lua`
+//! run longer than its grace, installs the count hook on the running Lua threads with
+//! `lua_sethook` (the grace grows with the budget, see [`grace`]). Lua documents this as safe
+//! to do asynchronously (the stand-alone `lua`
 //! interpreter does it from a signal handler to stop a script on Ctrl-C; the VM re-reads its
 //! `volatile` trap flag on every jump). From then on the call may run `instructions` more
 //! instructions before it fails with `file.lua:LINE: instruction budget exceeded`.
@@ -31,8 +32,18 @@ use std::time::{Duration, Instant};
 /// How often the hook runs once armed, in Lua instructions.
 const PERIOD: c_int = 1000;
 
-/// How long a call runs before the watchdog arms the instruction count.
-pub const GRACE: Duration = Duration::from_millis(1);
+/// How long a call runs, per instruction of its budget, before the watchdog arms the count:
+/// 2 ns, so the default 2M-instruction budget gives a 4 ms grace (about half of what 2M
+/// instructions take unhooked here). Clamped to [`MIN_GRACE`, `MAX_GRACE`].
+pub const GRACE_PER_INSTRUCTION_NS: u64 = 2;
+pub const MIN_GRACE: Duration = Duration::from_millis(1);
+pub const MAX_GRACE: Duration = Duration::from_millis(100);
+
+/// The grace of a budget of `instructions`.
+pub fn grace(instructions: u64) -> Duration {
+    Duration::from_nanos(instructions.saturating_mul(GRACE_PER_INSTRUCTION_NS))
+        .clamp(MIN_GRACE, MAX_GRACE)
+}
 
 /// How often the watchdog looks at the running call while scripts run.
 pub const POLL: Duration = Duration::from_micros(250);
@@ -48,7 +59,7 @@ pub const DEFAULT_MEMORY: usize = 256 * 1024 * 1024;
 pub enum Mode {
     /// No instruction budget (for measuring the cost of enforcement only).
     Off = 0,
-    /// The count hook is armed by the watchdog once a call runs longer than [`GRACE`].
+    /// The count hook is armed by the watchdog once a call runs longer than its [`grace`].
     Watchdog = 1,
     /// The count hook runs from the first instruction of every call.
     Exact = 2,
@@ -61,6 +72,7 @@ struct Shared {
     epoch: Instant,
     mode: AtomicU8,
     limit: AtomicI64,
+    grace_ns: AtomicU64,
     /// Counts calls; the id of the running (or last) call.
     call: AtomicU64,
     running: AtomicBool,
@@ -219,6 +231,7 @@ impl Budget {
             epoch: Instant::now(),
             mode: AtomicU8::new(Mode::Watchdog as u8),
             limit: AtomicI64::new(DEFAULT_INSTRUCTIONS as i64),
+            grace_ns: AtomicU64::new(grace(DEFAULT_INSTRUCTIONS).as_nanos() as u64),
             call: AtomicU64::new(0),
             running: AtomicBool::new(false),
             started_ns: AtomicU64::new(0),
@@ -252,6 +265,9 @@ impl Budget {
     pub fn set_instructions(&self, instructions: u64) {
         let n = instructions.clamp(PERIOD as u64, i64::MAX as u64) as i64;
         self.shared.limit.store(n, SeqCst);
+        self.shared
+            .grace_ns
+            .store(grace(n as u64).as_nanos() as u64, SeqCst);
     }
 
     pub fn set_mode(&self, mode: Mode) {
@@ -346,9 +362,8 @@ impl Drop for Budget {
 }
 
 /// The watchdog: sleeps while no script runs; while one does, arms the hook on a call that
-/// has run longer than [`GRACE`].
+/// has run longer than its grace.
 fn watch(shared: &Shared) {
-    let grace = GRACE.as_nanos() as u64;
     loop {
         {
             let mut active = lock(&shared.active);
@@ -371,7 +386,7 @@ fn watch(shared: &Shared) {
             continue;
         }
         let started = shared.started_ns.load(SeqCst);
-        if shared.now_ns().saturating_sub(started) >= grace {
+        if shared.now_ns().saturating_sub(started) >= shared.grace_ns.load(SeqCst) {
             shared.arm(call);
         }
     }

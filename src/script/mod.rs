@@ -25,7 +25,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-pub use budget::{Mode as BudgetMode, DEFAULT_INSTRUCTIONS, DEFAULT_MEMORY, GRACE};
+pub use budget::{grace, Mode as BudgetMode, DEFAULT_INSTRUCTIONS, DEFAULT_MEMORY};
 
 /// A loaded script module: its table, how many times it has been (re)loaded, and the load
 /// whose `require`s it used.
@@ -159,7 +159,7 @@ impl ScriptHost {
     }
 
     /// Sets the instruction budget of one call of `init`, `decide` or `on_reload`, counted
-    /// once the call has run longer than [`GRACE`] (see `budget.rs`).
+    /// once the call has run longer than its [`grace`] (see `budget.rs`).
     pub fn set_instruction_budget(&mut self, instructions: u64) {
         self.budget.set_instructions(instructions);
     }
@@ -176,6 +176,12 @@ impl ScriptHost {
     /// How instruction budgets are enforced (the default is the watchdog).
     pub fn set_budget_mode(&mut self, mode: BudgetMode) {
         self.budget.set_mode(mode);
+    }
+
+    /// Runs a full garbage collection (before measuring memory).
+    pub fn collect_garbage(&self) {
+        let _ = self.lua.gc_collect();
+        let _ = self.lua.gc_collect();
     }
 
     /// Bytes the Lua state holds now.
