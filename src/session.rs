@@ -325,3 +325,51 @@ fn same_entry(a: &Agent, b: &Agent) -> bool {
         && a.turn_rate == b.turn_rate
         && a.walk == b.walk
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::IVec2;
+
+    #[test]
+    fn the_nearest_free_tile_is_found_deterministically() {
+        let w = World::from_ascii(&["#####", "#...#", "#.#.#", "#...#", "#####"]);
+        // Free tiles are their own nearest.
+        assert_eq!(
+            nearest_free_tile(&w, IVec2::new(1, 1)),
+            Some(IVec2::new(1, 1))
+        );
+        // The centre wall has four free neighbours at distance 1: the upper one wins.
+        assert_eq!(
+            nearest_free_tile(&w, IVec2::new(2, 2)),
+            Some(IVec2::new(2, 1))
+        );
+        // A corner wall: (1, 1) is at distance sqrt(2), nothing nearer is free.
+        assert_eq!(
+            nearest_free_tile(&w, IVec2::new(0, 0)),
+            Some(IVec2::new(1, 1))
+        );
+        // Outside the map, the nearest tile inside.
+        assert_eq!(
+            nearest_free_tile(&w, IVec2::new(9, 2)),
+            Some(IVec2::new(3, 2))
+        );
+        let walls = World::from_ascii(&["###", "###"]);
+        assert_eq!(nearest_free_tile(&walls, IVec2::new(1, 1)), None);
+    }
+
+    #[test]
+    fn an_agent_in_a_new_wall_steps_out_and_drops_its_route() {
+        let w = World::from_ascii(&["....", ".#..", "...."]);
+        let mut a = Agent::new("a", IVec2::new(1, 1));
+        a.vel = DVec2::new(1.0, 0.0);
+        step_out_of_walls(&w, &mut a);
+        assert_eq!(a.pos, DVec2::new(1.0, 0.0));
+        assert_eq!(a.vel, DVec2::ZERO);
+        // Only the body overlapping a wall: back to its own tile's centre.
+        let mut b = Agent::new("b", IVec2::new(2, 1));
+        b.pos = DVec2::new(1.75, 1.0);
+        step_out_of_walls(&w, &mut b);
+        assert_eq!(b.pos, DVec2::new(2.0, 1.0));
+    }
+}

@@ -72,7 +72,10 @@ fn run_one(path: &PathBuf) -> Option<String> {
         .map(|l| serde_json::from_str(l).expect("trace line is JSON"))
         .collect();
     if lines.len() != 4 {
-        return Some(format!("{name}: expected 4 trace lines, got {}", lines.len()));
+        return Some(format!(
+            "{name}: expected 4 trace lines, got {}",
+            lines.len()
+        ));
     }
     let last = &lines[3];
     let walked = pos(last, "walker").0 - pos(&lines[0], "walker").0;
@@ -92,10 +95,15 @@ fn run_one(path: &PathBuf) -> Option<String> {
         ));
     }
     if !error.starts_with("scripts/hostile.lua") {
-        return Some(format!("{name}: the error does not name the script: {error:?}"));
+        return Some(format!(
+            "{name}: the error does not name the script: {error:?}"
+        ));
     }
     if !stderr(&out).contains(&expected) {
-        return Some(format!("{name}: the error was not printed: {}", stderr(&out)));
+        return Some(format!(
+            "{name}: the error was not printed: {}",
+            stderr(&out)
+        ));
     }
     None
 }

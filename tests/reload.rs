@@ -88,7 +88,10 @@ impl Live {
                 }
                 Err(_) => {
                     if let Ok(Some(status)) = self.child.try_wait() {
-                        panic!("agentbox exited ({status}) waiting for {what}; stderr:\n{}", self.err());
+                        panic!(
+                            "agentbox exited ({status}) waiting for {what}; stderr:\n{}",
+                            self.err()
+                        );
                     }
                 }
             }
@@ -210,7 +213,8 @@ end
 return M
 "#;
 
-const BROKEN: &str = "local M = {}\nfunction M.decide(self, world)\n  return move.stop(\nend\nreturn M\n";
+const BROKEN: &str =
+    "local M = {}\nfunction M.decide(self, world)\n  return move.stop(\nend\nreturn M\n";
 
 #[test]
 fn script_saves_in_place_atomic_partial_and_in_bursts() {
@@ -297,7 +301,10 @@ return M
     live.until("the edited module's chase", |l| action(l, "a") == "chase");
     live.until_err("reloaded scripts/a.lua");
     // A module that breaks keeps the last good script and points into the module.
-    live.write("scripts/lib/pick.lua", "return function(self) return move.stop( end\n");
+    live.write(
+        "scripts/lib/pick.lua",
+        "return function(self) return move.stop( end\n",
+    );
     live.until_err("scripts/lib/pick.lua:1:");
     live.until("still chasing", |l| action(l, "a") == "chase");
     // A module that does not exist yet is picked up when it appears.
@@ -351,7 +358,10 @@ return M
     let line = live.until("the new scene", |l| agent(l, "c").is_some());
     assert!(agent(&line, "b").is_none(), "b left");
     let moved = agent(&line, "a").unwrap();
-    assert_eq!((moved["x"].as_f64(), moved["y"].as_f64()), (Some(5.0), Some(1.0)));
+    assert_eq!(
+        (moved["x"].as_f64(), moved["y"].as_f64()),
+        (Some(5.0), Some(1.0))
+    );
     assert_eq!(action(&line, "a"), "stop", "a kept its memory");
     live.until_err("reloaded scene scene.yaml");
     // A broken scene keeps the running one and says where.

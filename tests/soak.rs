@@ -54,7 +54,10 @@ fn a_thousand_saves_end_on_the_last_good_version_with_flat_memory() {
     let dir = scratch(&[
         ("scene.yaml", SCENE),
         ("scripts/a.lua", &good(0)),
-        ("scripts/b.lua", "return { decide = function(self) return move.to({ x = 0, y = 1 }) end }\n"),
+        (
+            "scripts/b.lua",
+            "return { decide = function(self) return move.to({ x = 0, y = 1 }) end }\n",
+        ),
         ("scripts/util.lua", UTIL),
     ]);
     let scene = dir.path().join("scene.yaml");
@@ -106,7 +109,10 @@ fn a_thousand_saves_end_on_the_last_good_version_with_flat_memory() {
     // The other agent was never disturbed.
     assert_eq!(action(&session, "b"), "to");
     assert!(session.world().agents.iter().all(|a| a.error.is_none()));
-    assert!(reloads > 50 && failures > 50, "{reloads} good and {failures} failed reloads");
+    assert!(
+        reloads > 50 && failures > 50,
+        "{reloads} good and {failures} failed reloads"
+    );
     let (early, late) = (memory_at[0], memory_at[1]);
     assert!(
         late < early + early / 2 + 256 * 1024,

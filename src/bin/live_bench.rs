@@ -99,7 +99,10 @@ fn overhead(label: &str, agents: usize, loop_len: u64, ticks: u32) {
         }
     }
     for s in &sessions {
-        assert!(s.world().agents.iter().all(|a| a.error.is_none()), "no budget errors");
+        assert!(
+            s.world().agents.iter().all(|a| a.error.is_none()),
+            "no budget errors"
+        );
     }
     let base = median(&mut times[0].clone());
     for (i, (name, _)) in modes.iter().enumerate() {
@@ -112,7 +115,8 @@ fn overhead(label: &str, agents: usize, loop_len: u64, ticks: u32) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-const STOP: &str = "local M = {}\n-- v{N}\nfunction M.decide(self, world) return move.stop() end\nreturn M\n";
+const STOP: &str =
+    "local M = {}\n-- v{N}\nfunction M.decide(self, world) return move.stop() end\nreturn M\n";
 const CHASE: &str =
     "local M = {}\n-- v{N}\nfunction M.decide(self, world) return move.chase({ x = 3, y = 1 }) end\nreturn M\n";
 

@@ -12,7 +12,6 @@ pub mod save;
 
 pub use error::{SceneError, SceneErrors};
 
-
 use crate::world::World;
 use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};

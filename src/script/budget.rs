@@ -368,10 +368,7 @@ fn watch(shared: &Shared) {
         {
             let mut active = lock(&shared.active);
             while !active.0 && !active.1 {
-                active = shared
-                    .wake
-                    .wait(active)
-                    .unwrap_or_else(|p| p.into_inner());
+                active = shared.wake.wait(active).unwrap_or_else(|p| p.into_inner());
             }
             if active.1 {
                 return;

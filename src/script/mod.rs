@@ -374,9 +374,7 @@ impl ScriptHost {
         all.push_back(Value::Function(f.clone()));
         all.push_back(Value::Function(self.handler.clone()));
         all.extend(args);
-        let result = self
-            .budget
-            .call(|| self.xpcall.call::<MultiValue>(all));
+        let result = self.budget.call(|| self.xpcall.call::<MultiValue>(all));
         match result {
             Ok(values) => {
                 let mut values = values.into_iter();

@@ -114,24 +114,21 @@ pub fn prepare(lua: &Lua, budget: &Rc<Budget>) -> mlua::Result<()> {
         b.leave(&co);
         Ok(())
     })?;
-    let guarded: Table = lua
-        .load(GUARDED)
-        .set_name("=agentbox")
-        .call((
-            globals.raw_get::<Value>("pcall")?,
-            globals.raw_get::<Value>("xpcall")?,
-            coroutine.raw_get::<Value>("resume")?,
-            coroutine.raw_get::<Value>("create")?,
-            globals.raw_get::<Value>("error")?,
-            globals.raw_get::<Value>("type")?,
-            globals.raw_get::<Value>("getmetatable")?,
-            spent,
-            again,
-            enter,
-            leave,
-            lua.create_function(load_text)?,
-            lua.create_function(require_in)?,
-        ))?;
+    let guarded: Table = lua.load(GUARDED).set_name("=agentbox").call((
+        globals.raw_get::<Value>("pcall")?,
+        globals.raw_get::<Value>("xpcall")?,
+        coroutine.raw_get::<Value>("resume")?,
+        coroutine.raw_get::<Value>("create")?,
+        globals.raw_get::<Value>("error")?,
+        globals.raw_get::<Value>("type")?,
+        globals.raw_get::<Value>("getmetatable")?,
+        spent,
+        again,
+        enter,
+        leave,
+        lua.create_function(load_text)?,
+        lua.create_function(require_in)?,
+    ))?;
     lua.set_named_registry_value("agentbox.guarded", guarded)?;
     Ok(())
 }
@@ -300,7 +297,9 @@ fn require_in(lua: &Lua, (ctx, name): (Table, String)) -> mlua::Result<Value> {
     if !valid_module_name(&name) {
         return Err(located(
             lua,
-            format!("require: {name:?} is not a module name (use dotted words, e.g. \"lib.steer\")"),
+            format!(
+                "require: {name:?} is not a module name (use dotted words, e.g. \"lib.steer\")"
+            ),
         ));
     }
     let root: String = ctx.raw_get("root")?;
