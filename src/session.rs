@@ -270,7 +270,7 @@ fn apply_budget(host: &mut ScriptHost, scene: &Scene) -> Result<(), String> {
 /// The free tile nearest to `from` (by straight-line distance; ties go to the smaller row,
 /// then the smaller column), if the map has one.
 pub fn nearest_free_tile(world: &World, from: Tile) -> Option<Tile> {
-    let (w, h) = (world.grid().width() as i32, world.grid().height() as i32);
+    let (w, h) = (world.grid().width(), world.grid().height());
     let limit = w.max(h) + from.x.abs().max(from.y.abs());
     let mut best: Option<(i64, i32, i32)> = None;
     for r in 0..=limit {

@@ -232,15 +232,13 @@ impl FileWatcher {
                         folder.display()
                     ));
                 }
-                Folder::Missing if folder.is_dir() => {
-                    if self.start(&folder) == Folder::Watching {
-                        self.folders.insert(folder.clone(), Folder::Watching);
-                        self.notes
-                            .push(format!("{}: folder is back; reloading", folder.display()));
-                        for (abs, known) in &self.files {
-                            if abs.parent() == Some(folder.as_path()) {
-                                changed.insert(known.clone());
-                            }
+                Folder::Missing if folder.is_dir() && self.start(&folder) == Folder::Watching => {
+                    self.folders.insert(folder.clone(), Folder::Watching);
+                    self.notes
+                        .push(format!("{}: folder is back; reloading", folder.display()));
+                    for (abs, known) in &self.files {
+                        if abs.parent() == Some(folder.as_path()) {
+                            changed.insert(known.clone());
                         }
                     }
                 }
