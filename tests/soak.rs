@@ -113,6 +113,10 @@ fn a_thousand_saves_end_on_the_last_good_version_with_flat_memory() {
         reloads > 50 && failures > 50,
         "{reloads} good and {failures} failed reloads"
     );
+    eprintln!(
+        "soak: {reloads} good and {failures} failed reloads; Lua memory {} -> {} bytes, RSS {} -> {} KB (after saves 200 and 1000)",
+        memory_at[0], memory_at[1], rss_at[0], rss_at[1]
+    );
     let (early, late) = (memory_at[0], memory_at[1]);
     assert!(
         late < early + early / 2 + 256 * 1024,

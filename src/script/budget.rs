@@ -169,15 +169,29 @@ unsafe fn budget_message(
     n
 }
 
+fn is_stale(shared: &Shared) -> bool {
+    !shared.running.load(SeqCst) || shared.armed_for.load(SeqCst) != shared.call.load(SeqCst)
+}
+
+/// Removes a hook left over from an earlier call (or armed just as its call ended), under the
+/// lock the watchdog arms with, so it cannot undo an arming for the call now running. True if
+/// it was stale.
+unsafe fn unhook_if_stale(shared: &Shared, state: *mut ffi::lua_State) -> bool {
+    let _threads = lock(&shared.threads);
+    if is_stale(shared) {
+        ffi::lua_sethook(state, None, 0, 0);
+        true
+    } else {
+        false
+    }
+}
+
 unsafe extern "C-unwind" fn budget_hook(state: *mut ffi::lua_State, ar: *mut ffi::lua_Debug) {
     let Some(shared) = shared_of(state) else {
         ffi::lua_sethook(state, None, 0, 0);
         return;
     };
-    let call = shared.call.load(SeqCst);
-    if !shared.running.load(SeqCst) || shared.armed_for.load(SeqCst) != call {
-        // Left over from an earlier call (or armed as it ended): this call runs unhooked.
-        ffi::lua_sethook(state, None, 0, 0);
+    if is_stale(shared) && unhook_if_stale(shared, state) {
         return;
     }
     let left = shared.left.fetch_sub(PERIOD as i64, SeqCst) - PERIOD as i64;
