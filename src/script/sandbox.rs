@@ -16,21 +16,9 @@ use std::rc::Rc;
 pub struct CurrentRng(pub ChaCha8Rng);
 
 /// Base functions a script may use as they are.
-const SAFE_BASE: [&str; 14] = [
-    "assert",
-    "error",
-    "ipairs",
-    "next",
-    "pairs",
-    "rawequal",
-    "rawget",
-    "rawlen",
-    "rawset",
-    "select",
-    "setmetatable",
-    "tonumber",
-    "tostring",
-    "type",
+const SAFE_BASE: [&str; 13] = [
+    "assert", "error", "ipairs", "next", "pairs", "rawequal", "rawget", "rawlen", "rawset",
+    "select", "tonumber", "tostring", "type",
 ];
 
 /// Library tables copied into each sandbox, with what is left out of each.
@@ -46,8 +34,12 @@ const LIBRARIES: [(&str, &[&str]); 5] = [
 /// the results. `spent`/`again` read the instruction budget, `enter`/`leave` tell it which
 /// coroutine runs.
 const GUARDED: &str = r#"
-local pcall, xpcall, resume, create, error, type, getmetatable,
-      spent, again, enter, leave, load_text, require_in = ...
+local real = ...
+local pcall, xpcall, resume, create = real.pcall, real.xpcall, real.resume, real.create
+local error, type, getmetatable = real.error, real.type, real.getmetatable
+local setmetatable, rawget = real.setmetatable, real.rawget
+local spent, again, enter, leave = real.spent, real.again, real.enter, real.leave
+local load_text, require_in = real.load_text, real.require_in
 local guarded = {}
 -- `load` and `require` close over the sandbox in Lua (not in Rust), so a replaced script's
 -- sandbox is garbage once nothing uses it.
@@ -87,6 +79,14 @@ function guarded.getmetatable(v)
   if type(v) == "table" then return getmetatable(v) end
   return nil
 end
+-- Finalizers run whenever the collector runs, possibly outside any budgeted call, so an
+-- endless loop in one could hang the host: scripts cannot set them.
+function guarded.setmetatable(t, mt)
+  if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
+    error("setmetatable: __gc finalizers are not allowed in scripts", 2)
+  end
+  return setmetatable(t, mt)
+end
 return guarded
 "#;
 
@@ -114,21 +114,27 @@ pub fn prepare(lua: &Lua, budget: &Rc<Budget>) -> mlua::Result<()> {
         b.leave(&co);
         Ok(())
     })?;
-    let guarded: Table = lua.load(GUARDED).set_name("=agentbox").call((
-        globals.raw_get::<Value>("pcall")?,
-        globals.raw_get::<Value>("xpcall")?,
-        coroutine.raw_get::<Value>("resume")?,
-        coroutine.raw_get::<Value>("create")?,
-        globals.raw_get::<Value>("error")?,
-        globals.raw_get::<Value>("type")?,
-        globals.raw_get::<Value>("getmetatable")?,
-        spent,
-        again,
-        enter,
-        leave,
-        lua.create_function(load_text)?,
-        lua.create_function(require_in)?,
-    ))?;
+    let real = lua.create_table()?;
+    for name in [
+        "pcall",
+        "xpcall",
+        "error",
+        "type",
+        "getmetatable",
+        "setmetatable",
+        "rawget",
+    ] {
+        real.raw_set(name, globals.raw_get::<Value>(name)?)?;
+    }
+    real.raw_set("resume", coroutine.raw_get::<Value>("resume")?)?;
+    real.raw_set("create", coroutine.raw_get::<Value>("create")?)?;
+    real.raw_set("spent", spent)?;
+    real.raw_set("again", again)?;
+    real.raw_set("enter", enter)?;
+    real.raw_set("leave", leave)?;
+    real.raw_set("load_text", lua.create_function(load_text)?)?;
+    real.raw_set("require_in", lua.create_function(require_in)?)?;
+    let guarded: Table = lua.load(GUARDED).set_name("=agentbox").call(real)?;
     lua.set_named_registry_value("agentbox.guarded", guarded)?;
     Ok(())
 }
@@ -217,7 +223,7 @@ pub fn new_env(lua: &Lua, ctx: &Table) -> mlua::Result<Table> {
     let coroutine: Table = env.raw_get("coroutine")?;
     coroutine.raw_set("resume", guarded.raw_get::<Value>("resume")?)?;
     coroutine.raw_set("wrap", guarded.raw_get::<Value>("wrap")?)?;
-    for name in ["pcall", "xpcall", "getmetatable"] {
+    for name in ["pcall", "xpcall", "getmetatable", "setmetatable"] {
         env.raw_set(name, guarded.raw_get::<Value>(name)?)?;
     }
     let os = lua.create_table()?;
@@ -228,10 +234,11 @@ pub fn new_env(lua: &Lua, ctx: &Table) -> mlua::Result<Table> {
     env.raw_set(
         "print",
         lua.create_function(|lua, args: Variadic<Value>| {
-            let parts: Vec<String> = args
+            // An error in a `__tostring` (a spent budget too) propagates, as in Lua's print.
+            let parts = args
                 .iter()
-                .map(|v| v.to_string().unwrap_or_else(|_| v.type_name().to_string()))
-                .collect();
+                .map(Value::to_string)
+                .collect::<mlua::Result<Vec<String>>>()?;
             let at = super::errors::caller_location(lua).unwrap_or_default();
             eprintln!("{at}: {}", parts.join("\t"));
             Ok(())
