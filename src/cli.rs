@@ -58,6 +58,11 @@ enum Command {
         /// Write the JSON Lines trace to FILE, or to standard output with `-`.
         #[arg(long, value_name = "FILE|-")]
         trace: Option<String>,
+        /// Pace ticks to the wall clock at the scene's tick_rate and reload scripts and the
+        /// scene when they are saved, as the window does (reloads and errors go to stderr;
+        /// the trace is flushed every tick).
+        #[arg(long)]
+        realtime: bool,
     },
     /// Validate scenes (files or folders of .yaml) and compile the scripts they use.
     Check {
@@ -111,7 +116,8 @@ pub fn main() -> ExitCode {
             ticks,
             seed,
             trace,
-        } => headless(&scene, ticks, seed, trace.as_deref()),
+            realtime,
+        } => headless(&scene, ticks, seed, trace.as_deref(), realtime),
         Command::Check { paths } => check(&paths),
         Command::Paths { map, scen, algo } => match crate::paths::run(&map, &scen, &algo) {
             Ok(true) => ExitCode::SUCCESS,
@@ -124,7 +130,13 @@ pub fn main() -> ExitCode {
     }
 }
 
-fn headless(path: &Path, ticks: u64, seed: Option<u64>, trace_to: Option<&str>) -> ExitCode {
+fn headless(
+    path: &Path,
+    ticks: u64,
+    seed: Option<u64>,
+    trace_to: Option<&str>,
+    realtime: bool,
+) -> ExitCode {
     let mut session = match Session::open(path, seed) {
         Ok(s) => s,
         Err(e) => {
@@ -143,7 +155,23 @@ fn headless(path: &Path, ticks: u64, seed: Option<u64>, trace_to: Option<&str>) 
             }
         },
     };
-    for _ in 0..ticks {
+    if realtime {
+        let written = crate::realtime::run(
+            &mut session,
+            ticks,
+            |message| eprintln!("{message}"),
+            |session, report| match out.as_mut() {
+                Some(w) => writeln!(w, "{}", trace::line(session.world(), &report.events))
+                    .and_then(|()| w.flush()),
+                None => Ok(()),
+            },
+        );
+        if let Err(e) = written {
+            eprintln!("error: cannot write the trace: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    for _ in 0..if realtime { 0 } else { ticks } {
         let report = session.tick();
         if let Some(w) = out.as_mut() {
             if let Err(e) = writeln!(w, "{}", trace::line(session.world(), &report.events)) {

@@ -8,6 +8,7 @@ pub mod movement;
 pub mod movingai;
 pub mod nav;
 pub mod paths;
+pub mod realtime;
 pub mod render;
 pub mod scene;
 pub mod script;

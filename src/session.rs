@@ -1,12 +1,16 @@
 //! A running scene with everything around it: the last good scene, the simulation, the script
 //! host, and how file changes are applied (script reloads, scene reloads in place, reset).
-//! The headless runner and the window both drive a `Session`; it reads no clock, draws
-//! nothing and watches nothing itself (callers hand it the paths that changed).
+//! The headless runner and the window both drive a `Session` and call [`Session::sync`] with
+//! their [`FileWatcher`] once a frame or tick, so reloads work the same way in both; it reads
+//! no clock and draws nothing.
 
 use crate::scene::{self, Scene};
 use crate::script::ScriptHost;
 use crate::sim::{Simulation, TickReport};
-use crate::world::{Agent, World};
+use crate::watch::FileWatcher;
+use crate::world::{centre_of, Agent, Tile, World};
+use glam::DVec2;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// One scene being run.
@@ -26,6 +30,8 @@ pub enum Reload {
     ScriptFailed(String),
     SceneOk(PathBuf),
     SceneFailed(String),
+    /// Something the file watcher wants the user to know (a folder gone or back).
+    Watch(String),
 }
 
 impl std::fmt::Display for Reload {
@@ -36,6 +42,7 @@ impl std::fmt::Display for Reload {
             Reload::ScriptFailed(e) | Reload::SceneFailed(e) => {
                 write!(f, "{e} (keeping the last good version)")
             }
+            Reload::Watch(note) => write!(f, "{note}"),
         }
     }
 }
@@ -57,6 +64,7 @@ impl Session {
         let scene = scene::load(path).map_err(|e| e.to_string())?;
         let world = seeded(scene.world.clone(), seed);
         let mut host = ScriptHost::new(world.seed).map_err(|e| format!("cannot start Lua: {e}"))?;
+        apply_budget(&mut host, &scene)?;
         for script in &scene.scripts {
             if let Err(e) = host.load(script) {
                 eprintln!("{e}");
@@ -109,11 +117,63 @@ impl Session {
         report
     }
 
-    /// The scene file and every script it uses: what a watcher should watch.
+    /// The scene file, every script it uses and every module they require: what a watcher
+    /// should watch.
     pub fn watched_files(&self) -> Vec<PathBuf> {
-        let mut files = vec![self.scene.path.clone()];
-        files.extend(self.scene.scripts.iter().cloned());
-        files
+        let mut files: BTreeSet<PathBuf> = self.scene.scripts.iter().cloned().collect();
+        files.extend(self.host.required_files());
+        files.insert(self.scene.path.clone());
+        files.into_iter().collect()
+    }
+
+    /// The script host (for measurements and tests).
+    pub fn host_mut(&mut self) -> &mut ScriptHost {
+        &mut self.host
+    }
+
+    /// Applies what changed on disk since the last call: the scene first, then every script
+    /// that changed or requires a module that changed, each once; then watches the files the
+    /// session now uses. The window calls this every frame, `headless --realtime` every tick.
+    pub fn sync(&mut self, watcher: &mut FileWatcher) -> Vec<Reload> {
+        let changes = watcher.poll();
+        let mut out: Vec<Reload> = changes.notes.into_iter().map(Reload::Watch).collect();
+        if changes.files.is_empty() {
+            if !out.is_empty() {
+                watcher.watch(&self.watched_files());
+            }
+            return out;
+        }
+        let mut scripts: BTreeSet<PathBuf> = BTreeSet::new();
+        let mut scene_changed = false;
+        for file in &changes.files {
+            if *file == self.scene.path {
+                scene_changed = true;
+            }
+            if self.scene.scripts.contains(file) || self.host.knows(file) {
+                scripts.insert(file.clone());
+            }
+            scripts.extend(self.host.dependents(file));
+        }
+        if scene_changed {
+            let reload = self.reload_scene();
+            if let Reload::SceneOk(_) = reload {
+                // New scripts were loaded by the scene reload.
+                scripts.retain(|s| self.host.knows(s));
+            }
+            out.push(reload);
+        }
+        for script in scripts {
+            out.push(self.reload_script(&script));
+        }
+        watcher.watch(&self.watched_files());
+        out
+    }
+
+    fn reload_script(&mut self, path: &Path) -> Reload {
+        match self.host.load(path) {
+            Ok(()) => Reload::ScriptOk(path.to_path_buf()),
+            Err(e) => Reload::ScriptFailed(e),
+        }
     }
 
     /// Errors to show now: the scene's, then each failing script's.
@@ -129,10 +189,7 @@ impl Session {
             return Some(self.reload_scene());
         }
         if self.scene.scripts.contains(path) || self.host.knows(path) {
-            return Some(match self.host.load(path) {
-                Ok(()) => Reload::ScriptOk(path.to_path_buf()),
-                Err(e) => Reload::ScriptFailed(e),
-            });
+            return Some(self.reload_script(path));
         }
         None
     }
@@ -149,6 +206,10 @@ impl Session {
                 return Reload::SceneFailed(message);
             }
         };
+        if let Err(e) = apply_budget(&mut self.host, &new) {
+            self.scene_error = Some(e.clone());
+            return Reload::SceneFailed(e);
+        }
         self.scene_error = None;
         for script in new.scripts.difference(&self.scene.scripts) {
             if let Err(e) = self.host.load(script) {
@@ -163,6 +224,7 @@ impl Session {
         world.tick_rate = start.tick_rate;
         world.name = start.name.clone();
         let mut agents = Vec::with_capacity(start.agents.len());
+        let mut fresh_ids = Vec::new();
         for fresh in &start.agents {
             let unchanged = old_start
                 .world
@@ -172,13 +234,23 @@ impl Session {
                 .is_some_and(|old| same_entry(old, fresh));
             let running = world.agents.iter().find(|a| a.id == fresh.id);
             match running {
-                Some(r) if unchanged && !world.is_blocked(r.tile()) => agents.push(r.clone()),
-                _ => agents.push(fresh.clone()),
+                Some(r) if unchanged => {
+                    let mut kept = r.clone();
+                    step_out_of_walls(world, &mut kept);
+                    agents.push(kept);
+                }
+                _ => {
+                    fresh_ids.push(fresh.id.clone());
+                    agents.push(fresh.clone());
+                }
             }
         }
         world.agents = agents;
         let snapshot = world.clone();
         self.host.retain_agents(&snapshot);
+        for id in fresh_ids {
+            self.host.forget_agent(&id);
+        }
         Reload::SceneOk(path)
     }
 
@@ -186,6 +258,58 @@ impl Session {
     pub fn reset(&mut self) {
         self.sim = Simulation::new(seeded(self.scene.world.clone(), self.seed_override));
         self.host.reset_agents();
+    }
+}
+
+/// Sets the host's limits from the scene's `budget:`.
+fn apply_budget(host: &mut ScriptHost, scene: &Scene) -> Result<(), String> {
+    host.set_instruction_budget(scene.budget.instructions);
+    host.set_memory_limit((scene.budget.memory_mb as usize) * 1024 * 1024)
+}
+
+/// The free tile nearest to `from` (by straight-line distance; ties go to the smaller row,
+/// then the smaller column), if the map has one.
+pub fn nearest_free_tile(world: &World, from: Tile) -> Option<Tile> {
+    let (w, h) = (world.grid().width(), world.grid().height());
+    let limit = w.max(h) + from.x.abs().max(from.y.abs());
+    let mut best: Option<(i64, i32, i32)> = None;
+    for r in 0..=limit {
+        if let Some((d, _, _)) = best {
+            if (r as i64) * (r as i64) > d {
+                break;
+            }
+        }
+        for y in from.y - r..=from.y + r {
+            for x in from.x - r..=from.x + r {
+                if (x - from.x).abs().max((y - from.y).abs()) != r {
+                    continue;
+                }
+                let tile = Tile::new(x, y);
+                if world.is_blocked(tile) {
+                    continue;
+                }
+                let d = ((x - from.x) as i64).pow(2) + ((y - from.y) as i64).pow(2);
+                let key = (d, y, x);
+                if best.is_none_or(|b| key < b) {
+                    best = Some(key);
+                }
+            }
+        }
+    }
+    best.map(|(_, y, x)| Tile::new(x, y))
+}
+
+/// Moves an agent that a map change left inside a wall to the centre of the nearest free
+/// tile (or of its own tile, if that is free and only its body overlaps a new wall); its route
+/// is dropped so it re-plans.
+fn step_out_of_walls(world: &World, agent: &mut Agent) {
+    if !world.circle_hits_wall(agent.pos, agent.radius) {
+        return;
+    }
+    if let Some(tile) = nearest_free_tile(world, agent.tile()) {
+        agent.pos = centre_of(tile);
+        agent.vel = DVec2::ZERO;
+        agent.route = None;
     }
 }
 
@@ -200,4 +324,52 @@ fn same_entry(a: &Agent, b: &Agent) -> bool {
         && a.motion == b.motion
         && a.turn_rate == b.turn_rate
         && a.walk == b.walk
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::IVec2;
+
+    #[test]
+    fn the_nearest_free_tile_is_found_deterministically() {
+        let w = World::from_ascii(&["#####", "#...#", "#.#.#", "#...#", "#####"]);
+        // Free tiles are their own nearest.
+        assert_eq!(
+            nearest_free_tile(&w, IVec2::new(1, 1)),
+            Some(IVec2::new(1, 1))
+        );
+        // The centre wall has four free neighbours at distance 1: the upper one wins.
+        assert_eq!(
+            nearest_free_tile(&w, IVec2::new(2, 2)),
+            Some(IVec2::new(2, 1))
+        );
+        // A corner wall: (1, 1) is at distance sqrt(2), nothing nearer is free.
+        assert_eq!(
+            nearest_free_tile(&w, IVec2::new(0, 0)),
+            Some(IVec2::new(1, 1))
+        );
+        // Outside the map, the nearest tile inside.
+        assert_eq!(
+            nearest_free_tile(&w, IVec2::new(9, 2)),
+            Some(IVec2::new(3, 2))
+        );
+        let walls = World::from_ascii(&["###", "###"]);
+        assert_eq!(nearest_free_tile(&walls, IVec2::new(1, 1)), None);
+    }
+
+    #[test]
+    fn an_agent_in_a_new_wall_steps_out_and_drops_its_route() {
+        let w = World::from_ascii(&["....", ".#..", "...."]);
+        let mut a = Agent::new("a", IVec2::new(1, 1));
+        a.vel = DVec2::new(1.0, 0.0);
+        step_out_of_walls(&w, &mut a);
+        assert_eq!(a.pos, DVec2::new(1.0, 0.0));
+        assert_eq!(a.vel, DVec2::ZERO);
+        // Only the body overlapping a wall: back to its own tile's centre.
+        let mut b = Agent::new("b", IVec2::new(2, 1));
+        b.pos = DVec2::new(1.75, 1.0);
+        step_out_of_walls(&w, &mut b);
+        assert_eq!(b.pos, DVec2::new(2.0, 1.0));
+    }
 }

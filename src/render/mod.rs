@@ -133,10 +133,8 @@ struct Window {
 
 impl Window {
     async fn run(mut self) -> Result<(), String> {
-        let mut watcher = FileWatcher::new().map_err(|e| format!("cannot watch files: {e}"))?;
-        for problem in watcher.watch(&self.session.watched_files()) {
-            eprintln!("{problem}");
-        }
+        let mut watcher = FileWatcher::new();
+        watcher.watch(&self.session.watched_files());
         let mut map = map_texture::MapTexture::default();
         let disc = agents::Disc::new();
         let mut frame = 0u64;
@@ -153,14 +151,9 @@ impl Window {
             if is_quit_requested() || !self.handle(&input) {
                 break;
             }
-            for path in watcher.changed() {
-                if let Some(reload) = self.session.file_changed(&path) {
-                    eprintln!("{reload}");
-                    self.hud.status(reload.to_string());
-                    for problem in watcher.watch(&self.session.watched_files()) {
-                        eprintln!("{problem}");
-                    }
-                }
+            for reload in self.session.sync(&mut watcher) {
+                eprintln!("{reload}");
+                self.hud.status(reload.to_string());
             }
             self.advance();
 

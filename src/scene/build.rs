@@ -3,7 +3,7 @@
 
 use super::file::{AgentSpec, SceneFile, TerrainSpec};
 use super::locate::Locator;
-use super::{resolve_relative, Scene, SceneError, SceneErrors};
+use super::{resolve_relative, Scene, SceneError, SceneErrors, ScriptBudget};
 use crate::world::{
     rng, Agent, Brain, Crumbs, Grid, Motion, RowError, Terrain, TerrainTable, Walk, World,
 };
@@ -135,6 +135,7 @@ pub fn build(file: &Path, bytes: &[u8]) -> Result<Scene, SceneErrors> {
     };
     let world = build_world(&mut checker, &spec);
     let scripts = check_agents(&mut checker, &spec, world.as_ref());
+    let budget = check_budget(&mut checker, &spec);
     let mut errors = checker.errors;
     errors.sort();
     errors.dedup();
@@ -154,10 +155,52 @@ pub fn build(file: &Path, bytes: &[u8]) -> Result<Scene, SceneErrors> {
                 path: file.to_path_buf(),
                 world,
                 scripts,
+                budget,
             })
         }
         _ => Err(SceneErrors(errors)),
     }
+}
+
+/// Limits of `budget:`: enough for real scripts, small enough to stop a runaway soon and keep
+/// the process well under 1 GB.
+const BUDGET_INSTRUCTIONS: std::ops::RangeInclusive<u64> = 10_000..=10_000_000_000;
+const BUDGET_MEMORY_MB: std::ops::RangeInclusive<u64> = 8..=768;
+
+fn check_budget(c: &mut Checker, spec: &SceneFile) -> ScriptBudget {
+    let mut budget = ScriptBudget::default();
+    let Some(b) = &spec.budget else {
+        return budget;
+    };
+    if let Some(n) = b.instructions {
+        if BUDGET_INSTRUCTIONS.contains(&n) {
+            budget.instructions = n;
+        } else {
+            c.error(
+                "budget.instructions",
+                format!(
+                    "budget.instructions must be from {} to {}, got {n}",
+                    BUDGET_INSTRUCTIONS.start(),
+                    BUDGET_INSTRUCTIONS.end()
+                ),
+            );
+        }
+    }
+    if let Some(mb) = b.memory_mb {
+        if BUDGET_MEMORY_MB.contains(&mb) {
+            budget.memory_mb = mb;
+        } else {
+            c.error(
+                "budget.memory_mb",
+                format!(
+                    "budget.memory_mb must be from {} to {} megabytes, got {mb}",
+                    BUDGET_MEMORY_MB.start(),
+                    BUDGET_MEMORY_MB.end()
+                ),
+            );
+        }
+    }
+    budget
 }
 
 fn parse_color(text: &str) -> Option<[u8; 3]> {

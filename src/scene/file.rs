@@ -17,6 +17,18 @@ pub struct SceneFile {
     pub agents: Vec<AgentSpec>,
     #[serde(default)]
     pub waypoints: Vec<[i64; 2]>,
+    /// Limits for the scene's scripts.
+    pub budget: Option<BudgetSpec>,
+}
+
+/// `budget: { instructions: N, memory_mb: M }`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BudgetSpec {
+    /// Lua instructions one call of init/decide/on_reload may run once it runs long.
+    pub instructions: Option<u64>,
+    /// Megabytes all the scene's scripts may hold together.
+    pub memory_mb: Option<u64>,
 }
 
 #[derive(Debug, Deserialize)]

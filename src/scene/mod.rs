@@ -25,6 +25,26 @@ pub struct Scene {
     pub world: World,
     /// Every script an agent uses, as resolved from the scene file's folder.
     pub scripts: BTreeSet<PathBuf>,
+    /// Limits for the scripts (`budget:`).
+    pub budget: ScriptBudget,
+}
+
+/// The scene's `budget:`: how much one script call and all scripts together may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScriptBudget {
+    /// Instructions one call of `init`/`decide`/`on_reload` may run once it runs long.
+    pub instructions: u64,
+    /// Megabytes the Lua state may hold.
+    pub memory_mb: u64,
+}
+
+impl Default for ScriptBudget {
+    fn default() -> Self {
+        ScriptBudget {
+            instructions: 2_000_000,
+            memory_mb: 256,
+        }
+    }
 }
 
 /// Reads and validates a scene file.

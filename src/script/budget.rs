@@ -1,62 +1,404 @@
 //! Limits that keep one runaway script from stopping the scene: an instruction budget per
-//! call of `init`/`decide`/`on_reload`, and a memory cap for the whole Lua state.
+//! call of `init`/`decide`/`on_reload` (and per module load), and a memory cap for the whole
+//! Lua state.
+//!
+//! Lua 5.4's count hook makes every instruction go through the hook check, which roughly
+//! doubles the cost of pure-Lua code whatever the hook's period. So normal calls run with no
+//! hook at all: a watchdog thread looks at the running call every [`POLL`] and, once a call has
+//! run longer than its grace, installs the count hook on the running Lua threads with
+//! `lua_sethook` (the grace grows with the budget, see [`grace`]). Lua documents this as safe
+//! to do asynchronously (the stand-alone `lua`
+//! interpreter does it from a signal handler to stop a script on Ctrl-C; the VM re-reads its
+//! `volatile` trap flag on every jump). From then on the call may run `instructions` more
+//! instructions before it fails with `file.lua:LINE: instruction budget exceeded`.
+//!
+//! Once spent, the budget stays spent for the rest of the call: every later hook call fails
+//! again, and the sandbox's `pcall`, `xpcall`, `coroutine.resume` and `coroutine.wrap` re-raise
+//! the budget error instead of returning it, so a script cannot swallow it and go on.
+//! Coroutines inherit the hook of the thread that creates them, and the guarded
+//! `coroutine.resume` registers the coroutine it runs so the watchdog can hook it too.
+//!
+//! [`Mode::Exact`] arms the hook at the start of every call instead (precise counting, about
+//! twice the cost of pure-Lua code): kept for comparison in the overhead benchmark.
 
-use mlua::{HookTriggers, Lua, VmState};
-use std::cell::Cell;
-use std::rc::Rc;
+use mlua::ffi;
+use mlua::{Lua, Value};
+use std::ffi::{c_int, c_void, CStr};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicU8, Ordering::SeqCst};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
-/// How often the hook runs, in Lua instructions.
-const PERIOD: u32 = 1000;
+/// How often the hook runs once armed, in Lua instructions.
+const PERIOD: c_int = 1000;
 
-/// Instructions one call may run by default (roughly 10 ms of plain Lua here).
+/// How long a call runs, per instruction of its budget, before the watchdog arms the count:
+/// 2 ns, so the default 2M-instruction budget gives a 4 ms grace (about half of what 2M
+/// instructions take unhooked here). Clamped to [`MIN_GRACE`, `MAX_GRACE`].
+pub const GRACE_PER_INSTRUCTION_NS: u64 = 2;
+pub const MIN_GRACE: Duration = Duration::from_millis(1);
+pub const MAX_GRACE: Duration = Duration::from_millis(100);
+
+/// The grace of a budget of `instructions`.
+pub fn grace(instructions: u64) -> Duration {
+    Duration::from_nanos(instructions.saturating_mul(GRACE_PER_INSTRUCTION_NS))
+        .clamp(MIN_GRACE, MAX_GRACE)
+}
+
+/// How often the watchdog looks at the running call while scripts run.
+pub const POLL: Duration = Duration::from_micros(250);
+
+/// Instructions a call may run once armed, by default (about 10-20 ms of hooked Lua here).
 pub const DEFAULT_INSTRUCTIONS: u64 = 2_000_000;
 
 /// Bytes the Lua state may hold by default.
 pub const DEFAULT_MEMORY: usize = 256 * 1024 * 1024;
 
-/// The instructions left for the call that is running; shared with the hook.
-#[derive(Default)]
+/// How the instruction budget is enforced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// No instruction budget (for measuring the cost of enforcement only).
+    Off = 0,
+    /// The count hook is armed by the watchdog once a call runs longer than its [`grace`].
+    Watchdog = 1,
+    /// The count hook runs from the first instruction of every call.
+    Exact = 2,
+}
+
+/// State shared between the main thread, the watchdog and the hook.
+struct Shared {
+    /// The main Lua state, as an address (the watchdog hooks it from another thread).
+    main: usize,
+    epoch: Instant,
+    mode: AtomicU8,
+    limit: AtomicI64,
+    grace_ns: AtomicU64,
+    /// Counts calls; the id of the running (or last) call.
+    call: AtomicU64,
+    running: AtomicBool,
+    started_ns: AtomicU64,
+    /// The call the hook is armed for (0: none).
+    armed_for: AtomicU64,
+    left: AtomicI64,
+    spent: AtomicBool,
+    /// `file.lua:LINE: instruction budget exceeded` of the spent call, for re-raising.
+    message: Mutex<String>,
+    /// Coroutine states being resumed, innermost last; guarded with the arming itself.
+    threads: Mutex<Vec<usize>>,
+    /// Whether scripts are running (the watchdog sleeps otherwise), and whether to quit.
+    active: Mutex<(bool, bool)>,
+    wake: Condvar,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Shared {
+    fn now_ns(&self) -> u64 {
+        self.epoch.elapsed().as_nanos() as u64
+    }
+
+    /// Installs the count hook on the main state and every coroutine being resumed, for the
+    /// running call, if it is still `call`. Takes the thread list's lock.
+    fn arm(&self, call: u64) {
+        let threads = lock(&self.threads);
+        if !self.running.load(SeqCst) || self.call.load(SeqCst) != call {
+            return;
+        }
+        if self.armed_for.load(SeqCst) == call {
+            return;
+        }
+        self.left.store(self.limit.load(SeqCst), SeqCst);
+        self.armed_for.store(call, SeqCst);
+        // SAFETY: `lua_sethook` may be called asynchronously (Lua's own interpreter calls it
+        // from a signal handler); the states live as long as the host, which stops this
+        // thread before closing Lua, and coroutine states are listed only while resumed.
+        unsafe {
+            set_hook(self.main as *mut ffi::lua_State);
+            for t in threads.iter() {
+                set_hook(*t as *mut ffi::lua_State);
+            }
+        }
+    }
+}
+
+unsafe fn set_hook(state: *mut ffi::lua_State) {
+    ffi::lua_sethook(state, Some(budget_hook), ffi::LUA_MASKCOUNT, PERIOD);
+}
+
+/// The registry key under which the shared state's address is stored.
+static KEY: u8 = 0;
+
+fn key() -> *const c_void {
+    &KEY as *const u8 as *const c_void
+}
+
+/// The shared state of the host owning `state`, found through the registry.
+unsafe fn shared_of<'a>(state: *mut ffi::lua_State) -> Option<&'a Shared> {
+    ffi::lua_rawgetp(state, ffi::LUA_REGISTRYINDEX, key());
+    let p = ffi::lua_touserdata(state, -1) as *const Shared;
+    ffi::lua_settop(state, -2);
+    p.as_ref()
+}
+
+/// Writes the budget message for the current line into `buf`; returns its length. Keeps every
+/// owned value inside, so nothing with a destructor is alive when the hook raises the error.
+unsafe fn budget_message(
+    shared: &Shared,
+    state: *mut ffi::lua_State,
+    ar: *mut ffi::lua_Debug,
+    buf: &mut [u8; 256],
+) -> usize {
+    let message = {
+        let mut place = String::new();
+        if ffi::lua_getinfo(state, c"Sl".as_ptr(), ar) != 0 {
+            let src = CStr::from_ptr((*ar).short_src.as_ptr()).to_string_lossy();
+            let line = (*ar).currentline;
+            if line > 0 {
+                place = format!("{src}:{line}: ");
+            } else {
+                place = format!("{src}: ");
+            }
+        }
+        format!("{place}instruction budget exceeded (an endless loop?)")
+    };
+    let n = message.len().min(buf.len());
+    buf[..n].copy_from_slice(&message.as_bytes()[..n]);
+    *lock(&shared.message) = message;
+    n
+}
+
+fn is_stale(shared: &Shared) -> bool {
+    !shared.running.load(SeqCst) || shared.armed_for.load(SeqCst) != shared.call.load(SeqCst)
+}
+
+/// Removes a hook left over from an earlier call (or armed just as its call ended), under the
+/// lock the watchdog arms with, so it cannot undo an arming for the call now running. True if
+/// it was stale.
+unsafe fn unhook_if_stale(shared: &Shared, state: *mut ffi::lua_State) -> bool {
+    let _threads = lock(&shared.threads);
+    if is_stale(shared) {
+        ffi::lua_sethook(state, None, 0, 0);
+        true
+    } else {
+        false
+    }
+}
+
+unsafe extern "C-unwind" fn budget_hook(state: *mut ffi::lua_State, ar: *mut ffi::lua_Debug) {
+    let Some(shared) = shared_of(state) else {
+        ffi::lua_sethook(state, None, 0, 0);
+        return;
+    };
+    if is_stale(shared) && unhook_if_stale(shared, state) {
+        return;
+    }
+    let left = shared.left.fetch_sub(PERIOD as i64, SeqCst) - PERIOD as i64;
+    if left >= 0 && !shared.spent.load(SeqCst) {
+        return;
+    }
+    let mut buf = [0u8; 256];
+    let n = if shared.spent.swap(true, SeqCst) {
+        let m = lock(&shared.message);
+        let n = m.len().min(buf.len());
+        buf[..n].copy_from_slice(&m.as_bytes()[..n]);
+        n
+    } else {
+        budget_message(shared, state, ar, &mut buf)
+    };
+    ffi::lua_pushlstring(state, buf.as_ptr() as *const _, n);
+    ffi::lua_error(state);
+}
+
+/// The instruction budget of one host: owns the watchdog thread.
 pub struct Budget {
-    left: Cell<i64>,
-    armed: Cell<bool>,
+    shared: Arc<Shared>,
+    watchdog: Mutex<Option<JoinHandle<()>>>,
+}
+
+/// Keeps the watchdog awake while scripts run (a round of decisions, a module load).
+pub struct Round<'a>(&'a Budget);
+
+impl Drop for Round<'_> {
+    fn drop(&mut self) {
+        lock(&self.0.shared.active).0 = false;
+    }
 }
 
 impl Budget {
-    /// Starts a call with `instructions` to spend.
-    pub fn arm(&self, instructions: u64) {
-        self.left.set(instructions.min(i64::MAX as u64) as i64);
-        self.armed.set(true);
+    /// Installs the budget on a Lua state (with a memory cap of `memory` bytes) and starts
+    /// the watchdog.
+    pub fn install(lua: &Lua, memory: usize) -> mlua::Result<Budget> {
+        lua.set_memory_limit(memory)?;
+        let mut main = 0usize;
+        unsafe {
+            lua.exec_raw::<()>((), |state| {
+                // The main state, not whichever thread mlua runs this closure on.
+                ffi::lua_rawgeti(state, ffi::LUA_REGISTRYINDEX, ffi::LUA_RIDX_MAINTHREAD);
+                main = ffi::lua_tothread(state, -1) as usize;
+                ffi::lua_settop(state, -2);
+            })?;
+        }
+        let shared = Arc::new(Shared {
+            main,
+            epoch: Instant::now(),
+            mode: AtomicU8::new(Mode::Watchdog as u8),
+            limit: AtomicI64::new(DEFAULT_INSTRUCTIONS as i64),
+            grace_ns: AtomicU64::new(grace(DEFAULT_INSTRUCTIONS).as_nanos() as u64),
+            call: AtomicU64::new(0),
+            running: AtomicBool::new(false),
+            started_ns: AtomicU64::new(0),
+            armed_for: AtomicU64::new(0),
+            left: AtomicI64::new(0),
+            spent: AtomicBool::new(false),
+            message: Mutex::new(String::new()),
+            threads: Mutex::new(Vec::new()),
+            active: Mutex::new((false, false)),
+            wake: Condvar::new(),
+        });
+        let address = Arc::as_ptr(&shared) as usize;
+        unsafe {
+            lua.exec_raw::<()>((), |state| {
+                ffi::lua_pushlightuserdata(state, address as *mut c_void);
+                ffi::lua_rawsetp(state, ffi::LUA_REGISTRYINDEX, key());
+            })?;
+        }
+        let for_thread = Arc::clone(&shared);
+        let watchdog = std::thread::Builder::new()
+            .name("agentbox-budget".into())
+            .spawn(move || watch(&for_thread))
+            .map_err(|e| mlua::Error::runtime(format!("cannot start the budget watchdog: {e}")))?;
+        Ok(Budget {
+            shared,
+            watchdog: Mutex::new(Some(watchdog)),
+        })
     }
 
-    /// Ends the call: the hook stops counting.
-    pub fn disarm(&self) {
-        self.armed.set(false);
+    /// Sets the instructions one call may run once armed.
+    pub fn set_instructions(&self, instructions: u64) {
+        let n = instructions.clamp(PERIOD as u64, i64::MAX as u64) as i64;
+        self.shared.limit.store(n, SeqCst);
+        self.shared
+            .grace_ns
+            .store(grace(n as u64).as_nanos() as u64, SeqCst);
+    }
+
+    pub fn set_mode(&self, mode: Mode) {
+        self.shared.mode.store(mode as u8, SeqCst);
+    }
+
+    /// Marks the start of a batch of calls: wakes the watchdog until the guard is dropped.
+    pub fn round(&self) -> Round<'_> {
+        let mut active = lock(&self.shared.active);
+        if !active.0 {
+            active.0 = true;
+            self.shared.wake.notify_one();
+        }
+        Round(self)
+    }
+
+    /// Runs one budgeted call (`f` calls into Lua).
+    pub fn call<R>(&self, f: impl FnOnce() -> R) -> R {
+        let s = &self.shared;
+        let mode = s.mode.load(SeqCst);
+        if mode == Mode::Off as u8 {
+            return f();
+        }
+        s.spent.store(false, SeqCst);
+        s.started_ns.store(s.now_ns(), SeqCst);
+        let call = s.call.fetch_add(1, SeqCst) + 1;
+        s.running.store(true, SeqCst);
+        if mode == Mode::Exact as u8 {
+            s.arm(call);
+        }
+        let result = f();
+        s.running.store(false, SeqCst);
+        if s.armed_for.load(SeqCst) == call {
+            let threads = lock(&s.threads);
+            unsafe { ffi::lua_sethook(s.main as *mut ffi::lua_State, None, 0, 0) };
+            drop(threads);
+        }
+        result
+    }
+
+    /// Whether the running call has spent its budget (the guarded `pcall` re-raises then).
+    pub fn spent(&self) -> bool {
+        self.shared.spent.load(SeqCst)
+    }
+
+    /// The message of the spent budget.
+    pub fn message(&self) -> String {
+        lock(&self.shared.message).clone()
+    }
+
+    /// A coroutine is about to be resumed: the watchdog may need to hook it.
+    pub fn enter(&self, thread: &Value) {
+        if let Value::Thread(t) = thread {
+            let mut threads = lock(&self.shared.threads);
+            let state = t.state() as usize;
+            threads.push(state);
+            let s = &self.shared;
+            if s.running.load(SeqCst) && s.armed_for.load(SeqCst) == s.call.load(SeqCst) {
+                unsafe { set_hook(state as *mut ffi::lua_State) };
+            }
+        }
+    }
+
+    /// The coroutine resumed last has yielded, returned or failed.
+    pub fn leave(&self, thread: &Value) {
+        if let Value::Thread(t) = thread {
+            let state = t.state() as usize;
+            let mut threads = lock(&self.shared.threads);
+            if let Some(i) = threads.iter().rposition(|&p| p == state) {
+                threads.remove(i);
+            }
+        }
+    }
+
+    /// Stops the watchdog (before the Lua state closes).
+    pub fn stop(&self) {
+        {
+            let mut active = lock(&self.shared.active);
+            active.1 = true;
+            self.shared.wake.notify_one();
+        }
+        if let Some(handle) = lock(&self.watchdog).take() {
+            let _ = handle.join();
+        }
     }
 }
 
-/// Installs the hook and the memory cap. Once a call's budget is spent, every later hook call
-/// in that call fails again, so a script cannot swallow the error with `pcall` and go on.
-pub fn install(lua: &Lua, budget: Rc<Budget>, memory: usize) -> mlua::Result<()> {
-    lua.set_memory_limit(memory)?;
-    lua.set_global_hook(
-        HookTriggers::new().every_nth_instruction(PERIOD),
-        move |_lua, debug| {
-            if !budget.armed.get() {
-                return Ok(VmState::Continue);
+impl Drop for Budget {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// The watchdog: sleeps while no script runs; while one does, arms the hook on a call that
+/// has run longer than its grace.
+fn watch(shared: &Shared) {
+    loop {
+        {
+            let mut active = lock(&shared.active);
+            while !active.0 && !active.1 {
+                active = shared.wake.wait(active).unwrap_or_else(|p| p.into_inner());
             }
-            let left = budget.left.get() - PERIOD as i64;
-            budget.left.set(left);
-            if left >= 0 {
-                return Ok(VmState::Continue);
+            if active.1 {
+                return;
             }
-            let src = debug.source().short_src.map(|s| s.into_owned());
-            let at = match (src, debug.current_line()) {
-                (Some(s), Some(l)) => format!("{s}:{l}: "),
-                _ => String::new(),
-            };
-            Err(mlua::Error::RuntimeError(format!(
-                "{at}instruction budget exceeded (an endless loop?)"
-            )))
-        },
-    )
+        }
+        std::thread::sleep(POLL);
+        if !shared.running.load(SeqCst) {
+            continue;
+        }
+        let call = shared.call.load(SeqCst);
+        if shared.armed_for.load(SeqCst) == call {
+            continue;
+        }
+        let started = shared.started_ns.load(SeqCst);
+        if shared.now_ns().saturating_sub(started) >= shared.grace_ns.load(SeqCst) {
+            shared.arm(call);
+        }
+    }
 }

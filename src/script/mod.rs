@@ -19,18 +19,20 @@ use api::{CurrentWorld, LuaWorld};
 use budget::Budget;
 use convert::{fill_agent_view, json_to_lua, LuaAction};
 use mlua::chunk::ChunkMode;
-use mlua::{AnyUserData, Function, Lua, LuaOptions, RegistryKey, StdLib, Table, Value};
-use sandbox::CurrentRng;
-use std::collections::BTreeMap;
+use mlua::{AnyUserData, Function, Lua, LuaOptions, MultiValue, RegistryKey, StdLib, Table, Value};
+use sandbox::{CurrentRng, Requires};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-pub use budget::{DEFAULT_INSTRUCTIONS, DEFAULT_MEMORY};
+pub use budget::{grace, Mode as BudgetMode, DEFAULT_INSTRUCTIONS, DEFAULT_MEMORY};
 
-/// A loaded script module: its table, and how many times it has been (re)loaded.
+/// A loaded script module: its table, how many times it has been (re)loaded, and the load
+/// whose `require`s it used.
 struct Module {
     table: RegistryKey,
     generation: u64,
+    load: u64,
 }
 
 /// Per-agent Lua state.
@@ -47,20 +49,76 @@ pub struct ScriptHost {
     lua: Lua,
     seed: u64,
     budget: Rc<Budget>,
-    instructions: u64,
-    move_t: Table,
-    nav_t: Table,
     world_ud: AnyUserData,
+    /// The real `xpcall` and the message handler every budgeted call runs under.
+    xpcall: Function,
+    handler: Function,
     modules: BTreeMap<PathBuf, Module>,
     /// The current load error of each script that has one (kept until a good version loads).
     load_errors: BTreeMap<PathBuf, String>,
+    /// The load id of each script's last failed attempt (its `require`s are watched too).
+    failed_loads: BTreeMap<PathBuf, u64>,
     slots: BTreeMap<String, Slot>,
     generations: u64,
+    loads: u64,
+    memory_limit: usize,
+    /// Agents whose `init` failed in the call just made (it runs again next tick).
+    init_failures: std::cell::RefCell<BTreeSet<String>>,
+}
+
+impl Drop for ScriptHost {
+    fn drop(&mut self) {
+        // The watchdog must not touch the Lua state once it closes.
+        self.budget.stop();
+    }
 }
 
 /// The name Lua reports for a script (`scripts/x.lua`).
 fn display(path: &Path) -> String {
     path.display().to_string()
+}
+
+/// Whether a message already starts with a Lua place (`some/file.lua:12:`).
+fn is_located(message: &str) -> bool {
+    let Some((file, rest)) = message.split_once(".lua:") else {
+        return false;
+    };
+    !file.contains(char::is_whitespace)
+        && rest
+            .split_once(':')
+            .is_some_and(|(line, _)| !line.is_empty() && line.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// A message that names a place: as it is if it does, else prefixed with the script.
+fn in_script(script: &str, message: &str) -> String {
+    if message.starts_with(script) || is_located(message) {
+        message.to_string()
+    } else {
+        format!("{script}: {message}")
+    }
+}
+
+/// The message handler of budgeted calls: strings pass; any other error value becomes a
+/// message naming the line that threw it (so `error({})` or `error()` still says where).
+fn error_handler(lua: &Lua, value: Value) -> mlua::Result<String> {
+    let what = match &value {
+        Value::String(s) => return Ok(s.to_string_lossy()),
+        Value::Error(e) => return Ok(errors::describe(e)),
+        Value::Nil => "error thrown with nil instead of a message".to_string(),
+        Value::Integer(_) | Value::Number(_) => format!(
+            "error thrown with a number instead of a message: {}",
+            value.to_string().unwrap_or_default()
+        ),
+        Value::Boolean(b) => format!("error thrown with a boolean instead of a message: {b}"),
+        other => format!(
+            "error thrown with a {} instead of a message",
+            other.type_name()
+        ),
+    };
+    Ok(match errors::caller_location(lua) {
+        Some(at) => format!("{at}: {what}"),
+        None => what,
+    })
 }
 
 impl ScriptHost {
@@ -73,69 +131,124 @@ impl ScriptHost {
             | StdLib::COROUTINE
             | StdLib::OS;
         let lua = Lua::new_with(libs, LuaOptions::default())?;
-        sandbox::prepare(&lua)?;
-        let budget = Rc::new(Budget::default());
-        budget::install(&lua, Rc::clone(&budget), DEFAULT_MEMORY)?;
+        let budget = Rc::new(Budget::install(&lua, DEFAULT_MEMORY)?);
+        sandbox::prepare(&lua, &budget)?;
         lua.set_app_data(CurrentRng(rng::stream(seed, "", "load")));
-        let move_t = api::move_table(&lua)?;
-        let nav_t = api::nav_table(&lua)?;
+        lua.set_app_data(Requires::default());
+        lua.set_named_registry_value("agentbox.move", api::move_table(&lua)?)?;
+        lua.set_named_registry_value("agentbox.nav", api::nav_table(&lua)?)?;
         let world_ud = lua.create_userdata(LuaWorld)?;
+        let xpcall: Function = lua.globals().raw_get("xpcall")?;
+        let handler = lua.create_function(error_handler)?;
         Ok(ScriptHost {
             lua,
             seed,
             budget,
-            instructions: DEFAULT_INSTRUCTIONS,
-            move_t,
-            nav_t,
             world_ud,
+            xpcall,
+            handler,
             modules: BTreeMap::new(),
             load_errors: BTreeMap::new(),
+            failed_loads: BTreeMap::new(),
             slots: BTreeMap::new(),
             generations: 0,
+            loads: 0,
+            memory_limit: DEFAULT_MEMORY,
+            init_failures: Default::default(),
         })
     }
 
-    /// Sets the instruction budget of one call of `init`, `decide` or `on_reload`.
+    /// Sets the instruction budget of one call of `init`, `decide` or `on_reload`, counted
+    /// once the call has run longer than its [`grace`] (see `budget.rs`).
     pub fn set_instruction_budget(&mut self, instructions: u64) {
-        self.instructions = instructions.max(1000);
+        self.budget.set_instructions(instructions);
+    }
+
+    /// Caps the memory of the whole Lua state, in bytes.
+    pub fn set_memory_limit(&mut self, bytes: usize) -> Result<(), String> {
+        self.memory_limit = bytes;
+        self.lua
+            .set_memory_limit(bytes)
+            .map(|_| ())
+            .map_err(|e| format!("cannot set the memory limit: {e}"))
+    }
+
+    /// How instruction budgets are enforced (the default is the watchdog).
+    pub fn set_budget_mode(&mut self, mode: BudgetMode) {
+        self.budget.set_mode(mode);
+    }
+
+    /// Runs a full garbage collection (before measuring memory).
+    pub fn collect_garbage(&self) {
+        let _ = self.lua.gc_collect();
+        let _ = self.lua.gc_collect();
+    }
+
+    /// Bytes the Lua state holds now.
+    pub fn used_memory(&self) -> usize {
+        self.lua.used_memory()
     }
 
     /// Loads (or reloads) a script file. On failure the last good version stays in use and the
     /// error (`file.lua:LINE: message`) is returned and kept for [`Self::load_errors`].
     pub fn load(&mut self, path: &Path) -> Result<(), String> {
-        match self.compile(path) {
+        self.loads += 1;
+        let load = self.loads;
+        let result = {
+            let _round = self.budget.round();
+            self.compile(path, load)
+        };
+        match result {
             Ok(table) => {
                 self.generations += 1;
                 let table = self
                     .lua
                     .create_registry_value(table)
                     .map_err(|e| errors::describe(&e))?;
-                self.modules.insert(
+                let old = self.modules.insert(
                     path.to_path_buf(),
                     Module {
                         table,
                         generation: self.generations,
+                        load,
                     },
                 );
+                if let Some(old) = old {
+                    self.forget_load(old.load);
+                    let _ = self.lua.remove_registry_value(old.table);
+                }
+                if let Some(failed) = self.failed_loads.remove(path) {
+                    self.forget_load(failed);
+                }
                 self.load_errors.remove(path);
+                self.lua.expire_registry_values();
                 Ok(())
             }
             Err(message) => {
+                if let Some(failed) = self.failed_loads.insert(path.to_path_buf(), load) {
+                    self.forget_load(failed);
+                }
                 self.load_errors.insert(path.to_path_buf(), message.clone());
                 Err(message)
             }
         }
     }
 
+    fn forget_load(&self, load: u64) {
+        if let Some(mut log) = self.lua.app_data_mut::<Requires>() {
+            log.0.remove(&load);
+        }
+    }
+
     /// Reads, compiles and runs a module body in a fresh sandbox; checks its shape.
-    fn compile(&self, path: &Path) -> Result<Table, String> {
+    fn compile(&self, path: &Path, load: u64) -> Result<Table, String> {
         let name = display(path);
         let source = std::fs::read(path).map_err(|e| format!("{name}: cannot read script: {e}"))?;
         let root = path.parent().unwrap_or(Path::new(".")).to_path_buf();
-        let env = sandbox::new_env(&self.lua, &root, &self.move_t, &self.nav_t)
-            .map_err(|e| errors::describe_in(&name, &e))?;
-        // Required modules load afresh with the script, so a changed helper is picked up.
-        self.forget_required_modules(&root);
+        let ctx = sandbox::new_context(&self.lua, &root, load)
+            .map_err(|e| in_script(&name, &errors::describe(&e)))?;
+        let env = sandbox::new_env(&self.lua, &ctx)
+            .map_err(|e| in_script(&name, &errors::describe(&e)))?;
         let function = self
             .lua
             .load(source)
@@ -143,11 +256,10 @@ impl ScriptHost {
             .set_mode(ChunkMode::Text)
             .set_environment(env)
             .into_function()
-            .map_err(|e| errors::describe_in(&name, &e))?;
-        self.budget.arm(self.instructions);
-        let result = function.call::<Value>(());
-        self.budget.disarm();
-        let value = result.map_err(|e| errors::describe_in(&name, &e))?;
+            .map_err(|e| in_script(&name, &errors::describe(&e)))?;
+        let value = self
+            .call(&function, MultiValue::new())
+            .map_err(|e| in_script(&name, &e))?;
         let Value::Table(table) = value else {
             return Err(format!(
                 "{name}: a script must return a table of functions (`local M = {{}} ... return M`), got {}",
@@ -162,19 +274,32 @@ impl ScriptHost {
         }
     }
 
-    fn forget_required_modules(&self, root: &Path) {
-        if let Ok(loaded) = self.lua.named_registry_value::<Table>("agentbox.loaded") {
-            let prefix = root.to_string_lossy().into_owned();
-            let keys: Vec<String> = loaded
-                .pairs::<String, Value>()
-                .filter_map(Result::ok)
-                .map(|(k, _)| k)
-                .filter(|k| k.starts_with(&prefix))
-                .collect();
-            for k in keys {
-                let _ = loaded.raw_set(k, Value::Nil);
+    /// Every module file a script asked for (found or not), in its good or its failed load.
+    pub fn required_files(&self) -> BTreeSet<PathBuf> {
+        let Some(log) = self.lua.app_data_ref::<Requires>() else {
+            return BTreeSet::new();
+        };
+        log.0.values().flatten().cloned().collect()
+    }
+
+    /// The scripts that asked for `module` (and so reload when it changes).
+    pub fn dependents(&self, module: &Path) -> Vec<PathBuf> {
+        let Some(log) = self.lua.app_data_ref::<Requires>() else {
+            return Vec::new();
+        };
+        let uses = |load: u64| log.0.get(&load).is_some_and(|f| f.contains(module));
+        let mut out: BTreeSet<PathBuf> = BTreeSet::new();
+        for (script, m) in &self.modules {
+            if uses(m.load) {
+                out.insert(script.clone());
             }
         }
+        for (script, load) in &self.failed_loads {
+            if uses(*load) {
+                out.insert(script.clone());
+            }
+        }
+        out.into_iter().collect()
     }
 
     /// Load errors of scripts that have no good version yet or whose last save failed.
@@ -213,6 +338,13 @@ impl ScriptHost {
         }
     }
 
+    /// Forgets one agent's `self` (its scene entry changed): it starts over with `init`.
+    pub fn forget_agent(&mut self, id: &str) {
+        if let Some(slot) = self.slots.remove(id) {
+            let _ = self.lua.remove_registry_value(slot.this);
+        }
+    }
+
     /// Forgets every agent's `self` (a reset to the scene's start).
     pub fn reset_agents(&mut self) {
         let slots = std::mem::take(&mut self.slots);
@@ -235,12 +367,38 @@ impl ScriptHost {
         })
     }
 
-    /// Calls a module function with the budget armed.
-    fn call(&self, f: &Function, args: impl mlua::IntoLuaMulti) -> mlua::Result<Value> {
-        self.budget.arm(self.instructions);
-        let result = f.call::<Value>(args);
-        self.budget.disarm();
-        result
+    /// Calls a Lua function under the instruction budget and the message handler: its first
+    /// result, or the error as a one-line message.
+    fn call(&self, f: &Function, args: MultiValue) -> Result<Value, String> {
+        let mut all = MultiValue::new();
+        all.push_back(Value::Function(f.clone()));
+        all.push_back(Value::Function(self.handler.clone()));
+        all.extend(args);
+        let result = self.budget.call(|| self.xpcall.call::<MultiValue>(all));
+        match result {
+            Ok(values) => {
+                let mut values = values.into_iter();
+                let ok = matches!(values.next(), Some(Value::Boolean(true)));
+                let first = values.next().unwrap_or(Value::Nil);
+                if ok {
+                    Ok(first)
+                } else {
+                    let message = match first {
+                        Value::String(s) => s.to_string_lossy(),
+                        other => error_handler(&self.lua, other).unwrap_or_default(),
+                    };
+                    if message == "not enough memory" {
+                        Err(format!(
+                            "memory limit exceeded ({} MB for all scripts)",
+                            self.memory_limit / (1024 * 1024)
+                        ))
+                    } else {
+                        Err(message)
+                    }
+                }
+            }
+            Err(e) => Err(errors::describe(&e)),
+        }
     }
 
     fn decide_one(&mut self, agent: &Agent, script: &Path) -> Decision {
@@ -285,6 +443,11 @@ impl ScriptHost {
             self.lua.set_app_data(CurrentRng(r));
         }
         let outcome = self.run_agent(&table, &this, agent, seen, generation, &name);
+        if self.init_failures.borrow_mut().remove(&agent.id) {
+            if let Some(slot) = self.slots.get_mut(&agent.id) {
+                slot.seen_generation = None;
+            }
+        }
         if let Some(CurrentRng(r)) = self.lua.remove_app_data::<CurrentRng>() {
             if let Some(slot) = self.slots.get_mut(&agent.id) {
                 slot.rng = Some(r);
@@ -293,6 +456,10 @@ impl ScriptHost {
         self.lua
             .set_app_data(CurrentRng(rng::stream(self.seed, "", "load")));
         outcome
+    }
+
+    fn init_failed(&self, id: &str) {
+        self.init_failures.borrow_mut().insert(id.to_string());
     }
 
     fn run_agent(
@@ -304,10 +471,25 @@ impl ScriptHost {
         generation: u64,
         name: &str,
     ) -> Decision {
-        let failed = |e: mlua::Error| Decision::Failed(errors::describe_in(name, &e));
         if let Err(e) = fill_agent_view(&self.lua, this, agent) {
-            return failed(e);
+            return Decision::Failed(errors::describe_in(name, &e));
         }
+        let failed = |message: String| {
+            if message.starts_with("memory limit exceeded") {
+                // A memory bomb kept in `self.memory` would starve every other script: drop
+                // this agent's memory and collect before anyone else runs.
+                let _ = self
+                    .lua
+                    .create_table()
+                    .and_then(|t| this.raw_set("memory", t));
+                let _ = self.lua.gc_collect();
+                let _ = self.lua.gc_collect();
+                return Decision::Failed(format!(
+                    "{name}: {message}; this agent's memory was cleared"
+                ));
+            }
+            Decision::Failed(in_script(name, &message))
+        };
         let hook = match seen {
             None => Some("init"),
             Some(g) if g != generation => Some("on_reload"),
@@ -315,7 +497,12 @@ impl ScriptHost {
         };
         if let Some(hook) = hook {
             if let Ok(Value::Function(f)) = module.raw_get::<Value>(hook) {
-                if let Err(e) = self.call(&f, this.clone()) {
+                let args = MultiValue::from_iter([Value::Table(this.clone())]);
+                if let Err(e) = self.call(&f, args) {
+                    if hook == "init" {
+                        // `init` runs again next tick until it succeeds.
+                        self.init_failed(&agent.id);
+                    }
                     return failed(e);
                 }
             }
@@ -324,7 +511,11 @@ impl ScriptHost {
             Ok(Value::Function(f)) => f,
             _ => return Decision::Failed(format!("{name}: no decide function")),
         };
-        match self.call(&decide, (this.clone(), self.world_ud.clone())) {
+        let args = MultiValue::from_iter([
+            Value::Table(this.clone()),
+            Value::UserData(self.world_ud.clone()),
+        ]);
+        match self.call(&decide, args) {
             Ok(Value::UserData(ud)) => match ud.borrow::<LuaAction>() {
                 Ok(a) => Decision::Act(a.0.clone()),
                 Err(_) => Decision::Failed(format!(
@@ -343,6 +534,8 @@ impl ScriptHost {
 impl Decider for ScriptHost {
     fn decide(&mut self, world: &Rc<World>) -> Vec<(usize, Decision)> {
         self.lua.set_app_data(CurrentWorld(Rc::clone(world)));
+        let budget = Rc::clone(&self.budget);
+        let _round = budget.round();
         let mut out = Vec::new();
         for (index, agent) in world.agents.iter().enumerate() {
             if let Brain::Script(script) = &agent.brain {

@@ -2,34 +2,23 @@
 //! the standard library, so a script can neither reach the host (no io, os beyond clock/time,
 //! debug, dofile, loadfile, bytecode) nor change a builtin another script relies on.
 
+use super::budget::Budget;
 use super::errors::located;
 use crate::world::rng;
 use mlua::chunk::ChunkMode;
 use mlua::{Function, Lua, MultiValue, Table, Value, Variadic};
 use rand_chacha::ChaCha8Rng;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 /// The random stream of the agent being decided (or of module loading), read by `math.random`.
 pub struct CurrentRng(pub ChaCha8Rng);
 
 /// Base functions a script may use as they are.
-const SAFE_BASE: [&str; 16] = [
-    "assert",
-    "error",
-    "ipairs",
-    "next",
-    "pairs",
-    "rawequal",
-    "rawget",
-    "rawlen",
-    "rawset",
-    "select",
-    "setmetatable",
-    "getmetatable",
-    "tonumber",
-    "tostring",
-    "type",
-    "_VERSION",
+const SAFE_BASE: [&str; 13] = [
+    "assert", "error", "ipairs", "next", "pairs", "rawequal", "rawget", "rawlen", "rawset",
+    "select", "tonumber", "tostring", "type",
 ];
 
 /// Library tables copied into each sandbox, with what is left out of each.
@@ -41,15 +30,129 @@ const LIBRARIES: [(&str, &[&str]); 5] = [
     ("coroutine", &[]),
 ];
 
-/// Prepares the shared state once: protects the string metatable and stores the functions
-/// sandboxes are built from.
-pub fn prepare(lua: &Lua) -> mlua::Result<()> {
+/// Trusted Lua that builds the guarded functions from the real ones; scripts only ever see
+/// the results. `spent`/`again` read the instruction budget, `enter`/`leave` tell it which
+/// coroutine runs.
+const GUARDED: &str = r#"
+local real = ...
+local pcall, xpcall, resume, create = real.pcall, real.xpcall, real.resume, real.create
+local error, type, getmetatable = real.error, real.type, real.getmetatable
+local setmetatable, rawget = real.setmetatable, real.rawget
+local spent, again, enter, leave = real.spent, real.again, real.enter, real.leave
+local load_text, require_in = real.load_text, real.require_in
+local guarded = {}
+-- `load` and `require` close over the sandbox in Lua (not in Rust), so a replaced script's
+-- sandbox is garbage once nothing uses it.
+function guarded.install(env, ctx)
+  env.load = function(chunk, name, mode, chunk_env)
+    return load_text(chunk, name, chunk_env or env)
+  end
+  env.require = function(name) return require_in(ctx, name) end
+end
+local function finish(ok, ...)
+  if not ok and spent() then error(again(), 0) end
+  return ok, ...
+end
+function guarded.pcall(f, ...) return finish(pcall(f, ...)) end
+function guarded.xpcall(f, handler, ...) return finish(xpcall(f, handler, ...)) end
+local function after(co, ok, ...)
+  leave(co)
+  if not ok and spent() then error(again(), 0) end
+  return ok, ...
+end
+local function gresume(co, ...)
+  enter(co)
+  return after(co, resume(co, ...))
+end
+guarded.resume = gresume
+local function unwrap(ok, ...)
+  if ok then return ... end
+  error((...), 0)
+end
+function guarded.wrap(f)
+  local co = create(f)
+  return function(...) return unwrap(gresume(co, ...)) end
+end
+-- Only tables show their metatables: the shared metatables of strings, userdata (world,
+-- actions) and the rest stay out of reach.
+function guarded.getmetatable(v)
+  if type(v) == "table" then return getmetatable(v) end
+  return nil
+end
+-- Finalizers run whenever the collector runs, possibly outside any budgeted call, so an
+-- endless loop in one could hang the host: scripts cannot set them.
+function guarded.setmetatable(t, mt)
+  if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
+    error("setmetatable: __gc finalizers are not allowed in scripts", 2)
+  end
+  return setmetatable(t, mt)
+end
+return guarded
+"#;
+
+/// Prepares the shared state once: protects the string metatable and builds the guarded
+/// `pcall`, `xpcall`, `coroutine.resume`/`wrap` and `getmetatable` every sandbox gets.
+pub fn prepare(lua: &Lua, budget: &Rc<Budget>) -> mlua::Result<()> {
     // `getmetatable("")` would hand out the shared string metatable; make it opaque.
-    lua.load("getmetatable('').__metatable = false")
+    // Strings' methods come from the real `string` table: it must not offer `dump` either.
+    lua.load("getmetatable('').__metatable = false; string.dump = nil")
         .set_name("=agentbox")
         .exec()?;
-    lua.set_named_registry_value("agentbox.loaded", lua.create_table()?)?;
+    let globals = lua.globals();
+    let coroutine: Table = globals.raw_get("coroutine")?;
+    let b = Rc::clone(budget);
+    let spent = lua.create_function(move |_, ()| Ok(b.spent()))?;
+    let b = Rc::clone(budget);
+    let again = lua.create_function(move |_, ()| Ok(b.message()))?;
+    let b = Rc::clone(budget);
+    let enter = lua.create_function(move |_, co: Value| {
+        b.enter(&co);
+        Ok(())
+    })?;
+    let b = Rc::clone(budget);
+    let leave = lua.create_function(move |_, co: Value| {
+        b.leave(&co);
+        Ok(())
+    })?;
+    let real = lua.create_table()?;
+    for name in [
+        "pcall",
+        "xpcall",
+        "error",
+        "type",
+        "getmetatable",
+        "setmetatable",
+        "rawget",
+    ] {
+        real.raw_set(name, globals.raw_get::<Value>(name)?)?;
+    }
+    real.raw_set("resume", coroutine.raw_get::<Value>("resume")?)?;
+    real.raw_set("create", coroutine.raw_get::<Value>("create")?)?;
+    real.raw_set("spent", spent)?;
+    real.raw_set("again", again)?;
+    real.raw_set("enter", enter)?;
+    real.raw_set("leave", leave)?;
+    real.raw_set("load_text", lua.create_function(load_text)?)?;
+    real.raw_set("require_in", lua.create_function(require_in)?)?;
+    let guarded: Table = lua.load(GUARDED).set_name("=agentbox").call(real)?;
+    lua.set_named_registry_value("agentbox.guarded", guarded)?;
     Ok(())
+}
+
+/// The module files each script load asked for (found or not), by load id: a change to any of
+/// them reloads the script. Kept in the Lua state's app data, filled by `require`.
+#[derive(Default)]
+pub struct Requires(pub BTreeMap<u64, BTreeSet<PathBuf>>);
+
+/// Where a script load finds its modules: `root` is the script's folder, `id` names the load
+/// in [`Requires`]; modules required during the load share its module cache.
+pub fn new_context(lua: &Lua, root: &Path, id: u64) -> mlua::Result<Table> {
+    let ctx = lua.create_table()?;
+    ctx.raw_set("root", root.to_string_lossy().into_owned())?;
+    ctx.raw_set("id", id)?;
+    ctx.raw_set("cache", lua.create_table()?)?;
+    ctx.raw_set("loading", lua.create_table()?)?;
+    Ok(ctx)
 }
 
 fn shallow_copy(lua: &Lua, source: &Table, leave_out: &[&str]) -> mlua::Result<Table> {
@@ -96,13 +199,16 @@ fn random(lua: &Lua, args: Variadic<i64>) -> mlua::Result<Value> {
     }
 }
 
-/// Builds a fresh global table for one script whose modules live under `root`.
-pub fn new_env(lua: &Lua, root: &Path, move_t: &Table, nav_t: &Table) -> mlua::Result<Table> {
+/// Builds a fresh global table for one script (or module) loaded in `ctx` (see
+/// [`new_context`]); `move` and `nav` are copied from the registry's `agentbox.move`/`.nav`.
+pub fn new_env(lua: &Lua, ctx: &Table) -> mlua::Result<Table> {
     let globals = lua.globals();
+    let guarded: Table = lua.named_registry_value("agentbox.guarded")?;
     let env = lua.create_table()?;
     for name in SAFE_BASE {
         env.raw_set(name, globals.raw_get::<Value>(name)?)?;
     }
+    env.raw_set("_VERSION", globals.raw_get::<Value>("_VERSION")?)?;
     for (name, leave_out) in LIBRARIES {
         let lib: Table = globals.raw_get(name)?;
         env.raw_set(name, shallow_copy(lua, &lib, leave_out)?)?;
@@ -114,61 +220,69 @@ pub fn new_env(lua: &Lua, root: &Path, move_t: &Table, nav_t: &Table) -> mlua::R
         "randomseed",
         lua.create_function(|_, _: MultiValue| Ok(()))?,
     )?;
+    let coroutine: Table = env.raw_get("coroutine")?;
+    coroutine.raw_set("resume", guarded.raw_get::<Value>("resume")?)?;
+    coroutine.raw_set("wrap", guarded.raw_get::<Value>("wrap")?)?;
+    for name in ["pcall", "xpcall", "getmetatable", "setmetatable"] {
+        env.raw_set(name, guarded.raw_get::<Value>(name)?)?;
+    }
     let os = lua.create_table()?;
     let real_os: Table = globals.raw_get("os")?;
     os.raw_set("clock", real_os.raw_get::<Value>("clock")?)?;
     os.raw_set("time", real_os.raw_get::<Value>("time")?)?;
     env.raw_set("os", os)?;
-    env.raw_set("pcall", globals.raw_get::<Value>("pcall")?)?;
-    env.raw_set("xpcall", globals.raw_get::<Value>("xpcall")?)?;
     env.raw_set(
         "print",
         lua.create_function(|lua, args: Variadic<Value>| {
-            let parts: Vec<String> = args
+            // An error in a `__tostring` (a spent budget too) propagates, as in Lua's print.
+            let parts = args
                 .iter()
-                .map(|v| v.to_string().unwrap_or_else(|_| v.type_name().to_string()))
-                .collect();
+                .map(Value::to_string)
+                .collect::<mlua::Result<Vec<String>>>()?;
             let at = super::errors::caller_location(lua).unwrap_or_default();
             eprintln!("{at}: {}", parts.join("\t"));
             Ok(())
         })?,
     )?;
-    env.raw_set("move", shallow_copy(lua, move_t, &[])?)?;
-    env.raw_set("nav", shallow_copy(lua, nav_t, &[])?)?;
-    env.raw_set("load", load_function(lua, &env)?)?;
-    env.raw_set(
-        "require",
-        require_function(lua, root.to_path_buf(), move_t, nav_t)?,
-    )?;
+    let move_t: Table = lua.named_registry_value("agentbox.move")?;
+    let nav_t: Table = lua.named_registry_value("agentbox.nav")?;
+    env.raw_set("move", shallow_copy(lua, &move_t, &[])?)?;
+    env.raw_set("nav", shallow_copy(lua, &nav_t, &[])?)?;
+    let install: Function = guarded.raw_get("install")?;
+    install.call::<()>((env.clone(), ctx.clone()))?;
     env.raw_set("_G", env.clone())?;
     Ok(env)
 }
 
-/// `load` for text chunks only, running in the caller's sandbox unless given another table.
-fn load_function(lua: &Lua, env: &Table) -> mlua::Result<Function> {
-    let home = env.clone();
-    lua.create_function(
-        move |lua, (chunk, name, _mode, chunk_env): (Value, Option<String>, Value, Option<Table>)| {
-            let Value::String(text) = chunk else {
-                return Ok((Value::Nil, Some("load: only strings of Lua source are allowed".to_string())));
-            };
-            let text = text.as_bytes().to_vec();
-            if text.first() == Some(&0x1b) {
-                return Ok((Value::Nil, Some("load: binary chunks are not allowed".to_string())));
-            }
-            let name = name.unwrap_or_else(|| "=(load)".to_string());
-            let loaded = lua
-                .load(text)
-                .set_name(name)
-                .set_mode(ChunkMode::Text)
-                .set_environment(chunk_env.unwrap_or_else(|| home.clone()))
-                .into_function();
-            match loaded {
-                Ok(f) => Ok((Value::Function(f), None)),
-                Err(e) => Ok((Value::Nil, Some(super::errors::describe(&e)))),
-            }
-        },
-    )
+/// `load` for text chunks only, in the sandbox it is given (the caller's by default).
+fn load_text(
+    lua: &Lua,
+    (chunk, name, env): (Value, Option<String>, Table),
+) -> mlua::Result<(Value, Option<String>)> {
+    let Value::String(text) = chunk else {
+        return Ok((
+            Value::Nil,
+            Some("load: only strings of Lua source are allowed".to_string()),
+        ));
+    };
+    let text = text.as_bytes().to_vec();
+    if text.first() == Some(&0x1b) {
+        return Ok((
+            Value::Nil,
+            Some("load: binary chunks are not allowed".to_string()),
+        ));
+    }
+    let name = name.unwrap_or_else(|| "=(load)".to_string());
+    let loaded = lua
+        .load(text)
+        .set_name(name)
+        .set_mode(ChunkMode::Text)
+        .set_environment(env)
+        .into_function();
+    match loaded {
+        Ok(f) => Ok((Value::Function(f), None)),
+        Err(e) => Ok((Value::Nil, Some(super::errors::describe(&e)))),
+    }
 }
 
 /// Whether a module name is plain dotted words (no paths, no `..`).
@@ -184,53 +298,67 @@ pub fn module_path(root: &Path, name: &str) -> PathBuf {
     root.join(format!("{}.lua", name.replace('.', "/")))
 }
 
-/// `require(name)`: loads `root/name.lua` (dots are folders) once, in its own sandbox.
-fn require_function(
-    lua: &Lua,
-    root: PathBuf,
-    move_t: &Table,
-    nav_t: &Table,
-) -> mlua::Result<Function> {
-    let (move_t, nav_t) = (move_t.clone(), nav_t.clone());
-    lua.create_function(move |lua, name: String| {
-        if !valid_module_name(&name) {
-            return Err(located(
-                lua,
-                format!(
-                    "require: {name:?} is not a module name (use dotted words, e.g. \"lib.steer\")"
-                ),
-            ));
-        }
-        let path = module_path(&root, &name);
-        let key = path.to_string_lossy().into_owned();
-        let loaded: Table = lua.named_registry_value("agentbox.loaded")?;
-        if let Some(v) = loaded.raw_get::<Option<Value>>(key.as_str())? {
-            return Ok(v);
-        }
-        let source = std::fs::read(&path).map_err(|e| {
-            located(
-                lua,
-                format!(
-                    "require: module {name:?} not found in the scripts folder ({}: {e})",
-                    path.display()
-                ),
-            )
-        })?;
-        let env = new_env(lua, &root, &move_t, &nav_t)?;
-        let value: Value = lua
-            .load(source)
-            .set_name(format!("@{}", path.display()))
-            .set_mode(ChunkMode::Text)
-            .set_environment(env)
-            .call(())?;
-        let value = if value.is_nil() {
-            Value::Boolean(true)
-        } else {
-            value
-        };
-        loaded.raw_set(key.as_str(), value.clone())?;
-        Ok(value)
-    })
+/// `require(name)`: loads `root/name.lua` (dots are folders) once per load of the script that
+/// requires it, in its own sandbox, and records the file so a change to it reloads the script.
+fn require_in(lua: &Lua, (ctx, name): (Table, String)) -> mlua::Result<Value> {
+    if !valid_module_name(&name) {
+        return Err(located(
+            lua,
+            format!(
+                "require: {name:?} is not a module name (use dotted words, e.g. \"lib.steer\")"
+            ),
+        ));
+    }
+    let root: String = ctx.raw_get("root")?;
+    let id: u64 = ctx.raw_get("id")?;
+    let path = module_path(Path::new(&root), &name);
+    if let Some(mut log) = lua.app_data_mut::<Requires>() {
+        log.0.entry(id).or_default().insert(path.clone());
+    }
+    let key = path.to_string_lossy().into_owned();
+    let cache: Table = ctx.raw_get("cache")?;
+    if let Some(v) = cache.raw_get::<Option<Value>>(key.as_str())? {
+        return Ok(v);
+    }
+    let loading: Table = ctx.raw_get("loading")?;
+    if loading.raw_get::<bool>(key.as_str())? {
+        return Err(located(
+            lua,
+            format!("require: module {name:?} requires itself (a require cycle)"),
+        ));
+    }
+    let source = std::fs::read(&path).map_err(|e| {
+        located(
+            lua,
+            format!(
+                "require: module {name:?} not found in the scripts folder ({}: {e})",
+                path.display()
+            ),
+        )
+    })?;
+    if source.iter().all(u8::is_ascii_whitespace) {
+        // Most likely a save caught half way (truncated, not yet written): not a module.
+        return Err(located(
+            lua,
+            format!("require: module {name:?} is empty ({})", path.display()),
+        ));
+    }
+    let env = new_env(lua, &ctx)?;
+    let chunk = lua
+        .load(source)
+        .set_name(format!("@{}", path.display()))
+        .set_mode(ChunkMode::Text)
+        .set_environment(env)
+        .into_function()?;
+    loading.raw_set(key.as_str(), true)?;
+    let value = chunk.call::<Value>(());
+    loading.raw_set(key.as_str(), Value::Nil)?;
+    let value = match value? {
+        Value::Nil => Value::Boolean(true),
+        v => v,
+    };
+    cache.raw_set(key.as_str(), value.clone())?;
+    Ok(value)
 }
 
 #[cfg(test)]

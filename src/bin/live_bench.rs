@@ -1,0 +1,200 @@
+//! Benchmarks for live editing (issue 5), run with `cargo run --release --bin live_bench`:
+//!
+//! - `overhead`: a busy scene (many agents whose `decide` is pure-Lua arithmetic) timed with
+//!   the instruction budget off, enforced by the watchdog (the default) and enforced by an
+//!   always-on count hook (`exact`, the naive way), interleaved, median of several rounds.
+//! - `latency`: from a save (atomic: temp file + rename) to the first tick that runs the new
+//!   code, through the same `realtime::run` loop as `agentbox headless --realtime`, at a
+//!   window-like 60 ticks/s and at 1000 ticks/s.
+//!
+//! Prints one line per figure. Scratch files go to a fresh folder under the temp dir.
+
+use agentbox::realtime;
+use agentbox::script::BudgetMode;
+use agentbox::session::Session;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::channel;
+use std::time::{Duration, Instant};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("agentbox-bench-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("scripts")).expect("a scratch folder");
+    dir
+}
+
+fn busy_scene(dir: &Path, agents: usize, loop_len: u64) -> PathBuf {
+    let mut yaml = String::from("name: busy\ntick_rate: 30\nmap:\n  rows: |\n");
+    let side = 40;
+    for _ in 0..side {
+        yaml.push_str("    ");
+        yaml.push_str(&".".repeat(side));
+        yaml.push('\n');
+    }
+    yaml.push_str("agents:\n");
+    for i in 0..agents {
+        yaml.push_str(&format!(
+            "  - id: a{i}\n    at: [{}, {}]\n    script: scripts/busy.lua\n",
+            i % side,
+            i / side
+        ));
+    }
+    std::fs::write(dir.join("busy.yaml"), yaml).unwrap();
+    let script = format!(
+        r#"
+local M = {{}}
+local function mix(a, b) return (a * 31 + b) % 1000003 end
+function M.decide(self, world)
+  local s = self.memory.s or 1
+  for i = 1, {loop_len} do
+    s = mix(s, i)
+    if s % 7 == 0 then s = s + 1 end
+  end
+  self.memory.s = s
+  return move.stop()
+end
+return M
+"#
+    );
+    std::fs::write(dir.join("scripts/busy.lua"), script).unwrap();
+    dir.join("busy.yaml")
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn percentile(v: &mut [f64], p: f64) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let i = ((v.len() as f64 - 1.0) * p).round() as usize;
+    v[i]
+}
+
+fn overhead(label: &str, agents: usize, loop_len: u64, ticks: u32) {
+    let dir = scratch(label);
+    let scene = busy_scene(&dir, agents, loop_len);
+    let modes = [
+        ("off", BudgetMode::Off),
+        ("watchdog", BudgetMode::Watchdog),
+        ("exact", BudgetMode::Exact),
+    ];
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); modes.len()];
+    let mut sessions: Vec<Session> = modes
+        .iter()
+        .map(|(_, mode)| {
+            let mut s = Session::open(&scene, None).expect("the bench scene opens");
+            s.host_mut().set_budget_mode(*mode);
+            s.tick();
+            s
+        })
+        .collect();
+    for _round in 0..7 {
+        for (i, session) in sessions.iter_mut().enumerate() {
+            let start = Instant::now();
+            for _ in 0..ticks {
+                session.tick();
+            }
+            times[i].push(start.elapsed().as_secs_f64() * 1000.0 / ticks as f64);
+        }
+    }
+    for s in &sessions {
+        assert!(
+            s.world().agents.iter().all(|a| a.error.is_none()),
+            "no budget errors"
+        );
+    }
+    let base = median(&mut times[0].clone());
+    for (i, (name, _)) in modes.iter().enumerate() {
+        let m = median(&mut times[i]);
+        println!(
+            "overhead {label}: {name:>8}: {m:8.3} ms/tick  ({:+.1}% vs off)",
+            (m / base - 1.0) * 100.0
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+const STOP: &str =
+    "local M = {}\n-- v{N}\nfunction M.decide(self, world) return move.stop() end\nreturn M\n";
+const CHASE: &str =
+    "local M = {}\n-- v{N}\nfunction M.decide(self, world) return move.chase({ x = 3, y = 1 }) end\nreturn M\n";
+
+fn latency(tick_rate: u32, samples: usize) {
+    let dir = scratch(&format!("latency{tick_rate}"));
+    let scene = dir.join("live.yaml");
+    std::fs::write(
+        &scene,
+        format!("name: live\ntick_rate: {tick_rate}\nmap:\n  rows: |\n    ......\nagents:\n  - id: a\n    at: [0, 0]\n    script: scripts/a.lua\n"),
+    )
+    .unwrap();
+    let script = dir.join("scripts/a.lua");
+    std::fs::write(&script, STOP.replace("{N}", "0")).unwrap();
+    let (tx, rx) = channel::<(Instant, bool)>();
+    let (stop_tx, stop_rx) = channel::<()>();
+    let scene_for_thread = scene.clone();
+    let runner = std::thread::spawn(move || {
+        let mut session = Session::open(&scene_for_thread, None).expect("scene opens");
+        let _ = realtime::run(
+            &mut session,
+            u64::MAX,
+            |_| {},
+            |s, _| {
+                if stop_rx.try_recv().is_ok() {
+                    return Err(());
+                }
+                let chasing = s.world().agents[0].action.name() == "chase";
+                tx.send((Instant::now(), chasing)).map_err(|_| ())
+            },
+        );
+    });
+    // Let it settle.
+    let deadline = Instant::now() + Duration::from_millis(200);
+    while Instant::now() < deadline {
+        let _ = rx.recv_timeout(Duration::from_millis(10));
+    }
+    let mut lat = Vec::new();
+    for n in 1..=samples {
+        // Saves land at varied points of the tick.
+        std::thread::sleep(Duration::from_micros(15_000 + (n as u64 * 7919) % 20_000));
+        while rx.try_recv().is_ok() {}
+        let chasing = n % 2 == 1;
+        let text = if chasing { CHASE } else { STOP }.replace("{N}", &n.to_string());
+        let tmp = dir.join("scripts/.a.lua.tmp");
+        let t0 = Instant::now();
+        std::fs::write(&tmp, text).unwrap();
+        std::fs::rename(&tmp, &script).unwrap();
+        loop {
+            let (at, now_chasing) = rx
+                .recv_timeout(Duration::from_secs(5))
+                .expect("the new version runs within 5 s");
+            if now_chasing == chasing && at > t0 {
+                lat.push((at - t0).as_secs_f64() * 1000.0);
+                break;
+            }
+        }
+    }
+    let _ = stop_tx.send(());
+    let _ = runner.join();
+    let med = median(&mut lat);
+    let p95 = percentile(&mut lat, 0.95);
+    let max = percentile(&mut lat, 1.0);
+    println!(
+        "latency at {tick_rate} ticks/s ({samples} atomic saves): median {med:.2} ms, p95 {p95:.2} ms, max {max:.2} ms"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn main() {
+    let what = std::env::args().nth(1).unwrap_or_default();
+    if what.is_empty() || what == "overhead" {
+        // Many short calls (the common case: each decide well under the 1 ms grace).
+        overhead("400 agents x 2k-iteration decide", 400, 2_000, 10);
+        // Fewer, long calls (each several ms with the default 2M-instruction budget: the watchdog arms after its 4 ms grace).
+        overhead("10 agents x 100k-iteration decide", 10, 100_000, 5);
+    }
+    if what.is_empty() || what == "latency" {
+        latency(60, 100);
+        latency(1000, 100);
+    }
+}

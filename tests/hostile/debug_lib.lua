@@ -1,0 +1,7 @@
+-- expect: attempt to index a nil value (global 'debug')
+local M = {}
+function M.decide(self, world)
+  debug.sethook()
+  return move.stop()
+end
+return M

@@ -1,0 +1,5 @@
+-- expect: endless_in_load.lua:3: instruction budget exceeded
+local M = {}
+while true do end
+function M.decide(self, world) return move.stop() end
+return M

@@ -1,0 +1,2 @@
+-- expect: the returned table has no decide(self, world) function
+return { init = function() end }

@@ -1,0 +1,2 @@
+-- expect: a script must return a table of functions
+return 42

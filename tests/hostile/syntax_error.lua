@@ -1,0 +1,6 @@
+-- expect: syntax_error.lua:5: unexpected symbol
+local M = {}
+function M.decide(self, world)
+  return move.stop(
+end
+return M
