@@ -62,11 +62,12 @@ fn differing_share(a: &Path, b: &Path) -> f64 {
 }
 
 /// `(overlay, its key, the scene that gives it something to show)`.
-const OVERLAYS: [(&str, &str, &str); 9] = [
+const OVERLAYS: [(&str, &str, &str); 10] = [
     ("routes", "Digit1", "tests/fixtures/overlays.yaml"),
     ("sight", "Digit2", "tests/fixtures/overlays.yaml"),
     ("crumbs", "Digit3", "tests/fixtures/overlays.yaml"),
     ("waypoints", "Digit4", "tests/fixtures/overlays.yaml"),
+    ("search", "Digit5", "tests/fixtures/overlays.yaml"),
     ("weights", "Digit6", "scenes/road.yaml"),
     ("probes", "Digit7", "scenes/rooms.yaml"),
     ("forces", "Digit8", "scenes/swarm.yaml"),
