@@ -1,4 +1,5 @@
-//! The command line: `run`, `headless`, `check` and `paths` (DESIGN.md "Headless CLI and trace v1").
+//! The command line: `run`, `headless`, `check` and `paths` (DESIGN.md "Headless CLI and trace v1"),
+//! and the tools `test`, `schema`, `api` and `bench`.
 //! Parses arguments with clap and calls the library; `main.rs` only calls [`main`].
 
 use crate::scene;
@@ -81,6 +82,46 @@ enum Command {
         #[arg(long, default_value = "auto")]
         algo: String,
     },
+    /// Run the expectations of scenes (files or folders; default `scenes/`) headless, in
+    /// parallel; exit 1 if any fails.
+    Test {
+        paths: Vec<PathBuf>,
+        /// Scenes run at once (default: one per core).
+        #[arg(long)]
+        jobs: Option<usize>,
+    },
+    /// Print the JSON Schema of the scene format (for yaml-language-server).
+    Schema,
+    /// Print the Lua API as lua-language-server stubs, a reference page or a .luarc.json, or
+    /// write all three (types/agentbox.lua, docs/lua-api.md, .luarc.json) with --write.
+    Api {
+        /// The `---@meta` stubs.
+        #[arg(long, group = "what")]
+        stubs: bool,
+        /// The reference page in Markdown.
+        #[arg(long, group = "what")]
+        markdown: bool,
+        /// The .luarc.json.
+        #[arg(long, group = "what")]
+        luarc: bool,
+        /// Write every generated file under the current folder (the project root).
+        #[arg(long, group = "what")]
+        write: bool,
+    },
+    /// Measure a scene's ticks headless: ms per tick, ns per agent decision (CPU time of one
+    /// thread, with wall time alongside).
+    Bench {
+        scene: PathBuf,
+        /// Ticks measured.
+        #[arg(long, default_value_t = 60)]
+        ticks: u64,
+        /// Ticks run first and not measured.
+        #[arg(long, default_value_t = 10)]
+        warmup: u64,
+        /// Also run the behaviour of scripts/crowd.lua written in Rust, and compare.
+        #[arg(long)]
+        native: bool,
+    },
 }
 
 /// Runs the command line; the process exit code.
@@ -127,6 +168,145 @@ pub fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
+        Command::Test { paths, jobs } => test(&paths, jobs),
+        Command::Bench {
+            scene,
+            ticks,
+            warmup,
+            native,
+        } => bench(&scene, ticks, warmup, native),
+        Command::Api {
+            stubs,
+            markdown,
+            luarc,
+            write,
+        } => api(stubs, markdown, luarc, write),
+        Command::Schema => {
+            print!("{}", scene::schema::json());
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+fn api(stubs: bool, markdown: bool, luarc: bool, write: bool) -> ExitCode {
+    use crate::script::registry;
+    if write {
+        for (path, text) in registry::generated() {
+            let path = Path::new(path);
+            let written = path
+                .parent()
+                .map_or(Ok(()), |p| {
+                    if p.as_os_str().is_empty() {
+                        Ok(())
+                    } else {
+                        std::fs::create_dir_all(p)
+                    }
+                })
+                .and_then(|()| std::fs::write(path, text));
+            if let Err(e) = written {
+                eprintln!("{}: error: cannot write: {e}", path.display());
+                return ExitCode::FAILURE;
+            }
+            println!("wrote {}", path.display());
+        }
+        return ExitCode::SUCCESS;
+    }
+    let text = if markdown {
+        registry::markdown()
+    } else if luarc {
+        registry::luarc()
+    } else {
+        let _ = stubs; // the default
+        registry::stubs()
+    };
+    print!("{text}");
+    ExitCode::SUCCESS
+}
+
+fn bench(path: &Path, ticks: u64, warmup: u64, native: bool) -> ExitCode {
+    let show = |what: &str, f: &crate::bench::Figures| {
+        println!(
+            "{what}: {} agents, {} ticks: {:.3} ms per tick ({:.1} ticks/s; wall {:.3} ms per tick), {:.0} ns per decision ({} decisions, {} failed)",
+            f.agents,
+            f.ticks,
+            f.ms_per_tick(),
+            f.ticks_per_second(),
+            f.wall.as_secs_f64() * 1e3 / f.ticks.max(1) as f64,
+            f.ns_per_decision(),
+            f.decisions,
+            f.failed
+        );
+    };
+    let lua = match crate::bench::lua(path, warmup, ticks) {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    show("lua", &lua);
+    if native {
+        match crate::bench::native(path, warmup, ticks) {
+            Ok(rust) => {
+                show("rust", &rust);
+                println!(
+                    "lua/rust: {:.2}x per tick, {:.2}x per decision",
+                    lua.ms_per_tick() / rust.ms_per_tick(),
+                    lua.ns_per_decision() / rust.ns_per_decision()
+                );
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn test(paths: &[PathBuf], jobs: Option<usize>) -> ExitCode {
+    use crate::expect::runner::{run_all, Outcome};
+    use std::io::IsTerminal;
+    let default = [PathBuf::from("scenes")];
+    let files = scene_files(if paths.is_empty() { &default } else { paths });
+    if files.is_empty() {
+        eprintln!("error: no scene files found");
+        return ExitCode::FAILURE;
+    }
+    let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let bar = if std::io::stderr().is_terminal() {
+        indicatif::ProgressBar::new(files.len() as u64)
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let (mut passed, mut failed) = (0, 0);
+    run_all(&files, jobs, |path, outcome| {
+        bar.inc(1);
+        bar.suspend(|| match outcome {
+            Outcome::Passed { ticks } => {
+                passed += 1;
+                println!("pass {} ({ticks} ticks)", path.display());
+            }
+            Outcome::Failed(reasons) => {
+                failed += 1;
+                println!("FAIL {}", path.display());
+                for r in reasons {
+                    println!("    {r}");
+                }
+            }
+            Outcome::Skipped => {}
+        });
+    });
+    bar.finish_and_clear();
+    if passed + failed == 0 {
+        eprintln!("error: none of these scenes has an `expect:` section");
+        return ExitCode::FAILURE;
+    }
+    println!("{passed} passed, {failed} failed");
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
     }
 }
 

@@ -3,7 +3,9 @@
 //! Rust-native movement primitives and A*; a macroquad window shows it, and the same
 //! simulation runs headless. See `ARCHITECTURE.md` for the map of the modules.
 
+pub mod bench;
 pub mod cli;
+pub mod expect;
 pub mod movement;
 pub mod movingai;
 pub mod nav;

@@ -12,6 +12,7 @@ use crate::world::{centre_of, Agent, Tile, World};
 use glam::DVec2;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 /// One scene being run.
 pub struct Session {
@@ -21,6 +22,8 @@ pub struct Session {
     host: ScriptHost,
     /// The latest scene reload error, shown until a good version loads.
     scene_error: Option<String>,
+    /// Whether script errors stay off stderr (the test runner reports them itself).
+    quiet: bool,
 }
 
 /// What applying a file change did, for the terminal and the window.
@@ -61,16 +64,25 @@ impl Session {
     /// Loads a scene and its scripts. Scene errors are returned as printable lines; script
     /// errors are not fatal (the agents stand still and show the error until it is fixed).
     pub fn open(path: &Path, seed: Option<u64>) -> Result<Self, String> {
-        let scene = scene::load(path).map_err(|e| e.to_string())?;
+        Self::open_with(path, seed, false)
+    }
+
+    /// Like [`Session::open`]; with `quiet`, script errors are kept (see
+    /// [`Session::current_errors`] and the tick reports) but not printed.
+    pub fn open_with(path: &Path, seed: Option<u64>, quiet: bool) -> Result<Self, String> {
+        let scene = scene::load_with_seed(path, seed).map_err(|e| e.to_string())?;
         let world = seeded(scene.world.clone(), seed);
         let mut host = ScriptHost::new(world.seed).map_err(|e| format!("cannot start Lua: {e}"))?;
         apply_budget(&mut host, &scene)?;
         for script in &scene.scripts {
             if let Err(e) = host.load(script) {
-                eprintln!("{e}");
+                if !quiet {
+                    eprintln!("{e}");
+                }
             }
         }
         Ok(Session {
+            quiet,
             sim: Simulation::new(world),
             scene,
             seed_override: seed,
@@ -85,6 +97,16 @@ impl Session {
 
     pub fn scene_path(&self) -> &Path {
         &self.scene.path
+    }
+
+    /// The loaded scene (its start world, scripts and expectations).
+    pub fn scene(&self) -> &Scene {
+        &self.scene
+    }
+
+    /// The shared world and the script host together, for expectation checks.
+    pub fn world_and_host(&mut self) -> (&Rc<World>, &mut ScriptHost) {
+        (self.sim.world_rc(), &mut self.host)
     }
 
     pub fn sim_mut(&mut self) -> &mut Simulation {
@@ -111,7 +133,7 @@ impl Session {
     /// Applies one tick; new script errors go to stderr.
     pub fn tick(&mut self) -> TickReport {
         let report = self.sim.step(&mut self.host);
-        for (id, message) in &report.new_errors {
+        for (id, message) in report.new_errors.iter().filter(|_| !self.quiet) {
             eprintln!("{message} (agent {id})");
         }
         report
@@ -198,7 +220,7 @@ impl Session {
     /// id keep their state unless their own entry changed), on failure keeps running.
     fn reload_scene(&mut self) -> Reload {
         let path = self.scene.path.clone();
-        let new = match scene::load(&path) {
+        let new = match scene::load_with_seed(&path, self.seed_override) {
             Ok(s) => s,
             Err(e) => {
                 let message = e.to_string();

@@ -3,6 +3,7 @@
 
 use super::file::{AgentSpec, SceneFile, TerrainSpec};
 use super::locate::Locator;
+use super::spawn;
 use super::{resolve_relative, Scene, SceneError, SceneErrors, ScriptBudget};
 use crate::world::{
     rng, Agent, Brain, Crumbs, Grid, Motion, RowError, Terrain, TerrainTable, Walk, World,
@@ -18,15 +19,16 @@ const MAX_COST: f64 = 1e6;
 const MAX_CRUMBS: u32 = 100_000;
 const MAX_MAP_SIDE: usize = 4096;
 const MAX_BODY: u32 = 64;
+pub(super) const MAX_SPEED_LIMIT: f64 = MAX_SPEED;
 
-struct Checker<'a> {
-    file: &'a Path,
+pub(super) struct Checker<'a> {
+    pub(super) file: &'a Path,
     locator: Locator,
     errors: Vec<SceneError>,
 }
 
 impl Checker<'_> {
-    fn error_at(&mut self, (line, column): (usize, usize), message: impl Into<String>) {
+    pub(super) fn error_at(&mut self, (line, column): (usize, usize), message: impl Into<String>) {
         self.errors.push(SceneError {
             file: self.file.to_path_buf(),
             line,
@@ -35,7 +37,11 @@ impl Checker<'_> {
         });
     }
 
-    fn error(&mut self, path: &str, message: impl Into<String>) {
+    pub(super) fn error_count(&self) -> usize {
+        self.errors.len()
+    }
+
+    pub(super) fn error(&mut self, path: &str, message: impl Into<String>) {
         let pos = self.locator.at(path);
         self.error_at(pos, message);
     }
@@ -75,12 +81,20 @@ fn tidy_serde_message(message: &str) -> String {
         .replace("struct MapSpec", "a map mapping (legend, rows)")
         .replace("struct AgentSpec", "an agent mapping")
         .replace(
+            "struct SpawnSpec",
+            "a spawn mapping (count, kind, area, ...)",
+        )
+        .replace(
+            "struct ExpectSpec",
+            "an expect mapping (ticks, reach, never_on, ...)",
+        )
+        .replace(
             "struct TerrainSpec",
             "a terrain mapping (blocked, cost, color)",
         )
 }
 
-pub fn build(file: &Path, bytes: &[u8]) -> Result<Scene, SceneErrors> {
+pub fn build(file: &Path, bytes: &[u8], seed: Option<u64>) -> Result<Scene, SceneErrors> {
     let text = match std::str::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => {
@@ -109,7 +123,7 @@ pub fn build(file: &Path, bytes: &[u8]) -> Result<Scene, SceneErrors> {
             "scene file is empty: it needs at least a map".into(),
         ));
     }
-    let spec: SceneFile = match serde_yaml::from_str(text) {
+    let mut spec: SceneFile = match serde_yaml::from_str(text) {
         Ok(s) => s,
         Err(e) => {
             let pos = e
@@ -128,14 +142,36 @@ pub fn build(file: &Path, bytes: &[u8]) -> Result<Scene, SceneErrors> {
             return Err(single(file, pos, message));
         }
     };
+    if seed.is_some() {
+        spec.seed = seed;
+    }
     let mut checker = Checker {
         file,
         locator: Locator::new(text),
         errors: Vec::new(),
     };
     let world = build_world(&mut checker, &spec);
-    let scripts = check_agents(&mut checker, &spec, world.as_ref());
     let budget = check_budget(&mut checker, &spec);
+    let mut scripts = check_agents(&mut checker, &spec, world.as_ref());
+    let spawned = match &world {
+        Some(w) => spawn::place(&mut checker, &spec, w, &mut scripts),
+        None => Vec::new(),
+    };
+    if let Some(w) = &world {
+        let mut ids: BTreeSet<&str> = spec.agents.iter().map(|a| a.id.as_str()).collect();
+        for (i, a) in spawned.iter().enumerate() {
+            if !ids.insert(a.id.as_str()) {
+                let entry = spawn::entry_of(&spec, i);
+                checker.error(
+                    &format!("spawn.{entry}.kind"),
+                    format!("spawned id `{}` is already an agent's id", a.id),
+                );
+            }
+        }
+        if let Some(expect) = &spec.expect {
+            spawn::check_expect(&mut checker, expect, w, &ids);
+        }
+    }
     let mut errors = checker.errors;
     errors.sort();
     errors.dedup();
@@ -145,6 +181,7 @@ pub fn build(file: &Path, bytes: &[u8]) -> Result<Scene, SceneErrors> {
                 .agents
                 .iter()
                 .map(|a| make_agent(file, a, spec.seed.unwrap_or(0)))
+                .chain(spawned)
                 .collect();
             world.waypoints = spec
                 .waypoints
@@ -156,6 +193,7 @@ pub fn build(file: &Path, bytes: &[u8]) -> Result<Scene, SceneErrors> {
                 world,
                 scripts,
                 budget,
+                expect: spec.expect.clone(),
             })
         }
         _ => Err(SceneErrors(errors)),
@@ -344,7 +382,7 @@ fn build_world(c: &mut Checker, spec: &SceneFile) -> Option<World> {
 }
 
 /// Checks that `[column, row]` is a free tile; reports at `path`.
-fn check_tile(c: &mut Checker, world: &World, path: &str, what: &str, at: [i64; 2]) {
+pub(super) fn check_tile(c: &mut Checker, world: &World, path: &str, what: &str, at: [i64; 2]) {
     let (w, h) = (world.grid().width() as i64, world.grid().height() as i64);
     if at[0] < 0 || at[1] < 0 || at[0] >= w || at[1] >= h {
         c.error(

@@ -1,28 +1,44 @@
 //! The scene file's shape (v1), as serde reads it. Unknown keys are errors; every value is
-//! checked for meaning afterwards in `build.rs`.
+//! checked for meaning afterwards in `build.rs`. The JSON Schema editors use
+//! (`agentbox schema`, `scenes/agentbox.schema.json`) is generated from these types, so the doc
+//! comments here are what an editor shows.
 
+use schemars::JsonSchema;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+/// An agentbox scene: a tile map, its terrain and its agents.
 pub struct SceneFile {
+    /// Shown as the window title; defaults to the file name.
     pub name: Option<String>,
+    /// All randomness derives from it (default 0).
     pub seed: Option<u64>,
+    /// Simulation ticks per second (default 30).
     pub tick_rate: Option<u32>,
+    /// The tile map (required).
     pub map: Option<MapSpec>,
+    /// New terrain kinds or overrides of the built-ins, by name.
     #[serde(default)]
     pub terrain: BTreeMap<String, TerrainSpec>,
+    /// Agents placed one by one.
     #[serde(default)]
     pub agents: Vec<AgentSpec>,
+    /// Crowds placed from the seed; their agents come after `agents`, with ids `KIND-N`.
+    #[serde(default)]
+    pub spawn: Vec<SpawnSpec>,
+    /// Tiles `[column, row]` scripts can read with `world:waypoints()`.
     #[serde(default)]
     pub waypoints: Vec<[i64; 2]>,
     /// Limits for the scene's scripts.
     pub budget: Option<BudgetSpec>,
+    /// What `agentbox test` checks when it runs this scene headless.
+    pub expect: Option<ExpectSpec>,
 }
 
 /// `budget: { instructions: N, memory_mb: M }`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BudgetSpec {
     /// Lua instructions one call of init/decide/on_reload may run once it runs long.
@@ -31,7 +47,7 @@ pub struct BudgetSpec {
     pub memory_mb: Option<u64>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MapSpec {
     /// Extra map characters: one character to a terrain name.
@@ -41,24 +57,37 @@ pub struct MapSpec {
     pub rows: String,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+/// A terrain kind.
 pub struct TerrainSpec {
+    /// Whether it blocks movement and sight.
     pub blocked: Option<bool>,
+    /// Cost of entering a tile of it (floor is 1).
     pub cost: Option<f64>,
+    /// Colour in the window, like "#a0522d".
     pub color: Option<String>,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+/// One agent.
 pub struct AgentSpec {
+    /// Unique id.
     pub id: String,
+    /// A label scripts can query; defaults to the id.
     pub kind: Option<String>,
+    /// Start tile `[column, row]`; row 0 is the top.
     pub at: [i64; 2],
+    /// Lua decision script, relative to this scene file's folder.
     pub script: Option<String>,
+    /// Instead of a script: "keyboard" (arrows/WASD drive it).
     pub control: Option<String>,
+    /// Tiles per second (default 4).
     pub speed: Option<f64>,
+    /// Any mapping, handed to Lua as `self.params`.
     pub params: Option<serde_json::Value>,
+    /// Keep a trail of this many newest tiles.
     pub breadcrumbs: Option<u32>,
     /// Sensing radius in tiles, for scripts (`self.sense`) and the bodies overlay.
     pub sense: Option<f64>,
@@ -72,4 +101,143 @@ pub struct AgentSpec {
     pub route: Option<Vec<[i64; 2]>>,
     /// Side of the agent's square body in tiles (default 1); `at` is its top-left tile.
     pub size: Option<u32>,
+}
+
+/// A crowd: `count` agents of one kind, placed on distinct free tiles chosen from the seed.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SpawnSpec {
+    /// How many agents.
+    pub count: u32,
+    /// Their kind; their ids are `KIND-1`, `KIND-2`, ... (numbering goes on across spawn
+    /// entries of the same kind).
+    pub kind: String,
+    /// A rectangle of tiles to place them in (default: the whole map).
+    pub area: Option<AreaSpec>,
+    /// Tiles `[column, row]` to place them on, instead of an area.
+    pub tiles: Option<Vec<[i64; 2]>>,
+    /// Lua decision script, relative to this scene file's folder.
+    pub script: Option<String>,
+    /// Any mapping, handed to Lua as `self.params`.
+    pub params: Option<serde_json::Value>,
+    /// Tiles per second: one number, or `[min, max]` drawn per agent from the seed.
+    pub speed: Option<SpeedSpec>,
+}
+
+/// A rectangle of tiles, both corners included.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AreaSpec {
+    /// One corner `[column, row]`.
+    pub from: [i64; 2],
+    /// The opposite corner `[column, row]`.
+    pub to: [i64; 2],
+}
+
+/// A speed, or a range of speeds.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum SpeedSpec {
+    /// Every agent the same.
+    Fixed(f64),
+    /// `[min, max]`, uniform per agent.
+    Range([f64; 2]),
+}
+
+/// Expectations `agentbox test` checks. The scene runs headless for `ticks` ticks (default:
+/// the latest `by_tick`, or 300); every listed expectation must hold.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectSpec {
+    /// How many ticks the test runs.
+    pub ticks: Option<u64>,
+    /// No script may fail (load errors, runtime errors, bad return values). Default true.
+    pub no_errors: Option<bool>,
+    /// An agent comes within `within` tiles of a target by a tick.
+    #[serde(default)]
+    pub reach: Vec<ReachSpec>,
+    /// An agent never stands on a terrain kind.
+    #[serde(default)]
+    pub never_on: Vec<NeverOnSpec>,
+    /// An agent visits every listed tile and room at some point.
+    #[serde(default)]
+    pub visits: Vec<VisitsSpec>,
+    /// Lua predicates for anything else.
+    #[serde(default)]
+    pub lua: Vec<LuaExpectSpec>,
+}
+
+/// `agent` comes within `within` tiles of `target` at or before tick `by_tick`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReachSpec {
+    /// The agent's id.
+    pub agent: String,
+    /// Another agent's id, or a position `[x, y]`.
+    pub target: TargetSpec,
+    /// Distance in tiles between centres (default 0.5).
+    pub within: Option<f64>,
+    /// The latest tick (default: the test's last tick).
+    pub by_tick: Option<u64>,
+}
+
+/// An agent id or a position.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum TargetSpec {
+    /// An agent's id.
+    Agent(String),
+    /// A position `[x, y]` in tiles.
+    Point([f64; 2]),
+}
+
+/// `agent`'s tile is never of `terrain` after any tick.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NeverOnSpec {
+    /// The agent's id.
+    pub agent: String,
+    /// A terrain name, such as "water" or "mud".
+    pub terrain: String,
+}
+
+/// `agent` stands on every tile in `tiles` and in every room in `rooms` at some tick.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct VisitsSpec {
+    /// The agent's id.
+    pub agent: String,
+    /// Tiles `[column, row]` to visit.
+    #[serde(default)]
+    pub tiles: Vec<[i64; 2]>,
+    /// Rectangles to enter (any tile of each counts).
+    #[serde(default)]
+    pub rooms: Vec<AreaSpec>,
+}
+
+/// A Lua predicate, run in the scene's sandbox with `world` (the same object `decide` gets).
+/// `check` is the body of a function: return true to pass, or false (or nil) and an optional
+/// reason to fail. An error also fails.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LuaExpectSpec {
+    /// Shown in the report.
+    pub name: Option<String>,
+    /// Lua code, e.g. `return world:agent("hunter").pos.x > 10`.
+    pub check: String,
+    /// `end` (default): once, after the last tick. `every_tick`: after every tick; the first
+    /// failing tick fails the test.
+    #[serde(default)]
+    pub when: CheckWhen,
+}
+
+/// When a Lua predicate runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckWhen {
+    /// Once, after the last tick.
+    #[default]
+    End,
+    /// After every tick.
+    EveryTick,
 }

@@ -9,6 +9,8 @@ pub mod error;
 pub mod file;
 pub mod locate;
 pub mod save;
+pub mod schema;
+mod spawn;
 
 pub use error::{SceneError, SceneErrors};
 
@@ -27,6 +29,9 @@ pub struct Scene {
     pub scripts: BTreeSet<PathBuf>,
     /// Limits for the scripts (`budget:`).
     pub budget: ScriptBudget,
+    /// The scene's `expect:` section, checked against the world (agent ids, terrain names,
+    /// tiles) but not run: `agentbox test` runs it.
+    pub expect: Option<file::ExpectSpec>,
 }
 
 /// The scene's `budget:`: how much one script call and all scripts together may use.
@@ -49,8 +54,14 @@ impl Default for ScriptBudget {
 
 /// Reads and validates a scene file.
 pub fn load(path: &Path) -> Result<Scene, SceneErrors> {
+    load_with_seed(path, None)
+}
+
+/// Like [`load`], with the scene's seed replaced (`--seed`): spawned crowds are placed, and
+/// the world seeded, from it.
+pub fn load_with_seed(path: &Path, seed: Option<u64>) -> Result<Scene, SceneErrors> {
     match std::fs::read(path) {
-        Ok(bytes) => parse(path, &bytes),
+        Ok(bytes) => build::build(path, &bytes, seed),
         Err(e) => Err(SceneErrors(vec![SceneError {
             file: path.to_path_buf(),
             line: 1,
@@ -62,7 +73,7 @@ pub fn load(path: &Path) -> Result<Scene, SceneErrors> {
 
 /// Validates scene bytes as if read from `path` (script paths resolve from its folder).
 pub fn parse(path: &Path, bytes: &[u8]) -> Result<Scene, SceneErrors> {
-    build::build(path, bytes)
+    build::build(path, bytes, None)
 }
 
 /// Joins `relative` onto `base`'s folder and removes `.` and `..` where it can, so

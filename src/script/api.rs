@@ -48,8 +48,9 @@
 //!   directions, cost 1 a step, Manhattan estimate, and drives turn-and-drive legs; with no
 //!   route it stays put.
 
-use super::convert::{agent_view, tile_list, to_pos, to_target, to_tile, LuaAction};
+use super::convert::{tile_list, to_pos, to_target, to_tile, LuaAction};
 use super::errors::located;
+use super::views;
 use crate::nav::{self, Algorithm, Diagonal, Heuristic, PathOptions, StepCosts};
 use crate::world::{Action, Hand, LennardJones, PotentialSpec, Target, TraceVariant, World};
 use mlua::{Lua, Table, UserData, UserDataMethods, Value, Variadic};
@@ -57,6 +58,9 @@ use std::rc::Rc;
 
 /// The world of the tick being decided, set by the host around each round of decisions.
 pub struct CurrentWorld(pub Rc<World>);
+
+/// The index of the agent whose `init`/`decide` is running, set by the host.
+pub struct DecidingAgent(pub std::cell::Cell<Option<usize>>);
 
 /// Runs `f` with the current world, or fails with a clear message outside a decision.
 fn with_world<R>(
@@ -82,49 +86,52 @@ pub struct LuaWorld;
 impl UserData for LuaWorld {
     fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
         methods.add_method("agent", |lua, _, id: String| {
-            with_world(lua, "world:agent", |w| match w.agent(&id) {
-                Some(a) => Ok(Value::Table(agent_view(lua, a)?)),
+            with_world(lua, "world:agent", |w| match w.agent_index(&id) {
+                Some(i) => Ok(Value::Table(views::get(lua)?.view(lua, w, i)?)),
                 None => Ok(Value::Nil),
             })
         });
         methods.add_method("agents", |lua, _, filter: Option<Table>| {
-            let kind: Option<String> = match &filter {
-                Some(f) => f.get("kind")?,
-                None => None,
+            let (kind, within, around): (Option<String>, Option<f64>, Value) = match &filter {
+                Some(f) => (f.get("kind")?, f.get("within")?, f.get("around")?),
+                None => (None, None, Value::Nil),
             };
             with_world(lua, "world:agents", |w| {
                 let list = lua.create_table()?;
-                let matching = w
-                    .agents
-                    .iter()
-                    .filter(|a| kind.as_deref().is_none_or(|k| a.kind == k));
-                for (i, a) in matching.enumerate() {
-                    list.raw_set(i + 1, agent_view(lua, a)?)?;
+                let picked: Vec<usize> = match within {
+                    None => (0..w.agents.len())
+                        .filter(|&i| kind.as_deref().is_none_or(|k| w.agents[i].kind == k))
+                        .collect(),
+                    Some(r) => {
+                        if !(r.is_finite() && r >= 0.0) {
+                            return Err(located(
+                                lua,
+                                "world:agents: within must be a distance in tiles, 0 or more",
+                            ));
+                        }
+                        let (centre, exclude) = match &around {
+                            Value::Nil => deciding_agent(lua, w, "world:agents")?,
+                            v => (to_pos(lua, v, "world:agents")?, own_index(lua, w, v)?),
+                        };
+                        w.agents_within(centre, r, kind.as_deref(), exclude)
+                    }
+                };
+                let views = views::get(lua)?;
+                for (n, i) in picked.into_iter().enumerate() {
+                    list.raw_set(n + 1, views.view(lua, w, i)?)?;
                 }
                 Ok(list)
             })
         });
         methods.add_method(
             "nearest",
-            |lua, _, (from, kind): (Value, Option<String>)| {
+            |lua, _, (from, kind): (Value, Option<mlua::LuaString>)| {
                 with_world(lua, "world:nearest", |w| {
                     let origin = to_pos(lua, &from, "world:nearest")?;
-                    let own_id: Option<String> = match &from {
-                        Value::Table(t) => t.raw_get("id")?,
-                        _ => None,
-                    };
-                    let best = w
-                        .agents
-                        .iter()
-                        .filter(|a| own_id.as_deref() != Some(a.id.as_str()))
-                        .filter(|a| kind.as_deref().is_none_or(|k| a.kind == k))
-                        .min_by(|a, b| {
-                            origin
-                                .distance_squared(a.pos)
-                                .total_cmp(&origin.distance_squared(b.pos))
-                        });
-                    match best {
-                        Some(a) => Ok(Value::Table(agent_view(lua, a)?)),
+                    let exclude = own_index(lua, w, &from)?;
+                    let kind = kind.as_ref().map(|k| k.to_str()).transpose()?;
+                    match w.nearest_agent(origin, kind.as_deref(), exclude) {
+                        Some(i) => Ok(Value::Table(views::get(lua)?.view(lua, w, i)?)),
                         None => Ok(Value::Nil),
                     }
                 })
@@ -173,6 +180,27 @@ impl UserData for LuaWorld {
     }
 }
 
+/// The agent a view table (with an `id`) stands for, so queries around it leave it out.
+fn own_index(lua: &Lua, w: &World, from: &Value) -> mlua::Result<Option<usize>> {
+    if let Value::Table(t) = from {
+        if let Value::String(id) = t.raw_get::<Value>(&views::get(lua)?.key_id)? {
+            return Ok(w.agent_index(&id.to_str()?));
+        }
+    }
+    Ok(None)
+}
+
+/// Where the agent deciding now stands, and its index (queries around it leave it out).
+fn deciding_agent(lua: &Lua, w: &World, what: &str) -> mlua::Result<(glam::DVec2, Option<usize>)> {
+    match lua.app_data_ref::<DecidingAgent>().and_then(|d| d.0.get()) {
+        Some(i) if i < w.agents.len() => Ok((w.agents[i].pos, Some(i))),
+        _ => Err(located(
+            lua,
+            format!("{what}: `within` needs `around` (a position or an agent) outside decide"),
+        )),
+    }
+}
+
 /// A tile from `(x, y)` numbers or one position argument.
 fn tile_arg(lua: &Lua, args: &[Value], what: &str) -> mlua::Result<glam::IVec2> {
     match args {
@@ -199,10 +227,9 @@ fn action(a: Action) -> LuaAction {
 /// The `move` table: each function returns an action for `decide` to return.
 pub fn move_table(lua: &Lua) -> mlua::Result<Table> {
     let t = lua.create_table()?;
-    t.set(
-        "stop",
-        lua.create_function(|_, ()| Ok(action(Action::Stop)))?,
-    )?;
+    // Actions are read-only, so every call of a parameterless one returns the same object.
+    let stop = lua.create_userdata(action(Action::Stop))?;
+    t.set("stop", lua.create_function(move |_, ()| Ok(stop.clone()))?)?;
     t.set(
         "chase",
         lua.create_function(|lua, target: Value| {

@@ -2,7 +2,7 @@
 //! agent views and the scene's `params`.
 
 use super::errors::located;
-use crate::world::{Action, Agent, Target, World};
+use crate::world::{Action, Target, World};
 use glam::{DVec2, IVec2};
 use mlua::{Lua, MetaMethod, Table, UserData, UserDataMethods, Value};
 
@@ -22,11 +22,12 @@ impl UserData for LuaAction {
 /// A position from `{x = , y = }`, `{a, b}` or an agent view (its `pos`).
 pub fn to_pos(lua: &Lua, value: &Value, what: &str) -> mlua::Result<DVec2> {
     if let Value::Table(t) = value {
-        if let Some(p) = read_xy(t)? {
+        let views = super::views::get(lua)?;
+        if let Some(p) = read_xy(&views, t)? {
             return Ok(p);
         }
-        if let Value::Table(pos) = t.raw_get::<Value>("pos")? {
-            if let Some(p) = read_xy(&pos)? {
+        if let Value::Table(pos) = t.raw_get::<Value>(&views.key_pos)? {
+            if let Some(p) = read_xy(&views, &pos)? {
                 return Ok(p);
             }
         }
@@ -40,7 +41,7 @@ pub fn to_pos(lua: &Lua, value: &Value, what: &str) -> mlua::Result<DVec2> {
     ))
 }
 
-fn read_xy(t: &Table) -> mlua::Result<Option<DVec2>> {
+fn read_xy(views: &super::views::Views, t: &Table) -> mlua::Result<Option<DVec2>> {
     let pair = |a: Value, b: Value| match (a, b) {
         (Value::Integer(x), Value::Integer(y)) => Some(DVec2::new(x as f64, y as f64)),
         (Value::Number(x), Value::Integer(y)) => Some(DVec2::new(x, y as f64)),
@@ -48,10 +49,18 @@ fn read_xy(t: &Table) -> mlua::Result<Option<DVec2>> {
         (Value::Number(x), Value::Number(y)) => Some(DVec2::new(x, y)),
         _ => None,
     };
-    let named = pair(t.raw_get("x")?, t.raw_get("y")?);
+    let x: Value = t.raw_get(&views.key_x)?;
+    let named = if x.is_nil() {
+        None
+    } else {
+        pair(x, t.raw_get(&views.key_y)?)
+    };
     let p = match named {
         Some(p) => Some(p),
-        None => pair(t.raw_get(1)?, t.raw_get(2)?),
+        None => match t.raw_get::<Value>(1)? {
+            Value::Nil => None,
+            first => pair(first, t.raw_get(2)?),
+        },
     };
     Ok(p.filter(|p| p.is_finite()))
 }
@@ -66,7 +75,7 @@ pub fn to_tile(lua: &Lua, value: &Value, what: &str) -> mlua::Result<IVec2> {
 pub fn to_target(lua: &Lua, world: &World, value: &Value, what: &str) -> mlua::Result<Target> {
     let id = match value {
         Value::String(s) => Some(s.to_str()?.to_string()),
-        Value::Table(t) => match t.raw_get::<Value>("id")? {
+        Value::Table(t) => match t.raw_get::<Value>(&super::views::get(lua)?.key_id)? {
             Value::String(s) => Some(s.to_str()?.to_string()),
             _ => None,
         },
@@ -77,14 +86,6 @@ pub fn to_target(lua: &Lua, world: &World, value: &Value, what: &str) -> mlua::R
         Some(id) => Err(located(lua, format!("{what}: no agent with id {id:?}"))),
         None => Ok(Target::Point(to_pos(lua, value, what)?)),
     }
-}
-
-/// `{x = , y = }`.
-pub fn xy_table(lua: &Lua, x: f64, y: f64) -> mlua::Result<Table> {
-    let t = lua.create_table_with_capacity(0, 2)?;
-    t.raw_set("x", x)?;
-    t.raw_set("y", y)?;
-    Ok(t)
 }
 
 /// `{x = , y = }` with integer coordinates, for tiles.
@@ -102,28 +103,6 @@ pub fn tile_list<'a>(lua: &Lua, tiles: impl IntoIterator<Item = &'a IVec2>) -> m
         list.raw_set(i + 1, tile_table(lua, *t)?)?;
     }
     Ok(list)
-}
-
-/// Fills the fields every view of an agent has: id, kind, pos, vel, heading, speed, tile,
-/// action.
-pub fn fill_agent_view(lua: &Lua, t: &Table, agent: &Agent) -> mlua::Result<()> {
-    t.raw_set("id", agent.id.as_str())?;
-    t.raw_set("kind", agent.kind.as_str())?;
-    t.raw_set("pos", xy_table(lua, agent.pos.x, agent.pos.y)?)?;
-    t.raw_set("vel", xy_table(lua, agent.vel.x, agent.vel.y)?)?;
-    t.raw_set("heading", agent.heading)?;
-    t.raw_set("speed", agent.speed)?;
-    t.raw_set("tile", tile_table(lua, agent.tile())?)?;
-    t.raw_set("action", agent.action.name())?;
-    t.raw_set("sense", agent.sense)?;
-    Ok(())
-}
-
-/// A fresh read-only-by-convention view of another agent.
-pub fn agent_view(lua: &Lua, agent: &Agent) -> mlua::Result<Table> {
-    let t = lua.create_table_with_capacity(0, 8)?;
-    fill_agent_view(lua, &t, agent)?;
-    Ok(t)
 }
 
 /// JSON (the scene's `params`) as Lua values.

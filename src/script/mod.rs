@@ -11,13 +11,16 @@ mod budget;
 mod convert;
 mod errors;
 mod inspect;
+mod predicate;
+pub mod registry;
 mod sandbox;
+mod views;
 
 use crate::sim::{Decider, Decision};
 use crate::world::{rng, Agent, Brain, World};
-use api::{CurrentWorld, LuaWorld};
+use api::{CurrentWorld, DecidingAgent, LuaWorld};
 use budget::Budget;
-use convert::{fill_agent_view, json_to_lua, LuaAction};
+use convert::{json_to_lua, LuaAction};
 use mlua::chunk::ChunkMode;
 use mlua::{AnyUserData, Function, Lua, LuaOptions, MultiValue, RegistryKey, StdLib, Table, Value};
 use sandbox::{CurrentRng, Requires};
@@ -135,6 +138,7 @@ impl ScriptHost {
         sandbox::prepare(&lua, &budget)?;
         lua.set_app_data(CurrentRng(rng::stream(seed, "", "load")));
         lua.set_app_data(Requires::default());
+        views::install(&lua)?;
         lua.set_named_registry_value("agentbox.move", api::move_table(&lua)?)?;
         lua.set_named_registry_value("agentbox.nav", api::nav_table(&lua)?)?;
         let world_ud = lua.create_userdata(LuaWorld)?;
@@ -471,7 +475,12 @@ impl ScriptHost {
         generation: u64,
         name: &str,
     ) -> Decision {
-        if let Err(e) = fill_agent_view(&self.lua, this, agent) {
+        // `self` is refreshed in place by one Lua call (see `views`).
+        let views = match views::get(&self.lua) {
+            Ok(v) => v,
+            Err(e) => return Decision::Failed(errors::describe_in(name, &e)),
+        };
+        if let Err(e) = views.refresh(&self.lua, this, agent) {
             return Decision::Failed(errors::describe_in(name, &e));
         }
         let failed = |message: String| {
@@ -515,7 +524,8 @@ impl ScriptHost {
             Value::Table(this.clone()),
             Value::UserData(self.world_ud.clone()),
         ]);
-        match self.call(&decide, args) {
+        let result = self.call(&decide, args);
+        match result {
             Ok(Value::UserData(ud)) => match ud.borrow::<LuaAction>() {
                 Ok(a) => Decision::Act(a.0.clone()),
                 Err(_) => Decision::Failed(format!(
@@ -536,12 +546,21 @@ impl Decider for ScriptHost {
         self.lua.set_app_data(CurrentWorld(Rc::clone(world)));
         let budget = Rc::clone(&self.budget);
         let _round = budget.round();
+        self.lua
+            .set_app_data(DecidingAgent(std::cell::Cell::new(None)));
+        if let Ok(views) = views::get(&self.lua) {
+            views.next_round();
+        }
         let mut out = Vec::new();
         for (index, agent) in world.agents.iter().enumerate() {
             if let Brain::Script(script) = &agent.brain {
+                if let Some(d) = self.lua.app_data_ref::<DecidingAgent>() {
+                    d.0.set(Some(index));
+                }
                 out.push((index, self.decide_one(agent, script)));
             }
         }
+        self.lua.remove_app_data::<DecidingAgent>();
         self.lua.remove_app_data::<CurrentWorld>();
         out
     }

@@ -27,6 +27,8 @@ pub struct Simulation {
     touching: BTreeSet<(String, String)>,
     /// The direction keyboard-controlled agents are pushed this tick.
     keyboard: IVec2,
+    /// Set when the world was changed from outside; the next step re-indexes it first.
+    dirty: bool,
 }
 
 /// What one tick produced besides the new world.
@@ -39,11 +41,13 @@ pub struct TickReport {
 }
 
 impl Simulation {
-    pub fn new(world: World) -> Self {
+    pub fn new(mut world: World) -> Self {
+        world.reindex();
         Simulation {
             world: Rc::new(world),
             touching: BTreeSet::new(),
             keyboard: IVec2::ZERO,
+            dirty: false,
         }
     }
 
@@ -51,9 +55,15 @@ impl Simulation {
         &self.world
     }
 
+    /// The shared world, for read-only views that outlive a borrow (expectation checks).
+    pub fn world_rc(&self) -> &Rc<World> {
+        &self.world
+    }
+
     /// Changes the world in place (a scene reload, a painted tile). Routes re-plan on their
     /// own when the map version moves.
     pub fn world_mut(&mut self) -> &mut World {
+        self.dirty = true;
         Rc::make_mut(&mut self.world)
     }
 
@@ -72,6 +82,9 @@ impl Simulation {
             // The node table is built once and again only when the map or the nodes change.
             let table = crate::nav::waypoints::build(&self.world, &self.world.waypoints);
             Rc::make_mut(&mut self.world).waypoint_table = table;
+        }
+        if std::mem::take(&mut self.dirty) || self.world.spatial().is_none() {
+            Rc::make_mut(&mut self.world).reindex();
         }
         let decisions = decider.decide(&self.world);
         let keyboard = self.keyboard;
@@ -143,6 +156,7 @@ impl Simulation {
             agent.crumbs.drop_on(tile);
         }
         world.tick += 1;
+        world.reindex();
 
         report.events = self.contacts();
         report
@@ -153,23 +167,24 @@ impl Simulation {
         let agents = &self.world.agents;
         let mut now = BTreeSet::new();
         let mut events = Vec::new();
-        for (i, a) in agents.iter().enumerate() {
-            for b in &agents[i + 1..] {
-                if a.pos.distance(b.pos) <= a.radius + b.radius {
-                    let pair = if a.id <= b.id {
-                        (a.id.clone(), b.id.clone())
-                    } else {
-                        (b.id.clone(), a.id.clone())
-                    };
-                    if !self.touching.contains(&pair) {
-                        events.push(Event::Contact {
-                            a: a.id.clone(),
-                            b: b.id.clone(),
-                        });
-                    }
-                    now.insert(pair);
-                }
+        let pairs = match self.world.spatial() {
+            Some(index) => index.touching_pairs(agents),
+            None => crate::world::SpatialIndex::build(agents, 1, 1, 0).touching_pairs(agents),
+        };
+        for (i, j) in pairs {
+            let (a, b) = (&agents[i], &agents[j]);
+            let pair = if a.id <= b.id {
+                (a.id.clone(), b.id.clone())
+            } else {
+                (b.id.clone(), a.id.clone())
+            };
+            if !self.touching.contains(&pair) {
+                events.push(Event::Contact {
+                    a: a.id.clone(),
+                    b: b.id.clone(),
+                });
             }
+            now.insert(pair);
         }
         self.touching = now;
         events

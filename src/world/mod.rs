@@ -12,6 +12,7 @@ pub mod grid;
 pub mod motion;
 pub mod path_options;
 pub mod rng;
+pub mod spatial;
 pub mod terrain;
 pub mod waypoint_table;
 
@@ -21,6 +22,7 @@ pub use debug::{Role, Shape};
 pub use grid::{Grid, RowError};
 pub use motion::{Motion, MoveMemory, TraceMode, TraceState, Walk};
 pub use path_options::PathOptions;
+pub use spatial::SpatialIndex;
 pub use terrain::{Terrain, TerrainId, TerrainTable};
 pub use waypoint_table::WaypointTable;
 
@@ -64,6 +66,9 @@ pub struct World {
     /// The waypoint node table (`next[from][to]`) for `waypoints`, rebuilt by the simulation
     /// when the map or the waypoints change.
     pub waypoint_table: WaypointTable,
+    /// Where the agents were at the last [`World::reindex`]; queries fall back to a scan of
+    /// all agents when it is stale.
+    index: SpatialIndex,
 }
 
 impl World {
@@ -88,6 +93,7 @@ impl World {
             map_version: 0,
             goal: None,
             waypoint_table: WaypointTable::default(),
+            index: SpatialIndex::default(),
         };
         world.recompute_costs();
         world
@@ -181,14 +187,78 @@ impl World {
         true
     }
 
+    /// Rebuilds the spatial index from the agents as they stand (the simulation does this once
+    /// per tick).
+    pub fn reindex(&mut self) {
+        self.index = SpatialIndex::build(
+            &self.agents,
+            self.grid.width(),
+            self.grid.height(),
+            self.tick,
+        );
+    }
+
+    /// The spatial index, if it describes the agents as they stand now.
+    pub fn spatial(&self) -> Option<&SpatialIndex> {
+        self.index
+            .is_fresh(self.tick, self.agents.len())
+            .then_some(&self.index)
+    }
+
     /// The index of the agent with this id.
     pub fn agent_index(&self, id: &str) -> Option<usize> {
+        // The index may be a tick old; an entry is trusted only if it still names this id.
+        if let Some(i) = self.index.id(id) {
+            if self.agents.get(i).is_some_and(|a| a.id == id) {
+                return Some(i);
+            }
+        }
         self.agents.iter().position(|a| a.id == id)
     }
 
     /// The agent with this id.
     pub fn agent(&self, id: &str) -> Option<&Agent> {
-        self.agents.iter().find(|a| a.id == id)
+        self.agent_index(id).map(|i| &self.agents[i])
+    }
+
+    /// Indices of the agents within `radius` of `centre` (of `kind` if given, never `exclude`),
+    /// ascending.
+    pub fn agents_within(
+        &self,
+        centre: DVec2,
+        radius: f64,
+        kind: Option<&str>,
+        exclude: Option<usize>,
+    ) -> Vec<usize> {
+        let keep = |i: usize| Some(i) != exclude && kind.is_none_or(|k| self.agents[i].kind == k);
+        match self.spatial() {
+            Some(index) => index.within(&self.agents, centre, radius, keep),
+            None => (0..self.agents.len())
+                .filter(|&i| self.agents[i].pos.distance_squared(centre) <= radius * radius)
+                .filter(|&i| keep(i))
+                .collect(),
+        }
+    }
+
+    /// The index of the agent nearest to `centre` (of `kind` if given, never `exclude`); ties
+    /// go to the agent listed first.
+    pub fn nearest_agent(
+        &self,
+        centre: DVec2,
+        kind: Option<&str>,
+        exclude: Option<usize>,
+    ) -> Option<usize> {
+        let keep = |i: usize| Some(i) != exclude;
+        match self.spatial() {
+            Some(index) => index.nearest(&self.agents, centre, kind, keep),
+            None => (0..self.agents.len())
+                .filter(|&i| keep(i) && kind.is_none_or(|k| self.agents[i].kind == k))
+                .min_by(|&a, &b| {
+                    centre
+                        .distance_squared(self.agents[a].pos)
+                        .total_cmp(&centre.distance_squared(self.agents[b].pos))
+                }),
+        }
     }
 
     /// Where a target is now, or `None` if it names an agent that is gone.

@@ -1,0 +1,161 @@
+//! The tick benchmark behind `agentbox bench`: runs a scene headless and reports milliseconds
+//! per tick and nanoseconds per agent decision, and optionally runs the same scene with the
+//! behaviour of `scripts/crowd.lua` written in Rust ([`NativeCrowd`]) in the same process, so
+//! the Lua overhead is a ratio measured on the same machine at the same moment.
+//!
+//! Times are CPU time of the running thread (so other processes on a busy machine do not
+//! inflate them), with the wall time alongside. Reads clocks (that is its job) but never feeds
+//! time into the simulation.
+
+use crate::scene;
+use crate::script::ScriptHost;
+use crate::sim::{Decider, Decision, Simulation};
+use crate::world::{Action, Brain, Target, World};
+use std::path::Path;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+/// What one measured run gave.
+#[derive(Clone, Debug)]
+pub struct Figures {
+    pub agents: usize,
+    pub decisions: u64,
+    pub ticks: u64,
+    /// CPU time of the measured ticks.
+    pub total: Duration,
+    /// Of which spent deciding.
+    pub deciding: Duration,
+    /// Wall time of the measured ticks.
+    pub wall: Duration,
+    /// Decisions that failed (script errors).
+    pub failed: u64,
+}
+
+/// CPU time used by this thread so far.
+pub fn thread_cpu_time() -> Duration {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime only writes the timespec it is given.
+    let ok = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } == 0;
+    if ok {
+        Duration::new(
+            ts.tv_sec.max(0) as u64,
+            ts.tv_nsec.clamp(0, 999_999_999) as u32,
+        )
+    } else {
+        Duration::ZERO
+    }
+}
+
+impl Figures {
+    pub fn ms_per_tick(&self) -> f64 {
+        self.total.as_secs_f64() * 1e3 / self.ticks.max(1) as f64
+    }
+
+    /// Deciding time per decision.
+    pub fn ns_per_decision(&self) -> f64 {
+        self.deciding.as_secs_f64() * 1e9 / self.decisions.max(1) as f64
+    }
+
+    pub fn ticks_per_second(&self) -> f64 {
+        self.ticks as f64 / self.total.as_secs_f64().max(1e-12)
+    }
+}
+
+/// Wraps a decider and times it.
+struct Timed<'a> {
+    inner: &'a mut dyn Decider,
+    spent: Duration,
+    decisions: u64,
+    failed: u64,
+}
+
+impl Decider for Timed<'_> {
+    fn decide(&mut self, world: &Rc<World>) -> Vec<(usize, Decision)> {
+        let start = thread_cpu_time();
+        let out = self.inner.decide(world);
+        self.spent += thread_cpu_time().saturating_sub(start);
+        self.decisions += out.len() as u64;
+        self.failed += out
+            .iter()
+            .filter(|(_, d)| matches!(d, Decision::Failed(_)))
+            .count() as u64;
+        out
+    }
+}
+
+/// The behaviour of `scripts/crowd.lua` in Rust: every scripted agent finds its nearest agent
+/// of its own kind; closer than `params.space` it evades it, otherwise it chases it.
+pub struct NativeCrowd;
+
+impl Decider for NativeCrowd {
+    fn decide(&mut self, world: &Rc<World>) -> Vec<(usize, Decision)> {
+        let mut out = Vec::with_capacity(world.agents.len());
+        for (i, agent) in world.agents.iter().enumerate() {
+            if !matches!(agent.brain, Brain::Script(_)) {
+                continue;
+            }
+            let action = match world.nearest_agent(agent.pos, Some(&agent.kind), Some(i)) {
+                None => Action::Stop,
+                Some(j) => {
+                    let other = &world.agents[j];
+                    let space = agent.params["space"].as_f64().unwrap_or(0.0);
+                    let target = Target::Agent(other.id.clone());
+                    if other.pos.distance_squared(agent.pos) < space * space {
+                        Action::Evade(target)
+                    } else {
+                        Action::Chase(target)
+                    }
+                }
+            };
+            out.push((i, Decision::Act(action)));
+        }
+        out
+    }
+}
+
+fn measure(world: World, decider: &mut dyn Decider, warmup: u64, ticks: u64) -> Figures {
+    let agents = world.agents.len();
+    let mut sim = Simulation::new(world);
+    for _ in 0..warmup {
+        sim.step(decider);
+    }
+    let mut timed = Timed {
+        inner: decider,
+        spent: Duration::ZERO,
+        decisions: 0,
+        failed: 0,
+    };
+    let (start, cpu) = (Instant::now(), thread_cpu_time());
+    for _ in 0..ticks {
+        sim.step(&mut timed);
+    }
+    Figures {
+        agents,
+        decisions: timed.decisions,
+        ticks,
+        total: thread_cpu_time().saturating_sub(cpu),
+        wall: start.elapsed(),
+        deciding: timed.spent,
+        failed: timed.failed,
+    }
+}
+
+/// Runs `path` for `warmup` then `ticks` measured ticks with its Lua scripts.
+pub fn lua(path: &Path, warmup: u64, ticks: u64) -> Result<Figures, String> {
+    let scene = scene::load(path).map_err(|e| e.to_string())?;
+    let mut host =
+        ScriptHost::new(scene.world.seed).map_err(|e| format!("cannot start Lua: {e}"))?;
+    for script in &scene.scripts {
+        host.load(script)?;
+    }
+    Ok(measure(scene.world, &mut host, warmup, ticks))
+}
+
+/// Runs `path` the same way with [`NativeCrowd`] deciding for every scripted agent.
+pub fn native(path: &Path, warmup: u64, ticks: u64) -> Result<Figures, String> {
+    let scene = scene::load(path).map_err(|e| e.to_string())?;
+    Ok(measure(scene.world, &mut NativeCrowd, warmup, ticks))
+}

@@ -1,0 +1,415 @@
+//! Expectations: the checks of a scene's `expect:` section (reach, never_on, visits,
+//! no_errors, Lua predicates), observed tick by tick over a headless run, and the runner behind
+//! `agentbox test`.
+//!
+//! [`Expectations`] is pure logic over the world and the tick reports; Lua predicates are run
+//! through the [`Predicates`] trait, which the scripting layer implements, so this module never
+//! names mlua. The runner (`runner.rs`) drives [`crate::session::Session`]s on worker threads;
+//! nothing here draws or watches files.
+
+pub mod runner;
+
+use crate::scene::file::{CheckWhen, ExpectSpec, TargetSpec};
+use crate::sim::TickReport;
+use crate::world::{Tile, World};
+use glam::{DVec2, IVec2};
+use std::rc::Rc;
+
+/// Ticks a test runs when the scene says neither `ticks` nor any `by_tick`.
+pub const DEFAULT_TICKS: u64 = 300;
+
+/// Runs the Lua predicates of `expect.lua` (implemented by the scripting layer).
+pub trait Predicates {
+    /// Compiles a predicate's code (the body of a function of `world`); returns its handle or
+    /// the compile error.
+    fn compile_predicate(&mut self, name: &str, code: &str) -> Result<usize, String>;
+    /// Runs a compiled predicate against the world: `Ok(())` if it returned true, otherwise
+    /// the reason (its second return value, a runtime error, or "returned false").
+    fn run_predicate(&mut self, handle: usize, world: &Rc<World>) -> Result<(), String>;
+}
+
+struct Reach {
+    agent: String,
+    target: TargetSpec,
+    within: f64,
+    by_tick: u64,
+    reached: Option<u64>,
+    closest: Option<(f64, u64)>,
+}
+
+struct NeverOn {
+    agent: String,
+    terrain: String,
+    broken: Option<(u64, Tile)>,
+}
+
+struct Visits {
+    agent: String,
+    /// Each goal (a tile or a room as a min/max rectangle) and whether it was visited.
+    goals: Vec<(IVec2, IVec2, bool)>,
+}
+
+struct LuaCheck {
+    name: String,
+    handle: Result<usize, String>,
+    when: CheckWhen,
+    failed: Option<String>,
+}
+
+/// The state of one scene's expectations over a run.
+pub struct Expectations {
+    ticks: u64,
+    no_errors: bool,
+    errors: Vec<String>,
+    reach: Vec<Reach>,
+    never_on: Vec<NeverOn>,
+    visits: Vec<Visits>,
+    lua: Vec<LuaCheck>,
+}
+
+fn corners(a: [i64; 2], b: [i64; 2]) -> (IVec2, IVec2) {
+    let (a, b) = (
+        IVec2::new(a[0] as i32, a[1] as i32),
+        IVec2::new(b[0] as i32, b[1] as i32),
+    );
+    (a.min(b), a.max(b))
+}
+
+impl Expectations {
+    /// Prepares the checks of `spec`, compiling the Lua predicates.
+    pub fn new(spec: &ExpectSpec, predicates: &mut dyn Predicates) -> Self {
+        let latest = spec.reach.iter().filter_map(|r| r.by_tick).max();
+        let ticks = spec.ticks.or(latest).unwrap_or(DEFAULT_TICKS);
+        let lua = spec
+            .lua
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                let name = l.name.clone().unwrap_or_else(|| format!("expect.lua.{i}"));
+                LuaCheck {
+                    handle: predicates.compile_predicate(&name, &l.check),
+                    name,
+                    when: l.when,
+                    failed: None,
+                }
+            })
+            .collect();
+        Expectations {
+            ticks,
+            no_errors: spec.no_errors.unwrap_or(true),
+            errors: Vec::new(),
+            reach: spec
+                .reach
+                .iter()
+                .map(|r| Reach {
+                    agent: r.agent.clone(),
+                    target: r.target.clone(),
+                    within: r.within.unwrap_or(0.5),
+                    by_tick: r.by_tick.unwrap_or(ticks),
+                    reached: None,
+                    closest: None,
+                })
+                .collect(),
+            never_on: spec
+                .never_on
+                .iter()
+                .map(|n| NeverOn {
+                    agent: n.agent.clone(),
+                    terrain: n.terrain.clone(),
+                    broken: None,
+                })
+                .collect(),
+            visits: spec
+                .visits
+                .iter()
+                .map(|v| Visits {
+                    agent: v.agent.clone(),
+                    goals: v
+                        .tiles
+                        .iter()
+                        .map(|t| {
+                            let (a, b) = corners(*t, *t);
+                            (a, b, false)
+                        })
+                        .chain(v.rooms.iter().map(|r| {
+                            let (a, b) = corners(r.from, r.to);
+                            (a, b, false)
+                        }))
+                        .collect(),
+                })
+                .collect(),
+            lua,
+        }
+    }
+
+    /// How many ticks the test runs.
+    pub fn ticks(&self) -> u64 {
+        self.ticks
+    }
+
+    /// Records script errors that happened outside a tick (a script that failed to load).
+    pub fn script_errors(&mut self, messages: impl IntoIterator<Item = String>) {
+        self.errors.extend(messages);
+    }
+
+    /// Looks at the world after a tick (or at the start, with no report).
+    pub fn observe(
+        &mut self,
+        world: &Rc<World>,
+        report: Option<&TickReport>,
+        predicates: &mut dyn Predicates,
+    ) {
+        let tick = world.tick;
+        if let Some(report) = report {
+            for (id, message) in &report.new_errors {
+                self.errors
+                    .push(format!("{message} (agent {id}, tick {tick})"));
+            }
+        }
+        for r in &mut self.reach {
+            if r.reached.is_some() || tick > r.by_tick {
+                continue;
+            }
+            let Some(agent) = world.agent(&r.agent) else {
+                continue;
+            };
+            let target = match &r.target {
+                TargetSpec::Agent(id) => world.agent(id).map(|a| a.pos),
+                TargetSpec::Point(p) => Some(DVec2::new(p[0], p[1])),
+            };
+            let Some(target) = target else { continue };
+            let d = agent.pos.distance(target);
+            if d <= r.within {
+                r.reached = Some(tick);
+            }
+            if r.closest.is_none_or(|(best, _)| d < best) {
+                r.closest = Some((d, tick));
+            }
+        }
+        for n in &mut self.never_on {
+            if n.broken.is_some() {
+                continue;
+            }
+            if let Some(agent) = world.agent(&n.agent) {
+                let tile = agent.tile();
+                if world.terrain_at(tile).is_some_and(|t| t.name == n.terrain) {
+                    n.broken = Some((tick, tile));
+                }
+            }
+        }
+        for v in &mut self.visits {
+            if let Some(agent) = world.agent(&v.agent) {
+                let tile = agent.tile();
+                for (lo, hi, seen) in &mut v.goals {
+                    if tile.cmpge(*lo).all() && tile.cmple(*hi).all() {
+                        *seen = true;
+                    }
+                }
+            }
+        }
+        for l in &mut self.lua {
+            if l.when != CheckWhen::EveryTick || l.failed.is_some() {
+                continue;
+            }
+            if let Ok(handle) = l.handle {
+                if let Err(why) = predicates.run_predicate(handle, world) {
+                    l.failed = Some(format!("{why} (tick {tick})"));
+                }
+            }
+        }
+    }
+
+    /// Finishes the run: the reasons the scene fails, empty if it passes.
+    pub fn finish(mut self, world: &Rc<World>, predicates: &mut dyn Predicates) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.no_errors {
+            out.extend(self.errors.iter().map(|e| format!("no_errors: {e}")));
+        }
+        for r in &self.reach {
+            if r.reached.is_some() {
+                continue;
+            }
+            let target = match &r.target {
+                TargetSpec::Agent(id) => format!("`{id}`"),
+                TargetSpec::Point(p) => format!("[{}, {}]", p[0], p[1]),
+            };
+            let closest = match r.closest {
+                Some((d, t)) => format!(" (closest {d:.2} at tick {t})"),
+                None => String::new(),
+            };
+            out.push(format!(
+                "reach: `{}` did not come within {} of {target} by tick {}{closest}",
+                r.agent, r.within, r.by_tick
+            ));
+        }
+        for n in &self.never_on {
+            if let Some((tick, tile)) = n.broken {
+                out.push(format!(
+                    "never_on: `{}` stood on {} at [{}, {}] at tick {tick}",
+                    n.agent, n.terrain, tile.x, tile.y
+                ));
+            }
+        }
+        for v in &self.visits {
+            let missed: Vec<String> = v
+                .goals
+                .iter()
+                .filter(|g| !g.2)
+                .map(|(lo, hi, _)| {
+                    if lo == hi {
+                        format!("tile [{}, {}]", lo.x, lo.y)
+                    } else {
+                        format!("room [{}, {}]..[{}, {}]", lo.x, lo.y, hi.x, hi.y)
+                    }
+                })
+                .collect();
+            if !missed.is_empty() {
+                out.push(format!(
+                    "visits: `{}` never visited {}",
+                    v.agent,
+                    missed.join(", ")
+                ));
+            }
+        }
+        for l in &mut self.lua {
+            let failure = match &l.handle {
+                Err(e) => Some(e.clone()),
+                Ok(handle) if l.when == CheckWhen::End => {
+                    predicates.run_predicate(*handle, world).err()
+                }
+                Ok(_) => l.failed.take(),
+            };
+            if let Some(why) = failure {
+                out.push(format!("lua `{}`: {why}", l.name));
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::file::ExpectSpec;
+    use crate::world::Agent;
+
+    /// Predicates that pass while the tick is below a limit.
+    struct TickBelow(u64);
+
+    impl Predicates for TickBelow {
+        fn compile_predicate(&mut self, _name: &str, code: &str) -> Result<usize, String> {
+            if code.contains("syntax error") {
+                Err("expect:1: syntax error".into())
+            } else {
+                Ok(0)
+            }
+        }
+        fn run_predicate(&mut self, _h: usize, world: &Rc<World>) -> Result<(), String> {
+            if world.tick < self.0 {
+                Ok(())
+            } else {
+                Err("tick too late".into())
+            }
+        }
+    }
+
+    fn spec(yaml: &str) -> ExpectSpec {
+        serde_yaml::from_str(yaml).expect("expect spec parses")
+    }
+
+    fn walk(spec: &ExpectSpec, path: &[(f64, f64)], limit: u64) -> Vec<String> {
+        let mut world = World::from_ascii(&["....~", ".....", "....."]);
+        world.agents.push(Agent::new("a", IVec2::ZERO));
+        world.agents.push(Agent::new("b", IVec2::new(4, 2)));
+        let mut preds = TickBelow(limit);
+        let mut e = Expectations::new(spec, &mut preds);
+        let mut world = Rc::new(world);
+        e.observe(&world, None, &mut preds);
+        for (t, &(x, y)) in path.iter().enumerate() {
+            let w = Rc::make_mut(&mut world);
+            w.agents[0].pos = DVec2::new(x, y);
+            w.tick = t as u64 + 1;
+            let report = TickReport {
+                events: Vec::new(),
+                new_errors: if x < 0.0 {
+                    vec![("a".into(), "x.lua:1: boom".into())]
+                } else {
+                    Vec::new()
+                },
+            };
+            e.observe(&world, Some(&report), &mut preds);
+        }
+        e.finish(&world, &mut preds)
+    }
+
+    const PATH: [(f64, f64); 5] = [(1.0, 0.0), (2.0, 0.0), (3.0, 1.0), (4.0, 2.0), (4.0, 1.0)];
+
+    #[test]
+    fn reach_passes_in_time_and_fails_late_with_the_closest_approach() {
+        let ok = spec("reach: [{agent: a, target: b, within: 0.1, by_tick: 4}]");
+        assert_eq!(walk(&ok, &PATH, 99), Vec::<String>::new());
+        let late = spec("reach: [{agent: a, target: b, within: 0.1, by_tick: 3}]");
+        let fails = walk(&late, &PATH, 99);
+        assert_eq!(fails.len(), 1, "{fails:?}");
+        assert!(fails[0].contains("by tick 3"), "{fails:?}");
+        assert!(fails[0].contains("closest 1.41 at tick 3"), "{fails:?}");
+        let point = spec("reach: [{agent: a, target: [3, 1]}]");
+        assert!(walk(&point, &PATH, 99).is_empty());
+        assert_eq!(Expectations::new(&late, &mut TickBelow(0)).ticks(), 3);
+    }
+
+    #[test]
+    fn never_on_names_the_first_tick_on_the_terrain() {
+        let s = spec("never_on: [{agent: a, terrain: water}]");
+        assert!(walk(&s, &PATH, 99).is_empty());
+        let wet = [(1.0, 0.0), (4.0, 0.0), (3.0, 0.0)];
+        let fails = walk(&s, &wet, 99);
+        assert_eq!(
+            fails,
+            vec!["never_on: `a` stood on water at [4, 0] at tick 2".to_string()]
+        );
+    }
+
+    #[test]
+    fn visits_lists_what_was_missed() {
+        let s = spec(
+            "visits: [{agent: a, tiles: [[2, 0], [0, 2]], rooms: [{from: [3, 1], to: [4, 2]}, {from: [0, 1], to: [1, 2]}]}]",
+        );
+        let fails = walk(&s, &PATH, 99);
+        assert_eq!(
+            fails,
+            vec!["visits: `a` never visited tile [0, 2], room [0, 1]..[1, 2]".to_string()]
+        );
+    }
+
+    #[test]
+    fn script_errors_fail_unless_allowed() {
+        let errs = [(1.0, 0.0), (-1.0, 0.0)];
+        let fails = walk(&spec("{}"), &errs, 99);
+        assert_eq!(
+            fails,
+            vec!["no_errors: x.lua:1: boom (agent a, tick 2)".to_string()]
+        );
+        assert!(walk(&spec("no_errors: false"), &errs, 99).is_empty());
+    }
+
+    #[test]
+    fn lua_predicates_run_at_the_end_or_every_tick() {
+        let end = spec("lua: [{name: late, check: 'return true'}]");
+        assert!(walk(&end, &PATH, 6).is_empty());
+        assert_eq!(
+            walk(&end, &PATH, 5),
+            vec!["lua `late`: tick too late".to_string()]
+        );
+        let every = spec("lua: [{check: 'return true', when: every_tick}]");
+        assert_eq!(
+            walk(&every, &PATH, 3),
+            vec!["lua `expect.lua.0`: tick too late (tick 3)".to_string()]
+        );
+        let broken = spec("lua: [{name: b, check: 'syntax error'}]");
+        assert_eq!(
+            walk(&broken, &PATH, 99),
+            vec!["lua `b`: expect:1: syntax error".to_string()]
+        );
+    }
+}
