@@ -127,8 +127,14 @@ impl UserData for LuaWorld {
             "nearest",
             |lua, _, (from, kind): (Value, Option<mlua::LuaString>)| {
                 with_world(lua, "world:nearest", |w| {
-                    let origin = to_pos(lua, &from, "world:nearest")?;
-                    let exclude = own_index(lua, w, &from)?;
+                    let (origin, exclude) = if views::get(lua)?.is_deciding_self(&from) {
+                        deciding_agent(lua, w, "world:nearest")?
+                    } else {
+                        (
+                            to_pos(lua, &from, "world:nearest")?,
+                            own_index(lua, w, &from)?,
+                        )
+                    };
                     let kind = kind.as_ref().map(|k| k.to_str()).transpose()?;
                     match w.nearest_agent(origin, kind.as_deref(), exclude) {
                         Some(i) => Ok(Value::Table(views::get(lua)?.view(lua, w, i)?)),

@@ -524,7 +524,9 @@ impl ScriptHost {
             Value::Table(this.clone()),
             Value::UserData(self.world_ud.clone()),
         ]);
+        views.set_deciding(Some(this));
         let result = self.call(&decide, args);
+        views.set_deciding(None);
         match result {
             Ok(Value::UserData(ud)) => match ud.borrow::<LuaAction>() {
                 Ok(a) => Decision::Act(a.0.clone()),

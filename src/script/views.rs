@@ -7,10 +7,10 @@
 //! A view is a snapshot of one tick: `self.pos`, `view.pos` and friends are refreshed in place,
 //! so a script that wants to keep a position across ticks copies its numbers.
 
+use crate::world::spatial::FastMap;
 use crate::world::{Agent, World};
 use mlua::{Function, Lua, LuaString, Table, Value};
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::rc::Rc;
 
 const HELPERS: &str = r#"
@@ -41,8 +41,13 @@ pub struct Views {
     round: Cell<u64>,
     /// By agent index: the round a view was filled in, and the view.
     tables: RefCell<Vec<(u64, Option<Table>)>>,
-    /// Interned Lua strings for ids, kinds and action names.
-    names: RefCell<HashMap<String, LuaString>>,
+    /// Interned Lua strings for ids and kinds.
+    names: RefCell<FastMap<String, LuaString>>,
+    /// Action names (static strings) as Lua strings, found by address.
+    actions: RefCell<Vec<(usize, LuaString)>>,
+    /// The `self` table of the agent deciding now (null between decisions), so queries
+    /// around `self` skip reading it back.
+    deciding: Cell<*const std::ffi::c_void>,
     /// Keys read from Rust on every query.
     pub key_x: LuaString,
     pub key_y: LuaString,
@@ -57,7 +62,9 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
         fill,
         round: Cell::new(0),
         tables: RefCell::new(Vec::new()),
-        names: RefCell::new(HashMap::new()),
+        names: RefCell::new(FastMap::default()),
+        actions: RefCell::new(Vec::new()),
+        deciding: Cell::new(std::ptr::null()),
         key_x: lua.create_string("x")?,
         key_y: lua.create_string("y")?,
         key_pos: lua.create_string("pos")?,
@@ -77,6 +84,29 @@ impl Views {
     /// Starts a new round: every view is refreshed on its next use.
     pub fn next_round(&self) {
         self.round.set(self.round.get() + 1);
+    }
+
+    /// Marks `this` as the `self` of the agent deciding now (`None`: nobody).
+    pub fn set_deciding(&self, this: Option<&Table>) {
+        self.deciding
+            .set(this.map_or(std::ptr::null(), |t| t.to_pointer()));
+    }
+
+    /// Whether a value is the `self` table of the agent deciding now.
+    pub fn is_deciding_self(&self, value: &Value) -> bool {
+        let d = self.deciding.get();
+        !d.is_null() && matches!(value, Value::Table(t) if t.to_pointer() == d)
+    }
+
+    /// An action's name as a Lua string.
+    fn action_name(&self, lua: &Lua, name: &'static str) -> mlua::Result<LuaString> {
+        let key = name.as_ptr() as usize;
+        if let Some((_, s)) = self.actions.borrow().iter().find(|(k, _)| *k == key) {
+            return Ok(s.clone());
+        }
+        let s = lua.create_string(name)?;
+        self.actions.borrow_mut().push((key, s.clone()));
+        Ok(s)
     }
 
     /// An interned Lua string.
@@ -145,7 +175,7 @@ impl Views {
             tile.y,
             agent.heading,
             agent.speed,
-            self.name(lua, agent.action.name())?,
+            self.action_name(lua, agent.action.name())?,
             agent.sense,
         ))
     }

@@ -11,6 +11,33 @@ use super::agent::Agent;
 use glam::DVec2;
 use std::collections::{BTreeMap, HashMap};
 
+/// FNV-1a: a fast hash for short keys such as agent ids (lookups only; never iterated for
+/// output, so the order of a map using it never shows).
+#[derive(Clone, Copy, Debug)]
+pub struct Fnv1a(u64);
+
+impl Default for Fnv1a {
+    fn default() -> Self {
+        Fnv1a(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl std::hash::Hasher for Fnv1a {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= b as u64;
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+}
+
+/// A hash map keyed by short strings, with [`Fnv1a`].
+pub type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<Fnv1a>>;
+
 /// Kinds with at most this many members are searched by scanning their member list.
 const SMALL_KIND: usize = 64;
 
@@ -26,7 +53,7 @@ pub struct SpatialIndex {
     /// `entries[starts[c]..starts[c + 1]]` are the agents in cell `c`, ascending.
     starts: Vec<u32>,
     entries: Vec<u32>,
-    ids: HashMap<String, u32>,
+    ids: FastMap<String, u32>,
     kinds: BTreeMap<String, Vec<u32>>,
     /// Each agent's kind as a number (its rank among the kinds), so filters compare integers.
     kind_of: Vec<u32>,
@@ -55,7 +82,7 @@ impl SpatialIndex {
             rows,
             starts: vec![0; (cols * rows) as usize + 1],
             entries: vec![0; agents.len()],
-            ids: HashMap::with_capacity(agents.len()),
+            ids: FastMap::with_capacity_and_hasher(agents.len(), Default::default()),
             kinds: BTreeMap::new(),
             kind_of: vec![0; agents.len()],
             max_radius,
