@@ -213,3 +213,23 @@ fn bench_reports_ms_per_tick_and_the_native_peer() {
     assert!(text.contains("rust: 3 agents"), "{text}");
     assert!(text.contains("lua/rust:"), "{text}");
 }
+
+#[test]
+fn predicates_see_the_world_after_the_tick_even_when_decide_looked_at_it() {
+    let scene = format!(
+        "{OPEN_MAP}agents:\n  - {{ id: a, at: [0, 0], script: go.lua, speed: 3 }}\n  - {{ id: b, at: [0, 3], script: look.lua }}\nexpect:\n  ticks: 20\n  lua:\n    - when: every_tick\n      check: |\n        local x = world:agent('a').pos.x\n        return math.abs(x - world:tick() * 0.1) < 1e-9, 'a at x = ' .. x .. ' after tick ' .. world:tick()\n"
+    );
+    let dir = scratch(&[
+        ("v.yaml", scene.as_str()),
+        (
+            "go.lua",
+            "local M = {}\nfunction M.decide(self, world) return move.to({9, 0}) end\nreturn M\n",
+        ),
+        (
+            "look.lua",
+            "local M = {}\nfunction M.decide(self, world)\n  assert(world:agent('a').pos.x == self.memory.seen_next or self.memory.seen_next == nil)\n  self.memory.seen_next = world:agent('a').pos.x + 0.1\n  return move.stop()\nend\nreturn M\n",
+        ),
+    ]);
+    let out = agentbox_in(dir.path(), &["test", "v.yaml"]);
+    assert!(out.status.success(), "{}", stdout(&out));
+}
