@@ -90,14 +90,28 @@ impl Hud {
         );
         if let Some((message, since)) = &self.status {
             if get_time() - since < 4.0 {
+                // On the bar's right when it fits beside the bar's text, else on a strip below.
+                let used = measure_text(&text, None, 20, 1.0).width + 30.0;
                 let size = measure_text(message, None, 18, 1.0);
-                draw_text(
-                    message,
-                    screen_width() - size.width - 10.0,
-                    20.0,
-                    18.0,
-                    Color::from_rgba(0x9f, 0xd8, 0x9f, 0xff),
-                );
+                let green = Color::from_rgba(0x9f, 0xd8, 0x9f, 0xff);
+                if used + size.width + 10.0 <= screen_width() {
+                    draw_text(
+                        message,
+                        screen_width() - size.width - 10.0,
+                        20.0,
+                        18.0,
+                        green,
+                    );
+                } else {
+                    draw_rectangle(
+                        0.0,
+                        BAR,
+                        size.width + 20.0,
+                        24.0,
+                        Color::from_rgba(0x12, 0x13, 0x17, 0xf0),
+                    );
+                    draw_text(message, 10.0, BAR + 17.0, 18.0, green);
+                }
             }
         }
         let errors = Self::errors(session);
