@@ -92,8 +92,8 @@ pub fn draw(world: &World, camera: &Camera, disc: &Disc, selected: Option<&str>)
             if !visible(p, r) {
                 continue;
             }
-            let size = measure_text(&agent.id, None, 16, 1.0);
-            draw_text(
+            let size = crate::render::text::measure(&agent.id, (16) as f32);
+            crate::render::text::ui_text(
                 &agent.id,
                 p.x - size.width / 2.0,
                 p.y - r - 5.0,

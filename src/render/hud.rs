@@ -81,7 +81,7 @@ impl Hud {
             text.push_str(mode);
         }
         text.push_str("   F1 help");
-        draw_text(
+        crate::render::text::ui_text(
             &text,
             10.0,
             20.0,
@@ -91,11 +91,11 @@ impl Hud {
         if let Some((message, since)) = &self.status {
             if get_time() - since < 4.0 {
                 // On the bar's right when it fits beside the bar's text, else on a strip below.
-                let used = measure_text(&text, None, 20, 1.0).width + 30.0;
-                let size = measure_text(message, None, 18, 1.0);
+                let used = crate::render::text::measure(&text, (20) as f32).width + 30.0;
+                let size = crate::render::text::measure(message, (18) as f32);
                 let green = Color::from_rgba(0x9f, 0xd8, 0x9f, 0xff);
                 if used + size.width + 10.0 <= screen_width() {
-                    draw_text(
+                    crate::render::text::ui_text(
                         message,
                         screen_width() - size.width - 10.0,
                         20.0,
@@ -110,7 +110,7 @@ impl Hud {
                         24.0,
                         Color::from_rgba(0x12, 0x13, 0x17, 0xf0),
                     );
-                    draw_text(message, 10.0, BAR + 17.0, 18.0, green);
+                    crate::render::text::ui_text(message, 10.0, BAR + 17.0, 18.0, green);
                 }
             }
         }
@@ -120,8 +120,9 @@ impl Hud {
         let mut y = screen_height() - 8.0 - 22.0 * shown as f32;
         for line in errors.iter().take(shown) {
             let max_chars = ((screen_width() - 40.0)
-                / measure_text("M", None, 18, 1.0).width.max(1.0))
-                as usize;
+                / crate::render::text::measure("M", (18) as f32)
+                    .width
+                    .max(1.0)) as usize;
             let short: String = if line.chars().count() > max_chars {
                 line.chars()
                     .take(max_chars.saturating_sub(3))
@@ -130,7 +131,7 @@ impl Hud {
             } else {
                 line.clone()
             };
-            let size = measure_text(&short, None, 18, 1.0);
+            let size = crate::render::text::measure(&short, (18) as f32);
             let rect = Rect::new(6.0, y, size.width + 10.0, 20.0);
             draw_rectangle(
                 rect.x,
@@ -139,7 +140,7 @@ impl Hud {
                 rect.h,
                 Color::from_rgba(0x2a, 0x05, 0x05, 0xe0),
             );
-            draw_text(
+            crate::render::text::ui_text(
                 &short,
                 11.0,
                 y + 15.0,

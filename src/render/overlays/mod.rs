@@ -154,9 +154,9 @@ pub fn label_sized(camera: &Camera, at: ::glam::DVec2, text: &str, color: Color,
         return;
     }
     let size = (camera.tile * share).clamp(11.0, 22.0);
-    let dims = measure_text(text, None, size as u16, 1.0);
+    let dims = crate::render::text::measure(text, (size as u16) as f32);
     let p = camera.to_screen(at);
-    draw_text(
+    crate::render::text::ui_text(
         text,
         p.x - dims.width / 2.0,
         p.y + dims.offset_y / 2.0,
