@@ -382,6 +382,30 @@ fn build_world(c: &mut Checker, spec: &SceneFile) -> Option<World> {
 }
 
 /// Checks that `[column, row]` is a free tile; reports at `path`.
+/// Resolves an agent's or spawn entry's `script` from the scene file's folder; records it in
+/// `scripts`, or reports a located error at `{path}.script` if the file is not there.
+pub(super) fn resolve_script(
+    c: &mut Checker,
+    path: &str,
+    script: &str,
+    scripts: &mut BTreeSet<std::path::PathBuf>,
+) -> Option<std::path::PathBuf> {
+    let resolved = resolve_relative(c.file, script);
+    if resolved.is_file() {
+        scripts.insert(resolved.clone());
+        Some(resolved)
+    } else {
+        c.error(
+            &format!("{path}.script"),
+            format!(
+                "script not found: {} (paths are relative to the scene file)",
+                resolved.display()
+            ),
+        );
+        None
+    }
+}
+
 pub(super) fn check_tile(c: &mut Checker, world: &World, path: &str, what: &str, at: [i64; 2]) {
     let (w, h) = (world.grid().width() as i64, world.grid().height() as i64);
     if at[0] < 0 || at[1] < 0 || at[0] >= w || at[1] >= h {
@@ -523,18 +547,7 @@ fn check_agent(
             format!("unknown control {control:?}: the only control is \"keyboard\""),
         ),
         (Some(script), None) => {
-            let resolved = resolve_relative(c.file, script);
-            if resolved.is_file() {
-                scripts.insert(resolved);
-            } else {
-                c.error(
-                    &format!("{path}.script"),
-                    format!(
-                        "script not found: {} (paths are relative to the scene file)",
-                        resolved.display()
-                    ),
-                );
-            }
+            resolve_script(c, path, script, scripts);
         }
         _ => {}
     }

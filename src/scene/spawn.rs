@@ -4,7 +4,6 @@
 
 use super::build::{check_tile, Checker, MAX_SPEED_LIMIT};
 use super::file::{AreaSpec, ExpectSpec, SceneFile, SpawnSpec, SpeedSpec, TargetSpec};
-use super::resolve_relative;
 use crate::world::{rng, Agent, Brain, World};
 use glam::IVec2;
 use std::collections::{BTreeMap, BTreeSet};
@@ -138,23 +137,13 @@ fn place_one(
         }
     }
     let brain = match &s.script {
-        Some(script) => {
-            let resolved = resolve_relative(c.file, script);
-            if resolved.is_file() {
-                scripts.insert(resolved.clone());
-                Brain::Script(resolved)
-            } else {
-                c.error(
-                    &format!("{path}.script"),
-                    format!(
-                        "script not found: {} (paths are relative to the scene file)",
-                        resolved.display()
-                    ),
-                );
+        Some(script) => match super::build::resolve_script(c, path, script, scripts) {
+            Some(resolved) => Brain::Script(resolved),
+            None => {
                 ok = false;
                 Brain::None
             }
-        }
+        },
         None => Brain::None,
     };
     let candidates: Vec<IVec2> = match (&s.area, &s.tiles) {
