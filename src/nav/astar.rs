@@ -13,19 +13,7 @@
 
 use super::grid::NavGrid;
 use super::options::Diagonal;
-use super::search::{Outcome, Query, Search};
-
-/// Neighbour order: up, right, down, left, then the diagonals clockwise from up-left.
-const DIRS: [(i32, i32); 8] = [
-    (0, -1),
-    (1, 0),
-    (0, 1),
-    (-1, 0),
-    (-1, -1),
-    (1, -1),
-    (1, 1),
-    (-1, 1),
-];
+use super::search::{Outcome, Query, Search, DIRS};
 
 /// Runs A* from `q.start`; returns how it ended and how many nodes were expanded.
 pub(super) fn run(s: &mut Search, grid: &NavGrid, q: &Query) -> (Outcome, usize) {
@@ -37,17 +25,10 @@ pub(super) fn run(s: &mut Search, grid: &NavGrid, q: &Query) -> (Outcome, usize)
     } else {
         &DIRS
     };
-    let st = q.tile(q.start);
-    s.open_node(q.start, 0.0, q.start, q.estimate(st.x, st.y));
+    s.open_start(q);
     let mut expanded = 0usize;
     let mut best = (q.start, f64::INFINITY, 0.0);
-    while let Some(open) = s.open.pop() {
-        let i = open.node();
-        // Closed already: a cheaper entry for this node (same H, smaller G) came first.
-        if s.state[i] != gen {
-            continue;
-        }
-        s.state[i] = gen + 1;
+    while let Some(i) = s.pop_and_close() {
         let g = s.seen[i].g;
         expanded += 1;
         if i == q.goal {

@@ -15,18 +15,7 @@
 //! Used by [`super::Search`] only when valid (see `Algorithm::Auto`); shares its buffers.
 
 use super::grid::{Bits, NavGrid};
-use super::search::{Outcome, Query, Search, Seen};
-
-const ALL: [(i32, i32); 8] = [
-    (0, -1),
-    (1, 0),
-    (0, 1),
-    (-1, 0),
-    (-1, -1),
-    (1, -1),
-    (1, 1),
-    (-1, 1),
-];
+use super::search::{Outcome, Query, Search, Seen, DIRS as ALL};
 
 struct Jumper<'a> {
     bits: &'a Bits,
@@ -192,7 +181,6 @@ impl Jumper<'_> {
 /// Runs jump point search from `q.start`; how it ended and how many jump points were expanded.
 pub(super) fn run(s: &mut Search, grid: &NavGrid, q: &Query) -> (Outcome, usize) {
     let w = grid.width();
-    let gen = s.generation;
     let unit = if q.ignore_terrain {
         1.0
     } else {
@@ -207,17 +195,10 @@ pub(super) fn run(s: &mut Search, grid: &NavGrid, q: &Query) -> (Outcome, usize)
         gx: q.goal_tile.x,
         gy: q.goal_tile.y,
     };
-    let st = q.tile(q.start);
-    s.open_node(q.start, 0.0, q.start, q.estimate(st.x, st.y));
+    s.open_start(q);
     let mut expanded = 0usize;
     let mut dirs = Vec::with_capacity(8);
-    while let Some(open) = s.open.pop() {
-        let i = open.node();
-        // Closed already: a cheaper entry for this node (same H, smaller G) came first.
-        if s.state[i] != gen {
-            continue;
-        }
-        s.state[i] = gen + 1;
+    while let Some(i) = s.pop_and_close() {
         let g = s.seen[i].g;
         expanded += 1;
         if i == q.goal {

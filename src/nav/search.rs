@@ -55,6 +55,19 @@ impl PartialOrd for Open {
     }
 }
 
+/// Neighbour order for both algorithms: up, right, down, left, then the diagonals clockwise
+/// from up-left (the first four alone are the 4-connected moves).
+pub(super) const DIRS: [(i32, i32); 8] = [
+    (0, -1),
+    (1, 0),
+    (0, 1),
+    (-1, 0),
+    (-1, -1),
+    (1, -1),
+    (1, 1),
+    (-1, 1),
+];
+
 /// The cost from the start and the parent of a cell reached this query.
 #[derive(Clone, Copy, Default)]
 pub(super) struct Seen {
@@ -156,6 +169,27 @@ impl Search {
             parent: parent as u32,
         };
         self.push(node, g, f);
+    }
+
+    /// Opens the start node of a query.
+    pub(super) fn open_start(&mut self, q: &Query) {
+        let st = q.tile(q.start);
+        self.open_node(q.start, 0.0, q.start, q.estimate(st.x, st.y));
+    }
+
+    /// Takes the best open node off the open list and closes it, skipping stale entries (a
+    /// node reached again more cheaply leaves its older entry behind); `None` when the open
+    /// list is empty.
+    #[inline]
+    pub(super) fn pop_and_close(&mut self) -> Option<usize> {
+        while let Some(open) = self.open.pop() {
+            let i = open.node();
+            if self.state[i] == self.generation {
+                self.state[i] = self.generation + 1;
+                return Some(i);
+            }
+        }
+        None
     }
 
     #[inline]
