@@ -103,11 +103,13 @@ impl SpatialIndex {
         }
         for (i, a) in agents.iter().enumerate() {
             index.ids.entry(a.id.clone()).or_insert(i as u32);
-            index
-                .kinds
-                .entry(a.kind.clone())
-                .or_default()
-                .push(i as u32);
+            // Look the kind up first: cloning its name for every agent would allocate.
+            match index.kinds.get_mut(a.kind.as_str()) {
+                Some(members) => members.push(i as u32),
+                None => {
+                    index.kinds.insert(a.kind.clone(), vec![i as u32]);
+                }
+            }
         }
         for (rank, members) in index.kinds.values().enumerate() {
             for &i in members {
