@@ -17,6 +17,7 @@ mod sandbox;
 mod views;
 
 use crate::sim::{Decider, Decision};
+use crate::world::spatial::FastMap;
 use crate::world::{rng, Agent, Brain, World};
 use api::{CurrentWorld, DecidingAgent, LuaWorld};
 use budget::Budget;
@@ -61,7 +62,10 @@ pub struct ScriptHost {
     load_errors: BTreeMap<PathBuf, String>,
     /// The load id of each script's last failed attempt (its `require`s are watched too).
     failed_loads: BTreeMap<PathBuf, u64>,
-    slots: BTreeMap<String, Slot>,
+    /// By agent id; looked up for every decision, never iterated in an order that shows.
+    slots: FastMap<String, Slot>,
+    /// `rng::stream(seed, "", "load")`: the stream in place between agents' calls.
+    load_rng: rand_chacha::ChaCha8Rng,
     generations: u64,
     loads: u64,
     memory_limit: usize,
@@ -154,7 +158,8 @@ impl ScriptHost {
             modules: BTreeMap::new(),
             load_errors: BTreeMap::new(),
             failed_loads: BTreeMap::new(),
-            slots: BTreeMap::new(),
+            slots: FastMap::default(),
+            load_rng: rng::stream(seed, "", "load"),
             generations: 0,
             loads: 0,
             memory_limit: DEFAULT_MEMORY,
@@ -420,11 +425,10 @@ impl ScriptHost {
             Ok(t) => t,
             Err(e) => return Decision::Failed(errors::describe_in(&name, &e)),
         };
-        let fresh = !self.slots.contains_key(&agent.id)
-            || self
-                .slots
-                .get(&agent.id)
-                .is_some_and(|s| s.script != script);
+        let fresh = self
+            .slots
+            .get(agent.id.as_str())
+            .is_none_or(|s| s.script != script);
         if fresh {
             match self.new_slot(agent, script) {
                 Ok(slot) => {
@@ -435,31 +439,54 @@ impl ScriptHost {
                 Err(e) => return Decision::Failed(errors::describe_in(&name, &e)),
             }
         }
-        let slot = self.slots.get_mut(&agent.id).expect("slot just ensured");
+        let slot = self
+            .slots
+            .get_mut(agent.id.as_str())
+            .expect("slot just ensured");
         let this: Table = match self.lua.registry_value(&slot.this) {
             Ok(t) => t,
             Err(e) => return Decision::Failed(errors::describe_in(&name, &e)),
         };
         let seen = slot.seen_generation;
         slot.seen_generation = Some(generation);
-        let rng = slot.rng.take();
-        if let Some(r) = rng {
-            self.lua.set_app_data(CurrentRng(r));
+        if let Some(r) = slot.rng.take() {
+            // The agent's own stream is swapped in place (no app-data allocation per call).
+            self.set_current_rng(r);
         }
         let outcome = self.run_agent(&table, &this, agent, seen, generation, &name);
-        if self.init_failures.borrow_mut().remove(&agent.id) {
-            if let Some(slot) = self.slots.get_mut(&agent.id) {
+        let init_failed = self.init_failures.borrow_mut().remove(&agent.id);
+        let used = self.take_current_rng();
+        if let Some(slot) = self.slots.get_mut(agent.id.as_str()) {
+            if init_failed {
                 slot.seen_generation = None;
             }
-        }
-        if let Some(CurrentRng(r)) = self.lua.remove_app_data::<CurrentRng>() {
-            if let Some(slot) = self.slots.get_mut(&agent.id) {
+            if let Some(r) = used {
                 slot.rng = Some(r);
             }
         }
-        self.lua
-            .set_app_data(CurrentRng(rng::stream(self.seed, "", "load")));
         outcome
+    }
+
+    /// Makes `r` the stream `math.random` draws from.
+    fn set_current_rng(&self, r: rand_chacha::ChaCha8Rng) {
+        match self.lua.app_data_mut::<CurrentRng>() {
+            Some(mut current) => current.0 = r,
+            None => {
+                self.lua.set_app_data(CurrentRng(r));
+            }
+        }
+    }
+
+    /// Takes the stream `math.random` drew from and puts the load stream back in its place.
+    fn take_current_rng(&self) -> Option<rand_chacha::ChaCha8Rng> {
+        let load = self.load_rng.clone();
+        match self.lua.app_data_mut::<CurrentRng>() {
+            Some(mut current) => Some(std::mem::replace(&mut current.0, load)),
+            None => {
+                self.lua.set_app_data(CurrentRng(load));
+                None
+            }
+        }
     }
 
     fn init_failed(&self, id: &str) {
