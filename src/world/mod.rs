@@ -208,10 +208,8 @@ impl World {
     /// The index of the agent with this id.
     pub fn agent_index(&self, id: &str) -> Option<usize> {
         // The index may be a tick old; an entry is trusted only if it still names this id.
-        if let Some(i) = self.index.id(id) {
-            if self.agents.get(i).is_some_and(|a| a.id == id) {
-                return Some(i);
-            }
+        if let Some(i) = self.index.id(&self.agents, id) {
+            return Some(i);
         }
         self.agents.iter().position(|a| a.id == id)
     }

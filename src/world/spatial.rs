@@ -38,6 +38,14 @@ impl std::hash::Hasher for Fnv1a {
 /// A hash map keyed by short strings, with [`Fnv1a`].
 pub type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<Fnv1a>>;
 
+/// The FNV-1a hash of an agent id, the key of the id map.
+fn id_hash(id: &str) -> u64 {
+    use std::hash::Hasher;
+    let mut h = Fnv1a::default();
+    h.write(id.as_bytes());
+    h.finish()
+}
+
 /// Kinds with at most this many members are searched by scanning their member list.
 const SMALL_KIND: usize = 64;
 
@@ -53,7 +61,9 @@ pub struct SpatialIndex {
     /// `entries[starts[c]..starts[c + 1]]` are the agents in cell `c`, ascending.
     starts: Vec<u32>,
     entries: Vec<u32>,
-    ids: FastMap<String, u32>,
+    /// By the FNV hash of an agent's id: the first agent with that hash. Keyed by the hash so a
+    /// rebuild copies no strings; [`SpatialIndex::id`] checks the name before trusting it.
+    ids: FastMap<u64, u32>,
     kinds: BTreeMap<String, Vec<u32>>,
     /// Each agent's kind as a number (its rank among the kinds), so filters compare integers.
     kind_of: Vec<u32>,
@@ -102,7 +112,7 @@ impl SpatialIndex {
             *slot += 1;
         }
         for (i, a) in agents.iter().enumerate() {
-            index.ids.entry(a.id.clone()).or_insert(i as u32);
+            index.ids.entry(id_hash(&a.id)).or_insert(i as u32);
             // Look the kind up first: cloning its name for every agent would allocate.
             match index.kinds.get_mut(a.kind.as_str()) {
                 Some(members) => members.push(i as u32),
@@ -152,9 +162,13 @@ impl SpatialIndex {
         &self.entries[self.starts[c] as usize..self.starts[c + 1] as usize]
     }
 
-    /// The index of the agent with this id, as of the build.
-    pub fn id(&self, id: &str) -> Option<usize> {
-        self.ids.get(id).map(|&i| i as usize)
+    /// The index of the first agent with this id as of the build, if `agents[index]` still
+    /// has it; `None` when the id is not indexed, or when the indexed agent now has another
+    /// id (agents changed since the build, or another id has the same hash): then only a scan
+    /// can tell.
+    pub fn id(&self, agents: &[Agent], id: &str) -> Option<usize> {
+        let i = *self.ids.get(&id_hash(id))? as usize;
+        agents.get(i).is_some_and(|a| a.id == id).then_some(i)
     }
 
     /// The agents of a kind, ascending, as of the build.
@@ -357,8 +371,11 @@ mod tests {
     fn ids_and_kinds_are_indexed() {
         let agents = crowd(20, 10, 10, 1);
         let index = SpatialIndex::build(&agents, 10, 10, 4);
-        assert_eq!(index.id("a13"), Some(13));
-        assert_eq!(index.id("nobody"), None);
+        assert_eq!(index.id(&agents, "a13"), Some(13));
+        assert_eq!(index.id(&agents, "nobody"), None);
+        let mut renamed = agents.clone();
+        renamed[13].id = "someone else".into();
+        assert_eq!(index.id(&renamed, "a13"), None);
         assert_eq!(index.kind("wolf"), &[0, 7, 14]);
         assert!(index.is_fresh(4, 20));
         assert!(!index.is_fresh(5, 20));
