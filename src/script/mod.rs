@@ -580,7 +580,8 @@ impl Decider for ScriptHost {
         if let Ok(views) = views::get(&self.lua) {
             views.next_round();
         }
-        let mut out = Vec::new();
+        // Sized for every agent up front: growing it by doubling copied megabytes per tick.
+        let mut out = Vec::with_capacity(world.agents.len());
         for (index, agent) in world.agents.iter().enumerate() {
             if let Brain::Script(script) = &agent.brain {
                 if let Some(d) = self.lua.app_data_ref::<DecidingAgent>() {
