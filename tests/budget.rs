@@ -101,3 +101,106 @@ fn the_instruction_budget_applies_to_the_scene() {
         "a.lua:3: instruction budget exceeded (an endless loop?)"
     );
 }
+
+/// Every way `decide` can fail, on tick `at` (`world:tick()`): the message must not depend on
+/// whether the agent was deciding for the first time or had been running for a while (after
+/// its first tick an agent is decided by the raw loop, before it by the full path).
+fn failing(at: u64) -> Vec<(&'static str, String)> {
+    let body = |id: &str, fail: &str| {
+        format!(
+            "local M = {{}}\nfunction M.decide(self, world)\n  if world:tick() >= {at} then\n    {fail}\n  end\n  return move.chase(world:nearest(self))\nend\nreturn M\n-- {id}\n"
+        )
+    };
+    vec![
+        ("raise", body("raise", "error(\"boom\")")),
+        ("table", body("table", "error({})")),
+        ("nil", body("nil", "return nil")),
+        ("number", body("number", "return 5")),
+        ("other", body("other", "return world")),
+        ("loop", body("loop", "while true do end")),
+        (
+            "bomb",
+            body(
+                "bomb",
+                "local s = string.rep(\"x\", 1000000) self.memory.t = {} for i = 1, 1e9 do self.memory.t[i] = s .. i end",
+            ),
+        ),
+        ("bad_call", body("bad_call", "return move.chase(42)")),
+    ]
+}
+
+#[test]
+fn failures_read_the_same_on_the_first_tick_and_later() {
+    let run = |at: u64| {
+        let scripts = failing(at);
+        let mut scene = String::from(
+            "name: failures\nbudget: { instructions: 100000, memory_mb: 64 }\nmap:\n  rows: |\n    ..........\n    ..........\nagents:\n",
+        );
+        for (n, (id, _)) in scripts.iter().enumerate() {
+            scene.push_str(&format!(
+                "  - id: {id}\n    at: [{}, {}]\n    script: {id}.lua\n",
+                n,
+                n % 2
+            ));
+        }
+        scene.push_str("  - id: walker\n    at: [9, 1]\n    script: walk.lua\n");
+        let mut files: Vec<(String, String)> = scripts
+            .iter()
+            .map(|(id, text)| (format!("{id}.lua"), text.clone()))
+            .collect();
+        files.push(("s.yaml".into(), scene));
+        files.push(("walk.lua".into(), WALK.into()));
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        let dir = scratch(&refs);
+        let ticks = (at + 2).to_string();
+        let out = agentbox_in(
+            dir.path(),
+            &["headless", "s.yaml", "--ticks", &ticks, "--trace", "-"],
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+        let trace = stdout(&out);
+        let errors: Vec<(String, String)> = scripts
+            .iter()
+            .map(|(id, _)| (id.to_string(), last_error(&trace, id)))
+            .collect();
+        let walker: serde_json::Value =
+            serde_json::from_str(trace.lines().last().unwrap()).unwrap();
+        let walked = walker["agents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["id"] == "walker")
+            .map(|a| a["x"].as_f64().unwrap())
+            .unwrap();
+        (errors, walked)
+    };
+    let (first, _) = run(0);
+    let (later, walked) = run(4);
+    for (id, message) in &first {
+        assert!(
+            message.starts_with(&format!("{id}.lua")),
+            "{id}: every failure names its script: {message:?}"
+        );
+    }
+    assert_eq!(first, later, "failing on tick 0 vs on tick 4");
+    assert!(
+        walked < 9.0,
+        "the well-behaved agent kept walking: x = {walked}"
+    );
+    let by_id: std::collections::BTreeMap<_, _> = later.into_iter().collect();
+    assert_eq!(by_id["raise"], "raise.lua:4: boom");
+    assert!(by_id["nil"].ends_with("got nil"), "{}", by_id["nil"]);
+    assert!(
+        by_id["loop"].contains("instruction budget exceeded"),
+        "{}",
+        by_id["loop"]
+    );
+    assert!(
+        by_id["bomb"].contains("memory limit exceeded"),
+        "{}",
+        by_id["bomb"]
+    );
+}

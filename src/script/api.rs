@@ -48,19 +48,17 @@
 //!   directions, cost 1 a step, Manhattan estimate, and drives turn-and-drive legs; with no
 //!   route it stays put.
 
-use super::convert::{tile_list, to_pos, to_target, to_tile, LuaAction};
+use super::convert::{make_action, tile_list, to_pos, to_target, to_tile};
 use super::errors::located;
+use super::hot;
 use super::views;
 use crate::nav::{self, Algorithm, Diagonal, Heuristic, PathOptions, StepCosts};
 use crate::world::{Action, Hand, LennardJones, PotentialSpec, Target, TraceVariant, World};
-use mlua::{Lua, Table, UserData, UserDataMethods, Value, Variadic};
+use mlua::{Lua, Table, Value, Variadic};
 use std::rc::Rc;
 
 /// The world of the tick being decided, set by the host around each round of decisions.
 pub struct CurrentWorld(pub Rc<World>);
-
-/// The index of the agent whose `init`/`decide` is running, set by the host.
-pub struct DecidingAgent(pub std::cell::Cell<Option<usize>>);
 
 /// Runs `f` with the current world, or fails with a clear message outside a decision.
 fn with_world<R>(
@@ -80,52 +78,58 @@ fn with_world<R>(
     f(&world)
 }
 
-/// The `world` argument of `decide`.
-pub struct LuaWorld;
-
-impl UserData for LuaWorld {
-    fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
-        methods.add_method("agent", |lua, _, id: String| {
-            with_world(lua, "world:agent", |w| match w.agent_index(&id) {
-                Some(i) => Ok(Value::Table(views::get(lua)?.view(lua, w, i)?)),
-                None => Ok(Value::Nil),
-            })
-        });
-        methods.add_method("agents", |lua, _, filter: Option<Table>| {
-            let (kind, within, around): (Option<String>, Option<f64>, Value) = match &filter {
-                Some(f) => (f.get("kind")?, f.get("within")?, f.get("around")?),
-                None => (None, None, Value::Nil),
-            };
-            with_world(lua, "world:agents", |w| {
-                let list = lua.create_table()?;
-                let picked: Vec<usize> = match within {
-                    None => (0..w.agents.len())
-                        .filter(|&i| kind.as_deref().is_none_or(|k| w.agents[i].kind == k))
-                        .collect(),
-                    Some(r) => {
-                        if !(r.is_finite() && r >= 0.0) {
-                            return Err(located(
-                                lua,
-                                "world:agents: within must be a distance in tiles, 0 or more",
-                            ));
-                        }
-                        let (centre, exclude) = match &around {
-                            Value::Nil => deciding_agent(lua, w, "world:agents")?,
-                            v => (to_pos(lua, v, "world:agents")?, own_index(lua, w, v)?),
-                        };
-                        w.agents_within(centre, r, kind.as_deref(), exclude)
-                    }
+/// The `world` argument of `decide`: an empty, locked table whose metatable's `__index` holds
+/// the query methods (a table, so `world:nearest` is a plain field lookup; the methods ignore
+/// their `self`).
+pub fn world_table(lua: &Lua) -> mlua::Result<Table> {
+    let methods = lua.create_table()?;
+    {
+        methods.raw_set(
+            "agent",
+            lua.create_function(|lua, (_, id): (Value, String)| {
+                with_world(lua, "world:agent", |w| match w.agent_index(&id) {
+                    Some(i) => Ok(Value::Table(views::get(lua)?.view(lua, w, i)?)),
+                    None => Ok(Value::Nil),
+                })
+            })?,
+        )?;
+        methods.raw_set(
+            "agents",
+            lua.create_function(|lua, (_, filter): (Value, Option<Table>)| {
+                let (kind, within, around): (Option<String>, Option<f64>, Value) = match &filter {
+                    Some(f) => (f.get("kind")?, f.get("within")?, f.get("around")?),
+                    None => (None, None, Value::Nil),
                 };
-                let views = views::get(lua)?;
-                for (n, i) in picked.into_iter().enumerate() {
-                    list.raw_set(n + 1, views.view(lua, w, i)?)?;
-                }
-                Ok(list)
-            })
-        });
-        methods.add_method(
-            "nearest",
-            |lua, _, (from, kind): (Value, Option<mlua::LuaString>)| {
+                with_world(lua, "world:agents", |w| {
+                    let list = lua.create_table()?;
+                    let picked: Vec<usize> = match within {
+                        None => (0..w.agents.len())
+                            .filter(|&i| kind.as_deref().is_none_or(|k| w.agents[i].kind == k))
+                            .collect(),
+                        Some(r) => {
+                            if !(r.is_finite() && r >= 0.0) {
+                                return Err(located(
+                                    lua,
+                                    "world:agents: within must be a distance in tiles, 0 or more",
+                                ));
+                            }
+                            let (centre, exclude) = match &around {
+                                Value::Nil => deciding_agent(lua, w, "world:agents")?,
+                                v => (to_pos(lua, v, "world:agents")?, own_index(lua, w, v)?),
+                            };
+                            w.agents_within(centre, r, kind.as_deref(), exclude)
+                        }
+                    };
+                    let views = views::get(lua)?;
+                    for (n, i) in picked.into_iter().enumerate() {
+                        list.raw_set(n + 1, views.view(lua, w, i)?)?;
+                    }
+                    Ok(list)
+                })
+            })?,
+        )?;
+        let full = lua.create_function(
+            |lua, (_, from, kind): (Value, Value, Option<mlua::LuaString>)| {
                 with_world(lua, "world:nearest", |w| {
                     let (origin, exclude) = if views::get(lua)?.is_deciding_self(&from) {
                         deciding_agent(lua, w, "world:nearest")?
@@ -142,54 +146,90 @@ impl UserData for LuaWorld {
                     }
                 })
             },
-        );
-        methods.add_method("tick", |lua, _, ()| {
-            with_world(lua, "world:tick", |w| Ok(w.tick))
-        });
-        methods.add_method("time", |lua, _, ()| {
-            with_world(lua, "world:time", |w| Ok(w.time()))
-        });
-        methods.add_method("size", |lua, _, ()| {
-            with_world(lua, "world:size", |w| {
-                Ok((w.grid().width(), w.grid().height()))
-            })
-        });
-        methods.add_method("terrain", |lua, _, args: Variadic<Value>| {
-            with_world(lua, "world:terrain", |w| {
-                let tile = tile_arg(lua, &args, "world:terrain")?;
-                Ok(w.terrain_at(tile).map(|t| t.name.clone()))
-            })
-        });
-        methods.add_method("blocked", |lua, _, args: Variadic<Value>| {
-            with_world(lua, "world:blocked", |w| {
-                Ok(w.is_blocked(tile_arg(lua, &args, "world:blocked")?))
-            })
-        });
-        methods.add_method("crumbs", |lua, _, id: String| {
-            with_world(lua, "world:crumbs", |w| match w.agent(&id) {
-                Some(a) => tile_list(lua, &a.crumbs.tiles),
-                None => Err(located(
-                    lua,
-                    format!("world:crumbs: no agent with id {id:?}"),
-                )),
-            })
-        });
-        methods.add_method("goal", |lua, _, ()| {
-            with_world(lua, "world:goal", |w| match w.goal {
-                Some(tile) => Ok(Value::Table(super::convert::tile_table(lua, tile)?)),
-                None => Ok(Value::Nil),
-            })
-        });
-        methods.add_method("waypoints", |lua, _, ()| {
-            with_world(lua, "world:waypoints", |w| tile_list(lua, &w.waypoints))
-        });
+        )?;
+        methods.raw_set(
+            "nearest",
+            super::hot::nearest(lua, &super::hot::get(lua)?, full)?,
+        )?;
+        methods.raw_set(
+            "tick",
+            lua.create_function(|lua, _: Value| with_world(lua, "world:tick", |w| Ok(w.tick)))?,
+        )?;
+        methods.raw_set(
+            "time",
+            lua.create_function(|lua, _: Value| with_world(lua, "world:time", |w| Ok(w.time())))?,
+        )?;
+        methods.raw_set(
+            "size",
+            lua.create_function(|lua, _: Value| {
+                with_world(lua, "world:size", |w| {
+                    Ok((w.grid().width(), w.grid().height()))
+                })
+            })?,
+        )?;
+        methods.raw_set(
+            "terrain",
+            lua.create_function(|lua, (_, args): (Value, Variadic<Value>)| {
+                with_world(lua, "world:terrain", |w| {
+                    let tile = tile_arg(lua, &args, "world:terrain")?;
+                    Ok(w.terrain_at(tile).map(|t| t.name.clone()))
+                })
+            })?,
+        )?;
+        methods.raw_set(
+            "blocked",
+            lua.create_function(|lua, (_, args): (Value, Variadic<Value>)| {
+                with_world(lua, "world:blocked", |w| {
+                    Ok(w.is_blocked(tile_arg(lua, &args, "world:blocked")?))
+                })
+            })?,
+        )?;
+        methods.raw_set(
+            "crumbs",
+            lua.create_function(|lua, (_, id): (Value, String)| {
+                with_world(lua, "world:crumbs", |w| match w.agent(&id) {
+                    Some(a) => tile_list(lua, &a.crumbs.tiles),
+                    None => Err(located(
+                        lua,
+                        format!("world:crumbs: no agent with id {id:?}"),
+                    )),
+                })
+            })?,
+        )?;
+        methods.raw_set(
+            "goal",
+            lua.create_function(|lua, _: Value| {
+                with_world(lua, "world:goal", |w| match w.goal {
+                    Some(tile) => Ok(Value::Table(super::convert::tile_table(lua, tile)?)),
+                    None => Ok(Value::Nil),
+                })
+            })?,
+        )?;
+        methods.raw_set(
+            "waypoints",
+            lua.create_function(|lua, _: Value| {
+                with_world(lua, "world:waypoints", |w| tile_list(lua, &w.waypoints))
+            })?,
+        )?;
     }
+    let world = lua.create_table()?;
+    let meta = lua.create_table()?;
+    meta.raw_set("__index", methods)?;
+    meta.raw_set(
+        "__newindex",
+        lua.create_function(|lua, _: mlua::MultiValue| -> mlua::Result<()> {
+            Err(located(lua, "world is read-only"))
+        })?,
+    )?;
+    meta.raw_set("__metatable", "world")?;
+    world.set_metatable(Some(meta))?;
+    Ok(world)
 }
 
 /// The agent a view table (with an `id`) stands for, so queries around it leave it out.
 fn own_index(lua: &Lua, w: &World, from: &Value) -> mlua::Result<Option<usize>> {
     if let Value::Table(t) = from {
-        if let Value::String(id) = t.raw_get::<Value>(&views::get(lua)?.key_id)? {
+        if let Value::String(id) = t.raw_get::<Value>(&views::get(lua)?.names[views::ID])? {
             return Ok(w.agent_index(&id.to_str()?));
         }
     }
@@ -198,8 +238,8 @@ fn own_index(lua: &Lua, w: &World, from: &Value) -> mlua::Result<Option<usize>> 
 
 /// Where the agent deciding now stands, and its index (queries around it leave it out).
 fn deciding_agent(lua: &Lua, w: &World, what: &str) -> mlua::Result<(glam::DVec2, Option<usize>)> {
-    match lua.app_data_ref::<DecidingAgent>().and_then(|d| d.0.get()) {
-        Some(i) if i < w.agents.len() => Ok((w.agents[i].pos, Some(i))),
+    match views::get(lua)?.deciding() {
+        Some((_, i)) if i < w.agents.len() => Ok((w.agents[i].pos, Some(i))),
         _ => Err(located(
             lua,
             format!("{what}: `within` needs `around` (a position or an agent) outside decide"),
@@ -226,42 +266,27 @@ fn tile_arg(lua: &Lua, args: &[Value], what: &str) -> mlua::Result<glam::IVec2> 
     }
 }
 
-fn action(a: Action) -> LuaAction {
-    LuaAction(a)
+/// An action to hand back to Lua: made (and listed in the action book) when converted.
+struct NewAction(Action);
+
+impl mlua::IntoLua for NewAction {
+    fn into_lua(self, lua: &Lua) -> mlua::Result<Value> {
+        make_action(lua, self.0).map(Value::UserData)
+    }
+}
+
+fn action(a: Action) -> NewAction {
+    NewAction(a)
 }
 
 /// The `move` table: each function returns an action for `decide` to return.
 pub fn move_table(lua: &Lua) -> mlua::Result<Table> {
     let t = lua.create_table()?;
     // Actions are read-only, so every call of a parameterless one returns the same object.
-    let stop = lua.create_userdata(action(Action::Stop))?;
+    let stop = make_action(lua, Action::Stop)?;
     t.set("stop", lua.create_function(move |_, ()| Ok(stop.clone()))?)?;
-    t.set(
-        "chase",
-        lua.create_function(|lua, target: Value| {
-            with_world(lua, "move.chase", |w| {
-                Ok(action(Action::Chase(to_target(
-                    lua,
-                    w,
-                    &target,
-                    "move.chase",
-                )?)))
-            })
-        })?,
-    )?;
-    t.set(
-        "evade",
-        lua.create_function(|lua, target: Value| {
-            with_world(lua, "move.evade", |w| {
-                Ok(action(Action::Evade(to_target(
-                    lua,
-                    w,
-                    &target,
-                    "move.evade",
-                )?)))
-            })
-        })?,
-    )?;
+    t.set("chase", target_fn(lua, "move.chase", Action::Chase)?)?;
+    t.set("evade", target_fn(lua, "move.evade", Action::Evade)?)?;
     t.set(
         "to",
         lua.create_function(|lua, point: Value| {
@@ -302,11 +327,25 @@ fn target_fn(
     name: &'static str,
     make: fn(Target) -> Action,
 ) -> mlua::Result<mlua::Function> {
-    lua.create_function(move |lua, target: Value| {
+    let hot = hot::get(lua)?;
+    let cache = hot.new_cache();
+    let actions = lua.create_table()?;
+    let kept = actions.clone();
+    let full = lua.create_function(move |lua, target: Value| {
         with_world(lua, name, |w| {
-            Ok(action(make(to_target(lua, w, &target, name)?)))
+            let hot = hot::get(lua)?;
+            match hot.view_index(&target) {
+                // A view of this round stands for its agent whatever its fields say now.
+                Some(j) => {
+                    let ud = make_action(lua, make(Target::Agent(w.agents[j].id.clone())))?;
+                    hot::remember(&hot, &kept, cache, j, &ud)?;
+                    Ok(ud)
+                }
+                None => make_action(lua, make(to_target(lua, w, &target, name)?)),
+            }
         })
-    })
+    })?;
+    hot::target(lua, &hot, full, cache, actions)
 }
 
 /// Reads an optional number from an options table, checked against a range.

@@ -24,7 +24,9 @@
 use mlua::ffi;
 use mlua::{Lua, Value};
 use std::ffi::{c_int, c_void, CStr};
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, AtomicU8, Ordering::SeqCst};
+use std::sync::atomic::{
+    AtomicBool, AtomicI64, AtomicU64, AtomicU8, Ordering::Relaxed, Ordering::SeqCst,
+};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -69,14 +71,12 @@ pub enum Mode {
 struct Shared {
     /// The main Lua state, as an address (the watchdog hooks it from another thread).
     main: usize,
-    epoch: Instant,
     mode: AtomicU8,
     limit: AtomicI64,
     grace_ns: AtomicU64,
     /// Counts calls; the id of the running (or last) call.
     call: AtomicU64,
     running: AtomicBool,
-    started_ns: AtomicU64,
     /// The call the hook is armed for (0: none).
     armed_for: AtomicU64,
     left: AtomicI64,
@@ -95,10 +95,6 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Shared {
-    fn now_ns(&self) -> u64 {
-        self.epoch.elapsed().as_nanos() as u64
-    }
-
     /// Installs the count hook on the main state and every coroutine being resumed, for the
     /// running call, if it is still `call`. Takes the thread list's lock.
     fn arm(&self, call: u64) {
@@ -242,13 +238,11 @@ impl Budget {
         }
         let shared = Arc::new(Shared {
             main,
-            epoch: Instant::now(),
             mode: AtomicU8::new(Mode::Watchdog as u8),
             limit: AtomicI64::new(DEFAULT_INSTRUCTIONS as i64),
             grace_ns: AtomicU64::new(grace(DEFAULT_INSTRUCTIONS).as_nanos() as u64),
             call: AtomicU64::new(0),
             running: AtomicBool::new(false),
-            started_ns: AtomicU64::new(0),
             armed_for: AtomicU64::new(0),
             left: AtomicI64::new(0),
             spent: AtomicBool::new(false),
@@ -300,26 +294,44 @@ impl Budget {
 
     /// Runs one budgeted call (`f` calls into Lua).
     pub fn call<R>(&self, f: impl FnOnce() -> R) -> R {
+        let call = self.begin();
+        let result = f();
+        self.end(call);
+        result
+    }
+
+    /// Marks the start of one budgeted call; pass what it returns to [`Self::end`] when the
+    /// call returns. Cheap (no clock read: the watchdog times calls itself), so the decision
+    /// loop can bracket each `decide` directly.
+    #[inline]
+    pub fn begin(&self) -> u64 {
         let s = &self.shared;
-        let mode = s.mode.load(SeqCst);
+        let mode = s.mode.load(Relaxed);
         if mode == Mode::Off as u8 {
-            return f();
+            return 0;
         }
-        s.spent.store(false, SeqCst);
-        s.started_ns.store(s.now_ns(), SeqCst);
+        s.spent.store(false, Relaxed);
         let call = s.call.fetch_add(1, SeqCst) + 1;
         s.running.store(true, SeqCst);
         if mode == Mode::Exact as u8 {
             s.arm(call);
         }
-        let result = f();
+        call
+    }
+
+    /// Marks the end of the call [`Self::begin`] started, removing the hook if it was armed.
+    #[inline]
+    pub fn end(&self, call: u64) {
+        if call == 0 {
+            return;
+        }
+        let s = &self.shared;
         s.running.store(false, SeqCst);
         if s.armed_for.load(SeqCst) == call {
             let threads = lock(&s.threads);
             unsafe { ffi::lua_sethook(s.main as *mut ffi::lua_State, None, 0, 0) };
             drop(threads);
         }
-        result
     }
 
     /// Whether the running call has spent its budget (the guarded `pcall` re-raises then).
@@ -376,12 +388,15 @@ impl Drop for Budget {
 }
 
 /// The watchdog: sleeps while no script runs; while one does, arms the hook on a call that
-/// has run longer than its grace.
+/// has run longer than its grace. Calls are timed from when the watchdog first sees them
+/// running (at most one [`POLL`] after they start), so starting a call reads no clock.
 fn watch(shared: &Shared) {
+    let mut seen: Option<(u64, Instant)> = None;
     loop {
         {
             let mut active = lock(&shared.active);
             while !active.0 && !active.1 {
+                seen = None;
                 active = shared.wake.wait(active).unwrap_or_else(|p| p.into_inner());
             }
             if active.1 {
@@ -396,9 +411,14 @@ fn watch(shared: &Shared) {
         if shared.armed_for.load(SeqCst) == call {
             continue;
         }
-        let started = shared.started_ns.load(SeqCst);
-        if shared.now_ns().saturating_sub(started) >= shared.grace_ns.load(SeqCst) {
-            shared.arm(call);
+        let now = Instant::now();
+        match seen {
+            Some((c, since)) if c == call => {
+                if now.duration_since(since).as_nanos() as u64 >= shared.grace_ns.load(SeqCst) {
+                    shared.arm(call);
+                }
+            }
+            _ => seen = Some((call, now)),
         }
     }
 }

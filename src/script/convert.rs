@@ -2,21 +2,53 @@
 //! agent views and the scene's `params`.
 
 use super::errors::located;
+use super::hot::ActionBook;
+use super::views::{ID, POS, X, Y};
 use crate::world::{Action, Target, World};
 use glam::{DVec2, IVec2};
-use mlua::{Lua, MetaMethod, Table, UserData, UserDataMethods, Value};
+use mlua::{AnyUserData, Lua, MetaMethod, Table, UserData, UserDataMethods, Value};
+use std::cell::Cell;
+use std::rc::{Rc, Weak};
 
-/// An action returned by a `move.*` function, handed back by `decide`.
-#[derive(Clone, Debug)]
-pub struct LuaAction(pub Action);
+/// An action returned by a `move.*` function, handed back by `decide`. Made only by
+/// [`make_action`], which lists it in the state's [`ActionBook`] by address until it is
+/// collected, so the decision loop can read it without an mlua type check.
+#[derive(Debug)]
+pub struct LuaAction {
+    pub action: Action,
+    book: Weak<ActionBook>,
+    at: Cell<usize>,
+}
+
+impl Drop for LuaAction {
+    fn drop(&mut self) {
+        if let Some(book) = self.book.upgrade() {
+            book.remove(self.at.get());
+        }
+    }
+}
 
 impl UserData for LuaAction {
     fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
         methods.add_meta_method(MetaMethod::ToString, |_, this, ()| {
-            Ok(format!("move.{}", this.0.name()))
+            Ok(format!("move.{}", this.action.name()))
         });
-        methods.add_method("name", |_, this, ()| Ok(this.0.name()));
+        methods.add_method("name", |_, this, ()| Ok(this.action.name()));
     }
+}
+
+/// A new action userdata, listed in the book.
+pub fn make_action(lua: &Lua, action: Action) -> mlua::Result<AnyUserData> {
+    let book = super::hot::get(lua)?.book.clone();
+    let ud = lua.create_userdata(LuaAction {
+        action: action.clone(),
+        book: Rc::downgrade(&book),
+        at: Cell::new(0),
+    })?;
+    let at = ud.to_pointer() as usize;
+    ud.borrow::<LuaAction>()?.at.set(at);
+    book.insert(at, action);
+    Ok(ud)
 }
 
 /// A position from `{x = , y = }`, `{a, b}` or an agent view (its `pos`).
@@ -26,7 +58,7 @@ pub fn to_pos(lua: &Lua, value: &Value, what: &str) -> mlua::Result<DVec2> {
         if let Some(p) = read_xy(&views, t)? {
             return Ok(p);
         }
-        if let Value::Table(pos) = t.raw_get::<Value>(&views.key_pos)? {
+        if let Value::Table(pos) = t.raw_get::<Value>(&views.names[POS])? {
             if let Some(p) = read_xy(&views, &pos)? {
                 return Ok(p);
             }
@@ -49,11 +81,11 @@ fn read_xy(views: &super::views::Views, t: &Table) -> mlua::Result<Option<DVec2>
         (Value::Number(x), Value::Number(y)) => Some(DVec2::new(x, y)),
         _ => None,
     };
-    let x: Value = t.raw_get(&views.key_x)?;
+    let x: Value = t.raw_get(&views.names[X])?;
     let named = if x.is_nil() {
         None
     } else {
-        pair(x, t.raw_get(&views.key_y)?)
+        pair(x, t.raw_get(&views.names[Y])?)
     };
     let p = match named {
         Some(p) => Some(p),
@@ -75,7 +107,7 @@ pub fn to_tile(lua: &Lua, value: &Value, what: &str) -> mlua::Result<IVec2> {
 pub fn to_target(lua: &Lua, world: &World, value: &Value, what: &str) -> mlua::Result<Target> {
     let id = match value {
         Value::String(s) => Some(s.to_str()?.to_string()),
-        Value::Table(t) => match t.raw_get::<Value>(&super::views::get(lua)?.key_id)? {
+        Value::Table(t) => match t.raw_get::<Value>(&super::views::get(lua)?.names[ID])? {
             Value::String(s) => Some(s.to_str()?.to_string()),
             _ => None,
         },

@@ -10,6 +10,7 @@ mod api;
 mod budget;
 mod convert;
 mod errors;
+mod hot;
 mod inspect;
 mod predicate;
 pub mod registry;
@@ -19,15 +20,18 @@ mod views;
 use crate::sim::{Decider, Decision};
 use crate::world::spatial::FastMap;
 use crate::world::{rng, Agent, Brain, World};
-use api::{CurrentWorld, DecidingAgent, LuaWorld};
+use api::CurrentWorld;
 use budget::Budget;
 use convert::{json_to_lua, LuaAction};
+use hot::{Batch, Hot, Outcome, Ready};
 use mlua::chunk::ChunkMode;
-use mlua::{AnyUserData, Function, Lua, LuaOptions, MultiValue, RegistryKey, StdLib, Table, Value};
+use mlua::{Function, Lua, LuaOptions, MultiValue, RegistryKey, StdLib, Table, Value};
 use sandbox::{CurrentRng, Requires};
 use std::collections::{BTreeMap, BTreeSet};
+use std::ffi::c_void;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use views::Written;
 
 pub use budget::{grace, Mode as BudgetMode, DEFAULT_INSTRUCTIONS, DEFAULT_MEMORY};
 
@@ -41,11 +45,78 @@ struct Module {
 
 /// Per-agent Lua state.
 struct Slot {
+    /// The agent's id.
+    id: String,
     this: RegistryKey,
+    /// `this` as a registry reference and an address, for the raw decision loop.
+    this_ref: std::ffi::c_int,
+    this_ptr: *const c_void,
     script: PathBuf,
     /// The module generation `init`/`on_reload` last ran for; `None` before `init`.
     seen_generation: Option<u64>,
     rng: Option<rand_chacha::ChaCha8Rng>,
+    /// The agent index and view table `self` shares its `pos`, `vel` and `tile` with.
+    linked: Option<(usize, usize)>,
+    /// The scalars last written to `self`.
+    written: Written,
+    /// The host's load count when this slot last went through the full path, and its
+    /// module table's registry reference then: while no script has loaded since, the
+    /// module, its generation and `init` are known good, so the raw loop may run it.
+    checked: Option<(u64, std::ffi::c_int)>,
+}
+
+/// Agents' slots by agent id, with a guess of each agent index's slot (checked by id).
+#[derive(Default)]
+struct Slots {
+    all: Vec<Option<Slot>>,
+    free: Vec<usize>,
+    by_id: FastMap<String, usize>,
+    at: Vec<usize>,
+}
+
+impl Slots {
+    fn get(&self, id: &str) -> Option<&Slot> {
+        self.all.get(*self.by_id.get(id)?)?.as_ref()
+    }
+
+    /// The slot number of the agent at `index`.
+    fn find(&mut self, index: usize, id: &str) -> Option<usize> {
+        if let Some(&k) = self.at.get(index) {
+            if matches!(self.all.get(k), Some(Some(s)) if s.id == id) {
+                return Some(k);
+            }
+        }
+        let k = *self.by_id.get(id)?;
+        if self.at.len() <= index {
+            self.at.resize(index + 1, usize::MAX);
+        }
+        self.at[index] = k;
+        Some(k)
+    }
+
+    fn insert(&mut self, slot: Slot) -> (usize, Option<Slot>) {
+        let old = self.remove(&slot.id.clone());
+        let k = match self.free.pop() {
+            Some(k) => k,
+            None => {
+                self.all.push(None);
+                self.all.len() - 1
+            }
+        };
+        self.by_id.insert(slot.id.clone(), k);
+        self.all[k] = Some(slot);
+        (k, old)
+    }
+
+    fn remove(&mut self, id: &str) -> Option<Slot> {
+        let k = self.by_id.remove(id)?;
+        self.free.push(k);
+        self.all.get_mut(k)?.take()
+    }
+
+    fn ids(&self) -> Vec<String> {
+        self.by_id.keys().cloned().collect()
+    }
 }
 
 /// Runs the scene's Lua scripts.
@@ -53,7 +124,9 @@ pub struct ScriptHost {
     lua: Lua,
     seed: u64,
     budget: Rc<Budget>,
-    world_ud: AnyUserData,
+    hot: Rc<Hot>,
+    /// The `world` argument of every call (see `api::world_table`).
+    world_table: Table,
     /// The real `xpcall` and the message handler every budgeted call runs under.
     xpcall: Function,
     handler: Function,
@@ -62,8 +135,8 @@ pub struct ScriptHost {
     load_errors: BTreeMap<PathBuf, String>,
     /// The load id of each script's last failed attempt (its `require`s are watched too).
     failed_loads: BTreeMap<PathBuf, u64>,
-    /// By agent id; looked up for every decision, never iterated in an order that shows.
-    slots: FastMap<String, Slot>,
+    /// Per agent; looked up for every decision, never iterated in an order that shows.
+    slots: Slots,
     /// `rng::stream(seed, "", "load")`: the stream in place between agents' calls.
     load_rng: rand_chacha::ChaCha8Rng,
     generations: u64,
@@ -143,22 +216,24 @@ impl ScriptHost {
         lua.set_app_data(CurrentRng(rng::stream(seed, "", "load")));
         lua.set_app_data(Requires::default());
         views::install(&lua)?;
+        let hot = hot::install(&lua)?;
         lua.set_named_registry_value("agentbox.move", api::move_table(&lua)?)?;
         lua.set_named_registry_value("agentbox.nav", api::nav_table(&lua)?)?;
-        let world_ud = lua.create_userdata(LuaWorld)?;
+        let world_table = api::world_table(&lua)?;
         let xpcall: Function = lua.globals().raw_get("xpcall")?;
         let handler = lua.create_function(error_handler)?;
         Ok(ScriptHost {
             lua,
             seed,
             budget,
-            world_ud,
+            hot,
+            world_table,
             xpcall,
             handler,
             modules: BTreeMap::new(),
             load_errors: BTreeMap::new(),
             failed_loads: BTreeMap::new(),
-            slots: FastMap::default(),
+            slots: Slots::default(),
             load_rng: rng::stream(seed, "", "load"),
             generations: 0,
             loads: 0,
@@ -334,15 +409,9 @@ impl ScriptHost {
     pub fn retain_agents(&mut self, world: &World) {
         let ids: std::collections::BTreeSet<&str> =
             world.agents.iter().map(|a| a.id.as_str()).collect();
-        let gone: Vec<String> = self
-            .slots
-            .keys()
-            .filter(|k| !ids.contains(k.as_str()))
-            .cloned()
-            .collect();
-        for id in gone {
-            if let Some(slot) = self.slots.remove(&id) {
-                let _ = self.lua.remove_registry_value(slot.this);
+        for id in self.slots.ids() {
+            if !ids.contains(id.as_str()) {
+                self.forget_agent(&id);
             }
         }
     }
@@ -356,10 +425,10 @@ impl ScriptHost {
 
     /// Forgets every agent's `self` (a reset to the scene's start).
     pub fn reset_agents(&mut self) {
-        let slots = std::mem::take(&mut self.slots);
-        for (_, slot) in slots {
-            let _ = self.lua.remove_registry_value(slot.this);
+        for id in self.slots.ids() {
+            self.forget_agent(&id);
         }
+        self.slots = Slots::default();
         self.lua
             .set_app_data(CurrentRng(rng::stream(self.seed, "", "load")));
     }
@@ -368,11 +437,19 @@ impl ScriptHost {
         let this = self.lua.create_table()?;
         this.raw_set("params", json_to_lua(&self.lua, &agent.params)?)?;
         this.raw_set("memory", self.lua.create_table()?)?;
+        let this_ptr = this.to_pointer();
+        let key = self.lua.create_registry_value(this)?;
         Ok(Slot {
-            this: self.lua.create_registry_value(this)?,
+            id: agent.id.clone(),
+            this_ref: key.id(),
+            this_ptr,
+            this: key,
             script: script.to_path_buf(),
             seen_generation: None,
             rng: Some(rng::stream(self.seed, &agent.id, "lua")),
+            linked: None,
+            written: Written::default(),
+            checked: None,
         })
     }
 
@@ -396,21 +473,18 @@ impl ScriptHost {
                         Value::String(s) => s.to_string_lossy(),
                         other => error_handler(&self.lua, other).unwrap_or_default(),
                     };
-                    if message == "not enough memory" {
-                        Err(format!(
-                            "memory limit exceeded ({} MB for all scripts)",
-                            self.memory_limit / (1024 * 1024)
-                        ))
-                    } else {
-                        Err(message)
-                    }
+                    Err(memory_message(message, self.memory_limit))
                 }
             }
             Err(e) => Err(errors::describe(&e)),
         }
     }
 
-    fn decide_one(&mut self, agent: &Agent, script: &Path) -> Decision {
+    /// Decides for one agent through mlua: the path for agents whose slot, `init`,
+    /// `on_reload` or view is not settled (and for anything the raw loop leaves). Leaves the
+    /// agent ready for the raw loop next time.
+    fn decide_one(&mut self, world: &World, index: usize, script: &Path) -> Decision {
+        let agent = &world.agents[index];
         let name = display(script);
         let Some(module) = self.modules.get(script) else {
             let why = self
@@ -421,50 +495,138 @@ impl ScriptHost {
             return Decision::Failed(why);
         };
         let generation = module.generation;
+        let module_ref = module.table.id();
         let table: Table = match self.lua.registry_value(&module.table) {
             Ok(t) => t,
             Err(e) => return Decision::Failed(errors::describe_in(&name, &e)),
         };
-        let fresh = self
-            .slots
-            .get(agent.id.as_str())
-            .is_none_or(|s| s.script != script);
-        if fresh {
-            match self.new_slot(agent, script) {
+        let k = match self.slots.find(index, &agent.id) {
+            Some(k)
+                if self.slots.all[k]
+                    .as_ref()
+                    .is_some_and(|s| s.script == script) =>
+            {
+                k
+            }
+            _ => match self.new_slot(agent, script) {
                 Ok(slot) => {
-                    if let Some(old) = self.slots.insert(agent.id.clone(), slot) {
+                    let (k, old) = self.slots.insert(slot);
+                    if let Some(old) = old {
                         let _ = self.lua.remove_registry_value(old.this);
                     }
+                    k
                 }
                 Err(e) => return Decision::Failed(errors::describe_in(&name, &e)),
-            }
-        }
-        let slot = self
-            .slots
-            .get_mut(agent.id.as_str())
-            .expect("slot just ensured");
+            },
+        };
+        let Some(slot) = self.slots.all.get_mut(k).and_then(Option::as_mut) else {
+            return Decision::Failed(format!("{name}: agent state lost (this is a bug)"));
+        };
         let this: Table = match self.lua.registry_value(&slot.this) {
             Ok(t) => t,
             Err(e) => return Decision::Failed(errors::describe_in(&name, &e)),
         };
+        let views = Rc::clone(&self.hot.views);
+        match views.link_self(&self.lua, world, &this, index) {
+            Ok(written) => {
+                slot.written = written;
+                slot.linked = views.view_ptr(index).map(|p| (index, p));
+            }
+            Err(e) => return Decision::Failed(errors::describe_in(&name, &e)),
+        }
+        let this_ptr = slot.this_ptr;
         let seen = slot.seen_generation;
         slot.seen_generation = Some(generation);
         if let Some(r) = slot.rng.take() {
             // The agent's own stream is swapped in place (no app-data allocation per call).
             self.set_current_rng(r);
         }
+        views.set_deciding(Some((this_ptr, index)));
         let outcome = self.run_agent(&table, &this, agent, seen, generation, &name);
+        views.set_deciding(None);
         let init_failed = self.init_failures.borrow_mut().remove(&agent.id);
         let used = self.take_current_rng();
-        if let Some(slot) = self.slots.get_mut(agent.id.as_str()) {
-            if init_failed {
+        let generations = self.generations;
+        if let Some(slot) = self.slots.all.get_mut(k).and_then(Option::as_mut) {
+            slot.checked = if init_failed {
                 slot.seen_generation = None;
-            }
+                None
+            } else {
+                Some((generations, module_ref))
+            };
             if let Some(r) = used {
                 slot.rng = Some(r);
             }
         }
         outcome
+    }
+
+    /// Runs the raw decision loop from agent `start` for as long as agents are ready for it;
+    /// returns the index of the first agent it did not decide.
+    fn run_fast(&mut self, world: &World, start: usize, out: &mut Vec<(usize, Decision)>) -> usize {
+        let mut args = vec![
+            Value::Function(self.handler.clone()),
+            Value::Table(self.world_table.clone()),
+            Value::Table(self.hot.views.store().clone()),
+        ];
+        args.extend(
+            self.hot
+                .views
+                .names
+                .iter()
+                .map(|n| Value::String(n.clone())),
+        );
+        let views = Rc::clone(&self.hot.views);
+        let mut batch = FastRound {
+            lua: &self.lua,
+            slots: &mut self.slots,
+            views: &views,
+            world,
+            generations: self.generations,
+            cursor: start,
+            current: None,
+            out,
+            load_rng: &self.load_rng,
+            memory_limit: self.memory_limit,
+            cleanup: None,
+        };
+        let hot = Rc::clone(&self.hot);
+        let budget = Rc::clone(&self.budget);
+        // SAFETY: `run_batch` gets the stack it documents (the arguments pushed here); the
+        // batch lives in this frame, outside the protected call.
+        let _ = unsafe {
+            self.lua
+                .exec_raw::<()>(MultiValue::from_iter(args), |state| {
+                    hot::run_batch(state, &hot, world, &budget, &mut batch);
+                    mlua::ffi::lua_settop(state, 0);
+                })
+        };
+        if let Some(k) = batch.current.take() {
+            // The batch stopped inside an agent's turn: give its stream back.
+            let used = take_rng(batch.lua, batch.load_rng);
+            if let (Some(Some(slot)), Some(r)) = (batch.slots.all.get_mut(k), used) {
+                slot.rng = Some(r);
+            }
+        }
+        let (next, cleanup) = (batch.cursor, batch.cleanup);
+        if let Some(k) = cleanup {
+            if let Some(Some(slot)) = self.slots.all.get(k) {
+                if let Ok(this) = self.lua.registry_value::<Table>(&slot.this) {
+                    self.clear_memory(&this);
+                }
+            }
+        }
+        next
+    }
+
+    /// Drops an agent's `self.memory` and collects, after it hit the memory limit.
+    fn clear_memory(&self, this: &Table) {
+        let _ = self
+            .lua
+            .create_table()
+            .and_then(|t| this.raw_set("memory", t));
+        let _ = self.lua.gc_collect();
+        let _ = self.lua.gc_collect();
     }
 
     /// Makes `r` the stream `math.random` draws from.
@@ -502,29 +664,14 @@ impl ScriptHost {
         generation: u64,
         name: &str,
     ) -> Decision {
-        // `self` is refreshed in place by one Lua call (see `views`).
-        let views = match views::get(&self.lua) {
-            Ok(v) => v,
-            Err(e) => return Decision::Failed(errors::describe_in(name, &e)),
-        };
-        if let Err(e) = views.refresh(&self.lua, this, agent) {
-            return Decision::Failed(errors::describe_in(name, &e));
-        }
         let failed = |message: String| {
-            if message.starts_with("memory limit exceeded") {
+            let (text, clear) = failure(name, &message);
+            if clear {
                 // A memory bomb kept in `self.memory` would starve every other script: drop
                 // this agent's memory and collect before anyone else runs.
-                let _ = self
-                    .lua
-                    .create_table()
-                    .and_then(|t| this.raw_set("memory", t));
-                let _ = self.lua.gc_collect();
-                let _ = self.lua.gc_collect();
-                return Decision::Failed(format!(
-                    "{name}: {message}; this agent's memory was cleared"
-                ));
+                self.clear_memory(this);
             }
-            Decision::Failed(in_script(name, &message))
+            Decision::Failed(text)
         };
         let hook = match seen {
             None => Some("init"),
@@ -549,48 +696,224 @@ impl ScriptHost {
         };
         let args = MultiValue::from_iter([
             Value::Table(this.clone()),
-            Value::UserData(self.world_ud.clone()),
+            Value::Table(self.world_table.clone()),
         ]);
-        views.set_deciding(Some(this));
-        let result = self.call(&decide, args);
-        views.set_deciding(None);
-        match result {
+        match self.call(&decide, args) {
             Ok(Value::UserData(ud)) => match ud.borrow::<LuaAction>() {
-                Ok(a) => Decision::Act(a.0.clone()),
-                Err(_) => Decision::Failed(format!(
-                    "{name}: decide returned a userdata that is not an action; return move.stop(), move.chase(...) and so on"
-                )),
+                Ok(a) => Decision::Act(a.action.clone()),
+                Err(_) => Decision::Failed(not_an_action(name)),
             },
-            Ok(other) => Decision::Failed(format!(
-                "{name}: decide must return an action such as move.stop(), got {}",
-                if other.is_nil() { "nil" } else { other.type_name() }
+            Ok(other) => Decision::Failed(returned(
+                name,
+                if other.is_nil() {
+                    "nil"
+                } else {
+                    other.type_name()
+                },
             )),
             Err(e) => failed(e),
         }
     }
 }
 
+/// What `decide` returning a userdata that is no action says.
+fn not_an_action(name: &str) -> String {
+    format!(
+        "{name}: decide returned a userdata that is not an action; return move.stop(), move.chase(...) and so on"
+    )
+}
+
+/// What `decide` returning something other than an action says.
+fn returned(name: &str, type_name: &str) -> String {
+    format!("{name}: decide must return an action such as move.stop(), got {type_name}")
+}
+
+/// The message of a failed call of a script, and whether the agent's memory must be cleared
+/// (it hit the memory limit).
+fn failure(name: &str, message: &str) -> (String, bool) {
+    if message.starts_with("memory limit exceeded") {
+        (
+            format!("{name}: {message}; this agent's memory was cleared"),
+            true,
+        )
+    } else {
+        (in_script(name, message), false)
+    }
+}
+
+/// The memory limit message for Lua's own "not enough memory".
+fn memory_message(message: String, limit: usize) -> String {
+    if message == "not enough memory" {
+        format!(
+            "memory limit exceeded ({} MB for all scripts)",
+            limit / (1024 * 1024)
+        )
+    } else {
+        message
+    }
+}
+
+/// Takes the stream `math.random` drew from, putting `load` in its place.
+fn take_rng(lua: &Lua, load: &rand_chacha::ChaCha8Rng) -> Option<rand_chacha::ChaCha8Rng> {
+    lua.app_data_mut::<CurrentRng>()
+        .map(|mut current| std::mem::replace(&mut current.0, load.clone()))
+}
+
+/// The host's side of one raw batch (see `hot::run_batch`).
+struct FastRound<'a> {
+    lua: &'a Lua,
+    slots: &'a mut Slots,
+    views: &'a views::Views,
+    world: &'a World,
+    generations: u64,
+    /// The next agent index to look at; every agent before it has its decision.
+    cursor: usize,
+    /// The slot of the agent whose turn is under way.
+    current: Option<usize>,
+    out: &'a mut Vec<(usize, Decision)>,
+    load_rng: &'a rand_chacha::ChaCha8Rng,
+    memory_limit: usize,
+    /// A slot whose memory must be cleared (it hit the memory limit).
+    cleanup: Option<usize>,
+}
+
+/// The slot and raw-loop entry of the agent at `index`, if it is ready for the raw loop: its
+/// slot went through the full path since the last load, and `self` is linked to the view at
+/// this index.
+fn ready(
+    slots: &mut Slots,
+    views: &views::Views,
+    generations: u64,
+    world: &World,
+    index: usize,
+) -> Option<(usize, Ready)> {
+    let agent = world.agents.get(index)?;
+    let Brain::Script(script) = &agent.brain else {
+        return None;
+    };
+    let k = slots.find(index, &agent.id)?;
+    let slot = slots.all.get(k)?.as_ref()?;
+    let (checked, module) = slot.checked?;
+    if checked != generations
+        || slot.seen_generation.is_none()
+        || slot.script.as_os_str() != script.as_os_str()
+        || slot.linked != Some((index, views.view_ptr(index)?))
+    {
+        return None;
+    }
+    Some((
+        k,
+        Ready {
+            index,
+            module,
+            this: slot.this_ref,
+            this_ptr: slot.this_ptr,
+            written: slot.written,
+        },
+    ))
+}
+
+impl FastRound<'_> {
+    fn name(&self, index: usize) -> String {
+        match self.world.agents.get(index).map(|a| &a.brain) {
+            Some(Brain::Script(script)) => display(script),
+            _ => String::new(),
+        }
+    }
+}
+
+impl Batch for FastRound<'_> {
+    fn next(&mut self) -> Option<Ready> {
+        loop {
+            let agent = self.world.agents.get(self.cursor)?;
+            if !matches!(agent.brain, Brain::Script(_)) {
+                self.cursor += 1;
+                continue;
+            }
+            let (k, ready) = ready(
+                self.slots,
+                self.views,
+                self.generations,
+                self.world,
+                self.cursor,
+            )?;
+            let slot = self.slots.all.get_mut(k)?.as_mut()?;
+            if let Some(r) = slot.rng.take() {
+                if let Some(mut current) = self.lua.app_data_mut::<CurrentRng>() {
+                    current.0 = r;
+                }
+            }
+            self.current = Some(k);
+            return Some(ready);
+        }
+    }
+
+    fn done(&mut self, ready: &Ready, outcome: Outcome) -> bool {
+        let Some(k) = self.current.take() else {
+            return false;
+        };
+        let used = take_rng(self.lua, self.load_rng);
+        if let Some(Some(slot)) = self.slots.all.get_mut(k) {
+            slot.written = ready.written;
+            if let Some(r) = used {
+                slot.rng = Some(r);
+            }
+        }
+        let decision = match outcome {
+            Outcome::Retry => return false,
+            Outcome::Act(action) => Decision::Act(action),
+            Outcome::Returned("userdata") => {
+                Decision::Failed(not_an_action(&self.name(ready.index)))
+            }
+            Outcome::Returned(t) => Decision::Failed(returned(&self.name(ready.index), t)),
+            Outcome::NoDecide => {
+                Decision::Failed(format!("{}: no decide function", self.name(ready.index)))
+            }
+            Outcome::Failed(message) => {
+                let message = memory_message(message, self.memory_limit);
+                let (text, clear) = failure(&self.name(ready.index), &message);
+                self.out.push((ready.index, Decision::Failed(text)));
+                self.cursor = ready.index + 1;
+                if clear {
+                    self.cleanup = Some(k);
+                    return false;
+                }
+                return true;
+            }
+        };
+        self.out.push((ready.index, decision));
+        self.cursor = ready.index + 1;
+        true
+    }
+}
+
 impl Decider for ScriptHost {
     fn decide(&mut self, world: &Rc<World>) -> Vec<(usize, Decision)> {
         self.lua.set_app_data(CurrentWorld(Rc::clone(world)));
+        self.hot.set_world(Some(world));
         let budget = Rc::clone(&self.budget);
         let _round = budget.round();
-        self.lua
-            .set_app_data(DecidingAgent(std::cell::Cell::new(None)));
-        if let Ok(views) = views::get(&self.lua) {
-            views.next_round();
-        }
+        self.hot.views.next_round();
         // Sized for every agent up front: growing it by doubling copied megabytes per tick.
         let mut out = Vec::with_capacity(world.agents.len());
-        for (index, agent) in world.agents.iter().enumerate() {
-            if let Brain::Script(script) = &agent.brain {
-                if let Some(d) = self.lua.app_data_ref::<DecidingAgent>() {
-                    d.0.set(Some(index));
+        let mut index = 0;
+        while index < world.agents.len() {
+            let Brain::Script(script) = &world.agents[index].brain else {
+                index += 1;
+                continue;
+            };
+            let views = Rc::clone(&self.hot.views);
+            if ready(&mut self.slots, &views, self.generations, world, index).is_some() {
+                let next = self.run_fast(world, index, &mut out);
+                if next > index {
+                    index = next;
+                    continue;
                 }
-                out.push((index, self.decide_one(agent, script)));
             }
+            out.push((index, self.decide_one(world, index, script)));
+            index += 1;
         }
-        self.lua.remove_app_data::<DecidingAgent>();
+        self.hot.set_world(None);
         self.lua.remove_app_data::<CurrentWorld>();
         out
     }

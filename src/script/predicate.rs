@@ -59,10 +59,12 @@ impl Predicates for ScriptHost {
             .and_then(|t| t.raw_get(handle))
             .map_err(describe)?;
         // Views cached during the last round of decisions show the world before that tick.
-        super::views::get(&self.lua).map_err(describe)?.next_round();
+        self.hot.views.next_round();
         self.lua.set_app_data(CurrentWorld(Rc::clone(world)));
-        let args = MultiValue::from_iter([Value::UserData(self.world_ud.clone())]);
+        self.hot.set_world(Some(world));
+        let args = MultiValue::from_iter([Value::Table(self.world_table.clone())]);
         let result = self.call(&function, args);
+        self.hot.set_world(None);
         self.lua.remove_app_data::<CurrentWorld>();
         match result? {
             Value::Boolean(true) => Ok(()),

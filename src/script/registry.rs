@@ -706,11 +706,10 @@ mod tests {
         of(home).map(|f| f.name.to_string()).collect()
     }
 
-    fn methods(ud: &mlua::AnyUserData) -> BTreeSet<String> {
-        let index: Table = ud
-            .metatable()
+    fn methods(meta: mlua::Result<Table>) -> BTreeSet<String> {
+        let index: Table = meta
             .and_then(|m| m.get("__index"))
-            .expect("userdata methods live in an __index table");
+            .expect("methods live in an __index table");
         keys(&index)
     }
 
@@ -730,16 +729,22 @@ mod tests {
             "nav.*: bound vs registry (src/script/registry.rs)"
         );
         assert_eq!(
-            methods(&host.world_ud),
+            methods(
+                host.world_table
+                    .metatable()
+                    .ok_or_else(|| mlua::Error::runtime("world has no metatable"))
+            ),
             registered(Home::World),
             "world: methods bound vs registry (src/script/registry.rs)"
         );
-        let action = host
-            .lua
-            .create_userdata(super::super::convert::LuaAction(crate::world::Action::Stop))
-            .unwrap();
+        let action =
+            super::super::convert::make_action(&host.lua, crate::world::Action::Stop).unwrap();
+        let index: Table = action
+            .metatable()
+            .and_then(|m| m.get("__index"))
+            .expect("action methods live in an __index table");
         assert_eq!(
-            methods(&action),
+            keys(&index),
             registered(Home::Action),
             "action methods bound vs registry"
         );

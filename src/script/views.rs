@@ -1,83 +1,143 @@
-//! Fast agent views: the `self` table and the tables `world:agent`, `world:agents` and
-//! `world:nearest` return are filled by a small Lua function in one call, in place, instead
-//! of field by field from Rust (each Rust-side table write is a protected call costing hundreds
-//! of nanoseconds). Views of other agents are kept per agent and refreshed at most once per
-//! round of decisions, so the second query for the same agent in a tick costs a lookup.
+//! Agent views: the tables `world:agent`, `world:agents` and `world:nearest` return, and the
+//! engine fields of each agent's `self` (`id`, `kind`, `pos`, `vel`, `tile`, `heading`,
+//! `speed`, `action`, `sense`).
 //!
-//! A view is a snapshot of one tick: `self.pos`, `view.pos` and friends are refreshed in place,
-//! so a script that wants to keep a position across ticks copies its numbers.
+//! Each agent index has one view table, with `pos`, `vel` and `tile` sub-tables, made once and
+//! then refreshed in place at most once per round of decisions, writing only what changed
+//! since it was last written. An agent's `self` shares its view's `pos`, `vel` and `tile`
+//! tables, so refreshing the view refreshes `self` too. The hot refresh writes through the raw
+//! Lua C API (an mlua table write is a protected call costing hundreds of nanoseconds); making
+//! a view, or remaking one whose index now holds another agent, goes through mlua.
+//!
+//! A view is a snapshot of one tick, to be read, not written: `self.pos`, `view.pos` and
+//! friends change in place every tick, so a script that keeps a position copies its numbers.
 
 use crate::world::spatial::FastMap;
 use crate::world::{Agent, World};
-use mlua::{Function, Lua, LuaString, Table, Value};
+use glam::IVec2;
+use mlua::ffi;
+use mlua::{Lua, LuaString, Table, Value};
 use std::cell::{Cell, RefCell};
+use std::ffi::{c_int, c_void};
 use std::rc::Rc;
 
-const HELPERS: &str = r#"
-local rawget, type = rawget, type
-local function fill(t, id, kind, x, y, vx, vy, tx, ty, heading, speed, action, sense)
-  if t == nil then t = {} end
-  if id ~= nil then t.id = id end
-  if kind ~= nil then t.kind = kind end
-  local p = rawget(t, "pos")
-  if type(p) ~= "table" then p = {}; t.pos = p end
-  p.x = x; p.y = y
-  local v = rawget(t, "vel")
-  if type(v) ~= "table" then v = {}; t.vel = v end
-  v.x = vx; v.y = vy
-  local c = rawget(t, "tile")
-  if type(c) ~= "table" then c = {}; t.tile = c end
-  c.x = tx; c.y = ty
-  t.heading = heading; t.speed = speed; t.action = action; t.sense = sense
-  return t
-end
-return fill
-"#;
+/// The field names a refresh writes (and `decide`, which the decision loop reads), in the
+/// order of [`Keys`].
+pub const KEY_NAMES: [&str; 12] = [
+    "x", "y", "heading", "speed", "action", "sense", "id", "kind", "pos", "vel", "tile", "decide",
+];
+pub const X: usize = 0;
+pub const Y: usize = 1;
+const HEADING: usize = 2;
+const SPEED: usize = 3;
+const ACTION: usize = 4;
+const SENSE: usize = 5;
+pub const ID: usize = 6;
+const KIND: usize = 7;
+pub const POS: usize = 8;
+const VEL: usize = 9;
+const TILE: usize = 10;
+pub const DECIDE: usize = 11;
 
-/// Per-state helpers and caches, kept in the Lua state's app data.
-pub struct Views {
-    fill: Function,
-    /// Bumped at every round of decisions; a view filled in an earlier round is refreshed.
-    round: Cell<u64>,
-    /// By agent index: the round a view was filled in, and the view.
-    tables: RefCell<Vec<(u64, Option<Table>)>>,
-    /// Interned Lua strings for ids and kinds.
-    names: RefCell<FastMap<String, LuaString>>,
-    /// Action names (static strings) as Lua strings, found by address.
-    actions: RefCell<Vec<(usize, LuaString)>>,
-    /// The `self` table of the agent deciding now (null between decisions), so queries
-    /// around `self` skip reading it back.
-    deciding: Cell<*const std::ffi::c_void>,
-    /// Keys read from Rust on every query.
-    pub key_x: LuaString,
-    pub key_y: LuaString,
-    pub key_pos: LuaString,
-    pub key_id: LuaString,
+/// Where the store table and the field-name strings sit for raw writes: stack slots of a
+/// decision batch, or upvalues of a raw C function.
+#[derive(Clone, Copy)]
+pub struct Keys {
+    pub store: c_int,
+    pub names: [c_int; KEY_NAMES.len()],
 }
 
-/// Compiles the helpers and stores them in the state.
+/// The scalar fields as last written to one table, so unchanged ones are skipped.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Written {
+    pub made: bool,
+    heading: f64,
+    speed: f64,
+    /// The address of the action's (static) name.
+    action: usize,
+    sense: Option<f64>,
+}
+
+impl Written {
+    fn same(&self, agent: &Agent) -> bool {
+        self.made
+            && self.heading.to_bits() == agent.heading.to_bits()
+            && self.speed.to_bits() == agent.speed.to_bits()
+            && self.action == agent.action.name().as_ptr() as usize
+            && self.sense.map(f64::to_bits) == agent.sense.map(f64::to_bits)
+    }
+
+    fn of(agent: &Agent) -> Self {
+        Written {
+            made: true,
+            heading: agent.heading,
+            speed: agent.speed,
+            action: agent.action.name().as_ptr() as usize,
+            sense: agent.sense,
+        }
+    }
+}
+
+/// One agent index's view.
+#[derive(Clone, Debug, Default)]
+struct Entry {
+    /// The round the view was last refreshed in (0: never made).
+    round: u64,
+    /// The agent it shows.
+    id: String,
+    /// The view table's address.
+    ptr: usize,
+    tile: IVec2,
+    scalars: Written,
+}
+
+/// Per-state views, kept in the Lua state's app data.
+pub struct Views {
+    /// Bumped at every round of decisions; a view filled in an earlier round is refreshed.
+    round: Cell<u64>,
+    /// Bumped whenever a view index starts showing another agent (caches keyed by index check
+    /// it).
+    roster: Cell<u64>,
+    /// For agent index `i`: `[4i+1]` the view, `[4i+2]` its pos, `[4i+3]` vel, `[4i+4]` tile.
+    store: Table,
+    entries: RefCell<Vec<Entry>>,
+    /// View table address → agent index.
+    by_ptr: RefCell<FastMap<usize, u32>>,
+    /// The field names as Lua strings, in [`KEY_NAMES`] order.
+    pub names: Vec<LuaString>,
+    /// The `self` table of the agent deciding now (null between decisions), and its index.
+    deciding: Cell<*const c_void>,
+    deciding_index: Cell<Option<usize>>,
+}
+
+/// Makes the views of a state and stores them in its app data.
 pub fn install(lua: &Lua) -> mlua::Result<()> {
-    let fill: Function = lua.load(HELPERS).set_name("=agentbox.views").call(())?;
+    let names = KEY_NAMES
+        .iter()
+        .map(|k| lua.create_string(k))
+        .collect::<mlua::Result<Vec<_>>>()?;
     lua.set_app_data(Rc::new(Views {
-        fill,
-        round: Cell::new(0),
-        tables: RefCell::new(Vec::new()),
-        names: RefCell::new(FastMap::default()),
-        actions: RefCell::new(Vec::new()),
+        round: Cell::new(1),
+        roster: Cell::new(0),
+        store: lua.create_table()?,
+        entries: RefCell::new(Vec::new()),
+        by_ptr: RefCell::new(FastMap::default()),
+        names,
         deciding: Cell::new(std::ptr::null()),
-        key_x: lua.create_string("x")?,
-        key_y: lua.create_string("y")?,
-        key_pos: lua.create_string("pos")?,
-        key_id: lua.create_string("id")?,
+        deciding_index: Cell::new(None),
     }));
     Ok(())
 }
 
-/// The helpers of this state.
+/// The views of this state.
 pub fn get(lua: &Lua) -> mlua::Result<Rc<Views>> {
     lua.app_data_ref::<Rc<Views>>()
         .map(|v| Rc::clone(&v))
         .ok_or_else(|| mlua::Error::RuntimeError("agentbox views are not installed".into()))
+}
+
+fn store_index(index: usize, part: usize) -> i64 {
+    (4 * index + part + 1) as i64
 }
 
 impl Views {
@@ -86,10 +146,28 @@ impl Views {
         self.round.set(self.round.get() + 1);
     }
 
-    /// Marks `this` as the `self` of the agent deciding now (`None`: nobody).
-    pub fn set_deciding(&self, this: Option<&Table>) {
-        self.deciding
-            .set(this.map_or(std::ptr::null(), |t| t.to_pointer()));
+    pub fn roster(&self) -> u64 {
+        self.roster.get()
+    }
+
+    /// The table holding every view and its parts.
+    pub fn store(&self) -> &Table {
+        &self.store
+    }
+
+    /// Marks `this` (the `self` of agent `index`) as deciding now (`None`: nobody).
+    pub fn set_deciding(&self, this: Option<(*const c_void, usize)>) {
+        self.deciding.set(this.map_or(std::ptr::null(), |(p, _)| p));
+        self.deciding_index.set(this.map(|(_, i)| i));
+    }
+
+    /// The `self` table address and index of the agent deciding now.
+    pub fn deciding(&self) -> Option<(*const c_void, usize)> {
+        let p = self.deciding.get();
+        match self.deciding_index.get() {
+            Some(i) if !p.is_null() => Some((p, i)),
+            _ => None,
+        }
     }
 
     /// Whether a value is the `self` table of the agent deciding now.
@@ -98,91 +176,258 @@ impl Views {
         !d.is_null() && matches!(value, Value::Table(t) if t.to_pointer() == d)
     }
 
-    /// An action's name as a Lua string.
-    fn action_name(&self, lua: &Lua, name: &'static str) -> mlua::Result<LuaString> {
-        let key = name.as_ptr() as usize;
-        if let Some((_, s)) = self.actions.borrow().iter().find(|(k, _)| *k == key) {
-            return Ok(s.clone());
-        }
-        let s = lua.create_string(name)?;
-        self.actions.borrow_mut().push((key, s.clone()));
-        Ok(s)
+    /// The agent index a view table stands for, if it is a view refreshed this round.
+    pub fn current_index(&self, ptr: *const c_void) -> Option<usize> {
+        let i = *self.by_ptr.borrow().get(&(ptr as usize))? as usize;
+        let entries = self.entries.borrow();
+        (entries.get(i)?.round == self.round.get()).then_some(i)
     }
 
-    /// An interned Lua string.
-    pub fn name(&self, lua: &Lua, text: &str) -> mlua::Result<LuaString> {
-        if let Some(s) = self.names.borrow().get(text) {
-            return Ok(s.clone());
-        }
-        let s = lua.create_string(text)?;
-        self.names.borrow_mut().insert(text.to_string(), s.clone());
-        Ok(s)
-    }
-
-    /// The view of agent `index`, filled for this round.
+    /// The view of agent `index`, made or refreshed for this round (through mlua: for the
+    /// query functions; the hot paths use [`Self::refresh_raw`]).
     pub fn view(&self, lua: &Lua, world: &World, index: usize) -> mlua::Result<Table> {
-        let round = self.round.get();
-        let cached = {
-            let tables = self.tables.borrow();
-            tables.get(index).cloned()
-        };
-        let old = match cached {
-            Some((r, Some(t))) if r == round => return Ok(t),
-            Some((_, t)) => t,
-            None => None,
-        };
         let agent = &world.agents[index];
-        // A reused table keeps its id and kind unless the agent in this slot changed.
-        let same = match &old {
-            Some(t) => {
-                matches!(t.raw_get::<Value>(&self.key_id)?, Value::String(s) if s.as_bytes() == agent.id.as_bytes())
+        let (fresh, same) = {
+            let entries = self.entries.borrow();
+            match entries.get(index) {
+                Some(e) if e.round != 0 => (e.round == self.round.get(), e.id == agent.id),
+                _ => (false, false),
             }
-            None => false,
         };
-        let table = self.fill_table(
-            lua,
-            old.map(Value::Table).unwrap_or(Value::Nil),
-            agent,
-            !same,
-        )?;
-        let mut tables = self.tables.borrow_mut();
-        if tables.len() < world.agents.len() {
-            tables.resize(world.agents.len(), (0, None));
+        if !(fresh && same) {
+            if same {
+                self.refresh_safe(lua, agent, index)?;
+            } else {
+                self.make(lua, agent, index)?;
+            }
         }
-        tables[index] = (round, Some(table.clone()));
-        Ok(table)
+        self.store.raw_get(store_index(index, 0))
     }
 
-    fn fill_table(&self, lua: &Lua, t: Value, agent: &Agent, names: bool) -> mlua::Result<Table> {
-        let tile = agent.tile();
-        let (id, kind) = if names {
-            (
-                Value::String(self.name(lua, &agent.id)?),
-                Value::String(self.name(lua, &agent.kind)?),
-            )
-        } else {
-            (Value::Nil, Value::Nil)
+    /// Makes (or remakes, for another agent) the view at `index`, writing every field.
+    fn make(&self, lua: &Lua, agent: &Agent, index: usize) -> mlua::Result<()> {
+        let n = &self.names;
+        let (view, pos, vel, tile) = match self.store.raw_get::<Value>(store_index(index, 0))? {
+            Value::Table(view) => (
+                view,
+                self.store.raw_get::<Table>(store_index(index, 1))?,
+                self.store.raw_get::<Table>(store_index(index, 2))?,
+                self.store.raw_get::<Table>(store_index(index, 3))?,
+            ),
+            _ => {
+                let view = lua.create_table_with_capacity(0, 10)?;
+                let pos = lua.create_table_with_capacity(0, 2)?;
+                let vel = lua.create_table_with_capacity(0, 2)?;
+                let tile = lua.create_table_with_capacity(0, 2)?;
+                self.store.raw_set(store_index(index, 0), &view)?;
+                self.store.raw_set(store_index(index, 1), &pos)?;
+                self.store.raw_set(store_index(index, 2), &vel)?;
+                self.store.raw_set(store_index(index, 3), &tile)?;
+                (view, pos, vel, tile)
+            }
         };
-        self.fill.call((
-            t,
-            id,
-            kind,
-            agent.pos.x,
-            agent.pos.y,
-            agent.vel.x,
-            agent.vel.y,
-            tile.x,
-            tile.y,
-            agent.heading,
-            agent.speed,
-            self.action_name(lua, agent.action.name())?,
-            agent.sense,
-        ))
+        view.raw_set(&n[ID], agent.id.as_str())?;
+        view.raw_set(&n[KIND], agent.kind.as_str())?;
+        view.raw_set(&n[POS], &pos)?;
+        view.raw_set(&n[VEL], &vel)?;
+        view.raw_set(&n[TILE], &tile)?;
+        self.write_scalars_safe(&view, agent)?;
+        pos.raw_set(&n[X], agent.pos.x)?;
+        pos.raw_set(&n[Y], agent.pos.y)?;
+        vel.raw_set(&n[X], agent.vel.x)?;
+        vel.raw_set(&n[Y], agent.vel.y)?;
+        let t = agent.tile();
+        tile.raw_set(&n[X], t.x)?;
+        tile.raw_set(&n[Y], t.y)?;
+        let ptr = view.to_pointer() as usize;
+        self.by_ptr.borrow_mut().insert(ptr, index as u32);
+        let mut entries = self.entries.borrow_mut();
+        if entries.len() <= index {
+            entries.resize(index + 1, Entry::default());
+        }
+        entries[index] = Entry {
+            round: self.round.get(),
+            id: agent.id.clone(),
+            ptr,
+            tile: t,
+            scalars: Written::of(agent),
+        };
+        self.roster.set(self.roster.get() + 1);
+        Ok(())
     }
 
-    /// Fills an agent's `self` table in place.
-    pub fn refresh(&self, lua: &Lua, this: &Table, agent: &Agent) -> mlua::Result<()> {
-        self.fill_table(lua, Value::Table(this.clone()), agent, true)
-            .map(|_| ())
+    fn write_scalars_safe(&self, t: &Table, agent: &Agent) -> mlua::Result<()> {
+        let n = &self.names;
+        t.raw_set(&n[HEADING], agent.heading)?;
+        t.raw_set(&n[SPEED], agent.speed)?;
+        t.raw_set(&n[ACTION], agent.action.name())?;
+        t.raw_set(&n[SENSE], agent.sense)?;
+        Ok(())
     }
+
+    /// Refreshes a made view of the same agent through mlua.
+    fn refresh_safe(&self, lua: &Lua, agent: &Agent, index: usize) -> mlua::Result<()> {
+        let _ = lua;
+        let n = &self.names;
+        let view: Table = self.store.raw_get(store_index(index, 0))?;
+        let pos: Table = self.store.raw_get(store_index(index, 1))?;
+        let vel: Table = self.store.raw_get(store_index(index, 2))?;
+        let tile: Table = self.store.raw_get(store_index(index, 3))?;
+        pos.raw_set(&n[X], agent.pos.x)?;
+        pos.raw_set(&n[Y], agent.pos.y)?;
+        vel.raw_set(&n[X], agent.vel.x)?;
+        vel.raw_set(&n[Y], agent.vel.y)?;
+        let t = agent.tile();
+        tile.raw_set(&n[X], t.x)?;
+        tile.raw_set(&n[Y], t.y)?;
+        self.write_scalars_safe(&view, agent)?;
+        let mut entries = self.entries.borrow_mut();
+        let e = &mut entries[index];
+        e.round = self.round.get();
+        e.tile = t;
+        e.scalars = Written::of(agent);
+        Ok(())
+    }
+
+    /// Points an agent's `self` at its view's parts and writes its own scalars (through
+    /// mlua: when a slot is new or its agent moved to another index).
+    pub fn link_self(
+        &self,
+        lua: &Lua,
+        world: &World,
+        this: &Table,
+        index: usize,
+    ) -> mlua::Result<Written> {
+        let agent = &world.agents[index];
+        self.view(lua, world, index)?;
+        let n = &self.names;
+        this.raw_set(&n[ID], agent.id.as_str())?;
+        this.raw_set(&n[KIND], agent.kind.as_str())?;
+        this.raw_set(&n[POS], self.store.raw_get::<Table>(store_index(index, 1))?)?;
+        this.raw_set(&n[VEL], self.store.raw_get::<Table>(store_index(index, 2))?)?;
+        this.raw_set(
+            &n[TILE],
+            self.store.raw_get::<Table>(store_index(index, 3))?,
+        )?;
+        self.write_scalars_safe(this, agent)?;
+        Ok(Written::of(agent))
+    }
+
+    /// Refreshes the view of agent `index` for this round through the raw C API; false if it
+    /// has no view yet or its view shows another agent (then [`Self::view`] must make it).
+    ///
+    /// # Safety
+    /// `state` is this Lua state inside a protected call, with `keys` valid there; no Rust
+    /// value that needs dropping may be alive in the caller's frames across this call (a
+    /// memory error raised here unwinds with `longjmp`).
+    pub unsafe fn refresh_raw(
+        &self,
+        state: *mut ffi::lua_State,
+        keys: &Keys,
+        agent: &Agent,
+        index: usize,
+    ) -> bool {
+        let round = self.round.get();
+        let (tile, scalars) = {
+            let entries = self.entries.borrow();
+            match entries.get(index) {
+                Some(e) if e.round != 0 && e.id == agent.id => {
+                    if e.round == round {
+                        return true;
+                    }
+                    (e.tile, e.scalars)
+                }
+                _ => return false,
+            }
+        };
+        let t = agent.tile();
+        ffi::lua_rawgeti(state, keys.store, store_index(index, 1));
+        set_number(state, keys, X, agent.pos.x);
+        set_number(state, keys, Y, agent.pos.y);
+        ffi::lua_settop(state, -2);
+        ffi::lua_rawgeti(state, keys.store, store_index(index, 2));
+        set_number(state, keys, X, agent.vel.x);
+        set_number(state, keys, Y, agent.vel.y);
+        ffi::lua_settop(state, -2);
+        if t != tile {
+            ffi::lua_rawgeti(state, keys.store, store_index(index, 3));
+            set_integer(state, keys, X, t.x as i64);
+            set_integer(state, keys, Y, t.y as i64);
+            ffi::lua_settop(state, -2);
+        }
+        let mut written = scalars;
+        if !scalars.same(agent) {
+            ffi::lua_rawgeti(state, keys.store, store_index(index, 0));
+            write_scalars_raw(state, keys, &mut written, agent);
+            ffi::lua_settop(state, -2);
+        }
+        if let Some(e) = self.entries.borrow_mut().get_mut(index) {
+            e.round = round;
+            e.tile = t;
+            e.scalars = written;
+        }
+        true
+    }
+
+    /// Pushes the view table of agent `index` (made and refreshed).
+    ///
+    /// # Safety
+    /// As [`Self::refresh_raw`].
+    pub unsafe fn push_view_raw(&self, state: *mut ffi::lua_State, keys: &Keys, index: usize) {
+        ffi::lua_rawgeti(state, keys.store, store_index(index, 0));
+    }
+
+    /// Whether `self` at `ptr` is linked to the view at `index` (see [`Self::link_self`]).
+    pub fn view_ptr(&self, index: usize) -> Option<usize> {
+        self.entries
+            .borrow()
+            .get(index)
+            .filter(|e| e.round != 0)
+            .map(|e| e.ptr)
+    }
+}
+
+/// Writes the scalar fields that changed to the table on top of the stack.
+///
+/// # Safety
+/// As [`Views::refresh_raw`]; the table is on top of the stack.
+pub unsafe fn write_scalars_raw(
+    state: *mut ffi::lua_State,
+    keys: &Keys,
+    written: &mut Written,
+    agent: &Agent,
+) {
+    if written.heading.to_bits() != agent.heading.to_bits() {
+        set_number(state, keys, HEADING, agent.heading);
+    }
+    if written.speed.to_bits() != agent.speed.to_bits() {
+        set_number(state, keys, SPEED, agent.speed);
+    }
+    let name = agent.action.name();
+    if written.action != name.as_ptr() as usize {
+        ffi::lua_pushvalue(state, keys.names[ACTION]);
+        ffi::lua_pushlstring(state, name.as_ptr() as *const _, name.len());
+        ffi::lua_rawset(state, -3);
+    }
+    if written.sense.map(f64::to_bits) != agent.sense.map(f64::to_bits) {
+        ffi::lua_pushvalue(state, keys.names[SENSE]);
+        match agent.sense {
+            Some(s) => ffi::lua_pushnumber(state, s),
+            None => ffi::lua_pushnil(state),
+        }
+        ffi::lua_rawset(state, -3);
+    }
+    *written = Written::of(agent);
+}
+
+unsafe fn set_number(state: *mut ffi::lua_State, keys: &Keys, key: usize, value: f64) {
+    ffi::lua_pushvalue(state, keys.names[key]);
+    ffi::lua_pushnumber(state, value);
+    ffi::lua_rawset(state, -3);
+}
+
+unsafe fn set_integer(state: *mut ffi::lua_State, keys: &Keys, key: usize, value: i64) {
+    ffi::lua_pushvalue(state, keys.names[key]);
+    ffi::lua_pushinteger(state, value);
+    ffi::lua_rawset(state, -3);
 }

@@ -1,0 +1,424 @@
+//! The hot path of a round of decisions, in the raw Lua C API: what crowds of thousands of
+//! agents pay for every decision, kept to plain stack operations (an mlua call or table write
+//! is a protected call costing hundreds of nanoseconds).
+//!
+//! - [`Hot`]: what the raw functions read while scripts run (the world of the tick, the views,
+//!   the book of live actions); one per Lua state, in its app data.
+//! - [`ActionBook`]: every live action userdata by address, so the decision loop reads what
+//!   `decide` returned without an mlua type check.
+//! - Raw C functions with a fast path for the common call and the full mlua function as their
+//!   fallback for everything else (other argument shapes, errors with their messages):
+//!   `world:nearest(self, kind)` and the `move.*` functions taking a target, which hand out one
+//!   cached action per target agent instead of a new userdata per call.
+//! - [`run_batch`]: calls `decide` for a run of agents whose state is ready (slot, module,
+//!   view), each under the instruction budget and the message handler.
+//!
+//! Nothing here may leave a Rust value that needs dropping alive across a Lua call that can
+//! raise (a raised error unwinds with `longjmp`): the code copies what it needs and calls Lua
+//! with only references and plain numbers in its frames. It never changes the world.
+
+use super::views::{write_scalars_raw, Keys, Views, Written, DECIDE, KEY_NAMES};
+use crate::world::spatial::FastMap;
+use crate::world::{Action, World};
+use mlua::ffi;
+use mlua::{AnyUserData, Function, Lua, Table, Value};
+use std::cell::{Cell, RefCell};
+use std::ffi::{c_int, c_void};
+use std::rc::Rc;
+
+/// Live action userdata by address (entries leave when the userdata is collected).
+#[derive(Default)]
+pub struct ActionBook(RefCell<FastMap<usize, Action>>);
+
+impl ActionBook {
+    pub fn insert(&self, at: usize, action: Action) {
+        self.0.borrow_mut().insert(at, action);
+    }
+
+    pub fn remove(&self, at: usize) {
+        self.0.borrow_mut().remove(&at);
+    }
+
+    /// The action of the userdata at `at`, if it is one.
+    pub fn get(&self, at: usize) -> Option<Action> {
+        self.0.borrow().get(&at).cloned()
+    }
+}
+
+/// What raw functions read while scripts run.
+pub struct Hot {
+    pub views: Rc<Views>,
+    pub book: Rc<ActionBook>,
+    /// The world of the round being decided (null outside one).
+    world: Cell<*const World>,
+    /// Per cached primitive, per agent index: the roster the cached action was made for.
+    stamps: RefCell<Vec<Vec<u64>>>,
+}
+
+/// Makes the hot context of a state and stores it in its app data.
+pub fn install(lua: &Lua) -> mlua::Result<Rc<Hot>> {
+    let hot = Rc::new(Hot {
+        views: super::views::get(lua)?,
+        book: Rc::new(ActionBook::default()),
+        world: Cell::new(std::ptr::null()),
+        stamps: RefCell::new(Vec::new()),
+    });
+    lua.set_app_data(Rc::clone(&hot));
+    Ok(hot)
+}
+
+/// The hot context of a state.
+pub fn get(lua: &Lua) -> mlua::Result<Rc<Hot>> {
+    lua.app_data_ref::<Rc<Hot>>()
+        .map(|h| Rc::clone(&h))
+        .ok_or_else(|| mlua::Error::RuntimeError("agentbox hot context is not installed".into()))
+}
+
+impl Hot {
+    /// Sets the world raw functions read (`None` once the round is over). The caller keeps
+    /// the world alive until it clears it.
+    pub fn set_world(&self, world: Option<&World>) {
+        self.world
+            .set(world.map_or(std::ptr::null(), |w| w as *const World));
+    }
+
+    fn world(&self) -> Option<&World> {
+        // SAFETY: set from a world the host keeps alive (an `Rc` in the app data) until it
+        // clears the pointer at the end of the round.
+        unsafe { self.world.get().as_ref() }
+    }
+
+    /// A new cache of actions by target agent; its number.
+    pub fn new_cache(&self) -> usize {
+        let mut stamps = self.stamps.borrow_mut();
+        stamps.push(Vec::new());
+        stamps.len() - 1
+    }
+
+    /// Whether cache `cache` holds a current action for agent `index`.
+    fn cached(&self, cache: usize, index: usize) -> bool {
+        let roster = self.views.roster();
+        self.stamps
+            .borrow()
+            .get(cache)
+            .and_then(|s| s.get(index))
+            .is_some_and(|&r| r == roster && r != 0)
+    }
+
+    /// Records that cache `cache` now holds a current action for agent `index`.
+    pub fn stamp(&self, cache: usize, index: usize) {
+        let roster = self.views.roster();
+        let mut stamps = self.stamps.borrow_mut();
+        if let Some(s) = stamps.get_mut(cache) {
+            if s.len() <= index {
+                s.resize(index + 1, 0);
+            }
+            s[index] = roster;
+        }
+    }
+
+    /// The agent index of a view refreshed this round.
+    pub fn view_index(&self, value: &Value) -> Option<usize> {
+        let Value::Table(t) = value else { return None };
+        self.views.current_index(t.to_pointer())
+    }
+}
+
+/// Upvalues of every raw function: the hot context, the fallback, the view store, the key
+/// names; then the function's own.
+const UP_HOT: c_int = 1;
+const UP_FALLBACK: c_int = 2;
+const UP_STORE: c_int = 3;
+const UP_NAMES: c_int = 4;
+const UP_OWN: c_int = UP_NAMES + KEY_NAMES.len() as c_int;
+
+fn upvalue_keys() -> Keys {
+    let mut names = [0; KEY_NAMES.len()];
+    for (k, n) in names.iter_mut().enumerate() {
+        *n = ffi::lua_upvalueindex(UP_NAMES + k as c_int);
+    }
+    Keys {
+        store: ffi::lua_upvalueindex(UP_STORE),
+        names,
+    }
+}
+
+/// Makes a raw function: `raw` with upvalues hot, `fallback`, the store, the names, `own...`.
+fn make_raw(
+    lua: &Lua,
+    hot: &Rc<Hot>,
+    raw: ffi::lua_CFunction,
+    fallback: Function,
+    own: Vec<Value>,
+) -> mlua::Result<Function> {
+    let mut args: Vec<Value> = vec![
+        Value::LightUserData(mlua::LightUserData(Rc::as_ptr(hot) as *mut c_void)),
+        Value::Function(fallback),
+        Value::Table(hot.views.store().clone()),
+    ];
+    args.extend(hot.views.names.iter().map(|n| Value::String(n.clone())));
+    let n = args.len() + own.len();
+    args.extend(own);
+    let count = n as c_int;
+    // SAFETY: pushes a C closure over the values on the stack; nothing here can raise but the
+    // allocation of the closure, which `exec_raw` protects.
+    unsafe {
+        lua.exec_raw::<Function>(mlua::MultiValue::from_iter(args), move |state| {
+            ffi::lua_pushcclosure(state, raw, count);
+        })
+    }
+}
+
+/// Calls the fallback (upvalue 2) with this call's arguments; returns its results.
+unsafe fn fallback(state: *mut ffi::lua_State) -> c_int {
+    let n = ffi::lua_gettop(state);
+    ffi::lua_pushvalue(state, ffi::lua_upvalueindex(UP_FALLBACK));
+    ffi::lua_rotate(state, 1, 1);
+    ffi::lua_call(state, n, ffi::LUA_MULTRET);
+    ffi::lua_gettop(state)
+}
+
+unsafe fn hot_of<'a>(state: *mut ffi::lua_State) -> &'a Hot {
+    &*(ffi::lua_touserdata(state, ffi::lua_upvalueindex(UP_HOT)) as *const Hot)
+}
+
+/// `world:nearest(from, kind)`: the fast path takes the deciding agent's own `self` and a
+/// kind string (or none).
+pub fn nearest(lua: &Lua, hot: &Rc<Hot>, full: Function) -> mlua::Result<Function> {
+    make_raw(lua, hot, nearest_raw, full, Vec::new())
+}
+
+unsafe extern "C-unwind" fn nearest_raw(state: *mut ffi::lua_State) -> c_int {
+    match try_nearest(state) {
+        Some(n) => n,
+        None => fallback(state),
+    }
+}
+
+unsafe fn try_nearest(state: *mut ffi::lua_State) -> Option<c_int> {
+    let hot = hot_of(state);
+    let top = ffi::lua_gettop(state);
+    if !(2..=3).contains(&top) || ffi::lua_type(state, 2) != ffi::LUA_TTABLE {
+        return None;
+    }
+    let world = hot.world()?;
+    let (me_ptr, me) = hot.views.deciding()?;
+    if ffi::lua_topointer(state, 2) != me_ptr {
+        return None;
+    }
+    let kind = match ffi::lua_type(state, 3) {
+        ffi::LUA_TNONE | ffi::LUA_TNIL => None,
+        ffi::LUA_TSTRING => {
+            let mut len = 0usize;
+            let p = ffi::lua_tolstring(state, 3, &mut len);
+            Some(std::str::from_utf8(std::slice::from_raw_parts(p as *const u8, len)).ok()?)
+        }
+        _ => return None,
+    };
+    let origin = world.agents.get(me)?.pos;
+    match world.nearest_agent(origin, kind, Some(me)) {
+        None => {
+            ffi::lua_pushnil(state);
+            Some(1)
+        }
+        Some(j) => {
+            let keys = upvalue_keys();
+            if !hot.views.refresh_raw(state, &keys, world.agents.get(j)?, j) {
+                return None;
+            }
+            hot.views.push_view_raw(state, &keys, j);
+            Some(1)
+        }
+    }
+}
+
+/// A `move.*` function of one target: the fast path hands out the cached action for a view
+/// refreshed this round; `full` makes (and caches) the others.
+pub fn target(
+    lua: &Lua,
+    hot: &Rc<Hot>,
+    full: Function,
+    cache: usize,
+    actions: Table,
+) -> mlua::Result<Function> {
+    make_raw(
+        lua,
+        hot,
+        target_raw,
+        full,
+        vec![Value::Integer(cache as i64), Value::Table(actions)],
+    )
+}
+
+unsafe extern "C-unwind" fn target_raw(state: *mut ffi::lua_State) -> c_int {
+    match try_target(state) {
+        Some(n) => n,
+        None => fallback(state),
+    }
+}
+
+unsafe fn try_target(state: *mut ffi::lua_State) -> Option<c_int> {
+    let hot = hot_of(state);
+    if ffi::lua_gettop(state) != 1 || ffi::lua_type(state, 1) != ffi::LUA_TTABLE {
+        return None;
+    }
+    let index = hot.views.current_index(ffi::lua_topointer(state, 1))?;
+    let cache = ffi::lua_tointeger(state, ffi::lua_upvalueindex(UP_OWN)) as usize;
+    if !hot.cached(cache, index) {
+        return None;
+    }
+    ffi::lua_rawgeti(state, ffi::lua_upvalueindex(UP_OWN + 1), index as i64 + 1);
+    if ffi::lua_type(state, -1) != ffi::LUA_TUSERDATA {
+        ffi::lua_settop(state, -2);
+        return None;
+    }
+    Some(1)
+}
+
+/// Caches `ud` as the action of cache `cache` for agent `index`.
+pub fn remember(
+    hot: &Hot,
+    actions: &Table,
+    cache: usize,
+    index: usize,
+    ud: &AnyUserData,
+) -> mlua::Result<()> {
+    actions.raw_set(index + 1, ud)?;
+    hot.stamp(cache, index);
+    Ok(())
+}
+
+/// One agent of a batch: everything the raw loop needs, resolved beforehand.
+#[derive(Clone, Copy)]
+pub struct Ready {
+    pub index: usize,
+    /// Registry references of its script's module table and its `self` table.
+    pub module: c_int,
+    pub this: c_int,
+    pub this_ptr: *const c_void,
+    /// The scalars last written to its `self` (updated by the batch).
+    pub written: Written,
+}
+
+/// How a raw result came back.
+pub enum Outcome {
+    /// `decide` returned an action.
+    Act(Action),
+    /// `decide` returned something else: its Lua type name (`nil`, `table`, `userdata`...).
+    Returned(&'static str),
+    /// `decide` failed with this message (the message handler's, or the raw error).
+    Failed(String),
+    /// `decide` did not run: the agent's view must be made first (outside the fast path).
+    Retry,
+    /// The module has no `decide` function (any more).
+    NoDecide,
+}
+
+/// The host's side of a batch. Neither method may call Lua.
+pub trait Batch {
+    /// The next agent to decide, made current (its random stream in place); `None` ends the
+    /// batch.
+    fn next(&mut self) -> Option<Ready>;
+    /// What the agent's `decide` gave; false ends the batch after it.
+    fn done(&mut self, ready: &Ready, outcome: Outcome) -> bool;
+}
+
+/// Runs `decide` for the agents `batch` hands out, each under the budget. Ends early (before
+/// calling an agent) when its view must be made first; the caller then goes on without the
+/// fast path.
+///
+/// The stack holds the message handler at 1, `world` at 2, the view store at 3 and the key
+/// names from 4.
+///
+/// # Safety
+/// `state` is the host's Lua state inside `exec_raw`, with that stack; `batch` lives outside
+/// this call (a memory error in a refresh unwinds with `longjmp` past it).
+pub unsafe fn run_batch(
+    state: *mut ffi::lua_State,
+    hot: &Hot,
+    world: &World,
+    budget: &super::budget::Budget,
+    batch: &mut dyn Batch,
+) {
+    let mut names = [0; KEY_NAMES.len()];
+    for (k, n) in names.iter_mut().enumerate() {
+        *n = 4 + k as c_int;
+    }
+    let keys = Keys { store: 3, names };
+    let base = 3 + KEY_NAMES.len() as c_int;
+    while let Some(mut ready) = batch.next() {
+        let Some(agent) = world.agents.get(ready.index) else {
+            break;
+        };
+        if !hot.views.refresh_raw(state, &keys, agent, ready.index) {
+            let _ = batch.done(&ready, Outcome::Retry);
+            break;
+        }
+        ffi::lua_rawgeti(state, ffi::LUA_REGISTRYINDEX, ready.this as i64);
+        write_scalars_raw(state, &keys, &mut ready.written, agent);
+        ffi::lua_settop(state, base);
+        ffi::lua_rawgeti(state, ffi::LUA_REGISTRYINDEX, ready.module as i64);
+        ffi::lua_pushvalue(state, keys.names[DECIDE]);
+        ffi::lua_rawget(state, -2);
+        ffi::lua_rotate(state, -2, 1);
+        ffi::lua_settop(state, -2);
+        if ffi::lua_type(state, -1) != ffi::LUA_TFUNCTION {
+            ffi::lua_settop(state, base);
+            if batch.done(&ready, Outcome::NoDecide) {
+                continue;
+            }
+            break;
+        }
+        ffi::lua_rawgeti(state, ffi::LUA_REGISTRYINDEX, ready.this as i64);
+        ffi::lua_pushvalue(state, 2);
+        hot.views.set_deciding(Some((ready.this_ptr, ready.index)));
+        let call = budget.begin();
+        let status = ffi::lua_pcall(state, 2, 1, 1);
+        budget.end(call);
+        hot.views.set_deciding(None);
+        let outcome = if status == ffi::LUA_OK {
+            match ffi::lua_type(state, -1) {
+                ffi::LUA_TUSERDATA => match hot.book.get(ffi::lua_touserdata(state, -1) as usize) {
+                    Some(action) => Outcome::Act(action),
+                    None => Outcome::Returned("userdata"),
+                },
+                t => Outcome::Returned(type_name(t)),
+            }
+        } else {
+            Outcome::Failed(error_text(state))
+        };
+        ffi::lua_settop(state, base);
+        if !batch.done(&ready, outcome) {
+            break;
+        }
+    }
+}
+
+fn type_name(t: c_int) -> &'static str {
+    match t {
+        ffi::LUA_TNIL => "nil",
+        ffi::LUA_TBOOLEAN => "boolean",
+        ffi::LUA_TLIGHTUSERDATA | ffi::LUA_TUSERDATA => "userdata",
+        ffi::LUA_TNUMBER => "number",
+        ffi::LUA_TSTRING => "string",
+        ffi::LUA_TTABLE => "table",
+        ffi::LUA_TFUNCTION => "function",
+        ffi::LUA_TTHREAD => "thread",
+        _ => "no value",
+    }
+}
+
+/// The error on top of the stack as text (the message handler makes every error a string;
+/// a memory error skips the handler and is Lua's own string).
+unsafe fn error_text(state: *mut ffi::lua_State) -> String {
+    if ffi::lua_type(state, -1) == ffi::LUA_TSTRING {
+        let mut len = 0usize;
+        let p = ffi::lua_tolstring(state, -1, &mut len);
+        String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len)).into_owned()
+    } else {
+        format!(
+            "error thrown with a {} instead of a message",
+            type_name(ffi::lua_type(state, -1))
+        )
+    }
+}
