@@ -59,19 +59,22 @@ struct Slot {
     linked: Option<(usize, usize)>,
     /// The scalars last written to `self`.
     written: Written,
-    /// The host's load count when this slot last went through the full path, and its
-    /// module table's registry reference then: while no script has loaded since, the
-    /// module, its generation and `init` are known good, so the raw loop may run it.
-    checked: Option<(u64, std::ffi::c_int)>,
+    /// When this slot last went through the full path: the host's load count, its module
+    /// table's registry reference, and the world roster. While no script has loaded since,
+    /// the module, its generation and `init` are known good, so the raw loop may run it; while
+    /// the roster stays, so is the agent's script.
+    checked: Option<(u64, std::ffi::c_int, u64)>,
 }
 
-/// Agents' slots by agent id, with a guess of each agent index's slot (checked by id).
+/// Agents' slots by agent id, and each agent index's slot as found for the current world
+/// roster (forgotten when the roster changes or a slot goes).
 #[derive(Default)]
 struct Slots {
     all: Vec<Option<Slot>>,
     free: Vec<usize>,
     by_id: FastMap<String, usize>,
     at: Vec<usize>,
+    roster: u64,
 }
 
 impl Slots {
@@ -79,10 +82,18 @@ impl Slots {
         self.all.get(*self.by_id.get(id)?)?.as_ref()
     }
 
-    /// The slot number of the agent at `index`.
+    /// Starts a round for a world with this agent roster.
+    fn begin_round(&mut self, roster: u64) {
+        if roster == 0 || roster != self.roster {
+            self.at.clear();
+            self.roster = roster;
+        }
+    }
+
+    /// The slot number of the agent at `index` (with id `id`).
     fn find(&mut self, index: usize, id: &str) -> Option<usize> {
         if let Some(&k) = self.at.get(index) {
-            if matches!(self.all.get(k), Some(Some(s)) if s.id == id) {
+            if k != usize::MAX {
                 return Some(k);
             }
         }
@@ -110,6 +121,7 @@ impl Slots {
 
     fn remove(&mut self, id: &str) -> Option<Slot> {
         let k = self.by_id.remove(id)?;
+        self.at.clear();
         self.free.push(k);
         self.all.get_mut(k)?.take()
     }
@@ -552,7 +564,7 @@ impl ScriptHost {
                 slot.seen_generation = None;
                 None
             } else {
-                Some((generations, module_ref))
+                Some((generations, module_ref, world.roster))
             };
             if let Some(r) = used {
                 slot.rng = Some(r);
@@ -793,10 +805,12 @@ fn ready(
     };
     let k = slots.find(index, &agent.id)?;
     let slot = slots.all.get(k)?.as_ref()?;
-    let (checked, module) = slot.checked?;
+    let (checked, module, roster) = slot.checked?;
+    let same_script =
+        (roster != 0 && roster == world.roster) || slot.script.as_os_str() == script.as_os_str();
     if checked != generations
         || slot.seen_generation.is_none()
-        || slot.script.as_os_str() != script.as_os_str()
+        || !same_script
         || slot.linked != Some((index, views.view_ptr(index)?))
     {
         return None;
@@ -893,7 +907,10 @@ impl Decider for ScriptHost {
         self.hot.set_world(Some(world));
         let budget = Rc::clone(&self.budget);
         let _round = budget.round();
-        self.hot.views.next_round();
+        self.hot.views.begin_round(world);
+        self.slots.begin_round(world.roster);
+        // A failure here only means views are made one by one on first use.
+        let _ = self.hot.views.prepare(&self.lua, world);
         // Sized for every agent up front: growing it by doubling copied megabytes per tick.
         let mut out = Vec::with_capacity(world.agents.len());
         let mut index = 0;

@@ -59,7 +59,7 @@ impl Predicates for ScriptHost {
             .and_then(|t| t.raw_get(handle))
             .map_err(describe)?;
         // Views cached during the last round of decisions show the world before that tick.
-        self.hot.views.next_round();
+        self.hot.views.begin_round(world);
         self.lua.set_app_data(CurrentWorld(Rc::clone(world)));
         self.hot.set_world(Some(world));
         let args = MultiValue::from_iter([Value::Table(self.world_table.clone())]);

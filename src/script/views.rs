@@ -14,7 +14,7 @@
 
 use crate::world::spatial::FastMap;
 use crate::world::{Agent, World};
-use glam::IVec2;
+use glam::{DVec2, IVec2};
 use mlua::ffi;
 use mlua::{Lua, LuaString, Table, Value};
 use std::cell::{Cell, RefCell};
@@ -87,6 +87,8 @@ struct Entry {
     id: String,
     /// The view table's address.
     ptr: usize,
+    pos: DVec2,
+    vel: DVec2,
     tile: IVec2,
     scalars: Written,
 }
@@ -95,6 +97,8 @@ struct Entry {
 pub struct Views {
     /// Bumped at every round of decisions; a view filled in an earlier round is refreshed.
     round: Cell<u64>,
+    /// The world roster the views' agents were last checked against.
+    checked: Cell<u64>,
     /// Bumped whenever a view index starts showing another agent (caches keyed by index check
     /// it).
     roster: Cell<u64>,
@@ -118,6 +122,7 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
         .collect::<mlua::Result<Vec<_>>>()?;
     lua.set_app_data(Rc::new(Views {
         round: Cell::new(1),
+        checked: Cell::new(0),
         roster: Cell::new(0),
         store: lua.create_table()?,
         entries: RefCell::new(Vec::new()),
@@ -141,13 +146,35 @@ fn store_index(index: usize, part: usize) -> i64 {
 }
 
 impl Views {
-    /// Starts a new round: every view is refreshed on its next use.
-    pub fn next_round(&self) {
+    /// Starts a new round for `world`: every view is refreshed on its next use, and views
+    /// whose index now holds another agent are remade. Unless the world's agent list is the
+    /// one already checked (same [`World::roster`]), every view's agent is compared, so the
+    /// hot refresh need not.
+    pub fn begin_round(&self, world: &World) {
         self.round.set(self.round.get() + 1);
+        if world.roster != 0 && world.roster == self.checked.get() {
+            return;
+        }
+        for (entry, agent) in self.entries.borrow_mut().iter_mut().zip(&world.agents) {
+            if entry.round != 0 && entry.id != agent.id {
+                entry.round = 0;
+            }
+        }
+        self.checked.set(world.roster);
     }
 
     pub fn roster(&self) -> u64 {
         self.roster.get()
+    }
+
+    /// Makes the views of agents that have none yet, in agent order, so each agent's tables
+    /// sit together in memory (made on first use they would be scattered in query order).
+    pub fn prepare(&self, lua: &Lua, world: &World) -> mlua::Result<()> {
+        let made = self.entries.borrow().len();
+        for index in made..world.agents.len() {
+            self.make(lua, &world.agents[index], index)?;
+        }
+        Ok(())
     }
 
     /// The table holding every view and its parts.
@@ -190,7 +217,7 @@ impl Views {
         let (fresh, same) = {
             let entries = self.entries.borrow();
             match entries.get(index) {
-                Some(e) if e.round != 0 => (e.round == self.round.get(), e.id == agent.id),
+                Some(e) if e.round != 0 => (e.round == self.round.get(), true),
                 _ => (false, false),
             }
         };
@@ -249,6 +276,8 @@ impl Views {
             round: self.round.get(),
             id: agent.id.clone(),
             ptr,
+            pos: agent.pos,
+            vel: agent.vel,
             tile: t,
             scalars: Written::of(agent),
         };
@@ -284,6 +313,8 @@ impl Views {
         let mut entries = self.entries.borrow_mut();
         let e = &mut entries[index];
         e.round = self.round.get();
+        e.pos = agent.pos;
+        e.vel = agent.vel;
         e.tile = t;
         e.scalars = Written::of(agent);
         Ok(())
@@ -314,7 +345,8 @@ impl Views {
     }
 
     /// Refreshes the view of agent `index` for this round through the raw C API; false if it
-    /// has no view yet or its view shows another agent (then [`Self::view`] must make it).
+    /// has no view yet or its view showed another agent (then [`Self::view`] must make it).
+    /// Trusts [`Self::begin_round`] to have checked which agent each view shows.
     ///
     /// # Safety
     /// `state` is this Lua state inside a protected call, with `keys` valid there; no Rust
@@ -328,27 +360,32 @@ impl Views {
         index: usize,
     ) -> bool {
         let round = self.round.get();
-        let (tile, scalars) = {
+        let (pos, vel, tile, scalars) = {
             let entries = self.entries.borrow();
             match entries.get(index) {
-                Some(e) if e.round != 0 && e.id == agent.id => {
+                Some(e) if e.round != 0 => {
                     if e.round == round {
                         return true;
                     }
-                    (e.tile, e.scalars)
+                    (e.pos, e.vel, e.tile, e.scalars)
                 }
                 _ => return false,
             }
         };
         let t = agent.tile();
-        ffi::lua_rawgeti(state, keys.store, store_index(index, 1));
-        set_number(state, keys, X, agent.pos.x);
-        set_number(state, keys, Y, agent.pos.y);
-        ffi::lua_settop(state, -2);
-        ffi::lua_rawgeti(state, keys.store, store_index(index, 2));
-        set_number(state, keys, X, agent.vel.x);
-        set_number(state, keys, Y, agent.vel.y);
-        ffi::lua_settop(state, -2);
+        let bits = |v: DVec2| (v.x.to_bits(), v.y.to_bits());
+        if bits(pos) != bits(agent.pos) {
+            ffi::lua_rawgeti(state, keys.store, store_index(index, 1));
+            set_number(state, keys, X, agent.pos.x);
+            set_number(state, keys, Y, agent.pos.y);
+            ffi::lua_settop(state, -2);
+        }
+        if bits(vel) != bits(agent.vel) {
+            ffi::lua_rawgeti(state, keys.store, store_index(index, 2));
+            set_number(state, keys, X, agent.vel.x);
+            set_number(state, keys, Y, agent.vel.y);
+            ffi::lua_settop(state, -2);
+        }
         if t != tile {
             ffi::lua_rawgeti(state, keys.store, store_index(index, 3));
             set_integer(state, keys, X, t.x as i64);
@@ -363,6 +400,8 @@ impl Views {
         }
         if let Some(e) = self.entries.borrow_mut().get_mut(index) {
             e.round = round;
+            e.pos = agent.pos;
+            e.vel = agent.vel;
             e.tile = t;
             e.scalars = written;
         }

@@ -43,6 +43,7 @@ pub struct TickReport {
 impl Simulation {
     pub fn new(mut world: World) -> Self {
         world.reindex();
+        world.roster = crate::world::new_roster();
         Simulation {
             world: Rc::new(world),
             touching: BTreeSet::new(),
@@ -64,7 +65,10 @@ impl Simulation {
     /// own when the map version moves.
     pub fn world_mut(&mut self) -> &mut World {
         self.dirty = true;
-        Rc::make_mut(&mut self.world)
+        let world = Rc::make_mut(&mut self.world);
+        // The caller may change the agent list: caches by agent index must check again.
+        world.roster = crate::world::new_roster();
+        world
     }
 
     /// Sets the direction keyboard-controlled agents move in (each component -1, 0 or 1).

@@ -69,6 +69,17 @@ pub struct World {
     /// Where the agents were at the last [`World::reindex`]; queries fall back to a scan of
     /// all agents when it is stale.
     index: SpatialIndex,
+    /// Names one arrangement of the agent list (which id is at which index): the simulation
+    /// takes a new number ([`new_roster`]) whenever the list may have changed, so caches kept
+    /// by agent index (the script host's) can trust it while it stays. 0: not known.
+    pub roster: u64,
+}
+
+/// A roster number never handed out before in this process (see [`World::roster`]).
+pub fn new_roster() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 impl World {
@@ -81,6 +92,7 @@ impl World {
         seed: u64,
     ) -> Self {
         let mut world = World {
+            roster: 0,
             name: name.into(),
             grid,
             terrain,
