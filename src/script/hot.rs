@@ -51,8 +51,9 @@ pub struct Hot {
     pub book: Rc<ActionBook>,
     /// The world of the round being decided (null outside one).
     world: Cell<*const World>,
-    /// Per cached primitive, per agent index: the roster the cached action was made for.
-    stamps: RefCell<Vec<Vec<u64>>>,
+    /// Per cache of actions by target agent: the views' roster its entries were made for
+    /// (entries of an older roster are dropped before the next is added).
+    stamps: RefCell<Vec<u64>>,
 }
 
 /// Makes the hot context of a state and stores it in its app data.
@@ -91,30 +92,25 @@ impl Hot {
     /// A new cache of actions by target agent; its number.
     pub fn new_cache(&self) -> usize {
         let mut stamps = self.stamps.borrow_mut();
-        stamps.push(Vec::new());
+        stamps.push(0);
         stamps.len() - 1
     }
 
-    /// Whether cache `cache` holds a current action for agent `index`.
-    fn cached(&self, cache: usize, index: usize) -> bool {
+    /// Whether the entries of cache `cache` are current (made for the views' roster).
+    fn cache_current(&self, cache: usize) -> bool {
         let roster = self.views.roster();
-        self.stamps
-            .borrow()
-            .get(cache)
-            .and_then(|s| s.get(index))
-            .is_some_and(|&r| r == roster && r != 0)
+        self.stamps.borrow().get(cache) == Some(&roster)
     }
 
-    /// Records that cache `cache` now holds a current action for agent `index`.
-    pub fn stamp(&self, cache: usize, index: usize) {
-        let roster = self.views.roster();
-        let mut stamps = self.stamps.borrow_mut();
-        if let Some(s) = stamps.get_mut(cache) {
-            if s.len() <= index {
-                s.resize(index + 1, 0);
+    /// Makes cache `cache` current, emptying `actions` if it held entries of an older roster.
+    fn renew(&self, cache: usize, actions: &Table) -> mlua::Result<()> {
+        if !self.cache_current(cache) {
+            actions.clear()?;
+            if let Some(stamp) = self.stamps.borrow_mut().get_mut(cache) {
+                *stamp = self.views.roster();
             }
-            s[index] = roster;
         }
+        Ok(())
     }
 
     /// The agent index of a view refreshed this round.
@@ -264,7 +260,7 @@ unsafe fn try_target(state: *mut ffi::lua_State) -> Option<c_int> {
     }
     let index = hot.views.current_index(ffi::lua_topointer(state, 1))?;
     let cache = ffi::lua_tointeger(state, ffi::lua_upvalueindex(UP_OWN)) as usize;
-    if !hot.cached(cache, index) {
+    if !hot.cache_current(cache) {
         return None;
     }
     ffi::lua_rawgeti(state, ffi::lua_upvalueindex(UP_OWN + 1), index as i64 + 1);
@@ -283,9 +279,8 @@ pub fn remember(
     index: usize,
     ud: &AnyUserData,
 ) -> mlua::Result<()> {
-    actions.raw_set(index + 1, ud)?;
-    hot.stamp(cache, index);
-    Ok(())
+    hot.renew(cache, actions)?;
+    actions.raw_set(index + 1, ud)
 }
 
 /// One agent of a batch: everything the raw loop needs, resolved beforehand.

@@ -107,6 +107,8 @@ pub struct Views {
     entries: RefCell<Vec<Entry>>,
     /// View table address → agent index.
     by_ptr: RefCell<FastMap<usize, u32>>,
+    /// The address and agent index of the view handed out last.
+    last: Cell<(usize, usize)>,
     /// The field names as Lua strings, in [`KEY_NAMES`] order.
     pub names: Vec<LuaString>,
     /// The `self` table of the agent deciding now (null between decisions), and its index.
@@ -127,6 +129,7 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
         store: lua.create_table()?,
         entries: RefCell::new(Vec::new()),
         by_ptr: RefCell::new(FastMap::default()),
+        last: Cell::new((0, 0)),
         names,
         deciding: Cell::new(std::ptr::null()),
         deciding_index: Cell::new(None),
@@ -205,7 +208,13 @@ impl Views {
 
     /// The agent index a view table stands for, if it is a view refreshed this round.
     pub fn current_index(&self, ptr: *const c_void) -> Option<usize> {
-        let i = *self.by_ptr.borrow().get(&(ptr as usize))? as usize;
+        // Most often the view the last query handed out (`move.chase(world:nearest(...))`).
+        let (last_ptr, last) = self.last.get();
+        let i = if last_ptr == ptr as usize {
+            last
+        } else {
+            *self.by_ptr.borrow().get(&(ptr as usize))? as usize
+        };
         let entries = self.entries.borrow();
         (entries.get(i)?.round == self.round.get()).then_some(i)
     }
@@ -414,6 +423,8 @@ impl Views {
     /// As [`Self::refresh_raw`].
     pub unsafe fn push_view_raw(&self, state: *mut ffi::lua_State, keys: &Keys, index: usize) {
         ffi::lua_rawgeti(state, keys.store, store_index(index, 0));
+        self.last
+            .set((ffi::lua_topointer(state, -1) as usize, index));
     }
 
     /// Whether `self` at `ptr` is linked to the view at `index` (see [`Self::link_self`]).
