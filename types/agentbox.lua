@@ -18,7 +18,7 @@
 ---@field x integer Column.
 ---@field y integer Row.
 
----What a script sees of an agent during one tick. Views are refreshed in place each tick: copy the numbers you want to keep.
+---What a script sees of an agent during one tick. Views are read-only snapshots refreshed in place each tick (an agent's `self` shares `pos`, `vel` and `tile` with its view): copy the numbers you want to keep, and do not write to them.
 ---@class agentbox.AgentView
 ---@field id string Unique id.
 ---@field kind string The scene's `kind` (default: the id).
