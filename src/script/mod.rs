@@ -26,7 +26,7 @@ use convert::{json_to_lua, LuaAction};
 use hot::{Batch, Hot, Outcome, Ready};
 use mlua::chunk::ChunkMode;
 use mlua::{Function, Lua, LuaOptions, MultiValue, RegistryKey, StdLib, Table, Value};
-use sandbox::{CurrentRng, Requires};
+use sandbox::{Requires, Rngs};
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::c_void;
 use std::path::{Path, PathBuf};
@@ -54,7 +54,6 @@ struct Slot {
     script: PathBuf,
     /// The module generation `init`/`on_reload` last ran for; `None` before `init`.
     seen_generation: Option<u64>,
-    rng: Option<rand_chacha::ChaCha8Rng>,
     /// The agent index and view table `self` shares its `pos`, `vel` and `tile` with.
     linked: Option<(usize, usize)>,
     /// The scalars last written to `self`.
@@ -149,8 +148,8 @@ pub struct ScriptHost {
     failed_loads: BTreeMap<PathBuf, u64>,
     /// Per agent; looked up for every decision, never iterated in an order that shows.
     slots: Slots,
-    /// `rng::stream(seed, "", "load")`: the stream in place between agents' calls.
-    load_rng: rand_chacha::ChaCha8Rng,
+    /// The streams `math.random` draws from.
+    rngs: Rc<Rngs>,
     generations: u64,
     loads: u64,
     memory_limit: usize,
@@ -225,7 +224,8 @@ impl ScriptHost {
         let lua = Lua::new_with(libs, LuaOptions::default())?;
         let budget = Rc::new(Budget::install(&lua, DEFAULT_MEMORY)?);
         sandbox::prepare(&lua, &budget)?;
-        lua.set_app_data(CurrentRng(rng::stream(seed, "", "load")));
+        let rngs = Rc::new(Rngs::new(seed));
+        lua.set_app_data(Rc::clone(&rngs));
         lua.set_app_data(Requires::default());
         views::install(&lua)?;
         let hot = hot::install(&lua)?;
@@ -246,7 +246,7 @@ impl ScriptHost {
             load_errors: BTreeMap::new(),
             failed_loads: BTreeMap::new(),
             slots: Slots::default(),
-            load_rng: rng::stream(seed, "", "load"),
+            rngs,
             generations: 0,
             loads: 0,
             memory_limit: DEFAULT_MEMORY,
@@ -441,8 +441,7 @@ impl ScriptHost {
             self.forget_agent(&id);
         }
         self.slots = Slots::default();
-        self.lua
-            .set_app_data(CurrentRng(rng::stream(self.seed, "", "load")));
+        self.rngs.reset();
     }
 
     fn new_slot(&self, agent: &Agent, script: &Path) -> mlua::Result<Slot> {
@@ -458,7 +457,6 @@ impl ScriptHost {
             this: key,
             script: script.to_path_buf(),
             seen_generation: None,
-            rng: Some(rng::stream(self.seed, &agent.id, "lua")),
             linked: None,
             written: Written::default(),
             checked: None,
@@ -523,6 +521,7 @@ impl ScriptHost {
             _ => match self.new_slot(agent, script) {
                 Ok(slot) => {
                     let (k, old) = self.slots.insert(slot);
+                    self.rngs.start(k, rng::stream(self.seed, &agent.id, "lua"));
                     if let Some(old) = old {
                         let _ = self.lua.remove_registry_value(old.this);
                     }
@@ -549,15 +548,12 @@ impl ScriptHost {
         let this_ptr = slot.this_ptr;
         let seen = slot.seen_generation;
         slot.seen_generation = Some(generation);
-        if let Some(r) = slot.rng.take() {
-            // The agent's own stream is swapped in place (no app-data allocation per call).
-            self.set_current_rng(r);
-        }
+        self.rngs.enter(k);
         views.set_deciding(Some((this_ptr, index)));
         let outcome = self.run_agent(&table, &this, agent, seen, generation, &name);
         views.set_deciding(None);
         let init_failed = self.init_failures.borrow_mut().remove(&agent.id);
-        let used = self.take_current_rng();
+        self.rngs.leave();
         let generations = self.generations;
         if let Some(slot) = self.slots.all.get_mut(k).and_then(Option::as_mut) {
             slot.checked = if init_failed {
@@ -566,9 +562,6 @@ impl ScriptHost {
             } else {
                 Some((generations, module_ref, world.roster))
             };
-            if let Some(r) = used {
-                slot.rng = Some(r);
-            }
         }
         outcome
     }
@@ -590,7 +583,6 @@ impl ScriptHost {
         );
         let views = Rc::clone(&self.hot.views);
         let mut batch = FastRound {
-            lua: &self.lua,
             slots: &mut self.slots,
             views: &views,
             world,
@@ -598,7 +590,7 @@ impl ScriptHost {
             cursor: start,
             current: None,
             out,
-            load_rng: &self.load_rng,
+            rngs: &self.rngs,
             memory_limit: self.memory_limit,
             cleanup: None,
         };
@@ -613,12 +605,9 @@ impl ScriptHost {
                     mlua::ffi::lua_settop(state, 0);
                 })
         };
-        if let Some(k) = batch.current.take() {
-            // The batch stopped inside an agent's turn: give its stream back.
-            let used = take_rng(batch.lua, batch.load_rng);
-            if let (Some(Some(slot)), Some(r)) = (batch.slots.all.get_mut(k), used) {
-                slot.rng = Some(r);
-            }
+        if batch.current.take().is_some() {
+            // The batch stopped inside an agent's turn.
+            batch.rngs.leave();
         }
         let (next, cleanup) = (batch.cursor, batch.cleanup);
         if let Some(k) = cleanup {
@@ -639,28 +628,6 @@ impl ScriptHost {
             .and_then(|t| this.raw_set("memory", t));
         let _ = self.lua.gc_collect();
         let _ = self.lua.gc_collect();
-    }
-
-    /// Makes `r` the stream `math.random` draws from.
-    fn set_current_rng(&self, r: rand_chacha::ChaCha8Rng) {
-        match self.lua.app_data_mut::<CurrentRng>() {
-            Some(mut current) => current.0 = r,
-            None => {
-                self.lua.set_app_data(CurrentRng(r));
-            }
-        }
-    }
-
-    /// Takes the stream `math.random` drew from and puts the load stream back in its place.
-    fn take_current_rng(&self) -> Option<rand_chacha::ChaCha8Rng> {
-        let load = self.load_rng.clone();
-        match self.lua.app_data_mut::<CurrentRng>() {
-            Some(mut current) => Some(std::mem::replace(&mut current.0, load)),
-            None => {
-                self.lua.set_app_data(CurrentRng(load));
-                None
-            }
-        }
     }
 
     fn init_failed(&self, id: &str) {
@@ -765,15 +732,8 @@ fn memory_message(message: String, limit: usize) -> String {
     }
 }
 
-/// Takes the stream `math.random` drew from, putting `load` in its place.
-fn take_rng(lua: &Lua, load: &rand_chacha::ChaCha8Rng) -> Option<rand_chacha::ChaCha8Rng> {
-    lua.app_data_mut::<CurrentRng>()
-        .map(|mut current| std::mem::replace(&mut current.0, load.clone()))
-}
-
 /// The host's side of one raw batch (see `hot::run_batch`).
 struct FastRound<'a> {
-    lua: &'a Lua,
     slots: &'a mut Slots,
     views: &'a views::Views,
     world: &'a World,
@@ -783,7 +743,7 @@ struct FastRound<'a> {
     /// The slot of the agent whose turn is under way.
     current: Option<usize>,
     out: &'a mut Vec<(usize, Decision)>,
-    load_rng: &'a rand_chacha::ChaCha8Rng,
+    rngs: &'a Rngs,
     memory_limit: usize,
     /// A slot whose memory must be cleared (it hit the memory limit).
     cleanup: Option<usize>,
@@ -851,12 +811,7 @@ impl Batch for FastRound<'_> {
                 self.world,
                 self.cursor,
             )?;
-            let slot = self.slots.all.get_mut(k)?.as_mut()?;
-            if let Some(r) = slot.rng.take() {
-                if let Some(mut current) = self.lua.app_data_mut::<CurrentRng>() {
-                    current.0 = r;
-                }
-            }
+            self.rngs.enter(k);
             self.current = Some(k);
             return Some(ready);
         }
@@ -866,12 +821,9 @@ impl Batch for FastRound<'_> {
         let Some(k) = self.current.take() else {
             return false;
         };
-        let used = take_rng(self.lua, self.load_rng);
+        self.rngs.leave();
         if let Some(Some(slot)) = self.slots.all.get_mut(k) {
             slot.written = ready.written;
-            if let Some(r) = used {
-                slot.rng = Some(r);
-            }
         }
         let decision = match outcome {
             Outcome::Retry => return false,

@@ -8,12 +8,77 @@ use crate::world::rng;
 use mlua::chunk::ChunkMode;
 use mlua::{Function, Lua, MultiValue, Table, Value, Variadic};
 use rand_chacha::ChaCha8Rng;
+use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-/// The random stream of the agent being decided (or of module loading), read by `math.random`.
-pub struct CurrentRng(pub ChaCha8Rng);
+/// The random streams `math.random` draws from: while an agent's script runs, that agent's
+/// own (`rng::stream(seed, id, "lua")`, kept by its slot number); otherwise the load stream
+/// (`rng::stream(seed, "", "load")`), which starts afresh after every agent's turn. Switching
+/// agents sets a number, so a decision that draws nothing pays nothing.
+pub struct Rngs {
+    pristine: ChaCha8Rng,
+    load: RefCell<ChaCha8Rng>,
+    agents: RefCell<Vec<ChaCha8Rng>>,
+    current: Cell<Option<usize>>,
+    /// An agent ran since the load stream was last reset.
+    load_stale: Cell<bool>,
+}
+
+impl Rngs {
+    pub fn new(seed: u64) -> Self {
+        let pristine = rng::stream(seed, "", "load");
+        Rngs {
+            load: RefCell::new(pristine.clone()),
+            pristine,
+            agents: RefCell::new(Vec::new()),
+            current: Cell::new(None),
+            load_stale: Cell::new(false),
+        }
+    }
+
+    /// Gives slot `slot` a fresh stream.
+    pub fn start(&self, slot: usize, stream: ChaCha8Rng) {
+        let mut agents = self.agents.borrow_mut();
+        if agents.len() <= slot {
+            agents.resize(slot + 1, stream.clone());
+        }
+        agents[slot] = stream;
+    }
+
+    /// Slot `slot`'s agent runs now.
+    pub fn enter(&self, slot: usize) {
+        self.current.set(Some(slot));
+    }
+
+    /// The agent's turn is over.
+    pub fn leave(&self) {
+        if self.current.take().is_some() {
+            self.load_stale.set(true);
+        }
+    }
+
+    /// Back to the scene's start: the load stream afresh, no agent streams.
+    pub fn reset(&self) {
+        *self.load.borrow_mut() = self.pristine.clone();
+        self.agents.borrow_mut().clear();
+        self.current.set(None);
+        self.load_stale.set(false);
+    }
+
+    fn draw<R>(&self, f: impl FnOnce(&mut ChaCha8Rng) -> R) -> R {
+        if let Some(slot) = self.current.get() {
+            if let Some(r) = self.agents.borrow_mut().get_mut(slot) {
+                return f(r);
+            }
+        }
+        if self.load_stale.take() {
+            *self.load.borrow_mut() = self.pristine.clone();
+        }
+        f(&mut self.load.borrow_mut())
+    }
+}
 
 /// Base functions a script may use as they are.
 const SAFE_BASE: [&str; 13] = [
@@ -170,31 +235,29 @@ fn shallow_copy(lua: &Lua, source: &Table, leave_out: &[&str]) -> mlua::Result<T
 }
 
 fn random(lua: &Lua, args: Variadic<i64>) -> mlua::Result<Value> {
-    let mut slot = lua
-        .app_data_mut::<CurrentRng>()
+    let rngs = lua
+        .app_data_ref::<Rc<Rngs>>()
+        .map(|r| Rc::clone(&r))
         .ok_or_else(|| located(lua, "math.random: no random stream (this is a bug)"))?;
-    let r = &mut slot.0;
     match args.as_slice() {
-        [] => Ok(Value::Number(rng::unit_f64(r))),
+        [] => Ok(Value::Number(rngs.draw(rng::unit_f64))),
         [m] => {
             if *m < 1 {
-                drop(slot);
                 return Err(located(
                     lua,
                     "bad argument #1 to 'random' (interval is empty)",
                 ));
             }
-            Ok(Value::Integer(rng::int_in(r, 1, *m)))
+            Ok(Value::Integer(rngs.draw(|r| rng::int_in(r, 1, *m))))
         }
         [m, n, ..] => {
             if m > n {
-                drop(slot);
                 return Err(located(
                     lua,
                     "bad argument #2 to 'random' (interval is empty)",
                 ));
             }
-            Ok(Value::Integer(rng::int_in(r, *m, *n)))
+            Ok(Value::Integer(rngs.draw(|r| rng::int_in(r, *m, *n))))
         }
     }
 }
