@@ -341,6 +341,7 @@ pub unsafe fn run_batch(
     }
     let keys = Keys { store: 3, names };
     let base = 3 + KEY_NAMES.len() as c_int;
+    hot.views.sweep_raw(state, &keys, world);
     while let Some(mut ready) = batch.next() {
         let Some(agent) = world.agents.get(ready.index) else {
             break;

@@ -99,6 +99,8 @@ pub struct Views {
     round: Cell<u64>,
     /// The world roster the views' agents were last checked against.
     checked: Cell<u64>,
+    /// The last round every view was refreshed in one sweep.
+    swept: Cell<u64>,
     /// Bumped whenever a view index starts showing another agent (caches keyed by index check
     /// it).
     roster: Cell<u64>,
@@ -125,6 +127,7 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
     lua.set_app_data(Rc::new(Views {
         round: Cell::new(1),
         checked: Cell::new(0),
+        swept: Cell::new(0),
         roster: Cell::new(0),
         store: lua.create_table()?,
         entries: RefCell::new(Vec::new()),
@@ -415,6 +418,21 @@ impl Views {
             e.scalars = written;
         }
         true
+    }
+
+    /// Refreshes every made view, in agent order, once per round: memory is written in the
+    /// order it was laid out, instead of view by view as queries pick neighbours at random.
+    ///
+    /// # Safety
+    /// As [`Self::refresh_raw`].
+    pub unsafe fn sweep_raw(&self, state: *mut ffi::lua_State, keys: &Keys, world: &World) {
+        let round = self.round.get();
+        if self.swept.replace(round) == round {
+            return;
+        }
+        for (index, agent) in world.agents.iter().enumerate() {
+            self.refresh_raw(state, keys, agent, index);
+        }
     }
 
     /// Pushes the view table of agent `index` (made and refreshed).
