@@ -53,8 +53,9 @@ pub struct Step {
     pub memory: MoveMemory,
     /// The tile centre a tile step is heading for (stored as `agent.stepping`).
     pub stepping: Option<Tile>,
-    /// The agent's movement random stream after this step, if the primitive drew from it.
-    pub rng: Option<ChaCha8Rng>,
+    /// The agent's movement random stream after this step, if the primitive drew from it
+    /// (boxed: few primitives draw, and a step is moved through a buffer every tick).
+    pub rng: Option<Box<ChaCha8Rng>>,
     /// The next index of a keyboard agent's scripted route, if it walked.
     pub walk_next: Option<usize>,
 }
@@ -89,7 +90,7 @@ pub fn step(world: &World, agent: &Agent, dt: f64) -> Step {
                     delta,
                     shapes,
                     memory,
-                    rng: Some(rng),
+                    rng: Some(Box::new(rng)),
                     ..Default::default()
                 }
             }

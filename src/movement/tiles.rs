@@ -91,7 +91,8 @@ pub fn drive(
         shapes,
         memory,
         stepping,
-        rng: Some(rng),
+        // Only a stream that was drawn from is handed back (no copy for the others).
+        rng: (rng.get_word_pos() != agent.rng.get_word_pos()).then(|| Box::new(rng)),
         ..Default::default()
     }
 }

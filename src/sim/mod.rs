@@ -29,6 +29,10 @@ pub struct Simulation {
     keyboard: IVec2,
     /// Set when the world was changed from outside; the next step re-indexes it first.
     dirty: bool,
+    /// Each agent's step and where it ends up this tick: buffers kept between ticks so a
+    /// tick allocates (and the system pages in) nothing for them.
+    steps: Vec<movement::Step>,
+    moved: Vec<DVec2>,
 }
 
 /// What one tick produced besides the new world.
@@ -49,6 +53,8 @@ impl Simulation {
             touching: BTreeSet::new(),
             keyboard: IVec2::ZERO,
             dirty: false,
+            steps: Vec::new(),
+            moved: Vec::new(),
         }
     }
 
@@ -128,18 +134,21 @@ impl Simulation {
 
         // Every primitive sees the same snapshot, so agent order never changes the outcome.
         let dt = world.dt();
-        let steps: Vec<_> = world
+        let (steps, moved) = (&mut self.steps, &mut self.moved);
+        steps.clear();
+        moved.clear();
+        for agent in &world.agents {
+            // Walls are fixed during the tick, so the move is resolved with the step.
+            let step = movement::step(world, agent, dt);
+            moved.push(slide(world, agent.pos, agent.radius, step.delta));
+            steps.push(step);
+        }
+        for ((agent, step), &pos) in world
             .agents
-            .iter()
-            .map(|agent| movement::step(world, agent, dt))
-            .collect();
-        let moved: Vec<DVec2> = world
-            .agents
-            .iter()
-            .zip(&steps)
-            .map(|(agent, step)| slide(world, agent.pos, agent.radius, step.delta))
-            .collect();
-        for ((agent, step), pos) in world.agents.iter_mut().zip(steps).zip(moved) {
+            .iter_mut()
+            .zip(steps.drain(..))
+            .zip(moved.iter())
+        {
             let delta = pos - agent.pos;
             agent.vel = delta / dt;
             if delta.length_squared() > 1e-18 {
@@ -151,7 +160,7 @@ impl Simulation {
             agent.memory = step.memory;
             agent.stepping = step.stepping;
             if let Some(rng) = step.rng {
-                agent.rng = rng;
+                agent.rng = *rng;
             }
             if let Some(next) = step.walk_next {
                 agent.walk.next = next;
