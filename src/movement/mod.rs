@@ -215,7 +215,9 @@ fn continuous(
         Action::Intercept(t) => {
             let prey = world.target_pos(t)?;
             let prey_vel = match t {
-                crate::world::Target::Agent(id) => world.agent(id).map_or(DVec2::ZERO, |a| a.vel),
+                crate::world::Target::Agent(r) => world
+                    .resolve(r)
+                    .map_or(DVec2::ZERO, |i| world.agents[i].vel),
                 crate::world::Target::Point(_) => DVec2::ZERO,
             };
             let st = intercept::intercept_point(from, agent.vel, prey, prey_vel);

@@ -53,7 +53,9 @@ use super::errors::located;
 use super::hot;
 use super::views;
 use crate::nav::{self, Algorithm, Diagonal, Heuristic, PathOptions, StepCosts};
-use crate::world::{Action, Hand, LennardJones, PotentialSpec, Target, TraceVariant, World};
+use crate::world::{
+    Action, AgentRef, Hand, LennardJones, PotentialSpec, Target, TraceVariant, World,
+};
 use mlua::{Lua, Table, Value, Variadic};
 use std::rc::Rc;
 
@@ -337,7 +339,10 @@ fn target_fn(
             match hot.view_index(&target) {
                 // A view of this round stands for its agent whatever its fields say now.
                 Some(j) => {
-                    let ud = make_action(lua, make(Target::Agent(w.agents[j].id.clone())))?;
+                    let ud = make_action(
+                        lua,
+                        make(Target::Agent(AgentRef::new(w.agents[j].id.as_str(), j))),
+                    )?;
                     hot::remember(&hot, &kept, cache, j, &ud)?;
                     Ok(ud)
                 }
@@ -617,7 +622,10 @@ fn add_primitives(lua: &Lua, t: &Table) -> mlua::Result<()> {
                     |x| (1.0..=100_000.0).contains(&x) && x.fract() == 0.0,
                     "a whole number from 1 to 100000",
                 )? as usize;
-                Ok(action(Action::FollowCrumbs { leader, trail }))
+                Ok(action(Action::FollowCrumbs {
+                    leader: leader.into(),
+                    trail,
+                }))
             })
         })?,
     )?;

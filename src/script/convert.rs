@@ -4,7 +4,7 @@
 use super::errors::located;
 use super::hot::ActionBook;
 use super::views::{ID, POS, X, Y};
-use crate::world::{Action, Target, World};
+use crate::world::{Action, AgentRef, Target, World};
 use glam::{DVec2, IVec2};
 use mlua::{AnyUserData, Lua, MetaMethod, Table, UserData, UserDataMethods, Value};
 use std::cell::Cell;
@@ -114,8 +114,10 @@ pub fn to_target(lua: &Lua, world: &World, value: &Value, what: &str) -> mlua::R
         _ => None,
     };
     match id {
-        Some(id) if world.agent(&id).is_some() => Ok(Target::Agent(id)),
-        Some(id) => Err(located(lua, format!("{what}: no agent with id {id:?}"))),
+        Some(id) => match world.agent_index(&id) {
+            Some(i) => Ok(Target::Agent(AgentRef::new(id, i))),
+            None => Err(located(lua, format!("{what}: no agent with id {id:?}"))),
+        },
         None => Ok(Target::Point(to_pos(lua, value, what)?)),
     }
 }

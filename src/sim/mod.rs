@@ -15,7 +15,7 @@ pub use decider::{Decider, Decision};
 pub use events::Event;
 
 use crate::movement::{self, slide::slide};
-use crate::world::{Action, Agent, Brain, MoveMemory, World};
+use crate::world::{Action, Agent, Brain, MoveMemory, Target, World};
 use glam::{DVec2, IVec2};
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -206,17 +206,23 @@ impl Simulation {
 
 /// Gives an agent a new action; a different action (another primitive or another target)
 /// starts its primitive's memory afresh.
-fn set_action(agent: &mut Agent, action: Action) {
+fn set_action(agent: &mut Agent, mut action: Action) {
     if agent.action != action {
         agent.memory = MoveMemory::None;
         agent.action = action;
+    } else if let (Some(Target::Agent(kept)), Some(Target::Agent(new))) =
+        (agent.action.target_mut(), action.target_mut())
+    {
+        // The same target, perhaps found at another index since (the agents changed): keep
+        // the newer hint so following it needs no lookup by name.
+        std::mem::swap(kept, new);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::world::Target;
+    use crate::world::AgentRef;
 
     /// A decider that gives every agent a fixed action.
     struct Fixed(Vec<(usize, Action)>);
@@ -252,6 +258,30 @@ mod tests {
                 .distance(sim.world().agents[1].pos)
                 < 1e-9
         );
+    }
+
+    #[test]
+    fn the_same_target_at_a_new_index_keeps_the_memory_and_takes_the_new_index() {
+        let mut agent = Agent::new("hunter", IVec2::ZERO);
+        set_action(
+            &mut agent,
+            Action::LosChase(AgentRef::new("prey", 5).into()),
+        );
+        agent.memory = MoveMemory::Direction(3);
+        set_action(
+            &mut agent,
+            Action::LosChase(AgentRef::new("prey", 2).into()),
+        );
+        assert_eq!(agent.memory, MoveMemory::Direction(3));
+        let Action::LosChase(Target::Agent(kept)) = &agent.action else {
+            panic!("{:?}", agent.action);
+        };
+        assert_eq!(kept.index(), 2);
+        set_action(
+            &mut agent,
+            Action::LosChase(AgentRef::new("other", 2).into()),
+        );
+        assert_eq!(agent.memory, MoveMemory::None);
     }
 
     #[test]

@@ -3,12 +3,76 @@
 
 use super::path_options::PathOptions;
 use glam::DVec2;
+use std::sync::Arc;
 
 /// Something to move relative to: another agent (followed as it moves) or a fixed point.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Target {
-    Agent(String),
+    Agent(AgentRef),
     Point(DVec2),
+}
+
+/// An agent named by a target: its id, which is what the target means, and the index in
+/// `World::agents` the id was found at, so following it each tick needs no lookup by name.
+/// The index is only a hint: [`crate::world::World::resolve`] trusts it only while the agent
+/// there still has this id, and looks the id up otherwise. Two references are equal when
+/// their ids are (a chase of the same agent is the same action wherever that agent is
+/// listed). Cloning shares the id.
+#[derive(Clone)]
+pub struct AgentRef {
+    id: Arc<str>,
+    index: usize,
+}
+
+impl AgentRef {
+    /// The agent `id`, found at `index`.
+    pub fn new(id: impl Into<Arc<str>>, index: usize) -> Self {
+        AgentRef {
+            id: id.into(),
+            index,
+        }
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Where the agent was when this reference was made (a hint; see [`AgentRef`]).
+    pub fn index(&self) -> usize {
+        self.index
+    }
+}
+
+/// The agent `id`, not yet found anywhere: the first resolve looks it up.
+impl From<&str> for AgentRef {
+    fn from(id: &str) -> Self {
+        AgentRef::new(id, usize::MAX)
+    }
+}
+
+impl From<AgentRef> for Target {
+    fn from(r: AgentRef) -> Self {
+        Target::Agent(r)
+    }
+}
+
+impl From<AgentRef> for String {
+    fn from(r: AgentRef) -> Self {
+        r.id.to_string()
+    }
+}
+
+impl PartialEq for AgentRef {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.id, &other.id) || self.id == other.id
+    }
+}
+
+/// Shown as its id alone, as the id string was before the index came along.
+impl std::fmt::Debug for AgentRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&*self.id, f)
+    }
 }
 
 /// A movement decision. Each variant is executed by one primitive under `movement/`.
@@ -108,6 +172,31 @@ pub enum Hand {
 }
 
 impl Action {
+    /// The target this action moves relative to, if it has one.
+    pub fn target_mut(&mut self) -> Option<&mut Target> {
+        match self {
+            Action::Chase(t)
+            | Action::Evade(t)
+            | Action::BasicChase(t)
+            | Action::BasicEvade(t)
+            | Action::LosChase(t)
+            | Action::Intercept(t)
+            | Action::WanderAvoid(t)
+            | Action::TraceAround { goal: t, .. } => Some(t),
+            Action::Potential(spec) => spec.target.as_mut(),
+            Action::Stop
+            | Action::To(_)
+            | Action::PathTo(..)
+            | Action::Waypoints(_)
+            | Action::TankTo(_)
+            | Action::Steer(_)
+            | Action::FollowCrumbs { .. }
+            | Action::FollowRoad { .. }
+            | Action::WallTrace(_)
+            | Action::Walk => None,
+        }
+    }
+
     /// The name shown in traces and the window.
     pub fn name(&self) -> &'static str {
         match self {

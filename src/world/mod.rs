@@ -16,7 +16,7 @@ pub mod spatial;
 pub mod terrain;
 pub mod waypoint_table;
 
-pub use action::{Action, Hand, LennardJones, PotentialSpec, Target, TraceVariant};
+pub use action::{Action, AgentRef, Hand, LennardJones, PotentialSpec, Target, TraceVariant};
 pub use agent::{Agent, Brain, Crumbs, Leg, Route, RouteKind};
 pub use debug::{Role, Shape};
 pub use grid::{Grid, RowError};
@@ -271,11 +271,26 @@ impl World {
         }
     }
 
+    /// A reference to the agent at `index`, for a target.
+    pub fn agent_ref(&self, index: usize) -> Option<AgentRef> {
+        let agent = self.agents.get(index)?;
+        Some(AgentRef::new(agent.id.as_str(), index))
+    }
+
+    /// The index of the agent a reference names: its hint if the agent there still has the
+    /// id, else a lookup by id.
+    pub fn resolve(&self, agent: &AgentRef) -> Option<usize> {
+        match self.agents.get(agent.index()) {
+            Some(a) if a.id == agent.id() => Some(agent.index()),
+            _ => self.agent_index(agent.id()),
+        }
+    }
+
     /// Where a target is now, or `None` if it names an agent that is gone.
     pub fn target_pos(&self, target: &Target) -> Option<DVec2> {
         match target {
             Target::Point(p) => Some(*p),
-            Target::Agent(id) => self.agent(id).map(|a| a.pos),
+            Target::Agent(r) => self.resolve(r).map(|i| self.agents[i].pos),
         }
     }
 
@@ -335,6 +350,35 @@ mod tests {
         assert!(w.circle_hits_wall(DVec2::new(0.25, 1.0), 0.3));
         // Diagonal neighbour of the wall's corner at (0.5, 0.5): distance 0.707 from (0,0).
         assert!(!w.circle_hits_wall(DVec2::new(0.0, 0.0), 0.3));
+    }
+
+    #[test]
+    fn a_target_follows_its_agent_by_id_when_the_index_goes_stale() {
+        let mut w = world_from_rows(&["....."]);
+        for (id, x) in [("a", 0), ("b", 2), ("c", 4)] {
+            w.agents.push(Agent::new(id, IVec2::new(x, 0)));
+        }
+        w.reindex();
+        let b = w.agent_ref(1).unwrap();
+        assert_eq!((b.id(), w.resolve(&b)), ("b", Some(1)));
+        assert_eq!(
+            w.target_pos(&Target::Agent(b.clone())),
+            Some(DVec2::new(2.0, 0.0))
+        );
+        // "a" leaves: "b" is now listed first; the old hint points at "c".
+        w.agents.remove(0);
+        assert_eq!(w.resolve(&b), Some(0));
+        assert_eq!(
+            w.target_pos(&Target::Agent(b.clone())),
+            Some(DVec2::new(2.0, 0.0))
+        );
+        // Same id, other index: the same target.
+        assert_eq!(b, AgentRef::new("b", 0));
+        assert_ne!(b, AgentRef::new("c", 1));
+        assert_eq!(w.resolve(&AgentRef::from("c")), Some(1));
+        assert_eq!(w.resolve(&AgentRef::from("a")), None);
+        assert_eq!(w.target_pos(&Target::Agent("a".into())), None);
+        assert_eq!(format!("{b:?}"), "\"b\"");
     }
 
     #[test]
