@@ -10,7 +10,7 @@
 use crate::scene;
 use crate::script::ScriptHost;
 use crate::sim::{Decider, Decision, Simulation};
-use crate::world::{Action, AgentRef, Brain, Target, World};
+use crate::world::{Action, Brain, Target, World};
 use std::path::Path;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -102,7 +102,9 @@ impl Decider for NativeCrowd {
                 Some(j) => {
                     let other = &world.agents[j];
                     let space = agent.params["space"].as_f64().unwrap_or(0.0);
-                    let target = Target::Agent(AgentRef::new(other.id.as_str(), j));
+                    let Some(target) = world.agent_ref(j).map(Target::Agent) else {
+                        continue;
+                    };
                     if other.pos.distance_squared(agent.pos) < space * space {
                         Action::Evade(target)
                     } else {

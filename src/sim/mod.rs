@@ -48,6 +48,7 @@ impl Simulation {
     pub fn new(mut world: World) -> Self {
         world.reindex();
         world.roster = crate::world::new_roster();
+        world.seal();
         Simulation {
             world: Rc::new(world),
             touching: BTreeSet::new(),
@@ -74,6 +75,7 @@ impl Simulation {
         let world = Rc::make_mut(&mut self.world);
         // The caller may change the agent list: caches by agent index must check again.
         world.roster = crate::world::new_roster();
+        world.unseal();
         world
     }
 
@@ -93,8 +95,15 @@ impl Simulation {
             let table = crate::nav::waypoints::build(&self.world, &self.world.waypoints);
             Rc::make_mut(&mut self.world).waypoint_table = table;
         }
-        if std::mem::take(&mut self.dirty) || self.world.spatial().is_none() {
-            Rc::make_mut(&mut self.world).reindex();
+        let dirty = std::mem::take(&mut self.dirty);
+        if dirty || self.world.spatial().is_none() || !self.world.is_sealed() {
+            let world = Rc::make_mut(&mut self.world);
+            if dirty || world.spatial().is_none() {
+                world.reindex();
+            }
+            // Only `world_mut` (which marks the world dirty) and this step change the agents,
+            // so the index now describes them exactly.
+            world.seal();
         }
         let decisions = decider.decide(&self.world);
         let keyboard = self.keyboard;
@@ -134,6 +143,7 @@ impl Simulation {
 
         // Every primitive sees the same snapshot, so agent order never changes the outcome.
         let dt = world.dt();
+        world.seal(); // a copy made for `make_mut` above starts unsealed
         let (steps, moved) = (&mut self.steps, &mut self.moved);
         steps.clear();
         moved.clear();
@@ -143,6 +153,7 @@ impl Simulation {
             moved.push(slide(world, agent.pos, agent.radius, step.delta));
             steps.push(step);
         }
+        world.unseal();
         for ((agent, step), &pos) in world
             .agents
             .iter_mut()
@@ -169,7 +180,9 @@ impl Simulation {
             agent.crumbs.drop_on(tile);
         }
         world.tick += 1;
-        world.reindex();
+        // The tick moved the agents and changed nothing else the index keeps.
+        world.reindex_moved();
+        world.seal();
 
         report.events = self.contacts();
         report
@@ -181,8 +194,8 @@ impl Simulation {
         let mut now = BTreeSet::new();
         let mut events = Vec::new();
         let pairs = match self.world.spatial() {
-            Some(index) => index.touching_pairs(agents),
-            None => crate::world::SpatialIndex::build(agents, 1, 1, 0).touching_pairs(agents),
+            Some(index) => index.touching_pairs(),
+            None => crate::world::SpatialIndex::build(agents, 1, 1, 0).touching_pairs(),
         };
         for (i, j) in pairs {
             let (a, b) = (&agents[i], &agents[j]);
@@ -282,6 +295,34 @@ mod tests {
             Action::LosChase(AgentRef::new("other", 2).into()),
         );
         assert_eq!(agent.memory, MoveMemory::None);
+    }
+
+    #[test]
+    fn a_chaser_follows_its_target_by_id_when_the_index_hint_goes_stale() {
+        let mut w = World::from_ascii(&["........", "........"]);
+        for (id, x, y) in [
+            ("hunter", 0, 0),
+            ("decoy", 0, 1),
+            ("prey", 7, 0),
+            ("post", 7, 1),
+        ] {
+            w.agents.push(Agent::new(id, IVec2::new(x, y)));
+        }
+        let mut sim = Simulation::new(w);
+        let chase = Action::Chase(sim.world().agent_ref(2).unwrap().into());
+        sim.step(&mut Fixed(vec![(0, chase)]));
+        // The decision stands; the decoy leaves, so the prey moves down to index 1 and the
+        // hint (2) now points at the post: the id wins.
+        sim.world_mut().agents.remove(1);
+        for _ in 0..120 {
+            sim.step(&mut Fixed(vec![]));
+        }
+        let world = sim.world();
+        assert_eq!(world.agents[1].id, "prey");
+        assert!(world.agents[0].pos.distance(world.agents[1].pos) < 1e-9);
+        let prey = world.agent_ref(1).unwrap();
+        assert_eq!(prey.id(), "prey");
+        assert_eq!(world.resolve(&prey), Some(1));
     }
 
     #[test]

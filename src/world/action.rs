@@ -41,6 +41,11 @@ impl AgentRef {
     pub fn index(&self) -> usize {
         self.index
     }
+
+    /// Whether this reference names the agent `id` (the same shared string, or an equal one).
+    pub fn is(&self, id: &Arc<str>) -> bool {
+        Arc::ptr_eq(&self.id, id) || self.id == *id
+    }
 }
 
 /// The agent `id`, not yet found anywhere: the first resolve looks it up.
@@ -64,7 +69,7 @@ impl From<AgentRef> for String {
 
 impl PartialEq for AgentRef {
     fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.id, &other.id) || self.id == other.id
+        self.is(&other.id)
     }
 }
 

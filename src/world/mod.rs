@@ -73,6 +73,8 @@ pub struct World {
     /// takes a new number ([`new_roster`]) whenever the list may have changed, so caches kept
     /// by agent index (the script host's) can trust it while it stays. 0: not known.
     pub roster: u64,
+    /// Whether `index` describes the agents exactly as they stand (see [`World::seal`]).
+    sealed: Sealed,
 }
 
 /// A roster number never handed out before in this process (see [`World::roster`]).
@@ -80,6 +82,17 @@ pub fn new_roster() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static NEXT: AtomicU64 = AtomicU64::new(1);
     NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Set by the simulation for the world it holds while the index describes the agents exactly;
+/// a clone starts unsealed, since whoever holds it may change its agents.
+#[derive(Debug, Default)]
+struct Sealed(bool);
+
+impl Clone for Sealed {
+    fn clone(&self) -> Self {
+        Sealed(false)
+    }
 }
 
 impl World {
@@ -106,6 +119,7 @@ impl World {
             goal: None,
             waypoint_table: WaypointTable::default(),
             index: SpatialIndex::default(),
+            sealed: Sealed(false),
         };
         world.recompute_costs();
         world
@@ -199,15 +213,36 @@ impl World {
         true
     }
 
-    /// Rebuilds the spatial index from the agents as they stand (the simulation does this once
-    /// per tick).
+    /// Rebuilds the spatial index from the agents as they stand.
     pub fn reindex(&mut self) {
-        self.index = SpatialIndex::build(
-            &self.agents,
-            self.grid.width(),
-            self.grid.height(),
-            self.tick,
-        );
+        let (w, h) = (self.grid.width(), self.grid.height());
+        self.index.rebuild(&self.agents, w, h, self.tick);
+    }
+
+    /// Re-indexes the agents' positions after they moved, keeping the ids and kinds from the
+    /// last [`World::reindex`]: only for agents that changed nothing else since (the
+    /// simulation's tick; a change from outside goes through a full reindex).
+    pub fn reindex_moved(&mut self) {
+        let (w, h) = (self.grid.width(), self.grid.height());
+        self.index.moved(&self.agents, w, h, self.tick);
+    }
+
+    /// Promises that the spatial index describes the agents exactly as they stand (their ids,
+    /// order, kinds, positions and radii) until [`World::unseal`]: targets then follow their
+    /// agents through the index's compact copies instead of the `Agent` structs. Only the
+    /// simulation seals, right after indexing the world it holds, and unseals before it or
+    /// anyone else changes the agents.
+    pub(crate) fn seal(&mut self) {
+        self.sealed = Sealed(self.index.is_fresh(self.tick, self.agents.len()));
+    }
+
+    pub(crate) fn is_sealed(&self) -> bool {
+        self.sealed.0
+    }
+
+    /// Withdraws [`World::seal`]'s promise: the agents are about to change.
+    pub(crate) fn unseal(&mut self) {
+        self.sealed = Sealed(false);
     }
 
     /// The spatial index, if it describes the agents as they stand now.
@@ -240,12 +275,11 @@ impl World {
         kind: Option<&str>,
         exclude: Option<usize>,
     ) -> Vec<usize> {
-        let keep = |i: usize| Some(i) != exclude && kind.is_none_or(|k| self.agents[i].kind == k);
         match self.spatial() {
-            Some(index) => index.within(&self.agents, centre, radius, keep),
+            Some(index) => index.within(centre, radius, kind, |i| Some(i) != exclude),
             None => (0..self.agents.len())
                 .filter(|&i| self.agents[i].pos.distance_squared(centre) <= radius * radius)
-                .filter(|&i| keep(i))
+                .filter(|&i| Some(i) != exclude && kind.is_none_or(|k| self.agents[i].kind == k))
                 .collect(),
         }
     }
@@ -260,7 +294,7 @@ impl World {
     ) -> Option<usize> {
         let keep = |i: usize| Some(i) != exclude;
         match self.spatial() {
-            Some(index) => index.nearest(&self.agents, centre, kind, keep),
+            Some(index) => index.nearest(centre, kind, keep),
             None => (0..self.agents.len())
                 .filter(|&i| keep(i) && kind.is_none_or(|k| self.agents[i].kind == k))
                 .min_by(|&a, &b| {
@@ -271,18 +305,26 @@ impl World {
         }
     }
 
-    /// A reference to the agent at `index`, for a target.
+    /// A reference to the agent at `index`, for a target (sharing the index's copy of its id
+    /// while the world is sealed, so no string is copied).
     pub fn agent_ref(&self, index: usize) -> Option<AgentRef> {
-        let agent = self.agents.get(index)?;
-        Some(AgentRef::new(agent.id.as_str(), index))
+        match self.sealed.0 {
+            true => Some(AgentRef::new(self.index.name(index)?.clone(), index)),
+            false => Some(AgentRef::new(self.agents.get(index)?.id.as_str(), index)),
+        }
     }
 
     /// The index of the agent a reference names: its hint if the agent there still has the
     /// id, else a lookup by id.
     pub fn resolve(&self, agent: &AgentRef) -> Option<usize> {
-        match self.agents.get(agent.index()) {
-            Some(a) if a.id == agent.id() => Some(agent.index()),
-            _ => self.agent_index(agent.id()),
+        let i = agent.index();
+        let holds = match self.sealed.0 {
+            true => self.index.name(i).is_some_and(|id| agent.is(id)),
+            false => self.agents.get(i).is_some_and(|a| a.id == agent.id()),
+        };
+        match holds {
+            true => Some(i),
+            false => self.agent_index(agent.id()),
         }
     }
 
@@ -290,7 +332,13 @@ impl World {
     pub fn target_pos(&self, target: &Target) -> Option<DVec2> {
         match target {
             Target::Point(p) => Some(*p),
-            Target::Agent(r) => self.resolve(r).map(|i| self.agents[i].pos),
+            Target::Agent(r) => {
+                let i = self.resolve(r)?;
+                match self.sealed.0 {
+                    true => self.index.pos(i),
+                    false => Some(self.agents[i].pos),
+                }
+            }
         }
     }
 

@@ -1,7 +1,10 @@
 //! A uniform grid bucket index over agent positions, rebuilt once per tick by the simulation,
 //! so neighbour queries (agents within a radius, the nearest agent) and contact tests look at
 //! nearby agents only instead of scanning them all. It also maps ids and kinds to agent
-//! indices. Plain data like the rest of `world`: no I/O, no clock, no randomness.
+//! indices and keeps each agent's id as a shared string for targets. Ids and kinds are only
+//! gathered again when the agents themselves change ([`SpatialIndex::rebuild`]); a tick's
+//! moves only re-sort positions ([`SpatialIndex::moved`]). Plain data like the rest of
+//! `world`: no I/O, no clock, no randomness.
 //!
 //! Every answer is the same as a scan of all agents would give, in the same order (ascending
 //! agent index; ties in distance go to the lower index), so results never depend on the cell
@@ -10,6 +13,7 @@
 use super::agent::Agent;
 use glam::DVec2;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 /// FNV-1a: a fast hash for short keys such as agent ids (lookups only; never iterated for
 /// output, so the order of a map using it never shows).
@@ -50,6 +54,10 @@ fn id_hash(id: &str) -> u64 {
 const SMALL_KIND: usize = 64;
 
 /// Cells of a uniform grid laid over the agents, each listing the agents whose centre is in it.
+///
+/// Queries read compact copies of the agents' positions, radii and kinds taken at the build
+/// and laid out in cell order, so they stream through contiguous memory instead of the large
+/// `Agent` structs.
 #[derive(Clone, Debug, Default)]
 pub struct SpatialIndex {
     /// Side of a cell, in tiles.
@@ -58,12 +66,22 @@ pub struct SpatialIndex {
     origin: DVec2,
     cols: i32,
     rows: i32,
-    /// `entries[starts[c]..starts[c + 1]]` are the agents in cell `c`, ascending.
+    /// Slots `starts[c]..starts[c + 1]` hold the agents in cell `c`, ascending.
     starts: Vec<u32>,
+    /// By slot: the agent's index, position, kind rank and body radius.
     entries: Vec<u32>,
+    slot_pos: Vec<DVec2>,
+    slot_kind: Vec<u32>,
+    slot_radius: Vec<f64>,
+    /// By agent index: position, body radius and cell at the build.
+    pos: Vec<DVec2>,
+    radius: Vec<f64>,
+    cell_of: Vec<u32>,
     /// By the FNV hash of an agent's id: the first agent with that hash. Keyed by the hash so a
     /// rebuild copies no strings; [`SpatialIndex::id`] checks the name before trusting it.
     ids: FastMap<u64, u32>,
+    /// Each agent's id, shared with the targets that name it.
+    names: Vec<Arc<str>>,
     kinds: BTreeMap<String, Vec<u32>>,
     /// Each agent's kind as a number (its rank among the kinds), so filters compare integers.
     kind_of: Vec<u32>,
@@ -76,57 +94,99 @@ pub struct SpatialIndex {
 impl SpatialIndex {
     /// Indexes `agents` on a map of `width` x `height` tiles at `tick`.
     pub fn build(agents: &[Agent], width: i32, height: i32, tick: u64) -> Self {
-        let max_radius = agents.iter().map(|a| a.radius).fold(0.0, f64::max);
-        let area = (width.max(1) as f64) * (height.max(1) as f64);
-        // Keep the number of cells near the number of agents so a rebuild stays cheap.
-        let by_count = (area / (4.0 * agents.len() as f64 + 64.0)).sqrt();
-        let cell = 1.0f64.max(2.0 * max_radius).max(by_count);
-        // Agents stay inside the map; anything outside is clamped into the border cells.
-        let origin = DVec2::new(-0.5, -0.5);
-        let cols = ((width.max(1) as f64) / cell).ceil().max(1.0) as i32;
-        let rows = ((height.max(1) as f64) / cell).ceil().max(1.0) as i32;
-        let mut index = SpatialIndex {
-            cell,
-            origin,
-            cols,
-            rows,
-            starts: vec![0; (cols * rows) as usize + 1],
-            entries: vec![0; agents.len()],
-            ids: FastMap::with_capacity_and_hasher(agents.len(), Default::default()),
-            kinds: BTreeMap::new(),
-            kind_of: vec![0; agents.len()],
-            max_radius,
-            stamp: Some((tick, agents.len())),
-        };
-        let cells: Vec<u32> = agents.iter().map(|a| index.cell_index(a.pos)).collect();
-        for &c in &cells {
-            index.starts[c as usize + 1] += 1;
-        }
-        for c in 1..index.starts.len() {
-            index.starts[c] += index.starts[c - 1];
-        }
-        let mut next = index.starts.clone();
-        for (i, &c) in cells.iter().enumerate() {
-            let slot = &mut next[c as usize];
-            index.entries[*slot as usize] = i as u32;
-            *slot += 1;
-        }
+        let mut index = SpatialIndex::default();
+        index.rebuild(agents, width, height, tick);
+        index
+    }
+
+    /// Indexes `agents` afresh in place, reusing the buffers.
+    pub fn rebuild(&mut self, agents: &[Agent], width: i32, height: i32, tick: u64) {
+        self.ids.clear();
+        self.ids.reserve(agents.len());
+        self.names.clear();
+        self.names
+            .extend(agents.iter().map(|a| Arc::from(a.id.as_str())));
+        self.kinds.clear();
         for (i, a) in agents.iter().enumerate() {
-            index.ids.entry(id_hash(&a.id)).or_insert(i as u32);
+            self.ids.entry(id_hash(&a.id)).or_insert(i as u32);
             // Look the kind up first: cloning its name for every agent would allocate.
-            match index.kinds.get_mut(a.kind.as_str()) {
+            match self.kinds.get_mut(a.kind.as_str()) {
                 Some(members) => members.push(i as u32),
                 None => {
-                    index.kinds.insert(a.kind.clone(), vec![i as u32]);
+                    self.kinds.insert(a.kind.clone(), vec![i as u32]);
                 }
             }
         }
-        for (rank, members) in index.kinds.values().enumerate() {
+        self.kind_of.clear();
+        self.kind_of.resize(agents.len(), 0);
+        for (rank, members) in self.kinds.values().enumerate() {
             for &i in members {
-                index.kind_of[i as usize] = rank as u32;
+                self.kind_of[i as usize] = rank as u32;
             }
         }
-        index
+        self.place(agents, width, height, tick);
+    }
+
+    /// Re-indexes the agents' positions and radii, keeping the ids and kinds: for agents that
+    /// only moved since the last build (same agents, same order, same ids and kinds), as in a
+    /// tick of the simulation. A different number of agents is indexed afresh.
+    pub fn moved(&mut self, agents: &[Agent], width: i32, height: i32, tick: u64) {
+        if self.kind_of.len() != agents.len() || self.stamp.is_none() {
+            self.rebuild(agents, width, height, tick);
+        } else {
+            self.place(agents, width, height, tick);
+        }
+    }
+
+    /// Lays the grid out for the agents as they stand and sorts them into its cells.
+    fn place(&mut self, agents: &[Agent], width: i32, height: i32, tick: u64) {
+        let n = agents.len();
+        self.pos.clear();
+        self.pos.extend(agents.iter().map(|a| a.pos));
+        self.radius.clear();
+        self.radius.extend(agents.iter().map(|a| a.radius));
+        self.max_radius = self.radius.iter().copied().fold(0.0, f64::max);
+        let area = (width.max(1) as f64) * (height.max(1) as f64);
+        // Keep the number of cells near the number of agents so a rebuild stays cheap.
+        let by_count = (area / (4.0 * n as f64 + 64.0)).sqrt();
+        self.cell = 1.0f64.max(2.0 * self.max_radius).max(by_count);
+        // Agents stay inside the map; anything outside is clamped into the border cells.
+        self.origin = DVec2::new(-0.5, -0.5);
+        self.cols = ((width.max(1) as f64) / self.cell).ceil().max(1.0) as i32;
+        self.rows = ((height.max(1) as f64) / self.cell).ceil().max(1.0) as i32;
+        self.stamp = Some((tick, n));
+
+        let mut cell_of = std::mem::take(&mut self.cell_of);
+        cell_of.clear();
+        cell_of.extend(self.pos.iter().map(|&p| self.cell_index(p)));
+        self.cell_of = cell_of;
+
+        // Count each cell's agents, sum so `starts[c]` is the end of cell `c`, then fill each
+        // cell from its end backwards (agents in descending order): that leaves `starts[c]`
+        // at the cell's first slot and every cell ascending.
+        let cells = (self.cols * self.rows) as usize;
+        self.starts.clear();
+        self.starts.resize(cells + 1, 0);
+        for &c in &self.cell_of {
+            self.starts[c as usize] += 1;
+        }
+        for c in 1..cells {
+            self.starts[c] += self.starts[c - 1];
+        }
+        self.starts[cells] = n as u32;
+        self.entries.resize(n, 0);
+        self.slot_pos.resize(n, DVec2::ZERO);
+        self.slot_kind.resize(n, 0);
+        self.slot_radius.resize(n, 0.0);
+        for i in (0..n).rev() {
+            let c = self.cell_of[i] as usize;
+            self.starts[c] -= 1;
+            let slot = self.starts[c] as usize;
+            self.entries[slot] = i as u32;
+            self.slot_pos[slot] = self.pos[i];
+            self.slot_kind[slot] = self.kind_of[i];
+            self.slot_radius[slot] = self.radius[i];
+        }
     }
 
     /// Whether the index was built for this tick and this many agents.
@@ -157,9 +217,11 @@ impl SpatialIndex {
         (y * self.cols + x) as u32
     }
 
-    fn cell(&self, x: i32, y: i32) -> &[u32] {
-        let c = (y * self.cols + x) as usize;
-        &self.entries[self.starts[c] as usize..self.starts[c + 1] as usize]
+    /// The slots of the cells `x0..=x1` of row `y` (contiguous: cells are stored row-major).
+    fn row_slots(&self, y: i32, x0: i32, x1: i32) -> std::ops::Range<usize> {
+        let first = (y * self.cols + x0) as usize;
+        let last = (y * self.cols + x1) as usize;
+        self.starts[first] as usize..self.starts[last + 1] as usize
     }
 
     /// The index of the first agent with this id as of the build, if `agents[index]` still
@@ -171,33 +233,60 @@ impl SpatialIndex {
         agents.get(i).is_some_and(|a| a.id == id).then_some(i)
     }
 
+    /// The id of agent `i` as of the last [`SpatialIndex::rebuild`].
+    pub fn name(&self, i: usize) -> Option<&Arc<str>> {
+        self.names.get(i)
+    }
+
+    /// The position of agent `i` at the build.
+    pub fn pos(&self, i: usize) -> Option<DVec2> {
+        self.pos.get(i).copied()
+    }
+
     /// The agents of a kind, ascending, as of the build.
     pub fn kind(&self, kind: &str) -> &[u32] {
         self.kinds.get(kind).map_or(&[], Vec::as_slice)
     }
 
-    /// Agents whose centre is within `radius` of `centre` and that pass `keep`, ascending.
+    /// The rank of a kind among the indexed kinds, if any agent has it.
+    fn kind_rank(&self, kind: &str) -> Option<u32> {
+        self.kinds
+            .keys()
+            .position(|name| name == kind)
+            .map(|r| r as u32)
+    }
+
+    /// Agents whose centre was within `radius` of `centre` at the build, of `kind` if given,
+    /// that pass `keep`, ascending.
     pub fn within(
         &self,
-        agents: &[Agent],
         centre: DVec2,
         radius: f64,
+        kind: Option<&str>,
         keep: impl Fn(usize) -> bool,
     ) -> Vec<usize> {
         let mut out = Vec::new();
         if radius.is_nan() || radius < 0.0 || !centre.is_finite() {
             return out;
         }
+        let rank = match kind {
+            Some(k) => match self.kind_rank(k) {
+                Some(r) => Some(r),
+                None => return out,
+            },
+            None => None,
+        };
         let r2 = radius * radius;
         let (x0, y0) = self.cell_xy(centre - DVec2::splat(radius));
         let (x1, y1) = self.cell_xy(centre + DVec2::splat(radius));
         for y in y0..=y1 {
-            for x in x0..=x1 {
-                for &i in self.cell(x, y) {
-                    let i = i as usize;
-                    if agents[i].pos.distance_squared(centre) <= r2 && keep(i) {
-                        out.push(i);
-                    }
+            for s in self.row_slots(y, x0, x1) {
+                if rank.is_some_and(|r| self.slot_kind[s] != r) {
+                    continue;
+                }
+                let i = self.entries[s] as usize;
+                if self.slot_pos[s].distance_squared(centre) <= r2 && keep(i) {
+                    out.push(i);
                 }
             }
         }
@@ -205,11 +294,10 @@ impl SpatialIndex {
         out
     }
 
-    /// The agent nearest to `centre` among those that pass `keep` (ties: the lower index).
-    /// With `kind`, only that kind is searched.
+    /// The agent nearest to `centre` at the build among those that pass `keep` (ties: the
+    /// lower index). With `kind`, only that kind is searched.
     pub fn nearest(
         &self,
-        agents: &[Agent],
         centre: DVec2,
         kind: Option<&str>,
         keep: impl Fn(usize) -> bool,
@@ -224,7 +312,7 @@ impl SpatialIndex {
             if members.len() <= SMALL_KIND {
                 for &i in members {
                     let i = i as usize;
-                    let d = agents[i].pos.distance_squared(centre);
+                    let d = self.pos[i].distance_squared(centre);
                     if keep(i) && better(best, d, i) {
                         best = Some((d, i));
                     }
@@ -232,33 +320,36 @@ impl SpatialIndex {
                 return best.map(|(_, i)| i);
             }
         }
-        let kind_rank = match kind {
-            Some(k) => match self.kinds.keys().position(|name| name == k) {
-                Some(r) => Some(r as u32),
-                None => return None,
-            },
+        let rank = match kind {
+            Some(k) => Some(self.kind_rank(k)?),
             None => None,
         };
         let (cx, cy) = self.cell_xy(centre);
         let max_ring = self.cols.max(self.rows);
         for ring in 0..=max_ring {
             let (x0, x1, y0, y1) = (cx - ring, cx + ring, cy - ring, cy + ring);
+            let (xa, xb) = (x0.max(0), x1.min(self.cols - 1));
             for y in y0.max(0)..=y1.min(self.rows - 1) {
-                let on_edge_row = y == y0 || y == y1;
-                let mut x = x0.max(0);
-                while x <= x1.min(self.cols - 1) {
-                    for &i in self.cell(x, y) {
-                        let i = i as usize;
-                        if kind_rank.is_some_and(|k| self.kind_of[i] != k) {
+                // Edge rows belong to this ring whole; inside rows only their two end cells.
+                let spans = if y == y0 || y == y1 {
+                    [Some((xa, xb)), None]
+                } else {
+                    [
+                        (x0 >= 0).then_some((x0, x0)),
+                        (x1 < self.cols).then_some((x1, x1)),
+                    ]
+                };
+                for (xa, xb) in spans.into_iter().flatten() {
+                    for s in self.row_slots(y, xa, xb) {
+                        if rank.is_some_and(|r| self.slot_kind[s] != r) {
                             continue;
                         }
-                        let d = agents[i].pos.distance_squared(centre);
+                        let d = self.slot_pos[s].distance_squared(centre);
+                        let i = self.entries[s] as usize;
                         if better(best, d, i) && keep(i) {
                             best = Some((d, i));
                         }
                     }
-                    // Inside rows only the two edge cells belong to this ring.
-                    x = if on_edge_row || x == x1 { x + 1 } else { x1 };
                 }
             }
             if let Some((d, _)) = best {
@@ -273,23 +364,21 @@ impl SpatialIndex {
         best.map(|(_, i)| i)
     }
 
-    /// Pairs `(i, j)` with `i < j` whose bodies touch (centre distance at most the sum of the
-    /// radii), in ascending order of `i` then `j`.
-    pub fn touching_pairs(&self, agents: &[Agent]) -> Vec<(usize, usize)> {
+    /// Pairs `(i, j)` with `i < j` whose bodies touched at the build (centre distance at most
+    /// the sum of the radii), in ascending order of `i` then `j`.
+    pub fn touching_pairs(&self) -> Vec<(usize, usize)> {
         let mut out = Vec::new();
         let mut near = Vec::new();
         let reach = 2.0 * self.max_radius;
-        for (i, a) in agents.iter().enumerate() {
+        for (i, (&p, &r)) in self.pos.iter().zip(&self.radius).enumerate() {
             near.clear();
-            let (x0, y0) = self.cell_xy(a.pos - DVec2::splat(reach));
-            let (x1, y1) = self.cell_xy(a.pos + DVec2::splat(reach));
+            let (x0, y0) = self.cell_xy(p - DVec2::splat(reach));
+            let (x1, y1) = self.cell_xy(p + DVec2::splat(reach));
             for y in y0..=y1 {
-                for x in x0..=x1 {
-                    for &j in self.cell(x, y) {
-                        let j = j as usize;
-                        if j > i && a.pos.distance(agents[j].pos) <= a.radius + agents[j].radius {
-                            near.push(j);
-                        }
+                for s in self.row_slots(y, x0, x1) {
+                    let j = self.entries[s] as usize;
+                    if j > i && p.distance(self.slot_pos[s]) <= r + self.slot_radius[s] {
+                        near.push(j);
                     }
                 }
             }
@@ -325,35 +414,70 @@ mod tests {
     fn queries_agree_with_a_scan_of_all() {
         for (n, w, h) in [(1, 5, 5), (50, 10, 10), (700, 60, 40), (300, 200, 3)] {
             let agents = crowd(n, w, h, n as u64);
-            let index = SpatialIndex::build(&agents, w, h, 0);
-            let mut r = rng::stream(9, "probe", "test");
-            for _ in 0..60 {
-                let c = DVec2::new(
-                    rng::unit_f64(&mut r) * w as f64 - 0.5,
-                    rng::unit_f64(&mut r) * h as f64 - 0.5,
-                );
-                let radius = rng::unit_f64(&mut r) * 6.0;
-                let scan: Vec<usize> = (0..n)
-                    .filter(|&i| agents[i].pos.distance_squared(c) <= radius * radius)
-                    .collect();
-                assert_eq!(index.within(&agents, c, radius, |_| true), scan);
-                for kind in [None, Some("wolf"), Some("sheep")] {
-                    let skip = (n / 2).min(n - 1);
-                    let scan = (0..n)
-                        .filter(|&i| i != skip && kind.is_none_or(|k| agents[i].kind == k))
-                        .min_by(|&a, &b| {
-                            c.distance_squared(agents[a].pos)
-                                .total_cmp(&c.distance_squared(agents[b].pos))
-                        });
-                    assert_eq!(index.nearest(&agents, c, kind, |i| i != skip), scan);
+            // The same agents indexed where they stood before, then moved where they are now:
+            // the index the simulation keeps from tick to tick.
+            let mut moved = SpatialIndex::build(&crowd(n, w, h, n as u64 + 100), w, h, 0);
+            moved.moved(&agents, w, h, 1);
+            assert!(moved.is_fresh(1, n));
+            for index in [SpatialIndex::build(&agents, w, h, 1), moved] {
+                let mut r = rng::stream(9, "probe", "test");
+                for probe in 0..80 {
+                    // A few probes outside the map, where cells are clamped.
+                    let spread = if probe % 10 == 0 { 3.0 } else { 1.0 };
+                    let c = DVec2::new(
+                        (rng::unit_f64(&mut r) * spread - (spread - 1.0) / 2.0) * w as f64 - 0.5,
+                        (rng::unit_f64(&mut r) * spread - (spread - 1.0) / 2.0) * h as f64 - 0.5,
+                    );
+                    let radius = rng::unit_f64(&mut r) * 6.0;
+                    for kind in [None, Some("wolf"), Some("sheep"), Some("nobody")] {
+                        let of_kind = |i: &usize| kind.is_none_or(|k| agents[*i].kind == k);
+                        let scan: Vec<usize> = (0..n)
+                            .filter(|&i| agents[i].pos.distance_squared(c) <= radius * radius)
+                            .filter(of_kind)
+                            .collect();
+                        assert_eq!(index.within(c, radius, kind, |_| true), scan);
+                        let skip = (n / 2).min(n - 1);
+                        let scan =
+                            (0..n)
+                                .filter(|&i| i != skip)
+                                .filter(of_kind)
+                                .min_by(|&a, &b| {
+                                    c.distance_squared(agents[a].pos)
+                                        .total_cmp(&c.distance_squared(agents[b].pos))
+                                });
+                        assert_eq!(index.nearest(c, kind, |i| i != skip), scan);
+                    }
                 }
             }
         }
     }
 
     #[test]
+    fn ties_in_distance_go_to_the_lower_index() {
+        // Four agents on the corners of a square round the probe, two of them stacked.
+        let mut agents = crowd(5, 10, 10, 1);
+        for (a, (x, y)) in agents
+            .iter_mut()
+            .zip([(6, 4), (4, 6), (4, 4), (6, 6), (4, 4)])
+        {
+            a.pos = DVec2::new(x as f64, y as f64);
+            a.kind = "sheep".into();
+        }
+        let index = SpatialIndex::build(&agents, 10, 10, 0);
+        let c = DVec2::new(5.0, 5.0);
+        assert_eq!(index.nearest(c, None, |_| true), Some(0));
+        assert_eq!(index.nearest(c, None, |i| i != 0), Some(1));
+        assert_eq!(index.nearest(DVec2::new(4.0, 4.0), None, |_| true), Some(2));
+        assert_eq!(index.within(c, 1.5, None, |_| true), vec![0, 1, 2, 3, 4]);
+    }
+
+    #[test]
     fn touching_pairs_agree_with_a_scan_of_all() {
-        let agents = crowd(600, 30, 30, 3);
+        let mut agents = crowd(600, 30, 30, 3);
+        let mut r = rng::stream(3, "radius", "test");
+        for a in agents.iter_mut() {
+            a.radius = 0.1 + 0.5 * rng::unit_f64(&mut r);
+        }
         let index = SpatialIndex::build(&agents, 30, 30, 0);
         let mut scan = Vec::new();
         for i in 0..agents.len() {
@@ -364,7 +488,7 @@ mod tests {
             }
         }
         assert!(!scan.is_empty());
-        assert_eq!(index.touching_pairs(&agents), scan);
+        assert_eq!(index.touching_pairs(), scan);
     }
 
     #[test]
@@ -376,6 +500,8 @@ mod tests {
         let mut renamed = agents.clone();
         renamed[13].id = "someone else".into();
         assert_eq!(index.id(&renamed, "a13"), None);
+        assert_eq!(index.name(13).map(|n| &**n), Some("a13"));
+        assert_eq!(index.pos(13), Some(agents[13].pos));
         assert_eq!(index.kind("wolf"), &[0, 7, 14]);
         assert!(index.is_fresh(4, 20));
         assert!(!index.is_fresh(5, 20));
