@@ -17,24 +17,77 @@ pub enum Target {
 /// The index is only a hint: [`crate::world::World::resolve`] trusts it only while the agent
 /// there still has this id, and looks the id up otherwise. Two references are equal when
 /// their ids are (a chase of the same agent is the same action wherever that agent is
-/// listed). Cloning shares the id.
+/// listed). Cloning shares the id: either its own string or, for references handed out by
+/// [`crate::world::World::agent_ref`], the id list of every agent, so a clone touches one
+/// shared counter instead of a string of its own.
 #[derive(Clone)]
 pub struct AgentRef {
-    id: Arc<str>,
+    id: Id,
     index: usize,
+}
+
+#[derive(Clone)]
+enum Id {
+    Own(Arc<str>),
+    /// Entry `AgentRef::index` of a list.
+    Listed(Arc<AgentIds>),
+}
+
+/// The ids of a list of agents, in order, in one buffer (see [`AgentRef`]).
+#[derive(Debug, Default)]
+pub struct AgentIds {
+    text: String,
+    /// Id `i` is `text[ends[i - 1]..ends[i]]` (from 0 for the first).
+    ends: Vec<usize>,
+}
+
+impl AgentIds {
+    pub fn new<'a>(ids: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut list = AgentIds::default();
+        for id in ids {
+            list.text.push_str(id);
+            list.ends.push(list.text.len());
+        }
+        list
+    }
+
+    pub fn get(&self, i: usize) -> Option<&str> {
+        let end = *self.ends.get(i)?;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        self.text.get(start..end)
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
 }
 
 impl AgentRef {
     /// The agent `id`, found at `index`.
     pub fn new(id: impl Into<Arc<str>>, index: usize) -> Self {
         AgentRef {
-            id: id.into(),
+            id: Id::Own(id.into()),
             index,
         }
     }
 
+    /// The agent listed `index` in `ids`; `None` past its end.
+    pub fn listed(ids: &Arc<AgentIds>, index: usize) -> Option<Self> {
+        (index < ids.len()).then(|| AgentRef {
+            id: Id::Listed(ids.clone()),
+            index,
+        })
+    }
+
     pub fn id(&self) -> &str {
-        &self.id
+        match &self.id {
+            Id::Own(id) => id,
+            Id::Listed(ids) => ids.get(self.index).unwrap_or_default(),
+        }
     }
 
     /// Where the agent was when this reference was made (a hint; see [`AgentRef`]).
@@ -42,9 +95,13 @@ impl AgentRef {
         self.index
     }
 
-    /// Whether this reference names the agent `id` (the same shared string, or an equal one).
-    pub fn is(&self, id: &Arc<str>) -> bool {
-        Arc::ptr_eq(&self.id, id) || self.id == *id
+    /// Whether this reference names agent `index` of `ids` (by sharing that list, or by an
+    /// equal id).
+    pub fn is_listed(&self, ids: &Arc<AgentIds>, index: usize) -> bool {
+        match &self.id {
+            Id::Listed(own) if Arc::ptr_eq(own, ids) && self.index == index => true,
+            _ => ids.get(index) == Some(self.id()),
+        }
     }
 }
 
@@ -63,20 +120,24 @@ impl From<AgentRef> for Target {
 
 impl From<AgentRef> for String {
     fn from(r: AgentRef) -> Self {
-        r.id.to_string()
+        r.id().to_string()
     }
 }
 
 impl PartialEq for AgentRef {
     fn eq(&self, other: &Self) -> bool {
-        self.is(&other.id)
+        match (&self.id, &other.id) {
+            (Id::Own(a), Id::Own(b)) if Arc::ptr_eq(a, b) => true,
+            (Id::Listed(a), _) => other.is_listed(a, self.index),
+            _ => self.id() == other.id(),
+        }
     }
 }
 
 /// Shown as its id alone, as the id string was before the index came along.
 impl std::fmt::Debug for AgentRef {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Debug::fmt(&*self.id, f)
+        std::fmt::Debug::fmt(self.id(), f)
     }
 }
 

@@ -16,7 +16,9 @@ pub mod spatial;
 pub mod terrain;
 pub mod waypoint_table;
 
-pub use action::{Action, AgentRef, Hand, LennardJones, PotentialSpec, Target, TraceVariant};
+pub use action::{
+    Action, AgentIds, AgentRef, Hand, LennardJones, PotentialSpec, Target, TraceVariant,
+};
 pub use agent::{Agent, Brain, Crumbs, Leg, Route, RouteKind};
 pub use debug::{Role, Shape};
 pub use grid::{Grid, RowError};
@@ -309,7 +311,7 @@ impl World {
     /// while the world is sealed, so no string is copied).
     pub fn agent_ref(&self, index: usize) -> Option<AgentRef> {
         match self.sealed.0 {
-            true => Some(AgentRef::new(self.index.name(index)?.clone(), index)),
+            true => AgentRef::listed(self.index.names(), index),
             false => Some(AgentRef::new(self.agents.get(index)?.id.as_str(), index)),
         }
     }
@@ -319,7 +321,7 @@ impl World {
     pub fn resolve(&self, agent: &AgentRef) -> Option<usize> {
         let i = agent.index();
         let holds = match self.sealed.0 {
-            true => self.index.name(i).is_some_and(|id| agent.is(id)),
+            true => agent.is_listed(self.index.names(), i),
             false => self.agents.get(i).is_some_and(|a| a.id == agent.id()),
         };
         match holds {
@@ -427,6 +429,40 @@ mod tests {
         assert_eq!(w.resolve(&AgentRef::from("a")), None);
         assert_eq!(w.target_pos(&Target::Agent("a".into())), None);
         assert_eq!(format!("{b:?}"), "\"b\"");
+    }
+
+    #[test]
+    fn references_from_the_shared_id_list_compare_and_resolve_by_id() {
+        let mut w = world_from_rows(&["....."]);
+        for (id, x) in [("a", 0), ("b", 2), ("c", 4)] {
+            w.agents.push(Agent::new(id, IVec2::new(x, 0)));
+        }
+        w.reindex();
+        w.seal();
+        let b = w.agent_ref(1).unwrap();
+        assert_eq!((b.id(), w.resolve(&b)), ("b", Some(1)));
+        assert_eq!(b, AgentRef::new("b", 7));
+        assert_eq!(AgentRef::new("b", 7), b);
+        assert_ne!(b, w.agent_ref(2).unwrap());
+        assert_eq!(w.agent_ref(3), None);
+        // An own-string reference with a right or a wrong hint, against the sealed index.
+        assert_eq!(w.resolve(&AgentRef::new("c", 2)), Some(2));
+        assert_eq!(w.resolve(&AgentRef::new("c", 0)), Some(2));
+        assert_eq!(
+            w.target_pos(&Target::Agent(b.clone())),
+            Some(DVec2::new(2.0, 0.0))
+        );
+        // The agents change and are indexed again: a new list; the old reference still names
+        // "b", now at index 0.
+        w.unseal();
+        w.agents.remove(0);
+        w.reindex();
+        w.seal();
+        let b_now = w.agent_ref(0).unwrap();
+        assert_eq!(b, b_now);
+        assert_eq!(w.resolve(&b), Some(0));
+        // A clone may be changed by whoever holds it: it starts unsealed.
+        assert!(!w.clone().is_sealed());
     }
 
     #[test]

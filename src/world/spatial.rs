@@ -10,6 +10,7 @@
 //! agent index; ties in distance go to the lower index), so results never depend on the cell
 //! size.
 
+use super::action::AgentIds;
 use super::agent::Agent;
 use glam::DVec2;
 use std::collections::{BTreeMap, HashMap};
@@ -80,8 +81,8 @@ pub struct SpatialIndex {
     /// By the FNV hash of an agent's id: the first agent with that hash. Keyed by the hash so a
     /// rebuild copies no strings; [`SpatialIndex::id`] checks the name before trusting it.
     ids: FastMap<u64, u32>,
-    /// Each agent's id, shared with the targets that name it.
-    names: Vec<Arc<str>>,
+    /// Every agent's id, shared with the targets that name them.
+    names: Arc<AgentIds>,
     kinds: BTreeMap<String, Vec<u32>>,
     /// Each agent's kind as a number (its rank among the kinds), so filters compare integers.
     kind_of: Vec<u32>,
@@ -103,9 +104,7 @@ impl SpatialIndex {
     pub fn rebuild(&mut self, agents: &[Agent], width: i32, height: i32, tick: u64) {
         self.ids.clear();
         self.ids.reserve(agents.len());
-        self.names.clear();
-        self.names
-            .extend(agents.iter().map(|a| Arc::from(a.id.as_str())));
+        self.names = Arc::new(AgentIds::new(agents.iter().map(|a| a.id.as_str())));
         self.kinds.clear();
         for (i, a) in agents.iter().enumerate() {
             self.ids.entry(id_hash(&a.id)).or_insert(i as u32);
@@ -233,9 +232,9 @@ impl SpatialIndex {
         agents.get(i).is_some_and(|a| a.id == id).then_some(i)
     }
 
-    /// The id of agent `i` as of the last [`SpatialIndex::rebuild`].
-    pub fn name(&self, i: usize) -> Option<&Arc<str>> {
-        self.names.get(i)
+    /// The agents' ids as of the last [`SpatialIndex::rebuild`].
+    pub fn names(&self) -> &Arc<AgentIds> {
+        &self.names
     }
 
     /// The position of agent `i` at the build.
@@ -500,7 +499,7 @@ mod tests {
         let mut renamed = agents.clone();
         renamed[13].id = "someone else".into();
         assert_eq!(index.id(&renamed, "a13"), None);
-        assert_eq!(index.name(13).map(|n| &**n), Some("a13"));
+        assert_eq!(index.names().get(13), Some("a13"));
         assert_eq!(index.pos(13), Some(agents[13].pos));
         assert_eq!(index.kind("wolf"), &[0, 7, 14]);
         assert!(index.is_fresh(4, 20));
