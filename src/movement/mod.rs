@@ -62,6 +62,13 @@ pub struct Step {
 
 /// Runs the agent's current action for one fixed step of `dt` seconds.
 pub fn step(world: &World, agent: &Agent, dt: f64) -> Step {
+    step_with(world, agent, dt, Vec::new())
+}
+
+/// [`step`], drawing the shapes of a free agent's continuous primitive into `shapes` (an empty
+/// buffer, so the simulation can hand back last tick's instead of allocating a new one).
+pub fn step_with(world: &World, agent: &Agent, dt: f64, mut shapes: Vec<Shape>) -> Step {
+    shapes.clear();
     let reach = agent.speed * dt;
     let tile_target = |t: &crate::world::Target| world.target_pos(t).map(tile_of);
     match &agent.action {
@@ -142,8 +149,7 @@ pub fn step(world: &World, agent: &Agent, dt: f64) -> Step {
             let diagonal = agent.motion.diagonal();
             tiles::drive(world, agent, reach, &mut |c| {
                 let from = centre_of(c.at);
-                let (desired, shapes) = continuous(world, agent, from, reach, dt)?;
-                c.shapes.extend(shapes);
+                let desired = continuous(world, agent, from, reach, dt, c.shapes)?;
                 // Too weak a pull to pick a direction (a potential in balance): stay.
                 if desired.length() < reach * 0.05 {
                     return None;
@@ -152,8 +158,8 @@ pub fn step(world: &World, agent: &Agent, dt: f64) -> Step {
             })
         }
         _ => {
-            let (mut delta, shapes) =
-                continuous(world, agent, agent.pos, reach, dt).unwrap_or_default();
+            let mut delta =
+                continuous(world, agent, agent.pos, reach, dt, &mut shapes).unwrap_or_default();
             if let Some(rate) = agent.turn_rate {
                 if agent.vel.length_squared() > 1e-18 || delta.length_squared() > 1e-18 {
                     delta = turn::limit_turn(agent.heading, delta, rate * dt);
@@ -169,48 +175,51 @@ pub fn step(world: &World, agent: &Agent, dt: f64) -> Step {
     }
 }
 
-/// The displacement a continuous primitive wants from `from` this tick, with its shapes;
-/// `None` when its target is gone.
+/// The displacement a continuous primitive wants from `from` this tick, pushing its shapes
+/// onto `shapes`; `None` (and no shapes) when its target is gone.
 fn continuous(
     world: &World,
     agent: &Agent,
     from: DVec2,
     reach: f64,
     dt: f64,
-) -> Option<(DVec2, Vec<Shape>)> {
-    let goal_line = |to: DVec2| {
-        vec![Shape::Line {
-            role: Role::Goal,
-            from,
-            to,
-        }]
+    shapes: &mut Vec<Shape>,
+) -> Option<DVec2> {
+    let goal_line = |to: DVec2| Shape::Line {
+        role: Role::Goal,
+        from,
+        to,
     };
     Some(match &agent.action {
         Action::Stop
         | Action::PathTo(..)
         | Action::Waypoints(_)
         | Action::TankTo(_)
-        | Action::Walk => (DVec2::ZERO, Vec::new()),
+        | Action::Walk => DVec2::ZERO,
         Action::Chase(t) | Action::LosChase(t) => {
             let to = world.target_pos(t)?;
-            (chase::chase(from, to, reach), goal_line(to))
+            shapes.push(goal_line(to));
+            chase::chase(from, to, reach)
         }
         Action::Evade(t) => {
             let threat = world.target_pos(t)?;
-            (evade::evade(from, threat, reach), goal_line(threat))
+            shapes.push(goal_line(threat));
+            evade::evade(from, threat, reach)
         }
-        Action::To(point) => (go_to::go_to(from, *point, reach), goal_line(*point)),
-        Action::Steer(dir) => (steer::steer(*dir, reach), Vec::new()),
+        Action::To(point) => {
+            shapes.push(goal_line(*point));
+            go_to::go_to(from, *point, reach)
+        }
+        Action::Steer(dir) => steer::steer(*dir, reach),
         Action::BasicChase(t) => {
             let to = world.target_pos(t)?;
-            (basic_chase::free_step(from, to, reach), goal_line(to))
+            shapes.push(goal_line(to));
+            basic_chase::free_step(from, to, reach)
         }
         Action::BasicEvade(t) => {
             let threat = world.target_pos(t)?;
-            (
-                basic_evade::free_step(from, threat, reach),
-                goal_line(threat),
-            )
+            shapes.push(goal_line(threat));
+            basic_evade::free_step(from, threat, reach)
         }
         Action::Intercept(t) => {
             let prey = world.target_pos(t)?;
@@ -221,7 +230,7 @@ fn continuous(
                 crate::world::Target::Point(_) => DVec2::ZERO,
             };
             let st = intercept::intercept_point(from, agent.vel, prey, prey_vel);
-            let mut shapes = goal_line(st);
+            shapes.push(goal_line(st));
             shapes.push(Shape::Circle {
                 role: Role::Goal,
                 centre: st,
@@ -232,18 +241,19 @@ fn continuous(
                 from: prey,
                 delta: prey_vel,
             });
-            (chase::chase(from, st, reach), shapes)
+            chase::chase(from, st, reach)
         }
         Action::Potential(spec) => {
-            let (f, shapes) = potential::force(world, agent, spec, from);
-            (potential::free_step(f, agent.speed, dt), shapes)
+            let (f, force_shapes) = potential::force(world, agent, spec, from);
+            shapes.extend(force_shapes);
+            potential::free_step(f, agent.speed, dt)
         }
         // Grid primitives are driven tile by tile in `step`.
         Action::WanderAvoid(_)
         | Action::TraceAround { .. }
         | Action::FollowCrumbs { .. }
         | Action::FollowRoad { .. }
-        | Action::WallTrace(_) => (DVec2::ZERO, Vec::new()),
+        | Action::WallTrace(_) => DVec2::ZERO,
     })
 }
 

@@ -15,7 +15,7 @@ pub use decider::{Decider, Decision};
 pub use events::Event;
 
 use crate::movement::{self, slide::slide};
-use crate::world::{Action, Agent, Brain, MoveMemory, Target, World};
+use crate::world::{Action, Agent, Brain, MoveMemory, Shape, Target, World};
 use glam::{DVec2, IVec2};
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -23,8 +23,12 @@ use std::rc::Rc;
 /// A running scene.
 pub struct Simulation {
     world: Rc<World>,
-    /// Pairs of agent ids (in id order) that touched at the end of the last tick.
-    touching: BTreeSet<(String, String)>,
+    /// Pairs of agent indices `(i, j)`, `i < j`, ascending, that touched at the end of the
+    /// last tick.
+    touching: Vec<(usize, usize)>,
+    /// The same pairs by agent ids (in id order), taken when the world is changed from
+    /// outside (indices may then name other agents); used by the next tick's contacts.
+    touching_ids: Option<BTreeSet<(String, String)>>,
     /// The direction keyboard-controlled agents are pushed this tick.
     keyboard: IVec2,
     /// Set when the world was changed from outside; the next step re-indexes it first.
@@ -33,6 +37,8 @@ pub struct Simulation {
     /// tick allocates (and the system pages in) nothing for them.
     steps: Vec<movement::Step>,
     moved: Vec<DVec2>,
+    /// Last tick's debug shape lists, emptied, for this tick's steps to fill.
+    spare_shapes: Vec<Vec<Shape>>,
 }
 
 /// What one tick produced besides the new world.
@@ -51,11 +57,13 @@ impl Simulation {
         world.seal();
         Simulation {
             world: Rc::new(world),
-            touching: BTreeSet::new(),
+            touching: Vec::new(),
+            touching_ids: None,
             keyboard: IVec2::ZERO,
             dirty: false,
             steps: Vec::new(),
             moved: Vec::new(),
+            spare_shapes: Vec::new(),
         }
     }
 
@@ -71,6 +79,14 @@ impl Simulation {
     /// Changes the world in place (a scene reload, a painted tile). Routes re-plan on their
     /// own when the map version moves.
     pub fn world_mut(&mut self) -> &mut World {
+        if !self.dirty {
+            let agents = &self.world.agents;
+            let ids = self.touching.iter().filter_map(|&(i, j)| {
+                let (a, b) = (agents.get(i)?, agents.get(j)?);
+                Some(id_pair(&a.id, &b.id))
+            });
+            self.touching_ids = Some(ids.collect());
+        }
         self.dirty = true;
         let world = Rc::make_mut(&mut self.world);
         // The caller may change the agent list: caches by agent index must check again.
@@ -144,12 +160,12 @@ impl Simulation {
         // Every primitive sees the same snapshot, so agent order never changes the outcome.
         let dt = world.dt();
         world.seal(); // a copy made for `make_mut` above starts unsealed
-        let (steps, moved) = (&mut self.steps, &mut self.moved);
+        let (steps, moved, spare) = (&mut self.steps, &mut self.moved, &mut self.spare_shapes);
         steps.clear();
         moved.clear();
         for agent in &world.agents {
             // Walls are fixed during the tick, so the move is resolved with the step.
-            let step = movement::step(world, agent, dt);
+            let step = movement::step_with(world, agent, dt, spare.pop().unwrap_or_default());
             moved.push(slide(world, agent.pos, agent.radius, step.delta));
             steps.push(step);
         }
@@ -167,7 +183,7 @@ impl Simulation {
             }
             agent.pos = pos;
             agent.route = step.route;
-            agent.debug = step.shapes;
+            spare.push(std::mem::replace(&mut agent.debug, step.shapes));
             agent.memory = step.memory;
             agent.stepping = step.stepping;
             if let Some(rng) = step.rng {
@@ -191,29 +207,41 @@ impl Simulation {
     /// Contact events for pairs that touch now and did not last tick.
     fn contacts(&mut self) -> Vec<Event> {
         let agents = &self.world.agents;
-        let mut now = BTreeSet::new();
         let mut events = Vec::new();
         let pairs = match self.world.spatial() {
             Some(index) => index.touching_pairs(),
             None => crate::world::SpatialIndex::build(agents, 1, 1, 0).touching_pairs(),
         };
-        for (i, j) in pairs {
+        let ids_before = self.touching_ids.take();
+        // Both lists are ascending: walk the old one alongside.
+        let mut before = self.touching.iter().peekable();
+        for &(i, j) in &pairs {
             let (a, b) = (&agents[i], &agents[j]);
-            let pair = if a.id <= b.id {
-                (a.id.clone(), b.id.clone())
-            } else {
-                (b.id.clone(), a.id.clone())
+            let touched = match &ids_before {
+                Some(ids) => ids.contains(&id_pair(&a.id, &b.id)),
+                None => {
+                    while before.next_if(|&&p| p < (i, j)).is_some() {}
+                    before.peek() == Some(&&(i, j))
+                }
             };
-            if !self.touching.contains(&pair) {
+            if !touched {
                 events.push(Event::Contact {
                     a: a.id.clone(),
                     b: b.id.clone(),
                 });
             }
-            now.insert(pair);
         }
-        self.touching = now;
+        self.touching = pairs;
         events
+    }
+}
+
+/// Two agent ids in id order.
+fn id_pair(a: &str, b: &str) -> (String, String) {
+    if a <= b {
+        (a.to_string(), b.to_string())
+    } else {
+        (b.to_string(), a.to_string())
     }
 }
 
@@ -323,6 +351,36 @@ mod tests {
         let prey = world.agent_ref(1).unwrap();
         assert_eq!(prey.id(), "prey");
         assert_eq!(world.resolve(&prey), Some(1));
+    }
+
+    #[test]
+    fn contacts_are_new_by_id_even_when_the_agents_change_from_outside() {
+        let mut w = World::from_ascii(&["......"]);
+        for (id, x) in [("a", 0), ("b", 0), ("c", 5)] {
+            w.agents.push(Agent::new(id, IVec2::new(x, 0)));
+        }
+        let mut sim = Simulation::new(w);
+        let mut none = Fixed(vec![]);
+        let contact = |a: &str, b: &str| Event::Contact {
+            a: a.into(),
+            b: b.into(),
+        };
+        assert_eq!(sim.step(&mut none).events, vec![contact("a", "b")]);
+        assert_eq!(sim.step(&mut none).events, vec![]);
+        // Someone is listed first now: a and b have other indices but still touch.
+        sim.world_mut()
+            .agents
+            .insert(0, Agent::new("d", IVec2::new(3, 0)));
+        assert_eq!(sim.step(&mut none).events, vec![]);
+        assert_eq!(sim.step(&mut none).events, vec![]);
+        // b is replaced by e at the same index and place: a new pair.
+        let e = Agent::new("e", IVec2::new(0, 0));
+        sim.world_mut().agents[2] = e;
+        assert_eq!(sim.step(&mut none).events, vec![contact("a", "e")]);
+        // d is moved onto c: a new pair, reported once.
+        sim.world_mut().agents[0].pos = DVec2::new(5.0, 0.0);
+        assert_eq!(sim.step(&mut none).events, vec![contact("d", "c")]);
+        assert_eq!(sim.step(&mut none).events, vec![]);
     }
 
     #[test]
