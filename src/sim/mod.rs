@@ -33,6 +33,8 @@ pub struct Simulation {
     keyboard: IVec2,
     /// Set when the world was changed from outside; the next step re-indexes it first.
     dirty: bool,
+    /// Indices of the keyboard-controlled agents, found again whenever the world is re-indexed.
+    keyboard_agents: Vec<usize>,
     /// Each agent's step and where it ends up this tick: buffers kept between ticks so a
     /// tick allocates (and the system pages in) nothing for them.
     steps: Vec<movement::Step>,
@@ -56,6 +58,7 @@ impl Simulation {
         world.roster = crate::world::new_roster();
         world.seal();
         Simulation {
+            keyboard_agents: keyboard_agents(&world),
             world: Rc::new(world),
             touching: Vec::new(),
             touching_ids: None,
@@ -117,6 +120,7 @@ impl Simulation {
             if dirty || world.spatial().is_none() {
                 world.reindex();
             }
+            self.keyboard_agents = keyboard_agents(world);
             // Only `world_mut` (which marks the world dirty) and this step change the agents,
             // so the index now describes them exactly.
             world.seal();
@@ -126,17 +130,18 @@ impl Simulation {
         let world = Rc::make_mut(&mut self.world);
         let mut report = TickReport::default();
 
-        for agent in &mut world.agents {
-            if agent.brain == Brain::Keyboard {
-                let action = if keyboard != IVec2::ZERO {
-                    Action::Steer(keyboard)
-                } else if !agent.walk.tiles.is_empty() {
-                    Action::Walk
-                } else {
-                    Action::Stop
-                };
-                set_action(agent, action);
-            }
+        for &i in &self.keyboard_agents {
+            let Some(agent) = world.agents.get_mut(i) else {
+                continue;
+            };
+            let action = if keyboard != IVec2::ZERO {
+                Action::Steer(keyboard)
+            } else if !agent.walk.tiles.is_empty() {
+                Action::Walk
+            } else {
+                Action::Stop
+            };
+            set_action(agent, action);
         }
         for (index, decision) in decisions {
             let Some(agent) = world.agents.get_mut(index) else {
@@ -182,7 +187,9 @@ impl Simulation {
                 agent.heading = delta.y.atan2(delta.x);
             }
             agent.pos = pos;
-            agent.route = step.route;
+            if step.route.is_some() || agent.route.is_some() {
+                agent.route = step.route;
+            }
             spare.push(std::mem::replace(&mut agent.debug, step.shapes));
             agent.memory = step.memory;
             agent.stepping = step.stepping;
@@ -234,6 +241,15 @@ impl Simulation {
         self.touching = pairs;
         events
     }
+}
+
+/// The indices of the keyboard-controlled agents.
+fn keyboard_agents(world: &World) -> Vec<usize> {
+    let agents = world.agents.iter().enumerate();
+    agents
+        .filter(|(_, a)| a.brain == Brain::Keyboard)
+        .map(|(i, _)| i)
+        .collect()
 }
 
 /// Two agent ids in id order.
@@ -381,6 +397,29 @@ mod tests {
         sim.world_mut().agents[0].pos = DVec2::new(5.0, 0.0);
         assert_eq!(sim.step(&mut none).events, vec![contact("d", "c")]);
         assert_eq!(sim.step(&mut none).events, vec![]);
+    }
+
+    #[test]
+    fn keyboard_agents_follow_the_keys_including_ones_added_later() {
+        let mut w = World::from_ascii(&[".....", "....."]);
+        let mut player = Agent::new("player", IVec2::new(0, 0));
+        player.brain = Brain::Keyboard;
+        w.agents.push(player);
+        let mut sim = Simulation::new(w);
+        sim.set_keyboard(IVec2::new(1, 0));
+        sim.step(&mut Fixed(vec![]));
+        assert_eq!(
+            sim.world().agents[0].action,
+            Action::Steer(IVec2::new(1, 0))
+        );
+        let mut second = Agent::new("second", IVec2::new(0, 1));
+        second.brain = Brain::Keyboard;
+        sim.world_mut().agents.insert(0, second);
+        sim.step(&mut Fixed(vec![]));
+        for a in &sim.world().agents {
+            assert_eq!(a.action, Action::Steer(IVec2::new(1, 0)), "{}", a.id);
+            assert!(a.pos.x > 0.0, "{}", a.id);
+        }
     }
 
     #[test]

@@ -221,8 +221,8 @@ impl World {
         self.index.rebuild(&self.agents, w, h, self.tick);
     }
 
-    /// Re-indexes the agents' positions after they moved, keeping the ids and kinds from the
-    /// last [`World::reindex`]: only for agents that changed nothing else since (the
+    /// Re-indexes the agents' positions after they moved, keeping the ids, kinds and radii
+    /// from the last [`World::reindex`]: only for agents that changed nothing else since (the
     /// simulation's tick; a change from outside goes through a full reindex).
     pub fn reindex_moved(&mut self) {
         let (w, h) = (self.grid.width(), self.grid.height());

@@ -123,23 +123,6 @@ impl SpatialIndex {
                 self.kind_of[i as usize] = rank as u32;
             }
         }
-        self.place(agents, width, height, tick);
-    }
-
-    /// Re-indexes the agents' positions and radii, keeping the ids and kinds: for agents that
-    /// only moved since the last build (same agents, same order, same ids and kinds), as in a
-    /// tick of the simulation. A different number of agents is indexed afresh.
-    pub fn moved(&mut self, agents: &[Agent], width: i32, height: i32, tick: u64) {
-        if self.kind_of.len() != agents.len() || self.stamp.is_none() {
-            self.rebuild(agents, width, height, tick);
-        } else {
-            self.place(agents, width, height, tick);
-        }
-    }
-
-    /// Lays the grid out for the agents as they stand and sorts them into its cells.
-    fn place(&mut self, agents: &[Agent], width: i32, height: i32, tick: u64) {
-        let n = agents.len();
         self.pos.clear();
         self.radius.clear();
         for a in agents {
@@ -147,6 +130,25 @@ impl SpatialIndex {
             self.radius.push(a.radius);
         }
         self.max_radius = self.radius.iter().copied().fold(0.0, f64::max);
+        self.place(width, height, tick);
+    }
+
+    /// Re-indexes the agents' positions, keeping the ids, kinds and radii: for agents that
+    /// only moved since the last build (same agents, same order, same ids, kinds and radii),
+    /// as in a tick of the simulation. A different number of agents is indexed afresh.
+    pub fn moved(&mut self, agents: &[Agent], width: i32, height: i32, tick: u64) {
+        if self.kind_of.len() != agents.len() || self.stamp.is_none() {
+            self.rebuild(agents, width, height, tick);
+        } else {
+            self.pos.clear();
+            self.pos.extend(agents.iter().map(|a| a.pos));
+            self.place(width, height, tick);
+        }
+    }
+
+    /// Lays the grid out for the positions and radii gathered and sorts them into its cells.
+    fn place(&mut self, width: i32, height: i32, tick: u64) {
+        let n = self.pos.len();
         let area = (width.max(1) as f64) * (height.max(1) as f64);
         // Keep the number of cells near the number of agents so a rebuild stays cheap.
         let by_count = (area / (4.0 * n as f64 + 64.0)).sqrt();
