@@ -134,17 +134,20 @@ impl Simulation {
             let Some(agent) = world.agents.get_mut(i) else {
                 continue;
             };
-            let action = if keyboard != IVec2::ZERO {
+            let mut action = if keyboard != IVec2::ZERO {
                 Action::Steer(keyboard)
             } else if !agent.walk.tiles.is_empty() {
                 Action::Walk
             } else {
                 Action::Stop
             };
-            set_action(agent, action);
+            set_action(agent, &mut action);
         }
-        for (index, decision) in decisions {
-            let Some(agent) = world.agents.get_mut(index) else {
+        // Decisions are taken from the list in place: an action equal to the current one is
+        // only compared, never moved.
+        let mut decisions = decisions;
+        for (index, decision) in &mut decisions {
+            let Some(agent) = world.agents.get_mut(*index) else {
                 continue;
             };
             match decision {
@@ -156,8 +159,8 @@ impl Simulation {
                     if agent.error.as_deref() != Some(message.as_str()) {
                         report.new_errors.push((agent.id.clone(), message.clone()));
                     }
-                    set_action(agent, Action::Stop);
-                    agent.error = Some(message);
+                    set_action(agent, &mut Action::Stop);
+                    agent.error = Some(std::mem::take(message));
                 }
             }
         }
@@ -261,12 +264,12 @@ fn id_pair(a: &str, b: &str) -> (String, String) {
     }
 }
 
-/// Gives an agent a new action; a different action (another primitive or another target)
-/// starts its primitive's memory afresh.
-fn set_action(agent: &mut Agent, mut action: Action) {
-    if agent.action != action {
+/// Gives an agent a new action (taken out of `action`); a different action (another primitive
+/// or another target) starts its primitive's memory afresh.
+fn set_action(agent: &mut Agent, action: &mut Action) {
+    if agent.action != *action {
         agent.memory = MoveMemory::None;
-        agent.action = action;
+        agent.action = std::mem::take(action);
     } else if let (Some(Target::Agent(kept)), Some(Target::Agent(new))) =
         (agent.action.target_mut(), action.target_mut())
     {
@@ -322,12 +325,12 @@ mod tests {
         let mut agent = Agent::new("hunter", IVec2::ZERO);
         set_action(
             &mut agent,
-            Action::LosChase(AgentRef::new("prey", 5).into()),
+            &mut Action::LosChase(AgentRef::new("prey", 5).into()),
         );
         agent.memory = MoveMemory::Direction(3);
         set_action(
             &mut agent,
-            Action::LosChase(AgentRef::new("prey", 2).into()),
+            &mut Action::LosChase(AgentRef::new("prey", 2).into()),
         );
         assert_eq!(agent.memory, MoveMemory::Direction(3));
         let Action::LosChase(Target::Agent(kept)) = &agent.action else {
@@ -336,7 +339,7 @@ mod tests {
         assert_eq!(kept.index(), 2);
         set_action(
             &mut agent,
-            Action::LosChase(AgentRef::new("other", 2).into()),
+            &mut Action::LosChase(AgentRef::new("other", 2).into()),
         );
         assert_eq!(agent.memory, MoveMemory::None);
     }

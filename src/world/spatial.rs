@@ -54,6 +54,15 @@ fn id_hash(id: &str) -> u64 {
 /// Kinds with at most this many members are searched by scanning their member list.
 const SMALL_KIND: usize = 64;
 
+/// One agent as a query sees it, stored in cell order (32 bytes: two to a cache line).
+#[derive(Clone, Copy, Debug, Default)]
+struct Slot {
+    pos: DVec2,
+    radius: f64,
+    agent: u32,
+    kind: u32,
+}
+
 /// Cells of a uniform grid laid over the agents, each listing the agents whose centre is in it.
 ///
 /// Queries read compact copies of the agents' positions, radii and kinds taken at the build
@@ -70,10 +79,7 @@ pub struct SpatialIndex {
     /// Slots `starts[c]..starts[c + 1]` hold the agents in cell `c`, ascending.
     starts: Vec<u32>,
     /// By slot: the agent's index, position, kind rank and body radius.
-    entries: Vec<u32>,
-    slot_pos: Vec<DVec2>,
-    slot_kind: Vec<u32>,
-    slot_radius: Vec<f64>,
+    slots: Vec<Slot>,
     /// By agent index: position, body radius and cell at the build.
     pos: Vec<DVec2>,
     radius: Vec<f64>,
@@ -83,7 +89,8 @@ pub struct SpatialIndex {
     ids: FastMap<u64, u32>,
     /// Every agent's id, shared with the targets that name them.
     names: Arc<AgentIds>,
-    kinds: BTreeMap<String, Vec<u32>>,
+    /// By kind: its rank among the kinds and its members, ascending.
+    kinds: BTreeMap<String, (u32, Vec<u32>)>,
     /// Each agent's kind as a number (its rank among the kinds), so filters compare integers.
     kind_of: Vec<u32>,
     /// The largest body radius, for contact tests.
@@ -110,16 +117,17 @@ impl SpatialIndex {
             self.ids.entry(id_hash(&a.id)).or_insert(i as u32);
             // Look the kind up first: cloning its name for every agent would allocate.
             match self.kinds.get_mut(a.kind.as_str()) {
-                Some(members) => members.push(i as u32),
+                Some((_, members)) => members.push(i as u32),
                 None => {
-                    self.kinds.insert(a.kind.clone(), vec![i as u32]);
+                    self.kinds.insert(a.kind.clone(), (0, vec![i as u32]));
                 }
             }
         }
         self.kind_of.clear();
         self.kind_of.resize(agents.len(), 0);
-        for (rank, members) in self.kinds.values().enumerate() {
-            for &i in members {
+        for (rank, (kind_rank, members)) in self.kinds.values_mut().enumerate() {
+            *kind_rank = rank as u32;
+            for &i in members.iter() {
                 self.kind_of[i as usize] = rank as u32;
             }
         }
@@ -177,18 +185,17 @@ impl SpatialIndex {
             self.starts[c] += self.starts[c - 1];
         }
         self.starts[cells] = n as u32;
-        self.entries.resize(n, 0);
-        self.slot_pos.resize(n, DVec2::ZERO);
-        self.slot_kind.resize(n, 0);
-        self.slot_radius.resize(n, 0.0);
+        self.slots.resize(n, Slot::default());
         for i in (0..n).rev() {
             let c = self.cell_of[i] as usize;
             self.starts[c] -= 1;
             let slot = self.starts[c] as usize;
-            self.entries[slot] = i as u32;
-            self.slot_pos[slot] = self.pos[i];
-            self.slot_kind[slot] = self.kind_of[i];
-            self.slot_radius[slot] = self.radius[i];
+            self.slots[slot] = Slot {
+                pos: self.pos[i],
+                radius: self.radius[i],
+                agent: i as u32,
+                kind: self.kind_of[i],
+            };
         }
     }
 
@@ -248,15 +255,14 @@ impl SpatialIndex {
 
     /// The agents of a kind, ascending, as of the build.
     pub fn kind(&self, kind: &str) -> &[u32] {
-        self.kinds.get(kind).map_or(&[], Vec::as_slice)
+        self.kinds
+            .get(kind)
+            .map_or(&[], |(_, members)| members.as_slice())
     }
 
     /// The rank of a kind among the indexed kinds, if any agent has it.
     fn kind_rank(&self, kind: &str) -> Option<u32> {
-        self.kinds
-            .keys()
-            .position(|name| name == kind)
-            .map(|r| r as u32)
+        self.kinds.get(kind).map(|&(rank, _)| rank)
     }
 
     /// Agents whose centre was within `radius` of `centre` at the build, of `kind` if given,
@@ -283,12 +289,12 @@ impl SpatialIndex {
         let (x0, y0) = self.cell_xy(centre - DVec2::splat(radius));
         let (x1, y1) = self.cell_xy(centre + DVec2::splat(radius));
         for y in y0..=y1 {
-            for s in self.row_slots(y, x0, x1) {
-                if rank.is_some_and(|r| self.slot_kind[s] != r) {
+            for s in &self.slots[self.row_slots(y, x0, x1)] {
+                if rank.is_some_and(|r| s.kind != r) {
                     continue;
                 }
-                let i = self.entries[s] as usize;
-                if self.slot_pos[s].distance_squared(centre) <= r2 && keep(i) {
+                let i = s.agent as usize;
+                if s.pos.distance_squared(centre) <= r2 && keep(i) {
                     out.push(i);
                 }
             }
@@ -310,8 +316,10 @@ impl SpatialIndex {
             Some((bd, bi)) => d < bd || (d == bd && i < bi),
         };
         let mut best: Option<(f64, usize)> = None;
+        let mut rank = None;
         if let Some(k) = kind {
-            let members = self.kind(k);
+            let (r, members) = self.kinds.get(k)?;
+            rank = Some(*r);
             if members.len() <= SMALL_KIND {
                 for &i in members {
                     let i = i as usize;
@@ -323,10 +331,6 @@ impl SpatialIndex {
                 return best.map(|(_, i)| i);
             }
         }
-        let rank = match kind {
-            Some(k) => Some(self.kind_rank(k)?),
-            None => None,
-        };
         let (cx, cy) = self.cell_xy(centre);
         let max_ring = self.cols.max(self.rows);
         for ring in 0..=max_ring {
@@ -343,12 +347,12 @@ impl SpatialIndex {
                     ]
                 };
                 for (xa, xb) in spans.into_iter().flatten() {
-                    for s in self.row_slots(y, xa, xb) {
-                        if rank.is_some_and(|r| self.slot_kind[s] != r) {
+                    for s in &self.slots[self.row_slots(y, xa, xb)] {
+                        if rank.is_some_and(|r| s.kind != r) {
                             continue;
                         }
-                        let d = self.slot_pos[s].distance_squared(centre);
-                        let i = self.entries[s] as usize;
+                        let d = s.pos.distance_squared(centre);
+                        let i = s.agent as usize;
                         if better(best, d, i) && keep(i) {
                             best = Some((d, i));
                         }
@@ -395,9 +399,9 @@ impl SpatialIndex {
                 )
             };
             for y in y0..=y1 {
-                for s in self.row_slots(y, x0, x1) {
-                    let j = self.entries[s] as usize;
-                    if j > i && p.distance(self.slot_pos[s]) <= r + self.slot_radius[s] {
+                for s in &self.slots[self.row_slots(y, x0, x1)] {
+                    let j = s.agent as usize;
+                    if j > i && p.distance(s.pos) <= r + s.radius {
                         near.push(j);
                     }
                 }
