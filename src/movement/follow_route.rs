@@ -59,7 +59,7 @@ pub fn walk(agent: &Agent, mut route: Route, reach: f64) -> Step {
     }];
     Step {
         delta: pos - agent.pos,
-        route: Some(route),
+        route: Some(Box::new(route)),
         shapes,
         ..Default::default()
     }
@@ -104,7 +104,7 @@ mod tests {
         for _ in 0..40 {
             let step = follow(&world, &agent, goal, &o, 0.25);
             agent.pos += step.delta;
-            agent.route = step.route;
+            agent.route = step.route.map(|r| *r);
             assert!(!world.circle_hits_wall(agent.pos, 0.3), "{:?}", agent.pos);
         }
         assert_eq!(agent.pos, DVec2::new(3.0, 1.0));
@@ -136,7 +136,7 @@ mod tests {
         let step = follow(&world, &agent, IVec2::new(2, 2), &four, 0.0);
         // The start tile is passed at once: 4 steps left without diagonals, 2 with them.
         assert_eq!(step.route.as_ref().unwrap().tiles.len(), 4);
-        agent.route = step.route;
+        agent.route = step.route.map(|r| *r);
         let step = follow(
             &world,
             &agent,

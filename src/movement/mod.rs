@@ -45,8 +45,9 @@ use rand_chacha::ChaCha8Rng;
 pub struct Step {
     /// Desired displacement this tick, in tiles (before walls are resolved).
     pub delta: DVec2,
-    /// The route to keep following next tick (`path_to` only).
-    pub route: Option<Route>,
+    /// The route to keep following next tick (route-following primitives only; boxed so the
+    /// step every other agent returns stays small).
+    pub route: Option<Box<Route>>,
     /// What to draw to explain this step (stored on the agent as `agent.debug`).
     pub shapes: Vec<Shape>,
     /// What the primitive remembers for next tick (stored as `agent.memory`).

@@ -14,10 +14,12 @@ pub fn slide(world: &World, pos: DVec2, radius: f64, delta: DVec2) -> DVec2 {
     let mut at = pos;
     for _ in 0..steps {
         // A body already touching a wall (the map changed under it) may move anywhere its
-        // centre stays on a free tile, so it can walk out.
-        let stuck = world.circle_hits_wall(at, radius);
+        // centre stays on a free tile, so it can walk out. (Only asked when a move hits.)
+        let stuck = std::cell::OnceCell::new();
         let fits = |to: DVec2| {
-            !world.circle_hits_wall(to, radius) || (stuck && !world.is_blocked(tile_of(to)))
+            !world.circle_hits_wall(to, radius)
+                || (*stuck.get_or_init(|| world.circle_hits_wall(at, radius))
+                    && !world.is_blocked(tile_of(to)))
         };
         let candidates = [part, DVec2::new(part.x, 0.0), DVec2::new(0.0, part.y)];
         match candidates

@@ -156,7 +156,7 @@ mod tests {
             let step = drive(&world, &tank, t(6, 1), 0.25);
             assert!(step.delta.x == 0.0 || step.delta.y == 0.0 || step.delta.length() < 0.26);
             tank.pos += step.delta;
-            tank.route = step.route;
+            tank.route = step.route.map(|r| *r);
         }
         assert_eq!(tank.pos, DVec2::new(6.0, 1.0));
         assert!(tank.route.as_ref().unwrap().legs.is_empty());

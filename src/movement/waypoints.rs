@@ -55,7 +55,7 @@ mod tests {
             let step = travel(&world, &agent, goal, 0.2);
             let before = agent.tile();
             agent.pos += step.delta;
-            agent.route = step.route;
+            agent.route = step.route.map(|r| *r);
             assert!(!world.is_blocked(agent.tile()));
             assert!(line_of_sight(&world, before, agent.tile()));
         }

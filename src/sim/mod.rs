@@ -191,7 +191,7 @@ impl Simulation {
             }
             agent.pos = pos;
             if step.route.is_some() || agent.route.is_some() {
-                agent.route = step.route;
+                agent.route = step.route.map(|r| *r);
             }
             spare.push(std::mem::replace(&mut agent.debug, step.shapes));
             agent.memory = step.memory;
