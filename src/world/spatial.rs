@@ -332,29 +332,39 @@ impl SpatialIndex {
             }
         }
         let (cx, cy) = self.cell_xy(centre);
+        let run = |best: &mut Option<(f64, usize)>, y: i32, xa: i32, xb: i32| {
+            for s in &self.slots[self.row_slots(y, xa, xb)] {
+                if rank.is_some_and(|r| s.kind != r) {
+                    continue;
+                }
+                let d = s.pos.distance_squared(centre);
+                let i = s.agent as usize;
+                if better(*best, d, i) && keep(i) {
+                    *best = Some((d, i));
+                }
+            }
+        };
+        // Rings 0 and 1 together: the 3x3 cells round the centre, one run of slots a row.
+        let (xa, xb) = ((cx - 1).max(0), (cx + 1).min(self.cols - 1));
+        for y in (cy - 1).max(0)..=(cy + 1).min(self.rows - 1) {
+            run(&mut best, y, xa, xb);
+        }
         let max_ring = self.cols.max(self.rows);
-        for ring in 0..=max_ring {
-            let (x0, x1, y0, y1) = (cx - ring, cx + ring, cy - ring, cy + ring);
-            let (xa, xb) = (x0.max(0), x1.min(self.cols - 1));
-            for y in y0.max(0)..=y1.min(self.rows - 1) {
-                // Edge rows belong to this ring whole; inside rows only their two end cells.
-                let spans = if y == y0 || y == y1 {
-                    [Some((xa, xb)), None]
-                } else {
-                    [
-                        (x0 >= 0).then_some((x0, x0)),
-                        (x1 < self.cols).then_some((x1, x1)),
-                    ]
-                };
-                for (xa, xb) in spans.into_iter().flatten() {
-                    for s in &self.slots[self.row_slots(y, xa, xb)] {
-                        if rank.is_some_and(|r| s.kind != r) {
-                            continue;
+        for ring in 1..=max_ring {
+            if ring >= 2 {
+                let (x0, x1, y0, y1) = (cx - ring, cx + ring, cy - ring, cy + ring);
+                let (xa, xb) = (x0.max(0), x1.min(self.cols - 1));
+                for y in y0.max(0)..=y1.min(self.rows - 1) {
+                    if y == y0 || y == y1 {
+                        // Edge rows belong to this ring whole.
+                        run(&mut best, y, xa, xb);
+                    } else {
+                        // Inside rows only their two end cells.
+                        if x0 >= 0 {
+                            run(&mut best, y, x0, x0);
                         }
-                        let d = s.pos.distance_squared(centre);
-                        let i = s.agent as usize;
-                        if better(best, d, i) && keep(i) {
-                            best = Some((d, i));
+                        if x1 < self.cols {
+                            run(&mut best, y, x1, x1);
                         }
                     }
                 }
