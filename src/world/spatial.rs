@@ -1,7 +1,7 @@
 //! A uniform grid bucket index over agent positions, rebuilt once per tick by the simulation,
 //! so neighbour queries (agents within a radius, the nearest agent) and contact tests look at
 //! nearby agents only instead of scanning them all. It also maps ids and kinds to agent
-//! indices and keeps each agent's id as a shared string for targets. Ids and kinds are only
+//! indices and keeps every agent's id in one shared list for targets. Ids and kinds are only
 //! gathered again when the agents themselves change ([`SpatialIndex::rebuild`]); a tick's
 //! moves only re-sort positions ([`SpatialIndex::moved`]). Plain data like the rest of
 //! `world`: no I/O, no clock, no randomness.
