@@ -53,9 +53,7 @@ use super::errors::located;
 use super::hot;
 use super::views;
 use crate::nav::{self, Algorithm, Diagonal, Heuristic, PathOptions, StepCosts};
-use crate::world::{
-    Action, AgentRef, Hand, LennardJones, PotentialSpec, Target, TraceVariant, World,
-};
+use crate::world::{Action, Hand, LennardJones, PotentialSpec, Target, TraceVariant, World};
 use mlua::{Lua, Table, Value, Variadic};
 use std::rc::Rc;
 
@@ -339,10 +337,10 @@ fn target_fn(
             match hot.view_index(&target) {
                 // A view of this round stands for its agent whatever its fields say now.
                 Some(j) => {
-                    let ud = make_action(
-                        lua,
-                        make(Target::Agent(AgentRef::new(w.agents[j].id.as_str(), j))),
-                    )?;
+                    // The shared id list while the world is sealed: no string copied.
+                    let agent = w.agent_ref(j);
+                    let agent = agent.unwrap_or_else(|| w.agents[j].id.as_str().into());
+                    let ud = make_action(lua, make(Target::Agent(agent)))?;
                     hot::remember(&hot, &kept, cache, j, &ud)?;
                     Ok(ud)
                 }
