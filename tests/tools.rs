@@ -124,6 +124,18 @@ fn spawned_crowds_are_placed_from_the_seed_on_free_distinct_tiles() {
     for a in &agents[..20] {
         assert!(a["y"].as_f64().unwrap() >= 1.0, "inside its area: {a}");
     }
+    // An entry's agents are numbered in reading order of their tiles.
+    let tiles: Vec<(i64, i64)> = agents[..20]
+        .iter()
+        .map(|a| {
+            let at = |k: &str| a[k].as_f64().unwrap().round() as i64;
+            (at("y"), at("x"))
+        })
+        .collect();
+    assert!(
+        tiles.windows(2).all(|w| w[0] < w[1]),
+        "sheep-1..20 in reading order: {tiles:?}"
+    );
     for a in &agents[20..] {
         assert_eq!(a["y"].as_f64().unwrap(), 0.0, "on its tiles: {a}");
     }
