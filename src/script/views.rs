@@ -101,6 +101,8 @@ pub struct Views {
     checked: Cell<u64>,
     /// The last round every view was refreshed in one sweep.
     swept: Cell<u64>,
+    /// Agents below this index have been looked at by [`Views::prepare`].
+    prepared: Cell<usize>,
     /// Bumped whenever a view index starts showing another agent (caches keyed by index check
     /// it).
     roster: Cell<u64>,
@@ -128,6 +130,7 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
         round: Cell::new(1),
         checked: Cell::new(0),
         swept: Cell::new(0),
+        prepared: Cell::new(0),
         roster: Cell::new(0),
         store: lua.create_table()?,
         entries: RefCell::new(Vec::new()),
@@ -167,6 +170,7 @@ impl Views {
             }
         }
         self.checked.set(world.roster);
+        self.prepared.set(0);
     }
 
     pub fn roster(&self) -> u64 {
@@ -175,10 +179,20 @@ impl Views {
 
     /// Makes the views of agents that have none yet, in agent order, so each agent's tables
     /// sit together in memory (made on first use they would be scattered in query order).
+    /// Only scripted agents' views are made ahead (their `self` shares them); others wait
+    /// until a query needs them, so a scene of many unscripted agents costs no Lua memory.
     pub fn prepare(&self, lua: &Lua, world: &World) -> mlua::Result<()> {
-        let made = self.entries.borrow().len();
-        for index in made..world.agents.len() {
-            self.make(lua, &world.agents[index], index)?;
+        let from = self.prepared.get();
+        for (index, agent) in world.agents.iter().enumerate().skip(from) {
+            let made = self
+                .entries
+                .borrow()
+                .get(index)
+                .is_some_and(|e| e.round != 0);
+            if !made && matches!(agent.brain, crate::world::Brain::Script(_)) {
+                self.make(lua, agent, index)?;
+            }
+            self.prepared.set(index + 1);
         }
         Ok(())
     }
