@@ -249,7 +249,7 @@ impl Views {
         };
         if !(fresh && same) {
             if same {
-                self.refresh_safe(lua, agent, index)?;
+                self.refresh_safe(agent, index)?;
             } else {
                 self.make(lua, agent, index)?;
             }
@@ -284,14 +284,7 @@ impl Views {
         view.raw_set(&n[POS], &pos)?;
         view.raw_set(&n[VEL], &vel)?;
         view.raw_set(&n[TILE], &tile)?;
-        self.write_scalars_safe(&view, agent)?;
-        pos.raw_set(&n[X], agent.pos.x)?;
-        pos.raw_set(&n[Y], agent.pos.y)?;
-        vel.raw_set(&n[X], agent.vel.x)?;
-        vel.raw_set(&n[Y], agent.vel.y)?;
-        let t = agent.tile();
-        tile.raw_set(&n[X], t.x)?;
-        tile.raw_set(&n[Y], t.y)?;
+        let t = self.write_safe(&view, &pos, &vel, &tile, agent)?;
         let ptr = view.to_pointer() as usize;
         self.by_ptr.borrow_mut().insert(ptr, index as u32);
         let mut entries = self.entries.borrow_mut();
@@ -311,6 +304,27 @@ impl Views {
         Ok(())
     }
 
+    /// Writes an agent's changing fields to its view and the view's parts; its tile.
+    fn write_safe(
+        &self,
+        view: &Table,
+        pos: &Table,
+        vel: &Table,
+        tile: &Table,
+        agent: &Agent,
+    ) -> mlua::Result<IVec2> {
+        let n = &self.names;
+        pos.raw_set(&n[X], agent.pos.x)?;
+        pos.raw_set(&n[Y], agent.pos.y)?;
+        vel.raw_set(&n[X], agent.vel.x)?;
+        vel.raw_set(&n[Y], agent.vel.y)?;
+        let t = agent.tile();
+        tile.raw_set(&n[X], t.x)?;
+        tile.raw_set(&n[Y], t.y)?;
+        self.write_scalars_safe(view, agent)?;
+        Ok(t)
+    }
+
     fn write_scalars_safe(&self, t: &Table, agent: &Agent) -> mlua::Result<()> {
         let n = &self.names;
         t.raw_set(&n[HEADING], agent.heading)?;
@@ -321,21 +335,9 @@ impl Views {
     }
 
     /// Refreshes a made view of the same agent through mlua.
-    fn refresh_safe(&self, lua: &Lua, agent: &Agent, index: usize) -> mlua::Result<()> {
-        let _ = lua;
-        let n = &self.names;
-        let view: Table = self.store.raw_get(store_index(index, 0))?;
-        let pos: Table = self.store.raw_get(store_index(index, 1))?;
-        let vel: Table = self.store.raw_get(store_index(index, 2))?;
-        let tile: Table = self.store.raw_get(store_index(index, 3))?;
-        pos.raw_set(&n[X], agent.pos.x)?;
-        pos.raw_set(&n[Y], agent.pos.y)?;
-        vel.raw_set(&n[X], agent.vel.x)?;
-        vel.raw_set(&n[Y], agent.vel.y)?;
-        let t = agent.tile();
-        tile.raw_set(&n[X], t.x)?;
-        tile.raw_set(&n[Y], t.y)?;
-        self.write_scalars_safe(&view, agent)?;
+    fn refresh_safe(&self, agent: &Agent, index: usize) -> mlua::Result<()> {
+        let part = |k| self.store.raw_get::<Table>(store_index(index, k));
+        let t = self.write_safe(&part(0)?, &part(1)?, &part(2)?, &part(3)?, agent)?;
         let mut entries = self.entries.borrow_mut();
         let e = &mut entries[index];
         e.round = self.round.get();
