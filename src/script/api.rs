@@ -331,9 +331,10 @@ fn target_fn(
     let cache = hot.new_cache();
     let actions = lua.create_table()?;
     let kept = actions.clone();
+    let context = Rc::clone(&hot);
     let full = lua.create_function(move |lua, target: Value| {
         with_world(lua, name, |w| {
-            let hot = hot::get(lua)?;
+            let hot = &context;
             match hot.view_index(&target) {
                 // A view of this round stands for its agent whatever its fields say now.
                 Some(j) => {
@@ -341,7 +342,7 @@ fn target_fn(
                     let agent = w.agent_ref(j);
                     let agent = agent.unwrap_or_else(|| w.agents[j].id.as_str().into());
                     let ud = make_action(lua, make(Target::Agent(agent)))?;
-                    hot::remember(&hot, &kept, cache, j, &ud)?;
+                    hot::remember(hot, &kept, cache, j, &ud)?;
                     Ok(ud)
                 }
                 None => make_action(lua, make(to_target(lua, w, &target, name)?)),
