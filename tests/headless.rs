@@ -230,3 +230,67 @@ return M
         lines[9]
     );
 }
+
+/// Every engine field of `self` and of a view kept across ticks is current every tick,
+/// whether the script read it before or reads it for the first time: checked against the
+/// positions (which the trace shows) and the actions the scripts returned.
+#[test]
+fn self_and_kept_views_show_every_field_current_every_tick() {
+    let scene = "seed: 3\ntick_rate: 10\nmap:\n  rows: |\n    ....................\n    ....................\n    ....................\nagents:\n  - id: a\n    kind: scout\n    at: [0, 0]\n    speed: 2\n    sense: 4\n    script: a.lua\n  - id: b\n    kind: runner\n    at: [0, 2]\n    speed: 3\n    script: b.lua\n";
+    let a = r#"
+local M = {}
+local function near(u, v) return math.abs(u - v) < 1e-9 end
+local function round(v) return math.floor(v + 0.5) end
+local function check(who, t, prev, action)
+  assert(t.tile.x == round(t.pos.x) and t.tile.y == round(t.pos.y),
+    who .. " tile " .. t.tile.x .. "," .. t.tile.y .. " at " .. t.pos.x)
+  if prev then
+    assert(near(t.vel.x, (t.pos.x - prev.x) * 10) and near(t.vel.y, (t.pos.y - prev.y) * 10),
+      who .. " vel " .. t.vel.x)
+    if t.pos.x ~= prev.x or t.pos.y ~= prev.y then
+      assert(near(t.heading, math.atan(t.pos.y - prev.y, t.pos.x - prev.x)),
+        who .. " heading " .. t.heading)
+    end
+  end
+  assert(t.action == action, who .. " action " .. tostring(t.action) .. ", not " .. action)
+end
+function M.decide(self, world)
+  local m, tick = self.memory, world:tick()
+  m.b = m.b or world:agent("b")
+  -- Read for the first time late (tick 6) or from the start: both must be current.
+  if tick == 0 or tick >= 6 then
+    check("self", self, m.prev, m.action or "stop")
+    assert(self.speed == 2 and self.sense == 4, "self scalars")
+    check("b", m.b, m.bprev, tick < 8 and (tick == 0 and "stop" or "to") or "chase")
+  end
+  assert(getmetatable(self) == "agent (locked)", "locked")
+  assert(not pcall(setmetatable, self, {}), "setmetatable refused")
+  m.prev = {x = self.pos.x, y = self.pos.y}
+  m.bprev = {x = m.b.pos.x, y = m.b.pos.y}
+  if tick == 14 then error("checked " .. tick) end
+  m.action = tick < 4 and "to" or "chase"
+  if tick < 4 then return move.to({x = 19, y = 0}) end
+  return move.chase(m.b)
+end
+return M
+"#;
+    let b = r#"
+local M = {}
+function M.decide(self, world)
+  if world:tick() < 7 then return move.to({x = 19, y = 2}) end
+  return move.chase(world:agent("a"))
+end
+return M
+"#;
+    let dir = scratch(&[("s.yaml", scene), ("a.lua", a), ("b.lua", b)]);
+    let out = agentbox_in(
+        dir.path(),
+        &["headless", "s.yaml", "--ticks", "16", "--trace", "-"],
+    );
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    for line in &lines[..14] {
+        assert!(!line.contains("error"), "{line}");
+    }
+    assert!(lines[14].contains("a.lua:31: checked 14"), "{}", lines[14]);
+}

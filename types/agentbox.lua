@@ -18,7 +18,7 @@
 ---@field x integer Column.
 ---@field y integer Row.
 
----What a script sees of an agent during one tick. Views are read-only snapshots refreshed in place each tick (an agent's `self` shares `pos`, `vel` and `tile` with its view): copy the numbers you want to keep, and do not write to them.
+---What a script sees of an agent during one tick. Views are read-only snapshots refreshed in place each tick (an agent's `self` shares `pos`, `vel` and `tile` with its view): copy the numbers you want to keep, and do not write to them. Read fields by name: `vel`, `tile`, `heading`, `speed`, `action` and `sense` are filled in on first read (so `pairs` lists them only after that), and the metatable is locked.
 ---@class agentbox.AgentView
 ---@field id string Unique id.
 ---@field kind string The scene's `kind` (default: the id).

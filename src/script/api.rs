@@ -61,7 +61,7 @@ use std::rc::Rc;
 pub struct CurrentWorld(pub Rc<World>);
 
 /// Runs `f` with the current world, or fails with a clear message outside a decision.
-fn with_world<R>(
+pub(super) fn with_world<R>(
     lua: &Lua,
     what: &str,
     f: impl FnOnce(&World) -> mlua::Result<R>,
@@ -328,7 +328,7 @@ fn target_fn(
     make: fn(Target) -> Action,
 ) -> mlua::Result<mlua::Function> {
     let hot = hot::get(lua)?;
-    let cache = hot.new_cache();
+    let cache = hot.new_cache(make);
     let actions = lua.create_table()?;
     let kept = actions.clone();
     let context = Rc::clone(&hot);
@@ -338,10 +338,10 @@ fn target_fn(
             match hot.view_index(&target) {
                 // A view of this round stands for its agent whatever its fields say now.
                 Some(j) => {
-                    // The shared id list while the world is sealed: no string copied.
-                    let agent = w.agent_ref(j);
-                    let agent = agent.unwrap_or_else(|| w.agents[j].id.as_str().into());
-                    let ud = make_action(lua, make(Target::Agent(agent)))?;
+                    let Some(target) = hot::target_of(w, j) else {
+                        return make_action(lua, make(to_target(lua, w, &target, name)?));
+                    };
+                    let ud = make_action(lua, make(target))?;
                     hot::remember(hot, &kept, cache, j, &ud)?;
                     Ok(ud)
                 }

@@ -17,9 +17,9 @@
 //! raise (a raised error unwinds with `longjmp`): the code copies what it needs and calls Lua
 //! with only references and plain numbers in its frames. It never changes the world.
 
-use super::views::{write_scalars_raw, Keys, Views, Written, DECIDE, KEY_NAMES};
+use super::views::{write_scalars_raw, Keys, Views, DECIDE, KEY_NAMES};
 use crate::world::spatial::FastMap;
-use crate::world::{Action, World};
+use crate::world::{Action, Target, World};
 use mlua::ffi;
 use mlua::{AnyUserData, Function, Lua, Table, Value};
 use std::cell::{Cell, RefCell};
@@ -45,6 +45,9 @@ impl ActionBook {
     }
 }
 
+/// How a `move.*` function of one target makes its action.
+pub type MakeAction = fn(Target) -> Action;
+
 /// What raw functions read while scripts run.
 pub struct Hot {
     pub views: Rc<Views>,
@@ -54,6 +57,12 @@ pub struct Hot {
     /// Per cache of actions by target agent: the views' roster its entries were made for
     /// (entries of an older roster are dropped before the next is added).
     stamps: RefCell<Vec<u64>>,
+    /// Per cache: how its actions are made from their target.
+    makers: RefCell<Vec<MakeAction>>,
+    /// `[1]`: the cached action a `move.*` fast path handed out last (a one-entry table).
+    scratch: Table,
+    /// What it was: its cache and the index of its target agent.
+    handed: Cell<Option<(usize, usize)>>,
 }
 
 /// Makes the hot context of a state and stores it in its app data.
@@ -63,6 +72,9 @@ pub fn install(lua: &Lua) -> mlua::Result<Rc<Hot>> {
         book: Rc::new(ActionBook::default()),
         world: Cell::new(std::ptr::null()),
         stamps: RefCell::new(Vec::new()),
+        makers: RefCell::new(Vec::new()),
+        scratch: lua.create_table()?,
+        handed: Cell::new(None),
     });
     lua.set_app_data(Rc::clone(&hot));
     Ok(hot)
@@ -89,11 +101,25 @@ impl Hot {
         unsafe { self.world.get().as_ref() }
     }
 
-    /// A new cache of actions by target agent; its number.
-    pub fn new_cache(&self) -> usize {
+    /// A new cache of actions by target agent, made by `make`; its number.
+    pub fn new_cache(&self, make: MakeAction) -> usize {
+        self.makers.borrow_mut().push(make);
         let mut stamps = self.stamps.borrow_mut();
         stamps.push(0);
         stamps.len() - 1
+    }
+
+    /// The table whose `[1]` holds the action a fast path handed out last.
+    pub fn scratch(&self) -> &Table {
+        &self.scratch
+    }
+
+    /// The action the fast path handed out last, made again from its target (the same action
+    /// as the cached userdata's, without reading the userdata).
+    fn handed_action(&self, world: &World) -> Option<Action> {
+        let (cache, j) = self.handed.get()?;
+        let make = *self.makers.borrow().get(cache)?;
+        Some(make(target_of(world, j)?))
     }
 
     /// Whether the entries of cache `cache` are current (made for the views' roster).
@@ -120,12 +146,24 @@ impl Hot {
     }
 }
 
-/// Upvalues of every raw function: the hot context, the fallback, the view store, the key
-/// names; then the function's own.
+/// The target standing for agent `j` of `world` (its id from the shared list while the world
+/// is sealed, so no string is copied).
+pub fn target_of(world: &World, j: usize) -> Option<Target> {
+    let agent = match world.agent_ref(j) {
+        Some(a) => a,
+        None => world.agents.get(j)?.id.as_str().into(),
+    };
+    Some(Target::Agent(agent))
+}
+
+/// Upvalues of every raw function: the hot context, the fallback, the view store, the parts
+/// store, the scratch table, the key names; then the function's own.
 const UP_HOT: c_int = 1;
 const UP_FALLBACK: c_int = 2;
 const UP_STORE: c_int = 3;
-const UP_NAMES: c_int = 4;
+const UP_PARTS: c_int = 4;
+const UP_SCRATCH: c_int = 5;
+const UP_NAMES: c_int = 6;
 const UP_OWN: c_int = UP_NAMES + KEY_NAMES.len() as c_int;
 
 fn upvalue_keys() -> Keys {
@@ -135,11 +173,13 @@ fn upvalue_keys() -> Keys {
     }
     Keys {
         store: ffi::lua_upvalueindex(UP_STORE),
+        parts: ffi::lua_upvalueindex(UP_PARTS),
         names,
     }
 }
 
-/// Makes a raw function: `raw` with upvalues hot, `fallback`, the store, the names, `own...`.
+/// Makes a raw function: `raw` with upvalues hot, `fallback`, the stores, the scratch table,
+/// the names, `own...`.
 fn make_raw(
     lua: &Lua,
     hot: &Rc<Hot>,
@@ -151,6 +191,8 @@ fn make_raw(
         Value::LightUserData(mlua::LightUserData(Rc::as_ptr(hot) as *mut c_void)),
         Value::Function(fallback),
         Value::Table(hot.views.store().clone()),
+        Value::Table(hot.views.parts().clone()),
+        Value::Table(hot.scratch.clone()),
     ];
     args.extend(hot.views.names.iter().map(|n| Value::String(n.clone())));
     let n = args.len() + own.len();
@@ -268,6 +310,9 @@ unsafe fn try_target(state: *mut ffi::lua_State) -> Option<c_int> {
         ffi::lua_settop(state, -2);
         return None;
     }
+    ffi::lua_pushvalue(state, -1);
+    ffi::lua_rawseti(state, ffi::lua_upvalueindex(UP_SCRATCH), 1);
+    hot.handed.set(Some((cache, index)));
     Some(1)
 }
 
@@ -291,8 +336,6 @@ pub struct Ready {
     pub module: c_int,
     pub this: c_int,
     pub this_ptr: *const c_void,
-    /// The scalars last written to its `self` (updated by the batch).
-    pub written: Written,
 }
 
 /// How a raw result came back.
@@ -322,8 +365,8 @@ pub trait Batch {
 /// calling an agent) when its view must be made first; the caller then goes on without the
 /// fast path.
 ///
-/// The stack holds the message handler at 1, `world` at 2, the view store at 3 and the key
-/// names from 4.
+/// The stack holds the message handler at 1, `world` at 2, the view store at 3, the parts
+/// store at 4, the scratch table at 5 and the key names from 6.
 ///
 /// # Safety
 /// `state` is the host's Lua state inside `exec_raw`, with that stack; `batch` lives outside
@@ -335,14 +378,23 @@ pub unsafe fn run_batch(
     budget: &super::budget::Budget,
     batch: &mut dyn Batch,
 ) {
+    const SCRATCH: c_int = 5;
     let mut names = [0; KEY_NAMES.len()];
     for (k, n) in names.iter_mut().enumerate() {
-        *n = 4 + k as c_int;
+        *n = 6 + k as c_int;
     }
-    let keys = Keys { store: 3, names };
-    let base = 3 + KEY_NAMES.len() as c_int;
+    let keys = Keys {
+        store: 3,
+        parts: 4,
+        names,
+    };
+    let base = 5 + KEY_NAMES.len() as c_int;
+    // What the fast paths handed out before belongs to another round.
+    ffi::lua_pushnil(state);
+    ffi::lua_rawseti(state, SCRATCH, 1);
+    hot.handed.set(None);
     hot.views.sweep_raw(state, &keys, world);
-    while let Some(mut ready) = batch.next() {
+    while let Some(ready) = batch.next() {
         let Some(agent) = world.agents.get(ready.index) else {
             break;
         };
@@ -350,9 +402,12 @@ pub unsafe fn run_batch(
             let _ = batch.done(&ready, Outcome::Retry);
             break;
         }
-        ffi::lua_rawgeti(state, ffi::LUA_REGISTRYINDEX, ready.this as i64);
-        write_scalars_raw(state, &keys, &mut ready.written, agent);
-        ffi::lua_settop(state, base);
+        let live = hot.views.self_live(ready.index);
+        if live != 0 {
+            ffi::lua_rawgeti(state, ffi::LUA_REGISTRYINDEX, ready.this as i64);
+            write_scalars_raw(state, &keys, live, agent);
+            ffi::lua_settop(state, base);
+        }
         ffi::lua_rawgeti(state, ffi::LUA_REGISTRYINDEX, ready.module as i64);
         ffi::lua_pushvalue(state, keys.names[DECIDE]);
         ffi::lua_rawget(state, -2);
@@ -374,10 +429,22 @@ pub unsafe fn run_batch(
         hot.views.set_deciding(None);
         let outcome = if status == ffi::LUA_OK {
             match ffi::lua_type(state, -1) {
-                ffi::LUA_TUSERDATA => match hot.book.get(ffi::lua_touserdata(state, -1) as usize) {
-                    Some(action) => Outcome::Act(action),
-                    None => Outcome::Returned("userdata"),
-                },
+                ffi::LUA_TUSERDATA => {
+                    // Most often the action a fast path just handed out: known without reading
+                    // the userdata (a cache miss per agent in a crowd).
+                    ffi::lua_rawgeti(state, SCRATCH, 1);
+                    let handed = ffi::lua_rawequal(state, -1, -2) != 0;
+                    ffi::lua_settop(state, -2);
+                    let known = if handed {
+                        hot.handed_action(world)
+                    } else {
+                        None
+                    };
+                    match known.or_else(|| hot.book.get(ffi::lua_touserdata(state, -1) as usize)) {
+                        Some(action) => Outcome::Act(action),
+                        None => Outcome::Returned("userdata"),
+                    }
+                }
                 t => Outcome::Returned(type_name(t)),
             }
         } else {

@@ -31,7 +31,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::c_void;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use views::Written;
 
 pub use budget::{grace, Mode as BudgetMode, DEFAULT_INSTRUCTIONS, DEFAULT_MEMORY};
 
@@ -56,8 +55,6 @@ struct Slot {
     seen_generation: Option<u64>,
     /// The agent index and view table `self` shares its `pos`, `vel` and `tile` with.
     linked: Option<(usize, usize)>,
-    /// The scalars last written to `self`.
-    written: Written,
     /// When this slot last went through the full path: the host's load count, its module
     /// table's registry reference, and the world roster. While no script has loaded since,
     /// the module, its generation and `init` are known good, so the raw loop may run it; while
@@ -431,6 +428,7 @@ impl ScriptHost {
     /// Forgets one agent's `self` (its scene entry changed): it starts over with `init`.
     pub fn forget_agent(&mut self, id: &str) {
         if let Some(slot) = self.slots.remove(id) {
+            self.hot.views.unlink_self(slot.this_ptr);
             let _ = self.lua.remove_registry_value(slot.this);
         }
     }
@@ -445,7 +443,8 @@ impl ScriptHost {
     }
 
     fn new_slot(&self, agent: &Agent, script: &Path) -> mlua::Result<Slot> {
-        let this = self.lua.create_table()?;
+        // Room for its fields (params, memory, id, kind, pos) without regrowing.
+        let this = self.lua.create_table_with_capacity(0, 8)?;
         this.raw_set("params", json_to_lua(&self.lua, &agent.params)?)?;
         this.raw_set("memory", self.lua.create_table()?)?;
         let this_ptr = this.to_pointer();
@@ -458,7 +457,6 @@ impl ScriptHost {
             script: script.to_path_buf(),
             seen_generation: None,
             linked: None,
-            written: Written::default(),
             checked: None,
         })
     }
@@ -523,6 +521,7 @@ impl ScriptHost {
                     let (k, old) = self.slots.insert(slot);
                     self.rngs.start(k, rng::stream(self.seed, &agent.id, "lua"));
                     if let Some(old) = old {
+                        self.hot.views.unlink_self(old.this_ptr);
                         let _ = self.lua.remove_registry_value(old.this);
                     }
                     k
@@ -539,8 +538,7 @@ impl ScriptHost {
         };
         let views = Rc::clone(&self.hot.views);
         match views.link_self(&self.lua, world, &this, index) {
-            Ok(written) => {
-                slot.written = written;
+            Ok(()) => {
                 slot.linked = views.view_ptr(index).map(|p| (index, p));
             }
             Err(e) => return Decision::Failed(errors::describe_in(&name, &e)),
@@ -573,6 +571,8 @@ impl ScriptHost {
             Value::Function(self.handler.clone()),
             Value::Table(self.world_table.clone()),
             Value::Table(self.hot.views.store().clone()),
+            Value::Table(self.hot.views.parts().clone()),
+            Value::Table(self.hot.scratch().clone()),
         ];
         args.extend(
             self.hot
@@ -782,7 +782,6 @@ fn ready(
             module,
             this: slot.this_ref,
             this_ptr: slot.this_ptr,
-            written: slot.written,
         },
     ))
 }
@@ -822,9 +821,6 @@ impl Batch for FastRound<'_> {
             return false;
         };
         self.rngs.leave();
-        if let Some(Some(slot)) = self.slots.all.get_mut(k) {
-            slot.written = ready.written;
-        }
         let decision = match outcome {
             Outcome::Retry => return false,
             Outcome::Act(action) => Decision::Act(action),

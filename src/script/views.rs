@@ -2,26 +2,33 @@
 //! engine fields of each agent's `self` (`id`, `kind`, `pos`, `vel`, `tile`, `heading`,
 //! `speed`, `action`, `sense`).
 //!
-//! Each agent index has one view table, with `pos`, `vel` and `tile` sub-tables, made once and
-//! then refreshed in place at most once per round of decisions, writing only what changed
-//! since it was last written. An agent's `self` shares its view's `pos`, `vel` and `tile`
-//! tables, so refreshing the view refreshes `self` too. The hot refresh writes through the raw
-//! Lua C API (an mlua table write is a protected call costing hundreds of nanoseconds); making
-//! a view, or remaking one whose index now holds another agent, goes through mlua.
+//! Each agent index has one view table (`store[i+1]`) and one `pos` table (`parts[3i+1]`),
+//! made once and then refreshed in place at most once per round of decisions. A view's raw
+//! fields are `id`, `kind` and `pos`. The others are lazy: the shared agent metatable's
+//! `__index` fills one in the first time a script reads it (`vel` and `tile` become tables of
+//! their own, `parts[3i+2]` and `parts[3i+3]`), and from then on it is a raw field refreshed
+//! with the position. So a crowd whose scripts read only positions costs, per agent and round,
+//! two numbers written, and its tables stay small enough to stay in the cache.
+//!
+//! An agent's `self` has the same metatable and shares its view's `pos` (and `vel` and `tile`
+//! once read) tables, so refreshing the view refreshes `self` too; the lazy scalars `self` has
+//! read are written before each of its decisions. The hot refresh writes through the raw Lua
+//! C API (an mlua table write is a protected call costing hundreds of nanoseconds); making a
+//! view, or remaking one whose index now holds another agent, goes through mlua.
 //!
 //! A view is a snapshot of one tick, to be read, not written: `self.pos`, `view.pos` and
 //! friends change in place every tick, so a script that keeps a position copies its numbers.
 
 use crate::world::spatial::FastMap;
 use crate::world::{Agent, World};
-use glam::{DVec2, IVec2};
+use glam::DVec2;
 use mlua::ffi;
 use mlua::{Lua, LuaString, Table, Value};
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_int, c_void};
 use std::rc::Rc;
 
-/// The field names a refresh writes (and `decide`, which the decision loop reads), in the
+/// The field names the refresh writes (and `decide`, which the decision loop reads), in the
 /// order of [`Keys`].
 pub const KEY_NAMES: [&str; 12] = [
     "x", "y", "heading", "speed", "action", "sense", "id", "kind", "pos", "vel", "tile", "decide",
@@ -39,58 +46,55 @@ const VEL: usize = 9;
 const TILE: usize = 10;
 pub const DECIDE: usize = 11;
 
-/// Where the store table and the field-name strings sit for raw writes: stack slots of a
-/// decision batch, or upvalues of a raw C function.
+/// The lazy fields, by the bit each has in a mask of filled-in fields.
+const LAZY: [usize; 6] = [VEL, TILE, HEADING, SPEED, ACTION, SENSE];
+const VEL_BIT: u8 = 1;
+const TILE_BIT: u8 = 2;
+/// The bits of the scalar lazy fields (`heading`, `speed`, `action`, `sense`).
+const SCALAR_BITS: u8 = !(VEL_BIT | TILE_BIT);
+
+fn bit_of(key: usize) -> u8 {
+    LAZY.iter().position(|&k| k == key).map_or(0, |p| 1 << p)
+}
+
+/// Where the view store, the parts store and the field-name strings sit for raw writes:
+/// stack slots of a decision batch, or upvalues of a raw C function.
 #[derive(Clone, Copy)]
 pub struct Keys {
     pub store: c_int,
+    pub parts: c_int,
     pub names: [c_int; KEY_NAMES.len()],
 }
 
-/// The scalar fields as last written to one table, so unchanged ones are skipped.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Written {
-    pub made: bool,
-    heading: f64,
-    speed: f64,
-    /// The address of the action's (static) name.
-    action: usize,
-    sense: Option<f64>,
+/// Per agent index, in arrays walked in index order every round.
+#[derive(Default)]
+struct State {
+    /// The round the view was last refreshed in (0: no view made).
+    rounds: Vec<u64>,
+    /// The position last written to its `pos` table.
+    pos: Vec<DVec2>,
+    /// The view table's address.
+    ptrs: Vec<usize>,
+    /// The lazy fields the view has filled in (`vel` and `tile` here also stand for `self`'s,
+    /// which share the tables).
+    live: Vec<u8>,
+    /// The lazy scalars the `self` linked to this index has filled in.
+    self_live: Vec<u8>,
+    /// The agent the view shows (compared when the world's agent list changes).
+    ids: Vec<String>,
 }
 
-impl Written {
-    fn same(&self, agent: &Agent) -> bool {
-        self.made
-            && self.heading.to_bits() == agent.heading.to_bits()
-            && self.speed.to_bits() == agent.speed.to_bits()
-            && self.action == agent.action.name().as_ptr() as usize
-            && self.sense.map(f64::to_bits) == agent.sense.map(f64::to_bits)
-    }
-
-    fn of(agent: &Agent) -> Self {
-        Written {
-            made: true,
-            heading: agent.heading,
-            speed: agent.speed,
-            action: agent.action.name().as_ptr() as usize,
-            sense: agent.sense,
+impl State {
+    fn grow(&mut self, len: usize) {
+        if self.rounds.len() < len {
+            self.rounds.resize(len, 0);
+            self.pos.resize(len, DVec2::ZERO);
+            self.ptrs.resize(len, 0);
+            self.live.resize(len, 0);
+            self.self_live.resize(len, 0);
+            self.ids.resize(len, String::new());
         }
     }
-}
-
-/// One agent index's view.
-#[derive(Clone, Debug, Default)]
-struct Entry {
-    /// The round the view was last refreshed in (0: never made).
-    round: u64,
-    /// The agent it shows.
-    id: String,
-    /// The view table's address.
-    ptr: usize,
-    pos: DVec2,
-    vel: DVec2,
-    tile: IVec2,
-    scalars: Written,
 }
 
 /// Per-state views, kept in the Lua state's app data.
@@ -106,11 +110,17 @@ pub struct Views {
     /// Bumped whenever a view index starts showing another agent (caches keyed by index check
     /// it).
     roster: Cell<u64>,
-    /// For agent index `i`: `[4i+1]` the view, `[4i+2]` its pos, `[4i+3]` vel, `[4i+4]` tile.
+    /// `[i+1]`: the view table of agent index `i`.
     store: Table,
-    entries: RefCell<Vec<Entry>>,
+    /// `[3i+1]`: its `pos` table; `[3i+2]` and `[3i+3]`: its `vel` and `tile`, once read.
+    parts: Table,
+    /// The metatable of views and `self` tables (`__index` fills in lazy fields).
+    meta: Table,
+    state: RefCell<State>,
     /// View table address → agent index.
     by_ptr: RefCell<FastMap<usize, u32>>,
+    /// `self` table address → the agent index it is linked to.
+    selves: RefCell<FastMap<usize, u32>>,
     /// The address and agent index of the view handed out last.
     last: Cell<(usize, usize)>,
     /// The field names as Lua strings, in [`KEY_NAMES`] order.
@@ -126,6 +136,9 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
         .iter()
         .map(|k| lua.create_string(k))
         .collect::<mlua::Result<Vec<_>>>()?;
+    let meta = lua.create_table()?;
+    meta.raw_set("__index", lua.create_function(lazy_index)?)?;
+    meta.raw_set("__metatable", "agent (locked)")?;
     lua.set_app_data(Rc::new(Views {
         round: Cell::new(1),
         checked: Cell::new(0),
@@ -133,8 +146,11 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
         prepared: Cell::new(0),
         roster: Cell::new(0),
         store: lua.create_table()?,
-        entries: RefCell::new(Vec::new()),
+        parts: lua.create_table()?,
+        meta,
+        state: RefCell::new(State::default()),
         by_ptr: RefCell::new(FastMap::default()),
+        selves: RefCell::new(FastMap::default()),
         last: Cell::new((0, 0)),
         names,
         deciding: Cell::new(std::ptr::null()),
@@ -150,8 +166,70 @@ pub fn get(lua: &Lua) -> mlua::Result<Rc<Views>> {
         .ok_or_else(|| mlua::Error::RuntimeError("agentbox views are not installed".into()))
 }
 
-fn store_index(index: usize, part: usize) -> i64 {
-    (4 * index + part + 1) as i64
+fn part_index(index: usize, key: usize) -> i64 {
+    let k = match key {
+        VEL => 1,
+        TILE => 2,
+        _ => 0,
+    };
+    (3 * index + k + 1) as i64
+}
+
+/// `__index` of views and `self` tables: fills in a lazy field from the current world (and
+/// keeps it, refreshed every round from then on); `nil` for any other key.
+fn lazy_index(lua: &Lua, (table, key): (Table, Value)) -> mlua::Result<Value> {
+    let Value::String(key) = key else {
+        return Ok(Value::Nil);
+    };
+    let views = get(lua)?;
+    let Some(field) = LAZY
+        .iter()
+        .copied()
+        .find(|&k| views.names[k].as_bytes() == key.as_bytes())
+    else {
+        return Ok(Value::Nil);
+    };
+    let ptr = table.to_pointer() as usize;
+    let (index, is_self) = match views.by_ptr.borrow().get(&ptr) {
+        Some(&i) => (i as usize, false),
+        None => match views.selves.borrow().get(&ptr) {
+            Some(&i) => (i as usize, true),
+            None => return Ok(Value::Nil),
+        },
+    };
+    super::api::with_world(lua, "reading an agent's fields", |w| {
+        let Some(agent) = w.agents.get(index) else {
+            return Ok(Value::Nil);
+        };
+        let bit = bit_of(field);
+        let value = match field {
+            VEL | TILE => {
+                let part = views.part(lua, index, field, agent)?;
+                Value::Table(part)
+            }
+            _ => scalar(lua, field, agent)?,
+        };
+        table.raw_set(&key, &value)?;
+        let mut state = views.state.borrow_mut();
+        state.grow(index + 1);
+        if is_self && bit & SCALAR_BITS != 0 {
+            state.self_live[index] |= bit;
+        } else {
+            state.live[index] |= bit;
+        }
+        Ok(value)
+    })
+}
+
+/// The Lua value of a scalar lazy field.
+fn scalar(lua: &Lua, field: usize, agent: &Agent) -> mlua::Result<Value> {
+    Ok(match field {
+        HEADING => Value::Number(agent.heading),
+        SPEED => Value::Number(agent.speed),
+        ACTION => Value::String(lua.create_string(agent.action.name())?),
+        SENSE => agent.sense.map_or(Value::Nil, Value::Number),
+        _ => Value::Nil,
+    })
 }
 
 impl Views {
@@ -164,9 +242,11 @@ impl Views {
         if world.roster != 0 && world.roster == self.checked.get() {
             return;
         }
-        for (entry, agent) in self.entries.borrow_mut().iter_mut().zip(&world.agents) {
-            if entry.round != 0 && entry.id != agent.id {
-                entry.round = 0;
+        let mut state = self.state.borrow_mut();
+        let state = &mut *state;
+        for ((round, id), agent) in state.rounds.iter_mut().zip(&state.ids).zip(&world.agents) {
+            if *round != 0 && *id != agent.id {
+                *round = 0;
             }
         }
         self.checked.set(world.roster);
@@ -185,10 +265,11 @@ impl Views {
         let from = self.prepared.get();
         for (index, agent) in world.agents.iter().enumerate().skip(from) {
             let made = self
-                .entries
+                .state
                 .borrow()
+                .rounds
                 .get(index)
-                .is_some_and(|e| e.round != 0);
+                .is_some_and(|&r| r != 0);
             if !made && matches!(agent.brain, crate::world::Brain::Script(_)) {
                 self.make(lua, agent, index)?;
             }
@@ -197,9 +278,14 @@ impl Views {
         Ok(())
     }
 
-    /// The table holding every view and its parts.
+    /// The table holding every view.
     pub fn store(&self) -> &Table {
         &self.store
+    }
+
+    /// The table holding every view's `pos`, `vel` and `tile` tables.
+    pub fn parts(&self) -> &Table {
+        &self.parts
     }
 
     /// Marks `this` (the `self` of agent `index`) as deciding now (`None`: nobody).
@@ -223,6 +309,11 @@ impl Views {
         !d.is_null() && matches!(value, Value::Table(t) if t.to_pointer() == d)
     }
 
+    /// Whether agent `index` has a view refreshed this round.
+    fn current(&self, index: usize) -> bool {
+        self.state.borrow().rounds.get(index) == Some(&self.round.get())
+    }
+
     /// The agent index a view table stands for, if it is a view refreshed this round.
     pub fn current_index(&self, ptr: *const c_void) -> Option<usize> {
         // Most often the view the last query handed out (`move.chase(world:nearest(...))`).
@@ -232,144 +323,175 @@ impl Views {
         } else {
             *self.by_ptr.borrow().get(&(ptr as usize))? as usize
         };
-        let entries = self.entries.borrow();
-        (entries.get(i)?.round == self.round.get()).then_some(i)
+        self.current(i).then_some(i)
     }
 
     /// The view of agent `index`, made or refreshed for this round (through mlua: for the
     /// query functions; the hot paths use [`Self::refresh_raw`]).
     pub fn view(&self, lua: &Lua, world: &World, index: usize) -> mlua::Result<Table> {
         let agent = &world.agents[index];
-        let (fresh, same) = {
-            let entries = self.entries.borrow();
-            match entries.get(index) {
-                Some(e) if e.round != 0 => (e.round == self.round.get(), true),
-                _ => (false, false),
-            }
-        };
-        if !(fresh && same) {
-            if same {
-                self.refresh_safe(agent, index)?;
-            } else {
-                self.make(lua, agent, index)?;
-            }
+        let round = self.state.borrow().rounds.get(index).copied().unwrap_or(0);
+        if round == 0 {
+            self.make(lua, agent, index)?;
+        } else if round != self.round.get() {
+            self.refresh_safe(lua, agent, index)?;
         }
-        self.store.raw_get(store_index(index, 0))
+        self.store.raw_get(index + 1)
     }
 
-    /// Makes (or remakes, for another agent) the view at `index`, writing every field.
+    /// Makes (or remakes, for another agent) the view at `index`.
     fn make(&self, lua: &Lua, agent: &Agent, index: usize) -> mlua::Result<()> {
         let n = &self.names;
-        let (view, pos, vel, tile) = match self.store.raw_get::<Value>(store_index(index, 0))? {
-            Value::Table(view) => (
-                view,
-                self.store.raw_get::<Table>(store_index(index, 1))?,
-                self.store.raw_get::<Table>(store_index(index, 2))?,
-                self.store.raw_get::<Table>(store_index(index, 3))?,
-            ),
+        let (view, pos) = match self.store.raw_get::<Value>(index + 1)? {
+            Value::Table(view) => {
+                // It showed another agent: its filled-in fields were that agent's.
+                for &k in &LAZY {
+                    view.raw_set(&n[k], Value::Nil)?;
+                }
+                (view, self.parts.raw_get::<Table>(part_index(index, POS))?)
+            }
             _ => {
-                let view = lua.create_table_with_capacity(0, 10)?;
+                let view = lua.create_table_with_capacity(0, 3)?;
                 let pos = lua.create_table_with_capacity(0, 2)?;
-                let vel = lua.create_table_with_capacity(0, 2)?;
-                let tile = lua.create_table_with_capacity(0, 2)?;
-                self.store.raw_set(store_index(index, 0), &view)?;
-                self.store.raw_set(store_index(index, 1), &pos)?;
-                self.store.raw_set(store_index(index, 2), &vel)?;
-                self.store.raw_set(store_index(index, 3), &tile)?;
-                (view, pos, vel, tile)
+                view.set_metatable(Some(self.meta.clone()))?;
+                self.store.raw_set(index + 1, &view)?;
+                self.parts.raw_set(part_index(index, POS), &pos)?;
+                (view, pos)
             }
         };
         view.raw_set(&n[ID], agent.id.as_str())?;
         view.raw_set(&n[KIND], agent.kind.as_str())?;
         view.raw_set(&n[POS], &pos)?;
-        view.raw_set(&n[VEL], &vel)?;
-        view.raw_set(&n[TILE], &tile)?;
-        let t = self.write_safe(&view, &pos, &vel, &tile, agent)?;
+        pos.raw_set(&n[X], agent.pos.x)?;
+        pos.raw_set(&n[Y], agent.pos.y)?;
         let ptr = view.to_pointer() as usize;
         self.by_ptr.borrow_mut().insert(ptr, index as u32);
-        let mut entries = self.entries.borrow_mut();
-        if entries.len() <= index {
-            entries.resize(index + 1, Entry::default());
+        {
+            let mut state = self.state.borrow_mut();
+            state.grow(index + 1);
+            state.rounds[index] = self.round.get();
+            state.pos[index] = agent.pos;
+            state.ptrs[index] = ptr;
+            state.live[index] = 0;
+            state.ids[index] = agent.id.clone();
         }
-        entries[index] = Entry {
-            round: self.round.get(),
-            id: agent.id.clone(),
-            ptr,
-            pos: agent.pos,
-            vel: agent.vel,
-            tile: t,
-            scalars: Written::of(agent),
-        };
         self.roster.set(self.roster.get() + 1);
         Ok(())
     }
 
-    /// Writes an agent's changing fields to its view and the view's parts; its tile.
-    fn write_safe(
-        &self,
-        view: &Table,
-        pos: &Table,
-        vel: &Table,
-        tile: &Table,
-        agent: &Agent,
-    ) -> mlua::Result<IVec2> {
+    /// The `vel` or `tile` table of agent `index`, made if it has none, with its values now.
+    fn part(&self, lua: &Lua, index: usize, field: usize, agent: &Agent) -> mlua::Result<Table> {
+        let at = part_index(index, field);
+        let table = match self.parts.raw_get::<Value>(at)? {
+            Value::Table(t) => t,
+            _ => {
+                let t = lua.create_table_with_capacity(0, 2)?;
+                self.parts.raw_set(at, &t)?;
+                t
+            }
+        };
         let n = &self.names;
-        pos.raw_set(&n[X], agent.pos.x)?;
-        pos.raw_set(&n[Y], agent.pos.y)?;
-        vel.raw_set(&n[X], agent.vel.x)?;
-        vel.raw_set(&n[Y], agent.vel.y)?;
-        let t = agent.tile();
-        tile.raw_set(&n[X], t.x)?;
-        tile.raw_set(&n[Y], t.y)?;
-        self.write_scalars_safe(view, agent)?;
-        Ok(t)
+        if field == VEL {
+            table.raw_set(&n[X], agent.vel.x)?;
+            table.raw_set(&n[Y], agent.vel.y)?;
+        } else {
+            let t = agent.tile();
+            table.raw_set(&n[X], t.x)?;
+            table.raw_set(&n[Y], t.y)?;
+        }
+        Ok(table)
     }
 
-    fn write_scalars_safe(&self, t: &Table, agent: &Agent) -> mlua::Result<()> {
-        let n = &self.names;
-        t.raw_set(&n[HEADING], agent.heading)?;
-        t.raw_set(&n[SPEED], agent.speed)?;
-        t.raw_set(&n[ACTION], agent.action.name())?;
-        t.raw_set(&n[SENSE], agent.sense)?;
+    /// Writes the lazy fields in `live` to `table` (a view or a `self`) and the shared parts.
+    fn write_live_safe(
+        &self,
+        lua: &Lua,
+        table: &Table,
+        index: usize,
+        live: u8,
+        agent: &Agent,
+    ) -> mlua::Result<()> {
+        for (b, &field) in LAZY.iter().enumerate() {
+            if live & (1 << b) == 0 {
+                continue;
+            }
+            match field {
+                VEL | TILE => {
+                    self.part(lua, index, field, agent)?;
+                }
+                _ => table.raw_set(&self.names[field], scalar(lua, field, agent)?)?,
+            }
+        }
         Ok(())
     }
 
     /// Refreshes a made view of the same agent through mlua.
-    fn refresh_safe(&self, agent: &Agent, index: usize) -> mlua::Result<()> {
-        let part = |k| self.store.raw_get::<Table>(store_index(index, k));
-        let t = self.write_safe(&part(0)?, &part(1)?, &part(2)?, &part(3)?, agent)?;
-        let mut entries = self.entries.borrow_mut();
-        let e = &mut entries[index];
-        e.round = self.round.get();
-        e.pos = agent.pos;
-        e.vel = agent.vel;
-        e.tile = t;
-        e.scalars = Written::of(agent);
+    fn refresh_safe(&self, lua: &Lua, agent: &Agent, index: usize) -> mlua::Result<()> {
+        let pos: Table = self.parts.raw_get(part_index(index, POS))?;
+        pos.raw_set(&self.names[X], agent.pos.x)?;
+        pos.raw_set(&self.names[Y], agent.pos.y)?;
+        let live = self.state.borrow().live[index];
+        if live != 0 {
+            let view: Table = self.store.raw_get(index + 1)?;
+            self.write_live_safe(lua, &view, index, live, agent)?;
+        }
+        let mut state = self.state.borrow_mut();
+        state.rounds[index] = self.round.get();
+        state.pos[index] = agent.pos;
         Ok(())
     }
 
-    /// Points an agent's `self` at its view's parts and writes its own scalars (through
-    /// mlua: when a slot is new or its agent moved to another index).
+    /// Links an agent's `self` to its view (sharing `pos`, and `vel` and `tile` once read) and
+    /// writes its own filled-in lazy fields (through mlua: when a slot is new, its agent moved
+    /// to another index, or it decides outside the raw loop).
     pub fn link_self(
         &self,
         lua: &Lua,
         world: &World,
         this: &Table,
         index: usize,
-    ) -> mlua::Result<Written> {
+    ) -> mlua::Result<()> {
         let agent = &world.agents[index];
         self.view(lua, world, index)?;
+        let ptr = this.to_pointer() as usize;
         let n = &self.names;
+        let linked = self.selves.borrow().get(&ptr) == Some(&(index as u32));
+        if !linked {
+            // New, or it was linked to another index: what it filled in was that index's.
+            for &k in &LAZY {
+                this.raw_set(&n[k], Value::Nil)?;
+            }
+            this.set_metatable(Some(self.meta.clone()))?;
+            self.state.borrow_mut().self_live[index] = 0;
+            self.selves.borrow_mut().insert(ptr, index as u32);
+        }
         this.raw_set(&n[ID], agent.id.as_str())?;
         this.raw_set(&n[KIND], agent.kind.as_str())?;
-        this.raw_set(&n[POS], self.store.raw_get::<Table>(store_index(index, 1))?)?;
-        this.raw_set(&n[VEL], self.store.raw_get::<Table>(store_index(index, 2))?)?;
         this.raw_set(
-            &n[TILE],
-            self.store.raw_get::<Table>(store_index(index, 3))?,
+            &n[POS],
+            self.parts.raw_get::<Table>(part_index(index, POS))?,
         )?;
-        self.write_scalars_safe(this, agent)?;
-        Ok(Written::of(agent))
+        let state = self.state.borrow();
+        let live = (state.self_live[index] & SCALAR_BITS) | (state.live[index] & !SCALAR_BITS);
+        drop(state);
+        if live != 0 {
+            self.write_live_safe(lua, this, index, live, agent)?;
+        }
+        Ok(())
+    }
+
+    /// Forgets a `self` table that is going away.
+    pub fn unlink_self(&self, ptr: *const c_void) {
+        self.selves.borrow_mut().remove(&(ptr as usize));
+    }
+
+    /// The lazy scalars the `self` linked to agent `index` has filled in.
+    pub fn self_live(&self, index: usize) -> u8 {
+        self.state
+            .borrow()
+            .self_live
+            .get(index)
+            .map_or(0, |&l| l & SCALAR_BITS)
     }
 
     /// Refreshes the view of agent `index` for this round through the raw C API; false if it
@@ -388,51 +510,26 @@ impl Views {
         index: usize,
     ) -> bool {
         let round = self.round.get();
-        let (pos, vel, tile, scalars) = {
-            let entries = self.entries.borrow();
-            match entries.get(index) {
-                Some(e) if e.round != 0 => {
-                    if e.round == round {
-                        return true;
-                    }
-                    (e.pos, e.vel, e.tile, e.scalars)
-                }
+        let (pos, live) = {
+            let s = self.state.borrow();
+            match s.rounds.get(index) {
+                Some(&r) if r == round => return true,
+                Some(&r) if r != 0 => (s.pos[index], s.live[index]),
                 _ => return false,
             }
         };
-        let t = agent.tile();
-        let bits = |v: DVec2| (v.x.to_bits(), v.y.to_bits());
-        if bits(pos) != bits(agent.pos) {
-            ffi::lua_rawgeti(state, keys.store, store_index(index, 1));
+        if pos.x.to_bits() != agent.pos.x.to_bits() || pos.y.to_bits() != agent.pos.y.to_bits() {
+            ffi::lua_rawgeti(state, keys.parts, part_index(index, POS));
             set_number(state, keys, X, agent.pos.x);
             set_number(state, keys, Y, agent.pos.y);
             ffi::lua_settop(state, -2);
         }
-        if bits(vel) != bits(agent.vel) {
-            ffi::lua_rawgeti(state, keys.store, store_index(index, 2));
-            set_number(state, keys, X, agent.vel.x);
-            set_number(state, keys, Y, agent.vel.y);
-            ffi::lua_settop(state, -2);
+        if live != 0 {
+            write_live_raw(state, keys, index, live, agent);
         }
-        if t != tile {
-            ffi::lua_rawgeti(state, keys.store, store_index(index, 3));
-            set_integer(state, keys, X, t.x as i64);
-            set_integer(state, keys, Y, t.y as i64);
-            ffi::lua_settop(state, -2);
-        }
-        let mut written = scalars;
-        if !scalars.same(agent) {
-            ffi::lua_rawgeti(state, keys.store, store_index(index, 0));
-            write_scalars_raw(state, keys, &mut written, agent);
-            ffi::lua_settop(state, -2);
-        }
-        if let Some(e) = self.entries.borrow_mut().get_mut(index) {
-            e.round = round;
-            e.pos = agent.pos;
-            e.vel = agent.vel;
-            e.tile = t;
-            e.scalars = written;
-        }
+        let mut s = self.state.borrow_mut();
+        s.rounds[index] = round;
+        s.pos[index] = agent.pos;
         true
     }
 
@@ -456,44 +553,68 @@ impl Views {
     /// # Safety
     /// As [`Self::refresh_raw`].
     pub unsafe fn push_view_raw(&self, state: *mut ffi::lua_State, keys: &Keys, index: usize) {
-        ffi::lua_rawgeti(state, keys.store, store_index(index, 0));
+        ffi::lua_rawgeti(state, keys.store, index as i64 + 1);
         self.last
             .set((ffi::lua_topointer(state, -1) as usize, index));
     }
 
-    /// Whether `self` at `ptr` is linked to the view at `index` (see [`Self::link_self`]).
+    /// The address of the view table of agent `index`, if it has one.
     pub fn view_ptr(&self, index: usize) -> Option<usize> {
-        self.entries
-            .borrow()
-            .get(index)
-            .filter(|e| e.round != 0)
-            .map(|e| e.ptr)
+        let s = self.state.borrow();
+        (*s.rounds.get(index)? != 0).then(|| s.ptrs[index])
     }
 }
 
-/// Writes the scalar fields that changed to the table on top of the stack.
+/// Writes the lazy fields in `live` of agent `index`'s view (its shared parts, and its
+/// scalars to the view table).
+///
+/// # Safety
+/// As [`Views::refresh_raw`].
+unsafe fn write_live_raw(
+    state: *mut ffi::lua_State,
+    keys: &Keys,
+    index: usize,
+    live: u8,
+    agent: &Agent,
+) {
+    if live & VEL_BIT != 0 {
+        ffi::lua_rawgeti(state, keys.parts, part_index(index, VEL));
+        set_number(state, keys, X, agent.vel.x);
+        set_number(state, keys, Y, agent.vel.y);
+        ffi::lua_settop(state, -2);
+    }
+    if live & TILE_BIT != 0 {
+        let t = agent.tile();
+        ffi::lua_rawgeti(state, keys.parts, part_index(index, TILE));
+        set_integer(state, keys, X, t.x as i64);
+        set_integer(state, keys, Y, t.y as i64);
+        ffi::lua_settop(state, -2);
+    }
+    if live & SCALAR_BITS != 0 {
+        ffi::lua_rawgeti(state, keys.store, index as i64 + 1);
+        write_scalars_raw(state, keys, live, agent);
+        ffi::lua_settop(state, -2);
+    }
+}
+
+/// Writes the lazy scalars in `live` to the table on top of the stack.
 ///
 /// # Safety
 /// As [`Views::refresh_raw`]; the table is on top of the stack.
-pub unsafe fn write_scalars_raw(
-    state: *mut ffi::lua_State,
-    keys: &Keys,
-    written: &mut Written,
-    agent: &Agent,
-) {
-    if written.heading.to_bits() != agent.heading.to_bits() {
+pub unsafe fn write_scalars_raw(state: *mut ffi::lua_State, keys: &Keys, live: u8, agent: &Agent) {
+    if live & bit_of(HEADING) != 0 {
         set_number(state, keys, HEADING, agent.heading);
     }
-    if written.speed.to_bits() != agent.speed.to_bits() {
+    if live & bit_of(SPEED) != 0 {
         set_number(state, keys, SPEED, agent.speed);
     }
-    let name = agent.action.name();
-    if written.action != name.as_ptr() as usize {
+    if live & bit_of(ACTION) != 0 {
+        let name = agent.action.name();
         ffi::lua_pushvalue(state, keys.names[ACTION]);
         ffi::lua_pushlstring(state, name.as_ptr() as *const _, name.len());
         ffi::lua_rawset(state, -3);
     }
-    if written.sense.map(f64::to_bits) != agent.sense.map(f64::to_bits) {
+    if live & bit_of(SENSE) != 0 {
         ffi::lua_pushvalue(state, keys.names[SENSE]);
         match agent.sense {
             Some(s) => ffi::lua_pushnumber(state, s),
@@ -501,7 +622,6 @@ pub unsafe fn write_scalars_raw(
         }
         ffi::lua_rawset(state, -3);
     }
-    *written = Written::of(agent);
 }
 
 unsafe fn set_number(state: *mut ffi::lua_State, keys: &Keys, key: usize, value: f64) {
