@@ -152,6 +152,9 @@ pub struct ScriptHost {
     memory_limit: usize,
     /// Agents whose `init` failed in the call just made (it runs again next tick).
     init_failures: std::cell::RefCell<BTreeSet<String>>,
+    /// Bumped whenever a slot changes (so [`Turns`] made before are out of date).
+    slot_changes: u64,
+    turns: Turns,
 }
 
 impl Drop for ScriptHost {
@@ -248,6 +251,8 @@ impl ScriptHost {
             loads: 0,
             memory_limit: DEFAULT_MEMORY,
             init_failures: Default::default(),
+            slot_changes: 0,
+            turns: Turns::default(),
         })
     }
 
@@ -427,6 +432,7 @@ impl ScriptHost {
 
     /// Forgets one agent's `self` (its scene entry changed): it starts over with `init`.
     pub fn forget_agent(&mut self, id: &str) {
+        self.slot_changes += 1;
         if let Some(slot) = self.slots.remove(id) {
             self.hot.views.unlink_self(slot.this_ptr);
             let _ = self.lua.remove_registry_value(slot.this);
@@ -435,6 +441,7 @@ impl ScriptHost {
 
     /// Forgets every agent's `self` (a reset to the scene's start).
     pub fn reset_agents(&mut self) {
+        self.slot_changes += 1;
         for id in self.slots.ids() {
             self.forget_agent(&id);
         }
@@ -492,6 +499,7 @@ impl ScriptHost {
     /// `on_reload` or view is not settled (and for anything the raw loop leaves). Leaves the
     /// agent ready for the raw loop next time.
     fn decide_one(&mut self, world: &World, index: usize, script: &Path) -> Decision {
+        self.slot_changes += 1;
         let agent = &world.agents[index];
         let name = display(script);
         let Some(module) = self.modules.get(script) else {
@@ -564,6 +572,38 @@ impl ScriptHost {
         outcome
     }
 
+    /// Makes every agent's [`Turn`] for this round, unless the list made before still holds.
+    /// Changes during the round (a full-path decision) concern agents already decided.
+    fn plan_turns(&mut self, world: &World) {
+        let stamp = (
+            self.generations,
+            world.roster,
+            self.hot.views.roster(),
+            self.slot_changes,
+        );
+        if world.roster != 0 && self.turns.stamp == Some(stamp) {
+            return;
+        }
+        let views = Rc::clone(&self.hot.views);
+        let mut list = std::mem::take(&mut self.turns.list);
+        list.clear();
+        for (index, agent) in world.agents.iter().enumerate() {
+            list.push(match agent.brain {
+                Brain::Script(_) => {
+                    match ready(&mut self.slots, &views, self.generations, world, index) {
+                        Some((k, r)) => Turn::Raw(k, r),
+                        None => Turn::Full,
+                    }
+                }
+                _ => Turn::Skip,
+            });
+        }
+        self.turns = Turns {
+            stamp: Some(stamp),
+            list,
+        };
+    }
+
     /// Runs the raw decision loop from agent `start` for as long as agents are ready for it;
     /// returns the index of the first agent it did not decide.
     fn run_fast(&mut self, world: &World, start: usize, out: &mut Vec<(usize, Decision)>) -> usize {
@@ -581,12 +621,9 @@ impl ScriptHost {
                 .iter()
                 .map(|n| Value::String(n.clone())),
         );
-        let views = Rc::clone(&self.hot.views);
         let mut batch = FastRound {
-            slots: &mut self.slots,
-            views: &views,
+            turns: &self.turns.list,
             world,
-            generations: self.generations,
             cursor: start,
             current: None,
             out,
@@ -734,10 +771,8 @@ fn memory_message(message: String, limit: usize) -> String {
 
 /// The host's side of one raw batch (see `hot::run_batch`).
 struct FastRound<'a> {
-    slots: &'a mut Slots,
-    views: &'a views::Views,
+    turns: &'a [Turn],
     world: &'a World,
-    generations: u64,
     /// The next agent index to look at; every agent before it has its decision.
     cursor: usize,
     /// The slot of the agent whose turn is under way.
@@ -747,6 +782,28 @@ struct FastRound<'a> {
     memory_limit: usize,
     /// A slot whose memory must be cleared (it hit the memory limit).
     cleanup: Option<usize>,
+}
+
+/// What the decision loop does with an agent index this round.
+#[derive(Clone, Copy)]
+enum Turn {
+    /// Nothing: the agent has no script.
+    Skip,
+    /// Decide through the full path ([`ScriptHost::decide_one`]).
+    Full,
+    /// Decide in the raw loop: the agent's slot and entry.
+    Raw(usize, Ready),
+}
+
+/// Every agent index's [`Turn`], found by [`ready`] once and reused for as long as nothing it
+/// depends on changes (in a steady crowd, every round): the raw loop then reads one compact
+/// entry per agent instead of the agent, its slot and its view.
+#[derive(Default)]
+struct Turns {
+    /// What the list was made for: the load generation, the world's roster, the views'
+    /// roster and the host's slot changes.
+    stamp: Option<(u64, u64, u64, u64)>,
+    list: Vec<Turn>,
 }
 
 /// The slot and raw-loop entry of the agent at `index`, if it is ready for the raw loop: its
@@ -798,21 +855,15 @@ impl FastRound<'_> {
 impl Batch for FastRound<'_> {
     fn next(&mut self) -> Option<Ready> {
         loop {
-            let agent = self.world.agents.get(self.cursor)?;
-            if !matches!(agent.brain, Brain::Script(_)) {
-                self.cursor += 1;
-                continue;
+            match *self.turns.get(self.cursor)? {
+                Turn::Skip => self.cursor += 1,
+                Turn::Full => return None,
+                Turn::Raw(k, ready) => {
+                    self.rngs.enter(k);
+                    self.current = Some(k);
+                    return Some(ready);
+                }
             }
-            let (k, ready) = ready(
-                self.slots,
-                self.views,
-                self.generations,
-                self.world,
-                self.cursor,
-            )?;
-            self.rngs.enter(k);
-            self.current = Some(k);
-            return Some(ready);
         }
     }
 
@@ -859,6 +910,7 @@ impl Decider for ScriptHost {
         self.slots.begin_round(world.roster);
         // A failure here only means views are made one by one on first use.
         let _ = self.hot.views.prepare(&self.lua, world);
+        self.plan_turns(world);
         // Sized for every agent up front: growing it by doubling copied megabytes per tick.
         let mut out = Vec::with_capacity(world.agents.len());
         let mut index = 0;
@@ -867,8 +919,7 @@ impl Decider for ScriptHost {
                 index += 1;
                 continue;
             };
-            let views = Rc::clone(&self.hot.views);
-            if ready(&mut self.slots, &views, self.generations, world, index).is_some() {
+            if let Some(Turn::Raw(..)) = self.turns.list.get(index) {
                 let next = self.run_fast(world, index, &mut out);
                 if next > index {
                     index = next;
