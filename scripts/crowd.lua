@@ -2,14 +2,19 @@
 -- params.space tiles from its nearest fellow walker: closer than that it steps away, further
 -- than that it closes in, so the crowd churns without clumping. `agentbox bench` compares it
 -- with the same behaviour written in Rust (src/bench.rs, NativeCrowd).
+--
+-- Written the way hot Lua is written: a global or a field read is a table lookup, so the
+-- `move` table and the two positions are read once into locals.
 local M = {}
+local move = move
 
 function M.decide(self, world)
   local other = world:nearest(self, self.kind)
   if other == nil then
     return move.stop()
   end
-  local dx, dy = other.pos.x - self.pos.x, other.pos.y - self.pos.y
+  local at, there = self.pos, other.pos
+  local dx, dy = there.x - at.x, there.y - at.y
   local space = self.params.space
   if dx * dx + dy * dy < space * space then
     return move.evade(other)
