@@ -125,7 +125,17 @@ enum Command {
 }
 
 /// Runs the command line; the process exit code.
+/// Output piped into a reader that stops early (`agentbox headless ... | head`) ends the
+/// program quietly, as for other command-line tools, instead of a panic in `println!`.
+fn quiet_broken_pipe() {
+    // SAFETY: restores the default action of one signal before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 pub fn main() -> ExitCode {
+    quiet_broken_pipe();
     let cli = Cli::parse();
     match cli.command {
         Command::Run {

@@ -294,3 +294,29 @@ return M
     }
     assert!(lines[14].contains("a.lua:31: checked 14"), "{}", lines[14]);
 }
+
+/// Output piped into a reader that has stopped (`agentbox schema | head -c 10`) ends the run
+/// quietly: no panic message on stderr.
+#[test]
+fn output_into_a_closed_pipe_ends_quietly() {
+    use std::os::fd::FromRawFd;
+    use std::process::{Command, Stdio};
+    let mut fds = [0; 2];
+    // SAFETY: a fresh pipe; the read end is closed at once and the write end is owned by the
+    // child's stdout from here on.
+    let write_end = unsafe {
+        assert_eq!(libc::pipe(fds.as_mut_ptr()), 0);
+        libc::close(fds[0]);
+        std::os::fd::OwnedFd::from_raw_fd(fds[1])
+    };
+    let out = Command::new(env!("CARGO_BIN_EXE_agentbox"))
+        .current_dir(root())
+        .arg("schema")
+        .stdout(Stdio::from(write_end))
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(!out.status.success(), "stopped by the closed pipe");
+}
