@@ -89,8 +89,10 @@ pub struct SpatialIndex {
     ids: FastMap<u64, u32>,
     /// Every agent's id, shared with the targets that name them.
     names: Arc<AgentIds>,
-    /// By kind: its rank among the kinds and its members, ascending.
-    kinds: BTreeMap<String, (u32, Vec<u32>)>,
+    /// By kind: its rank among the kinds (its number in `members` and `kind_of`).
+    kinds: BTreeMap<String, u32>,
+    /// By kind rank: the members, ascending.
+    members: Vec<Vec<u32>>,
     /// Each agent's kind as a number (its rank among the kinds), so filters compare integers.
     kind_of: Vec<u32>,
     /// The largest body radius, for contact tests.
@@ -116,19 +118,27 @@ impl SpatialIndex {
         for (i, a) in agents.iter().enumerate() {
             self.ids.entry(id_hash(&a.id)).or_insert(i as u32);
             // Look the kind up first: cloning its name for every agent would allocate.
-            match self.kinds.get_mut(a.kind.as_str()) {
-                Some((_, members)) => members.push(i as u32),
-                None => {
-                    self.kinds.insert(a.kind.clone(), (0, vec![i as u32]));
-                }
+            if !self.kinds.contains_key(a.kind.as_str()) {
+                self.kinds.insert(a.kind.clone(), 0);
             }
         }
-        self.kind_of.clear();
-        self.kind_of.resize(agents.len(), 0);
-        for (rank, (kind_rank, members)) in self.kinds.values_mut().enumerate() {
+        for (rank, kind_rank) in self.kinds.values_mut().enumerate() {
             *kind_rank = rank as u32;
-            for &i in members.iter() {
-                self.kind_of[i as usize] = rank as u32;
+        }
+        self.members.iter_mut().for_each(Vec::clear);
+        self.members.resize_with(self.kinds.len(), Vec::new);
+        self.kind_of.clear();
+        // Neighbours in the list mostly share a kind: look a kind up only when it changes.
+        let mut last: Option<(&str, u32)> = None;
+        for (i, a) in agents.iter().enumerate() {
+            let rank = match last {
+                Some((kind, rank)) if kind == a.kind => rank,
+                _ => self.kinds.get(a.kind.as_str()).copied().unwrap_or_default(),
+            };
+            last = Some((a.kind.as_str(), rank));
+            self.kind_of.push(rank);
+            if let Some(members) = self.members.get_mut(rank as usize) {
+                members.push(i as u32);
             }
         }
         self.pos.clear();
@@ -204,22 +214,11 @@ impl SpatialIndex {
         self.stamp == Some((tick, agents))
     }
 
+    /// The cell a position falls in, clamped into the grid (cell 0 for a coordinate that is
+    /// not finite).
     fn cell_xy(&self, pos: DVec2) -> (i32, i32) {
         let rel = (pos - self.origin) / self.cell;
-        let cx = if rel.x.is_finite() {
-            rel.x.floor()
-        } else {
-            0.0
-        };
-        let cy = if rel.y.is_finite() {
-            rel.y.floor()
-        } else {
-            0.0
-        };
-        (
-            (cx.clamp(0.0, (self.cols - 1) as f64)) as i32,
-            (cy.clamp(0.0, (self.rows - 1) as f64)) as i32,
-        )
+        (axis_cell(rel.x, self.cols), axis_cell(rel.y, self.rows))
     }
 
     fn cell_index(&self, pos: DVec2) -> u32 {
@@ -255,14 +254,14 @@ impl SpatialIndex {
 
     /// The agents of a kind, ascending, as of the build.
     pub fn kind(&self, kind: &str) -> &[u32] {
-        self.kinds
-            .get(kind)
-            .map_or(&[], |(_, members)| members.as_slice())
+        self.kind_rank(kind)
+            .and_then(|rank| self.members.get(rank as usize))
+            .map_or(&[], Vec::as_slice)
     }
 
     /// The rank of a kind among the indexed kinds, if any agent has it.
     fn kind_rank(&self, kind: &str) -> Option<u32> {
-        self.kinds.get(kind).map(|&(rank, _)| rank)
+        self.kinds.get(kind).copied()
     }
 
     /// Agents whose centre was within `radius` of `centre` at the build, of `kind` if given,
@@ -311,36 +310,54 @@ impl SpatialIndex {
         kind: Option<&str>,
         keep: impl Fn(usize) -> bool,
     ) -> Option<usize> {
-        let better = |best: Option<(f64, usize)>, d: f64, i: usize| match best {
-            None => true,
-            Some((bd, bi)) => d < bd || (d == bd && i < bi),
+        let rank = match kind {
+            Some(k) => Some(self.kind_rank(k)?),
+            None => None,
         };
-        let mut best: Option<(f64, usize)> = None;
-        let mut rank = None;
-        if let Some(k) = kind {
-            let (r, members) = self.kinds.get(k)?;
-            rank = Some(*r);
+        self.nearest_of_rank(centre, rank, keep)
+    }
+
+    /// [`SpatialIndex::nearest`] among the agents of agent `agent`'s kind as of the build
+    /// (found by its number, so no name is compared); `None` past the indexed agents.
+    pub fn nearest_of_kind_of(
+        &self,
+        agent: usize,
+        centre: DVec2,
+        keep: impl Fn(usize) -> bool,
+    ) -> Option<usize> {
+        let rank = *self.kind_of.get(agent)?;
+        self.nearest_of_rank(centre, Some(rank), keep)
+    }
+
+    /// [`SpatialIndex::nearest`] with the kind given by its rank.
+    fn nearest_of_rank(
+        &self,
+        centre: DVec2,
+        rank: Option<u32>,
+        keep: impl Fn(usize) -> bool,
+    ) -> Option<usize> {
+        let mut best = Nearest::default();
+        if let Some(r) = rank {
+            let members = self.members.get(r as usize)?;
             if members.len() <= SMALL_KIND {
                 for &i in members {
-                    let i = i as usize;
-                    let d = self.pos[i].distance_squared(centre);
-                    if keep(i) && better(best, d, i) {
-                        best = Some((d, i));
+                    let d = self.pos[i as usize].distance_squared(centre);
+                    if best.beaten_by(d, i) && keep(i as usize) {
+                        best.take(d, i);
                     }
                 }
-                return best.map(|(_, i)| i);
+                return best.agent();
             }
         }
         let (cx, cy) = self.cell_xy(centre);
-        let run = |best: &mut Option<(f64, usize)>, y: i32, xa: i32, xb: i32| {
+        let run = |best: &mut Nearest, y: i32, xa: i32, xb: i32| {
             for s in &self.slots[self.row_slots(y, xa, xb)] {
                 if rank.is_some_and(|r| s.kind != r) {
                     continue;
                 }
                 let d = s.pos.distance_squared(centre);
-                let i = s.agent as usize;
-                if better(*best, d, i) && keep(i) {
-                    *best = Some((d, i));
+                if best.beaten_by(d, s.agent) && keep(s.agent as usize) {
+                    best.take(d, s.agent);
                 }
             }
         };
@@ -369,16 +386,16 @@ impl SpatialIndex {
                     }
                 }
             }
-            if let Some((d, _)) = best {
+            if best.found() {
                 // Every unvisited cell is at least `ring * cell` away from the centre
                 // (the centre lies inside cell (cx, cy)).
                 let reach = ring as f64 * self.cell;
-                if d <= reach * reach {
+                if best.distance_squared <= reach * reach {
                     break;
                 }
             }
         }
-        best.map(|(_, i)| i)
+        best.agent()
     }
 
     /// Pairs `(i, j)` with `i < j` whose bodies touched at the build (centre distance at most
@@ -420,6 +437,59 @@ impl SpatialIndex {
             out.extend(near.iter().map(|&j| (i, j)));
         }
         out
+    }
+}
+
+/// `floor(v)` clamped into `0..=cells - 1` (0 when `v` is not finite). Clamping first and
+/// truncating gives the same cell without a call to `floor` (which is not inlined on the base
+/// x86-64 target): on `[0, cells - 1]` truncation is the floor.
+fn axis_cell(v: f64, cells: i32) -> i32 {
+    if v.is_finite() {
+        v.clamp(0.0, (cells - 1).max(0) as f64) as i32
+    } else {
+        0
+    }
+}
+
+/// The best candidate of a nearest-agent search so far: the smallest squared distance, ties
+/// to the lower agent index.
+struct Nearest {
+    distance_squared: f64,
+    /// `NONE` until a candidate is taken.
+    agent: u32,
+}
+
+impl Nearest {
+    const NONE: u32 = u32::MAX;
+
+    fn found(&self) -> bool {
+        self.agent != Nearest::NONE
+    }
+
+    /// Whether a candidate at squared distance `d` with index `agent` would be better (the
+    /// first candidate always is, whatever its distance, as a scan would take it).
+    fn beaten_by(&self, d: f64, agent: u32) -> bool {
+        !self.found()
+            || d < self.distance_squared
+            || (d == self.distance_squared && agent < self.agent)
+    }
+
+    fn take(&mut self, d: f64, agent: u32) {
+        self.distance_squared = d;
+        self.agent = agent;
+    }
+
+    fn agent(&self) -> Option<usize> {
+        self.found().then_some(self.agent as usize)
+    }
+}
+
+impl Default for Nearest {
+    fn default() -> Self {
+        Nearest {
+            distance_squared: f64::INFINITY,
+            agent: Nearest::NONE,
+        }
     }
 }
 
@@ -482,6 +552,21 @@ mod tests {
                         assert_eq!(index.nearest(c, kind, |i| i != skip), scan);
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn axis_cells_are_the_clamped_floor() {
+        for cells in [1, 2, 7] {
+            for v in [
+                -3.5f64, -1.0, -0.5, -0.0, 0.0, 0.25, 0.999, 1.0, 1.5, 6.0, 6.99, 7.0, 1e300,
+            ] {
+                let want = f64::floor(v).clamp(0.0, (cells - 1) as f64) as i32;
+                assert_eq!(axis_cell(v, cells), want, "{v} of {cells}");
+            }
+            for v in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+                assert_eq!(axis_cell(v, cells), 0);
             }
         }
     }
