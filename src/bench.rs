@@ -97,15 +97,17 @@ impl Decider for NativeCrowd {
             if !matches!(agent.brain, Brain::Script(_)) {
                 continue;
             }
-            let action = match world.nearest_agent(agent.pos, Some(&agent.kind), Some(i)) {
+            let action = match world.nearest_of_own_kind(i) {
                 None => Action::Stop,
                 Some(j) => {
-                    let other = &world.agents[j];
+                    let Some(other) = world.agent_pos(j) else {
+                        continue;
+                    };
                     let space = agent.params["space"].as_f64().unwrap_or(0.0);
                     let Some(target) = world.agent_ref(j).map(Target::Agent) else {
                         continue;
                     };
-                    if other.pos.distance_squared(agent.pos) < space * space {
+                    if other.distance_squared(agent.pos) < space * space {
                         Action::Evade(target)
                     } else {
                         Action::Chase(target)

@@ -307,6 +307,28 @@ impl World {
         }
     }
 
+    /// The agent nearest to agent `index` of its own kind, itself excluded: what
+    /// `nearest_agent(agents[index].pos, Some(&agents[index].kind), Some(index))` answers.
+    /// While the world is sealed the kind is the index's number for it, so no name is read
+    /// or compared.
+    pub fn nearest_of_own_kind(&self, index: usize) -> Option<usize> {
+        let agent = self.agents.get(index)?;
+        let keep = |i: usize| i != index;
+        match self.sealed.0 {
+            true => self.index.nearest_of_kind_of(index, agent.pos, keep),
+            false => self.nearest_agent(agent.pos, Some(&agent.kind), Some(index)),
+        }
+    }
+
+    /// Where the agent at `index` is (read from the index's compact copy while the world is
+    /// sealed, which holds the same position).
+    pub fn agent_pos(&self, index: usize) -> Option<DVec2> {
+        match self.sealed.0 {
+            true => self.index.pos(index),
+            false => self.agents.get(index).map(|a| a.pos),
+        }
+    }
+
     /// A reference to the agent at `index`, for a target (sharing the index's copy of its id
     /// while the world is sealed, so no string is copied).
     pub fn agent_ref(&self, index: usize) -> Option<AgentRef> {
@@ -469,5 +491,36 @@ mod tests {
     fn tile_rounding_puts_integers_at_centres() {
         assert_eq!(tile_of(DVec2::new(2.0, 1.0)), IVec2::new(2, 1));
         assert_eq!(tile_of(DVec2::new(2.49, 0.51)), IVec2::new(2, 1));
+    }
+
+    #[test]
+    fn nearest_of_own_kind_agrees_with_nearest_agent_sealed_or_not() {
+        let mut w = world_from_rows(&[".........."; 10]);
+        let mut r = rng::stream(5, "own-kind", "test");
+        // Enough of one kind that the search goes by cells, a few of another by list.
+        for i in 0..400 {
+            let mut a = Agent::new(format!("a{i}"), IVec2::ZERO);
+            a.pos = DVec2::new(rng::unit_f64(&mut r) * 9.0, rng::unit_f64(&mut r) * 9.0);
+            a.kind = if i % 50 == 0 { "wolf" } else { "sheep" }.into();
+            w.agents.push(a);
+        }
+        w.reindex();
+        let scan: Vec<_> = (0..w.agents.len())
+            .map(|i| {
+                let a = &w.agents[i];
+                w.nearest_agent(a.pos, Some(&a.kind), Some(i))
+            })
+            .collect();
+        for sealed in [false, true] {
+            if sealed {
+                w.seal();
+            }
+            assert_eq!(w.is_sealed(), sealed);
+            for (i, want) in scan.iter().enumerate() {
+                assert_eq!(w.nearest_of_own_kind(i), *want, "agent {i}");
+                assert_eq!(w.agent_pos(i), Some(w.agents[i].pos));
+            }
+        }
+        assert_eq!(w.nearest_of_own_kind(400), None);
     }
 }
