@@ -35,9 +35,8 @@ pub struct Simulation {
     dirty: bool,
     /// Indices of the keyboard-controlled agents, found again whenever the world is re-indexed.
     keyboard_agents: Vec<usize>,
-    /// Each agent's step and where it ends up this tick: buffers kept between ticks so a
-    /// tick allocates (and the system pages in) nothing for them.
-    steps: Vec<movement::Step>,
+    /// Where each agent ends up this tick: a buffer kept between ticks so a tick allocates
+    /// (and the system pages in) nothing for it.
     moved: Vec<DVec2>,
     /// Last tick's debug shape lists, emptied, for this tick's steps to fill.
     spare_shapes: Vec<Vec<Shape>>,
@@ -64,7 +63,6 @@ impl Simulation {
             touching_ids: None,
             keyboard: IVec2::ZERO,
             dirty: false,
-            steps: Vec::new(),
             moved: Vec::new(),
             spare_shapes: Vec::new(),
         }
@@ -144,52 +142,41 @@ impl Simulation {
             set_action(agent, &mut action);
         }
         // Decisions are taken from the list in place: an action equal to the current one is
-        // only compared, never moved.
+        // only compared, never moved. They normally come one per agent in ascending order;
+        // then each is applied just before its agent's step (no primitive reads another
+        // agent's action, memory or error), so each agent's struct is visited once. In any
+        // other order they are all applied first, in list order.
         let mut decisions = decisions;
-        for (index, decision) in &mut decisions {
-            let Some(agent) = world.agents.get_mut(*index) else {
-                continue;
-            };
-            match decision {
-                Decision::Act(action) => {
-                    set_action(agent, action);
-                    agent.error = None;
-                }
-                Decision::Failed(message) => {
-                    if agent.error.as_deref() != Some(message.as_str()) {
-                        report.new_errors.push((agent.id.clone(), message.clone()));
-                    }
-                    set_action(agent, &mut Action::Stop);
-                    agent.error = Some(std::mem::take(message));
-                }
+        if !decisions.windows(2).all(|w| w[0].0 < w[1].0) {
+            for (index, decision) in &mut decisions {
+                apply(world, *index, decision, &mut report);
             }
+            decisions.clear();
         }
+        let mut pending = decisions.iter_mut().peekable();
 
-        // Every primitive sees the same snapshot, so agent order never changes the outcome.
+        // Every primitive sees the same snapshot, so agent order never changes the outcome:
+        // what other agents' primitives read (positions, velocities, breadcrumbs) is written
+        // only after every agent has stepped; the rest of an agent's state (heading, route,
+        // memory, shapes, random stream) only its own primitive reads, so it is written as
+        // soon as the agent has stepped.
         let dt = world.dt();
         world.seal(); // a copy made for `make_mut` above starts unsealed
-        let (steps, moved, spare) = (&mut self.steps, &mut self.moved, &mut self.spare_shapes);
-        steps.clear();
+        let (moved, spare) = (&mut self.moved, &mut self.spare_shapes);
         moved.clear();
-        for agent in &world.agents {
-            // Walls are fixed during the tick, so the move is resolved with the step.
+        for i in 0..world.agents.len() {
+            while let Some((index, decision)) = pending.next_if(|(index, _)| *index <= i) {
+                apply(world, *index, decision, &mut report);
+            }
+            let agent = &world.agents[i];
             let step = movement::step_with(world, agent, dt, spare.pop().unwrap_or_default());
-            moved.push(slide(world, agent.pos, agent.radius, step.delta));
-            steps.push(step);
-        }
-        world.unseal();
-        for ((agent, step), &pos) in world
-            .agents
-            .iter_mut()
-            .zip(steps.drain(..))
-            .zip(moved.iter())
-        {
+            // Walls are fixed during the tick, so the move is resolved with the step.
+            let pos = slide(world, agent.pos, agent.radius, step.delta);
+            let agent = &mut world.agents[i];
             let delta = pos - agent.pos;
-            agent.vel = delta / dt;
             if delta.length_squared() > 1e-18 {
                 agent.heading = delta.y.atan2(delta.x);
             }
-            agent.pos = pos;
             if step.route.is_some() || agent.route.is_some() {
                 agent.route = step.route.map(|r| *r);
             }
@@ -202,12 +189,20 @@ impl Simulation {
             if let Some(next) = step.walk_next {
                 agent.walk.next = next;
             }
+            moved.push(pos);
+        }
+        // Decisions for agents past the end of the list name nobody.
+        drop(pending);
+        world.unseal();
+        for (agent, &pos) in world.agents.iter_mut().zip(moved.iter()) {
+            agent.vel = (pos - agent.pos) / dt;
+            agent.pos = pos;
             let tile = agent.tile();
             agent.crumbs.drop_on(tile);
         }
         world.tick += 1;
-        // The tick moved the agents and changed nothing else the index keeps.
-        world.reindex_moved();
+        // The tick moved the agents to `moved` and changed nothing else the index keeps.
+        world.reindex_moved_to(moved);
         world.seal();
 
         report.events = self.contacts();
@@ -261,6 +256,29 @@ fn id_pair(a: &str, b: &str) -> (String, String) {
         (a.to_string(), b.to_string())
     } else {
         (b.to_string(), a.to_string())
+    }
+}
+
+/// Applies one agent's decision (taken out of `decision`); a decision for an index past the
+/// agent list names nobody and is ignored. A failure is reported the first time it happens.
+fn apply(world: &mut World, index: usize, decision: &mut Decision, report: &mut TickReport) {
+    let Some(agent) = world.agents.get_mut(index) else {
+        return;
+    };
+    match decision {
+        Decision::Act(action) => {
+            set_action(agent, action);
+            if agent.error.is_some() {
+                agent.error = None;
+            }
+        }
+        Decision::Failed(message) => {
+            if agent.error.as_deref() != Some(message.as_str()) {
+                report.new_errors.push((agent.id.clone(), message.clone()));
+            }
+            set_action(agent, &mut Action::Stop);
+            agent.error = Some(std::mem::take(message));
+        }
     }
 }
 
@@ -342,6 +360,22 @@ mod tests {
             &mut Action::LosChase(AgentRef::new("other", 2).into()),
         );
         assert_eq!(agent.memory, MoveMemory::None);
+    }
+
+    #[test]
+    fn decisions_in_any_order_are_applied_in_list_order() {
+        let to = |x: f64| Action::To(DVec2::new(x, 0.0));
+        let mut sim = two_agents(&["........"], (0, 0), (7, 0));
+        let mut d = Fixed(vec![(1, to(3.0)), (0, to(5.0)), (1, to(4.0)), (9, to(1.0))]);
+        sim.step(&mut d);
+        assert_eq!(sim.world().agents[0].action, to(5.0));
+        assert_eq!(sim.world().agents[1].action, to(4.0));
+        let mut sorted = Fixed(vec![(0, to(6.0)), (1, to(2.0)), (2, to(0.0))]);
+        sim.step(&mut sorted);
+        assert_eq!(sim.world().agents[0].action, to(6.0));
+        assert_eq!(sim.world().agents[1].action, to(2.0));
+        // Both moved from where they stood at the start of the tick, towards their new goals.
+        assert!(sim.world().agents[0].vel.x > 0.0 && sim.world().agents[1].vel.x < 0.0);
     }
 
     #[test]

@@ -229,6 +229,19 @@ impl World {
         self.index.moved(&self.agents, w, h, self.tick);
     }
 
+    /// [`World::reindex_moved`] with the agents' positions as they now stand given in order
+    /// (`positions[i]` is `agents[i].pos`), so the agents themselves are not read again; a
+    /// list of another length re-indexes the agents afresh.
+    pub fn reindex_moved_to(&mut self, positions: &[DVec2]) {
+        let (w, h) = (self.grid.width(), self.grid.height());
+        match positions.len() == self.agents.len() {
+            true => self
+                .index
+                .moved_to(&self.agents, positions, w, h, self.tick),
+            false => self.index.rebuild(&self.agents, w, h, self.tick),
+        }
+    }
+
     /// Promises that the spatial index describes the agents exactly as they stand (their ids,
     /// order, kinds, positions and radii) until [`World::unseal`]: targets then follow their
     /// agents through the index's compact copies instead of the `Agent` structs. Only the

@@ -113,7 +113,6 @@ impl SpatialIndex {
     pub fn rebuild(&mut self, agents: &[Agent], width: i32, height: i32, tick: u64) {
         self.ids.clear();
         self.ids.reserve(agents.len());
-        self.names = Arc::new(AgentIds::new(agents.iter().map(|a| a.id.as_str())));
         self.kinds.clear();
         for (i, a) in agents.iter().enumerate() {
             self.ids.entry(id_hash(&a.id)).or_insert(i as u32);
@@ -122,6 +121,7 @@ impl SpatialIndex {
                 self.kinds.insert(a.kind.clone(), 0);
             }
         }
+        self.names = Arc::new(AgentIds::new(agents.iter().map(|a| a.id.as_str())));
         for (rank, kind_rank) in self.kinds.values_mut().enumerate() {
             *kind_rank = rank as u32;
         }
@@ -160,6 +160,28 @@ impl SpatialIndex {
         } else {
             self.pos.clear();
             self.pos.extend(agents.iter().map(|a| a.pos));
+            self.place(width, height, tick);
+        }
+    }
+
+    /// [`SpatialIndex::moved`] with the agents' new positions given in order (`positions[i]`
+    /// is where `agents[i]` stands), so the agents are only read for a full rebuild.
+    pub fn moved_to(
+        &mut self,
+        agents: &[Agent],
+        positions: &[DVec2],
+        width: i32,
+        height: i32,
+        tick: u64,
+    ) {
+        if self.kind_of.len() != agents.len()
+            || positions.len() != agents.len()
+            || self.stamp.is_none()
+        {
+            self.rebuild(agents, width, height, tick);
+        } else {
+            self.pos.clear();
+            self.pos.extend_from_slice(positions);
             self.place(width, height, tick);
         }
     }
