@@ -39,6 +39,9 @@ pub struct AgentIds {
     text: String,
     /// Id `i` is `text[ends[i - 1]..ends[i]]` (from 0 for the first).
     ends: Vec<usize>,
+    /// Known to hold no id twice: then entries at different places name different agents
+    /// without comparing their text.
+    distinct: bool,
 }
 
 impl AgentIds {
@@ -49,6 +52,12 @@ impl AgentIds {
             list.ends.push(list.text.len());
         }
         list
+    }
+
+    /// The same list, promising that no id appears in it twice (the caller has checked).
+    pub(crate) fn known_distinct(mut self) -> Self {
+        self.distinct = true;
+        self
     }
 
     pub fn get(&self, i: usize) -> Option<&str> {
@@ -100,6 +109,8 @@ impl AgentRef {
     pub fn is_listed(&self, ids: &Arc<AgentIds>, index: usize) -> bool {
         match &self.id {
             Id::Listed(own) if Arc::ptr_eq(own, ids) && self.index == index => true,
+            // Another place in a list without repeats holds another id.
+            Id::Listed(own) if Arc::ptr_eq(own, ids) && ids.distinct => false,
             _ => ids.get(index) == Some(self.id()),
         }
     }

@@ -121,7 +121,13 @@ impl SpatialIndex {
                 self.kinds.insert(a.kind.clone(), 0);
             }
         }
-        self.names = Arc::new(AgentIds::new(agents.iter().map(|a| a.id.as_str())));
+        let names = AgentIds::new(agents.iter().map(|a| a.id.as_str()));
+        // As many hashes as agents: no two ids are equal, so targets tell agents apart by
+        // their place in the list alone.
+        self.names = Arc::new(match self.ids.len() == agents.len() {
+            true => names.known_distinct(),
+            false => names,
+        });
         for (rank, kind_rank) in self.kinds.values_mut().enumerate() {
             *kind_rank = rank as u32;
         }
@@ -638,6 +644,26 @@ mod tests {
             assert!(scan.contains(&(0, 1)));
             assert_eq!(index.touching_pairs(), scan, "radii up to {}", 0.1 + widest);
         }
+    }
+
+    #[test]
+    fn targets_from_one_list_are_equal_exactly_when_their_ids_are() {
+        use crate::world::AgentRef;
+        let mut agents = crowd(4, 10, 10, 1);
+        let index = SpatialIndex::build(&agents, 10, 10, 0);
+        let refs: Vec<_> = (0..4)
+            .map(|i| AgentRef::listed(index.names(), i).unwrap())
+            .collect();
+        assert_eq!(refs[1], AgentRef::listed(index.names(), 1).unwrap());
+        assert_eq!(refs[1], AgentRef::new("a1", 3));
+        assert_ne!(refs[1], refs[2]);
+        // Two agents share an id: their places in the list name the same agent id.
+        agents[2].id = "a1".into();
+        let index = SpatialIndex::build(&agents, 10, 10, 0);
+        let one = AgentRef::listed(index.names(), 1).unwrap();
+        let two = AgentRef::listed(index.names(), 2).unwrap();
+        assert_eq!(one, two);
+        assert_ne!(one, AgentRef::listed(index.names(), 3).unwrap());
     }
 
     #[test]
