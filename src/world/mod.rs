@@ -52,6 +52,10 @@ pub struct World {
     /// Cost of entering each cell, row-major; `f32::INFINITY` where blocked. Derived from
     /// `grid` and `terrain`, kept in step by every change, read by navigation.
     costs: Vec<f32>,
+    /// By cell, row-major: whether the cell and its eight neighbours are all inside the map
+    /// and free, so that a body of radius at most half a tile whose centre is on this tile
+    /// touches no wall. Derived from `costs` and kept in step with it.
+    open: Vec<bool>,
     pub agents: Vec<Agent>,
     pub waypoints: Vec<Tile>,
     /// Ticks applied so far; 0 before the first.
@@ -112,6 +116,7 @@ impl World {
             grid,
             terrain,
             costs: Vec::new(),
+            open: Vec::new(),
             agents: Vec::new(),
             waypoints: Vec::new(),
             tick: 0,
@@ -146,6 +151,27 @@ impl World {
             .iter()
             .map(|&id| cost_of(terrain.get(id)))
             .collect();
+        self.open = vec![false; self.costs.len()];
+        let (w, h) = (self.grid.width(), self.grid.height());
+        for y in 0..h {
+            for x in 0..w {
+                self.refresh_open(IVec2::new(x, y));
+            }
+        }
+    }
+
+    /// Works out [`World::open`] again for one tile, if inside the map.
+    fn refresh_open(&mut self, tile: Tile) {
+        let Some(i) = self.grid.index(tile) else {
+            return;
+        };
+        let mut open = true;
+        for dy in -1..=1 {
+            for dx in -1..=1 {
+                open &= !self.is_blocked(tile + IVec2::new(dx, dy));
+            }
+        }
+        self.open[i] = open;
     }
 
     pub fn grid(&self) -> &Grid {
@@ -210,6 +236,11 @@ impl World {
         }
         if let Some(i) = self.grid.index(tile) {
             self.costs[i] = cost_of(self.terrain.get(id));
+        }
+        for dy in -1..=1 {
+            for dx in -1..=1 {
+                self.refresh_open(tile + IVec2::new(dx, dy));
+            }
         }
         self.map_version += 1;
         true
@@ -381,6 +412,12 @@ impl World {
 
     /// Whether a circle overlaps any blocked tile (or leaves the map).
     pub fn circle_hits_wall(&self, centre: DVec2, radius: f64) -> bool {
+        // The usual case, answered by one look-up: a body no wider than a tile whose centre is
+        // on a tile with free neighbours all round reaches no other tile.
+        let open = |tile| self.grid.index(tile).is_some_and(|i| self.open[i]);
+        if radius <= 0.5 && open(tile_of(centre)) {
+            return false;
+        }
         let min = tile_of(centre - DVec2::splat(radius));
         let max = tile_of(centre + DVec2::splat(radius));
         for y in min.y..=max.y {
@@ -424,6 +461,47 @@ mod tests {
         assert!(!w.is_blocked(IVec2::new(0, 0)));
         assert!(w.is_blocked(IVec2::new(-1, 0)));
         assert!(w.is_blocked(IVec2::new(3, 0)));
+    }
+
+    #[test]
+    fn open_tiles_answer_as_the_full_wall_test_would() {
+        let mut w = world_from_rows(&["......", "..#...", "......", "......"]);
+        let wall = w.terrain().by_name("wall").unwrap();
+        let floor = w.terrain().by_name("floor").unwrap();
+        let mut r = rng::stream(2, "walls", "test");
+        for round in 0..3 {
+            match round {
+                1 => assert!(w.set_terrain(IVec2::new(4, 2), wall)),
+                2 => assert!(w.set_terrain(IVec2::new(2, 1), floor)),
+                _ => {}
+            }
+            for _ in 0..4000 {
+                let centre = DVec2::new(
+                    rng::unit_f64(&mut r) * 7.0 - 0.75,
+                    rng::unit_f64(&mut r) * 5.0 - 0.75,
+                );
+                let radius = rng::unit_f64(&mut r) * 0.7;
+                // The wall test without the open-tile shortcut.
+                let (min, max) = (
+                    tile_of(centre - DVec2::splat(radius)),
+                    tile_of(centre + DVec2::splat(radius)),
+                );
+                let mut hits = false;
+                for y in min.y..=max.y {
+                    for x in min.x..=max.x {
+                        let c = centre_of(IVec2::new(x, y));
+                        let closest = centre.clamp(c - DVec2::splat(0.5), c + DVec2::splat(0.5));
+                        hits |= w.is_blocked(IVec2::new(x, y))
+                            && closest.distance_squared(centre) < radius * radius;
+                    }
+                }
+                assert_eq!(
+                    w.circle_hits_wall(centre, radius),
+                    hits,
+                    "{centre} {radius}"
+                );
+            }
+        }
     }
 
     #[test]
