@@ -4,6 +4,11 @@
 //! A primitive's memory (paths, tracing state, directions) is kept on the agent between ticks
 //! and cleared when its action changes.
 //!
+//! Steps (1) to (3) visit each agent once: its decision is applied, it steps, and the state
+//! only its own primitive reads is written back; positions, velocities and breadcrumbs, which
+//! other agents' primitives read, are written after every agent has stepped. A primitive must
+//! therefore read nothing of another agent but those, its id and its kind.
+//!
 //! The decision layer is behind the [`Decider`] trait, so this module never names mlua; it
 //! reads no clock (the caller decides when a tick happens) and draws nothing.
 
