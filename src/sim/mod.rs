@@ -40,6 +40,9 @@ pub struct Simulation {
     dirty: bool,
     /// Indices of the keyboard-controlled agents, found again whenever the world is re-indexed.
     keyboard_agents: Vec<usize>,
+    /// Indices of the agents that leave breadcrumbs (`crumbs.max > 0`), found again with the
+    /// keyboard agents: the others need not be visited to drop none.
+    crumb_agents: Vec<usize>,
     /// Where each agent ends up this tick: a buffer kept between ticks so a tick allocates
     /// (and the system pages in) nothing for it.
     moved: Vec<DVec2>,
@@ -63,6 +66,7 @@ impl Simulation {
         world.seal();
         Simulation {
             keyboard_agents: keyboard_agents(&world),
+            crumb_agents: crumb_agents(&world),
             world: Rc::new(world),
             touching: Vec::new(),
             touching_ids: None,
@@ -124,6 +128,7 @@ impl Simulation {
                 world.reindex();
             }
             self.keyboard_agents = keyboard_agents(world);
+            self.crumb_agents = crumb_agents(world);
             // Only `world_mut` (which marks the world dirty) and this step change the agents,
             // so the index now describes them exactly.
             world.seal();
@@ -202,8 +207,12 @@ impl Simulation {
         for (agent, &pos) in world.agents.iter_mut().zip(moved.iter()) {
             agent.vel = (pos - agent.pos) / dt;
             agent.pos = pos;
-            let tile = agent.tile();
-            agent.crumbs.drop_on(tile);
+        }
+        for &i in &self.crumb_agents {
+            if let Some(agent) = world.agents.get_mut(i) {
+                let tile = agent.tile();
+                agent.crumbs.drop_on(tile);
+            }
         }
         world.tick += 1;
         // The tick moved the agents to `moved` and changed nothing else the index keeps.
@@ -244,6 +253,15 @@ impl Simulation {
         self.touching = pairs;
         events
     }
+}
+
+/// The indices of the agents that leave breadcrumbs.
+fn crumb_agents(world: &World) -> Vec<usize> {
+    let agents = world.agents.iter().enumerate();
+    agents
+        .filter(|(_, a)| a.crumbs.max > 0)
+        .map(|(i, _)| i)
+        .collect()
 }
 
 /// The indices of the keyboard-controlled agents.
