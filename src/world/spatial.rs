@@ -429,30 +429,21 @@ impl SpatialIndex {
     /// Pairs `(i, j)` with `i < j` whose bodies touched at the build (centre distance at most
     /// the sum of the radii), in ascending order of `i` then `j`.
     pub fn touching_pairs(&self) -> Vec<(usize, usize)> {
-        let mut out = Vec::new();
-        let mut near = Vec::new();
         // A cell is at least as wide as two radii, so touching bodies are in the same or
         // neighbouring cells (a body outside the map is clamped into a border cell, and
         // anything it touches is in that cell's neighbourhood too). When they are exactly
         // as wide, rounding at a cell edge could tip a neighbour one cell further: then the
         // cells under the reach are worked out for each body.
         let reach = 2.0 * self.max_radius;
-        let by_neighbours = reach < self.cell * (1.0 - 1e-9);
+        if reach < self.cell * (1.0 - 1e-9) {
+            return self.touching_neighbours();
+        }
+        let mut out = Vec::new();
+        let mut near = Vec::new();
         for (i, (&p, &r)) in self.pos.iter().zip(&self.radius).enumerate() {
             near.clear();
-            let ((x0, y0), (x1, y1)) = if by_neighbours {
-                let c = self.cell_of[i] as i32;
-                let (cx, cy) = (c % self.cols, c / self.cols);
-                (
-                    ((cx - 1).max(0), (cy - 1).max(0)),
-                    ((cx + 1).min(self.cols - 1), (cy + 1).min(self.rows - 1)),
-                )
-            } else {
-                (
-                    self.cell_xy(p - DVec2::splat(reach)),
-                    self.cell_xy(p + DVec2::splat(reach)),
-                )
-            };
+            let (x0, y0) = self.cell_xy(p - DVec2::splat(reach));
+            let (x1, y1) = self.cell_xy(p + DVec2::splat(reach));
             for y in y0..=y1 {
                 for s in &self.slots[self.row_slots(y, x0, x1)] {
                     let j = s.agent as usize;
@@ -464,6 +455,46 @@ impl SpatialIndex {
             near.sort_unstable();
             out.extend(near.iter().map(|&j| (i, j)));
         }
+        out
+    }
+
+    /// [`SpatialIndex::touching_pairs`] when touching bodies are always in the same or
+    /// neighbouring cells: each pair of bodies is looked at once, from the earlier of their
+    /// cells in row-major order (the rest of its own cell, then the cells right, below left,
+    /// below and below right), instead of once from each body.
+    fn touching_neighbours(&self) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        let touch = |a: &Slot, b: &Slot| {
+            // As written from the body listed first, like a scan of all.
+            let (first, second) = if a.agent < b.agent { (a, b) } else { (b, a) };
+            let touching = first.pos.distance(second.pos) <= first.radius + second.radius;
+            touching.then_some((first.agent as usize, second.agent as usize))
+        };
+        for cy in 0..self.rows {
+            for cx in 0..self.cols {
+                let own = &self.slots[self.row_slots(cy, cx, cx)];
+                if own.is_empty() {
+                    continue;
+                }
+                let right = match cx + 1 < self.cols {
+                    true => &self.slots[self.row_slots(cy, cx + 1, cx + 1)],
+                    false => &[],
+                };
+                // Below left, below and below right: one run of slots.
+                let under = match cy + 1 < self.rows {
+                    true => {
+                        let (x0, x1) = ((cx - 1).max(0), (cx + 1).min(self.cols - 1));
+                        &self.slots[self.row_slots(cy + 1, x0, x1)]
+                    }
+                    false => &[],
+                };
+                for (k, a) in own.iter().enumerate() {
+                    let others = own[k + 1..].iter().chain(right).chain(under);
+                    out.extend(others.filter_map(|b| touch(a, b)));
+                }
+            }
+        }
+        out.sort_unstable();
         out
     }
 }
