@@ -253,7 +253,7 @@ unsafe fn try_nearest(state: *mut ffi::lua_State) -> Option<c_int> {
         }
         _ => return None,
     };
-    let origin = world.agents.get(me)?.pos;
+    let origin = world.agent_pos(me)?;
     match world.nearest_agent(origin, kind, Some(me)) {
         None => {
             ffi::lua_pushnil(state);
@@ -261,7 +261,7 @@ unsafe fn try_nearest(state: *mut ffi::lua_State) -> Option<c_int> {
         }
         Some(j) => {
             let keys = upvalue_keys();
-            if !hot.views.refresh_raw(state, &keys, world.agents.get(j)?, j) {
+            if !hot.views.refresh_raw(state, &keys, world, j) {
                 return None;
             }
             hot.views.push_view_raw(state, &keys, j);
@@ -395,15 +395,12 @@ pub unsafe fn run_batch(
     hot.handed.set(None);
     hot.views.sweep_raw(state, &keys, world);
     while let Some(ready) = batch.next() {
-        let Some(agent) = world.agents.get(ready.index) else {
-            break;
-        };
-        if !hot.views.refresh_raw(state, &keys, agent, ready.index) {
+        if !hot.views.refresh_raw(state, &keys, world, ready.index) {
             let _ = batch.done(&ready, Outcome::Retry);
             break;
         }
         let live = hot.views.self_live(ready.index);
-        if live != 0 {
+        if let (true, Some(agent)) = (live != 0, world.agents.get(ready.index)) {
             ffi::lua_rawgeti(state, ffi::LUA_REGISTRYINDEX, ready.this as i64);
             write_scalars_raw(state, &keys, live, agent);
             ffi::lua_settop(state, base);

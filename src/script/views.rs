@@ -506,11 +506,11 @@ impl Views {
         &self,
         state: *mut ffi::lua_State,
         keys: &Keys,
-        agent: &Agent,
+        world: &World,
         index: usize,
     ) -> bool {
         let round = self.round.get();
-        let (pos, live) = {
+        let (written, live) = {
             let s = self.state.borrow();
             match s.rounds.get(index) {
                 Some(&r) if r == round => return true,
@@ -518,18 +518,25 @@ impl Views {
                 _ => return false,
             }
         };
-        if pos.x.to_bits() != agent.pos.x.to_bits() || pos.y.to_bits() != agent.pos.y.to_bits() {
+        // The compact copy of the position: the agent itself is read only for the lazy fields
+        // a script asked for.
+        let Some(pos) = world.agent_pos(index) else {
+            return false;
+        };
+        if written.x.to_bits() != pos.x.to_bits() || written.y.to_bits() != pos.y.to_bits() {
             ffi::lua_rawgeti(state, keys.parts, part_index(index, POS));
-            set_number(state, keys, X, agent.pos.x);
-            set_number(state, keys, Y, agent.pos.y);
+            set_number(state, keys, X, pos.x);
+            set_number(state, keys, Y, pos.y);
             ffi::lua_settop(state, -2);
         }
         if live != 0 {
-            write_live_raw(state, keys, index, live, agent);
+            if let Some(agent) = world.agents.get(index) {
+                write_live_raw(state, keys, index, live, agent);
+            }
         }
         let mut s = self.state.borrow_mut();
         s.rounds[index] = round;
-        s.pos[index] = agent.pos;
+        s.pos[index] = pos;
         true
     }
 
@@ -543,8 +550,8 @@ impl Views {
         if self.swept.replace(round) == round {
             return;
         }
-        for (index, agent) in world.agents.iter().enumerate() {
-            self.refresh_raw(state, keys, agent, index);
+        for index in 0..world.agents.len() {
+            self.refresh_raw(state, keys, world, index);
         }
     }
 
