@@ -54,7 +54,7 @@ fn seeded(mut world: World, seed: Option<u64>) -> World {
     if let Some(s) = seed {
         world.seed = s;
         for agent in &mut world.agents {
-            agent.rng = crate::world::rng::stream(s, &agent.id, "move");
+            *agent.rng = crate::world::rng::stream(s, &agent.id, "move");
         }
     }
     world

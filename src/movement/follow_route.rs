@@ -17,7 +17,7 @@ pub fn follow(world: &World, agent: &Agent, goal: Tile, opts: &PathOptions, reac
         ..*opts
     });
     let route = match &agent.route {
-        Some(r) if is_current(world, agent, r, goal, &kind) => r.clone(),
+        Some(r) if is_current(world, agent, r, goal, &kind) => Route::clone(r),
         _ => match plan(world, agent, goal, opts) {
             Some(r) => r,
             None => {
@@ -104,7 +104,7 @@ mod tests {
         for _ in 0..40 {
             let step = follow(&world, &agent, goal, &o, 0.25);
             agent.pos += step.delta;
-            agent.route = step.route.map(|r| *r);
+            agent.route = step.route;
             assert!(!world.circle_hits_wall(agent.pos, 0.3), "{:?}", agent.pos);
         }
         assert_eq!(agent.pos, DVec2::new(3.0, 1.0));
@@ -136,7 +136,7 @@ mod tests {
         let step = follow(&world, &agent, IVec2::new(2, 2), &four, 0.0);
         // The start tile is passed at once: 4 steps left without diagonals, 2 with them.
         assert_eq!(step.route.as_ref().unwrap().tiles.len(), 4);
-        agent.route = step.route.map(|r| *r);
+        agent.route = step.route;
         let step = follow(
             &world,
             &agent,

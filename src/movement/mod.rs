@@ -91,7 +91,7 @@ pub fn step_with(world: &World, agent: &Agent, dt: f64, mut shapes: Vec<Shape>) 
         Action::WanderAvoid(target) if !agent.motion.is_tiles() => match world.target_pos(target) {
             Some(goal) => {
                 let mut memory = agent.memory.clone();
-                let mut rng = agent.rng.clone();
+                let mut rng = (*agent.rng).clone();
                 let (delta, shapes) =
                     wander_avoid::free_step(world, agent, goal, reach, &mut memory, &mut rng);
                 Step {

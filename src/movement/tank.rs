@@ -61,7 +61,7 @@ pub fn plan(world: &World, agent: &Agent, goal: Tile) -> Option<Route> {
 /// One tick of driving to `goal`: along the current leg, at most `reach` tiles.
 pub fn drive(world: &World, agent: &Agent, goal: Tile, reach: f64) -> Step {
     let route = match &agent.route {
-        Some(r) if is_current(world, agent, r, goal, &RouteKind::Tank) => r.clone(),
+        Some(r) if is_current(world, agent, r, goal, &RouteKind::Tank) => Route::clone(r),
         _ => match plan(world, agent, goal) {
             Some(r) => r,
             None => return Step::default(),
@@ -156,7 +156,7 @@ mod tests {
             let step = drive(&world, &tank, t(6, 1), 0.25);
             assert!(step.delta.x == 0.0 || step.delta.y == 0.0 || step.delta.length() < 0.26);
             tank.pos += step.delta;
-            tank.route = step.route.map(|r| *r);
+            tank.route = step.route;
         }
         assert_eq!(tank.pos, DVec2::new(6.0, 1.0));
         assert!(tank.route.as_ref().unwrap().legs.is_empty());

@@ -32,7 +32,7 @@ pub fn drive(
     decide: &mut dyn FnMut(&mut TileCtx) -> Option<Tile>,
 ) -> Step {
     let mut memory = agent.memory.clone();
-    let mut rng = agent.rng.clone();
+    let mut rng = (*agent.rng).clone();
     let mut shapes = agent.debug.clone();
     let mut pos = agent.pos;
     let mut left = reach;

@@ -13,7 +13,7 @@ use crate::world::{Agent, Route, RouteKind, Tile, World};
 pub fn travel(world: &World, agent: &Agent, goal: Tile, reach: f64) -> Step {
     let kind = RouteKind::Waypoints;
     let route = match &agent.route {
-        Some(r) if is_current(world, agent, r, goal, &kind) => r.clone(),
+        Some(r) if is_current(world, agent, r, goal, &kind) => Route::clone(r),
         _ => {
             let table = waypoints::table(world);
             match waypoints::route_tiles(world, &table, agent.tile(), goal) {
@@ -55,7 +55,7 @@ mod tests {
             let step = travel(&world, &agent, goal, 0.2);
             let before = agent.tile();
             agent.pos += step.delta;
-            agent.route = step.route.map(|r| *r);
+            agent.route = step.route;
             assert!(!world.is_blocked(agent.tile()));
             assert!(line_of_sight(&world, before, agent.tile()));
         }

@@ -653,7 +653,7 @@ fn make_agent(file: &Path, spec: &AgentSpec, seed: u64) -> Agent {
             .collect(),
         next: 0,
     };
-    agent.rng = rng::stream(seed, &agent.id, "move");
+    *agent.rng = rng::stream(seed, &agent.id, "move");
     agent.brain = match (&spec.script, &spec.control) {
         (Some(script), _) => Brain::Script(resolve_relative(file, script)),
         (None, Some(_)) => Brain::Keyboard,

@@ -188,13 +188,13 @@ impl Simulation {
                 agent.heading = delta.y.atan2(delta.x);
             }
             if step.route.is_some() || agent.route.is_some() {
-                agent.route = step.route.map(|r| *r);
+                agent.route = step.route;
             }
             spare.push(std::mem::replace(&mut agent.debug, step.shapes));
             agent.memory = step.memory;
             agent.stepping = step.stepping;
             if let Some(rng) = step.rng {
-                agent.rng = *rng;
+                agent.rng = rng;
             }
             if let Some(next) = step.walk_next {
                 agent.walk.next = next;

@@ -95,8 +95,9 @@ pub struct Agent {
     pub crumbs: Crumbs,
     /// The decision being executed.
     pub action: Action,
-    /// The route `path_to` is following, if any.
-    pub route: Option<Route>,
+    /// The route a route-following primitive (`path_to`, `waypoints`, `tank_to`) is following,
+    /// if any (boxed: most agents never have one, and the tick walks every agent).
+    pub route: Option<Box<Route>>,
     /// The last script error this agent hit, cleared by the next good decision.
     pub error: Option<String>,
     /// What the agent's movement primitive wants drawn after the last tick (overlays).
@@ -109,8 +110,9 @@ pub struct Agent {
     pub memory: MoveMemory,
     /// The tile centre a tile step is heading for, if one is under way.
     pub stepping: Option<Tile>,
-    /// This agent's random stream for movement (`rng::stream(seed, id, "move")`).
-    pub rng: ChaCha8Rng,
+    /// This agent's random stream for movement (`rng::stream(seed, id, "move")`; boxed: few
+    /// primitives draw from it, and the tick walks every agent).
+    pub rng: Box<ChaCha8Rng>,
     /// The scripted route of a keyboard agent.
     pub walk: Walk,
 }
@@ -141,7 +143,7 @@ impl Agent {
             turn_rate: None,
             memory: MoveMemory::None,
             stepping: None,
-            rng: super::rng::stream(0, &id_for_rng, "move"),
+            rng: Box::new(super::rng::stream(0, &id_for_rng, "move")),
             walk: Walk::default(),
         }
     }
