@@ -298,7 +298,7 @@ pub fn move_table(lua: &Lua) -> mlua::Result<Table> {
         lua.create_function(|lua, (goal, opts): (Value, Option<Table>)| {
             let goal = to_tile(lua, &goal, "move.path_to")?;
             let opts = path_options(lua, opts, "move.path_to")?;
-            Ok(action(Action::PathTo(goal, opts)))
+            Ok(action(Action::PathTo(goal, Box::new(opts))))
         })?,
     )?;
     t.set(
@@ -526,14 +526,14 @@ fn add_primitives(lua: &Lua, t: &Table) -> mlua::Result<()> {
                 }
                 let lj = lennard_jones(lua, &opts, "", CHASE_LJ, what)?;
                 let (obstacle, range) = obstacle_and_range(lua, &opts, what, 3.0)?;
-                Ok(action(Action::Potential(PotentialSpec {
+                Ok(action(Action::Potential(Box::new(PotentialSpec {
                     target,
                     lj,
                     swarm: None,
                     swarm_lj: SWARM_LJ,
                     obstacle,
                     range,
-                })))
+                }))))
             })
         })?,
     )?;
@@ -556,14 +556,14 @@ fn add_primitives(lua: &Lua, t: &Table) -> mlua::Result<()> {
                     what,
                 )?;
                 let (obstacle, range) = obstacle_and_range(lua, &opts, what, 8.0)?;
-                Ok(action(Action::Potential(PotentialSpec {
+                Ok(action(Action::Potential(Box::new(PotentialSpec {
                     target,
                     lj: target_lj,
                     swarm: Some(kind),
                     swarm_lj,
                     obstacle,
                     range,
-                })))
+                }))))
             })
         })?,
     )?;

@@ -164,8 +164,9 @@ pub enum Action {
     Evade(Target),
     /// Go straight to a point and stop on it.
     To(DVec2),
-    /// Follow an A* route to a tile, re-planned when the goal, the options or the map change.
-    PathTo(glam::IVec2, PathOptions),
+    /// Follow an A* route to a tile, re-planned when the goal, the options or the map change
+    /// (the options boxed, so that the common actions stay one target wide).
+    PathTo(glam::IVec2, Box<PathOptions>),
     /// Travel to a tile through the scene's waypoints: the nearest visible node, then the node
     /// table (`next[from][to]`), then straight to the tile.
     Waypoints(glam::IVec2),
@@ -183,8 +184,9 @@ pub enum Action {
     LosChase(Target),
     /// Chase the point where the prey will be (relative velocity and closing time).
     Intercept(Target),
-    /// Lennard-Jones potential: towards/away from a target and/or within a swarm.
-    Potential(PotentialSpec),
+    /// Lennard-Jones potential: towards/away from a target and/or within a swarm (boxed: the
+    /// spec is several times the size of every other action).
+    Potential(Box<PotentialSpec>),
     /// Step straight at the target while it is in sight, randomly otherwise.
     WanderAvoid(Target),
     /// Head for a goal and trace around the obstacles in the way.

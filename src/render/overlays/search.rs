@@ -20,7 +20,7 @@ fn draw_one(world: &World, camera: &Camera, search: &mut Search, agent: &Agent) 
     let Action::PathTo(goal, opts) = &agent.action else {
         return;
     };
-    let mut opts = *opts;
+    let mut opts = **opts;
     opts.algorithm = Algorithm::AStar;
     opts.keep_sets = true;
     opts.size = opts.size.max(agent.size);
