@@ -25,7 +25,8 @@ use mlua::ffi;
 use mlua::{Lua, Value};
 use std::ffi::{c_int, c_void, CStr};
 use std::sync::atomic::{
-    AtomicBool, AtomicI64, AtomicU64, AtomicU8, Ordering::Relaxed, Ordering::SeqCst,
+    AtomicBool, AtomicI64, AtomicU64, AtomicU8, Ordering::Acquire, Ordering::Relaxed,
+    Ordering::Release, Ordering::SeqCst,
 };
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -311,8 +312,13 @@ impl Budget {
             return 0;
         }
         s.spent.store(false, Relaxed);
-        let call = s.call.fetch_add(1, SeqCst) + 1;
-        s.running.store(true, SeqCst);
+        // Only this thread writes `call` and `running`, so plain stores do (no locked
+        // instruction or fence per call: a crowd makes tens of thousands of calls a tick). The
+        // watchdog may see them a little late; at worst it arms the hook for a call that has
+        // just ended, and the hook removes itself (see `is_stale`).
+        let call = s.call.load(Relaxed) + 1;
+        s.call.store(call, Release);
+        s.running.store(true, Release);
         if mode == Mode::Exact as u8 {
             s.arm(call);
         }
@@ -326,8 +332,8 @@ impl Budget {
             return;
         }
         let s = &self.shared;
-        s.running.store(false, SeqCst);
-        if s.armed_for.load(SeqCst) == call {
+        s.running.store(false, Release);
+        if s.armed_for.load(Acquire) == call {
             let threads = lock(&s.threads);
             unsafe { ffi::lua_sethook(s.main as *mut ffi::lua_State, None, 0, 0) };
             drop(threads);
