@@ -150,7 +150,10 @@ function guarded.setmetatable(t, mt)
   if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
     error("setmetatable: __gc finalizers are not allowed in scripts", 2)
   end
-  return setmetatable(t, mt)
+  -- Its errors (a locked metatable, a wrong argument) name the script's line, not this one.
+  local ok, r = pcall(setmetatable, t, mt)
+  if not ok then error(r, 2) end
+  return r
 end
 return guarded
 "#;
