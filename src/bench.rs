@@ -163,3 +163,51 @@ pub fn native(path: &Path, warmup: u64, ticks: u64) -> Result<Figures, String> {
     let scene = scene::load(path).map_err(|e| e.to_string())?;
     Ok(measure(scene.world, &mut NativeCrowd, warmup, ticks))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Where every agent stands after `ticks` ticks of `scene` with `decider`.
+    fn positions(scene: &Path, decider: &mut dyn Decider, ticks: u64) -> Vec<(String, u64, u64)> {
+        let loaded = scene::load(scene).unwrap();
+        let mut sim = Simulation::new(loaded.world);
+        for _ in 0..ticks {
+            sim.step(decider);
+        }
+        sim.world()
+            .agents
+            .iter()
+            .map(|a| (a.id.clone(), a.pos.x.to_bits(), a.pos.y.to_bits()))
+            .collect()
+    }
+
+    /// The ratio `agentbox bench --native` reports is only fair if both sides do the same
+    /// work: a crowd decided by `scripts/crowd.lua` (through the fast paths of
+    /// `world:nearest` and `move.*`) and by `NativeCrowd` ends in the same places, bit for bit.
+    #[test]
+    fn native_crowd_moves_the_crowd_exactly_as_crowd_lua_does() {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/crowd.lua");
+        let row = format!("    #{}#\n", ".".repeat(38));
+        let wall = format!("    {}\n", "#".repeat(40));
+        let scene = format!(
+            "seed: 4\nmap:\n  rows: |\n{wall}{}{wall}spawn:\n  - count: 600\n    kind: walker\n    script: {}\n    speed: [1.5, 3]\n    params: {{ space: 1.0 }}\n  - count: 20\n    kind: post\n",
+            row.repeat(28),
+            script.display()
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("crowd.yaml");
+        std::fs::write(&path, scene).unwrap();
+        let mut host = ScriptHost::new(4).unwrap();
+        for s in &scene::load(&path).unwrap().scripts {
+            host.load(s).unwrap();
+        }
+        let lua = positions(&path, &mut host, 40);
+        let native = positions(&path, &mut NativeCrowd, 40);
+        assert_eq!(lua.len(), 620);
+        let start = positions(&path, &mut NativeCrowd, 0);
+        let moved = lua.iter().zip(&start).filter(|(a, b)| a != b).count();
+        assert!(moved > 500, "only {moved} agents moved");
+        assert_eq!(lua, native);
+    }
+}
