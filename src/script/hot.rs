@@ -249,12 +249,20 @@ unsafe fn try_nearest(state: *mut ffi::lua_State) -> Option<c_int> {
         ffi::LUA_TSTRING => {
             let mut len = 0usize;
             let p = ffi::lua_tolstring(state, 3, &mut len);
-            Some(std::str::from_utf8(std::slice::from_raw_parts(p as *const u8, len)).ok()?)
+            Some(std::slice::from_raw_parts(p as *const u8, len))
         }
         _ => return None,
     };
-    let origin = world.agent_pos(me)?;
-    match world.nearest_agent(origin, kind, Some(me)) {
+    let found = match kind {
+        // `world:nearest(self, self.kind)`: the kind is found by its number.
+        Some(k) if world.is_kind_of(me, k) => world.nearest_of_own_kind(me),
+        Some(k) => {
+            let k = std::str::from_utf8(k).ok()?;
+            world.nearest_agent(world.agent_pos(me)?, Some(k), Some(me))
+        }
+        None => world.nearest_agent(world.agent_pos(me)?, None, Some(me)),
+    };
+    match found {
         None => {
             ffi::lua_pushnil(state);
             Some(1)
@@ -405,11 +413,10 @@ pub unsafe fn run_batch(
             write_scalars_raw(state, &keys, live, agent);
             ffi::lua_settop(state, base);
         }
+        // The module stays under its `decide` until the stack is reset after the call.
         ffi::lua_rawgeti(state, ffi::LUA_REGISTRYINDEX, ready.module as i64);
         ffi::lua_pushvalue(state, keys.names[DECIDE]);
         ffi::lua_rawget(state, -2);
-        ffi::lua_rotate(state, -2, 1);
-        ffi::lua_settop(state, -2);
         if ffi::lua_type(state, -1) != ffi::LUA_TFUNCTION {
             ffi::lua_settop(state, base);
             if batch.done(&ready, Outcome::NoDecide) {

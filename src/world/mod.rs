@@ -356,11 +356,30 @@ impl World {
     /// While the world is sealed the kind is the index's number for it, so no name is read
     /// or compared.
     pub fn nearest_of_own_kind(&self, index: usize) -> Option<usize> {
-        let agent = self.agents.get(index)?;
         let keep = |i: usize| i != index;
         match self.sealed.0 {
-            true => self.index.nearest_of_kind_of(index, agent.pos, keep),
-            false => self.nearest_agent(agent.pos, Some(&agent.kind), Some(index)),
+            true => self
+                .index
+                .nearest_of_kind_of(index, self.index.pos(index)?, keep),
+            false => {
+                let agent = self.agents.get(index)?;
+                self.nearest_agent(agent.pos, Some(&agent.kind), Some(index))
+            }
+        }
+    }
+
+    /// Whether `kind` (a name's bytes, as a script hands it over) is agent `index`'s kind;
+    /// read from the index's copy while the world is sealed.
+    pub fn is_kind_of(&self, index: usize, kind: &[u8]) -> bool {
+        match self.sealed.0 {
+            true => self
+                .index
+                .kind_name_of(index)
+                .is_some_and(|k| k.as_bytes() == kind),
+            false => self
+                .agents
+                .get(index)
+                .is_some_and(|a| a.kind.as_bytes() == kind),
         }
     }
 
@@ -610,8 +629,11 @@ mod tests {
             for (i, want) in scan.iter().enumerate() {
                 assert_eq!(w.nearest_of_own_kind(i), *want, "agent {i}");
                 assert_eq!(w.agent_pos(i), Some(w.agents[i].pos));
+                assert!(w.is_kind_of(i, w.agents[i].kind.as_bytes()), "agent {i}");
+                assert!(!w.is_kind_of(i, b"shee"), "agent {i}");
             }
         }
         assert_eq!(w.nearest_of_own_kind(400), None);
+        assert!(!w.is_kind_of(400, b"sheep"));
     }
 }

@@ -91,6 +91,8 @@ pub struct SpatialIndex {
     names: Arc<AgentIds>,
     /// By kind: its rank among the kinds (its number in `members` and `kind_of`).
     kinds: BTreeMap<String, u32>,
+    /// By kind rank: its name.
+    kind_names: Vec<String>,
     /// By kind rank: the members, ascending.
     members: Vec<Vec<u32>>,
     /// Each agent's kind as a number (its rank among the kinds), so filters compare integers.
@@ -131,6 +133,8 @@ impl SpatialIndex {
         for (rank, kind_rank) in self.kinds.values_mut().enumerate() {
             *kind_rank = rank as u32;
         }
+        self.kind_names.clear();
+        self.kind_names.extend(self.kinds.keys().cloned());
         self.members.iter_mut().for_each(Vec::clear);
         self.members.resize_with(self.kinds.len(), Vec::new);
         self.kind_of.clear();
@@ -273,6 +277,12 @@ impl SpatialIndex {
     /// The agents' ids as of the last [`SpatialIndex::rebuild`].
     pub fn names(&self) -> &Arc<AgentIds> {
         &self.names
+    }
+
+    /// The kind of agent `i` at the build.
+    pub fn kind_name_of(&self, i: usize) -> Option<&str> {
+        let rank = *self.kind_of.get(i)?;
+        self.kind_names.get(rank as usize).map(String::as_str)
     }
 
     /// The position of agent `i` at the build.
