@@ -3,6 +3,7 @@
 
 mod common;
 use common::*;
+use agentbox::session::Session;
 
 /// Free tiles of a scene's map, read straight from its YAML so the test does not trust the
 /// loader it is testing.
@@ -319,4 +320,44 @@ fn output_into_a_closed_pipe_ends_quietly() {
     let err = stderr(&out);
     assert!(!err.contains("panicked"), "{err}");
     assert!(!out.status.success(), "stopped by the closed pipe");
+}
+
+/// `self.memory` is made the first time a script reads it (so a crowd that never uses it keeps
+/// its `self` tables small) and from then on it is an ordinary table kept across ticks.
+#[test]
+fn memory_is_made_on_first_use_and_kept_from_then_on() {
+    let scene = "map:\n  rows: |\n    ......\nagents:\n  - { id: idle, at: [0, 0], script: idle.lua }\n  - { id: late, at: [5, 0], script: late.lua }\n";
+    let idle = "return { decide = function(self) return move.stop() end }\n";
+    let late = r#"
+local M = {}
+function M.decide(self, world)
+  if world:tick() < 3 then
+    assert(rawget(self, "memory") == nil, "memory made before it was read")
+  else
+    self.memory.n = (self.memory.n or 0) + 1
+    assert(rawget(self, "memory") == self.memory, "memory is a plain field once read")
+    assert(self.memory.n == world:tick() - 2, "memory kept: " .. self.memory.n)
+  end
+  return move.stop()
+end
+return M
+"#;
+    let dir = scratch(&[("s.yaml", scene), ("idle.lua", idle), ("late.lua", late)]);
+    let mut session = Session::open(&dir.path().join("s.yaml"), None).unwrap();
+    for _ in 0..6 {
+        session.tick();
+    }
+    for id in ["idle", "late"] {
+        let agent = session.world().agent(id).unwrap();
+        assert_eq!(agent.error, None, "{id}");
+    }
+    assert_eq!(session.memory_text("idle").as_deref(), Some("{}"));
+    assert_eq!(session.memory_text("late").as_deref(), Some("{\n  n = 3\n}"));
+    // A view of another agent has no memory.
+    let peek = "return { decide = function(self, world) assert(world:agent('late').memory == nil, 'a view shows memory') return move.stop() end }\n";
+    std::fs::write(dir.path().join("idle.lua"), peek).unwrap();
+    let mut session = Session::open(&dir.path().join("s.yaml"), None).unwrap();
+    session.tick();
+    session.tick();
+    assert_eq!(session.world().agent("idle").unwrap().error, None);
 }

@@ -33,7 +33,7 @@
 ---The agent deciding: its view plus what persists.
 ---@class agentbox.Self: agentbox.AgentView
 ---@field params table<string, any> The scene's `params` mapping.
----@field memory table<string, any> Kept across ticks and hot reloads.
+---@field memory table<string, any> Kept across ticks and hot reloads; made the first time it is read (so `pairs(self)` lists it only after that).
 
 ---Options of `nav.path` and `move.path_to` (every key optional; unknown keys and values are errors).
 ---@class agentbox.PathOptions

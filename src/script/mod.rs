@@ -415,8 +415,11 @@ impl ScriptHost {
     pub fn memory_text(&self, agent_id: &str) -> Option<String> {
         let slot = self.slots.get(agent_id)?;
         let this: Table = self.lua.registry_value(&slot.this).ok()?;
-        let memory: Value = this.raw_get("memory").ok()?;
-        Some(inspect::pretty(&memory))
+        match this.raw_get("memory").ok()? {
+            // Not read yet, so not made yet: empty.
+            Value::Nil => Some("{}".into()),
+            memory => Some(inspect::pretty(&memory)),
+        }
     }
 
     /// Forgets the Lua state of agents that are no longer in the world.
@@ -450,10 +453,11 @@ impl ScriptHost {
     }
 
     fn new_slot(&self, agent: &Agent, script: &Path) -> mlua::Result<Slot> {
-        // Room for its fields (params, memory, id, kind, pos) without regrowing.
-        let this = self.lua.create_table_with_capacity(0, 8)?;
+        // Room for the fields every `self` holds (params, id, kind, pos) without regrowing;
+        // `memory` is made on first use (see `views`), so a crowd that never reads it keeps
+        // its tables small.
+        let this = self.lua.create_table_with_capacity(0, 4)?;
         this.raw_set("params", json_to_lua(&self.lua, &agent.params)?)?;
-        this.raw_set("memory", self.lua.create_table()?)?;
         let this_ptr = this.to_pointer();
         let key = self.lua.create_registry_value(this)?;
         Ok(Slot {

@@ -137,7 +137,7 @@ pub const CLASSES: &[Class] = &[
         doc: "The agent deciding: its view plus what persists.",
         fields: &[
             f("params", "table<string, any>", "The scene's `params` mapping."),
-            f("memory", "table<string, any>", "Kept across ticks and hot reloads."),
+            f("memory", "table<string, any>", "Kept across ticks and hot reloads; made the first time it is read (so `pairs(self)` lists it only after that)."),
         ],
     },
     Class {
