@@ -2,8 +2,8 @@
 //! behave, traces are reproducible, script errors are reported and contained.
 
 mod common;
-use common::*;
 use agentbox::session::Session;
+use common::*;
 
 /// Free tiles of a scene's map, read straight from its YAML so the test does not trust the
 /// loader it is testing.
@@ -352,7 +352,10 @@ return M
         assert_eq!(agent.error, None, "{id}");
     }
     assert_eq!(session.memory_text("idle").as_deref(), Some("{}"));
-    assert_eq!(session.memory_text("late").as_deref(), Some("{\n  n = 3\n}"));
+    assert_eq!(
+        session.memory_text("late").as_deref(),
+        Some("{\n  n = 3\n}")
+    );
     // A view of another agent has no memory.
     let peek = "return { decide = function(self, world) assert(world:agent('late').memory == nil, 'a view shows memory') return move.stop() end }\n";
     std::fs::write(dir.path().join("idle.lua"), peek).unwrap();

@@ -184,7 +184,11 @@ fn lazy_index(lua: &Lua, (table, key): (Table, Value)) -> mlua::Result<Value> {
     let views = get(lua)?;
     if key.as_bytes() == b"memory" {
         // A `self`'s memory, made the first time it is read.
-        if !views.selves.borrow().contains_key(&(table.to_pointer() as usize)) {
+        if !views
+            .selves
+            .borrow()
+            .contains_key(&(table.to_pointer() as usize))
+        {
             return Ok(Value::Nil);
         }
         let memory = lua.create_table()?;
