@@ -120,53 +120,142 @@ impl Decider for NativeCrowd {
     }
 }
 
-fn measure(world: World, decider: &mut dyn Decider, warmup: u64, ticks: u64) -> Figures {
-    let agents = world.agents.len();
-    let mut sim = Simulation::new(world);
-    for _ in 0..warmup {
-        sim.step(decider);
+/// A simulation being measured: warmed up once, then timed block by block.
+struct Run<D: Decider> {
+    sim: Simulation,
+    decider: D,
+    figures: Figures,
+}
+
+impl<D: Decider> Run<D> {
+    fn new(world: World, mut decider: D, warmup: u64) -> Self {
+        let agents = world.agents.len();
+        let mut sim = Simulation::new(world);
+        for _ in 0..warmup {
+            sim.step(&mut decider);
+        }
+        let figures = Figures {
+            agents,
+            decisions: 0,
+            ticks: 0,
+            total: Duration::ZERO,
+            deciding: Duration::ZERO,
+            wall: Duration::ZERO,
+            failed: 0,
+        };
+        Run {
+            sim,
+            decider,
+            figures,
+        }
     }
-    let mut timed = Timed {
-        inner: decider,
-        spent: Duration::ZERO,
-        decisions: 0,
-        failed: 0,
-    };
-    let (start, cpu) = (Instant::now(), thread_cpu_time());
-    for _ in 0..ticks {
-        sim.step(&mut timed);
-    }
-    Figures {
-        agents,
-        decisions: timed.decisions,
-        ticks,
-        total: thread_cpu_time().saturating_sub(cpu),
-        wall: start.elapsed(),
-        deciding: timed.spent,
-        failed: timed.failed,
+
+    /// Steps `ticks` more measured ticks.
+    fn measure(&mut self, ticks: u64) {
+        let mut timed = Timed {
+            inner: &mut self.decider,
+            spent: Duration::ZERO,
+            decisions: 0,
+            failed: 0,
+        };
+        let (start, cpu) = (Instant::now(), thread_cpu_time());
+        for _ in 0..ticks {
+            self.sim.step(&mut timed);
+        }
+        let f = &mut self.figures;
+        f.total += thread_cpu_time().saturating_sub(cpu);
+        f.wall += start.elapsed();
+        f.ticks += ticks;
+        f.decisions += timed.decisions;
+        f.deciding += timed.spent;
+        f.failed += timed.failed;
     }
 }
 
-/// Runs `path` for `warmup` then `ticks` measured ticks with its Lua scripts.
-pub fn lua(path: &Path, warmup: u64, ticks: u64) -> Result<Figures, String> {
+/// The scene at `path` with its Lua scripts loaded, warmed up for `warmup` ticks.
+fn lua_run(path: &Path, warmup: u64) -> Result<Run<ScriptHost>, String> {
     let scene = scene::load(path).map_err(|e| e.to_string())?;
     let mut host =
         ScriptHost::new(scene.world.seed).map_err(|e| format!("cannot start Lua: {e}"))?;
     for script in &scene.scripts {
         host.load(script)?;
     }
-    Ok(measure(scene.world, &mut host, warmup, ticks))
+    Ok(Run::new(scene.world, host, warmup))
+}
+
+/// The scene at `path` with [`NativeCrowd`] deciding for every scripted agent.
+fn native_run(path: &Path, warmup: u64) -> Result<Run<NativeCrowd>, String> {
+    let scene = scene::load(path).map_err(|e| e.to_string())?;
+    Ok(Run::new(scene.world, NativeCrowd, warmup))
+}
+
+/// Runs `path` for `warmup` then `ticks` measured ticks with its Lua scripts.
+pub fn lua(path: &Path, warmup: u64, ticks: u64) -> Result<Figures, String> {
+    let mut run = lua_run(path, warmup)?;
+    run.measure(ticks);
+    Ok(run.figures)
 }
 
 /// Runs `path` the same way with [`NativeCrowd`] deciding for every scripted agent.
 pub fn native(path: &Path, warmup: u64, ticks: u64) -> Result<Figures, String> {
-    let scene = scene::load(path).map_err(|e| e.to_string())?;
-    Ok(measure(scene.world, &mut NativeCrowd, warmup, ticks))
+    let mut run = native_run(path, warmup)?;
+    run.measure(ticks);
+    Ok(run.figures)
+}
+
+/// How many ticks each side runs before the other takes over in [`side_by_side`].
+pub const BLOCK: u64 = 10;
+
+/// Runs `path` with its Lua scripts and with [`NativeCrowd`] side by side: both are loaded and
+/// warmed up, then they take turns of [`BLOCK`] measured ticks until each has run `ticks`. On
+/// a shared machine whose load changes by the second, both sides then run under the same
+/// load, so their ratio does not depend on which side ran while a neighbour was busy.
+pub fn side_by_side(path: &Path, warmup: u64, ticks: u64) -> Result<(Figures, Figures), String> {
+    let mut lua = lua_run(path, warmup)?;
+    let mut rust = native_run(path, warmup)?;
+    let mut left = ticks;
+    while left > 0 {
+        let block = left.min(BLOCK);
+        lua.measure(block);
+        rust.measure(block);
+        left -= block;
+    }
+    Ok((lua.figures, rust.figures))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn crowd_scene(dir: &Path, walkers: usize) -> std::path::PathBuf {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/crowd.lua");
+        let row = format!("    #{}#\n", ".".repeat(38));
+        let wall = format!("    {}\n", "#".repeat(40));
+        let scene = format!(
+            "seed: 4\nmap:\n  rows: |\n{wall}{}{wall}spawn:\n  - count: {walkers}\n    kind: walker\n    script: {}\n    speed: [1.5, 3]\n    params: {{ space: 1.0 }}\n  - count: 20\n    kind: post\n",
+            row.repeat(28),
+            script.display()
+        );
+        let path = dir.join("crowd.yaml");
+        std::fs::write(&path, scene).unwrap();
+        path
+    }
+
+    /// Side by side, each side runs every measured tick once, in turns, and decides for its
+    /// scripted agents every tick.
+    #[test]
+    fn side_by_side_measures_both_sides_for_every_tick() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = crowd_scene(dir.path(), 50);
+        let (lua, rust) = side_by_side(&path, 2, 25).unwrap();
+        for f in [&lua, &rust] {
+            assert_eq!(
+                (f.agents, f.ticks, f.decisions, f.failed),
+                (70, 25, 50 * 25, 0)
+            );
+            assert!(f.total > Duration::ZERO && f.deciding <= f.total);
+        }
+    }
 
     /// Where every agent stands after `ticks` ticks of `scene` with `decider`.
     fn positions(scene: &Path, decider: &mut dyn Decider, ticks: u64) -> Vec<(String, u64, u64)> {
@@ -187,17 +276,8 @@ mod tests {
     /// `world:nearest` and `move.*`) and by `NativeCrowd` ends in the same places, bit for bit.
     #[test]
     fn native_crowd_moves_the_crowd_exactly_as_crowd_lua_does() {
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/crowd.lua");
-        let row = format!("    #{}#\n", ".".repeat(38));
-        let wall = format!("    {}\n", "#".repeat(40));
-        let scene = format!(
-            "seed: 4\nmap:\n  rows: |\n{wall}{}{wall}spawn:\n  - count: 600\n    kind: walker\n    script: {}\n    speed: [1.5, 3]\n    params: {{ space: 1.0 }}\n  - count: 20\n    kind: post\n",
-            row.repeat(28),
-            script.display()
-        );
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("crowd.yaml");
-        std::fs::write(&path, scene).unwrap();
+        let path = crowd_scene(dir.path(), 600);
         let mut host = ScriptHost::new(4).unwrap();
         for s in &scene::load(&path).unwrap().scripts {
             host.load(s).unwrap();

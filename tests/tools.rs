@@ -222,8 +222,9 @@ fn bench_reports_ms_per_tick_and_the_native_peer() {
         text.contains("ns per decision (10 decisions, 0 failed)"),
         "{text}"
     );
-    assert!(text.contains("rust: 3 agents"), "{text}");
+    assert!(text.contains("rust: 3 agents, 5 ticks:"), "{text}");
     assert!(text.contains("lua/rust:"), "{text}");
+    assert!(text.contains("(taking turns of 10 ticks)"), "{text}");
 }
 
 #[test]
