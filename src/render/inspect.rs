@@ -39,7 +39,11 @@ pub fn draw(session: &Session, id: &str) -> bool {
             agent.vel.length()
         ),
     ];
-    lines.extend(wrap(&format!("action   {:?}", agent.action), inner, size));
+    lines.extend(wrap(
+        &format!("action   {}", agent.action.describe()),
+        inner,
+        size,
+    ));
     lines.push("params".into());
     let params = serde_json::to_string_pretty(&agent.params).unwrap_or_default();
     lines.extend(

@@ -276,6 +276,53 @@ impl Action {
         }
     }
 
+    /// What the inspector shows: the name a script uses and what the action is about, e.g.
+    /// `chase evader`, `to 3.50, 2.00`, `path_to tile 20, 2 (diagonal never)`.
+    pub fn describe(&self) -> String {
+        let name = self.name();
+        let tile = |t: &glam::IVec2| format!("tile {}, {}", t.x, t.y);
+        match self {
+            Action::Stop | Action::Walk => name.into(),
+            Action::Chase(t)
+            | Action::Evade(t)
+            | Action::BasicChase(t)
+            | Action::BasicEvade(t)
+            | Action::LosChase(t)
+            | Action::Intercept(t)
+            | Action::WanderAvoid(t) => format!("{name} {}", describe_target(t)),
+            Action::To(p) => format!("{name} {:.2}, {:.2}", p.x, p.y),
+            Action::PathTo(goal, options) => match describe_options(options) {
+                o if o.is_empty() => format!("{name} {}", tile(goal)),
+                o => format!("{name} {} ({o})", tile(goal)),
+            },
+            Action::Waypoints(goal) | Action::TankTo(goal) => format!("{name} {}", tile(goal)),
+            Action::Steer(d) => format!("{name} {}, {}", d.x, d.y),
+            Action::Potential(spec) => match (&spec.target, &spec.swarm) {
+                (Some(t), Some(kind)) => format!("{name} {kind}, {}", describe_target(t)),
+                (Some(t), None) => format!("{name} {}", describe_target(t)),
+                (None, Some(kind)) => format!("{name} {kind}"),
+                (None, None) => name.into(),
+            },
+            Action::TraceAround {
+                goal,
+                variant,
+                hand,
+            } => format!(
+                "{name} {} ({}, {} hand)",
+                describe_target(goal),
+                format!("{variant:?}").to_lowercase(),
+                format!("{hand:?}").to_lowercase()
+            ),
+            Action::FollowCrumbs { leader, trail } => {
+                format!("{name} of {leader} (newest {trail})")
+            }
+            Action::FollowRoad { terrain } => format!("{name} {terrain}"),
+            Action::WallTrace(hand) => {
+                format!("{name} ({} hand)", format!("{hand:?}").to_lowercase())
+            }
+        }
+    }
+
     /// The name shown in traces and the window.
     pub fn name(&self) -> &'static str {
         match self {
@@ -299,6 +346,127 @@ impl Action {
             Action::FollowRoad { .. } => "follow_road",
             Action::WallTrace(_) => "wall_trace",
             Action::Walk => "walk",
+        }
+    }
+}
+
+/// An agent target by its id, a point by its coordinates.
+fn describe_target(target: &Target) -> String {
+    match target {
+        Target::Agent(a) => a.id().to_string(),
+        Target::Point(p) => format!("{:.2}, {:.2}", p.x, p.y),
+    }
+}
+
+/// The path options that differ from the defaults, as a script names them.
+fn describe_options(o: &super::PathOptions) -> String {
+    use super::path_options::{Algorithm, Diagonal, Heuristic, StepCosts};
+    let d = super::PathOptions::default();
+    let mut out = Vec::new();
+    if o.diagonal != d.diagonal {
+        out.push(format!(
+            "diagonal {}",
+            match o.diagonal {
+                Diagonal::Never => "never",
+                Diagonal::NoCornerCutting => "no_corner_cutting",
+                Diagonal::IfOneSideFree => "one_side",
+                Diagonal::Always => "always",
+            }
+        ));
+    }
+    if o.heuristic != d.heuristic {
+        out.push(format!(
+            "heuristic {}",
+            match o.heuristic {
+                Heuristic::Octile => "octile",
+                Heuristic::Manhattan => "manhattan",
+                Heuristic::Euclidean => "euclidean",
+                Heuristic::Zero => "zero",
+            }
+        ));
+    }
+    if o.step_costs != d.step_costs {
+        out.push(format!(
+            "costs {}",
+            match o.step_costs {
+                StepCosts::Exact => "exact",
+                StepCosts::Source => "source",
+            }
+        ));
+    }
+    if o.size != d.size {
+        out.push(format!("size {}", o.size));
+    }
+    if o.ignore_terrain_cost {
+        out.push("ignore_terrain".into());
+    }
+    if let Some(n) = o.max_expanded {
+        out.push(format!("max_expanded {n}"));
+    }
+    if o.algorithm != d.algorithm {
+        out.push(format!(
+            "algorithm {}",
+            match o.algorithm {
+                Algorithm::Auto => "auto",
+                Algorithm::AStar => "astar",
+                Algorithm::Jps => "jps",
+            }
+        ));
+    }
+    if o.keep_sets {
+        out.push("sets".into());
+    }
+    out.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::world::path_options::Diagonal;
+    use glam::IVec2;
+
+    #[test]
+    fn actions_describe_themselves_as_a_script_names_them() {
+        let evader = Target::Agent(AgentRef::new("evader", 1));
+        let options = PathOptions {
+            diagonal: Diagonal::Never,
+            max_expanded: Some(500),
+            ..PathOptions::default()
+        };
+        let cases = [
+            (Action::Stop, "stop"),
+            (Action::Chase(evader.clone()), "chase evader"),
+            (
+                Action::Evade(Target::Point(DVec2::new(3.5, 2.0))),
+                "evade 3.50, 2.00",
+            ),
+            (Action::To(DVec2::new(1.0, 0.25)), "to 1.00, 0.25"),
+            (
+                Action::PathTo(IVec2::new(20, 2), Box::default()),
+                "path_to tile 20, 2",
+            ),
+            (
+                Action::PathTo(IVec2::new(20, 2), Box::new(options)),
+                "path_to tile 20, 2 (diagonal never, max_expanded 500)",
+            ),
+            (
+                Action::TraceAround {
+                    goal: evader,
+                    variant: TraceVariant::Improved,
+                    hand: Hand::Left,
+                },
+                "trace_around evader (improved, left hand)",
+            ),
+            (
+                Action::FollowCrumbs {
+                    leader: "scout".into(),
+                    trail: 12,
+                },
+                "follow_crumbs of scout (newest 12)",
+            ),
+        ];
+        for (action, text) in cases {
+            assert_eq!(action.describe(), text);
         }
     }
 }
