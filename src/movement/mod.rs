@@ -163,7 +163,7 @@ pub fn step_with(world: &World, agent: &Agent, dt: f64, mut shapes: Vec<Shape>) 
                 continuous(world, agent, agent.pos, reach, dt, &mut shapes).unwrap_or_default();
             if let Some(rate) = agent.turn_rate {
                 if agent.vel.length_squared() > 1e-18 || delta.length_squared() > 1e-18 {
-                    delta = turn::limit_turn(agent.heading, delta, rate * dt);
+                    delta = turn::limit_turn(agent.heading(), delta, rate * dt);
                 }
             }
             Step {
@@ -272,7 +272,7 @@ mod tests {
             let s = step(world, &agent, dt);
             agent.pos += s.delta;
             if s.delta.length_squared() > 0.0 {
-                agent.heading = s.delta.y.atan2(s.delta.x);
+                agent.face(s.delta);
             }
             agent.vel = s.delta / dt;
             agent.memory = s.memory;
@@ -303,7 +303,7 @@ mod tests {
     fn a_turn_rate_swings_a_free_agent_round_in_an_arc() {
         let world = World::from_ascii(&["..........", "..........", "..........", ".........."]);
         let mut agent = Agent::new("a", IVec2::new(5, 0));
-        agent.heading = 0.0;
+        agent.face(DVec2::X);
         agent.turn_rate = Some(std::f64::consts::PI); // 180 degrees a second
         agent.action = Action::To(DVec2::new(0.0, 0.0));
         let path = run(&world, agent, 10);
@@ -311,9 +311,9 @@ mod tests {
         for (i, a) in path.iter().enumerate() {
             let turned = (i + 1) as f64 * std::f64::consts::PI / 30.0;
             assert!(
-                (a.heading.abs() - turned).abs() < 1e-9,
+                (a.heading().abs() - turned).abs() < 1e-9,
                 "tick {i}: {}",
-                a.heading
+                a.heading()
             );
         }
     }

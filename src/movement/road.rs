@@ -57,7 +57,7 @@ pub fn choose(weights: &[i32; 8]) -> Option<usize> {
 pub fn next(ctx: &mut TileCtx, road: &str) -> Option<Tile> {
     let direction = match &*ctx.memory {
         MoveMemory::Direction(d) => *d,
-        _ => dir8_of_angle(ctx.agent.heading),
+        _ => dir8_of_angle(ctx.agent.heading()),
     };
     let world = ctx.world;
     let on_road = |t: Tile| world.terrain_at(t).is_some_and(|k| k.name == road);

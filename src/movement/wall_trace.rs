@@ -32,7 +32,7 @@ pub fn choose(world: &World, at: Tile, facing: usize, hand: Hand) -> Option<usiz
 pub fn next(ctx: &mut TileCtx, hand: Hand) -> Option<Tile> {
     let (mut facing, mut touching) = match &*ctx.memory {
         MoveMemory::Wall { facing, touching } => (*facing, *touching),
-        _ => (dir4_of_angle(ctx.agent.heading), false),
+        _ => (dir4_of_angle(ctx.agent.heading()), false),
     };
     let at = ctx.at;
     let world = ctx.world;

@@ -63,7 +63,8 @@ pub fn draw(world: &World, camera: &Camera, disc: &Disc, selected: Option<&str>)
         if !visible(p, r) || r < 4.0 {
             continue;
         }
-        let dir = vec2(agent.heading.cos() as f32, agent.heading.sin() as f32);
+        let facing = agent.facing();
+        let dir = vec2(facing.x as f32, facing.y as f32);
         let tip = p + dir * r * 1.5;
         draw_line(
             p.x,

@@ -237,7 +237,7 @@ fn lazy_index(lua: &Lua, (table, key): (Table, Value)) -> mlua::Result<Value> {
 /// The Lua value of a scalar lazy field.
 fn scalar(lua: &Lua, field: usize, agent: &Agent) -> mlua::Result<Value> {
     Ok(match field {
-        HEADING => Value::Number(agent.heading),
+        HEADING => Value::Number(agent.heading()),
         SPEED => Value::Number(agent.speed),
         ACTION => Value::String(lua.create_string(agent.action.name())?),
         SENSE => agent.sense.map_or(Value::Nil, Value::Number),
@@ -623,7 +623,7 @@ unsafe fn write_live_raw(
 /// As [`Views::refresh_raw`]; the table is on top of the stack.
 pub unsafe fn write_scalars_raw(state: *mut ffi::lua_State, keys: &Keys, live: u8, agent: &Agent) {
     if live & bit_of(HEADING) != 0 {
-        set_number(state, keys, HEADING, agent.heading);
+        set_number(state, keys, HEADING, agent.heading());
     }
     if live & bit_of(SPEED) != 0 {
         set_number(state, keys, SPEED, agent.speed);

@@ -185,7 +185,7 @@ impl Simulation {
             let agent = &mut world.agents[i];
             let delta = pos - agent.pos;
             if delta.length_squared() > 1e-18 {
-                agent.heading = delta.y.atan2(delta.x);
+                agent.face(delta);
             }
             if step.route.is_some() || agent.route.is_some() {
                 agent.route = step.route;

@@ -77,8 +77,10 @@ pub struct Agent {
     pub pos: DVec2,
     /// Velocity of the last tick, tiles per second.
     pub vel: DVec2,
-    /// Facing, radians; 0 is +x (east), positive turns towards +y (south, down the screen).
-    pub heading: f64,
+    /// The direction of the agent's last move (east before its first): what [`Agent::heading`]
+    /// reads. Kept as the move rather than as an angle, so a tick of a crowd computes no
+    /// `atan2`; a script, a turn limit or the window that reads the heading computes it.
+    facing: DVec2,
     /// Top speed, tiles per second.
     pub speed: f64,
     /// Body radius in tiles, for walls and contact.
@@ -118,6 +120,22 @@ pub struct Agent {
 }
 
 impl Agent {
+    /// Facing, radians; 0 is +x (east), positive turns towards +y (south, down the screen):
+    /// the direction of the last move (the same number whether read now or when it moved).
+    pub fn heading(&self) -> f64 {
+        self.facing.y.atan2(self.facing.x)
+    }
+
+    /// The unit vector the agent faces (what `heading` is the angle of).
+    pub fn facing(&self) -> DVec2 {
+        self.facing.try_normalize().unwrap_or(DVec2::X)
+    }
+
+    /// Faces along `delta`, a move of non-zero length.
+    pub fn face(&mut self, delta: DVec2) {
+        self.facing = delta;
+    }
+
     /// An agent standing still at a tile centre with default body and speed.
     pub fn new(id: impl Into<String>, tile: Tile) -> Self {
         let id = id.into();
@@ -127,7 +145,7 @@ impl Agent {
             id,
             pos: super::centre_of(tile),
             vel: DVec2::ZERO,
-            heading: 0.0,
+            facing: DVec2::X,
             speed: 4.0,
             radius: 0.3,
             size: 1,
@@ -170,5 +188,22 @@ mod tests {
         }
         let xs: Vec<i32> = c.tiles.iter().map(|t| t.x).collect();
         assert_eq!(xs, vec![4, 3, 2]);
+    }
+
+    #[test]
+    fn heading_is_the_angle_of_the_last_move() {
+        let mut a = Agent::new("a", Tile::new(0, 0));
+        assert_eq!(a.heading(), 0.0);
+        assert_eq!(a.facing(), DVec2::X);
+        let moves = [
+            DVec2::new(0.0, 0.5),
+            DVec2::new(-0.03, -0.04),
+            DVec2::new(1e-7, 2e-7),
+        ];
+        for d in moves {
+            a.face(d);
+            assert_eq!(a.heading().to_bits(), d.y.atan2(d.x).to_bits());
+            assert!((a.facing() - d.normalize()).length() < 1e-12);
+        }
     }
 }
