@@ -205,17 +205,6 @@ impl Session {
         out
     }
 
-    /// Applies a change to a watched file.
-    pub fn file_changed(&mut self, path: &Path) -> Option<Reload> {
-        if path == self.scene.path {
-            return Some(self.reload_scene());
-        }
-        if self.scene.scripts.contains(path) || self.host.knows(path) {
-            return Some(self.reload_script(path));
-        }
-        None
-    }
-
     /// Re-reads the scene; on success applies it in place (map replaced, agents matched by
     /// id keep their state unless their own entry changed), on failure keeps running.
     fn reload_scene(&mut self) -> Reload {
