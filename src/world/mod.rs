@@ -35,7 +35,22 @@ pub type Tile = IVec2;
 
 /// The tile whose centre is nearest to a position (integer coordinates are tile centres).
 pub fn tile_of(pos: DVec2) -> Tile {
-    IVec2::new(pos.x.round() as i32, pos.y.round() as i32)
+    IVec2::new(round_to_i32(pos.x), round_to_i32(pos.y))
+}
+
+/// `v.round() as i32` (halves away from zero, saturating, NaN to 0) without the call to libm's
+/// `round` that `f64::round` makes on baseline x86-64: every agent finds its tile every tick.
+/// The fraction `v - trunc(v)` is exact, so the result is the same for every `v`.
+fn round_to_i32(v: f64) -> i32 {
+    let t = v as i32;
+    let f = v - t as f64;
+    if f >= 0.5 {
+        t.saturating_add(1)
+    } else if f <= -0.5 {
+        t.saturating_sub(1)
+    } else {
+        t
+    }
 }
 
 /// The centre of a tile as a position.
@@ -595,6 +610,42 @@ mod tests {
         assert_eq!(w.resolve(&b), Some(0));
         // A clone may be changed by whoever holds it: it starts unsealed.
         assert!(!w.clone().is_sealed());
+    }
+
+    #[test]
+    fn round_to_i32_is_round_as_i32() {
+        let mut r = rng::stream(9, "round", "test");
+        let mut values = vec![
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.5,
+            -1.5,
+            2.5,
+            0.49999999999999994,
+            -0.49999999999999994,
+            2147483646.5,
+            2147483647.4,
+            2147483647.5,
+            -2147483648.4,
+            -2147483648.5,
+            3e9,
+            -3e9,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            f64::MIN_POSITIVE,
+            4503599627370497.0,
+        ];
+        values.extend((-1000..1000).flat_map(|k| [k as f64 + 0.5, k as f64 - 0.5]));
+        for _ in 0..10_000 {
+            let scale = [1.0, 100.0, 1e6][values.len() % 3];
+            values.push((rng::unit_f64(&mut r) - 0.5) * scale);
+        }
+        for v in values {
+            assert_eq!(round_to_i32(v), v.round() as i32, "{v}");
+        }
     }
 
     #[test]
