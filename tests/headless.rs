@@ -364,3 +364,36 @@ return M
     session.tick();
     assert_eq!(session.world().agent("idle").unwrap().error, None);
 }
+
+#[test]
+fn a_decide_replaced_while_deciding_runs_from_the_next_round_for_every_agent() {
+    let scene = "map:\n  rows: |\n    ......\nagents:\n  - { id: a, at: [0, 0], script: swap.lua }\n  - { id: b, at: [2, 0], script: swap.lua }\n  - { id: c, at: [4, 0], script: swap.lua }\n";
+    let swap = r#"
+local M = {}
+local function second(self)
+  self.memory.ran = self.memory.ran .. "b"
+  return move.stop()
+end
+function M.decide(self, world)
+  self.memory.ran = (self.memory.ran or "") .. "a"
+  if world:tick() == 2 then
+    M.decide = second
+  end
+  return move.stop()
+end
+return M
+"#;
+    let dir = scratch(&[("s.yaml", scene), ("swap.lua", swap)]);
+    let mut session = Session::open(&dir.path().join("s.yaml"), None).unwrap();
+    for _ in 0..5 {
+        session.tick();
+    }
+    for id in ["a", "b", "c"] {
+        assert_eq!(session.world().agent(id).unwrap().error, None, "{id}");
+        assert_eq!(
+            session.memory_text(id).as_deref(),
+            Some("{\n  ran = \"aaabb\"\n}"),
+            "{id}"
+        );
+    }
+}
