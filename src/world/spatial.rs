@@ -399,11 +399,35 @@ impl SpatialIndex {
                 }
             }
         };
-        // Rings 0 and 1 together: the 3x3 cells round the centre, one run of slots a row.
+        // How far the centre is from the four sides of its cell (left, right, top, bottom),
+        // in tiles; a side with no cells beyond it is infinitely far. A search beyond a side
+        // is skipped when nothing there can beat the best so far (with a hair of slack for
+        // the rounding of cell units).
+        let rel = (centre - self.origin) / self.cell;
+        let side = |open: bool, d: f64| match open {
+            true => d.max(0.0) * self.cell,
+            false => f64::INFINITY,
+        };
+        let [left, right, top, bottom] = [
+            side(cx > 0, rel.x - cx as f64),
+            side(cx < self.cols - 1, (cx + 1) as f64 - rel.x),
+            side(cy > 0, rel.y - cy as f64),
+            side(cy < self.rows - 1, (cy + 1) as f64 - rel.y),
+        ];
+        const SLACK: f64 = 1.0 - 1e-9;
+        let beyond = |best: &Nearest, d: f64| best.found() && d * d * SLACK > best.distance_squared;
+        // Rings 0 and 1 together: the 3x3 cells round the centre, one run of slots a row,
+        // the centre's own row first.
         let (xa, xb) = ((cx - 1).max(0), (cx + 1).min(self.cols - 1));
-        for y in (cy - 1).max(0)..=(cy + 1).min(self.rows - 1) {
-            run(&mut best, y, xa, xb);
+        run(&mut best, cy, xa, xb);
+        if cy > 0 && !beyond(&best, top) {
+            run(&mut best, cy - 1, xa, xb);
         }
+        if cy < self.rows - 1 && !beyond(&best, bottom) {
+            run(&mut best, cy + 1, xa, xb);
+        }
+        // Every cell outside rings 0..=r is at least `r * cell` plus the nearest side away.
+        let nearest_side = left.min(right).min(top).min(bottom);
         let max_ring = self.cols.max(self.rows);
         for ring in 1..=max_ring {
             if ring >= 2 {
@@ -425,10 +449,8 @@ impl SpatialIndex {
                 }
             }
             if best.found() {
-                // Every unvisited cell is at least `ring * cell` away from the centre
-                // (the centre lies inside cell (cx, cy)).
-                let reach = ring as f64 * self.cell;
-                if best.distance_squared <= reach * reach {
+                let reach = ring as f64 * self.cell + nearest_side;
+                if best.distance_squared <= reach * reach * SLACK {
                     break;
                 }
             }
@@ -583,10 +605,32 @@ mod tests {
             .collect()
     }
 
+    /// Moves every fifth agent off the map (up to three tiles past a side), where the index
+    /// clamps it into a border cell.
+    fn strays(mut agents: Vec<Agent>, w: i32, h: i32) -> Vec<Agent> {
+        for (i, a) in agents.iter_mut().enumerate().step_by(5) {
+            let past = 0.6 + (i % 3) as f64;
+            match i % 4 {
+                0 => a.pos.x = -past,
+                1 => a.pos.x = w as f64 + past,
+                2 => a.pos.y = -past,
+                _ => a.pos.y = h as f64 + past,
+            }
+        }
+        agents
+    }
+
     #[test]
     fn queries_agree_with_a_scan_of_all() {
-        for (n, w, h) in [(1, 5, 5), (50, 10, 10), (700, 60, 40), (300, 200, 3)] {
-            let agents = crowd(n, w, h, n as u64);
+        let cases = [(1, 5, 5), (50, 10, 10), (700, 60, 40), (300, 200, 3)];
+        for (n, w, h, stray) in cases
+            .into_iter()
+            .flat_map(|(n, w, h)| [(n, w, h, false), (n, w, h, true)])
+        {
+            let agents = match stray {
+                false => crowd(n, w, h, n as u64),
+                true => strays(crowd(n, w, h, n as u64), w, h),
+            };
             // The same agents indexed where they stood before, then moved where they are now:
             // the index the simulation keeps from tick to tick.
             let mut moved = SpatialIndex::build(&crowd(n, w, h, n as u64 + 100), w, h, 0);
