@@ -59,10 +59,10 @@ pub struct Hot {
     stamps: RefCell<Vec<u64>>,
     /// Per cache: how its actions are made from their target.
     makers: RefCell<Vec<MakeAction>>,
-    /// The cached action a `move.*` fast path handed out last: its cache, the index of its
-    /// target agent and the userdata's address (the cache keeps the userdata alive, and any
-    /// change to a cache's entries clears this, so the address stands for this action alone).
-    handed: Cell<Option<(usize, usize, *mut c_void)>>,
+    /// `[1]`: the cached action a `move.*` fast path handed out last (a one-entry table).
+    scratch: Table,
+    /// What it was: its cache and the index of its target agent.
+    handed: Cell<Option<(usize, usize)>>,
 }
 
 /// Makes the hot context of a state and stores it in its app data.
@@ -73,6 +73,7 @@ pub fn install(lua: &Lua) -> mlua::Result<Rc<Hot>> {
         world: Cell::new(std::ptr::null()),
         stamps: RefCell::new(Vec::new()),
         makers: RefCell::new(Vec::new()),
+        scratch: lua.create_table()?,
         handed: Cell::new(None),
     });
     lua.set_app_data(Rc::clone(&hot));
@@ -108,10 +109,15 @@ impl Hot {
         stamps.len() - 1
     }
 
+    /// The table whose `[1]` holds the action a fast path handed out last.
+    pub fn scratch(&self) -> &Table {
+        &self.scratch
+    }
+
     /// The action the fast path handed out last, made again from its target (the same action
     /// as the cached userdata's, without reading the userdata).
     fn handed_action(&self, world: &World) -> Option<Action> {
-        let (cache, j, _) = self.handed.get()?;
+        let (cache, j) = self.handed.get()?;
         let make = *self.makers.borrow().get(cache)?;
         Some(make(target_of(world, j)?))
     }
@@ -125,8 +131,6 @@ impl Hot {
     /// Makes cache `cache` current, emptying `actions` if it held entries of an older roster.
     fn renew(&self, cache: usize, actions: &Table) -> mlua::Result<()> {
         if !self.cache_current(cache) {
-            // The userdata handed out last may be collected once out of its cache.
-            self.handed.set(None);
             actions.clear()?;
             if let Some(stamp) = self.stamps.borrow_mut().get_mut(cache) {
                 *stamp = self.views.roster();
@@ -153,12 +157,13 @@ pub fn target_of(world: &World, j: usize) -> Option<Target> {
 }
 
 /// Upvalues of every raw function: the hot context, the fallback, the view store, the parts
-/// store, the key names; then the function's own.
+/// store, the scratch table, the key names; then the function's own.
 const UP_HOT: c_int = 1;
 const UP_FALLBACK: c_int = 2;
 const UP_STORE: c_int = 3;
 const UP_PARTS: c_int = 4;
-const UP_NAMES: c_int = 5;
+const UP_SCRATCH: c_int = 5;
+const UP_NAMES: c_int = 6;
 const UP_OWN: c_int = UP_NAMES + KEY_NAMES.len() as c_int;
 
 fn upvalue_keys() -> Keys {
@@ -173,8 +178,8 @@ fn upvalue_keys() -> Keys {
     }
 }
 
-/// Makes a raw function: `raw` with upvalues hot, `fallback`, the stores, the names,
-/// `own...`.
+/// Makes a raw function: `raw` with upvalues hot, `fallback`, the stores, the scratch table,
+/// the names, `own...`.
 fn make_raw(
     lua: &Lua,
     hot: &Rc<Hot>,
@@ -187,6 +192,7 @@ fn make_raw(
         Value::Function(fallback),
         Value::Table(hot.views.store().clone()),
         Value::Table(hot.views.parts().clone()),
+        Value::Table(hot.scratch.clone()),
     ];
     args.extend(hot.views.names.iter().map(|n| Value::String(n.clone())));
     let n = args.len() + own.len();
@@ -312,8 +318,9 @@ unsafe fn try_target(state: *mut ffi::lua_State) -> Option<c_int> {
         ffi::lua_settop(state, -2);
         return None;
     }
-    hot.handed
-        .set(Some((cache, index, ffi::lua_touserdata(state, -1))));
+    ffi::lua_pushvalue(state, -1);
+    ffi::lua_rawseti(state, ffi::lua_upvalueindex(UP_SCRATCH), 1);
+    hot.handed.set(Some((cache, index)));
     Some(1)
 }
 
@@ -326,7 +333,6 @@ pub fn remember(
     ud: &AnyUserData,
 ) -> mlua::Result<()> {
     hot.renew(cache, actions)?;
-    hot.handed.set(None);
     actions.raw_set(index + 1, ud)
 }
 
@@ -368,7 +374,7 @@ pub trait Batch {
 /// fast path.
 ///
 /// The stack holds the message handler at 1, `world` at 2, the view store at 3, the parts
-/// store at 4 and the key names from 5.
+/// store at 4, the scratch table at 5 and the key names from 6.
 ///
 /// A module's `decide` is read once for a run of agents sharing the module (in a crowd, the
 /// whole round): a script that assigns its module's `decide` while deciding changes what the
@@ -384,9 +390,10 @@ pub unsafe fn run_batch(
     budget: &super::budget::Budget,
     batch: &mut dyn Batch,
 ) {
+    const SCRATCH: c_int = 5;
     let mut names = [0; KEY_NAMES.len()];
     for (k, n) in names.iter_mut().enumerate() {
-        *n = 5 + k as c_int;
+        *n = 6 + k as c_int;
     }
     let keys = Keys {
         store: 3,
@@ -394,7 +401,7 @@ pub unsafe fn run_batch(
         names,
     };
     // Above the fixed slots: the module being run and its `decide`, then the call.
-    let module_slot = 5 + KEY_NAMES.len() as c_int;
+    let module_slot = 6 + KEY_NAMES.len() as c_int;
     let decide_slot = module_slot + 1;
     let top = |module: Option<c_int>| match module {
         Some(_) => decide_slot,
@@ -402,6 +409,8 @@ pub unsafe fn run_batch(
     };
     let mut module = None;
     // What the fast paths handed out before belongs to another round.
+    ffi::lua_pushnil(state);
+    ffi::lua_rawseti(state, SCRATCH, 1);
     hot.handed.set(None);
     hot.views.sweep_raw(state, &keys, world);
     while let Some(ready) = batch.next() {
@@ -442,14 +451,18 @@ pub unsafe fn run_batch(
         let outcome = if status == ffi::LUA_OK {
             match ffi::lua_type(state, -1) {
                 ffi::LUA_TUSERDATA => {
-                    // Most often the action a fast path just handed out: known by its address
-                    // without reading the userdata (a cache miss per agent in a crowd).
-                    let at = ffi::lua_touserdata(state, -1);
-                    let known = match hot.handed.get() {
-                        Some((_, _, handed)) if handed == at => hot.handed_action(world),
-                        _ => None,
+                    // Most often the action a fast path just handed out: known without reading
+                    // the userdata (a cache miss per agent in a crowd; even its address,
+                    // `lua_touserdata`, reads its header, which cost 9% of a crowd's time).
+                    ffi::lua_rawgeti(state, SCRATCH, 1);
+                    let handed = ffi::lua_rawequal(state, -1, -2) != 0;
+                    ffi::lua_settop(state, -2);
+                    let known = if handed {
+                        hot.handed_action(world)
+                    } else {
+                        None
                     };
-                    match known.or_else(|| hot.book.get(at as usize)) {
+                    match known.or_else(|| hot.book.get(ffi::lua_touserdata(state, -1) as usize)) {
                         Some(action) => Outcome::Act(action),
                         None => Outcome::Returned("userdata"),
                     }

@@ -616,6 +616,7 @@ impl ScriptHost {
             Value::Table(self.world_table.clone()),
             Value::Table(self.hot.views.store().clone()),
             Value::Table(self.hot.views.parts().clone()),
+            Value::Table(self.hot.scratch().clone()),
         ];
         args.extend(
             self.hot
