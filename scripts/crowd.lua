@@ -4,22 +4,22 @@
 -- with the same behaviour written in Rust (src/bench.rs, NativeCrowd).
 --
 -- Written the way hot Lua is written: a global or a field read is a table lookup, so the
--- `move` table and the two positions are read once into locals.
+-- movement primitives and the two positions are read once into locals.
 local M = {}
-local move = move
+local chase, evade, stop = move.chase, move.evade, move.stop
 
 function M.decide(self, world)
   local other = world:nearest(self, self.kind)
-  if other == nil then
-    return move.stop()
+  if not other then
+    return stop()
   end
   local at, there = self.pos, other.pos
   local dx, dy = there.x - at.x, there.y - at.y
   local space = self.params.space
   if dx * dx + dy * dy < space * space then
-    return move.evade(other)
+    return evade(other)
   end
-  return move.chase(other)
+  return chase(other)
 end
 
 return M

@@ -328,8 +328,8 @@ fn target_fn(
     make: fn(Target) -> Action,
 ) -> mlua::Result<mlua::Function> {
     let hot = hot::get(lua)?;
-    let cache = hot.new_cache(make);
     let actions = lua.create_table()?;
+    let cache = hot.new_cache(make, &actions);
     let kept = actions.clone();
     let context = Rc::clone(&hot);
     let full = lua.create_function(move |lua, target: Value| {

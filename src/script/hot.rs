@@ -59,9 +59,10 @@ pub struct Hot {
     stamps: RefCell<Vec<u64>>,
     /// Per cache: how its actions are made from their target.
     makers: RefCell<Vec<MakeAction>>,
-    /// `[1]`: the cached action a `move.*` fast path handed out last (a one-entry table).
-    scratch: Table,
-    /// What it was: its cache and the index of its target agent.
+    /// Per cache: its table of actions by target agent (`[j+1]`).
+    caches: RefCell<Vec<Table>>,
+    /// The cached action a `move.*` fast path handed out last: its cache and the index of its
+    /// target agent.
     handed: Cell<Option<(usize, usize)>>,
 }
 
@@ -73,7 +74,7 @@ pub fn install(lua: &Lua) -> mlua::Result<Rc<Hot>> {
         world: Cell::new(std::ptr::null()),
         stamps: RefCell::new(Vec::new()),
         makers: RefCell::new(Vec::new()),
-        scratch: lua.create_table()?,
+        caches: RefCell::new(Vec::new()),
         handed: Cell::new(None),
     });
     lua.set_app_data(Rc::clone(&hot));
@@ -101,17 +102,19 @@ impl Hot {
         unsafe { self.world.get().as_ref() }
     }
 
-    /// A new cache of actions by target agent, made by `make`; its number.
-    pub fn new_cache(&self, make: MakeAction) -> usize {
+    /// A new cache of actions by target agent, made by `make` and kept in `actions`; its
+    /// number.
+    pub fn new_cache(&self, make: MakeAction, actions: &Table) -> usize {
         self.makers.borrow_mut().push(make);
+        self.caches.borrow_mut().push(actions.clone());
         let mut stamps = self.stamps.borrow_mut();
         stamps.push(0);
         stamps.len() - 1
     }
 
-    /// The table whose `[1]` holds the action a fast path handed out last.
-    pub fn scratch(&self) -> &Table {
-        &self.scratch
+    /// Every cache's table of actions, in cache order.
+    pub fn caches(&self) -> Vec<Table> {
+        self.caches.borrow().clone()
     }
 
     /// The action the fast path handed out last, made again from its target (the same action
@@ -157,13 +160,12 @@ pub fn target_of(world: &World, j: usize) -> Option<Target> {
 }
 
 /// Upvalues of every raw function: the hot context, the fallback, the view store, the parts
-/// store, the scratch table, the key names; then the function's own.
+/// store, the key names; then the function's own.
 const UP_HOT: c_int = 1;
 const UP_FALLBACK: c_int = 2;
 const UP_STORE: c_int = 3;
 const UP_PARTS: c_int = 4;
-const UP_SCRATCH: c_int = 5;
-const UP_NAMES: c_int = 6;
+const UP_NAMES: c_int = 5;
 const UP_OWN: c_int = UP_NAMES + KEY_NAMES.len() as c_int;
 
 fn upvalue_keys() -> Keys {
@@ -178,8 +180,8 @@ fn upvalue_keys() -> Keys {
     }
 }
 
-/// Makes a raw function: `raw` with upvalues hot, `fallback`, the stores, the scratch table,
-/// the names, `own...`.
+/// Makes a raw function: `raw` with upvalues hot, `fallback`, the stores, the names,
+/// `own...`.
 fn make_raw(
     lua: &Lua,
     hot: &Rc<Hot>,
@@ -192,7 +194,6 @@ fn make_raw(
         Value::Function(fallback),
         Value::Table(hot.views.store().clone()),
         Value::Table(hot.views.parts().clone()),
-        Value::Table(hot.scratch.clone()),
     ];
     args.extend(hot.views.names.iter().map(|n| Value::String(n.clone())));
     let n = args.len() + own.len();
@@ -318,8 +319,6 @@ unsafe fn try_target(state: *mut ffi::lua_State) -> Option<c_int> {
         ffi::lua_settop(state, -2);
         return None;
     }
-    ffi::lua_pushvalue(state, -1);
-    ffi::lua_rawseti(state, ffi::lua_upvalueindex(UP_SCRATCH), 1);
     hot.handed.set(Some((cache, index)));
     Some(1)
 }
@@ -374,7 +373,7 @@ pub trait Batch {
 /// fast path.
 ///
 /// The stack holds the message handler at 1, `world` at 2, the view store at 3, the parts
-/// store at 4, the scratch table at 5 and the key names from 6.
+/// store at 4, the key names from 5, then every cache's table of actions (`Hot::caches`).
 ///
 /// A module's `decide` is read once for a run of agents sharing the module (in a crowd, the
 /// whole round): a script that assigns its module's `decide` while deciding changes what the
@@ -390,27 +389,30 @@ pub unsafe fn run_batch(
     budget: &super::budget::Budget,
     batch: &mut dyn Batch,
 ) {
-    const SCRATCH: c_int = 5;
     let mut names = [0; KEY_NAMES.len()];
     for (k, n) in names.iter_mut().enumerate() {
-        *n = 6 + k as c_int;
+        *n = 5 + k as c_int;
     }
     let keys = Keys {
         store: 3,
         parts: 4,
         names,
     };
+    let first_cache = 5 + KEY_NAMES.len() as c_int;
     // Above the fixed slots: the module being run and its `decide`, then the call.
-    let module_slot = 6 + KEY_NAMES.len() as c_int;
+    let module_slot = first_cache + hot.caches.borrow().len() as c_int;
     let decide_slot = module_slot + 1;
     let top = |module: Option<c_int>| match module {
         Some(_) => decide_slot,
         None => module_slot - 1,
     };
     let mut module = None;
+    // Room for what the loop pushes above the arguments (a C function is promised only 20
+    // slots); without it the agents go through the full path.
+    if ffi::lua_checkstack(state, 24) == 0 {
+        return;
+    }
     // What the fast paths handed out before belongs to another round.
-    ffi::lua_pushnil(state);
-    ffi::lua_rawseti(state, SCRATCH, 1);
     hot.handed.set(None);
     hot.views.sweep_raw(state, &keys, world);
     while let Some(ready) = batch.next() {
@@ -451,16 +453,18 @@ pub unsafe fn run_batch(
         let outcome = if status == ffi::LUA_OK {
             match ffi::lua_type(state, -1) {
                 ffi::LUA_TUSERDATA => {
-                    // Most often the action a fast path just handed out: known without reading
-                    // the userdata (a cache miss per agent in a crowd; even its address,
+                    // Most often the action a fast path just handed out, the entry of its
+                    // cache for its target: known by comparing values, without reading the
+                    // userdata (a cache miss per agent in a crowd; even its address,
                     // `lua_touserdata`, reads its header, which cost 9% of a crowd's time).
-                    ffi::lua_rawgeti(state, SCRATCH, 1);
-                    let handed = ffi::lua_rawequal(state, -1, -2) != 0;
-                    ffi::lua_settop(state, -2);
-                    let known = if handed {
-                        hot.handed_action(world)
-                    } else {
-                        None
+                    let known = match hot.handed.get() {
+                        Some((cache, j)) => {
+                            ffi::lua_rawgeti(state, first_cache + cache as c_int, j as i64 + 1);
+                            let handed = ffi::lua_rawequal(state, -1, -2) != 0;
+                            ffi::lua_settop(state, -2);
+                            handed.then(|| hot.handed_action(world)).flatten()
+                        }
+                        None => None,
                     };
                     match known.or_else(|| hot.book.get(ffi::lua_touserdata(state, -1) as usize)) {
                         Some(action) => Outcome::Act(action),

@@ -616,7 +616,6 @@ impl ScriptHost {
             Value::Table(self.world_table.clone()),
             Value::Table(self.hot.views.store().clone()),
             Value::Table(self.hot.views.parts().clone()),
-            Value::Table(self.hot.scratch().clone()),
         ];
         args.extend(
             self.hot
@@ -625,6 +624,7 @@ impl ScriptHost {
                 .iter()
                 .map(|n| Value::String(n.clone())),
         );
+        args.extend(self.hot.caches().into_iter().map(Value::Table));
         let mut batch = FastRound {
             turns: &self.turns.list,
             world,
