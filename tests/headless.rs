@@ -397,3 +397,45 @@ return M
         );
     }
 }
+
+#[test]
+fn an_error_in_one_decide_of_a_crowd_leaves_the_others_deciding_every_tick() {
+    let mut scene = String::from("map:\n  rows: |\n    ..........\nagents:\n");
+    for (i, id) in ["a", "b", "c", "d", "e"].iter().enumerate() {
+        scene += &format!(
+            "  - {{ id: {id}, at: [{}, 0], script: flaky.lua }}\n",
+            2 * i
+        );
+    }
+    let flaky = r#"
+local M = {}
+function M.decide(self, world)
+  self.memory.n = (self.memory.n or 0) + 1
+  if self.id == "c" and world:tick() >= 3 then
+    error("boom at tick " .. world:tick())
+  end
+  return move.stop()
+end
+return M
+"#;
+    let dir = scratch(&[("s.yaml", &scene), ("flaky.lua", flaky)]);
+    let mut session = Session::open(&dir.path().join("s.yaml"), None).unwrap();
+    for _ in 0..6 {
+        session.tick();
+    }
+    let error = session.world().agent("c").unwrap().error.clone();
+    assert!(
+        error
+            .as_deref()
+            .is_some_and(|e| e.contains("flaky.lua:6:") && e.ends_with("boom at tick 5")),
+        "{error:?}"
+    );
+    for id in ["a", "b", "d", "e"] {
+        assert_eq!(session.world().agent(id).unwrap().error, None, "{id}");
+        assert_eq!(
+            session.memory_text(id).as_deref(),
+            Some("{\n  n = 6\n}"),
+            "{id}"
+        );
+    }
+}

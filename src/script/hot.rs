@@ -375,13 +375,18 @@ pub trait Batch {
 /// The stack holds the message handler at 1, `world` at 2, the view store at 3, the parts
 /// store at 4, the key names from 5, then every cache's table of actions (`Hot::caches`).
 ///
+/// The agents are called one after another inside one protected call ([`decide_loop`]), each
+/// with a plain `lua_call`: a protected call per agent cost about 100 instructions in a crowd.
+/// An error in a `decide` ends that protected call (after the message handler has made its
+/// message); the agent is given the failure and the loop is entered again for the next.
+///
 /// A module's `decide` is read once for a run of agents sharing the module (in a crowd, the
 /// whole round): a script that assigns its module's `decide` while deciding changes what the
 /// next round calls.
 ///
 /// # Safety
 /// `state` is the host's Lua state inside `exec_raw`, with that stack; `batch` lives outside
-/// this call (a memory error in a refresh unwinds with `longjmp` past it).
+/// this call (a memory error in the sweep unwinds with `longjmp` past it).
 pub unsafe fn run_batch(
     state: *mut ffi::lua_State,
     hot: &Hot,
@@ -389,35 +394,112 @@ pub unsafe fn run_batch(
     budget: &super::budget::Budget,
     batch: &mut dyn Batch,
 ) {
-    let mut names = [0; KEY_NAMES.len()];
-    for (k, n) in names.iter_mut().enumerate() {
-        *n = 5 + k as c_int;
+    let layout = Layout::new(hot);
+    // Room for what the loop pushes above its copy of the arguments (a C function is promised
+    // only 20 slots); without it the agents go through the full path.
+    if ffi::lua_checkstack(state, layout.module_slot + 24) == 0 {
+        return;
     }
-    let keys = Keys {
-        store: 3,
-        parts: 4,
-        names,
+    // What the fast paths handed out before belongs to another round.
+    hot.handed.set(None);
+    hot.views.sweep_raw(state, &layout.keys, world);
+    let base = ffi::lua_gettop(state);
+    let mut turn = Turn {
+        hot,
+        world,
+        budget,
+        batch,
+        layout,
+        deciding: None,
     };
-    let first_cache = 5 + KEY_NAMES.len() as c_int;
-    // Above the fixed slots: the module being run and its `decide`, then the call.
-    let module_slot = first_cache + hot.caches.borrow().len() as c_int;
+    let turn_ptr: *mut Turn = &mut turn;
+    loop {
+        ffi::lua_pushcfunction(state, decide_loop);
+        ffi::lua_pushlightuserdata(state, turn_ptr as *mut c_void);
+        for slot in 2..=base {
+            ffi::lua_pushvalue(state, slot);
+        }
+        let status = ffi::lua_pcall(state, base, 0, 1);
+        // SAFETY: the loop's frame, the only other user of `turn`, is gone.
+        let turn = &mut *turn_ptr;
+        if status == ffi::LUA_OK {
+            break;
+        }
+        // An error outside a `decide` (memory, in a refresh) ends the batch with the agent
+        // undecided, as the caller expects of a `longjmp` past it.
+        let Some((ready, call)) = turn.deciding.take() else {
+            break;
+        };
+        turn.budget.end(call);
+        turn.hot.views.set_deciding(None);
+        let outcome = Outcome::Failed(error_text(state));
+        ffi::lua_settop(state, base);
+        if !turn.batch.done(&ready, outcome) {
+            break;
+        }
+    }
+    ffi::lua_settop(state, base);
+}
+
+/// Where the fixed values sit on the stack of a batch (and of [`decide_loop`], whose frame
+/// copies them, with its context in place of the message handler at 1).
+struct Layout {
+    keys: Keys,
+    /// The first cache's table of actions.
+    first_cache: c_int,
+    /// Above the fixed slots: the module being run, then its `decide`.
+    module_slot: c_int,
+}
+
+impl Layout {
+    fn new(hot: &Hot) -> Self {
+        let mut names = [0; KEY_NAMES.len()];
+        for (k, n) in names.iter_mut().enumerate() {
+            *n = 5 + k as c_int;
+        }
+        let first_cache = 5 + KEY_NAMES.len() as c_int;
+        Layout {
+            keys: Keys {
+                store: 3,
+                parts: 4,
+                names,
+            },
+            first_cache,
+            module_slot: first_cache + hot.caches.borrow().len() as c_int,
+        }
+    }
+}
+
+/// What [`decide_loop`] works with, owned by [`run_batch`]'s frame.
+struct Turn<'a> {
+    hot: &'a Hot,
+    world: &'a World,
+    budget: &'a super::budget::Budget,
+    batch: &'a mut dyn Batch,
+    layout: Layout,
+    /// The agent whose `decide` is running and its budget call (left set when it raises).
+    deciding: Option<(Ready, u64)>,
+}
+
+/// The loop over a batch's agents (see [`run_batch`]): its context is a light userdata at 1.
+/// Nothing in this frame needs dropping: a raised error unwinds it with `longjmp`.
+unsafe extern "C-unwind" fn decide_loop(state: *mut ffi::lua_State) -> c_int {
+    let turn = &mut *(ffi::lua_touserdata(state, 1) as *mut Turn);
+    let (hot, world, budget) = (turn.hot, turn.world, turn.budget);
+    let Layout {
+        keys,
+        first_cache,
+        module_slot,
+    } = turn.layout;
     let decide_slot = module_slot + 1;
     let top = |module: Option<c_int>| match module {
         Some(_) => decide_slot,
         None => module_slot - 1,
     };
     let mut module = None;
-    // Room for what the loop pushes above the arguments (a C function is promised only 20
-    // slots); without it the agents go through the full path.
-    if ffi::lua_checkstack(state, 24) == 0 {
-        return;
-    }
-    // What the fast paths handed out before belongs to another round.
-    hot.handed.set(None);
-    hot.views.sweep_raw(state, &keys, world);
-    while let Some(ready) = batch.next() {
+    while let Some(ready) = turn.batch.next() {
         if !hot.views.refresh_raw(state, &keys, world, ready.index) {
-            let _ = batch.done(&ready, Outcome::Retry);
+            let _ = turn.batch.done(&ready, Outcome::Retry);
             break;
         }
         let live = hot.views.self_live(ready.index);
@@ -435,7 +517,7 @@ pub unsafe fn run_batch(
             if ffi::lua_type(state, -1) != ffi::LUA_TFUNCTION {
                 ffi::lua_settop(state, module_slot - 1);
                 module = None;
-                if batch.done(&ready, Outcome::NoDecide) {
+                if turn.batch.done(&ready, Outcome::NoDecide) {
                     continue;
                 }
                 break;
@@ -447,40 +529,39 @@ pub unsafe fn run_batch(
         ffi::lua_pushvalue(state, 2);
         hot.views.set_deciding(Some((ready.this_ptr, ready.index)));
         let call = budget.begin();
-        let status = ffi::lua_pcall(state, 2, 1, 1);
+        turn.deciding = Some((ready, call));
+        ffi::lua_callk(state, 2, 1, 0, None);
+        turn.deciding = None;
         budget.end(call);
         hot.views.set_deciding(None);
-        let outcome = if status == ffi::LUA_OK {
-            match ffi::lua_type(state, -1) {
-                ffi::LUA_TUSERDATA => {
-                    // Most often the action a fast path just handed out, the entry of its
-                    // cache for its target: known by comparing values, without reading the
-                    // userdata (a cache miss per agent in a crowd; even its address,
-                    // `lua_touserdata`, reads its header, which cost 9% of a crowd's time).
-                    let known = match hot.handed.get() {
-                        Some((cache, j)) => {
-                            ffi::lua_rawgeti(state, first_cache + cache as c_int, j as i64 + 1);
-                            let handed = ffi::lua_rawequal(state, -1, -2) != 0;
-                            ffi::lua_settop(state, -2);
-                            handed.then(|| hot.handed_action(world)).flatten()
-                        }
-                        None => None,
-                    };
-                    match known.or_else(|| hot.book.get(ffi::lua_touserdata(state, -1) as usize)) {
-                        Some(action) => Outcome::Act(action),
-                        None => Outcome::Returned("userdata"),
+        let outcome = match ffi::lua_type(state, -1) {
+            ffi::LUA_TUSERDATA => {
+                // Most often the action a fast path just handed out, the entry of its cache
+                // for its target: known by comparing values, without reading the userdata (a
+                // cache miss per agent in a crowd; even its address, `lua_touserdata`, reads
+                // its header, which cost 9% of a crowd's time).
+                let known = match hot.handed.get() {
+                    Some((cache, j)) => {
+                        ffi::lua_rawgeti(state, first_cache + cache as c_int, j as i64 + 1);
+                        let handed = ffi::lua_rawequal(state, -1, -2) != 0;
+                        ffi::lua_settop(state, -2);
+                        handed.then(|| hot.handed_action(world)).flatten()
                     }
+                    None => None,
+                };
+                match known.or_else(|| hot.book.get(ffi::lua_touserdata(state, -1) as usize)) {
+                    Some(action) => Outcome::Act(action),
+                    None => Outcome::Returned("userdata"),
                 }
-                t => Outcome::Returned(type_name(t)),
             }
-        } else {
-            Outcome::Failed(error_text(state))
+            t => Outcome::Returned(type_name(t)),
         };
         ffi::lua_settop(state, decide_slot);
-        if !batch.done(&ready, outcome) {
+        if !turn.batch.done(&ready, outcome) {
             break;
         }
     }
+    0
 }
 
 fn type_name(t: c_int) -> &'static str {
