@@ -574,8 +574,9 @@ impl Views {
     /// As [`Self::refresh_raw`].
     pub unsafe fn push_view_raw(&self, state: *mut ffi::lua_State, keys: &Keys, index: usize) {
         ffi::lua_rawgeti(state, keys.store, index as i64 + 1);
-        self.last
-            .set((ffi::lua_topointer(state, -1) as usize, index));
+        // The address as recorded when the view was made (`lua_topointer` costs a call).
+        let ptr = self.state.borrow().ptrs.get(index).copied().unwrap_or(0);
+        self.last.set((ptr, index));
     }
 
     /// The address of the view table of agent `index`, if it has one.
