@@ -217,7 +217,34 @@ unsafe fn fallback(state: *mut ffi::lua_State) -> c_int {
     ffi::lua_gettop(state)
 }
 
+thread_local! {
+    /// The hot context of the batch running on this thread, null outside one. Raw functions
+    /// read it instead of their upvalue (a Lua API call each, twice per agent in a crowd); no
+    /// other state's function can run inside a batch, as states share no values.
+    static BATCH_HOT: Cell<*const Hot> = const { Cell::new(std::ptr::null()) };
+}
+
+/// Sets [`BATCH_HOT`] for as long as it lives (cleared again by a panic too).
+struct InBatch;
+
+impl InBatch {
+    fn enter(hot: &Hot) -> Self {
+        BATCH_HOT.with(|h| h.set(hot));
+        InBatch
+    }
+}
+
+impl Drop for InBatch {
+    fn drop(&mut self) {
+        BATCH_HOT.with(|h| h.set(std::ptr::null()));
+    }
+}
+
 unsafe fn hot_of<'a>(state: *mut ffi::lua_State) -> &'a Hot {
+    let batch = BATCH_HOT.with(|h| h.get());
+    if !batch.is_null() {
+        return &*batch;
+    }
     &*(ffi::lua_touserdata(state, ffi::lua_upvalueindex(UP_HOT)) as *const Hot)
 }
 
@@ -419,7 +446,10 @@ pub unsafe fn run_batch(
         for slot in 2..=base {
             ffi::lua_pushvalue(state, slot);
         }
+        // The protected call always returns here, so the guard always ends its batch.
+        let in_batch = InBatch::enter(hot);
         let status = ffi::lua_pcall(state, base, 0, 1);
+        drop(in_batch);
         // SAFETY: the loop's frame, the only other user of `turn`, is gone.
         let turn = &mut *turn_ptr;
         if status == ffi::LUA_OK {
