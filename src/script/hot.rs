@@ -263,12 +263,12 @@ unsafe extern "C-unwind" fn nearest_raw(state: *mut ffi::lua_State) -> c_int {
 
 unsafe fn try_nearest(state: *mut ffi::lua_State) -> Option<c_int> {
     let hot = hot_of(state);
-    let top = ffi::lua_gettop(state);
-    if !(2..=3).contains(&top) || ffi::lua_type(state, 2) != ffi::LUA_TTABLE {
+    if !(2..=3).contains(&ffi::lua_gettop(state)) {
         return None;
     }
     let world = hot.world()?;
     let (me_ptr, me) = hot.views.deciding()?;
+    // Only the deciding agent's own table has its address (whatever the argument's type).
     if ffi::lua_topointer(state, 2) != me_ptr {
         return None;
     }
@@ -333,16 +333,18 @@ unsafe extern "C-unwind" fn target_raw(state: *mut ffi::lua_State) -> c_int {
 
 unsafe fn try_target(state: *mut ffi::lua_State) -> Option<c_int> {
     let hot = hot_of(state);
-    if ffi::lua_gettop(state) != 1 || ffi::lua_type(state, 1) != ffi::LUA_TTABLE {
+    if ffi::lua_gettop(state) != 1 {
         return None;
     }
+    // Only a view table has a view's address (whatever the argument's type).
     let index = hot.views.current_index(ffi::lua_topointer(state, 1))?;
     let cache = ffi::lua_tointeger(state, ffi::lua_upvalueindex(UP_OWN)) as usize;
     if !hot.cache_current(cache) {
         return None;
     }
-    ffi::lua_rawgeti(state, ffi::lua_upvalueindex(UP_OWN + 1), index as i64 + 1);
-    if ffi::lua_type(state, -1) != ffi::LUA_TUSERDATA {
+    if ffi::lua_rawgeti(state, ffi::lua_upvalueindex(UP_OWN + 1), index as i64 + 1)
+        != ffi::LUA_TUSERDATA
+    {
         ffi::lua_settop(state, -2);
         return None;
     }
@@ -570,16 +572,16 @@ unsafe extern "C-unwind" fn decide_loop(state: *mut ffi::lua_State) -> c_int {
                 // for its target: known by comparing values, without reading the userdata (a
                 // cache miss per agent in a crowd; even its address, `lua_touserdata`, reads
                 // its header, which cost 9% of a crowd's time).
+                let result = decide_slot + 1;
                 let known = match hot.handed.get() {
                     Some((cache, j)) => {
                         ffi::lua_rawgeti(state, first_cache + cache as c_int, j as i64 + 1);
-                        let handed = ffi::lua_rawequal(state, -1, -2) != 0;
-                        ffi::lua_settop(state, -2);
+                        let handed = ffi::lua_rawequal(state, -1, result) != 0;
                         handed.then(|| hot.handed_action(world)).flatten()
                     }
                     None => None,
                 };
-                match known.or_else(|| hot.book.get(ffi::lua_touserdata(state, -1) as usize)) {
+                match known.or_else(|| hot.book.get(ffi::lua_touserdata(state, result) as usize)) {
                     Some(action) => Outcome::Act(action),
                     None => Outcome::Returned("userdata"),
                 }
