@@ -130,11 +130,13 @@ impl Session {
         scene::save::save_map(&self.scene.path, self.sim.world())
     }
 
-    /// Applies one tick; new script errors go to stderr.
+    /// Applies one tick; new script errors go to stderr, one line per message.
     pub fn tick(&mut self) -> TickReport {
         let report = self.sim.step(&mut self.host);
-        for (id, message) in report.new_errors.iter().filter(|_| !self.quiet) {
-            eprintln!("{message} (agent {id})");
+        if !self.quiet {
+            for line in error_lines(&report.new_errors) {
+                eprintln!("{line}");
+            }
         }
         report
     }
@@ -335,6 +337,31 @@ fn same_entry(a: &Agent, b: &Agent) -> bool {
         && a.motion == b.motion
         && a.turn_rate == b.turn_rate
         && a.walk == b.walk
+}
+
+/// One line per message of new agent errors, in order of first appearance, naming the agent
+/// or the first agent and how many others: a script that fails for a crowd of 20,000 agents
+/// (a syntax error, say) prints one line, not 20,000.
+fn error_lines(errors: &[(String, String)]) -> Vec<String> {
+    let mut grouped: Vec<(&str, &str, usize)> = Vec::new();
+    let mut at: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (id, message) in errors {
+        match at.get(message.as_str()) {
+            Some(&k) => grouped[k].2 += 1,
+            None => {
+                at.insert(message, grouped.len());
+                grouped.push((message, id, 0));
+            }
+        }
+    }
+    grouped
+        .into_iter()
+        .map(|(message, id, others)| match others {
+            0 => format!("{message} (agent {id})"),
+            1 => format!("{message} (agent {id} and 1 other)"),
+            n => format!("{message} (agent {id} and {n} others)"),
+        })
+        .collect()
 }
 
 #[cfg(test)]

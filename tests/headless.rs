@@ -439,3 +439,28 @@ return M
         );
     }
 }
+
+#[test]
+fn a_script_failing_for_a_whole_crowd_is_reported_once_per_message() {
+    let rows = "    ..........\n".repeat(6);
+    let scene = format!(
+        "map:\n  rows: |\n{rows}spawn:\n  - {{ count: 50, kind: walker, script: broken.lua }}\n"
+    );
+    let broken =
+        "local M = {}\nfunction M.decide(self, world)\n  return move.stop() +\nend\nreturn M\n";
+    let dir = scratch(&[("s.yaml", &scene), ("broken.lua", broken)]);
+    let out = agentbox_in(dir.path(), &["headless", "s.yaml", "--ticks", "3"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let err = stderr(&out);
+    let lines: Vec<&str> = err.lines().filter(|l| l.contains("broken.lua:")).collect();
+    assert!(
+        (1..=2).contains(&lines.len()),
+        "one line for the script, one for its agents: {err}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.ends_with("(agent walker-1 and 49 others)")),
+        "{err}"
+    );
+}
