@@ -11,7 +11,9 @@
 //!   `world:nearest(self, kind)` and the `move.*` functions taking a target, which hand out one
 //!   cached action per target agent instead of a new userdata per call.
 //! - [`run_batch`]: calls `decide` for a run of agents whose state is ready (slot, module,
-//!   view), each under the instruction budget and the message handler.
+//!   view), each under the instruction budget and the message handler, in one protected call
+//!   ([`decide_loop`]) that is entered again after an agent whose `decide` raised. While it
+//!   runs, the raw functions find its [`Hot`] in a thread-local instead of their upvalue.
 //!
 //! Nothing here may leave a Rust value that needs dropping alive across a Lua call that can
 //! raise (a raised error unwinds with `longjmp`): the code copies what it needs and calls Lua
