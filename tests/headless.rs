@@ -388,13 +388,14 @@ return M
     for _ in 0..5 {
         session.tick();
     }
-    for id in ["a", "b", "c"] {
+    assert_no_error_and_memory(&session, &["a", "b", "c"], "{\n  ran = \"aaabb\"\n}");
+}
+
+/// Every agent of `ids` has no error and shows `memory` as its `self.memory`.
+fn assert_no_error_and_memory(session: &Session, ids: &[&str], memory: &str) {
+    for &id in ids {
         assert_eq!(session.world().agent(id).unwrap().error, None, "{id}");
-        assert_eq!(
-            session.memory_text(id).as_deref(),
-            Some("{\n  ran = \"aaabb\"\n}"),
-            "{id}"
-        );
+        assert_eq!(session.memory_text(id).as_deref(), Some(memory), "{id}");
     }
 }
 
@@ -430,14 +431,7 @@ return M
             .is_some_and(|e| e.contains("flaky.lua:6:") && e.ends_with("boom at tick 5")),
         "{error:?}"
     );
-    for id in ["a", "b", "d", "e"] {
-        assert_eq!(session.world().agent(id).unwrap().error, None, "{id}");
-        assert_eq!(
-            session.memory_text(id).as_deref(),
-            Some("{\n  n = 6\n}"),
-            "{id}"
-        );
-    }
+    assert_no_error_and_memory(&session, &["a", "b", "d", "e"], "{\n  n = 6\n}");
 }
 
 #[test]
