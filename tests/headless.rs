@@ -232,6 +232,73 @@ return M
     );
 }
 
+/// `world:nearest` gives the distance with the view (on its fast path, `self` and its own
+/// kind, and on the general one), and a view or `self` fills in `pos` on first read only.
+#[test]
+fn nearest_gives_the_distance_and_pos_is_filled_in_on_first_read() {
+    let scene = "map:\n  rows: |\n    ........\n    ........\n    ........\nagents:\n  - { id: a, kind: scout, at: [0, 0], script: a.lua }\n  - { id: b, kind: flag, at: [3, 2], script: still.lua }\n  - { id: c, kind: beacon, at: [7, 0], script: still.lua }\n  - { id: d, kind: scout, at: [6, 2], script: still.lua }\n";
+    let a = r##"
+local M = {}
+local function distance(u, v)
+  local dx, dy = v.pos.x - u.pos.x, v.pos.y - u.pos.y
+  return math.sqrt(dx * dx + dy * dy)
+end
+function M.decide(self, world)
+  local tick = world:tick()
+  if tick == 0 then
+    assert(rawget(self, "pos") == nil, "self.pos made before it was read")
+  end
+  -- The fast path: its own self and its own kind.
+  local v, d = world:nearest(self, self.kind)
+  assert(v.id == "d", "nearest scout " .. v.id)
+  if tick == 0 then
+    assert(rawget(v, "pos") == nil, "view pos made before it was read")
+    -- From a view whose pos nobody has read.
+    local w, e = world:nearest(v, "flag")
+    assert(w.id == "b" and e == distance(v, w), "nearest flag of d")
+  end
+  assert(d == distance(self, v), "distance " .. d .. " at tick " .. tick)
+  assert(rawget(self, "pos") == self.pos and rawget(v, "pos") == v.pos, "pos kept raw")
+  -- The general path: a kind of its own, a point.
+  local f, g = world:nearest(self, "flag")
+  assert(f.id == "b" and g == distance(self, f), "nearest flag")
+  local p, q = world:nearest({x = 7, y = 1})
+  assert(p.id == "c" and q == 1, "nearest to a point")
+  assert(select("#", world:nearest(self, "nobody")) == 1, "one nil when none")
+  if tick == 4 then error("checked " .. tick) end
+  return move.chase(v)
+end
+return M
+"##;
+    let still = r##"
+local M = {}
+function M.decide(self, world)
+  -- The fast path finding nobody (b is the only flag, c the only beacon) or a (for d).
+  local n = select("#", world:nearest(self, self.kind))
+  assert(n == (self.kind == "scout" and 2 or 1), self.id .. " got " .. n .. " values")
+  return move.stop()
+end
+return M
+"##;
+    let dir = scratch(&[("s.yaml", scene), ("a.lua", a), ("still.lua", still)]);
+    let mut session = Session::open(&dir.path().join("s.yaml"), None).unwrap();
+    for _ in 0..4 {
+        session.tick();
+        assert_eq!(session.world().agent("a").unwrap().error, None);
+    }
+    session.tick();
+    let error = session.world().agent("a").unwrap().error.clone();
+    assert!(
+        error
+            .as_deref()
+            .is_some_and(|e| e.contains("a.lua:29: checked 4")),
+        "{error:?}"
+    );
+    for id in ["b", "c", "d"] {
+        assert_eq!(session.world().agent(id).unwrap().error, None, "{id}");
+    }
+}
+
 /// Every engine field of `self` and of a view kept across ticks is current every tick,
 /// whether the script read it before or reads it for the first time: checked against the
 /// positions (which the trace shows) and the actions the scripts returned.

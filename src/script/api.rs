@@ -54,7 +54,7 @@ use super::hot;
 use super::views;
 use crate::nav::{self, Algorithm, Diagonal, Heuristic, PathOptions, StepCosts};
 use crate::world::{Action, Hand, LennardJones, PotentialSpec, Target, TraceVariant, World};
-use mlua::{Lua, Table, Value, Variadic};
+use mlua::{IntoLuaMulti, Lua, Table, Value, Variadic};
 use std::rc::Rc;
 
 /// The world of the tick being decided, set by the host around each round of decisions.
@@ -141,8 +141,13 @@ pub fn world_table(lua: &Lua) -> mlua::Result<Table> {
                     };
                     let kind = kind.as_ref().map(|k| k.to_str()).transpose()?;
                     match w.nearest_agent(origin, kind.as_deref(), exclude) {
-                        Some(i) => Ok(Value::Table(views::get(lua)?.view(lua, w, i)?)),
-                        None => Ok(Value::Nil),
+                        // The view and its distance, as the fast path gives them.
+                        Some(i) => (
+                            views::get(lua)?.view(lua, w, i)?,
+                            w.agents[i].pos.distance(origin),
+                        )
+                            .into_lua_multi(lua),
+                        None => Value::Nil.into_lua_multi(lua),
                     }
                 })
             },

@@ -58,7 +58,8 @@ pub fn to_pos(lua: &Lua, value: &Value, what: &str) -> mlua::Result<DVec2> {
         if let Some(p) = read_xy(&views, t)? {
             return Ok(p);
         }
-        if let Value::Table(pos) = t.raw_get::<Value>(&views.names[POS])? {
+        // A view's `pos` is filled in on first read, through its metatable.
+        if let Value::Table(pos) = t.get::<Value>(&views.names[POS])? {
             if let Some(p) = read_xy(&views, &pos)? {
                 return Ok(p);
             }

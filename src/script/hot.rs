@@ -251,7 +251,7 @@ unsafe fn hot_of<'a>(state: *mut ffi::lua_State) -> &'a Hot {
 }
 
 /// `world:nearest(from, kind)`: the fast path takes the deciding agent's own `self` and a
-/// kind string (or none).
+/// kind string (or none), and gives the view and its distance.
 pub fn nearest(lua: &Lua, hot: &Rc<Hot>, full: Function) -> mlua::Result<Function> {
     make_raw(lua, hot, nearest_raw, full, Vec::new())
 }
@@ -283,14 +283,15 @@ unsafe fn try_nearest(state: *mut ffi::lua_State) -> Option<c_int> {
         }
         _ => return None,
     };
+    let origin = world.agent_pos(me)?;
     let found = match kind {
         // `world:nearest(self, self.kind)`: the kind is found by its number.
         Some(k) if world.is_kind_of(me, k) => world.nearest_of_own_kind(me),
         Some(k) => {
             let k = std::str::from_utf8(k).ok()?;
-            world.nearest_agent(world.agent_pos(me)?, Some(k), Some(me))
+            world.nearest_agent(origin, Some(k), Some(me))
         }
-        None => world.nearest_agent(world.agent_pos(me)?, None, Some(me)),
+        None => world.nearest_agent(origin, None, Some(me)),
     };
     match found {
         None => {
@@ -298,12 +299,14 @@ unsafe fn try_nearest(state: *mut ffi::lua_State) -> Option<c_int> {
             Some(1)
         }
         Some(j) => {
+            let distance = world.agent_pos(j)?.distance(origin);
             let keys = upvalue_keys();
             if !hot.views.refresh_raw(state, &keys, world, j) {
                 return None;
             }
             hot.views.push_view_raw(state, &keys, j);
-            Some(1)
+            ffi::lua_pushnumber(state, distance);
+            Some(2)
         }
     }
 }

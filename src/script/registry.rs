@@ -7,7 +7,7 @@
 //! Plain data and text generation: nothing here runs Lua.
 
 /// Bumped when the Lua API changes in a way scripts can notice.
-pub const API_VERSION: u32 = 1;
+pub const API_VERSION: u32 = 2;
 
 /// Where a function lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,7 +118,7 @@ pub const CLASSES: &[Class] = &[
     Class {
         name: "agentbox.AgentView",
         parent: None,
-        doc: "What a script sees of an agent during one tick. Views are read-only snapshots refreshed in place each tick (an agent's `self` shares `pos`, `vel` and `tile` with its view): copy the numbers you want to keep, and do not write to them. Read fields by name: `vel`, `tile`, `heading`, `speed`, `action` and `sense` are filled in on first read (so `pairs` lists them only after that), and the metatable is locked.",
+        doc: "What a script sees of an agent during one tick. Views are read-only snapshots refreshed in place each tick (an agent's `self` shares `pos`, `vel` and `tile` with its view): copy the numbers you want to keep, and do not write to them. Read fields by name: `pos`, `vel`, `tile`, `heading`, `speed`, `action` and `sense` are filled in on first read (so `pairs` lists them only after that), and the metatable is locked.",
         fields: &[
             f("id", "string", "Unique id."),
             f("kind", "string", "The scene's `kind` (default: the id)."),
@@ -408,11 +408,17 @@ pub const FUNCTIONS: &[Function] = &[
             ),
             p("kind?", "string", "Only agents of this kind."),
         ],
-        returns: &[(
-            "agentbox.AgentView|nil",
-            "The nearest agent (ties: the one listed first), or nil.",
-        )],
-        doc: "The nearest agent, found with the spatial index.",
+        returns: &[
+            (
+                "agentbox.AgentView|nil",
+                "The nearest agent (ties: the one listed first), or nil.",
+            ),
+            (
+                "number|nil",
+                "Its distance from `from` in tiles (nil when there is no agent).",
+            ),
+        ],
+        doc: "The nearest agent and its distance, found with the spatial index. `local other, d = world:nearest(self, self.kind)` needs no position reads to compare the distance.",
     },
     Function {
         home: Home::World,

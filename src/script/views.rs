@@ -2,16 +2,17 @@
 //! engine fields of each agent's `self` (`id`, `kind`, `pos`, `vel`, `tile`, `heading`,
 //! `speed`, `action`, `sense`).
 //!
-//! Each agent index has one view table (`store[i+1]`) and one `pos` table (`parts[3i+1]`),
-//! made once and then refreshed in place at most once per round of decisions. A view's raw
-//! fields are `id`, `kind` and `pos`. The others are lazy: the shared agent metatable's
-//! `__index` fills one in the first time a script reads it (`vel` and `tile` become tables of
-//! their own, `parts[3i+2]` and `parts[3i+3]`), and from then on it is a raw field refreshed
-//! with the position. So a crowd whose scripts read only positions costs, per agent and round,
-//! two numbers written, and its tables stay small enough to stay in the cache.
+//! Each agent index has one view table (`store[i+1]`), made once and then refreshed in place
+//! at most once per round of decisions. A view's raw fields are `id` and `kind`. The others
+//! are lazy: the shared agent metatable's `__index` fills one in the first time a script reads
+//! it (`pos`, `vel` and `tile` become tables of their own, `parts[3i+1]`, `parts[3i+2]` and
+//! `parts[3i+3]`), and from then on it is a raw field refreshed every round. So a crowd whose
+//! scripts read no positions (`world:nearest` gives the distance) costs nothing per agent
+//! and round here, and one that reads positions costs two numbers written per agent whose
+//! `pos` was read.
 //!
-//! An agent's `self` has the same metatable and shares its view's `pos` (and `vel` and `tile`
-//! once read) tables, so refreshing the view refreshes `self` too; the lazy scalars `self` has
+//! An agent's `self` has the same metatable and shares its view's `pos`, `vel` and `tile`
+//! tables once read, so refreshing the view refreshes `self` too; the lazy scalars `self` has
 //! read are written before each of its decisions. The hot refresh writes through the raw Lua
 //! C API (an mlua table write is a protected call costing hundreds of nanoseconds); making a
 //! view, or remaking one whose index now holds another agent, goes through mlua.
@@ -47,11 +48,12 @@ const TILE: usize = 10;
 pub const DECIDE: usize = 11;
 
 /// The lazy fields, by the bit each has in a mask of filled-in fields.
-const LAZY: [usize; 6] = [VEL, TILE, HEADING, SPEED, ACTION, SENSE];
+const LAZY: [usize; 7] = [VEL, TILE, HEADING, SPEED, ACTION, SENSE, POS];
 const VEL_BIT: u8 = 1;
 const TILE_BIT: u8 = 2;
+const POS_BIT: u8 = 64;
 /// The bits of the scalar lazy fields (`heading`, `speed`, `action`, `sense`).
-const SCALAR_BITS: u8 = !(VEL_BIT | TILE_BIT);
+const SCALAR_BITS: u8 = !(VEL_BIT | TILE_BIT | POS_BIT);
 
 fn bit_of(key: usize) -> u8 {
     LAZY.iter().position(|&k| k == key).map_or(0, |p| 1 << p)
@@ -71,17 +73,22 @@ pub struct Keys {
 struct State {
     /// The round the view was last refreshed in (0: no view made).
     rounds: Vec<u64>,
-    /// The position last written to its `pos` table.
+    /// The position last written to its `pos` table (once read).
     pos: Vec<DVec2>,
     /// The view table's address.
     ptrs: Vec<usize>,
-    /// The lazy fields the view has filled in (`vel` and `tile` here also stand for `self`'s,
-    /// which share the tables).
+    /// The lazy fields the view has filled in (`pos`, `vel` and `tile` here also stand for
+    /// `self`'s, which share the tables).
     live: Vec<u8>,
     /// The lazy scalars the `self` linked to this index has filled in.
     self_live: Vec<u8>,
     /// The agent the view shows (compared when the world's agent list changes).
     ids: Vec<String>,
+    /// The indices whose view has filled in a lazy field since it was made, in index order
+    /// (once sorted): what the sweep refreshes.
+    filled: Vec<u32>,
+    /// Whether `filled` needs sorting.
+    unsorted: bool,
 }
 
 impl State {
@@ -112,7 +119,7 @@ pub struct Views {
     roster: Cell<u64>,
     /// `[i+1]`: the view table of agent index `i`.
     store: Table,
-    /// `[3i+1]`: its `pos` table; `[3i+2]` and `[3i+3]`: its `vel` and `tile`, once read.
+    /// `[3i+1]`, `[3i+2]` and `[3i+3]`: its `pos`, `vel` and `tile` tables, once read.
     parts: Table,
     /// The metatable of views and `self` tables (`__index` fills in lazy fields).
     meta: Table,
@@ -216,7 +223,7 @@ fn lazy_index(lua: &Lua, (table, key): (Table, Value)) -> mlua::Result<Value> {
         };
         let bit = bit_of(field);
         let value = match field {
-            VEL | TILE => {
+            POS | VEL | TILE => {
                 let part = views.part(lua, index, field, agent)?;
                 Value::Table(part)
             }
@@ -228,6 +235,10 @@ fn lazy_index(lua: &Lua, (table, key): (Table, Value)) -> mlua::Result<Value> {
         if is_self && bit & SCALAR_BITS != 0 {
             state.self_live[index] |= bit;
         } else {
+            if state.live[index] == 0 {
+                state.unsorted |= state.filled.last().is_some_and(|&i| i as usize > index);
+                state.filled.push(index as u32);
+            }
             state.live[index] |= bit;
         }
         Ok(value)
@@ -355,28 +366,23 @@ impl Views {
     /// Makes (or remakes, for another agent) the view at `index`.
     fn make(&self, lua: &Lua, agent: &Agent, index: usize) -> mlua::Result<()> {
         let n = &self.names;
-        let (view, pos) = match self.store.raw_get::<Value>(index + 1)? {
+        let view = match self.store.raw_get::<Value>(index + 1)? {
             Value::Table(view) => {
                 // It showed another agent: its filled-in fields were that agent's.
                 for &k in &LAZY {
                     view.raw_set(&n[k], Value::Nil)?;
                 }
-                (view, self.parts.raw_get::<Table>(part_index(index, POS))?)
+                view
             }
             _ => {
-                let view = lua.create_table_with_capacity(0, 3)?;
-                let pos = lua.create_table_with_capacity(0, 2)?;
+                let view = lua.create_table_with_capacity(0, 2)?;
                 view.set_metatable(Some(self.meta.clone()))?;
                 self.store.raw_set(index + 1, &view)?;
-                self.parts.raw_set(part_index(index, POS), &pos)?;
-                (view, pos)
+                view
             }
         };
         view.raw_set(&n[ID], agent.id.as_str())?;
         view.raw_set(&n[KIND], agent.kind.as_str())?;
-        view.raw_set(&n[POS], &pos)?;
-        pos.raw_set(&n[X], agent.pos.x)?;
-        pos.raw_set(&n[Y], agent.pos.y)?;
         let ptr = view.to_pointer() as usize;
         self.by_ptr.borrow_mut().insert(ptr, index as u32);
         {
@@ -392,7 +398,8 @@ impl Views {
         Ok(())
     }
 
-    /// The `vel` or `tile` table of agent `index`, made if it has none, with its values now.
+    /// The `pos`, `vel` or `tile` table of agent `index`, made if it has none, with its values
+    /// now.
     fn part(&self, lua: &Lua, index: usize, field: usize, agent: &Agent) -> mlua::Result<Table> {
         let at = part_index(index, field);
         let table = match self.parts.raw_get::<Value>(at)? {
@@ -404,7 +411,13 @@ impl Views {
             }
         };
         let n = &self.names;
-        if field == VEL {
+        if field == POS {
+            table.raw_set(&n[X], agent.pos.x)?;
+            table.raw_set(&n[Y], agent.pos.y)?;
+            let mut state = self.state.borrow_mut();
+            state.grow(index + 1);
+            state.pos[index] = agent.pos;
+        } else if field == VEL {
             table.raw_set(&n[X], agent.vel.x)?;
             table.raw_set(&n[Y], agent.vel.y)?;
         } else {
@@ -429,7 +442,7 @@ impl Views {
                 continue;
             }
             match field {
-                VEL | TILE => {
+                POS | VEL | TILE => {
                     self.part(lua, index, field, agent)?;
                 }
                 _ => table.raw_set(&self.names[field], scalar(lua, field, agent)?)?,
@@ -440,21 +453,16 @@ impl Views {
 
     /// Refreshes a made view of the same agent through mlua.
     fn refresh_safe(&self, lua: &Lua, agent: &Agent, index: usize) -> mlua::Result<()> {
-        let pos: Table = self.parts.raw_get(part_index(index, POS))?;
-        pos.raw_set(&self.names[X], agent.pos.x)?;
-        pos.raw_set(&self.names[Y], agent.pos.y)?;
         let live = self.state.borrow().live[index];
         if live != 0 {
             let view: Table = self.store.raw_get(index + 1)?;
             self.write_live_safe(lua, &view, index, live, agent)?;
         }
-        let mut state = self.state.borrow_mut();
-        state.rounds[index] = self.round.get();
-        state.pos[index] = agent.pos;
+        self.state.borrow_mut().rounds[index] = self.round.get();
         Ok(())
     }
 
-    /// Links an agent's `self` to its view (sharing `pos`, and `vel` and `tile` once read) and
+    /// Links an agent's `self` to its view (sharing `pos`, `vel` and `tile` once read) and
     /// writes its own filled-in lazy fields (through mlua: when a slot is new, its agent moved
     /// to another index, or it decides outside the raw loop).
     pub fn link_self(
@@ -480,10 +488,6 @@ impl Views {
         }
         this.raw_set(&n[ID], agent.id.as_str())?;
         this.raw_set(&n[KIND], agent.kind.as_str())?;
-        this.raw_set(
-            &n[POS],
-            self.parts.raw_get::<Table>(part_index(index, POS))?,
-        )?;
         let state = self.state.borrow();
         let live = (state.self_live[index] & SCALAR_BITS) | (state.live[index] & !SCALAR_BITS);
         drop(state);
@@ -531,18 +535,22 @@ impl Views {
                 _ => return false,
             }
         };
-        // The compact copy of the position: the agent itself is read only for the lazy fields
-        // a script asked for.
-        let Some(pos) = world.agent_pos(index) else {
-            return false;
-        };
-        if written.x.to_bits() != pos.x.to_bits() || written.y.to_bits() != pos.y.to_bits() {
-            ffi::lua_rawgeti(state, keys.parts, part_index(index, POS));
-            set_number(state, keys, X, pos.x);
-            set_number(state, keys, Y, pos.y);
-            ffi::lua_settop(state, -2);
+        // The compact copy of the position: the agent itself is read only for the other lazy
+        // fields a script asked for.
+        let mut pos = written;
+        if live & POS_BIT != 0 {
+            pos = match world.agent_pos(index) {
+                Some(p) => p,
+                None => return false,
+            };
+            if written.x.to_bits() != pos.x.to_bits() || written.y.to_bits() != pos.y.to_bits() {
+                ffi::lua_rawgeti(state, keys.parts, part_index(index, POS));
+                set_number(state, keys, X, pos.x);
+                set_number(state, keys, Y, pos.y);
+                ffi::lua_settop(state, -2);
+            }
         }
-        if live != 0 {
+        if live & !POS_BIT != 0 {
             if let Some(agent) = world.agents.get(index) {
                 write_live_raw(state, keys, index, live, agent);
             }
@@ -553,8 +561,10 @@ impl Views {
         true
     }
 
-    /// Refreshes every made view, in agent order, once per round: memory is written in the
-    /// order it was laid out, instead of view by view as queries pick neighbours at random.
+    /// Refreshes, once per round, every view that has filled in a lazy field (a script may
+    /// keep one across ticks, and read its fields raw), in agent order: memory is written in
+    /// the order it was laid out, instead of view by view as queries pick neighbours at
+    /// random. The others have nothing to refresh; a query refreshes what it hands out.
     ///
     /// # Safety
     /// As [`Self::refresh_raw`].
@@ -563,8 +573,19 @@ impl Views {
         if self.swept.replace(round) == round {
             return;
         }
-        for index in 0..world.agents.len() {
-            self.refresh_raw(state, keys, world, index);
+        {
+            let mut s = self.state.borrow_mut();
+            if s.unsorted {
+                s.filled.sort_unstable();
+                s.filled.dedup();
+                s.unsorted = false;
+            }
+        }
+        // By position in the list, holding no borrow across a refresh (which may raise).
+        for k in 0.. {
+            let next = self.state.borrow().filled.get(k).copied();
+            let Some(index) = next else { break };
+            self.refresh_raw(state, keys, world, index as usize);
         }
     }
 
