@@ -299,6 +299,31 @@ return M
     }
 }
 
+/// An argument mlua cannot convert is reported at the script's line with the function's
+/// name, like Lua's own errors; and the distance `world:nearest` adds is ignored by a `move.*`
+/// that takes one target (it is an error where an options table goes).
+#[test]
+fn a_bad_argument_names_the_function_and_the_line() {
+    let scene = "map:\n  rows: |\n    ........\nagents:\n  - { id: a, at: [0, 0], script: a.lua }\n  - { id: b, at: [0, 0], script: b.lua }\n  - { id: c, at: [7, 0] }\n";
+    let a = "local M = {}\nfunction M.decide(self, world)\n  return move.chase(world:nearest(self))\nend\nreturn M\n";
+    let b = "local M = {}\nfunction M.decide(self, world)\n  if world:tick() < 2 then return move.stop() end\n  return move.path_to(world:nearest(self))\nend\nreturn M\n";
+    let dir = scratch(&[("s.yaml", scene), ("a.lua", a), ("b.lua", b)]);
+    let mut session = Session::open(&dir.path().join("s.yaml"), None).unwrap();
+    for _ in 0..3 {
+        session.tick();
+    }
+    let world = session.world();
+    assert_eq!(world.agent("a").unwrap().error, None);
+    assert_eq!(world.agent("a").unwrap().action.name(), "chase");
+    let error = world.agent("b").unwrap().error.clone().unwrap_or_default();
+    assert!(
+        error.ends_with(
+            "b.lua:4: bad argument #2 to 'path_to': error converting Lua number to table"
+        ),
+        "{error}"
+    );
+}
+
 /// Every engine field of `self` and of a view kept across ticks is current every tick,
 /// whether the script read it before or reads it for the first time: checked against the
 /// positions (which the trace shows) and the actions the scripts returned.

@@ -89,7 +89,7 @@ function World:agent(id) end
 ---@return agentbox.AgentView[] # Matching agents in scene order.
 function World:agents(filter) end
 
----The nearest agent and its distance, found with the spatial index. `local other, d = world:nearest(self, self.kind)` needs no position reads to compare the distance.
+---The nearest agent and its distance, found with the spatial index. `local other, d = world:nearest(self, self.kind)` needs no position reads to compare the distance. As the last argument of a call it passes both: a one-target `move.*` ignores the distance, but where an options table follows, keep only the view with parentheses: `move.path_to((world:nearest(self)))`.
 ---@param from agentbox.PosLike Where to measure from; an agent view is itself left out.
 ---@param kind? string Only agents of this kind.
 ---@return agentbox.AgentView|nil # The nearest agent (ties: the one listed first), or nil.

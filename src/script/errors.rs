@@ -43,6 +43,29 @@ pub fn caller_location(lua: &Lua) -> Option<String> {
     })
 }
 
+/// mlua's `bad argument #N: ...` with the name of the function it was passed to (the Rust
+/// function being called, found from inside the message handler), as Lua's own say it:
+/// `bad argument #2 to 'path_to': ...`.
+pub fn name_called(lua: &Lua, message: String) -> String {
+    let Some(rest) = message.strip_prefix("bad argument #") else {
+        return message;
+    };
+    let Some((pos, cause)) = rest.split_once(": ") else {
+        return message;
+    };
+    // Level 0 is the message handler; the first named function above it was called.
+    let name = (1..4).find_map(|level| {
+        lua.inspect_stack(level, |d| d.names().name.map(|n| n.into_owned()))
+            .flatten()
+    });
+    match name {
+        Some(name) if pos.bytes().all(|b| b.is_ascii_digit()) => {
+            format!("bad argument #{pos} to '{name}': {cause}")
+        }
+        _ => message,
+    }
+}
+
 /// A runtime error that points at the Lua line that called the failing function.
 pub fn located(lua: &Lua, message: impl std::fmt::Display) -> Error {
     match caller_location(lua) {

@@ -338,7 +338,9 @@ unsafe extern "C-unwind" fn target_raw(state: *mut ffi::lua_State) -> c_int {
 
 unsafe fn try_target(state: *mut ffi::lua_State) -> Option<c_int> {
     let hot = hot_of(state);
-    if ffi::lua_gettop(state) != 1 {
+    // Extra arguments are ignored, as the full function ignores them
+    // (`move.chase(world:nearest(self))` passes the distance too).
+    if ffi::lua_gettop(state) < 1 {
         return None;
     }
     // Only a view table has a view's address (whatever the argument's type).

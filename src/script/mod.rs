@@ -190,11 +190,18 @@ fn in_script(script: &str, message: &str) -> String {
 }
 
 /// The message handler of budgeted calls: strings pass; any other error value becomes a
-/// message naming the line that threw it (so `error({})` or `error()` still says where).
+/// message naming the line that threw it (so `error({})` or `error()` still says where, and
+/// so does an argument mlua could not convert, such as a number passed for an options table).
 fn error_handler(lua: &Lua, value: Value) -> mlua::Result<String> {
     let what = match &value {
         Value::String(s) => return Ok(s.to_string_lossy()),
-        Value::Error(e) => return Ok(errors::describe(e)),
+        Value::Error(e) => {
+            let text = errors::describe(e);
+            if is_located(&text) {
+                return Ok(text);
+            }
+            errors::name_called(lua, text)
+        }
         Value::Nil => "error thrown with nil instead of a message".to_string(),
         Value::Integer(_) | Value::Number(_) => format!(
             "error thrown with a number instead of a message: {}",

@@ -418,7 +418,7 @@ pub const FUNCTIONS: &[Function] = &[
                 "Its distance from `from` in tiles (nil when there is no agent).",
             ),
         ],
-        doc: "The nearest agent and its distance, found with the spatial index. `local other, d = world:nearest(self, self.kind)` needs no position reads to compare the distance.",
+        doc: "The nearest agent and its distance, found with the spatial index. `local other, d = world:nearest(self, self.kind)` needs no position reads to compare the distance. As the last argument of a call it passes both: a one-target `move.*` ignores the distance, but where an options table follows, keep only the view with parentheses: `move.path_to((world:nearest(self)))`.",
     },
     Function {
         home: Home::World,
