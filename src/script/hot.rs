@@ -381,6 +381,29 @@ pub struct Ready {
     pub this_ptr: *const c_void,
 }
 
+/// How many agents ahead of the one deciding [`prefetch_self`] is asked for.
+pub const AHEAD: usize = 3;
+
+/// Asks the CPU to start loading an agent's `self` table a few agents before it decides: its
+/// header, its fields and, made right after it, its `params` table (five cache lines from its
+/// address, as the allocator lays out an agent's tables made together). In a crowd those
+/// were the misses left in the decision loop (the `self.kind` and `self.params.space` reads);
+/// in four sets of side-by-side runs it took 3% to 13% off the Lua tick (geometric means).
+/// A hint only: nothing is read.
+#[inline]
+pub fn prefetch_self(this: *const c_void) {
+    #[cfg(target_arch = "x86_64")]
+    for line in 0..5 {
+        // SAFETY: a prefetch never faults and changes no memory, whatever the address.
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            _mm_prefetch::<_MM_HINT_T0>((this as *const i8).wrapping_add(64 * line));
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = this;
+}
+
 /// How a raw result came back.
 pub enum Outcome {
     /// `decide` returned an action.

@@ -870,6 +870,9 @@ impl Batch for FastRound<'_> {
                 Turn::Skip => self.cursor += 1,
                 Turn::Full => return None,
                 Turn::Raw(k, ready) => {
+                    if let Some(Turn::Raw(_, later)) = self.turns.get(self.cursor + hot::AHEAD) {
+                        hot::prefetch_self(later.this_ptr);
+                    }
                     self.rngs.enter(k);
                     self.current = Some(k);
                     return Some(ready);
