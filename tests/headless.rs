@@ -304,10 +304,13 @@ return M
 /// that takes one target (it is an error where an options table goes).
 #[test]
 fn a_bad_argument_names_the_function_and_the_line() {
-    let scene = "map:\n  rows: |\n    ........\nagents:\n  - { id: a, at: [0, 0], script: a.lua }\n  - { id: b, at: [0, 0], script: b.lua }\n  - { id: c, at: [7, 0] }\n";
+    let scene = "map:\n  rows: |\n    ........\nagents:\n  - { id: a, at: [0, 0], script: a.lua }\n  - { id: b, at: [0, 0], script: b.lua }\n  - { id: c, at: [7, 0] }\n  - { id: d, at: [0, 0], script: d.lua }\n";
     let a = "local M = {}\nfunction M.decide(self, world)\n  return move.chase(world:nearest(self))\nend\nreturn M\n";
     let b = "local M = {}\nfunction M.decide(self, world)\n  if world:tick() < 2 then return move.stop() end\n  return move.path_to(world:nearest(self))\nend\nreturn M\n";
-    let dir = scratch(&[("s.yaml", scene), ("a.lua", a), ("b.lua", b)]);
+    // Caught and raised again: the line of the `error` call, and no function named (it
+    // would be `error`'s).
+    let d = "local M = {}\nfunction M.decide(self, world)\n  local ok, e = pcall(move.path_to, world:nearest(self))\n  error(e, 0)\nend\nreturn M\n";
+    let dir = scratch(&[("s.yaml", scene), ("a.lua", a), ("b.lua", b), ("d.lua", d)]);
     let mut session = Session::open(&dir.path().join("s.yaml"), None).unwrap();
     for _ in 0..3 {
         session.tick();
@@ -320,6 +323,11 @@ fn a_bad_argument_names_the_function_and_the_line() {
         error.ends_with(
             "b.lua:4: bad argument #2 to 'path_to': error converting Lua number to table"
         ),
+        "{error}"
+    );
+    let error = world.agent("d").unwrap().error.clone().unwrap_or_default();
+    assert!(
+        error.ends_with("d.lua:4: bad argument #2: error converting Lua number to table"),
         "{error}"
     );
 }

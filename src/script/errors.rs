@@ -53,13 +53,16 @@ pub fn name_called(lua: &Lua, message: String) -> String {
     let Some((pos, cause)) = rest.split_once(": ") else {
         return message;
     };
-    // Level 0 is the message handler; the first named function above it was called.
-    let name = (1..4).find_map(|level| {
-        lua.inspect_stack(level, |d| d.names().name.map(|n| n.into_owned()))
-            .flatten()
-    });
+    // Level 0 is the message handler, level 1 the function that raised. No name there (it
+    // was called from C, say through `pcall`): no name, rather than a caller's. `error` or
+    // `assert` there re-raised an error caught earlier: not theirs either.
+    let name = lua
+        .inspect_stack(1, |d| d.names().name.map(|n| n.into_owned()))
+        .flatten();
     match name {
-        Some(name) if pos.bytes().all(|b| b.is_ascii_digit()) => {
+        Some(name)
+            if pos.bytes().all(|b| b.is_ascii_digit()) && name != "error" && name != "assert" =>
+        {
             format!("bad argument #{pos} to '{name}': {cause}")
         }
         _ => message,
