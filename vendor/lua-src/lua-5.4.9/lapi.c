@@ -1462,3 +1462,57 @@ LUA_API void lua_upvaluejoin (lua_State *L, int fidx1, int n1,
 }
 
 
+
+
+/*
+** agentbox: the work budget, the memory limit and the order flag
+** (see lua.h).
+*/
+LUA_API void lua_setwork (lua_State *L, long long units) {
+  G(L)->work = (units > LUA_NOWORKLIMIT) ? LUA_NOWORKLIMIT : cast(l_mem, units);
+}
+
+
+LUA_API long long lua_getwork (lua_State *L) {
+  return G(L)->work;
+}
+
+
+LUA_API void lua_chargework (lua_State *L, long long units) {
+  lua_lock(L);
+  if (units < 0)
+    units = 0;
+  else if (units > LUA_NOWORKLIMIT)
+    units = LUA_NOWORKLIMIT;
+  luaE_chargework(L, cast(l_mem, units));
+  lua_unlock(L);
+}
+
+
+LUA_API void lua_setmemlimit (lua_State *L, size_t bytes) {
+  G(L)->memlimit = (bytes > cast_sizet(MAX_LMEM)) ? MAX_LMEM : cast(l_mem, bytes);
+}
+
+
+LUA_API size_t lua_memused (lua_State *L) {
+  return cast_sizet(gettotalbytes(G(L)));
+}
+
+
+LUA_API int lua_addrorder (lua_State *L) {
+  int seen = G(L)->addrorder;
+  G(L)->addrorder = 0;
+  return seen;
+}
+
+
+LUA_API int lua_memout (lua_State *L) {
+  int out = G(L)->memout;
+  G(L)->memout = 0;
+  return out;
+}
+
+
+LUA_API int lua_memroom (lua_State *L, size_t bytes) {
+  return luaM_roomfor(L, bytes);
+}

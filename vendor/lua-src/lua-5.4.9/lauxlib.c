@@ -477,7 +477,13 @@ static void *resizebox (lua_State *L, int idx, size_t newsize) {
   void *ud;
   lua_Alloc allocf = lua_getallocf(L, &ud);
   UBox *box = (UBox *)lua_touserdata(L, idx);
-  void *temp = allocf(ud, box->box, box->bsize, newsize);
+  void *temp;
+  /* agentbox: a buffer's box is allocated outside the collector's count,
+     so check the host's memory limit here too */
+  if (newsize > box->bsize && !lua_memroom(L, newsize - box->bsize))
+    temp = NULL;
+  else
+    temp = allocf(ud, box->box, box->bsize, newsize);
   if (l_unlikely(temp == NULL && newsize > 0)) {  /* allocation error? */
     lua_pushliteral(L, "not enough memory");
     lua_error(L);  /* raise a memory error */
@@ -908,6 +914,40 @@ LUALIB_API lua_Integer luaL_len (lua_State *L, int idx) {
 }
 
 
+/*
+** agentbox: the number of a table, function, thread or userdata: the
+** order in which values were first named, kept in a registry table with
+** weak keys. The same in every run of the same scripts, unlike addresses.
+*/
+LUALIB_API lua_Integer luaL_objectid (lua_State *L, int idx) {
+  lua_Integer id;
+  idx = lua_absindex(L, idx);
+  if (!luaL_getsubtable(L, LUA_REGISTRYINDEX, "agentbox.objectids")) {
+    lua_createtable(L, 0, 1);
+    lua_pushliteral(L, "k");
+    lua_setfield(L, -2, "__mode");
+    lua_setmetatable(L, -2);
+  }
+  lua_pushvalue(L, idx);
+  if (lua_rawget(L, -2) == LUA_TNUMBER)
+    id = lua_tointeger(L, -1);
+  else {
+    lua_pushliteral(L, "n");
+    id = (lua_rawget(L, -3) == LUA_TNUMBER) ? lua_tointeger(L, -1) + 1 : 1;
+    lua_pop(L, 2);  /* the old count and the missing id */
+    lua_pushliteral(L, "n");
+    lua_pushinteger(L, id);
+    lua_rawset(L, -3);
+    lua_pushvalue(L, idx);
+    lua_pushinteger(L, id);
+    lua_rawset(L, -3);
+    lua_pushinteger(L, id);
+  }
+  lua_pop(L, 2);  /* the id and the table */
+  return id;
+}
+
+
 LUALIB_API const char *luaL_tolstring (lua_State *L, int idx, size_t *len) {
   idx = lua_absindex(L,idx);
   if (luaL_callmeta(L, idx, "__tostring")) {  /* metafield? */
@@ -936,7 +976,9 @@ LUALIB_API const char *luaL_tolstring (lua_State *L, int idx, size_t *len) {
         int tt = luaL_getmetafield(L, idx, "__name");  /* try name */
         const char *kind = (tt == LUA_TSTRING) ? lua_tostring(L, -1) :
                                                  luaL_typename(L, idx);
-        lua_pushfstring(L, "%s: %p", kind, lua_topointer(L, idx));
+        /* agentbox: a number, not an address, so the text is the same in
+           every run */
+        lua_pushfstring(L, "%s: #%I", kind, (LUAI_UACINT)luaL_objectid(L, idx));
         if (tt != LUA_TNIL)
           lua_remove(L, -2);  /* remove '__name' */
         break;

@@ -392,6 +392,7 @@ static int luaB_load (lua_State *L) {
   int env = (!lua_isnone(L, 4) ? 4 : 0);  /* 'env' index or 0 if no 'env' */
   if (s != NULL) {  /* loading a string? */
     const char *chunkname = luaL_optstring(L, 2, s);
+    lua_chargework(L, (long long)(l / 4));  /* agentbox: compiling is work */
     status = luaL_loadbufferx(L, s, l, chunkname, mode);
   }
   else {  /* loading from a reader function */

@@ -863,6 +863,32 @@ l_noret luaG_runerror (lua_State *L, const char *fmt, ...) {
 
 
 /*
+** agentbox: the work budget is spent. Raise the budget error at the line
+** of the innermost running Lua function (a C function such as 'string.rep'
+** may have spent it). The budget stays spent, so whatever runs next for
+** this call (an error handler, a '__close' method, the code after a
+** 'pcall') raises it again at its first charge.
+*/
+l_noret luaG_workout (lua_State *L) {
+  CallInfo *ci;
+  G(L)->work = -1;  /* keep it spent without letting it run down */
+  /* room for the message and an error handler: a spent budget raised again
+     in an error handler recurses through 'luaG_errormsg', each level above
+     the last (it ends at the C-stack limit, "error in error handling") */
+  luaD_checkstack(L, 4);
+  ci = L->ci;
+  while (ci != &L->base_ci && !isLua(ci))
+    ci = ci->previous;
+  if (isLua(ci))
+    luaG_addinfo(L, "instruction budget exceeded", ci_func(ci)->p->source,
+                 getcurrentline(ci));
+  else
+    luaO_pushfstring(L, "instruction budget exceeded");
+  luaG_errormsg(L);
+}
+
+
+/*
 ** Check whether new instruction 'newpc' is in a different line from
 ** previous instruction 'oldpc'. More often than not, 'newpc' is only
 ** one or a few instructions after 'oldpc' (it must be after, see

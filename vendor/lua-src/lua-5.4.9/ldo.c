@@ -658,6 +658,8 @@ l_sinline void ccall (lua_State *L, StkId func, int nResults, l_uint32 inc) {
     checkstackp(L, 0, func);  /* free any use of EXTRA_STACK */
     luaE_checkcstack(L);
   }
+  if (ttisLclosure(s2v(func)))  /* agentbox: C calling Lua (a metamethod, */
+    luaE_chargework(L, 4);  /* a 'sort' comparator, 'pcall') is a call too */
   if ((ci = luaD_precall(L, func, nResults)) != NULL) {  /* Lua function? */
     ci->callstatus = CIST_FRESH;  /* mark that it is a "fresh" execute */
     luaV_execute(L, ci);  /* call it */

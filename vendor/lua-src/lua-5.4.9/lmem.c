@@ -171,12 +171,35 @@ static void *tryagain (lua_State *L, void *block,
 
 
 /*
+** agentbox: whether growing by 'grow' bytes keeps the bytes in use within
+** the host's limit ('lua_setmemlimit'); if not, collect garbage first, as
+** for a failed allocation. False means "not enough memory".
+*/
+#define withinlimit(g,grow)  \
+  ((g)->memlimit == 0 || gettotalbytes(g) + cast(l_mem, grow) <= (g)->memlimit)
+
+int luaM_roomfor (lua_State *L, size_t grow) {
+  global_State *g = G(L);
+  if (withinlimit(g, grow))
+    return 1;
+  if (cantryagain(g))
+    luaC_fullgc(L, 1);
+  if (withinlimit(g, grow))
+    return 1;
+  g->memout = 1;
+  return 0;
+}
+
+
+/*
 ** Generic allocation routine.
 */
 void *luaM_realloc_ (lua_State *L, void *block, size_t osize, size_t nsize) {
   void *newblock;
   global_State *g = G(L);
   lua_assert((osize == 0) == (block == NULL));
+  if (l_unlikely(nsize > osize && !luaM_roomfor(L, nsize - osize)))
+    return NULL;  /* agentbox: over the limit */
   newblock = firsttry(g, block, osize, nsize);
   if (l_unlikely(newblock == NULL && nsize > 0)) {
     newblock = tryagain(L, block, osize, nsize);
@@ -203,7 +226,10 @@ void *luaM_malloc_ (lua_State *L, size_t size, int tag) {
     return NULL;  /* that's all */
   else {
     global_State *g = G(L);
-    void *newblock = firsttry(g, NULL, tag, size);
+    void *newblock;
+    if (l_unlikely(!luaM_roomfor(L, size)))  /* agentbox: over the limit */
+      luaM_error(L);
+    newblock = firsttry(g, NULL, tag, size);
     if (l_unlikely(newblock == NULL)) {
       newblock = tryagain(L, NULL, tag, size);
       if (newblock == NULL)

@@ -16,6 +16,9 @@
 
 #define luaM_error(L)	luaD_throw(L, LUA_ERRMEM)
 
+/* agentbox: whether the bytes in use may grow by 'grow' (see lmem.c) */
+LUAI_FUNC int luaM_roomfor (lua_State *L, size_t grow);
+
 
 /*
 ** This macro tests whether it is safe to multiply 'n' by the size of

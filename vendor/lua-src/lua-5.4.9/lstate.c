@@ -55,6 +55,12 @@ typedef struct LG {
 ** A macro to create a "random" seed when a state is created;
 ** the seed is used to randomize string hashes.
 */
+/*
+** agentbox: a fixed seed, so string hashes, and so the order in which
+** 'next' visits string keys, are the same in every run.
+*/
+#define luai_makeseed(L)	cast(unsigned int, 0x61676e74)
+
 #if !defined(luai_makeseed)
 
 #include <time.h>
@@ -384,6 +390,10 @@ LUA_API lua_State *lua_newstate (lua_Alloc f, void *ud) {
   g->ud = ud;
   g->warnf = NULL;
   g->ud_warn = NULL;
+  g->work = MAX_LMEM;  /* agentbox: no budget until the host sets one */
+  g->memlimit = 0;
+  g->addrorder = 0;
+  g->memout = 0;
   g->mainthread = L;
   g->seed = luai_makeseed(L);
   g->gcstp = GCSTPGC;  /* no GC while building state */

@@ -300,6 +300,11 @@ typedef struct global_State {
   TString *strcache[STRCACHE_N][STRCACHE_M];  /* cache for strings in API */
   lua_WarnFunction warnf;  /* warning function */
   void *ud_warn;         /* auxiliary data to 'warnf' */
+  /* agentbox: the work budget, the memory limit and the order flag */
+  l_mem work;  /* work units the running call may still spend; < 0: spent */
+  l_mem memlimit;  /* bytes in use may not grow beyond this (0: no limit) */
+  lu_byte addrorder;  /* 'next' visited a key hashed by its address */
+  lu_byte memout;  /* an allocation was refused for 'memlimit' */
 } global_State;
 
 
@@ -394,6 +399,14 @@ union GCUnion {
 #define gettotalbytes(g)	cast(lu_mem, (g)->totalbytes + (g)->GCdebt)
 
 LUAI_FUNC void luaE_setdebt (global_State *g, l_mem debt);
+
+/*
+** agentbox: spend 'n' units of the work budget; once it is spent, every
+** later charge raises the budget error again, so neither 'pcall' nor an
+** error handler can go on running.
+*/
+#define luaE_chargework(L,n)  \
+	{ if (l_unlikely((G(L)->work -= (n)) < 0)) luaG_workout(L); }
 LUAI_FUNC void luaE_freethread (lua_State *L, lua_State *L1);
 LUAI_FUNC CallInfo *luaE_extendCI (lua_State *L, int err);
 LUAI_FUNC void luaE_shrinkCI (lua_State *L);

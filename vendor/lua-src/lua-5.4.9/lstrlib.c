@@ -160,6 +160,9 @@ static int str_rep (lua_State *L) {
     size_t totallen = (size_t)n * l + (size_t)(n - 1) * lsep;
     luaL_Buffer b;
     char *p = luaL_buffinitsize(L, &b, totallen);
+    /* agentbox: copying is work (charged once the memory is granted, so a
+       string too large for the memory limit fails as such) */
+    lua_chargework(L, (long long)(totallen / 64 + n / 16));
     while (n-- > 1) {  /* first n-1 copies (followed by separator) */
       memcpy(p, s, l * sizeof(char)); p += l;
       if (lsep > 0) {  /* empty 'memcpy' is not that cheap */
@@ -508,6 +511,7 @@ static const char *max_expand (MatchState *ms, const char *s,
   ptrdiff_t i = 0;  /* counts maximum expand for item */
   while (singlematch(ms, s + i, p, ep))
     i++;
+  lua_chargework(ms->L, i / 8);  /* agentbox */
   /* keeps trying to match with the maximum repetitions */
   while (i>=0) {
     const char *res = match(ms, (s+i), ep+1);
@@ -571,6 +575,7 @@ static const char *match (MatchState *ms, const char *s, const char *p) {
   if (l_unlikely(ms->matchdepth-- == 0))
     luaL_error(ms->L, "pattern too complex");
   init: /* using goto to optimize tail recursion */
+  lua_chargework(ms->L, 1);  /* agentbox: every step of a match is work */
   if (p != ms->p_end) {  /* end of pattern? */
     switch (*p) {
       case '(': {  /* start capture */
@@ -781,7 +786,9 @@ static int str_find_aux (lua_State *L, int find) {
   /* explicit request or no special characters? */
   if (find && (lua_toboolean(L, 4) || nospecials(p, lp))) {
     /* do a plain search */
-    const char *s2 = lmemfind(s + init, ls - init, p, lp);
+    const char *s2;
+    lua_chargework(L, (long long)((ls - init) / 8 * (lp / 64 + 1)));  /* agentbox */
+    s2 = lmemfind(s + init, ls - init, p, lp);
     if (s2) {
       lua_pushinteger(L, (s2 - s) + 1);
       lua_pushinteger(L, (s2 - s) + lp);
@@ -872,6 +879,7 @@ static void add_s (MatchState *ms, luaL_Buffer *b, const char *s,
   size_t l;
   lua_State *L = ms->L;
   const char *news = lua_tolstring(L, 3, &l);
+  lua_chargework(L, (long long)(l / 8));  /* agentbox: copying is work */
   const char *p;
   while ((p = (char *)memchr(news, L_ESC, l)) != NULL) {
     luaL_addlstring(b, news, p - news);
@@ -1330,8 +1338,14 @@ static int str_format (lua_State *L) {
           break;
         }
         case 'p': {
+          /* agentbox: a value's number (see 'luaL_objectid'), not its
+             address, so the text is the same in every run */
           const void *p = lua_topointer(L, arg);
           checkformat(L, form, L_FMTFLAGSC, 0);
+          if (lua_type(L, arg) == LUA_TSTRING)
+            return luaL_error(L, "'%%p' of a string would differ between runs");
+          if (p != NULL)
+            p = (const void *)(size_t)luaL_objectid(L, arg);
           if (p == NULL) {  /* avoid calling 'printf' with argument NULL */
             p = "(null)";  /* result */
             form[strlen(form) - 1] = 's';  /* format it as a string */

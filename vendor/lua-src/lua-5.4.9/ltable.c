@@ -361,6 +361,11 @@ int luaH_next (lua_State *L, Table *t, StkId key) {
       Node *n = gnode(t, i);
       getnodekey(L, s2v(key), n);
       setobj2s(L, key + 1, gval(n));
+      /* agentbox: a key hashed by its address (a table, a function...)
+         is visited in an order that may differ between runs: flag it */
+      if (!(ttisnumber(s2v(key)) || ttisboolean(s2v(key)) ||
+            ttisstring(s2v(key))))
+        G(L)->addrorder = 1;
       return 1;
     }
   }

@@ -320,6 +320,22 @@ LUA_API int (lua_isyieldable) (lua_State *L);
 ** Warning-related functions
 */
 LUA_API void (lua_setwarnf) (lua_State *L, lua_WarnFunction f, void *ud);
+
+/*
+** agentbox: a work budget counted by the VM (calls and jumps back) and
+** charged by the libraries for work done in C, a memory limit the host
+** can move between calls, and a flag set when 'next' visits a key whose
+** hash is its address (so its order may differ between runs).
+*/
+#define LUA_NOWORKLIMIT	((long long)0x3fffffffffffffffLL)
+LUA_API void (lua_setwork) (lua_State *L, long long units);
+LUA_API long long (lua_getwork) (lua_State *L);
+LUA_API void (lua_chargework) (lua_State *L, long long units);
+LUA_API void (lua_setmemlimit) (lua_State *L, size_t bytes);
+LUA_API size_t (lua_memused) (lua_State *L);
+LUA_API int (lua_addrorder) (lua_State *L);
+LUA_API int (lua_memout) (lua_State *L);
+LUA_API int (lua_memroom) (lua_State *L, size_t bytes);
 LUA_API void (lua_warning)  (lua_State *L, const char *msg, int tocont);
 
 

@@ -1142,6 +1142,20 @@ void luaV_finishOp (lua_State *L) {
            luai_threadyield(L); }
 
 
+/*
+** agentbox: charge the work budget for a jump back over 'n' instructions
+** (about what one more pass over the loop body costs) or for a call.
+** Loops and calls are the only ways to run an unbounded number of
+** instructions, so counting them bounds every call.
+*/
+#define chargejump(n)  \
+	{ if (l_unlikely((G(L)->work -= (n)) < 0)) \
+	    { savestate(L,ci); luaG_workout(L); } }
+
+/* agentbox: the work one call costs */
+#define CALLWORK	4
+
+
 /* fetch an instruction and prepare its execution */
 #define vmfetch()	{ \
   if (l_unlikely(trap)) {  /* stack reallocation or hooks? */ \
@@ -1605,6 +1619,9 @@ void luaV_execute (lua_State *L, CallInfo *ci) {
         vmbreak;
       }
       vmcase(OP_JMP) {
+        int sj = GETARG_sJ(i);
+        if (sj < 0)  /* agentbox: a jump back closes a loop */
+          chargejump(1 - sj);
         dojump(ci, i, 0);
         vmbreak;
       }
@@ -1687,6 +1704,8 @@ void luaV_execute (lua_State *L, CallInfo *ci) {
           L->top.p = ra + b;  /* top signals number of arguments */
         /* else previous instruction set top */
         savepc(L);  /* in case of errors */
+        if (l_unlikely((G(L)->work -= CALLWORK) < 0))  /* agentbox */
+          luaG_workout(L);
         if ((newci = luaD_precall(L, ra, nresults)) == NULL)
           updatetrap(ci);  /* C call; nothing else to be done */
         else {  /* Lua call: run function in this same C frame */
@@ -1707,6 +1726,8 @@ void luaV_execute (lua_State *L, CallInfo *ci) {
         else  /* previous instruction set top */
           b = cast_int(L->top.p - ra);
         savepc(ci);  /* several calls here can raise errors */
+        if (l_unlikely((G(L)->work -= CALLWORK) < 0))  /* agentbox */
+          luaG_workout(L);
         if (TESTARG_k(i)) {
           luaF_closeupval(L, base);  /* close upvalues from current call */
           lua_assert(L->tbclist.p < base);  /* no pending tbc variables */
@@ -1791,6 +1812,7 @@ void luaV_execute (lua_State *L, CallInfo *ci) {
       }
       vmcase(OP_FORLOOP) {
         StkId ra = RA(i);
+        chargejump(GETARG_Bx(i));  /* agentbox */
         if (ttisinteger(s2v(ra + 2))) {  /* integer loop? */
           lua_Unsigned count = l_castS2U(ivalue(s2v(ra + 1)));
           if (count > 0) {  /* still more iterations? */
@@ -1845,6 +1867,7 @@ void luaV_execute (lua_State *L, CallInfo *ci) {
        l_tforloop: {
         StkId ra = RA(i);
         if (!ttisnil(s2v(ra + 4))) {  /* continue loop? */
+          chargejump(GETARG_Bx(i));  /* agentbox */
           setobjs2s(L, ra + 2, ra + 4);  /* save control variable */
           pc -= GETARG_Bx(i);  /* jump back */
         }
