@@ -444,7 +444,7 @@ fn check(paths: &[PathBuf]) -> ExitCode {
         let mut ok = true;
         for script in &scene.scripts {
             if let Err(e) = host.load(script) {
-                eprintln!("{}", as_error_line(&e));
+                eprintln!("{}", as_error_line(e.as_str()));
                 ok = false;
             }
         }

@@ -8,7 +8,7 @@ use crate::scene::{self, Scene};
 use crate::script::ScriptHost;
 use crate::sim::{Simulation, TickReport};
 use crate::watch::FileWatcher;
-use crate::world::{centre_of, Agent, Tile, World};
+use crate::world::{centre_of, Agent, ScriptError, Tile, World};
 use glam::DVec2;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -196,14 +196,14 @@ impl Session {
     fn reload_script(&mut self, path: &Path) -> Reload {
         match self.host.load(path) {
             Ok(()) => Reload::ScriptOk(path.to_path_buf()),
-            Err(e) => Reload::ScriptFailed(e),
+            Err(e) => Reload::ScriptFailed(e.into()),
         }
     }
 
     /// Errors to show now: the scene's, then each failing script's.
     pub fn current_errors(&self) -> Vec<String> {
         let mut out: Vec<String> = self.scene_error.iter().cloned().collect();
-        out.extend(self.host.load_errors().values().cloned());
+        out.extend(self.host.load_errors().values().map(|e| e.message.clone()));
         out
     }
 
@@ -342,10 +342,11 @@ fn same_entry(a: &Agent, b: &Agent) -> bool {
 /// One line per message of new agent errors, in order of first appearance, naming the agent
 /// or the first agent and how many others: a script that fails for a crowd of 20,000 agents
 /// (a syntax error, say) prints one line, not 20,000.
-fn error_lines(errors: &[(String, String)]) -> Vec<String> {
+fn error_lines(errors: &[(String, ScriptError)]) -> Vec<String> {
     let mut grouped: Vec<(&str, &str, usize)> = Vec::new();
     let mut at: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-    for (id, message) in errors {
+    for (id, error) in errors {
+        let message = &error.message;
         match at.get(message.as_str()) {
             Some(&k) => grouped[k].2 += 1,
             None => {

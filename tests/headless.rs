@@ -290,7 +290,8 @@ return M
     let error = session.world().agent("a").unwrap().error.clone();
     assert!(
         error
-            .as_deref()
+            .as_ref()
+            .map(|e| e.as_str())
             .is_some_and(|e| e.contains("a.lua:29: checked 4")),
         "{error:?}"
     );
@@ -318,16 +319,23 @@ fn a_bad_argument_names_the_function_and_the_line() {
     let world = session.world();
     assert_eq!(world.agent("a").unwrap().error, None);
     assert_eq!(world.agent("a").unwrap().action.name(), "chase");
-    let error = world.agent("b").unwrap().error.clone().unwrap_or_default();
+    let error = world.agent("b").unwrap().error.clone().unwrap();
+    assert_eq!(
+        error.kind,
+        agentbox::world::ErrorKind::BadArgument,
+        "{error}"
+    );
     assert!(
-        error.ends_with(
+        error.message.ends_with(
             "b.lua:4: bad argument #2 to 'path_to': error converting Lua number to table"
         ),
         "{error}"
     );
-    let error = world.agent("d").unwrap().error.clone().unwrap_or_default();
+    let error = world.agent("d").unwrap().error.clone().unwrap();
     assert!(
-        error.ends_with("d.lua:4: bad argument #2: error converting Lua number to table"),
+        error
+            .message
+            .ends_with("d.lua:4: bad argument #2: error converting Lua number to table"),
         "{error}"
     );
 }
@@ -527,7 +535,8 @@ return M
     let error = session.world().agent("c").unwrap().error.clone();
     assert!(
         error
-            .as_deref()
+            .as_ref()
+            .map(|e| e.as_str())
             .is_some_and(|e| e.contains("flaky.lua:6:") && e.ends_with("boom at tick 5")),
         "{error:?}"
     );

@@ -42,13 +42,14 @@ fn a_memory_bomb_is_stopped_and_the_process_stays_small() {
         session.tick();
     }
     let bomb = session.world().agent("bomb").unwrap();
-    let error = bomb.error.clone().unwrap_or_default();
+    let error = bomb.error.clone().unwrap();
+    assert_eq!(error.kind, agentbox::world::ErrorKind::Memory, "{error}");
     assert!(
-        error.contains(
-            "memory limit exceeded (256 MB for all scripts); this agent's memory was cleared"
-        ),
+        error.message.contains("memory limit exceeded")
+            && error.message.contains("this agent's memory was cleared"),
         "{error}"
     );
+    assert!(bomb.suspended, "the bomb is suspended");
     let walker = session.world().agent("walker").unwrap();
     assert!(walker.error.is_none());
     assert!(

@@ -74,11 +74,7 @@ fn percentile(v: &mut [f64], p: f64) -> f64 {
 fn overhead(label: &str, agents: usize, loop_len: u64, ticks: u32) {
     let dir = scratch(label);
     let scene = busy_scene(&dir, agents, loop_len);
-    let modes = [
-        ("off", BudgetMode::Off),
-        ("watchdog", BudgetMode::Watchdog),
-        ("exact", BudgetMode::Exact),
-    ];
+    let modes = [("off", BudgetMode::Off), ("counted", BudgetMode::Counted)];
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); modes.len()];
     let mut sessions: Vec<Session> = modes
         .iter()

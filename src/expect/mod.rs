@@ -332,7 +332,10 @@ mod tests {
             let report = TickReport {
                 events: Vec::new(),
                 new_errors: if x < 0.0 {
-                    vec![("a".into(), "x.lua:1: boom".into())]
+                    vec![(
+                        "a".into(),
+                        crate::world::ScriptError::runtime("x.lua:1: boom"),
+                    )]
                 } else {
                     Vec::new()
                 },

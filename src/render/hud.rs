@@ -46,7 +46,7 @@ impl Hud {
             if let Some(e) = &agent.error {
                 if !lines
                     .iter()
-                    .any(|l| l.starts_with(e.as_str()) || e.starts_with(l.as_str()))
+                    .any(|l| l.starts_with(e.as_str()) || e.as_str().starts_with(l.as_str()))
                 {
                     lines.push(format!("{e} (agent {})", agent.id));
                 }

@@ -63,7 +63,7 @@ pub fn draw(session: &Session, id: &str) -> bool {
     );
     if let Some(e) = &agent.error {
         lines.push("last error".into());
-        lines.extend(wrap(e, inner, size));
+        lines.extend(wrap(e.as_str(), inner, size));
     }
     panel(
         screen_width() - width - 8.0,

@@ -228,6 +228,7 @@ pub fn world_table(lua: &Lua) -> mlua::Result<Table> {
     )?;
     meta.raw_set("__metatable", "world")?;
     world.set_metatable(Some(meta))?;
+    super::sandbox::protect(lua, &world, "world")?;
     Ok(world)
 }
 

@@ -1,6 +1,28 @@
 //! Turning mlua errors into the one-line messages designers see: `scripts/x.lua:12: message`.
 
+use crate::world::{ErrorKind, ScriptError};
 use mlua::{Error, Lua};
+
+/// The kind of an mlua error, from its variant (never from its words).
+pub fn kind_of(error: &Error) -> ErrorKind {
+    match error {
+        Error::CallbackError { cause, .. } | Error::WithContext { cause, .. } => kind_of(cause),
+        Error::SyntaxError { .. } => ErrorKind::Syntax,
+        Error::MemoryError(_) => ErrorKind::Memory,
+        Error::BadArgument { .. } | Error::FromLuaConversionError { .. } => ErrorKind::BadArgument,
+        _ => ErrorKind::Runtime,
+    }
+}
+
+/// An mlua error as a script error: its kind and its one-line message.
+pub fn script_error(error: &Error) -> ScriptError {
+    ScriptError::new(kind_of(error), describe(error))
+}
+
+/// Like [`script_error`], with the message prefixed as [`describe_in`] does.
+pub fn error_in(script: &str, error: &Error) -> ScriptError {
+    ScriptError::new(kind_of(error), describe_in(script, error))
+}
 
 /// The message of an error, without mlua's wrapping and without the stack traceback.
 pub fn describe(error: &Error) -> String {

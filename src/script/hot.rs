@@ -19,6 +19,7 @@
 //! raise (a raised error unwinds with `longjmp`): the code copies what it needs and calls Lua
 //! with only references and plain numbers in its frames. It never changes the world.
 
+use super::budget::{Call, Stop};
 use super::views::{write_scalars_raw, Keys, Views, DECIDE, KEY_NAMES};
 use crate::world::spatial::FastMap;
 use crate::world::{Action, Target, World};
@@ -410,8 +411,9 @@ pub enum Outcome {
     Act(Action),
     /// `decide` returned something else: its Lua type name (`nil`, `table`, `userdata`...).
     Returned(&'static str),
-    /// `decide` failed with this message (the message handler's, or the raw error).
-    Failed(String),
+    /// `decide` failed with this message (the message handler's, or the raw error; empty
+    /// when a `pcall` swallowed a limit's stop), and whether a limit stopped it.
+    Failed(String, Stop),
     /// `decide` did not run: the agent's view must be made first (outside the fast path).
     Retry,
     /// The module has no `decide` function (any more).
@@ -492,9 +494,12 @@ pub unsafe fn run_batch(
         let Some((ready, call)) = turn.deciding.take() else {
             break;
         };
-        turn.budget.end(call);
+        let stop = match turn.budget.end(call) {
+            Stop::None if status == ffi::LUA_ERRMEM => Stop::Memory,
+            stop => stop,
+        };
         turn.hot.views.set_deciding(None);
-        let outcome = Outcome::Failed(error_text(state));
+        let outcome = Outcome::Failed(error_text(state), stop);
         ffi::lua_settop(state, base);
         if !turn.batch.done(&ready, outcome) {
             break;
@@ -540,7 +545,7 @@ struct Turn<'a> {
     batch: &'a mut dyn Batch,
     layout: Layout,
     /// The agent whose `decide` is running and its budget call (left set when it raises).
-    deciding: Option<(Ready, u64)>,
+    deciding: Option<(Ready, Call)>,
 }
 
 /// The loop over a batch's agents (see [`run_batch`]): its context is a light userdata at 1.
@@ -590,13 +595,16 @@ unsafe extern "C-unwind" fn decide_loop(state: *mut ffi::lua_State) -> c_int {
         ffi::lua_rawgeti(state, ffi::LUA_REGISTRYINDEX, ready.this as i64);
         ffi::lua_pushvalue(state, 2);
         hot.views.set_deciding(Some((ready.this_ptr, ready.index)));
-        let call = budget.begin();
-        turn.deciding = Some((ready, call));
+        turn.deciding = Some((ready, budget.begin()));
         ffi::lua_callk(state, 2, 1, 0, None);
-        turn.deciding = None;
-        budget.end(call);
+        let stop = match turn.deciding.take() {
+            Some((_, call)) => budget.end(call),
+            None => Stop::None,
+        };
         hot.views.set_deciding(None);
         let outcome = match ffi::lua_type(state, -1) {
+            // A `pcall` swallowed the stop: the call failed all the same.
+            _ if stop != Stop::None => Outcome::Failed(String::new(), stop),
             ffi::LUA_TUSERDATA => {
                 // Most often the action a fast path just handed out, the entry of its cache
                 // for its target: known by comparing values, without reading the userdata (a

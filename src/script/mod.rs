@@ -19,9 +19,9 @@ mod views;
 
 use crate::sim::{Decider, Decision};
 use crate::world::spatial::FastMap;
-use crate::world::{rng, Agent, Brain, World};
+use crate::world::{rng, Agent, Brain, ErrorKind, ScriptError, World};
 use api::CurrentWorld;
-use budget::Budget;
+use budget::{Budget, Stop};
 use convert::{json_to_lua, LuaAction};
 use hot::{Batch, Hot, Outcome, Ready};
 use mlua::chunk::ChunkMode;
@@ -32,7 +32,7 @@ use std::ffi::c_void;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-pub use budget::{grace, Mode as BudgetMode, DEFAULT_INSTRUCTIONS, DEFAULT_MEMORY};
+pub use budget::{Mode as BudgetMode, DEFAULT_INSTRUCTIONS, DEFAULT_MEMORY};
 
 /// A loaded script module: its table, how many times it has been (re)loaded, and the load
 /// whose `require`s it used.
@@ -140,7 +140,7 @@ pub struct ScriptHost {
     handler: Function,
     modules: BTreeMap<PathBuf, Module>,
     /// The current load error of each script that has one (kept until a good version loads).
-    load_errors: BTreeMap<PathBuf, String>,
+    load_errors: BTreeMap<PathBuf, ScriptError>,
     /// The load id of each script's last failed attempt (its `require`s are watched too).
     failed_loads: BTreeMap<PathBuf, u64>,
     /// Per agent; looked up for every decision, never iterated in an order that shows.
@@ -149,19 +149,16 @@ pub struct ScriptHost {
     rngs: Rc<Rngs>,
     generations: u64,
     loads: u64,
-    memory_limit: usize,
+    /// The kind the message handler saw in the error it last handled (a bad argument), for
+    /// the failure it becomes.
+    handled: Rc<std::cell::Cell<Option<ErrorKind>>>,
+    /// Whether the warning about an order that may differ between runs was given.
+    warned_order: bool,
     /// Agents whose `init` failed in the call just made (it runs again next tick).
     init_failures: std::cell::RefCell<BTreeSet<String>>,
     /// Bumped whenever a slot changes (so [`Turns`] made before are out of date).
     slot_changes: u64,
     turns: Turns,
-}
-
-impl Drop for ScriptHost {
-    fn drop(&mut self) {
-        // The watchdog must not touch the Lua state once it closes.
-        self.budget.stop();
-    }
 }
 
 /// The name Lua reports for a script (`scripts/x.lua`).
@@ -192,10 +189,15 @@ fn in_script(script: &str, message: &str) -> String {
 /// The message handler of budgeted calls: strings pass; any other error value becomes a
 /// message naming the line that threw it (so `error({})` or `error()` still says where, and
 /// so does an argument mlua could not convert, such as a number passed for an options table).
-fn error_handler(lua: &Lua, value: Value) -> mlua::Result<String> {
+fn error_handler(
+    lua: &Lua,
+    value: Value,
+    handled: &std::cell::Cell<Option<ErrorKind>>,
+) -> mlua::Result<String> {
     let what = match &value {
         Value::String(s) => return Ok(s.to_string_lossy()),
         Value::Error(e) => {
+            handled.set(Some(errors::kind_of(e)));
             let text = errors::describe(e);
             if is_located(&text) {
                 return Ok(text);
@@ -230,7 +232,8 @@ impl ScriptHost {
             | StdLib::OS;
         let lua = Lua::new_with(libs, LuaOptions::default())?;
         let budget = Rc::new(Budget::install(&lua, DEFAULT_MEMORY)?);
-        sandbox::prepare(&lua, &budget)?;
+        lua.set_app_data(Rc::clone(&budget));
+        sandbox::prepare(&lua)?;
         let rngs = Rc::new(Rngs::new(seed));
         lua.set_app_data(Rc::clone(&rngs));
         lua.set_app_data(Requires::default());
@@ -240,7 +243,9 @@ impl ScriptHost {
         lua.set_named_registry_value("agentbox.nav", api::nav_table(&lua)?)?;
         let world_table = api::world_table(&lua)?;
         let xpcall: Function = lua.globals().raw_get("xpcall")?;
-        let handler = lua.create_function(error_handler)?;
+        let handled = Rc::new(std::cell::Cell::new(None));
+        let seen = Rc::clone(&handled);
+        let handler = lua.create_function(move |lua, v: Value| error_handler(lua, v, &seen))?;
         Ok(ScriptHost {
             lua,
             seed,
@@ -256,29 +261,26 @@ impl ScriptHost {
             rngs,
             generations: 0,
             loads: 0,
-            memory_limit: DEFAULT_MEMORY,
+            handled,
+            warned_order: false,
             init_failures: Default::default(),
             slot_changes: 0,
             turns: Turns::default(),
         })
     }
 
-    /// Sets the instruction budget of one call of `init`, `decide` or `on_reload`, counted
-    /// once the call has run longer than its [`grace`] (see `budget.rs`).
+    /// Sets the work budget of one call of `init`, `decide` or `on_reload` (see `budget.rs`).
     pub fn set_instruction_budget(&mut self, instructions: u64) {
         self.budget.set_instructions(instructions);
     }
 
-    /// Caps the memory of the whole Lua state, in bytes.
+    /// Caps the memory of the whole Lua state, in bytes (one call may add an eighth of it).
     pub fn set_memory_limit(&mut self, bytes: usize) -> Result<(), String> {
-        self.memory_limit = bytes;
-        self.lua
-            .set_memory_limit(bytes)
-            .map(|_| ())
-            .map_err(|e| format!("cannot set the memory limit: {e}"))
+        self.budget.set_memory_limit(bytes);
+        Ok(())
     }
 
-    /// How instruction budgets are enforced (the default is the watchdog).
+    /// Whether the work budget is enforced (the default) or not (for measuring its cost).
     pub fn set_budget_mode(&mut self, mode: BudgetMode) {
         self.budget.set_mode(mode);
     }
@@ -296,20 +298,17 @@ impl ScriptHost {
 
     /// Loads (or reloads) a script file. On failure the last good version stays in use and the
     /// error (`file.lua:LINE: message`) is returned and kept for [`Self::load_errors`].
-    pub fn load(&mut self, path: &Path) -> Result<(), String> {
+    pub fn load(&mut self, path: &Path) -> Result<(), ScriptError> {
         self.loads += 1;
         let load = self.loads;
-        let result = {
-            let _round = self.budget.round();
-            self.compile(path, load)
-        };
+        let result = self.compile(path, load);
         match result {
             Ok(table) => {
                 self.generations += 1;
                 let table = self
                     .lua
                     .create_registry_value(table)
-                    .map_err(|e| errors::describe(&e))?;
+                    .map_err(|e| errors::script_error(&e))?;
                 let old = self.modules.insert(
                     path.to_path_buf(),
                     Module {
@@ -346,14 +345,18 @@ impl ScriptHost {
     }
 
     /// Reads, compiles and runs a module body in a fresh sandbox; checks its shape.
-    fn compile(&self, path: &Path, load: u64) -> Result<Table, String> {
+    fn compile(&self, path: &Path, load: u64) -> Result<Table, ScriptError> {
         let name = display(path);
-        let source = std::fs::read(path).map_err(|e| format!("{name}: cannot read script: {e}"))?;
+        let located = |e: &mlua::Error| {
+            let mut error = errors::script_error(e);
+            error.message = in_script(&name, &error.message);
+            error
+        };
+        let source = sandbox::read_script(path)
+            .map_err(|e| ScriptError::runtime(format!("{name}: cannot read script: {e}")))?;
         let root = path.parent().unwrap_or(Path::new(".")).to_path_buf();
-        let ctx = sandbox::new_context(&self.lua, &root, load)
-            .map_err(|e| in_script(&name, &errors::describe(&e)))?;
-        let env = sandbox::new_env(&self.lua, &ctx)
-            .map_err(|e| in_script(&name, &errors::describe(&e)))?;
+        let ctx = sandbox::new_context(&self.lua, &root, load).map_err(|e| located(&e))?;
+        let env = sandbox::new_env(&self.lua, &ctx).map_err(|e| located(&e))?;
         let function = self
             .lua
             .load(source)
@@ -361,21 +364,22 @@ impl ScriptHost {
             .set_mode(ChunkMode::Text)
             .set_environment(env)
             .into_function()
-            .map_err(|e| in_script(&name, &errors::describe(&e)))?;
-        let value = self
-            .call(&function, MultiValue::new())
-            .map_err(|e| in_script(&name, &e))?;
+            .map_err(|e| located(&e))?;
+        let value = self.call(&function, MultiValue::new()).map_err(|mut e| {
+            e.message = in_script(&name, &e.message);
+            e
+        })?;
         let Value::Table(table) = value else {
-            return Err(format!(
+            return Err(ScriptError::runtime(format!(
                 "{name}: a script must return a table of functions (`local M = {{}} ... return M`), got {}",
                 value.type_name()
-            ));
+            )));
         };
         match table.raw_get::<Value>("decide") {
             Ok(Value::Function(_)) => Ok(table),
-            _ => Err(format!(
+            _ => Err(ScriptError::runtime(format!(
                 "{name}: the returned table has no decide(self, world) function"
-            )),
+            ))),
         }
     }
 
@@ -408,7 +412,7 @@ impl ScriptHost {
     }
 
     /// Load errors of scripts that have no good version yet or whose last save failed.
-    pub fn load_errors(&self) -> &BTreeMap<PathBuf, String> {
+    pub fn load_errors(&self) -> &BTreeMap<PathBuf, ScriptError> {
         &self.load_errors
     }
 
@@ -481,29 +485,37 @@ impl ScriptHost {
 
     /// Calls a Lua function under the instruction budget and the message handler: its first
     /// result, or the error as a one-line message.
-    fn call(&self, f: &Function, args: MultiValue) -> Result<Value, String> {
+    fn call(&self, f: &Function, args: MultiValue) -> Result<Value, ScriptError> {
         let mut all = MultiValue::new();
         all.push_back(Value::Function(f.clone()));
         all.push_back(Value::Function(self.handler.clone()));
         all.extend(args);
-        let result = self.budget.call(|| self.xpcall.call::<MultiValue>(all));
-        match result {
+        self.handled.set(None);
+        let (result, stop) = self.budget.call(|| self.xpcall.call::<MultiValue>(all));
+        let (message, hint) = match result {
             Ok(values) => {
                 let mut values = values.into_iter();
                 let ok = matches!(values.next(), Some(Value::Boolean(true)));
                 let first = values.next().unwrap_or(Value::Nil);
-                if ok {
-                    Ok(first)
-                } else {
-                    let message = match first {
-                        Value::String(s) => s.to_string_lossy(),
-                        other => error_handler(&self.lua, other).unwrap_or_default(),
-                    };
-                    Err(memory_message(message, self.memory_limit))
+                if ok && stop == Stop::None {
+                    return Ok(first);
                 }
+                let message = match first {
+                    _ if ok => String::new(),
+                    Value::String(s) => s.to_string_lossy(),
+                    other => error_handler(&self.lua, other, &self.handled).unwrap_or_default(),
+                };
+                (message, self.handled.take())
             }
-            Err(e) => Err(errors::describe(&e)),
-        }
+            Err(e) => (errors::describe(&e), Some(errors::kind_of(&e))),
+        };
+        Err(self.failure(message, stop, hint))
+    }
+
+    /// The error a failed call makes: its kind from how it stopped (a limit), else from what
+    /// the message handler saw; the message says which limit.
+    fn failure(&self, message: String, stop: Stop, hint: Option<ErrorKind>) -> ScriptError {
+        stop_error(message, stop, hint, self.budget.memory_limit())
     }
 
     /// Decides for one agent through mlua: the path for agents whose slot, `init`,
@@ -518,14 +530,14 @@ impl ScriptHost {
                 .load_errors
                 .get(script)
                 .cloned()
-                .unwrap_or_else(|| format!("{name}: script not loaded"));
+                .unwrap_or_else(|| ScriptError::runtime(format!("{name}: script not loaded")));
             return Decision::Failed(why);
         };
         let generation = module.generation;
         let module_ref = module.table.id();
         let table: Table = match self.lua.registry_value(&module.table) {
             Ok(t) => t,
-            Err(e) => return Decision::Failed(errors::describe_in(&name, &e)),
+            Err(e) => return Decision::Failed(errors::error_in(&name, &e)),
         };
         let k = match self.slots.find(index, &agent.id) {
             Some(k)
@@ -545,22 +557,24 @@ impl ScriptHost {
                     }
                     k
                 }
-                Err(e) => return Decision::Failed(errors::describe_in(&name, &e)),
+                Err(e) => return Decision::Failed(errors::error_in(&name, &e)),
             },
         };
         let Some(slot) = self.slots.all.get_mut(k).and_then(Option::as_mut) else {
-            return Decision::Failed(format!("{name}: agent state lost (this is a bug)"));
+            return Decision::Failed(ScriptError::runtime(format!(
+                "{name}: agent state lost (this is a bug)"
+            )));
         };
         let this: Table = match self.lua.registry_value(&slot.this) {
             Ok(t) => t,
-            Err(e) => return Decision::Failed(errors::describe_in(&name, &e)),
+            Err(e) => return Decision::Failed(errors::error_in(&name, &e)),
         };
         let views = Rc::clone(&self.hot.views);
         match views.link_self(&self.lua, world, &this, index) {
             Ok(()) => {
                 slot.linked = views.view_ptr(index).map(|p| (index, p));
             }
-            Err(e) => return Decision::Failed(errors::describe_in(&name, &e)),
+            Err(e) => return Decision::Failed(errors::error_in(&name, &e)),
         }
         let this_ptr = slot.this_ptr;
         let seen = slot.seen_generation;
@@ -600,6 +614,7 @@ impl ScriptHost {
         list.clear();
         for (index, agent) in world.agents.iter().enumerate() {
             list.push(match agent.brain {
+                Brain::Script(_) if agent.suspended => Turn::Skip,
                 Brain::Script(_) => {
                     match ready(&mut self.slots, &views, self.generations, world, index) {
                         Some((k, r)) => Turn::Raw(k, r),
@@ -639,7 +654,8 @@ impl ScriptHost {
             current: None,
             out,
             rngs: &self.rngs,
-            memory_limit: self.memory_limit,
+            limit: self.budget.memory_limit(),
+            handled: &self.handled,
             cleanup: None,
         };
         let hot = Rc::clone(&self.hot);
@@ -691,14 +707,14 @@ impl ScriptHost {
         generation: u64,
         name: &str,
     ) -> Decision {
-        let failed = |message: String| {
-            let (text, clear) = failure(name, &message);
-            if clear {
+        let failed = |mut error: ScriptError| {
+            error.message = in_script(name, &error.message);
+            if error.kind == ErrorKind::Memory {
                 // A memory bomb kept in `self.memory` would starve every other script: drop
                 // this agent's memory and collect before anyone else runs.
                 self.clear_memory(this);
             }
-            Decision::Failed(text)
+            Decision::Failed(error)
         };
         let hook = match seen {
             None => Some("init"),
@@ -719,7 +735,11 @@ impl ScriptHost {
         }
         let decide = match module.raw_get::<Value>("decide") {
             Ok(Value::Function(f)) => f,
-            _ => return Decision::Failed(format!("{name}: no decide function")),
+            _ => {
+                return Decision::Failed(ScriptError::runtime(format!(
+                    "{name}: no decide function"
+                )))
+            }
         };
         let args = MultiValue::from_iter([
             Value::Table(this.clone()),
@@ -728,16 +748,16 @@ impl ScriptHost {
         match self.call(&decide, args) {
             Ok(Value::UserData(ud)) => match ud.borrow::<LuaAction>() {
                 Ok(a) => Decision::Act(a.action.clone()),
-                Err(_) => Decision::Failed(not_an_action(name)),
+                Err(_) => Decision::Failed(ScriptError::runtime(not_an_action(name))),
             },
-            Ok(other) => Decision::Failed(returned(
+            Ok(other) => Decision::Failed(ScriptError::runtime(returned(
                 name,
                 if other.is_nil() {
                     "nil"
                 } else {
                     other.type_name()
                 },
-            )),
+            ))),
             Err(e) => failed(e),
         }
     }
@@ -755,28 +775,30 @@ fn returned(name: &str, type_name: &str) -> String {
     format!("{name}: decide must return an action such as move.stop(), got {type_name}")
 }
 
-/// The message of a failed call of a script, and whether the agent's memory must be cleared
-/// (it hit the memory limit).
-fn failure(name: &str, message: &str) -> (String, bool) {
-    if message.starts_with("memory limit exceeded") {
-        (
-            format!("{name}: {message}; this agent's memory was cleared"),
-            true,
-        )
-    } else {
-        (in_script(name, message), false)
-    }
-}
-
-/// The memory limit message for Lua's own "not enough memory".
-fn memory_message(message: String, limit: usize) -> String {
-    if message == "not enough memory" {
-        format!(
-            "memory limit exceeded ({} MB for all scripts)",
-            limit / (1024 * 1024)
-        )
-    } else {
-        message
+/// The error of a call that failed with `message` (empty if a `pcall` swallowed it), given
+/// how the budget and the memory limit saw it and the kind the message handler saw.
+fn stop_error(message: String, stop: Stop, hint: Option<ErrorKind>, limit: usize) -> ScriptError {
+    match stop {
+        Stop::Budget => {
+            let message = if message.is_empty() {
+                format!("{} (stopped after a pcall caught it)", budget::BUDGET_MESSAGE)
+            } else {
+                message
+            };
+            ScriptError::new(
+                ErrorKind::Budget,
+                format!("{message}; the agent is suspended until its script is saved again"),
+            )
+        }
+        Stop::Memory => ScriptError::new(
+            ErrorKind::Memory,
+            format!(
+                "memory limit exceeded (a call may add {} MB, all scripts together hold at most {} MB); this agent's memory was cleared and it is suspended until its script is saved again",
+                budget::call_memory(limit) / (1024 * 1024),
+                limit / (1024 * 1024)
+            ),
+        ),
+        Stop::None => ScriptError::new(hint.unwrap_or(ErrorKind::Runtime), message),
     }
 }
 
@@ -790,7 +812,10 @@ struct FastRound<'a> {
     current: Option<usize>,
     out: &'a mut Vec<(usize, Decision)>,
     rngs: &'a Rngs,
-    memory_limit: usize,
+    /// The memory limit (for the message of a memory stop).
+    limit: usize,
+    /// The kind the message handler saw.
+    handled: &'a std::cell::Cell<Option<ErrorKind>>,
     /// A slot whose memory must be cleared (it hit the memory limit).
     cleanup: Option<usize>,
 }
@@ -890,16 +915,20 @@ impl Batch for FastRound<'_> {
             Outcome::Retry => return false,
             Outcome::Act(action) => Decision::Act(action),
             Outcome::Returned("userdata") => {
-                Decision::Failed(not_an_action(&self.name(ready.index)))
+                Decision::Failed(ScriptError::runtime(not_an_action(&self.name(ready.index))))
             }
-            Outcome::Returned(t) => Decision::Failed(returned(&self.name(ready.index), t)),
-            Outcome::NoDecide => {
-                Decision::Failed(format!("{}: no decide function", self.name(ready.index)))
+            Outcome::Returned(t) => {
+                Decision::Failed(ScriptError::runtime(returned(&self.name(ready.index), t)))
             }
-            Outcome::Failed(message) => {
-                let message = memory_message(message, self.memory_limit);
-                let (text, clear) = failure(&self.name(ready.index), &message);
-                self.out.push((ready.index, Decision::Failed(text)));
+            Outcome::NoDecide => Decision::Failed(ScriptError::runtime(format!(
+                "{}: no decide function",
+                self.name(ready.index)
+            ))),
+            Outcome::Failed(message, stop) => {
+                let mut error = stop_error(message, stop, self.handled.take(), self.limit);
+                error.message = in_script(&self.name(ready.index), &error.message);
+                let clear = error.kind == ErrorKind::Memory;
+                self.out.push((ready.index, Decision::Failed(error)));
                 self.cursor = ready.index + 1;
                 if clear {
                     self.cleanup = Some(k);
@@ -918,8 +947,6 @@ impl Decider for ScriptHost {
     fn decide(&mut self, world: &Rc<World>) -> Vec<(usize, Decision)> {
         self.lua.set_app_data(CurrentWorld(Rc::clone(world)));
         self.hot.set_world(Some(world));
-        let budget = Rc::clone(&self.budget);
-        let _round = budget.round();
         self.hot.views.begin_round(world);
         self.slots.begin_round(world.roster);
         // A failure here only means views are made one by one on first use.
@@ -929,10 +956,15 @@ impl Decider for ScriptHost {
         let mut out = Vec::with_capacity(world.agents.len());
         let mut index = 0;
         while index < world.agents.len() {
-            let Brain::Script(script) = &world.agents[index].brain else {
+            let agent = &world.agents[index];
+            let Brain::Script(script) = &agent.brain else {
                 index += 1;
                 continue;
             };
+            if agent.suspended {
+                index += 1;
+                continue;
+            }
             if let Some(Turn::Raw(..)) = self.turns.list.get(index) {
                 let next = self.run_fast(world, index, &mut out);
                 if next > index {
@@ -945,6 +977,14 @@ impl Decider for ScriptHost {
         }
         self.hot.set_world(None);
         self.lua.remove_app_data::<CurrentWorld>();
+        if self.budget.take_address_order() && !self.warned_order {
+            self.warned_order = true;
+            eprintln!(
+                "warning: a script walked a table keyed by tables or functions with pairs/next; \
+                 that order may differ between runs, so the trace may too (key such tables by \
+                 id strings or numbers instead)"
+            );
+        }
         out
     }
 }

@@ -66,7 +66,7 @@ impl Predicates for ScriptHost {
         let result = self.call(&function, args);
         self.hot.set_world(None);
         self.lua.remove_app_data::<CurrentWorld>();
-        match result? {
+        match result.map_err(String::from)? {
             Value::Boolean(true) => Ok(()),
             Value::String(s) => Err(s.to_string_lossy()),
             _ => Err("returned false".into()),

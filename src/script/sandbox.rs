@@ -10,6 +10,7 @@ use mlua::{Function, Lua, MultiValue, Table, Value, Variadic};
 use rand_chacha::ChaCha8Rng;
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -81,9 +82,9 @@ impl Rngs {
 }
 
 /// Base functions a script may use as they are.
-const SAFE_BASE: [&str; 13] = [
-    "assert", "error", "ipairs", "next", "pairs", "rawequal", "rawget", "rawlen", "rawset",
-    "select", "tonumber", "tostring", "type",
+const SAFE_BASE: [&str; 15] = [
+    "assert", "error", "ipairs", "next", "pairs", "pcall", "rawequal", "rawget", "rawlen",
+    "rawset", "select", "tonumber", "tostring", "type", "xpcall",
 ];
 
 /// Library tables copied into each sandbox, with what is left out of each.
@@ -96,15 +97,15 @@ const LIBRARIES: [(&str, &[&str]); 5] = [
 ];
 
 /// Trusted Lua that builds the guarded functions from the real ones; scripts only ever see
-/// the results. `spent`/`again` read the instruction budget, `enter`/`leave` tell it which
-/// coroutine runs.
+/// the results. (`pcall`, `xpcall` and coroutines need no guard: the VM keeps a spent budget
+/// spent, see `budget.rs`.)
 const GUARDED: &str = r#"
 local real = ...
-local pcall, xpcall, resume, create = real.pcall, real.xpcall, real.resume, real.create
+local pcall = real.pcall
 local error, type, getmetatable = real.error, real.type, real.getmetatable
-local setmetatable, rawget = real.setmetatable, real.rawget
-local spent, again, enter, leave = real.spent, real.again, real.enter, real.leave
+local setmetatable, rawget, rawset = real.setmetatable, real.rawget, real.rawset
 local load_text, require_in = real.load_text, real.require_in
+local protected = real.protected
 local guarded = {}
 -- `load` and `require` close over the sandbox in Lua (not in Rust), so a replaced script's
 -- sandbox is garbage once nothing uses it.
@@ -114,29 +115,14 @@ function guarded.install(env, ctx)
   end
   env.require = function(name) return require_in(ctx, name) end
 end
-local function finish(ok, ...)
-  if not ok and spent() then error(again(), 0) end
-  return ok, ...
-end
-function guarded.pcall(f, ...) return finish(pcall(f, ...)) end
-function guarded.xpcall(f, handler, ...) return finish(xpcall(f, handler, ...)) end
-local function after(co, ok, ...)
-  leave(co)
-  if not ok and spent() then error(again(), 0) end
-  return ok, ...
-end
-local function gresume(co, ...)
-  enter(co)
-  return after(co, resume(co, ...))
-end
-guarded.resume = gresume
-local function unwrap(ok, ...)
-  if ok then return ... end
-  error((...), 0)
-end
-function guarded.wrap(f)
-  local co = create(f)
-  return function(...) return unwrap(gresume(co, ...)) end
+-- The host's tables (world, agents' views, self) refuse `rawset` as they refuse assignment.
+function guarded.rawset(t, k, v)
+  if type(t) == "table" and protected[t] then
+    error("cannot change " .. protected[t] .. ": it is read-only; keep your own data in self.memory", 2)
+  end
+  local ok, r = pcall(rawset, t, k, v)
+  if not ok then error(r, 2) end
+  return r
 end
 -- Only tables show their metatables: the shared metatables of strings, userdata (world,
 -- actions) and the rest stay out of reach.
@@ -160,28 +146,13 @@ return guarded
 
 /// Prepares the shared state once: protects the string metatable and builds the guarded
 /// `pcall`, `xpcall`, `coroutine.resume`/`wrap` and `getmetatable` every sandbox gets.
-pub fn prepare(lua: &Lua, budget: &Rc<Budget>) -> mlua::Result<()> {
+pub fn prepare(lua: &Lua) -> mlua::Result<()> {
     // `getmetatable("")` would hand out the shared string metatable; make it opaque.
     // Strings' methods come from the real `string` table: it must not offer `dump` either.
     lua.load("getmetatable('').__metatable = false; string.dump = nil")
         .set_name("=agentbox")
         .exec()?;
     let globals = lua.globals();
-    let coroutine: Table = globals.raw_get("coroutine")?;
-    let b = Rc::clone(budget);
-    let spent = lua.create_function(move |_, ()| Ok(b.spent()))?;
-    let b = Rc::clone(budget);
-    let again = lua.create_function(move |_, ()| Ok(b.message()))?;
-    let b = Rc::clone(budget);
-    let enter = lua.create_function(move |_, co: Value| {
-        b.enter(&co);
-        Ok(())
-    })?;
-    let b = Rc::clone(budget);
-    let leave = lua.create_function(move |_, co: Value| {
-        b.leave(&co);
-        Ok(())
-    })?;
     let real = lua.create_table()?;
     for name in [
         "pcall",
@@ -191,20 +162,64 @@ pub fn prepare(lua: &Lua, budget: &Rc<Budget>) -> mlua::Result<()> {
         "getmetatable",
         "setmetatable",
         "rawget",
+        "rawset",
     ] {
         real.raw_set(name, globals.raw_get::<Value>(name)?)?;
     }
-    real.raw_set("resume", coroutine.raw_get::<Value>("resume")?)?;
-    real.raw_set("create", coroutine.raw_get::<Value>("create")?)?;
-    real.raw_set("spent", spent)?;
-    real.raw_set("again", again)?;
-    real.raw_set("enter", enter)?;
-    real.raw_set("leave", leave)?;
+    real.raw_set("protected", protected_tables(lua)?)?;
     real.raw_set("load_text", lua.create_function(load_text)?)?;
     real.raw_set("require_in", lua.create_function(require_in)?)?;
     let guarded: Table = lua.load(GUARDED).set_name("=agentbox").call(real)?;
     lua.set_named_registry_value("agentbox.guarded", guarded)?;
     Ok(())
+}
+
+/// The simulated seconds since the scene started: what `os.clock` and `os.time` return.
+fn sim_seconds(lua: &Lua) -> f64 {
+    lua.app_data_ref::<super::api::CurrentWorld>()
+        .map(|w| w.0.tick as f64 / w.0.tick_rate.max(1) as f64)
+        .unwrap_or(0.0)
+}
+
+/// The host's tables scripts may read but not change, with what to call them in the error:
+/// a table with weak keys in the registry, so a forgotten view goes.
+pub fn protected_tables(lua: &Lua) -> mlua::Result<Table> {
+    if let Ok(t) = lua.named_registry_value::<Table>("agentbox.protected") {
+        return Ok(t);
+    }
+    let t = lua.create_table()?;
+    let meta = lua.create_table()?;
+    meta.raw_set("__mode", "k")?;
+    t.set_metatable(Some(meta))?;
+    lua.set_named_registry_value("agentbox.protected", &t)?;
+    Ok(t)
+}
+
+/// Marks a host table as read-only for `rawset` (assignment is refused by its metatable).
+pub fn protect(lua: &Lua, table: &Table, what: &str) -> mlua::Result<()> {
+    protected_tables(lua)?.raw_set(table, what)
+}
+
+/// The largest script or module file read, in bytes.
+pub const MAX_SCRIPT_BYTES: u64 = 4 * 1024 * 1024;
+
+/// Reads a script or module file: only regular files (a FIFO or a device would hang or never
+/// end), and at most [`MAX_SCRIPT_BYTES`].
+pub fn read_script(path: &Path) -> std::io::Result<Vec<u8>> {
+    let file = std::fs::File::open(path)?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    let mut source = Vec::new();
+    file.take(MAX_SCRIPT_BYTES + 1).read_to_end(&mut source)?;
+    if source.len() as u64 > MAX_SCRIPT_BYTES {
+        return Err(std::io::Error::other(format!(
+            "larger than {} MB",
+            MAX_SCRIPT_BYTES / (1024 * 1024)
+        )));
+    }
+    Ok(source)
 }
 
 /// The module files each script load asked for (found or not), by load id: a change to any of
@@ -286,24 +301,29 @@ pub fn new_env(lua: &Lua, ctx: &Table) -> mlua::Result<Table> {
         "randomseed",
         lua.create_function(|_, _: MultiValue| Ok(()))?,
     )?;
-    let coroutine: Table = env.raw_get("coroutine")?;
-    coroutine.raw_set("resume", guarded.raw_get::<Value>("resume")?)?;
-    coroutine.raw_set("wrap", guarded.raw_get::<Value>("wrap")?)?;
-    for name in ["pcall", "xpcall", "getmetatable", "setmetatable"] {
+    for name in ["getmetatable", "setmetatable", "rawset"] {
         env.raw_set(name, guarded.raw_get::<Value>(name)?)?;
     }
+    // Simulated time, so a script that reads the clock runs the same way every time.
     let os = lua.create_table()?;
-    let real_os: Table = globals.raw_get("os")?;
-    os.raw_set("clock", real_os.raw_get::<Value>("clock")?)?;
-    os.raw_set("time", real_os.raw_get::<Value>("time")?)?;
+    os.raw_set(
+        "clock",
+        lua.create_function(|lua, ()| Ok(sim_seconds(lua)))?,
+    )?;
+    os.raw_set(
+        "time",
+        lua.create_function(|lua, _: MultiValue| Ok(sim_seconds(lua).floor() as i64))?,
+    )?;
     env.raw_set("os", os)?;
     env.raw_set(
         "print",
-        lua.create_function(|lua, args: Variadic<Value>| {
-            // An error in a `__tostring` (a spent budget too) propagates, as in Lua's print.
+        lua.create_function(move |lua, args: Variadic<Value>| {
+            // Lua's own `tostring` (stable object numbers, not addresses); an error in a
+            // `__tostring` (a spent budget too) propagates, as in Lua's print.
+            let tostring: Function = lua.globals().raw_get("tostring")?;
             let parts = args
                 .iter()
-                .map(Value::to_string)
+                .map(|v| tostring.call::<String>(v.clone()))
                 .collect::<mlua::Result<Vec<String>>>()?;
             let at = super::errors::caller_location(lua).unwrap_or_default();
             eprintln!("{at}: {}", parts.join("\t"));
@@ -332,6 +352,10 @@ fn load_text(
         ));
     };
     let text = text.as_bytes().to_vec();
+    if let Some(budget) = lua.app_data_ref::<Rc<Budget>>() {
+        // Compiling is work, like the library's own `load`.
+        budget.charge(text.len() as u64 / 4)?;
+    }
     if text.first() == Some(&0x1b) {
         return Ok((
             Value::Nil,
@@ -393,7 +417,7 @@ fn require_in(lua: &Lua, (ctx, name): (Table, String)) -> mlua::Result<Value> {
             format!("require: module {name:?} requires itself (a require cycle)"),
         ));
     }
-    let source = std::fs::read(&path).map_err(|e| {
+    let source = read_script(&path).map_err(|e| {
         located(
             lua,
             format!(

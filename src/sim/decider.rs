@@ -1,7 +1,7 @@
 //! The seam between the simulation and whatever makes decisions (the Lua scripting layer, a
 //! test double), so the simulation never depends on the scripting engine.
 
-use crate::world::{Action, World};
+use crate::world::{Action, ScriptError, World};
 use std::rc::Rc;
 
 /// The outcome of one agent's decision for one tick.
@@ -9,8 +9,8 @@ use std::rc::Rc;
 pub enum Decision {
     Act(Action),
     /// The decision failed (script error, budget, bad return value); the agent stands still
-    /// this tick and the message is shown and traced.
-    Failed(String),
+    /// this tick and the error is shown and traced. A budget or memory stop suspends it.
+    Failed(ScriptError),
 }
 
 /// Makes decisions for the agents it drives.

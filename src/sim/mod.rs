@@ -20,7 +20,7 @@ pub use decider::{Decider, Decision};
 pub use events::Event;
 
 use crate::movement::{self, slide::slide};
-use crate::world::{Action, Agent, Brain, MoveMemory, Shape, Target, World};
+use crate::world::{Action, Agent, Brain, MoveMemory, ScriptError, Shape, Target, World};
 use glam::{DVec2, IVec2};
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -56,7 +56,7 @@ pub struct TickReport {
     pub events: Vec<Event>,
     /// Script errors that are new this tick (an agent failing the same way every tick is
     /// reported once): `(agent id, message)`.
-    pub new_errors: Vec<(String, String)>,
+    pub new_errors: Vec<(String, ScriptError)>,
 }
 
 impl Simulation {
@@ -288,6 +288,15 @@ fn apply(world: &mut World, index: usize, decision: &mut Decision, report: &mut 
     let Some(agent) = world.agents.get_mut(index) else {
         return;
     };
+    let suspends = matches!(decision, Decision::Failed(e) if e.kind.suspends()) && !agent.suspended;
+    apply_to(agent, decision, report);
+    if suspends {
+        // The deciders' caches of who decides go by the roster.
+        world.roster = crate::world::new_roster();
+    }
+}
+
+fn apply_to(agent: &mut Agent, decision: &mut Decision, report: &mut TickReport) {
     match decision {
         Decision::Act(action) => {
             set_action(agent, action);
@@ -295,12 +304,18 @@ fn apply(world: &mut World, index: usize, decision: &mut Decision, report: &mut 
                 agent.error = None;
             }
         }
-        Decision::Failed(message) => {
-            if agent.error.as_deref() != Some(message.as_str()) {
-                report.new_errors.push((agent.id.clone(), message.clone()));
+        Decision::Failed(error) => {
+            if agent.error.as_ref() != Some(&*error) {
+                report.new_errors.push((agent.id.clone(), error.clone()));
             }
             set_action(agent, &mut Action::Stop);
-            agent.error = Some(std::mem::take(message));
+            if error.kind.suspends() {
+                agent.suspended = true;
+            }
+            agent.error = Some(std::mem::replace(
+                error,
+                ScriptError::runtime(String::new()),
+            ));
         }
     }
 }
@@ -593,7 +608,7 @@ mod tests {
         struct Failing;
         impl Decider for Failing {
             fn decide(&mut self, _w: &Rc<World>) -> Vec<(usize, Decision)> {
-                vec![(0, Decision::Failed("x.lua:1: boom".into()))]
+                vec![(0, Decision::Failed(ScriptError::runtime("x.lua:1: boom")))]
             }
         }
         let mut sim = two_agents(&["....."], (0, 0), (4, 0));
@@ -602,7 +617,7 @@ mod tests {
         assert_eq!(first.new_errors.len(), 1);
         assert!(second.new_errors.is_empty());
         assert_eq!(
-            sim.world().agents[0].error.as_deref(),
+            sim.world().agents[0].error.as_ref().map(|e| e.as_str()),
             Some("x.lua:1: boom")
         );
     }

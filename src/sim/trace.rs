@@ -3,7 +3,7 @@
 //! deterministic, so the same scene and seed give byte-identical lines.
 
 use super::events::Event;
-use crate::world::World;
+use crate::world::{ErrorKind, World};
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -21,6 +21,10 @@ struct AgentLine<'a> {
     action: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error_kind: Option<ErrorKind>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    suspended: bool,
 }
 
 fn round4(v: f64) -> f64 {
@@ -42,7 +46,9 @@ pub fn line(world: &World, events: &[Event]) -> String {
             x: round4(a.pos.x),
             y: round4(a.pos.y),
             action: a.action.name(),
-            error: a.error.as_deref(),
+            error: a.error.as_ref().map(|e| e.as_str()),
+            error_kind: a.error.as_ref().map(|e| e.kind),
+            suspended: a.suspended,
         })
         .collect();
     let line = TickLine {
@@ -68,7 +74,7 @@ mod tests {
             line(&w, &[]),
             r#"{"tick":1,"agents":[{"id":"troll","x":2.0,"y":0.0,"action":"stop"}],"events":[]}"#
         );
-        w.agents[0].error = Some("scripts/x.lua:3: boom".into());
+        w.agents[0].error = Some(crate::world::ScriptError::runtime("scripts/x.lua:3: boom"));
         let events = [Event::Contact {
             a: "a".into(),
             b: "b".into(),

@@ -101,7 +101,10 @@ pub struct Agent {
     /// if any (boxed: most agents never have one, and the tick walks every agent).
     pub route: Option<Box<Route>>,
     /// The last script error this agent hit, cleared by the next good decision.
-    pub error: Option<String>,
+    pub error: Option<super::ScriptError>,
+    /// Stopped for spending its work budget or memory: its script is not called until it
+    /// reloads (or a module it requires does), the scene resets or the designer resumes it.
+    pub suspended: bool,
     /// What the agent's movement primitive wants drawn after the last tick (overlays).
     pub debug: Vec<super::Shape>,
     /// Tile-stepping or free motion.
@@ -156,6 +159,7 @@ impl Agent {
             action: Action::Stop,
             route: None,
             error: None,
+            suspended: false,
             debug: Vec::new(),
             motion: Motion::Free,
             turn_rate: None,
