@@ -18,6 +18,11 @@
 //! - `follow_crumbs(leader, {trail = 15})`: the newest of at most `trail` crumbs first.
 //! - `follow_road{terrain = "road"}`, `wall_trace{hand = "left" | "right"}`.
 //!
+//! Coordinates (see `convert.rs`): NaN and infinities are errors naming the argument; points
+//! and tiles off the map are bounded to one tile off it (`World::bound_pos`) before a `move.*`
+//! primitive, a `nav.*` query or a `world` tile query uses them; `world:nearest` and
+//! `world:agents` measure from the point as given (the spatial index bounds their work).
+//!
 //! Navigation, as scripts see it (tiles are `{x, y}` or `{x = , y = }` or agent views):
 //! - `nav.path(from, to, opts)` → `path, info`: the list of tiles from `from` to `to` (both
 //!   included) or `nil`, and `info = {cost, expanded, complete, jps, open, closed}` (`open` and

@@ -1,5 +1,8 @@
 //! Conversions between Lua values and the world's Rust types: positions, targets, actions,
-//! agent views and the scene's `params`.
+//! agent views and the scene's `params`. Positions are where a script's coordinates meet the
+//! map's bounds: a coordinate that is not finite is a located error naming the argument
+//! ([`Arg`]); a point for a primitive or a query is bounded with `World::bound_pos`, the rule
+//! the core applies again when it runs.
 
 use super::errors::located;
 use super::hot::ActionBook;
