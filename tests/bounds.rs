@@ -59,6 +59,8 @@ fn run_limited(dir: &Path, args: &[&str]) -> Run {
             Ok(())
         });
     }
+    // Reaped by `wait4` below (for the child's own resource usage), not by `Child::wait`.
+    #[allow(clippy::zombie_processes)]
     let mut child = cmd.spawn().expect("the agentbox binary runs");
     let mut out = child.stdout.take().unwrap();
     let mut err = child.stderr.take().unwrap();
