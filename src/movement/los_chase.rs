@@ -10,17 +10,17 @@
 //! the book.
 
 use super::tiles::TileCtx;
-use crate::nav::bresenham;
+use crate::nav::Line;
 use crate::world::{centre_of, MoveMemory, Role, Shape, Tile};
 use std::collections::VecDeque;
 
 /// The most cells a path holds (the seed's `kMaxPathLength`).
 pub const MAX_PATH_LENGTH: usize = 64;
 
-/// The cells to walk from `from` towards `target`, `from` itself left out.
+/// The cells to walk from `from` towards `target`, `from` itself left out (the line is walked
+/// only as far as it is kept).
 pub fn build_path(from: Tile, target: Tile) -> VecDeque<Tile> {
-    bresenham(from, target)
-        .into_iter()
+    Line::new(from, target)
         .take(MAX_PATH_LENGTH)
         .skip(1)
         .collect()
@@ -66,6 +66,7 @@ pub fn next(ctx: &mut TileCtx, target: Tile) -> Option<Tile> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::nav::bresenham;
     use crate::world::{Agent, World};
     use glam::IVec2;
 

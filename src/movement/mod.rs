@@ -177,7 +177,8 @@ pub fn step_with(world: &World, agent: &Agent, dt: f64, mut shapes: Vec<Shape>) 
 }
 
 /// The displacement a continuous primitive wants from `from` this tick, pushing its shapes
-/// onto `shapes`; `None` (and no shapes) when its target is gone.
+/// onto `shapes`; `None` (and no shapes) when its target is gone or is a point that is not
+/// finite. Points are bounded to within a tile of the map ([`World::bound_pos`]).
 fn continuous(
     world: &World,
     agent: &Agent,
@@ -208,8 +209,9 @@ fn continuous(
             evade::evade(from, threat, reach)
         }
         Action::To(point) => {
-            shapes.push(goal_line(*point));
-            go_to::go_to(from, *point, reach)
+            let point = world.bound_pos(*point)?;
+            shapes.push(goal_line(point));
+            go_to::go_to(from, point, reach)
         }
         Action::Steer(dir) => steer::steer(*dir, reach),
         Action::BasicChase(t) => {
@@ -297,6 +299,135 @@ mod tests {
             );
         }
         assert_eq!(path.last().unwrap().pos, DVec2::new(7.0, 3.0));
+    }
+
+    /// Every action that takes a point, with hostile points.
+    fn point_actions(p: DVec2) -> Vec<Action> {
+        use crate::world::{Hand, LennardJones, PotentialSpec, TraceVariant};
+        let t = || Target::Point(p);
+        let lj = LennardJones {
+            a: 200.0,
+            b: 50.0,
+            n: 1.0,
+            m: 2.0,
+        };
+        let mut actions = vec![
+            Action::To(p),
+            Action::Chase(t()),
+            Action::Evade(t()),
+            Action::BasicChase(t()),
+            Action::BasicEvade(t()),
+            Action::LosChase(t()),
+            Action::Intercept(t()),
+            Action::WanderAvoid(t()),
+            Action::Potential(Box::new(PotentialSpec {
+                target: Some(t()),
+                lj,
+                swarm: None,
+                swarm_lj: lj,
+                obstacle: 2.0,
+                // A range no script may give (they stop at 64): the wall probe stays on the map.
+                range: 1e12,
+            })),
+        ];
+        for variant in [
+            TraceVariant::Basic,
+            TraceVariant::Improved,
+            TraceVariant::Sight,
+        ] {
+            actions.push(Action::TraceAround {
+                goal: t(),
+                variant,
+                hand: Hand::Left,
+            });
+        }
+        // Tile actions hold integers: far ones (a point's tile, saturated) only.
+        if p.is_finite() {
+            let far = tile_of(p);
+            actions.push(Action::PathTo(far, Box::default()));
+            actions.push(Action::Waypoints(far));
+            actions.push(Action::TankTo(far));
+        }
+        actions
+    }
+
+    /// The cells a primitive keeps in its memory or shapes, as a measure of what it built.
+    fn kept_cells(agent: &Agent) -> usize {
+        let memory = match &agent.memory {
+            MoveMemory::LosPath { cells, .. } => cells.len(),
+            MoveMemory::Trace(st) => match &st.mode {
+                crate::world::TraceMode::Sighted(path) => path.len(),
+                _ => 0,
+            },
+            _ => 0,
+        };
+        let shapes: usize = agent
+            .debug
+            .iter()
+            .map(|s| match s {
+                Shape::Cells { cells, .. } => cells.len(),
+                _ => 1,
+            })
+            .sum();
+        memory + shapes + agent.route.as_ref().map_or(0, |r| r.tiles.len())
+    }
+
+    #[test]
+    fn far_and_non_finite_points_keep_every_primitive_on_the_map_and_small() {
+        let world = World::from_ascii(&["..........", "....#.....", "....#.....", ".........."]);
+        let (w, h) = (10.0, 4.0);
+        let hostile = [
+            DVec2::new(1e18, 1e18),
+            DVec2::new(-1e18, 2.0),
+            DVec2::new(4294967295.0, 5.0),
+            DVec2::new(f64::MAX, f64::MIN),
+            DVec2::new(1e300, 1e300),
+            DVec2::new(f64::NAN, 1.0),
+            DVec2::new(2.0, f64::INFINITY),
+            DVec2::new(f64::NEG_INFINITY, f64::NAN),
+        ];
+        for p in hostile {
+            for action in point_actions(p) {
+                for motion in [Motion::Free, Motion::Tiles { diagonal: true }] {
+                    let mut agent = Agent::new("a", IVec2::new(1, 1));
+                    agent.motion = motion;
+                    agent.speed = 4.0;
+                    agent.action = action.clone();
+                    let dt = world.dt();
+                    for _ in 0..60 {
+                        let s = step(&world, &agent, dt);
+                        assert!(s.delta.is_finite(), "{action:?} {p}: {}", s.delta);
+                        agent.pos = slide::slide(&world, agent.pos, 0.3, s.delta);
+                        agent.memory = s.memory;
+                        agent.stepping = s.stepping;
+                        agent.debug = s.shapes;
+                        agent.route = s.route;
+                        if let Some(rng) = s.rng {
+                            agent.rng = rng;
+                        }
+                        let on_map = (-0.5..w - 0.5).contains(&agent.pos.x)
+                            && (-0.5..h - 0.5).contains(&agent.pos.y);
+                        assert!(on_map, "{action:?} {p}: {}", agent.pos);
+                        // At most a line across the map (plus the labels and markers).
+                        assert!(kept_cells(&agent) <= 20, "{action:?} {p}: {agent:?}");
+                    }
+                    // A point that is not finite is no target: the agent stays (a potential
+                    // still feels the walls).
+                    if !p.is_finite() && !matches!(action, Action::Potential(_)) {
+                        assert_eq!(agent.pos, DVec2::new(1.0, 1.0), "{action:?} {p}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_point_target_is_bounded_to_one_tile_off_the_map() {
+        let world = World::from_ascii(&["....", "...."]);
+        let at = |x: f64, y: f64| world.target_pos(&Target::Point(DVec2::new(x, y)));
+        assert_eq!(at(1e18, -1e18), Some(DVec2::new(4.0, -1.0)));
+        assert_eq!(at(2.5, 1.0), Some(DVec2::new(2.5, 1.0)));
+        assert_eq!(at(f64::NAN, 1.0), None);
     }
 
     #[test]

@@ -76,7 +76,9 @@ pub fn force(
             n: spec.lj.n,
             m: spec.lj.m,
         };
-        let reach = spec.range.ceil() as i32;
+        // No farther than the map's longer side: beyond it every tile is off the map.
+        let side = world.grid().width().max(world.grid().height()) + 1;
+        let reach = (spec.range.ceil() as i32).clamp(0, side);
         let centre = tile_of(from);
         let mut walls = DVec2::ZERO;
         for y in -reach..=reach {

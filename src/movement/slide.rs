@@ -7,8 +7,12 @@ use glam::DVec2;
 /// The largest sub-step, in tiles; small enough that a body never tunnels through a wall.
 const SUB_STEP: f64 = 0.1;
 
-/// Where a body of `radius` at `pos` ends up after trying to move by `delta`.
+/// Where a body of `radius` at `pos` ends up after trying to move by `delta` (a move that is
+/// not finite is no move).
 pub fn slide(world: &World, pos: DVec2, radius: f64, delta: DVec2) -> DVec2 {
+    if !delta.is_finite() {
+        return pos;
+    }
     let steps = (delta.length() / SUB_STEP).ceil().max(1.0) as usize;
     let part = delta / steps as f64;
     let mut at = pos;

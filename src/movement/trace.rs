@@ -17,7 +17,7 @@
 use super::dirs::{can_step, dir4_of_angle};
 use super::tiles::TileCtx;
 use super::wall_trace;
-use crate::nav::{bresenham, line_of_sight};
+use crate::nav::{line_of_sight, Line};
 use crate::world::{
     centre_of, Hand, MoveMemory, Role, Shape, Tile, TraceMode, TraceState, TraceVariant, World,
 };
@@ -26,14 +26,17 @@ use std::collections::VecDeque;
 
 /// The next cell of the straight line to the goal.
 fn straight_step(at: Tile, goal: Tile) -> Tile {
-    bresenham(at, goal).get(1).copied().unwrap_or(at)
+    Line::new(at, goal).nth(1).unwrap_or(at)
 }
 
-/// Whether `at` lies on the line from `start` to `goal`, strictly nearer the goal.
+/// Whether `at` lies on the line from `start` to `goal`, strictly nearer the goal. The line's
+/// cell `k` is `k` steps from `start` on the long axis, so only that cell is compared (walked
+/// to, not stored).
 pub fn crossed_line(start: Tile, goal: Tile, at: Tile) -> bool {
+    let k = (at.as_i64vec2() - start.as_i64vec2()).abs().max_element();
     at != start
-        && (at - goal).as_dvec2().length() < (start - goal).as_dvec2().length()
-        && bresenham(start, goal).contains(&at)
+        && at.as_dvec2().distance(goal.as_dvec2()) < start.as_dvec2().distance(goal.as_dvec2())
+        && Line::new(start, goal).nth(k as usize) == Some(at)
 }
 
 fn begin_tracing(
@@ -61,10 +64,13 @@ fn trace_step(world: &World, st: &mut TraceState, at: Tile, hand: Hand) -> Optio
     Some(at + super::dirs::DIR4[d])
 }
 
-/// The next tile towards `goal` with the given variant and hand.
+/// The next tile towards `goal` with the given variant and hand. A goal far off the map is
+/// traced towards as the nearest tile just off it ([`World::bound_tile`]), so every line kept
+/// or walked is at most the map's size.
 pub fn next(ctx: &mut TileCtx, goal: Tile, variant: TraceVariant, hand: Hand) -> Option<Tile> {
     let at = ctx.at;
     let world = ctx.world;
+    let goal = world.bound_tile(goal);
     let mut st = match &*ctx.memory {
         MoveMemory::Trace(s) => s.clone(),
         _ => TraceState {
@@ -144,8 +150,7 @@ fn decide(
                 }
                 TraceVariant::Sight => {
                     if line_of_sight(world, at, goal) {
-                        let mut path: VecDeque<Tile> = bresenham(at, goal).into();
-                        path.pop_front();
+                        let path: VecDeque<Tile> = Line::new(at, goal).skip(1).collect();
                         st.mode = TraceMode::Sighted(path);
                         return decide(world, st, at, goal, variant, hand);
                     }

@@ -8,7 +8,7 @@
 
 use super::dirs::{can_step, DIR4, DIR8};
 use super::tiles::TileCtx;
-use crate::nav::{bresenham, line_of_sight};
+use crate::nav::{line_of_sight, Line};
 use crate::world::{centre_of, rng, tile_of, Agent, MoveMemory, Role, Shape, Tile, World};
 use glam::DVec2;
 use rand_chacha::ChaCha8Rng;
@@ -19,9 +19,11 @@ pub const HOLD_SECONDS: f64 = 0.5;
 /// How many random directions are drawn before standing still for a step.
 const RANDOM_TRIES: usize = 8;
 
-/// The next tile.
+/// The next tile. A goal far off the map is aimed at as the nearest tile just off it
+/// ([`World::bound_tile`]).
 pub fn next(ctx: &mut TileCtx, goal: Tile) -> Option<Tile> {
     let at = ctx.at;
+    let goal = ctx.world.bound_tile(goal);
     if at == goal {
         return None;
     }
@@ -32,7 +34,7 @@ pub fn next(ctx: &mut TileCtx, goal: Tile) -> Option<Tile> {
         to: centre_of(goal),
     });
     if seen {
-        return bresenham(at, goal).get(1).copied();
+        return Line::new(at, goal).nth(1);
     }
     let diagonal = ctx.agent.motion.diagonal();
     for _ in 0..RANDOM_TRIES {
@@ -52,8 +54,9 @@ pub fn next(ctx: &mut TileCtx, goal: Tile) -> Option<Tile> {
     None
 }
 
-/// A free agent's displacement this tick towards `goal` (a position), updating its memory and
-/// random stream; with the shapes explaining it.
+/// A free agent's displacement this tick towards `goal` (a position, bounded to within a tile
+/// of the map; one that is not finite means standing still), updating its memory and random
+/// stream; with the shapes explaining it.
 pub fn free_step(
     world: &World,
     agent: &Agent,
@@ -62,6 +65,9 @@ pub fn free_step(
     memory: &mut MoveMemory,
     rng: &mut ChaCha8Rng,
 ) -> (DVec2, Vec<Shape>) {
+    let Some(goal) = world.bound_pos(goal) else {
+        return (DVec2::ZERO, Vec::new());
+    };
     let at = tile_of(agent.pos);
     let mut shapes = vec![Shape::Line {
         role: Role::Los,

@@ -2,32 +2,81 @@
 //! straight line between two tiles. The long axis steps every time; the short axis steps when
 //! the error term says so, so the line never holds two cells side by side on the short axis.
 
+//!
+//! [`Line`] yields the cells one at a time, so a caller that stops early (line of sight at the
+//! first wall, the next step of a trace) does work in proportion to what it reads, not to how far
+//! apart the ends are; [`bresenham`] collects them all, so its caller bounds the ends first
+//! (`World::bound_tile`). The error terms are 64-bit: any two `i32` tiles make a line.
+
 use glam::IVec2;
 
-/// The cells from `a` to `b`, both included, in order.
-pub fn bresenham(a: IVec2, b: IVec2) -> Vec<IVec2> {
-    let dx = (b.x - a.x).abs();
-    let dy = -(b.y - a.y).abs();
-    let sx = if a.x < b.x { 1 } else { -1 };
-    let sy = if a.y < b.y { 1 } else { -1 };
-    let mut err = dx + dy;
-    let mut cell = a;
-    let mut cells = Vec::with_capacity((dx.max(-dy) + 1) as usize);
-    loop {
-        cells.push(cell);
-        if cell == b {
-            return cells;
-        }
-        let e2 = 2 * err;
-        if e2 >= dy {
-            err += dy;
-            cell.x += sx;
-        }
-        if e2 <= dx {
-            err += dx;
-            cell.y += sy;
+/// The cells of the line from one tile to another, both included, in order.
+#[derive(Clone, Debug)]
+pub struct Line {
+    cell: IVec2,
+    end: IVec2,
+    dx: i64,
+    dy: i64,
+    sx: i32,
+    sy: i32,
+    err: i64,
+    done: bool,
+}
+
+impl Line {
+    pub fn new(a: IVec2, b: IVec2) -> Self {
+        let dx = (b.x as i64 - a.x as i64).abs();
+        let dy = -(b.y as i64 - a.y as i64).abs();
+        Line {
+            cell: a,
+            end: b,
+            dx,
+            dy,
+            sx: if a.x < b.x { 1 } else { -1 },
+            sy: if a.y < b.y { 1 } else { -1 },
+            err: dx + dy,
+            done: false,
         }
     }
+
+    /// How many cells the line has (the long axis's length plus one).
+    pub fn cells(&self) -> u64 {
+        self.dx.max(-self.dy) as u64 + 1
+    }
+}
+
+impl Iterator for Line {
+    type Item = IVec2;
+
+    fn next(&mut self) -> Option<IVec2> {
+        if self.done {
+            return None;
+        }
+        let cell = self.cell;
+        if cell == self.end {
+            self.done = true;
+            return Some(cell);
+        }
+        let e2 = 2 * self.err;
+        if e2 >= self.dy {
+            self.err += self.dy;
+            self.cell.x += self.sx;
+        }
+        if e2 <= self.dx {
+            self.err += self.dx;
+            self.cell.y += self.sy;
+        }
+        Some(cell)
+    }
+}
+
+/// The cells from `a` to `b`, both included, in order: as many as the ends are apart on the
+/// long axis, so bound the ends first.
+pub fn bresenham(a: IVec2, b: IVec2) -> Vec<IVec2> {
+    let line = Line::new(a, b);
+    let mut cells = Vec::with_capacity(usize::try_from(line.cells()).unwrap_or(0).min(1 << 16));
+    cells.extend(line);
+    cells
 }
 
 #[cfg(test)]
@@ -59,6 +108,18 @@ mod tests {
             }
             assert_eq!(*line.last().unwrap(), b);
         }
+    }
+
+    #[test]
+    fn the_iterator_is_lazy_and_the_extremes_of_i32_make_a_line() {
+        let far = Line::new(IVec2::new(i32::MIN, 0), IVec2::new(i32::MAX, i32::MAX));
+        assert_eq!(far.cells(), u32::MAX as u64 + 1);
+        let first: Vec<IVec2> = far.take(3).collect();
+        assert_eq!(first[0], IVec2::new(i32::MIN, 0));
+        assert_eq!(first[1].x, i32::MIN + 1);
+        assert_eq!(first.len(), 3);
+        let back = Line::new(IVec2::new(i32::MAX, 3), IVec2::new(i32::MAX - 2, 3));
+        assert_eq!(back.count(), 3);
     }
 
     #[test]

@@ -5,29 +5,38 @@
 //! the two cells beside it is blocked — the same "no corner cutting" rule A* uses by default.
 //! A line that only grazes a wall's corner therefore does not see past it.
 
-use super::line::bresenham;
+use super::line::Line;
 use crate::world::World;
 use glam::IVec2;
 
 /// Whether `b` can be seen from `a`. Symmetric: the line is always traced from the endpoint
-/// that comes first in row-major order, so `a` sees `b` exactly when `b` sees `a`.
+/// that comes first in row-major order, so `a` sees `b` exactly when `b` sees `a`. The line is
+/// walked cell by cell and the walk stops at the first blocked cell; cells off the map are
+/// blocked, so the work is at most the map's longer side whatever the ends.
 pub fn line_of_sight(world: &World, a: IVec2, b: IVec2) -> bool {
     let (a, b) = if (a.y, a.x) <= (b.y, b.x) {
         (a, b)
     } else {
         (b, a)
     };
-    let cells = bresenham(a, b);
-    if cells.iter().any(|&c| world.is_blocked(c)) {
-        return false;
+    let mut prev: Option<IVec2> = None;
+    for c in Line::new(a, b) {
+        if world.is_blocked(c) {
+            return false;
+        }
+        if let Some(p) = prev {
+            let step = c - p;
+            if step.x != 0
+                && step.y != 0
+                && (world.is_blocked(p + IVec2::new(step.x, 0))
+                    || world.is_blocked(p + IVec2::new(0, step.y)))
+            {
+                return false;
+            }
+        }
+        prev = Some(c);
     }
-    cells.windows(2).all(|pair| {
-        let step = pair[1] - pair[0];
-        step.x == 0
-            || step.y == 0
-            || (!world.is_blocked(pair[0] + IVec2::new(step.x, 0))
-                && !world.is_blocked(pair[0] + IVec2::new(0, step.y)))
-    })
+    true
 }
 
 #[cfg(test)]
@@ -48,6 +57,15 @@ mod tests {
         assert!(!line_of_sight(&w, IVec2::new(1, 0), IVec2::new(0, 1)));
         let open = World::from_ascii(&["..", ".."]);
         assert!(line_of_sight(&open, IVec2::new(1, 0), IVec2::new(0, 1)));
+    }
+
+    #[test]
+    fn far_ends_are_answered_at_the_map_edge() {
+        let w = World::from_ascii(&["....", "...."]);
+        let far = IVec2::new(i32::MAX, i32::MAX);
+        assert!(!line_of_sight(&w, IVec2::new(0, 0), far));
+        assert!(!line_of_sight(&w, far, IVec2::new(0, 0)));
+        assert!(!line_of_sight(&w, IVec2::new(i32::MIN, i32::MIN), far));
     }
 
     #[test]

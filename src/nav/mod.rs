@@ -15,7 +15,7 @@ pub mod search;
 pub mod waypoints;
 
 pub use grid::NavGrid;
-pub use line::bresenham;
+pub use line::{bresenham, Line};
 pub use los::line_of_sight;
 pub use options::{Algorithm, Diagonal, Heuristic, PathOptions, PathResult, SearchSets, StepCosts};
 pub use search::{find_path, path_cost, Search};

@@ -205,8 +205,12 @@ impl Search {
         (state == self.generation || state == self.generation + 1).then(|| self.seen[index].g)
     }
 
-    /// A path on the world's map.
+    /// A path on the world's map. An end off the map is refused before the map's summary is
+    /// built, so a far goal costs nothing however often it is asked for.
     pub fn find(&mut self, world: &World, from: Tile, to: Tile, opts: &PathOptions) -> PathResult {
+        if !world.in_bounds(from) || !world.in_bounds(to) {
+            return PathResult::default();
+        }
         self.find_on(&NavGrid::from_world(world), from, to, opts)
     }
 

@@ -18,6 +18,11 @@
 //! - `follow_crumbs(leader, {trail = 15})`: the newest of at most `trail` crumbs first.
 //! - `follow_road{terrain = "road"}`, `wall_trace{hand = "left" | "right"}`.
 //!
+//! Coordinates (see `convert.rs`): NaN and infinities are errors naming the argument; points
+//! and tiles off the map are bounded to one tile off it (`World::bound_pos`) before a `move.*`
+//! primitive, a `nav.*` query or a `world` tile query uses them; `world:nearest` and
+//! `world:agents` measure from the point as given (the spatial index bounds their work).
+//!
 //! Navigation, as scripts see it (tiles are `{x, y}` or `{x = , y = }` or agent views):
 //! - `nav.path(from, to, opts)` → `path, info`: the list of tiles from `from` to `to` (both
 //!   included) or `nil`, and `info = {cost, expanded, complete, jps, open, closed}` (`open` and
@@ -48,11 +53,11 @@
 //!   directions, cost 1 a step, Manhattan estimate, and drives turn-and-drive legs; with no
 //!   route it stays put.
 
-use super::convert::{make_action, tile_list, to_pos, to_target, to_tile};
+use super::convert::{make_action, tile_list, to_point, to_pos, to_target, to_tile, Arg};
 use super::errors::located;
 use super::hot;
 use super::views;
-use crate::nav::{self, Algorithm, Diagonal, Heuristic, PathOptions, StepCosts};
+use crate::nav::{self, Algorithm, Diagonal, Heuristic, Line, PathOptions, StepCosts};
 use crate::world::{Action, Hand, LennardJones, PotentialSpec, Target, TraceVariant, World};
 use mlua::{IntoLuaMulti, Lua, Table, Value, Variadic};
 use std::rc::Rc;
@@ -115,7 +120,10 @@ pub fn world_table(lua: &Lua) -> mlua::Result<Table> {
                             }
                             let (centre, exclude) = match &around {
                                 Value::Nil => deciding_agent(lua, w, "world:agents")?,
-                                v => (to_pos(lua, v, "world:agents")?, own_index(lua, w, v)?),
+                                v => (
+                                    to_pos(lua, v, Arg::field("world:agents", 1, "around"))?,
+                                    own_index(lua, w, v)?,
+                                ),
                             };
                             w.agents_within(centre, r, kind.as_deref(), exclude)
                         }
@@ -135,7 +143,7 @@ pub fn world_table(lua: &Lua) -> mlua::Result<Table> {
                         deciding_agent(lua, w, "world:nearest")?
                     } else {
                         (
-                            to_pos(lua, &from, "world:nearest")?,
+                            to_pos(lua, &from, Arg::new("world:nearest", 1))?,
                             own_index(lua, w, &from)?,
                         )
                     };
@@ -176,7 +184,7 @@ pub fn world_table(lua: &Lua) -> mlua::Result<Table> {
             "terrain",
             lua.create_function(|lua, (_, args): (Value, Variadic<Value>)| {
                 with_world(lua, "world:terrain", |w| {
-                    let tile = tile_arg(lua, &args, "world:terrain")?;
+                    let tile = tile_arg(lua, w, &args, "world:terrain")?;
                     Ok(w.terrain_at(tile).map(|t| t.name.clone()))
                 })
             })?,
@@ -185,7 +193,7 @@ pub fn world_table(lua: &Lua) -> mlua::Result<Table> {
             "blocked",
             lua.create_function(|lua, (_, args): (Value, Variadic<Value>)| {
                 with_world(lua, "world:blocked", |w| {
-                    Ok(w.is_blocked(tile_arg(lua, &args, "world:blocked")?))
+                    Ok(w.is_blocked(tile_arg(lua, w, &args, "world:blocked")?))
                 })
             })?,
         )?;
@@ -253,21 +261,34 @@ fn deciding_agent(lua: &Lua, w: &World, what: &str) -> mlua::Result<(glam::DVec2
     }
 }
 
-/// A tile from `(x, y)` numbers or one position argument.
-fn tile_arg(lua: &Lua, args: &[Value], what: &str) -> mlua::Result<glam::IVec2> {
+/// A tile from `(x, y)` numbers or one position argument, bounded to within one tile of the
+/// map as every tile a script hands over (off the map stays off it); numbers must be finite.
+fn tile_arg(lua: &Lua, w: &World, args: &[Value], what: &str) -> mlua::Result<glam::IVec2> {
     match args {
         [Value::Integer(_) | Value::Number(_), Value::Integer(_) | Value::Number(_), ..] => {
-            let n = |v: &Value| {
-                v.as_number()
-                    .or(v.as_integer().map(|i| i as f64))
-                    .unwrap_or(0.0)
-            };
-            Ok(glam::IVec2::new(
-                n(&args[0]).round() as i32,
-                n(&args[1]).round() as i32,
-            ))
+            let mut xy = [0.0; 2];
+            for (i, (name, v)) in ["x", "y"].iter().zip(args).enumerate() {
+                let n = match v {
+                    Value::Integer(n) => *n as f64,
+                    Value::Number(n) => *n,
+                    _ => 0.0,
+                };
+                if !n.is_finite() {
+                    return Err(located(
+                        lua,
+                        format!(
+                            "{}: {name} is not a finite number (got {})",
+                            Arg::new(what, i as u8 + 1),
+                            super::convert::lua_number(n)
+                        ),
+                    ));
+                }
+                xy[i] = n;
+            }
+            let p = glam::DVec2::new(xy[0], xy[1]);
+            Ok(crate::world::tile_of(w.bound_pos(p).unwrap_or(p)))
         }
-        [v, ..] => to_tile(lua, v, what),
+        [v, ..] => to_tile(lua, v, Arg::new(what, 1)),
         [] => Err(located(lua, format!("{what}: expected a tile"))),
     }
 }
@@ -296,13 +317,17 @@ pub fn move_table(lua: &Lua) -> mlua::Result<Table> {
     t.set(
         "to",
         lua.create_function(|lua, point: Value| {
-            Ok(action(Action::To(to_pos(lua, &point, "move.to")?)))
+            Ok(action(Action::To(to_point(
+                lua,
+                &point,
+                Arg::new("move.to", 1),
+            )?)))
         })?,
     )?;
     t.set(
         "path_to",
         lua.create_function(|lua, (goal, opts): (Value, Option<Table>)| {
-            let goal = to_tile(lua, &goal, "move.path_to")?;
+            let goal = to_tile(lua, &goal, Arg::new("move.path_to", 1))?;
             let opts = path_options(lua, opts, "move.path_to")?;
             Ok(action(Action::PathTo(goal, Box::new(opts))))
         })?,
@@ -313,14 +338,18 @@ pub fn move_table(lua: &Lua) -> mlua::Result<Table> {
             Ok(action(Action::Waypoints(to_tile(
                 lua,
                 &goal,
-                "move.waypoints",
+                Arg::new("move.waypoints", 1),
             )?)))
         })?,
     )?;
     t.set(
         "tank_to",
         lua.create_function(|lua, goal: Value| {
-            Ok(action(Action::TankTo(to_tile(lua, &goal, "move.tank_to")?)))
+            Ok(action(Action::TankTo(to_tile(
+                lua,
+                &goal,
+                Arg::new("move.tank_to", 1),
+            )?)))
         })?,
     )?;
     add_primitives(lua, &t)?;
@@ -345,13 +374,16 @@ fn target_fn(
                 // A view of this round stands for its agent whatever its fields say now.
                 Some(j) => {
                     let Some(target) = hot::target_of(w, j) else {
-                        return make_action(lua, make(to_target(lua, w, &target, name)?));
+                        return make_action(
+                            lua,
+                            make(to_target(lua, w, &target, Arg::new(name, 1))?),
+                        );
                     };
                     let ud = make_action(lua, make(target))?;
                     hot::remember(hot, &kept, cache, j, &ud)?;
                     Ok(ud)
                 }
-                None => make_action(lua, make(to_target(lua, w, &target, name)?)),
+                None => make_action(lua, make(to_target(lua, w, &target, Arg::new(name, 1))?)),
             }
         })
     })?;
@@ -456,7 +488,7 @@ const SWARM_LJ: LennardJones = LennardJones {
 fn optional_target(lua: &Lua, w: &World, opts: &Table, what: &str) -> mlua::Result<Option<Target>> {
     match opts.get::<Value>("target")? {
         Value::Nil => Ok(None),
-        v => Ok(Some(to_target(lua, w, &v, what)?)),
+        v => Ok(Some(to_target(lua, w, &v, Arg::field(what, 1, "target"))?)),
     }
 }
 
@@ -578,7 +610,7 @@ fn add_primitives(lua: &Lua, t: &Table) -> mlua::Result<()> {
         lua.create_function(|lua, (goal, opts): (Value, Option<Table>)| {
             let what = "move.trace_around";
             with_world(lua, what, |w| {
-                let goal = to_target(lua, w, &goal, what)?;
+                let goal = to_target(lua, w, &goal, Arg::new(what, 1))?;
                 let variant = match opts
                     .as_ref()
                     .map(|o| o.get::<Option<String>>("variant"))
@@ -612,7 +644,7 @@ fn add_primitives(lua: &Lua, t: &Table) -> mlua::Result<()> {
         lua.create_function(|lua, (leader, opts): (Value, Option<Table>)| {
             let what = "move.follow_crumbs";
             with_world(lua, what, |w| {
-                let Target::Agent(leader) = to_target(lua, w, &leader, what)? else {
+                let Target::Agent(leader) = to_target(lua, w, &leader, Arg::new(what, 1))? else {
                     return Err(located(
                         lua,
                         "move.follow_crumbs: give the agent (or its id) whose crumbs to follow",
@@ -788,6 +820,10 @@ fn path_info(lua: &Lua, r: &nav::PathResult) -> mlua::Result<Table> {
     Ok(info)
 }
 
+/// The most cells `nav.line` returns when its ends could not be bounded to a map (outside
+/// `init` and `decide`): a little more than a line across the largest map a scene may have.
+const MAX_LINE_CELLS: u64 = 4100;
+
 /// The `nav` table: line of sight, lines and A* over the current map.
 pub fn nav_table(lua: &Lua) -> mlua::Result<Table> {
     let t = lua.create_table()?;
@@ -795,7 +831,8 @@ pub fn nav_table(lua: &Lua) -> mlua::Result<Table> {
         "los",
         lua.create_function(|lua, (a, b): (Value, Value)| {
             with_world(lua, "nav.los", |w| {
-                let (a, b) = (to_tile(lua, &a, "nav.los")?, to_tile(lua, &b, "nav.los")?);
+                let a = to_tile(lua, &a, Arg::new("nav.los", 1))?;
+                let b = to_tile(lua, &b, Arg::new("nav.los", 2))?;
                 Ok(nav::line_of_sight(w, a, b))
             })
         })?,
@@ -803,9 +840,15 @@ pub fn nav_table(lua: &Lua) -> mlua::Result<Table> {
     t.set(
         "line",
         lua.create_function(|lua, (a, b): (Value, Value)| {
-            let (a, b) = (to_tile(lua, &a, "nav.line")?, to_tile(lua, &b, "nav.line")?);
-            if (a - b).abs().max_element() > 100_000 {
-                return Err(located(lua, "nav.line: the ends are too far apart"));
+            let a = to_tile(lua, &a, Arg::new("nav.line", 1))?;
+            let b = to_tile(lua, &b, Arg::new("nav.line", 2))?;
+            // Inside `init` and `decide` the ends are bounded to the map; outside, with no map
+            // to bound them to, the line is refused past a fixed length.
+            if Line::new(a, b).cells() > MAX_LINE_CELLS {
+                return Err(located(
+                    lua,
+                    format!("nav.line: the ends are more than {MAX_LINE_CELLS} tiles apart"),
+                ));
             }
             tile_list(lua, &nav::bresenham(a, b))
         })?,
@@ -814,8 +857,8 @@ pub fn nav_table(lua: &Lua) -> mlua::Result<Table> {
         "path",
         lua.create_function(|lua, (from, to, opts): (Value, Value, Option<Table>)| {
             with_world(lua, "nav.path", |w| {
-                let from = to_tile(lua, &from, "nav.path")?;
-                let to = to_tile(lua, &to, "nav.path")?;
+                let from = to_tile(lua, &from, Arg::new("nav.path", 1))?;
+                let to = to_tile(lua, &to, Arg::new("nav.path", 2))?;
                 let opts = path_options(lua, opts, "nav.path")?;
                 let result = nav::Search::new().find(w, from, to, &opts);
                 let info = path_info(lua, &result)?;
@@ -831,8 +874,8 @@ pub fn nav_table(lua: &Lua) -> mlua::Result<Table> {
         "waypoint_route",
         lua.create_function(|lua, (from, to): (Value, Value)| {
             with_world(lua, "nav.waypoint_route", |w| {
-                let from = to_tile(lua, &from, "nav.waypoint_route")?;
-                let to = to_tile(lua, &to, "nav.waypoint_route")?;
+                let from = to_tile(lua, &from, Arg::new("nav.waypoint_route", 1))?;
+                let to = to_tile(lua, &to, Arg::new("nav.waypoint_route", 2))?;
                 let table = nav::waypoints::table(w);
                 match nav::waypoints::route(w, &table, from, to) {
                     Some(route) => Ok(Value::Table(tile_list(lua, &route)?)),

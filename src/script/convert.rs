@@ -1,10 +1,13 @@
 //! Conversions between Lua values and the world's Rust types: positions, targets, actions,
-//! agent views and the scene's `params`.
+//! agent views and the scene's `params`. Positions are where a script's coordinates meet the
+//! map's bounds: a coordinate that is not finite is a located error naming the argument
+//! ([`Arg`]); a point for a primitive or a query is bounded with `World::bound_pos`, the rule
+//! the core applies again when it runs.
 
 use super::errors::located;
 use super::hot::ActionBook;
 use super::views::{ID, POS, X, Y};
-use crate::world::{Action, AgentRef, Target, World};
+use crate::world::{tile_of, Action, AgentRef, Target, World};
 use glam::{DVec2, IVec2};
 use mlua::{AnyUserData, Lua, MetaMethod, Table, UserData, UserDataMethods, Value};
 use std::cell::Cell;
@@ -51,24 +54,88 @@ pub fn make_action(lua: &Lua, action: Action) -> mlua::Result<AnyUserData> {
     Ok(ud)
 }
 
-/// A position from `{x = , y = }`, `{a, b}` or an agent view (its `pos`).
-pub fn to_pos(lua: &Lua, value: &Value, what: &str) -> mlua::Result<DVec2> {
+/// Which argument of which function a value is, for error messages in Lua's words:
+/// `bad argument #2 to 'nav.los'`, or `bad argument #1 to 'move.potential' (field 'target')`
+/// for a value read from an options table.
+#[derive(Clone, Copy, Debug)]
+pub struct Arg<'a> {
+    pub func: &'a str,
+    pub n: u8,
+    pub field: Option<&'a str>,
+}
+
+impl<'a> Arg<'a> {
+    /// Argument `n` (from 1, not counting a method's `self`) of `func`.
+    pub const fn new(func: &'a str, n: u8) -> Self {
+        Arg {
+            func,
+            n,
+            field: None,
+        }
+    }
+
+    /// The field `field` of the options table that is argument `n` of `func`.
+    pub const fn field(func: &'a str, n: u8, field: &'a str) -> Self {
+        Arg {
+            func,
+            n,
+            field: Some(field),
+        }
+    }
+}
+
+impl std::fmt::Display for Arg<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "bad argument #{} to '{}'", self.n, self.func)?;
+        match self.field {
+            Some(field) => write!(f, " (field '{field}')"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// A number as Lua prints it, for error messages (`nan`, `inf`, `-inf`).
+pub fn lua_number(v: f64) -> String {
+    if v.is_nan() {
+        "nan".to_string()
+    } else {
+        v.to_string()
+    }
+}
+
+/// A position from `{x = , y = }`, `{a, b}` or an agent view (its `pos`), exactly as given:
+/// for queries that measure distances from it (`world:nearest`, `world:agents`). Both
+/// coordinates must be finite: NaN or an infinity is an error naming the argument and the
+/// coordinate.
+pub fn to_pos(lua: &Lua, value: &Value, arg: Arg) -> mlua::Result<DVec2> {
     if let Value::Table(t) = value {
         let views = super::views::get(lua)?;
-        if let Some(p) = read_xy(&views, t)? {
-            return Ok(p);
-        }
-        // A view's `pos` is filled in on first read, through its metatable.
-        if let Value::Table(pos) = t.get::<Value>(&views.names[POS])? {
-            if let Some(p) = read_xy(&views, &pos)? {
-                return Ok(p);
+        let mut p = read_xy(&views, t)?;
+        if p.is_none() {
+            // A view's `pos` is filled in on first read, through its metatable.
+            if let Value::Table(pos) = t.get::<Value>(&views.names[POS])? {
+                p = read_xy(&views, &pos)?;
             }
+        }
+        if let Some(p) = p {
+            for (name, v) in [("x", p.x), ("y", p.y)] {
+                if !v.is_finite() {
+                    return Err(located(
+                        lua,
+                        format!(
+                            "{arg}: {name} is not a finite number (got {})",
+                            lua_number(v)
+                        ),
+                    ));
+                }
+            }
+            return Ok(p);
         }
     }
     Err(located(
         lua,
         format!(
-            "{what}: expected a position like {{x = 1, y = 2}} or {{1, 2}}, got {}",
+            "{arg}: expected a position like {{x = 1, y = 2}} or {{1, 2}}, got {}",
             value.type_name()
         ),
     ))
@@ -88,24 +155,34 @@ fn read_xy(views: &super::views::Views, t: &Table) -> mlua::Result<Option<DVec2>
     } else {
         pair(x, t.raw_get(&views.names[Y])?)
     };
-    let p = match named {
+    Ok(match named {
         Some(p) => Some(p),
         None => match t.raw_get::<Value>(1)? {
             Value::Nil => None,
             first => pair(first, t.raw_get(2)?),
         },
-    };
-    Ok(p.filter(|p| p.is_finite()))
+    })
 }
 
-/// A tile from a position (rounded to the nearest tile centre).
-pub fn to_tile(lua: &Lua, value: &Value, what: &str) -> mlua::Result<IVec2> {
-    let p = to_pos(lua, value, what)?;
-    Ok(IVec2::new(p.x.round() as i32, p.y.round() as i32))
+/// A finite position bounded to within one tile of the current map ([`World::bound_pos`]):
+/// what a `move.*` primitive or a `nav.*` query is handed. Outside `init` and `decide` there
+/// is no map to bound it to; the primitive bounds it when it runs.
+pub fn to_point(lua: &Lua, value: &Value, arg: Arg) -> mlua::Result<DVec2> {
+    let p = to_pos(lua, value, arg)?;
+    Ok(match lua.app_data_ref::<super::api::CurrentWorld>() {
+        Some(w) => w.0.bound_pos(p).unwrap_or(p),
+        None => p,
+    })
 }
 
-/// A target: an agent id, an agent view (followed as it moves) or a fixed position.
-pub fn to_target(lua: &Lua, world: &World, value: &Value, what: &str) -> mlua::Result<Target> {
+/// A tile from a position (rounded to the nearest tile centre), bounded as [`to_point`].
+pub fn to_tile(lua: &Lua, value: &Value, arg: Arg) -> mlua::Result<IVec2> {
+    Ok(tile_of(to_point(lua, value, arg)?))
+}
+
+/// A target: an agent id, an agent view (followed as it moves) or a fixed position (bounded
+/// to within one tile of the map, as [`to_point`]).
+pub fn to_target(lua: &Lua, world: &World, value: &Value, arg: Arg) -> mlua::Result<Target> {
     let id = match value {
         Value::String(s) => Some(s.to_str()?.to_string()),
         Value::Table(t) => match t.raw_get::<Value>(&super::views::get(lua)?.names[ID])? {
@@ -117,9 +194,12 @@ pub fn to_target(lua: &Lua, world: &World, value: &Value, what: &str) -> mlua::R
     match id {
         Some(id) => match world.agent_index(&id) {
             Some(i) => Ok(Target::Agent(AgentRef::new(id, i))),
-            None => Err(located(lua, format!("{what}: no agent with id {id:?}"))),
+            None => Err(located(lua, format!("{arg}: no agent with id {id:?}"))),
         },
-        None => Ok(Target::Point(to_pos(lua, value, what)?)),
+        None => {
+            let p = to_pos(lua, value, arg)?;
+            Ok(Target::Point(world.bound_pos(p).unwrap_or(p)))
+        }
     }
 }
 

@@ -93,7 +93,7 @@ pub const ALIASES: &[Alias] = &[
     Alias {
         name: "agentbox.PosLike",
         ty: "agentbox.Pos|number[]|agentbox.AgentView",
-        doc: "A position: `{x = 1, y = 2}`, `{1, 2}`, or an agent view (its `pos`).",
+        doc: "A position: `{x = 1, y = 2}`, `{1, 2}`, or an agent view (its `pos`). Both numbers must be finite: NaN or an infinity is an error naming the argument (`bad argument #2 to 'nav.los': x is not a finite number`). A point off the map is moved to the nearest point at most one tile off it before a `move.*` primitive, a `nav.*` query or `world:terrain`/`world:blocked` uses it (it stays off the map: blocked, no terrain, no path), so no call works in proportion to how far away it is; `world:nearest` and `world:agents` measure from the point as given.",
     },
     Alias {
         name: "agentbox.Target",
@@ -339,7 +339,7 @@ pub const FUNCTIONS: &[Function] = &[
             "boolean",
             "Whether no blocked tile lies between the two tiles.",
         )],
-        doc: "Line of sight between two tiles over the current map.",
+        doc: "Line of sight between two tiles over the current map (false when either is off the map).",
     },
     Function {
         home: Home::Nav,
@@ -349,7 +349,7 @@ pub const FUNCTIONS: &[Function] = &[
             p("b", "agentbox.PosLike", "Last tile."),
         ],
         returns: &[("agentbox.Tile[]", "The cells from a to b, both included.")],
-        doc: "Bresenham line between two tiles.",
+        doc: "Bresenham line between two tiles (ends off the map first moved to at most one tile off it; outside `init` and `decide`, with no map, lines longer than 4100 cells are an error).",
     },
     Function {
         home: Home::Nav,

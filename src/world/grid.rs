@@ -1,7 +1,13 @@
-//! The tile grid: a rectangle of terrain ids, row-major, row 0 at the top.
+//! The tile grid: a rectangle of terrain ids, row-major, row 0 at the top; and the rule that
+//! keeps coordinates handed to primitives and queries near it ([`Grid::bound_pos`]).
 
 use super::terrain::TerrainId;
-use glam::IVec2;
+use glam::{DVec2, IVec2};
+
+/// How far outside the map, in tiles, a bounded point or tile may lie: one ring of tiles, so a
+/// point off the map stays off it (blocked, no terrain, no path) while every line, trace or
+/// route towards it stays within the map's size.
+pub const BOUND_MARGIN: i32 = 1;
 
 /// Why map rows do not make a grid.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -111,11 +117,86 @@ impl Grid {
     pub fn cells(&self) -> &[TerrainId] {
         &self.cells
     }
+
+    /// The rule for a position handed to a movement primitive or a navigation query: `None`
+    /// when a coordinate is not finite (NaN, +-inf); otherwise the nearest point of the map's
+    /// rectangle grown by [`BOUND_MARGIN`] tiles (tile centres `-1..=width`), so work that
+    /// grows with distance (lines, traces, probes) grows at most with the map's size. Points
+    /// within it are returned unchanged.
+    pub fn bound_pos(&self, p: DVec2) -> Option<DVec2> {
+        if !p.is_finite() {
+            return None;
+        }
+        let m = BOUND_MARGIN as f64;
+        Some(DVec2::new(
+            p.x.clamp(-m, (self.width - 1) as f64 + m),
+            p.y.clamp(-m, (self.height - 1) as f64 + m),
+        ))
+    }
+
+    /// [`Grid::bound_pos`] for a tile: the nearest tile at most [`BOUND_MARGIN`] outside the
+    /// map. `bound_tile(tile_of(p)) == tile_of(bound_pos(p))` for every finite `p`.
+    pub fn bound_tile(&self, tile: IVec2) -> IVec2 {
+        let m = BOUND_MARGIN;
+        IVec2::new(
+            tile.x.clamp(-m, (self.width - 1).saturating_add(m)),
+            tile.y.clamp(-m, (self.height - 1).saturating_add(m)),
+        )
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn positions_are_refused_when_not_finite_and_bounded_to_one_tile_off_the_map() {
+        let g = Grid::filled(10, 4, 0);
+        let b = |x: f64, y: f64| g.bound_pos(DVec2::new(x, y));
+        for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            assert_eq!(b(bad, 1.0), None, "{bad}");
+            assert_eq!(b(1.0, bad), None, "{bad}");
+        }
+        // Inside, and within the margin: unchanged.
+        assert_eq!(b(3.25, 2.5), Some(DVec2::new(3.25, 2.5)));
+        assert_eq!(b(-1.0, 4.0), Some(DVec2::new(-1.0, 4.0)));
+        assert_eq!(b(9.9, -0.6), Some(DVec2::new(9.9, -0.6)));
+        // Far away: the nearest point one tile off the map, each axis on its own.
+        assert_eq!(b(1e18, 1e18), Some(DVec2::new(10.0, 4.0)));
+        assert_eq!(b(-1e18, 2.0), Some(DVec2::new(-1.0, 2.0)));
+        assert_eq!(b(4294967295.0, 5.0), Some(DVec2::new(10.0, 4.0)));
+        assert_eq!(b(-3.0, -1e300), Some(DVec2::new(-1.0, -1.0)));
+        assert_eq!(b(f64::MAX, f64::MIN), Some(DVec2::new(10.0, -1.0)));
+    }
+
+    #[test]
+    fn tiles_are_bounded_the_same_way_and_agree_with_rounding() {
+        let g = Grid::filled(10, 4, 0);
+        let t = |x, y| g.bound_tile(IVec2::new(x, y));
+        assert_eq!(t(3, 2), IVec2::new(3, 2));
+        assert_eq!(t(i32::MAX, i32::MIN), IVec2::new(10, -1));
+        assert_eq!(t(-5, 7), IVec2::new(-1, 4));
+        for p in [
+            DVec2::new(1e18, -1e18),
+            DVec2::new(10.4, 4.6),
+            DVec2::new(-1.49, -1.51),
+            DVec2::new(-0.5, 9.5),
+            DVec2::new(5.5, 2.0),
+        ] {
+            assert_eq!(
+                g.bound_tile(crate::world::tile_of(p)),
+                crate::world::tile_of(g.bound_pos(p).unwrap()),
+                "{p}"
+            );
+        }
+        // An empty grid still has a (margin-only) rectangle.
+        let empty = Grid::filled(0, 0, 0);
+        assert_eq!(empty.bound_tile(IVec2::new(9, -9)), IVec2::new(0, -1));
+        assert_eq!(
+            empty.bound_pos(DVec2::new(9.0, -9.0)),
+            Some(DVec2::new(0.0, -1.0))
+        );
+    }
 
     #[test]
     fn rows_map_to_cells_and_unknown_characters_are_located() {

@@ -22,7 +22,7 @@ pub use action::{
 };
 pub use agent::{Agent, Brain, Crumbs, Leg, Route, RouteKind};
 pub use debug::{Role, Shape};
-pub use grid::{Grid, RowError};
+pub use grid::{Grid, RowError, BOUND_MARGIN};
 pub use motion::{Motion, MoveMemory, TraceMode, TraceState, Walk};
 pub use path_options::PathOptions;
 pub use script_error::{ErrorKind, ScriptError};
@@ -220,6 +220,17 @@ impl World {
     /// Simulated seconds since the start.
     pub fn time(&self) -> f64 {
         self.tick as f64 * self.dt()
+    }
+
+    /// A position as primitives and queries may use it ([`Grid::bound_pos`]): `None` when not
+    /// finite, else moved to within one tile of the map.
+    pub fn bound_pos(&self, pos: DVec2) -> Option<DVec2> {
+        self.grid.bound_pos(pos)
+    }
+
+    /// A tile moved to within one tile of the map ([`Grid::bound_tile`]).
+    pub fn bound_tile(&self, tile: Tile) -> Tile {
+        self.grid.bound_tile(tile)
     }
 
     /// Whether a tile is inside the map.
@@ -432,10 +443,12 @@ impl World {
         }
     }
 
-    /// Where a target is now, or `None` if it names an agent that is gone.
+    /// Where a target is now, or `None` if it names an agent that is gone or a point that is
+    /// not finite; a point far off the map is moved to within one tile of it
+    /// ([`World::bound_pos`]), so no primitive works in proportion to its distance.
     pub fn target_pos(&self, target: &Target) -> Option<DVec2> {
         match target {
-            Target::Point(p) => Some(*p),
+            Target::Point(p) => self.bound_pos(*p),
             Target::Agent(r) => {
                 let i = self.resolve(r)?;
                 match self.sealed.0 {
