@@ -277,7 +277,7 @@ fn bench(path: &Path, ticks: u64, warmup: u64, native: bool) -> ExitCode {
 }
 
 fn test(paths: &[PathBuf], jobs: Option<usize>) -> ExitCode {
-    use crate::expect::runner::{run_all, Outcome};
+    use crate::testrun::{run_all, Outcome};
     use std::io::IsTerminal;
     let default = [PathBuf::from("scenes")];
     let files = scene_files(if paths.is_empty() { &default } else { paths });
