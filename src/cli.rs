@@ -92,8 +92,9 @@ enum Command {
     },
     /// Print the JSON Schema of the scene format (for yaml-language-server).
     Schema,
-    /// Print the Lua API as lua-language-server stubs, a reference page or a .luarc.json, or
-    /// write all three (types/agentbox.lua, docs/lua-api.md, .luarc.json) with --write.
+    /// Print the Lua API as lua-language-server stubs, a reference page, a .luarc.json or a
+    /// .luacheckrc, or write them all (types/agentbox.lua, docs/lua-api.md, .luarc.json,
+    /// .luacheckrc) with --write.
     Api {
         /// The `---@meta` stubs.
         #[arg(long, group = "what")]
@@ -104,6 +105,9 @@ enum Command {
         /// The .luarc.json.
         #[arg(long, group = "what")]
         luarc: bool,
+        /// The .luacheckrc: the sandbox's globals and the API tables for luacheck.
+        #[arg(long, group = "what")]
+        luacheckrc: bool,
         /// Write every generated file under the current folder (the project root).
         #[arg(long, group = "what")]
         write: bool,
@@ -201,8 +205,9 @@ fn run(command: Command) -> io::Result<ExitCode> {
             stubs,
             markdown,
             luarc,
+            luacheckrc,
             write,
-        } => api(stubs, markdown, luarc, write)?,
+        } => api(stubs, markdown, luarc, luacheckrc, write)?,
         Command::Schema => {
             say(format_args!("{}", scene::schema::json()))?;
             ExitCode::SUCCESS
@@ -210,7 +215,13 @@ fn run(command: Command) -> io::Result<ExitCode> {
     })
 }
 
-fn api(stubs: bool, markdown: bool, luarc: bool, write: bool) -> io::Result<ExitCode> {
+fn api(
+    stubs: bool,
+    markdown: bool,
+    luarc: bool,
+    luacheckrc: bool,
+    write: bool,
+) -> io::Result<ExitCode> {
     use crate::script::registry;
     if write {
         for (path, text) in registry::generated() {
@@ -237,6 +248,8 @@ fn api(stubs: bool, markdown: bool, luarc: bool, write: bool) -> io::Result<Exit
         registry::markdown()
     } else if luarc {
         registry::luarc()
+    } else if luacheckrc {
+        registry::luacheckrc()
     } else {
         let _ = stubs; // the default
         registry::stubs()
