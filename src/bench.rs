@@ -4,7 +4,8 @@
 //! the Lua overhead is a ratio measured on the same machine at the same moment.
 //!
 //! Times are CPU time of the running thread (so other processes on a busy machine do not
-//! inflate them), with the wall time alongside. Reads clocks (that is its job) but never feeds
+//! inflate them), with the wall time alongside; on a platform with no per-thread CPU clock
+//! they are wall time ([`CLOCK`] says which). Reads clocks (that is its job) but never feeds
 //! time into the simulation.
 
 use crate::scene;
@@ -31,22 +32,27 @@ pub struct Figures {
     pub failed: u64,
 }
 
-/// CPU time used by this thread so far.
+/// The clock [`thread_cpu_time`] reads on this build.
+#[cfg(all(any(unix, windows), not(feature = "portable-fallbacks")))]
+pub const CLOCK: &str = "thread CPU time";
+/// The clock [`thread_cpu_time`] reads on this build.
+#[cfg(not(all(any(unix, windows), not(feature = "portable-fallbacks"))))]
+pub const CLOCK: &str = "wall time (no per-thread CPU clock on this platform)";
+
+/// CPU time used by this thread so far (the `cpu-time` crate: `clock_gettime` on Unix,
+/// `GetThreadTimes` on Windows); zero if the platform refuses to say.
+#[cfg(all(any(unix, windows), not(feature = "portable-fallbacks")))]
 pub fn thread_cpu_time() -> Duration {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime only writes the timespec it is given.
-    let ok = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } == 0;
-    if ok {
-        Duration::new(
-            ts.tv_sec.max(0) as u64,
-            ts.tv_nsec.clamp(0, 999_999_999) as u32,
-        )
-    } else {
-        Duration::ZERO
-    }
+    cpu_time::ThreadTime::try_now().map_or(Duration::ZERO, |t| t.as_duration())
+}
+
+/// Where there is no per-thread CPU clock (or with the `portable-fallbacks` feature): wall
+/// time since the first call, so differences of two readings still measure the work between
+/// them, other processes' load included.
+#[cfg(not(all(any(unix, windows), not(feature = "portable-fallbacks"))))]
+pub fn thread_cpu_time() -> Duration {
+    static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    START.get_or_init(Instant::now).elapsed()
 }
 
 impl Figures {
@@ -264,6 +270,45 @@ mod tests {
         let path = dir.join("crowd.yaml");
         std::fs::write(&path, scene).unwrap();
         path
+    }
+
+    /// The per-thread CPU clock counts this thread's work and not its sleep.
+    #[cfg(all(any(unix, windows), not(feature = "portable-fallbacks")))]
+    #[test]
+    fn thread_cpu_time_counts_work_not_sleep() {
+        assert_eq!(CLOCK, "thread CPU time");
+        let before = thread_cpu_time();
+        std::thread::sleep(Duration::from_millis(100));
+        let slept = thread_cpu_time().saturating_sub(before);
+        assert!(slept < Duration::from_millis(50), "sleeping cost {slept:?}");
+        let (start, before) = (Instant::now(), thread_cpu_time());
+        let mut x = 0u64;
+        while start.elapsed() < Duration::from_millis(30) {
+            x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
+        }
+        assert!(
+            thread_cpu_time() > before,
+            "30 ms of spinning cost no CPU time"
+        );
+    }
+
+    /// The fallback of platforms without a per-thread CPU clock, built on this one by the
+    /// `portable-fallbacks` feature: a wall clock that never goes back, counts sleep, and
+    /// still gives `bench` figures.
+    #[cfg(feature = "portable-fallbacks")]
+    #[test]
+    fn portable_fallback_clock_is_the_wall_clock_and_bench_runs_on_it() {
+        assert!(CLOCK.starts_with("wall time"), "{CLOCK}");
+        let before = thread_cpu_time();
+        std::thread::sleep(Duration::from_millis(30));
+        let after = thread_cpu_time();
+        assert!(after.saturating_sub(before) >= Duration::from_millis(30));
+        assert!(thread_cpu_time() >= after);
+        let dir = tempfile::tempdir().unwrap();
+        let path = crowd_scene(dir.path(), 20);
+        let f = lua(&path, 1, 5).unwrap();
+        assert_eq!((f.agents, f.ticks, f.decisions, f.failed), (40, 5, 100, 0));
+        assert!(f.total > Duration::ZERO && f.deciding <= f.total);
     }
 
     /// Side by side, each side runs every measured tick once, in turns, and decides for its

@@ -7,7 +7,7 @@ use crate::script::ScriptHost;
 use crate::session::Session;
 use crate::sim::trace;
 use clap::{Parser, Subcommand};
-use std::io::Write;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -92,8 +92,9 @@ enum Command {
     },
     /// Print the JSON Schema of the scene format (for yaml-language-server).
     Schema,
-    /// Print the Lua API as lua-language-server stubs, a reference page or a .luarc.json, or
-    /// write all three (types/agentbox.lua, docs/lua-api.md, .luarc.json) with --write.
+    /// Print the Lua API as lua-language-server stubs, a reference page, a .luarc.json or a
+    /// .luacheckrc, or write them all (types/agentbox.lua, docs/lua-api.md, .luarc.json,
+    /// .luacheckrc) with --write.
     Api {
         /// The `---@meta` stubs.
         #[arg(long, group = "what")]
@@ -104,6 +105,9 @@ enum Command {
         /// The .luarc.json.
         #[arg(long, group = "what")]
         luarc: bool,
+        /// The .luacheckrc: the sandbox's globals and the API tables for luacheck.
+        #[arg(long, group = "what")]
+        luacheckrc: bool,
         /// Write every generated file under the current folder (the project root).
         #[arg(long, group = "what")]
         write: bool,
@@ -126,19 +130,30 @@ enum Command {
 }
 
 /// Runs the command line; the process exit code.
+///
 /// Output piped into a reader that stops early (`agentbox headless ... | head`) ends the
-/// program quietly, as for other command-line tools, instead of a panic in `println!`.
-fn quiet_broken_pipe() {
-    // SAFETY: restores the default action of one signal before any thread starts.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+/// program quietly with status 0, as ripgrep does it: no signal handling (Rust ignores SIGPIPE,
+/// so the write fails); every write to stdout returns its error up to here, and a
+/// `BrokenPipe` ends the run as a success. Any other output error is reported.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli.command) {
+        Ok(code) => code,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: cannot write the output: {e}");
+            ExitCode::FAILURE
+        }
     }
 }
 
-pub fn main() -> ExitCode {
-    quiet_broken_pipe();
-    let cli = Cli::parse();
-    match cli.command {
+/// Writes to stdout, returning the error instead of panicking as `print!` does.
+fn say(text: std::fmt::Arguments) -> io::Result<()> {
+    io::stdout().lock().write_fmt(text)
+}
+
+fn run(command: Command) -> io::Result<ExitCode> {
+    Ok(match command {
         Command::Run {
             scene,
             seed,
@@ -169,8 +184,8 @@ pub fn main() -> ExitCode {
             seed,
             trace,
             realtime,
-        } => headless(&scene, ticks, seed, trace.as_deref(), realtime),
-        Command::Check { paths } => check(&paths),
+        } => headless(&scene, ticks, seed, trace.as_deref(), realtime)?,
+        Command::Check { paths } => check(&paths)?,
         Command::Paths { map, scen, algo } => match crate::paths::run(&map, &scen, &algo) {
             Ok(true) => ExitCode::SUCCESS,
             Ok(false) => ExitCode::FAILURE,
@@ -179,27 +194,34 @@ pub fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
-        Command::Test { paths, jobs } => test(&paths, jobs),
+        Command::Test { paths, jobs } => test(&paths, jobs)?,
         Command::Bench {
             scene,
             ticks,
             warmup,
             native,
-        } => bench(&scene, ticks, warmup, native),
+        } => bench(&scene, ticks, warmup, native)?,
         Command::Api {
             stubs,
             markdown,
             luarc,
+            luacheckrc,
             write,
-        } => api(stubs, markdown, luarc, write),
+        } => api(stubs, markdown, luarc, luacheckrc, write)?,
         Command::Schema => {
-            print!("{}", scene::schema::json());
+            say(format_args!("{}", scene::schema::json()))?;
             ExitCode::SUCCESS
         }
-    }
+    })
 }
 
-fn api(stubs: bool, markdown: bool, luarc: bool, write: bool) -> ExitCode {
+fn api(
+    stubs: bool,
+    markdown: bool,
+    luarc: bool,
+    luacheckrc: bool,
+    write: bool,
+) -> io::Result<ExitCode> {
     use crate::script::registry;
     if write {
         for (path, text) in registry::generated() {
@@ -216,28 +238,30 @@ fn api(stubs: bool, markdown: bool, luarc: bool, write: bool) -> ExitCode {
                 .and_then(|()| std::fs::write(path, text));
             if let Err(e) = written {
                 eprintln!("{}: error: cannot write: {e}", path.display());
-                return ExitCode::FAILURE;
+                return Ok(ExitCode::FAILURE);
             }
-            println!("wrote {}", path.display());
+            say(format_args!("wrote {}\n", path.display()))?;
         }
-        return ExitCode::SUCCESS;
+        return Ok(ExitCode::SUCCESS);
     }
     let text = if markdown {
         registry::markdown()
     } else if luarc {
         registry::luarc()
+    } else if luacheckrc {
+        registry::luacheckrc()
     } else {
         let _ = stubs; // the default
         registry::stubs()
     };
-    print!("{text}");
-    ExitCode::SUCCESS
+    say(format_args!("{text}"))?;
+    Ok(ExitCode::SUCCESS)
 }
 
-fn bench(path: &Path, ticks: u64, warmup: u64, native: bool) -> ExitCode {
+fn bench(path: &Path, ticks: u64, warmup: u64, native: bool) -> io::Result<ExitCode> {
     let show = |what: &str, f: &crate::bench::Figures| {
-        println!(
-            "{what}: {} agents, {} ticks: {:.3} ms per tick ({:.1} ticks/s; wall {:.3} ms per tick), {:.0} ns per decision ({} decisions, {} failed)",
+        say(format_args!(
+            "{what}: {} agents, {} ticks: {:.3} ms per tick ({:.1} ticks/s; wall {:.3} ms per tick), {:.0} ns per decision ({} decisions, {} failed)\n",
             f.agents,
             f.ticks,
             f.ms_per_tick(),
@@ -246,44 +270,44 @@ fn bench(path: &Path, ticks: u64, warmup: u64, native: bool) -> ExitCode {
             f.ns_per_decision(),
             f.decisions,
             f.failed
-        );
+        ))
     };
     if !native {
         match crate::bench::lua(path, warmup, ticks) {
-            Ok(lua) => show("lua", &lua),
+            Ok(lua) => show("lua", &lua)?,
             Err(e) => {
                 eprintln!("{e}");
-                return ExitCode::FAILURE;
+                return Ok(ExitCode::FAILURE);
             }
         }
-        return ExitCode::SUCCESS;
+        return Ok(ExitCode::SUCCESS);
     }
     let (lua, rust) = match crate::bench::side_by_side(path, warmup, ticks) {
         Ok(both) => both,
         Err(e) => {
             eprintln!("{e}");
-            return ExitCode::FAILURE;
+            return Ok(ExitCode::FAILURE);
         }
     };
-    show("lua", &lua);
-    show("rust", &rust);
-    println!(
-        "lua/rust: {:.2}x per tick, {:.2}x per decision (taking turns of {} ticks)",
+    show("lua", &lua)?;
+    show("rust", &rust)?;
+    say(format_args!(
+        "lua/rust: {:.2}x per tick, {:.2}x per decision (taking turns of {} ticks)\n",
         lua.ms_per_tick() / rust.ms_per_tick(),
         lua.ns_per_decision() / rust.ns_per_decision(),
         crate::bench::BLOCK
-    );
-    ExitCode::SUCCESS
+    ))?;
+    Ok(ExitCode::SUCCESS)
 }
 
-fn test(paths: &[PathBuf], jobs: Option<usize>) -> ExitCode {
-    use crate::expect::runner::{run_all, Outcome};
+fn test(paths: &[PathBuf], jobs: Option<usize>) -> io::Result<ExitCode> {
+    use crate::testrun::{run_all, Outcome};
     use std::io::IsTerminal;
     let default = [PathBuf::from("scenes")];
     let files = scene_files(if paths.is_empty() { &default } else { paths });
     if files.is_empty() {
         eprintln!("error: no scene files found");
-        return ExitCode::FAILURE;
+        return Ok(ExitCode::FAILURE);
     }
     let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let bar = if std::io::stderr().is_terminal() {
@@ -292,34 +316,49 @@ fn test(paths: &[PathBuf], jobs: Option<usize>) -> ExitCode {
         indicatif::ProgressBar::hidden()
     };
     let (mut passed, mut failed) = (0, 0);
+    // The first output error, kept until the runner returns.
+    let mut written = Ok(());
     run_all(&files, jobs, |path, outcome| {
         bar.inc(1);
-        bar.suspend(|| match outcome {
+        let line = bar.suspend(|| match outcome {
             Outcome::Passed { ticks } => {
                 passed += 1;
-                println!("pass {} ({ticks} ticks)", path.display());
+                say(format_args!("pass {} ({ticks} ticks)\n", path.display()))
             }
             Outcome::Failed(reasons) => {
                 failed += 1;
-                println!("FAIL {}", path.display());
+                say(format_args!("FAIL {}\n", path.display()))?;
                 for r in reasons {
-                    println!("    {r}");
+                    say(format_args!("    {r}\n"))?;
                 }
+                Ok(())
             }
-            Outcome::Skipped => {}
+            Outcome::Skipped => Ok(()),
         });
+        written = std::mem::replace(&mut written, Ok(())).and(line);
     });
     bar.finish_and_clear();
+    written?;
     if passed + failed == 0 {
         eprintln!("error: none of these scenes has an `expect:` section");
-        return ExitCode::FAILURE;
+        return Ok(ExitCode::FAILURE);
     }
-    println!("{passed} passed, {failed} failed");
-    if failed == 0 {
+    say(format_args!("{passed} passed, {failed} failed\n"))?;
+    Ok(if failed == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
+    })
+}
+
+/// A failed trace write: a closed pipe goes up to [`main`] (a quiet end); any other error is
+/// reported here.
+fn trace_failed(e: io::Error) -> io::Result<ExitCode> {
+    if e.kind() == io::ErrorKind::BrokenPipe {
+        return Err(e);
     }
+    eprintln!("error: cannot write the trace: {e}");
+    Ok(ExitCode::FAILURE)
 }
 
 fn headless(
@@ -328,22 +367,22 @@ fn headless(
     seed: Option<u64>,
     trace_to: Option<&str>,
     realtime: bool,
-) -> ExitCode {
+) -> io::Result<ExitCode> {
     let mut session = match Session::open(path, seed) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("{e}");
-            return ExitCode::FAILURE;
+            return Ok(ExitCode::FAILURE);
         }
     };
     let mut out: Option<Box<dyn Write>> = match trace_to {
         None => None,
-        Some("-") => Some(Box::new(std::io::BufWriter::new(std::io::stdout().lock()))),
+        Some("-") => Some(Box::new(io::BufWriter::new(io::stdout().lock()))),
         Some(file) => match std::fs::File::create(file) {
-            Ok(f) => Some(Box::new(std::io::BufWriter::new(f))),
+            Ok(f) => Some(Box::new(io::BufWriter::new(f))),
             Err(e) => {
                 eprintln!("{file}: error: cannot write the trace: {e}");
-                return ExitCode::FAILURE;
+                return Ok(ExitCode::FAILURE);
             }
         },
     };
@@ -359,26 +398,23 @@ fn headless(
             },
         );
         if let Err(e) = written {
-            eprintln!("error: cannot write the trace: {e}");
-            return ExitCode::FAILURE;
+            return trace_failed(e);
         }
     }
     for _ in 0..if realtime { 0 } else { ticks } {
         let report = session.tick();
         if let Some(w) = out.as_mut() {
             if let Err(e) = writeln!(w, "{}", trace::line(session.world(), &report.events)) {
-                eprintln!("error: cannot write the trace: {e}");
-                return ExitCode::FAILURE;
+                return trace_failed(e);
             }
         }
     }
     if let Some(mut w) = out {
         if let Err(e) = w.flush() {
-            eprintln!("error: cannot write the trace: {e}");
-            return ExitCode::FAILURE;
+            return trace_failed(e);
         }
     }
-    ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Scene files named by the arguments: files as given, folders' `.yaml`/`.yml` files sorted.
@@ -416,12 +452,12 @@ fn as_error_line(message: &str) -> String {
     }
 }
 
-fn check(paths: &[PathBuf]) -> ExitCode {
+fn check(paths: &[PathBuf]) -> io::Result<ExitCode> {
     let mut failures = 0;
     let files = scene_files(paths);
     if files.is_empty() {
         eprintln!("error: no scene files found");
-        return ExitCode::FAILURE;
+        return Ok(ExitCode::FAILURE);
     }
     for file in files {
         let scene = match scene::load(&file) {
@@ -438,7 +474,7 @@ fn check(paths: &[PathBuf]) -> ExitCode {
             Ok(h) => h,
             Err(e) => {
                 eprintln!("error: cannot start Lua: {e}");
-                return ExitCode::FAILURE;
+                return Ok(ExitCode::FAILURE);
             }
         };
         let mut ok = true;
@@ -449,21 +485,21 @@ fn check(paths: &[PathBuf]) -> ExitCode {
             }
         }
         if ok {
-            println!(
-                "ok: {} ({} agents, {} scripts)",
+            say(format_args!(
+                "ok: {} ({} agents, {} scripts)\n",
                 file.display(),
                 scene.world.agents.len(),
                 scene.scripts.len()
-            );
+            ))?;
         } else {
             failures += 1;
         }
     }
-    if failures == 0 {
+    Ok(if failures == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
-    }
+    })
 }
 
 #[cfg(test)]

@@ -16,5 +16,6 @@ pub mod scene;
 pub mod script;
 pub mod session;
 pub mod sim;
+pub mod testrun;
 pub mod watch;
 pub mod world;

@@ -1,13 +1,10 @@
 //! Expectations: the checks of a scene's `expect:` section (reach, never_on, visits,
-//! no_errors, Lua predicates), observed tick by tick over a headless run, and the runner behind
-//! `agentbox test`.
+//! no_errors, Lua predicates), observed tick by tick over a headless run.
 //!
 //! [`Expectations`] is pure logic over the world and the tick reports; Lua predicates are run
 //! through the [`Predicates`] trait, which the scripting layer implements, so this module never
-//! names mlua. The runner (`runner.rs`) drives [`crate::session::Session`]s on worker threads;
-//! nothing here draws or watches files.
-
-pub mod runner;
+//! names mlua. It must not reach a session, the script host, a window or the file watcher: the
+//! runner behind `agentbox test` (`crate::testrun`) drives sessions and feeds this module.
 
 use crate::scene::file::{CheckWhen, ExpectSpec, TargetSpec};
 use crate::sim::TickReport;

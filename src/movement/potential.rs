@@ -113,6 +113,14 @@ pub fn force(
     (total, shapes)
 }
 
+/// The field an agent would feel at a point: the summed force on `agent`, acting on `spec`,
+/// if it stood at `at` in `world` (its own position is not used). A read-only query for
+/// overlays: it changes nothing and is the only part of the movement physics that `render/`
+/// may call (`tests/architecture.rs`).
+pub fn field_at(world: &World, agent: &Agent, spec: &PotentialSpec, at: DVec2) -> DVec2 {
+    force(world, agent, spec, at).0
+}
+
 /// The displacement of a free agent this tick: the force as a velocity, capped at `speed`.
 pub fn free_step(force: DVec2, speed: f64, dt: f64) -> DVec2 {
     let len = force.length();

@@ -2,9 +2,10 @@
 //! `move.potential` or `move.swarm`, else the first that does), as the strength of the summed
 //! force it would feel on every visible tile, on a log scale relative to the strongest visible
 //! tile — blue weak, red strong. The forces overlay's arrows show the direction where it
-//! stands.
+//! stands. The field comes from the core's read-only query
+//! [`crate::movement::potential::field_at`]; this file computes no physics of its own.
 
-use crate::movement::potential::force;
+use crate::movement::potential::field_at;
 use crate::render::camera::Camera;
 use crate::world::{centre_of, Action, World};
 use macroquad::prelude::*;
@@ -39,7 +40,7 @@ pub fn draw(world: &World, camera: &Camera, selected: Option<&str>) {
         for x in top_left.x.max(0)..=bottom_right.x.min(grid.width() - 1) {
             let tile = ::glam::IVec2::new(x, y);
             if !world.is_blocked(tile) {
-                let (f, _) = force(world, agent, spec, centre_of(tile));
+                let f = field_at(world, agent, spec, centre_of(tile));
                 field.push((tile, f.length().ln_1p()));
             }
         }

@@ -1,8 +1,12 @@
-//! Runs scenes' expectations headless, one [`Session`] per scene, on worker threads (each
-//! thread makes its own Lua state: they cannot move between threads). Results come back to the
-//! calling thread in the order the scenes were given, whatever order they finish in.
+//! The parallel runner behind `agentbox test`: runs scenes' expectations headless, one
+//! [`Session`] per scene, on worker threads (each thread makes its own Lua state: they cannot
+//! move between threads). Results come back to the calling thread in the order the scenes
+//! were given, whatever order they finish in.
+//!
+//! It lives above `expect` (which is pure logic and must not reach a session) and beside
+//! `cli`; it never draws or watches files.
 
-use super::Expectations;
+use crate::expect::Expectations;
 use crate::session::Session;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
