@@ -5,6 +5,8 @@
 //! once instead of swapping) and a CPU-time limit, and its own peak resident size is read from
 //! `wait4`.
 
+#![cfg(unix)]
+
 mod common;
 
 use common::*;
