@@ -64,6 +64,9 @@ enum Command {
         /// the trace is flushed every tick).
         #[arg(long)]
         realtime: bool,
+        /// Exit 0 even when a script failed to load or raised an error (otherwise exit 3).
+        #[arg(long)]
+        allow_errors: bool,
     },
     /// Validate scenes (files or folders of .yaml) and compile the scripts they use.
     Check {
@@ -184,7 +187,20 @@ fn run(command: Command) -> io::Result<ExitCode> {
             seed,
             trace,
             realtime,
-        } => headless(&scene, ticks, seed, trace.as_deref(), realtime)?,
+            allow_errors,
+        } => {
+            let code = headless(&scene, ticks, seed, trace.as_deref(), realtime)?;
+            match code {
+                Ran::ScriptsFailed if !allow_errors => {
+                    eprintln!(
+                        "headless: a script failed (see above): exit {SCRIPT_ERROR_EXIT}; --allow-errors exits 0"
+                    );
+                    ExitCode::from(SCRIPT_ERROR_EXIT)
+                }
+                Ran::ScriptsFailed | Ran::Clean => ExitCode::SUCCESS,
+                Ran::Failed(code) => code,
+            }
+        }
         Command::Check { paths } => check(&paths)?,
         Command::Paths { map, scen, algo } => match crate::paths::run(&map, &scen, &algo) {
             Ok(true) => ExitCode::SUCCESS,
@@ -361,20 +377,33 @@ fn trace_failed(e: io::Error) -> io::Result<ExitCode> {
     Ok(ExitCode::FAILURE)
 }
 
+/// The exit status of `headless` when a script failed to load or raised an error.
+pub const SCRIPT_ERROR_EXIT: u8 = 3;
+
+/// How a headless run ended.
+enum Ran {
+    Clean,
+    /// A script failed to load or raised an error (or was stopped by a limit).
+    ScriptsFailed,
+    /// The run could not go on (a bad scene, an unwritable trace): this status.
+    Failed(ExitCode),
+}
+
 fn headless(
     path: &Path,
     ticks: u64,
     seed: Option<u64>,
     trace_to: Option<&str>,
     realtime: bool,
-) -> io::Result<ExitCode> {
+) -> io::Result<Ran> {
     let mut session = match Session::open(path, seed) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("{e}");
-            return Ok(ExitCode::FAILURE);
+            return Ok(Ran::Failed(ExitCode::FAILURE));
         }
     };
+    let mut failed = !session.current_errors().is_empty();
     let mut out: Option<Box<dyn Write>> = match trace_to {
         None => None,
         Some("-") => Some(Box::new(io::BufWriter::new(io::stdout().lock()))),
@@ -382,7 +411,7 @@ fn headless(
             Ok(f) => Some(Box::new(io::BufWriter::new(f))),
             Err(e) => {
                 eprintln!("{file}: error: cannot write the trace: {e}");
-                return Ok(ExitCode::FAILURE);
+                return Ok(Ran::Failed(ExitCode::FAILURE));
             }
         },
     };
@@ -391,30 +420,35 @@ fn headless(
             &mut session,
             ticks,
             |message| eprintln!("{message}"),
-            |session, report| match out.as_mut() {
-                Some(w) => writeln!(w, "{}", trace::line(session.world(), &report.events))
-                    .and_then(|()| w.flush()),
-                None => Ok(()),
+            |session, report| {
+                failed |= !report.new_errors.is_empty();
+                match out.as_mut() {
+                    Some(w) => writeln!(w, "{}", trace::line(session.world(), &report.events))
+                        .and_then(|()| w.flush()),
+                    None => Ok(()),
+                }
             },
         );
         if let Err(e) = written {
-            return trace_failed(e);
+            return trace_failed(e).map(Ran::Failed);
         }
     }
     for _ in 0..if realtime { 0 } else { ticks } {
         let report = session.tick();
+        failed |= !report.new_errors.is_empty();
         if let Some(w) = out.as_mut() {
             if let Err(e) = writeln!(w, "{}", trace::line(session.world(), &report.events)) {
-                return trace_failed(e);
+                return trace_failed(e).map(Ran::Failed);
             }
         }
     }
     if let Some(mut w) = out {
         if let Err(e) = w.flush() {
-            return trace_failed(e);
+            return trace_failed(e).map(Ran::Failed);
         }
     }
-    Ok(ExitCode::SUCCESS)
+    failed |= !session.current_errors().is_empty();
+    Ok(if failed { Ran::ScriptsFailed } else { Ran::Clean })
 }
 
 /// Scene files named by the arguments: files as given, folders' `.yaml`/`.yml` files sorted.

@@ -8,7 +8,7 @@ use crate::scene::{self, Scene};
 use crate::script::ScriptHost;
 use crate::sim::{Simulation, TickReport};
 use crate::watch::FileWatcher;
-use crate::world::{centre_of, Agent, ScriptError, Tile, World};
+use crate::world::{centre_of, Agent, Brain, ScriptError, Tile, World};
 use glam::DVec2;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -195,9 +195,37 @@ impl Session {
 
     fn reload_script(&mut self, path: &Path) -> Reload {
         match self.host.load(path) {
-            Ok(()) => Reload::ScriptOk(path.to_path_buf()),
+            Ok(()) => {
+                // A new version may have fixed what stopped them (`sync` reloads a module's
+                // dependents too, so a fixed module resumes them as well).
+                self.resume_where(|a| matches!(&a.brain, Brain::Script(s) if s == path));
+                Reload::ScriptOk(path.to_path_buf())
+            }
             Err(e) => Reload::ScriptFailed(e.into()),
         }
+    }
+
+    /// Lets the suspended agents `pick` chooses run again (their error cleared); how many.
+    fn resume_where(&mut self, pick: impl Fn(&Agent) -> bool) -> usize {
+        if !self.sim.world().agents.iter().any(|a| a.suspended && pick(a)) {
+            return 0;
+        }
+        let world = self.sim.world_mut();
+        let mut n = 0;
+        for agent in world.agents.iter_mut().filter(|a| a.suspended && pick(a)) {
+            agent.suspended = false;
+            agent.error = None;
+            n += 1;
+        }
+        // The script host's list of who decides goes by the roster.
+        world.roster = crate::world::new_roster();
+        n
+    }
+
+    /// The designer's "resume" (the inspector's U): the agent's script is called again from
+    /// the next tick. False if it was not suspended.
+    pub fn resume(&mut self, agent_id: &str) -> bool {
+        self.resume_where(|a| a.id == agent_id) > 0
     }
 
     /// Errors to show now: the scene's, then each failing script's.

@@ -4,7 +4,7 @@ use super::overlays::{Overlays, ALL};
 use super::text::panel;
 use macroquad::prelude::*;
 
-const KEYS: [(&str, &str); 17] = [
+const KEYS: [(&str, &str); 18] = [
     ("F1 or ?", "this help"),
     ("Space", "pause / run"),
     (". or N", "one tick while paused"),
@@ -14,6 +14,7 @@ const KEYS: [(&str, &str); 17] = [
     ("middle-drag", "pan"),
     ("F or Home", "fit the map to the window"),
     ("left-click", "inspect an agent (drag it to move it)"),
+    ("U", "resume the inspected agent after a budget or memory stop"),
     ("right-click", "set the goal scripts read with world:goal()"),
     ("P", "paint mode: left-drag paints, right-drag erases"),
     ("T", "next terrain to paint"),

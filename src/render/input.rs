@@ -79,7 +79,7 @@ pub struct Event {
 }
 
 /// Keys a replay may name, by the names macroquad's `KeyCode` has.
-const KEYS: [(&str, KeyCode); 44] = [
+const KEYS: [(&str, KeyCode); 45] = [
     ("Space", KeyCode::Space),
     ("Escape", KeyCode::Escape),
     ("Tab", KeyCode::Tab),
@@ -118,6 +118,7 @@ const KEYS: [(&str, KeyCode); 44] = [
     ("R", KeyCode::R),
     ("S", KeyCode::S),
     ("T", KeyCode::T),
+    ("U", KeyCode::U),
     ("W", KeyCode::W),
     ("Z", KeyCode::Z),
     ("Enter", KeyCode::Enter),

@@ -61,8 +61,11 @@ pub fn draw(session: &Session, id: &str) -> bool {
             .take(40)
             .map(|l| format!("  {l}")),
     );
+    if agent.suspended {
+        lines.push("suspended: its script is not called; U resumes it".into());
+    }
     if let Some(e) = &agent.error {
-        lines.push("last error".into());
+        lines.push(format!("last error ({})", e.kind.name().replace('_', " ")));
         lines.extend(wrap(e.as_str(), inner, size));
     }
     panel(

@@ -263,6 +263,13 @@ impl Window {
         if input.key(KeyCode::RightBracket) {
             self.speed = (self.speed + 1).min(SPEEDS.len() - 1);
         }
+        if input.key(KeyCode::U) {
+            if let Some(id) = self.selected.clone() {
+                if self.session.resume(&id) {
+                    self.hud.status(format!("resumed {id}"));
+                }
+            }
+        }
         if input.key(KeyCode::R) {
             self.session.reset();
             self.painter = paint::Painter::default();

@@ -2,6 +2,9 @@
 //! scenes, read traces.
 #![allow(dead_code)]
 
+#[cfg(unix)]
+pub mod limited;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 

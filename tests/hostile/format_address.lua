@@ -1,0 +1,7 @@
+-- expect: format_address.lua:5: stable table: #
+local M = {}
+function M.decide(self, world)
+  -- Object numbers, not addresses: the same text in every run.
+  error("stable " .. tostring({}) .. " " .. string.format("%p", {}))
+end
+return M

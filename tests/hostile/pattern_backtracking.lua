@@ -1,0 +1,7 @@
+-- expect: pattern_backtracking.lua:4: instruction budget exceeded
+local M = {}
+function M.decide(self, world)
+  string.find(string.rep("a", 300000), ".-.-.-.-.-b")
+  return move.stop()
+end
+return M

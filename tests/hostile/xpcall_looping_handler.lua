@@ -1,0 +1,7 @@
+-- expect: xpcall_looping_handler.lua:4: instruction budget exceeded
+local M = {}
+function M.decide(self, world)
+  xpcall(function() error("x") end, function(m) while true do end end)
+  return move.stop()
+end
+return M
