@@ -1,4 +1,4 @@
--- The interceptor (seed 002): it aims where the prey will be, St = Sprey + Vprey * tc with
+-- The interceptor (AI for Game Developers, ch. 2): it aims where the prey will be, St = Sprey + Vprey * tc with
 -- tc = |Sr| / |Vr|, so it can cut off a prey faster than itself.
 local M = {}
 

@@ -1,4 +1,4 @@
--- Random-movement obstacle avoidance (seed 003): step straight at the goal while it is in line
+-- Random-movement obstacle avoidance (AI for Game Developers, ch. 6): step straight at the goal while it is in line
 -- of sight, in a random direction otherwise. The randomness comes from the scene seed.
 local M = {}
 

@@ -1,4 +1,4 @@
-//! The tank (seed 004, ALGORITHMS.md "Tank battle"): a body of `size` x `size` tiles (4 x 4 in
+//! The tank (a tank-battle A* exercise; see `docs/algorithms.md`, "The tank"): a body of `size` x `size` tiles (4 x 4 in
 //! the source) plans with A* over its top-left positions, 4 directions, cost 1 per step whatever
 //! the terrain, Manhattan estimate, moving only where the whole body fits (river, stone and
 //! brick block it as any blocked terrain). The path is compressed into turn-and-drive legs

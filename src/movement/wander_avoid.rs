@@ -1,5 +1,5 @@
-//! Random-movement obstacle avoidance (seed 003 "Random Movement Obstacle Avoidance",
-//! ALGORITHMS.md): if the target is in line of sight, step straight towards it (the next cell
+//! Random-movement obstacle avoidance (Bourg & Seemann, *AI for Game Developers*, ch. 6
+//! "Basic Pathfinding and Waypoints"): if the target is in line of sight, step straight towards it (the next cell
 //! of the Bresenham line); otherwise step in a random direction. The random directions come
 //! from the agent's own seeded stream, so a run repeats exactly.
 //!

@@ -1,4 +1,5 @@
-//! A* over the grid (seed 001 and 004, ALGORITHMS.md "A*"): `F = G + H`, an OPEN list ordered
+//! A* over the grid (Hart, Nilsson & Raphael 1968; Bourg & Seemann, *AI for Game
+//! Developers*, ch. 7 "A* Pathfinding"; see `docs/algorithms.md`): `F = G + H`, an OPEN list ordered
 //! by F, a CLOSED set, parents to rebuild the path.
 //!
 //! Cost model: a step into a cell costs the step's length (straight or diagonal, see

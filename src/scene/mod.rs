@@ -1,4 +1,4 @@
-//! Scene loading: a YAML scene file (DESIGN.md "Scene file v1") becomes a [`World`] plus the
+//! Scene loading: a YAML scene file (format in `README.md`, schema in `schema.rs`) becomes a [`World`] plus the
 //! list of scripts it uses, or a list of located errors (`FILE:LINE:COL: error: message`).
 //!
 //! Whatever the bytes, loading never panics. This module reads the scene file and checks that
