@@ -1,7 +1,7 @@
 //! Line-of-sight chase on tiles (Bourg & Seemann, *AI for Game Developers*, ch. 2 "Chasing and
-//! Evading", the listing's `BuildPathToTarget`): build a straight path to the target with Bresenham's line, walk it one cell
-//! per step, and build it again whenever the target has moved to another tile. At most
-//! [`MAX_PATH_LENGTH`] cells are stored, as the book's `kMaxPathLength`.
+//! Evading", the listing's `BuildPathToTarget`): build a straight path to the target with
+//! Bresenham's line, walk it one cell per step, and build it again whenever the target has moved to
+//! another tile. At most [`MAX_PATH_LENGTH`] cells are stored, as the book's `kMaxPathLength`.
 //!
 //! The book's listing initialises the error term as `deltaRow * 2 - deltaCol` after already
 //! doubling both deltas, which weights the short axis twice; this uses the textbook rule

@@ -1,5 +1,6 @@
-//! Scene loading: a YAML scene file (format in `README.md`, schema in `schema.rs`) becomes a [`World`] plus the
-//! list of scripts it uses, or a list of located errors (`FILE:LINE:COL: error: message`).
+//! Scene loading: a YAML scene file (format in `README.md`, schema in `schema.rs`) becomes a
+//! [`World`] plus the list of scripts it uses, or a list of located errors (`FILE:LINE:COL: error:
+//! message`).
 //!
 //! Whatever the bytes, loading never panics. This module reads the scene file and checks that
 //! script files exist; it never runs scripts (that is `script`'s job) and names no engine crate.

@@ -31,8 +31,8 @@
 //!   `heuristic` = `"octile"` (default, admissible), `"manhattan"` (the source's; with diagonal
 //!   steps it overestimates and paths may be longer than optimal), `"euclidean"`, `"zero"`
 //!   (Dijkstra); `costs` = `"exact"` (default: 1 straight, sqrt 2 diagonal) or `"source"` (10
-//!   and 14, as classic A* tutorials), times the terrain cost of the cell entered; `size` = N (an N x N body
-//!   whose top-left cell is the tile; it only stands where all its cells are free and pays the
+//!   and 14, as classic A* tutorials), times the terrain cost of the cell entered; `size` = N
+//!   (an N x N body whose top-left cell is the tile; it only stands where all its cells are free and pays the
 //!   dearest one); `ignore_terrain = true` (every free cell costs 1); `max_expanded` = N (stop
 //!   after N expansions and return the path to the closest node reached, `info.complete` false);
 //!   `algorithm` = `"auto"` (default: jump point search where it is exact — uniform terrain,
