@@ -39,10 +39,18 @@ fn the_tutorial_is_the_shipped_guard() {
     let tutorial = section(&text, "## Tutorial: a guard");
     let yaml = blocks(tutorial, "yaml");
     let shipped_scene = std::fs::read_to_string(root().join("scenes/guard.yaml")).unwrap();
-    assert_eq!(yaml.first(), Some(&shipped_scene), "step 1 is scenes/guard.yaml");
+    assert_eq!(
+        yaml.first(),
+        Some(&shipped_scene),
+        "step 1 is scenes/guard.yaml"
+    );
     let lua = blocks(tutorial, "lua");
     let shipped_script = std::fs::read_to_string(root().join("scripts/guard.lua")).unwrap();
-    assert_eq!(lua.last(), Some(&shipped_script), "step 5 is scripts/guard.lua");
+    assert_eq!(
+        lua.last(),
+        Some(&shipped_script),
+        "step 5 is scripts/guard.lua"
+    );
 }
 
 #[test]
@@ -88,13 +96,21 @@ fn every_shipped_scene_is_in_the_table() {
             missing.push(name);
         }
     }
-    assert!(missing.is_empty(), "not in the README's scene table: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "not in the README's scene table: {missing:?}"
+    );
 }
 
 #[test]
 fn links_to_files_lead_somewhere() {
     let mut dead = Vec::new();
-    for doc in ["README.md", "ARCHITECTURE.md", "docs/algorithms.md", "docs/benchmarks.md"] {
+    for doc in [
+        "README.md",
+        "ARCHITECTURE.md",
+        "docs/algorithms.md",
+        "docs/benchmarks.md",
+    ] {
         let text = std::fs::read_to_string(root().join(doc)).unwrap();
         let base = root().join(doc).parent().unwrap().to_path_buf();
         let mut rest = text.as_str();
