@@ -4,7 +4,7 @@
 //!
 //! `cargo run --release --example rust_decider`
 
-use agentbox::nav::{line_of_sight, PathOptions};
+use agentbox::nav::line_of_sight;
 use agentbox::sim::{Decider, Decision, Simulation};
 use agentbox::world::{Action, Agent, World};
 use glam::{DVec2, IVec2};
@@ -18,7 +18,8 @@ impl Decider for HunterAndPrey {
         let hunt = if line_of_sight(world, hunter.tile(), prey.tile()) {
             Action::Chase(world.agent_ref(1).expect("the prey").into())
         } else {
-            Action::PathTo(prey.tile(), Box::new(PathOptions::default()))
+            // An A* route with the default options (octile, no corner cutting).
+            Action::PathTo(prey.tile(), Box::default())
         };
         let flee = if hunter.pos.distance(prey.pos) < 5.0 {
             Action::Evade(world.agent_ref(0).expect("the hunter").into())
