@@ -1,5 +1,5 @@
 //! Side-by-side timing of agentbox's grid search and the `pathfinding` crate's `astar` (integer
-//! costs, the fast way) on the MovingAI maps in `../shared/bench/movingai`, same process, same
+//! costs, the fast way) on the MovingAI maps in `data/movingai/`, same process, same
 //! queries. Run from the project root:
 //!
 //! ```text
@@ -71,10 +71,10 @@ fn main() {
     let all = args.iter().any(|a| a == "--all");
     // Other arguments (not cargo's `--bench`) pick maps by name.
     let only: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/bench/movingai");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/movingai");
     if !dir.join("arena2.map").is_file() {
         eprintln!(
-            "error: MovingAI maps not found at {} (clone the project with shared/ beside it)",
+            "error: MovingAI maps not found at {} (they are part of the repository)",
             dir.display()
         );
         std::process::exit(2);

@@ -1,5 +1,5 @@
--- The interceptor (seed 002): it aims where the prey will be, St = Sprey + Vprey * tc with
--- tc = |Sr| / |Vr|, so it can cut off a prey faster than itself.
+-- The interceptor (AI for Game Developers, ch. 2): it aims where the prey will be, St = Sprey +
+-- Vprey * tc with tc = |Sr| / |Vr|, so it can cut off a prey faster than itself.
 local M = {}
 
 function M.decide(self, world)

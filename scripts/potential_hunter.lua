@@ -1,6 +1,6 @@
--- Potential-function chase and evade (seed 002): with A > 0 the target attracts from afar and
--- B keeps a little distance; with A = 0 only the B term is left and the agent flees. Walls
--- repel with the obstacle strength.
+-- Potential-function chase and evade (AI for Game Developers, ch. 5): with A > 0 the target
+-- attracts from afar and B keeps a little distance; with A = 0 only the B term is left and the
+-- agent flees. Walls repel with the obstacle strength.
 local M = {}
 
 function M.decide(self, world)

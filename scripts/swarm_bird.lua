@@ -1,6 +1,6 @@
--- A member of a Lennard-Jones swarm (seed 002, potential functions): every other bird within
--- range pulls (A / r^n) and pushes (B / r^m), so they settle r = m B / (n A) apart; the leader
--- pulls the flock along and the rocks push it away.
+-- A member of a Lennard-Jones swarm (AI for Game Developers, ch. 5, potential functions): every
+-- other bird within range pulls (A / r^n) and pushes (B / r^m), so they settle r = m B / (n A)
+-- apart; the leader pulls the flock along and the rocks push it away.
 local M = {}
 
 function M.decide(self, world)

@@ -1,5 +1,5 @@
--- The tank of seed 004: drive a multi-tile body to the agent named by params.goal.
--- move.tank_to plans with the body's footprint (4 directions, cost 1 a step, Manhattan
+-- The tank (docs/algorithms.md, "The tank"): drive a multi-tile body to the agent named by
+-- params.goal. move.tank_to plans with the body's footprint (4 directions, cost 1 a step, Manhattan
 -- estimate) and drives the route as turn-and-drive legs; with no route it stays put.
 local M = {}
 

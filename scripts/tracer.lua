@@ -1,5 +1,5 @@
--- Tracing around obstacles (seed 003): head straight for the goal and, when blocked, keep the
--- left hand on the obstacle's outline. params.variant picks when tracing stops:
+-- Tracing around obstacles (AI for Game Developers, ch. 6): head straight for the goal and, when
+-- blocked, keep the left hand on the obstacle's outline. params.variant picks when tracing stops:
 --   "basic"    as soon as the straight step is free again (loops in a concave range),
 --   "improved" on crossing the line from where tracing started to the goal,
 --   "sight"    as soon as the goal is in line of sight.

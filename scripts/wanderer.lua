@@ -1,5 +1,6 @@
--- Random-movement obstacle avoidance (seed 003): step straight at the goal while it is in line
--- of sight, in a random direction otherwise. The randomness comes from the scene seed.
+-- Random-movement obstacle avoidance (AI for Game Developers, ch. 6): step straight at the goal
+-- while it is in line of sight, in a random direction otherwise. The randomness comes from the
+-- scene seed.
 local M = {}
 
 function M.decide(self, world)

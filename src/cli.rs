@@ -1,4 +1,4 @@
-//! The command line: `run`, `headless`, `check` and `paths` (DESIGN.md "Headless CLI and trace v1"),
+//! The command line: `run`, `headless`, `check` and `paths`,
 //! and the tools `test`, `schema`, `api` and `bench`.
 //! Parses arguments with clap and calls the library; `main.rs` only calls [`main`].
 

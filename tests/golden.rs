@@ -101,3 +101,8 @@ fn golden_tank() {
 fn golden_waypoints() {
     check("waypoints");
 }
+
+#[test]
+fn golden_guard() {
+    check("guard");
+}

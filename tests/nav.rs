@@ -1,4 +1,4 @@
-//! Navigation from scenes and scripts, headless: the tank of seed 004, waypoint travel, the
+//! Navigation from scenes and scripts, headless: the tank (`move.tank_to`), waypoint travel, the
 //! `nav.*` queries and `move.path_to` options.
 
 mod common;

@@ -1,5 +1,5 @@
-//! `agentbox paths` on the shipped MovingAI maps (`../shared/bench/movingai`, beside the
-//! project): every checked query optimal, and a doctored scenario file noticed.
+//! `agentbox paths` on the MovingAI maps shipped in `data/movingai/`: every checked query
+//! optimal, and a doctored scenario file noticed.
 
 mod common;
 
@@ -7,10 +7,10 @@ use common::{agentbox, scratch, stderr, stdout};
 use std::path::PathBuf;
 
 fn movingai() -> PathBuf {
-    let dir = common::root().join("../shared/bench/movingai");
+    let dir = common::root().join("data/movingai");
     assert!(
         dir.join("arena2.map").is_file(),
-        "MovingAI maps not found at {}: the tests need the shared/ folder beside the project",
+        "MovingAI maps not found at {}: they are part of the repository",
         dir.display()
     );
     dir

@@ -1,5 +1,5 @@
-//! Headless scenarios for the movement primitives of ALGORITHMS.md, run through the binary on
-//! the demo scenes: each asserts what a reader of the book expects the rule to do.
+//! Headless scenarios for the movement primitives of `docs/algorithms.md`, run through the binary
+//! on the demo scenes: each asserts what a reader of the book expects the rule to do.
 
 mod common;
 

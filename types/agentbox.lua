@@ -39,7 +39,7 @@
 ---@class agentbox.PathOptions
 ---@field diagonal? "no_corner_cutting"|"one_side"|"always"|"never" When diagonal steps are allowed (default no_corner_cutting: both side cells free; never: 4-connected).
 ---@field heuristic? "octile"|"manhattan"|"euclidean"|"zero" A* estimate (default octile; manhattan overestimates with diagonals; zero is Dijkstra).
----@field costs? "exact"|"source" Step costs: exact (1 and sqrt 2, default) or source (10 and 14, seed 001), times the terrain cost.
+---@field costs? "exact"|"source" Step costs: exact (1 and sqrt 2, default) or source (10 and 14, as classic A* tutorials), times the terrain cost.
 ---@field size? integer An N x N body whose top-left cell is the tile (1 to 64).
 ---@field ignore_terrain? boolean Every free cell costs 1.
 ---@field max_expanded? integer Stop after this many expansions and return the path to the closest node reached.
@@ -167,7 +167,7 @@ function move.path_to(goal, opts) end
 ---@return agentbox.Action # The waypoint travel.
 function move.waypoints(goal) end
 
----The tank of seed 004: plan for the agent's `size` body with 4 directions, cost 1 a step and a Manhattan estimate, and drive turn-and-drive legs; with no route it stays put.
+---The tank-battle A*: plan for the agent's `size` body with 4 directions, cost 1 a step and a Manhattan estimate, and drive turn-and-drive legs; with no route it stays put.
 ---@param goal agentbox.PosLike The goal tile.
 ---@return agentbox.Action # The tank drive.
 function move.tank_to(goal) end

@@ -1,4 +1,5 @@
-//! Basic chase (seed 002 "追逐" and seed 003, ALGORITHMS.md "Basic chase"): each step, move
+//! Basic chase (Bourg & Seemann, *AI for Game Developers*, ch. 2 "Chasing and Evading"; the same
+//! step is ch. 6's basic pathfinding; see `docs/algorithms.md`): each step, move
 //! each axis one unit towards the target (`if px > tx: px -= 1 elif px < tx: px += 1`, the same
 //! for y). The trail is a bent line: diagonal first, then straight.
 

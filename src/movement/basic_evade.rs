@@ -1,4 +1,5 @@
-//! Basic evade (seed 002 and 003, ALGORITHMS.md "Basic evade"): the mirror of basic chase,
+//! Basic evade (Bourg & Seemann, *AI for Game Developers*, ch. 2 "Chasing and Evading"; see
+//! `docs/algorithms.md`): the mirror of basic chase,
 //! each axis one unit away from the threat each step (`if px > tx: px += 1 elif px < tx:
 //! px -= 1`). An axis on which both stand level does not move, as in the source.
 

@@ -1,4 +1,5 @@
-//! Line-of-sight chase in continuous space (seed 002/003): steer straight at the target's
+//! Line-of-sight chase in continuous space (Bourg & Seemann, *AI for Game
+//! Developers*, ch. 2 "Chasing and Evading"): steer straight at the target's
 //! current position at full speed, arriving on it rather than overshooting.
 
 use glam::DVec2;

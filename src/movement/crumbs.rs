@@ -1,11 +1,12 @@
-//! Breadcrumb pathfinding (seed 003 "Breadcrumb Pathfinding", ALGORITHMS.md): the player drops
+//! Breadcrumb pathfinding (Bourg & Seemann, *AI for Game Developers*, ch. 6 "Basic
+//! Pathfinding and Waypoints", "Breadcrumb Pathfinding"): the player drops
 //! a crumb on every tile it steps onto; the trail keeps the newest `kMaxTrailLength` (15 in the
 //! book), index 0 the newest. Each step the follower (the troll) scans the trail from newest to
-//! oldest, and for each crumb checks its own cell and its 8 neighbours in the seed's order (own
+//! oldest, and for each crumb checks its own cell and its 8 neighbours in the book's order (own
 //! cell, UL, U, UR, L, R, DL, D, DR); it moves onto the first crumb found. With none found it
 //! moves randomly by -1..+1 on each axis, clamped to the map.
 //!
-//! The seed's listing adds the random offset to the *player's* position
+//! The book's listing adds the random offset to the *player's* position
 //! (`entityList[i].row = entityList[0].row + Rnd(0,2) - 1`), which would teleport the troll
 //! next to the player; the rule is a random step from the troll's own cell, as done here.
 
@@ -16,7 +17,7 @@ use glam::IVec2;
 /// The book's trail length (`kMaxTrailLength`).
 pub const BOOK_TRAIL_LENGTH: usize = 15;
 
-/// Where the follower looks, in the seed's order: its own cell, then UL, U, UR, L, R, DL, D, DR.
+/// Where the follower looks, in the book's order: its own cell, then UL, U, UR, L, R, DL, D, DR.
 pub const SCAN: [IVec2; 9] = [
     IVec2::new(0, 0),
     IVec2::new(-1, -1),

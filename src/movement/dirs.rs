@@ -1,7 +1,7 @@
 //! Compass directions on the grid and the rules for one tile step, shared by the tile
 //! primitives. The 8 directions run clockwise from up-left (UL, U, UR, R, DR, D, DL, L) as in
-//! ALGORITHMS.md; index `i` here is direction `i + 1` of seed 003's road code. The 4
-//! directions run up, right, down, left.
+//! `docs/algorithms.md`; index `i` here is direction `i + 1` of the book's road-following code.
+//! The 4 directions run up, right, down, left.
 
 use crate::world::{Tile, World};
 use glam::{DVec2, IVec2};

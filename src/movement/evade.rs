@@ -1,4 +1,5 @@
-//! Evade in continuous space (seed 002/003, the mirror of chase): steer straight away from the
+//! Evade in continuous space (Bourg & Seemann, *AI for Game Developers*, ch. 2
+//! "Chasing and Evading"; the mirror of chase): steer straight away from the
 //! threat's current position at full speed.
 
 use glam::DVec2;

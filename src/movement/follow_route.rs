@@ -1,7 +1,7 @@
-//! A* route following (seed 001/004): plan a route to a goal tile with [`crate::nav::Search`]
-//! (the agent's body size and the action's options) and walk it tile centre by tile centre. The
-//! route is kept across ticks and planned again when the goal, the options or the map change, or
-//! when the agent has been pushed off it.
+//! A* route following (see `docs/algorithms.md`, "A*"): plan a route to a goal tile with
+//! [`crate::nav::Search`] (the agent's body size and the action's options) and walk it tile centre
+//! by tile centre. The route is kept across ticks and planned again when the goal, the options or
+//! the map change, or when the agent has been pushed off it.
 
 use crate::nav::{PathOptions, Search};
 use crate::world::{centre_of, Agent, Role, Route, RouteKind, Shape, Tile, World};

@@ -1,4 +1,5 @@
-//! Basic pathfinding to a fixed point (seed 003, "basic pathfinding"): head straight for the
+//! Basic pathfinding to a fixed point (Bourg & Seemann, *AI for Game
+//! Developers*, ch. 6 "Basic Pathfinding and Waypoints"): head straight for the
 //! destination and stop on it.
 
 use glam::DVec2;

@@ -1,4 +1,5 @@
-//! Intercept (seed 002 "拦截", ALGORITHMS.md "Intercept"): aim at where the prey will be.
+//! Intercept (Bourg & Seemann, *AI for Game Developers*, ch. 2 "Chasing and
+//! Evading", "Intercepting"): aim at where the prey will be.
 //! Relative velocity `Vr = Vprey - Vpredator`, relative position `Sr = Sprey - Spredator`,
 //! closing time `tc = |Sr| / |Vr|`, target point `St = Sprey + Vprey * tc`; chase `St`.
 //! A slower predator can cut off a faster prey this way.

@@ -1,9 +1,9 @@
-//! Line-of-sight chase on tiles (seed 002 `BuildPathToTarget`, ALGORITHMS.md "Line-of-sight
-//! chase, tiles"): build a straight path to the target with Bresenham's line, walk it one cell
-//! per step, and build it again whenever the target has moved to another tile. At most
-//! [`MAX_PATH_LENGTH`] cells are stored, as the seed's `kMaxPathLength`.
+//! Line-of-sight chase on tiles (Bourg & Seemann, *AI for Game Developers*, ch. 2 "Chasing and
+//! Evading", the listing's `BuildPathToTarget`): build a straight path to the target with
+//! Bresenham's line, walk it one cell per step, and build it again whenever the target has moved to
+//! another tile. At most [`MAX_PATH_LENGTH`] cells are stored, as the book's `kMaxPathLength`.
 //!
-//! The seed's listing initialises the error term as `deltaRow * 2 - deltaCol` after already
+//! The book's listing initialises the error term as `deltaRow * 2 - deltaCol` after already
 //! doubling both deltas, which weights the short axis twice; this uses the textbook rule
 //! ([`crate::nav::bresenham`]): the long axis steps every time, the short axis when the error
 //! term says so. The path does not avoid walls: a chaser behind one presses against it, as in
@@ -14,7 +14,7 @@ use crate::nav::Line;
 use crate::world::{centre_of, MoveMemory, Role, Shape, Tile};
 use std::collections::VecDeque;
 
-/// The most cells a path holds (the seed's `kMaxPathLength`).
+/// The most cells a path holds (the book's `kMaxPathLength`).
 pub const MAX_PATH_LENGTH: usize = 64;
 
 /// The cells to walk from `from` towards `target`, `from` itself left out (the line is walked

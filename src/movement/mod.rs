@@ -1,6 +1,6 @@
 //! Movement primitives: how an agent executes its [`Action`] for one tick.
 //!
-//! Each primitive is a pure function in its own file (naming its source document in its doc)
+//! Each primitive is a pure function in its own file (naming its published source in its doc)
 //! that returns how far to move this tick, the state it keeps across ticks (a route, a
 //! Bresenham path, a tracing start, a direction) and debug shapes for the overlays; the
 //! simulation applies the move and resolves walls with [`slide::slide`]. Grid algorithms

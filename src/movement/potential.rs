@@ -1,4 +1,5 @@
-//! Potential-function movement (seed 002 "势函数", ALGORITHMS.md "Potential function"): the
+//! Potential-function movement (Bourg & Seemann, *AI for Game Developers*, ch. 5
+//! "Potential Function-Based Movement"): the
 //! Lennard-Jones potential `U(r) = -A / r^n + B / r^m` between two units; the force along the
 //! line between them is `-dU/dr = -n A / r^(n+1) + m B / r^(m+1)` (positive pushes apart).
 //! The A term attracts, the B term repels; one function gives chase (attraction to a target),

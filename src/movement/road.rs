@@ -1,11 +1,12 @@
-//! Path following on roads (seed 000 and seed 003 "Path Following", ALGORITHMS.md): terrain
+//! Path following on roads (Bourg & Seemann, *AI for Game Developers*, ch. 6 "Basic
+//! Pathfinding and Waypoints", "Path Following"): terrain
 //! analysis of the 8 neighbours (road 10, off-road or outside the map 0), then weighting by the
 //! current direction: the same direction +2, the two beside it +1 each, the opposite -1. The
 //! unit moves one cell towards the largest weight (strictly above 0; the first in the order
-//! UL, U, UR, R, DR, D, DL, L on a tie, as the seed's `>` scan) and takes it as its direction.
+//! UL, U, UR, R, DR, D, DL, L on a tie, as the book's `>` scan) and takes it as its direction.
 //! It keeps to the road and prefers going straight, with no destination.
 //!
-//! Where the seed's listing differs from its rule, the rule is implemented: it sets
+//! Where the book's listing differs from its rule, the rule is implemented: it sets
 //! `direction=2` after moving right (index 4) and `direction=6` after moving down-left (7); for
 //! direction 4 it lowers index 7 instead of the opposite 8, and for direction 5 index 8 instead
 //! of the opposite 1. A diagonal step that would cut a blocked corner counts as off-road.

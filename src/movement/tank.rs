@@ -1,9 +1,10 @@
-//! The tank (seed 004, ALGORITHMS.md "Tank battle"): a body of `size` x `size` tiles (4 x 4 in
-//! the source) plans with A* over its top-left positions, 4 directions, cost 1 per step whatever
-//! the terrain, Manhattan estimate, moving only where the whole body fits (river, stone and
-//! brick block it as any blocked terrain). The path is compressed into turn-and-drive legs
-//! `(direction, distance)` and driven leg by leg: face the leg's direction, drive its distance.
-//! With no route the command is dropped: the tank stays put and keeps no route.
+//! The tank (a tank-battle A* exercise; see `docs/algorithms.md`, "The tank"): a body of
+//! `size` x `size` tiles (4 x 4 in the source) plans with A* over its top-left positions, 4
+//! directions, cost 1 per step whatever the terrain, Manhattan estimate, moving only where the
+//! whole body fits (river, stone and brick block it as any blocked terrain). The path is compressed
+//! into turn-and-drive legs `(direction, distance)` and driven leg by leg: face the leg's
+//! direction, drive its distance. With no route the command is dropped: the tank stays put and
+//! keeps no route.
 
 use super::follow_route::{is_current, walk};
 use super::Step;

@@ -1,4 +1,5 @@
-//! Tracing around obstacles (seed 003 "Tracing Around Obstacles", ALGORITHMS.md), in the three
+//! Tracing around obstacles (Bourg & Seemann, *AI for Game Developers*, ch. 6 "Basic
+//! Pathfinding and Waypoints", "Tracing Around Obstacles"), in the three
 //! variants of the source:
 //!
 //! - **basic**: head straight for the goal (the next cell of the straight line); when that cell

@@ -1,9 +1,10 @@
-//! Wall tracing (seed 003 "Wall Tracing", ALGORITHMS.md): relative to the way it faces, a
+//! Wall tracing (Bourg & Seemann, *AI for Game Developers*, ch. 6 "Basic
+//! Pathfinding and Waypoints", "Wall Tracing"): relative to the way it faces, a
 //! left-handed unit tries in order: turn left, straight ahead, turn right, turn back (4
 //! directions), and moves the first way that is free. Keeping a hand on the wall explores a
 //! maze of rooms systematically. The right hand mirrors the order.
 //!
-//! The seed's troll starts beside a wall. From open floor the bare rule turns left every step
+//! The book's troll starts beside a wall. From open floor the bare rule turns left every step
 //! and circles a 2x2 square forever, so a unit with no wall at hand yet first walks straight
 //! ahead; on meeting a wall it turns so the wall is on its hand side, and from then on follows
 //! the rule exactly.

@@ -1,7 +1,7 @@
-//! Random-movement obstacle avoidance (seed 003 "Random Movement Obstacle Avoidance",
-//! ALGORITHMS.md): if the target is in line of sight, step straight towards it (the next cell
-//! of the Bresenham line); otherwise step in a random direction. The random directions come
-//! from the agent's own seeded stream, so a run repeats exactly.
+//! Random-movement obstacle avoidance (Bourg & Seemann, *AI for Game Developers*, ch. 6
+//! "Basic Pathfinding and Waypoints"): if the target is in line of sight, step straight towards
+//! it (the next cell of the Bresenham line); otherwise step in a random direction. The random
+//! directions come from the agent's own seeded stream, so a run repeats exactly.
 //!
 //! Free agents run straight at the target while it is in sight, and otherwise keep a random
 //! compass heading for [`HOLD_SECONDS`] (or until a wall is right ahead) before drawing another.

@@ -1,4 +1,5 @@
-//! Waypoint travel by node table (seed 003, ALGORITHMS.md "Waypoint navigation"): go to the
+//! Waypoint travel by node table (Bourg & Seemann, *AI for Game Developers*,
+//! ch. 6 "Basic Pathfinding and Waypoints", "Waypoint Navigation"): go to the
 //! nearest node in sight, then repeatedly to the table's next node until the node nearest the
 //! destination, then to the destination; every leg is walked along its Bresenham line, which
 //! line of sight has checked. The route is kept across ticks and planned again when the goal,

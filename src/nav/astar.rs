@@ -1,13 +1,14 @@
-//! A* over the grid (seed 001 and 004, ALGORITHMS.md "A*"): `F = G + H`, an OPEN list ordered
-//! by F, a CLOSED set, parents to rebuild the path.
+//! A* over the grid (Hart, Nilsson & Raphael 1968; Bourg & Seemann, *AI for Game
+//! Developers*, ch. 7 "A* Pathfinding"; see `docs/algorithms.md`): `F = G + H`, an OPEN list
+//! ordered by F, a CLOSED set, parents to rebuild the path.
 //!
 //! Cost model: a step into a cell costs the step's length (straight or diagonal, see
 //! [`super::StepCosts`]) times the cell's terrain cost (or 1 when terrain costs are ignored).
 //! The heuristic is scaled by the cheapest terrain, so octile, Euclidean and zero stay
 //! admissible and consistent and the returned path is optimal; Manhattan with diagonal steps is
-//! the source's rule and may return a longer path. Ties on F go to the larger G, then to the
-//! node added last (the source's rule). A node is closed once; the source does not reopen
-//! closed nodes either.
+//! the classic tutorials' rule and may return a longer path. Ties on F go to the larger G, then to
+//! the node added last (the classic worked example's rule). A node is closed once; the classic
+//! formulation does not reopen closed nodes either.
 //!
 //! The buffers belong to [`super::Search`]; this file is the loop only.
 

@@ -1,4 +1,5 @@
-//! Bresenham's line algorithm (seed 002/003, "line-of-sight chase, tiles"): the cells of a
+//! Bresenham's line algorithm (Bresenham 1965; as used for the tile line-of-sight chase
+//! of Bourg & Seemann, *AI for Game Developers*, ch. 2): the cells of a
 //! straight line between two tiles. The long axis steps every time; the short axis steps when
 //! the error term says so, so the line never holds two cells side by side on the short axis.
 

@@ -12,10 +12,10 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 /// An entry of the open list. Smallest F first; among equal F the largest G (deepest, closest
-/// to the goal); then the most recently added (the source's tie rule, seed 001). F and G are
-/// never negative, so their bit patterns order like the numbers: `f` is F's bits and `tie`
-/// holds the inverted high half of G's bits and the inverted sequence number, so the whole order
-/// is two integer comparisons.
+/// to the goal); then the most recently added (the tie rule of the worked example in `tests.rs`). F
+/// and G are never negative, so their bit patterns order like the numbers: `f` is F's bits and
+/// `tie` holds the inverted high half of G's bits and the inverted sequence number, so the whole
+/// order is two integer comparisons.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) struct Open {
     pub f: u64,

@@ -1,5 +1,5 @@
 //! Behaviour of the searches as a whole: costs against a plain Dijkstra on random grids, the
-//! corner rules, footprints, limits, the source's worked example (seed 001).
+//! corner rules, footprints, limits, a classic worked example of A* with integer costs.
 
 use super::*;
 use crate::world::{rng, World};
@@ -420,9 +420,9 @@ fn the_expansion_limit_returns_the_path_to_the_closest_node() {
     assert_eq!(r.path.unwrap().last(), Some(&t(2, 1)));
 }
 
-/// Seed 001's worked example: a 9-wide map numbered row by row from 0, start 29 (column 2,
-/// row 3), goal 33 (column 6, row 3), a wall at column 4 (cells 22, 31, 40); 4 directions, G
-/// +10 a step, H = Manhattan x 10, ties to the node added last.
+/// A classic worked example of A* with integer costs: a 9-wide map numbered row by row from 0,
+/// start 29 (column 2, row 3), goal 33 (column 6, row 3), a wall at column 4 (cells 22, 31, 40); 4
+/// directions, G +10 a step, H = Manhattan x 10, ties to the node added last.
 #[test]
 fn the_source_worked_example_seed_001() {
     let w = World::from_ascii(&[

@@ -1,4 +1,5 @@
-//! Waypoint navigation (seed 003, ALGORITHMS.md "Waypoint navigation"): nodes placed by the
+//! Waypoint navigation (Bourg & Seemann, *AI for Game Developers*, ch. 6
+//! "Basic Pathfinding and Waypoints"): nodes placed by the
 //! designer, links between nodes that see each other, and the node table `next[from][to]` (the
 //! first node to move to on the shortest route), filled once with Floyd-Warshall over the link
 //! lengths and looked up at run time. To travel: go to the nearest node in sight, then follow the

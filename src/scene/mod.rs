@@ -1,8 +1,29 @@
-//! Scene loading: a YAML scene file (DESIGN.md "Scene file v1") becomes a [`World`] plus the
-//! list of scripts it uses, or a list of located errors (`FILE:LINE:COL: error: message`).
+//! Scene loading: a YAML scene file (format in `README.md`, schema in `schema.rs`) becomes a
+//! [`World`] plus the list of scripts it uses, or a list of located errors (`FILE:LINE:COL: error:
+//! message`).
 //!
 //! Whatever the bytes, loading never panics. This module reads the scene file and checks that
 //! script files exist; it never runs scripts (that is `script`'s job) and names no engine crate.
+//!
+//! ```
+//! use agentbox::scene;
+//! use std::path::Path;
+//!
+//! let yaml = "name: Tiny\n\
+//!             map:\n  rows: |\n    #####\n    #...#\n    #####\n\
+//!             agents:\n  - id: a\n    at: [1, 1]\n";
+//! let tiny = scene::parse(Path::new("tiny.yaml"), yaml.as_bytes()).expect("a valid scene");
+//! assert_eq!(tiny.world.agents[0].id, "a");
+//! assert_eq!(tiny.world.tick_rate, 30); // the default
+//!
+//! // Every error names its place in the file.
+//! let bad = yaml.replace("[1, 1]", "[1, 9]");
+//! let errors = scene::parse(Path::new("tiny.yaml"), bad.as_bytes()).unwrap_err();
+//! assert_eq!(
+//!     errors.0[0].to_string(),
+//!     "tiny.yaml:9:9: error: agent `a` at [1, 9] is outside the 5x3 map"
+//! );
+//! ```
 
 mod build;
 pub mod error;

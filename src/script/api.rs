@@ -3,7 +3,7 @@
 //!
 //! `move.*` (each returns an action for `decide` to return; a target is an agent view, an
 //! agent id or a position `{x, y}`):
-//! - `stop()`, `chase(t)`, `evade(t)`, `to(pos)`, `path_to(tile, opts)`: DESIGN.md's five.
+//! - `stop()`, `chase(t)`, `evade(t)`, `to(pos)`, `path_to(tile, opts)`: the first five.
 //! - `basic_chase(t)`, `basic_evade(t)`: each axis one unit towards / away per step.
 //! - `los_chase(t)`: Bresenham path on tiles, rebuilt when the target moves (free agents:
 //!   straight at the target).
@@ -36,8 +36,8 @@
 //!   `heuristic` = `"octile"` (default, admissible), `"manhattan"` (the source's; with diagonal
 //!   steps it overestimates and paths may be longer than optimal), `"euclidean"`, `"zero"`
 //!   (Dijkstra); `costs` = `"exact"` (default: 1 straight, sqrt 2 diagonal) or `"source"` (10
-//!   and 14, seed 001), times the terrain cost of the cell entered; `size` = N (an N x N body
-//!   whose top-left cell is the tile; it only stands where all its cells are free and pays the
+//!   and 14, as classic A* tutorials), times the terrain cost of the cell entered; `size` = N
+//!   (an N x N body whose top-left cell is the tile; it only stands where all its cells are free and pays the
 //!   dearest one); `ignore_terrain = true` (every free cell costs 1); `max_expanded` = N (stop
 //!   after N expansions and return the path to the closest node reached, `info.complete` false);
 //!   `algorithm` = `"auto"` (default: jump point search where it is exact — uniform terrain,
@@ -49,7 +49,7 @@
 //! - `nav.waypoint_route(from, to)` → `{from, node, ..., to}` or `nil`: the nearest node `from`
 //!   sees, the node table's route to the node nearest `to` that sees it, then `to`.
 //! - `move.waypoints(goal)`: travel that route (each leg along its Bresenham line).
-//! - `move.tank_to(goal)`: the tank of seed 004: plans for the agent's `size` body with 4
+//! - `move.tank_to(goal)`: the tank-battle A*: plans for the agent's `size` body with 4
 //!   directions, cost 1 a step, Manhattan estimate, and drives turn-and-drive legs; with no
 //!   route it stays put.
 
@@ -531,7 +531,7 @@ fn hand_option(lua: &Lua, opts: Option<&Table>, what: &str) -> mlua::Result<Hand
     }
 }
 
-/// The primitives of ALGORITHMS.md beyond the DESIGN.md five.
+/// The primitives of `docs/algorithms.md` beyond the first five.
 fn add_primitives(lua: &Lua, t: &Table) -> mlua::Result<()> {
     t.set(
         "basic_chase",

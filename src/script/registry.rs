@@ -147,7 +147,7 @@ pub const CLASSES: &[Class] = &[
         fields: &[
             f("diagonal?", "\"no_corner_cutting\"|\"one_side\"|\"always\"|\"never\"", "When diagonal steps are allowed (default no_corner_cutting: both side cells free; never: 4-connected)."),
             f("heuristic?", "\"octile\"|\"manhattan\"|\"euclidean\"|\"zero\"", "A* estimate (default octile; manhattan overestimates with diagonals; zero is Dijkstra)."),
-            f("costs?", "\"exact\"|\"source\"", "Step costs: exact (1 and sqrt 2, default) or source (10 and 14, seed 001), times the terrain cost."),
+            f("costs?", "\"exact\"|\"source\"", "Step costs: exact (1 and sqrt 2, default) or source (10 and 14, as classic A* tutorials), times the terrain cost."),
             f("size?", "integer", "An N x N body whose top-left cell is the tile (1 to 64)."),
             f("ignore_terrain?", "boolean", "Every free cell costs 1."),
             f("max_expanded?", "integer", "Stop after this many expansions and return the path to the closest node reached."),
@@ -242,7 +242,7 @@ pub const FUNCTIONS: &[Function] = &[
         name: "tank_to",
         params: &[p("goal", "agentbox.PosLike", "The goal tile.")],
         returns: &[("agentbox.Action", "The tank drive.")],
-        doc: "The tank of seed 004: plan for the agent's `size` body with 4 directions, cost 1 a step and a Manhattan estimate, and drive turn-and-drive legs; with no route it stays put.",
+        doc: "The tank-battle A*: plan for the agent's `size` body with 4 directions, cost 1 a step and a Manhattan estimate, and drive turn-and-drive legs; with no route it stays put.",
     },
     Function {
         home: Home::Move,

@@ -232,7 +232,7 @@ pub struct PotentialSpec {
     pub range: f64,
 }
 
-/// Which tracing-around-obstacles rule to use (seed 003).
+/// Which tracing-around-obstacles rule to use (see `docs/algorithms.md`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TraceVariant {
     /// Trace until the direct step towards the goal is free again.

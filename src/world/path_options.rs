@@ -24,7 +24,7 @@ pub enum Heuristic {
     /// Manhattan.
     #[default]
     Octile,
-    /// `dx + dy`, the source's (seed 001). Exact for 4-connected search; with diagonal steps it
+    /// `dx + dy`, the classic A* tutorials'. Exact for 4-connected search; with diagonal steps it
     /// overestimates (a diagonal step counts 2), so paths may then be longer than optimal.
     Manhattan,
     /// Straight-line distance: admissible, weaker than octile.
@@ -39,7 +39,7 @@ pub enum StepCosts {
     /// 1 and sqrt 2: costs are lengths in tiles (MovingAI's rule; the default).
     #[default]
     Exact,
-    /// 10 and 14, the source's integer costs (seed 001).
+    /// 10 and 14, the integer costs of classic A* tutorials.
     Source,
 }
 
@@ -76,7 +76,7 @@ pub struct PathOptions {
     /// agent's tile; the body only stands where all its cells are free, and entering a position
     /// costs the dearest cell under the body.
     pub size: u32,
-    /// Treat every free cell as cost 1, ignoring terrain costs (the tank of seed 004).
+    /// Treat every free cell as cost 1, ignoring terrain costs (the tank of `move.tank_to`).
     pub ignore_terrain_cost: bool,
     /// Stop after expanding this many nodes and return the path to the closest node reached
     /// (smallest estimate to the goal); the result is then marked incomplete.

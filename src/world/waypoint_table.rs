@@ -1,6 +1,7 @@
-//! The waypoint node table (ALGORITHMS.md "Waypoint navigation"): for every pair of nodes, the
-//! first node to move to on the shortest route between them. Plain data; `nav::waypoints`
-//! builds it from the map (links by line of sight) and the simulation keeps it current.
+//! The waypoint node table (waypoint navigation, see `docs/algorithms.md`): for every pair of
+//! nodes, the first node to move to on the shortest route between them. Plain data;
+//! `nav::waypoints` builds it from the map (links by line of sight) and the simulation keeps it
+//! current.
 
 use super::Tile;
 
