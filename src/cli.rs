@@ -448,7 +448,11 @@ fn headless(
         }
     }
     failed |= !session.current_errors().is_empty();
-    Ok(if failed { Ran::ScriptsFailed } else { Ran::Clean })
+    Ok(if failed {
+        Ran::ScriptsFailed
+    } else {
+        Ran::Clean
+    })
 }
 
 /// Scene files named by the arguments: files as given, folders' `.yaml`/`.yml` files sorted.

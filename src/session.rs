@@ -207,7 +207,13 @@ impl Session {
 
     /// Lets the suspended agents `pick` chooses run again (their error cleared); how many.
     fn resume_where(&mut self, pick: impl Fn(&Agent) -> bool) -> usize {
-        if !self.sim.world().agents.iter().any(|a| a.suspended && pick(a)) {
+        if !self
+            .sim
+            .world()
+            .agents
+            .iter()
+            .any(|a| a.suspended && pick(a))
+        {
             return 0;
         }
         let world = self.sim.world_mut();

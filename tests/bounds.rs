@@ -58,7 +58,15 @@ fn run_beside_healthy(scene_text: &str, bad: &str) -> (Run, Vec<serde_json::Valu
     ]);
     let run = run_limited(
         dir.path(),
-        &["headless", "scene.yaml", "--ticks", "200", "--trace", "-"],
+        &[
+            "headless",
+            "scene.yaml",
+            "--ticks",
+            "200",
+            "--trace",
+            "-",
+            "--allow-errors",
+        ],
     );
     assert_eq!(
         (run.code, run.signal),

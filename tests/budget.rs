@@ -69,7 +69,15 @@ fn the_memory_budget_applies_to_the_scene() {
         ]);
         let out = agentbox_in(
             dir.path(),
-            &["headless", "s.yaml", "--ticks", "3", "--trace", "-"],
+            &[
+                "headless",
+                "s.yaml",
+                "--ticks",
+                "3",
+                "--trace",
+                "-",
+                "--allow-errors",
+            ],
         );
         assert!(out.status.success(), "{}", stderr(&out));
         let error = last_error(&stdout(&out), "a");
@@ -93,7 +101,15 @@ fn the_instruction_budget_applies_to_the_scene() {
     ]);
     let out = agentbox_in(
         dir.path(),
-        &["headless", "s.yaml", "--ticks", "3", "--trace", "-"],
+        &[
+            "headless",
+            "s.yaml",
+            "--ticks",
+            "3",
+            "--trace",
+            "-",
+            "--allow-errors",
+        ],
     );
     assert!(out.status.success(), "{}", stderr(&out));
     let error = last_error(&stdout(&out), "a");
@@ -159,7 +175,15 @@ fn failures_read_the_same_on_the_first_tick_and_later() {
         let ticks = (at + 2).to_string();
         let out = agentbox_in(
             dir.path(),
-            &["headless", "s.yaml", "--ticks", &ticks, "--trace", "-"],
+            &[
+                "headless",
+                "s.yaml",
+                "--ticks",
+                &ticks,
+                "--trace",
+                "-",
+                "--allow-errors",
+            ],
         );
         assert!(out.status.success(), "{}", stderr(&out));
         let trace = stdout(&out);

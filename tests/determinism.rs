@@ -71,7 +71,10 @@ fn five_processes_give_the_same_trace() {
     assert_eq!(traces[0].lines().count(), 30);
     // The walker moved: the order it saw decides where it goes.
     assert!(traces[0].contains("\"action\":\"to\""), "{}", traces[0]);
-    assert!(traces[0].contains("\"suspended\":true"), "the runaway was stopped");
+    assert!(
+        traces[0].contains("\"suspended\":true"),
+        "the runaway was stopped"
+    );
     for (i, t) in traces.iter().enumerate().skip(1) {
         assert!(t == &traces[0], "run {i} differs from run 0");
     }

@@ -131,7 +131,15 @@ fn a_runtime_error_stops_only_its_agent_and_is_reported_with_file_and_line() {
     let dir = scratch(&[("s.yaml", TWO_AGENTS), ("bad.lua", bad), ("good.lua", GOOD)]);
     let out = agentbox_in(
         dir.path(),
-        &["headless", "s.yaml", "--ticks", "60", "--trace", "-"],
+        &[
+            "headless",
+            "s.yaml",
+            "--ticks",
+            "60",
+            "--trace",
+            "-",
+            "--allow-errors",
+        ],
     );
     assert!(out.status.success(), "{}", stderr(&out));
     let err = stderr(&out);
@@ -182,7 +190,15 @@ fn a_script_that_does_not_compile_is_reported_and_the_scene_still_runs() {
     );
     let run = agentbox_in(
         dir.path(),
-        &["headless", "s.yaml", "--ticks", "30", "--trace", "-"],
+        &[
+            "headless",
+            "s.yaml",
+            "--ticks",
+            "30",
+            "--trace",
+            "-",
+            "--allow-errors",
+        ],
     );
     assert!(run.status.success());
     assert!(stderr(&run).contains("bad.lua:4:"), "{}", stderr(&run));
@@ -576,7 +592,10 @@ fn a_script_failing_for_a_whole_crowd_is_reported_once_per_message() {
     let broken =
         "local M = {}\nfunction M.decide(self, world)\n  return move.stop() +\nend\nreturn M\n";
     let dir = scratch(&[("s.yaml", &scene), ("broken.lua", broken)]);
-    let out = agentbox_in(dir.path(), &["headless", "s.yaml", "--ticks", "3"]);
+    let out = agentbox_in(
+        dir.path(),
+        &["headless", "s.yaml", "--ticks", "3", "--allow-errors"],
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let err = stderr(&out);
     let lines: Vec<&str> = err.lines().filter(|l| l.contains("broken.lua:")).collect();

@@ -101,7 +101,9 @@ fn run_one(path: &PathBuf) -> Option<String> {
     let last = lines.last().unwrap();
     let (x, y) = pos(last, "walker");
     if (x - 10.0).abs() > 0.05 || (y - 3.0).abs() > 0.05 {
-        return Some(format!("{name}: the walker did not reach its goal: ({x}, {y})"));
+        return Some(format!(
+            "{name}: the walker did not reach its goal: ({x}, {y})"
+        ));
     }
     let walker_error = last["agents"]
         .as_array()

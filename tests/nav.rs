@@ -129,7 +129,11 @@ agents:
     params: { bad: true }
 "#;
     let dir = scratch(&[("s.yaml", scene), ("s.lua", script)]);
-    let lines = trace(dir.path().join("s.yaml").to_str().unwrap(), 120, &[]);
+    let lines = trace(
+        dir.path().join("s.yaml").to_str().unwrap(),
+        120,
+        &["--allow-errors"],
+    );
     // 4-connected: the rook never moves diagonally, so one coordinate stays whole.
     for line in &lines {
         let (x, y) = pos(line, "rook");

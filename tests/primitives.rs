@@ -279,6 +279,7 @@ fn bad_primitive_arguments_are_script_errors_with_the_line() {
         "1",
         "--trace",
         "-",
+        "--allow-errors",
     ]);
     assert!(out.status.success());
     let text = stdout(&out);

@@ -14,7 +14,10 @@ const KEYS: [(&str, &str); 18] = [
     ("middle-drag", "pan"),
     ("F or Home", "fit the map to the window"),
     ("left-click", "inspect an agent (drag it to move it)"),
-    ("U", "resume the inspected agent after a budget or memory stop"),
+    (
+        "U",
+        "resume the inspected agent after a budget or memory stop",
+    ),
     ("right-click", "set the goal scripts read with world:goal()"),
     ("P", "paint mode: left-drag paints, right-drag erases"),
     ("T", "next terrain to paint"),

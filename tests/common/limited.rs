@@ -82,4 +82,3 @@ pub fn run_limited(dir: &Path, args: &[&str]) -> Run {
         max_rss_kb: usage.ru_maxrss,
     }
 }
-

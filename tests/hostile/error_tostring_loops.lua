@@ -1,4 +1,4 @@
--- expect: error_tostring_loops.lua:4: instruction budget exceeded
+-- expect: hostile.lua:4: error thrown with a table instead of a message
 local M = {}
 function M.decide(self, world)
   error(setmetatable({}, { __tostring = function() while true do end end }))

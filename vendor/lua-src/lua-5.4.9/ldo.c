@@ -289,8 +289,14 @@ int luaD_growstack (lua_State *L, int n, int raiseerror) {
   /* else stack overflow */
   /* add extra size to be able to handle the error message */
   luaD_reallocstack(L, ERRORSTACKSIZE, raiseerror);
-  if (raiseerror)
+  if (raiseerror) {
+    /* agentbox: endless recursion is a runaway: it spends the budget, so
+       the host stops the agent as for an endless loop, instead of paying
+       for a stack of a million slots again every tick */
+    if (G(L)->work < LUA_NOWORKLIMIT)
+      G(L)->work = -1;
     luaG_runerror(L, "stack overflow");
+  }
   return 0;
 }
 
