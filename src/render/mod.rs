@@ -483,7 +483,7 @@ fn print_frame_stats(what: &str, times: &mut [f64], agents: usize) {
     let mean = times.iter().sum::<f64>() / times.len() as f64;
     let p95 = times[(times.len() * 95 / 100).min(times.len() - 1)];
     eprintln!(
-        "frames: {} frames, {agents} agents, {what}: mean {mean:.2} ms, p95 {p95:.2} ms (CPU time to build the frame, before the GPU presents it)",
+        "frames: {} frames, {agents} agents, {what}: frame build time (wall clock) mean {mean:.2} ms, p95 {p95:.2} ms (before the GPU presents the frame)",
         times.len()
     );
 }
