@@ -38,7 +38,7 @@ pub fn font_safe(text: &str) -> Cow<'_, str> {
 pub fn ui_text(text: &str, x: f32, y: f32, size: f32, color: Color) {
     let dpi = screen_dpi_scale().max(0.25);
     draw_text_ex(
-        &font_safe(text),
+        font_safe(text),
         x,
         y,
         TextParams {
@@ -54,7 +54,7 @@ pub fn ui_text(text: &str, x: f32, y: f32, size: f32, color: Color) {
 pub fn measure(text: &str, size: f32) -> TextDimensions {
     let dpi = screen_dpi_scale().max(0.25);
     measure_text(
-        &font_safe(text),
+        font_safe(text),
         None,
         (size * dpi).round() as u16,
         1.0 / dpi,
