@@ -26,16 +26,18 @@ struct Cli {
 enum Command {
     /// Open a window and run a scene; scripts and the scene reload when saved.
     Run {
+        /// The scene file (.yaml) to open, e.g. scenes/chase.yaml.
+        #[arg(value_name = "SCENE")]
         scene: PathBuf,
         /// Override the scene's seed.
-        #[arg(long)]
+        #[arg(long, value_name = "N")]
         seed: Option<u64>,
-        /// Save a PNG of the window after the last frame (with --frames).
-        #[arg(long)]
+        /// Save a PNG of the window after the last frame (needs --frames).
+        #[arg(long, value_name = "FILE", requires = "frames")]
         screenshot: Option<PathBuf>,
         /// Quit after this many frames, running ticks by frame count (one per frame at x1)
         /// instead of the clock, so runs and screenshots are reproducible.
-        #[arg(long)]
+        #[arg(long, value_name = "N")]
         frames: Option<u64>,
         /// Replay keyboard and mouse input from a JSON Lines file (events stamped by frame).
         #[arg(long, value_name = "FILE")]
@@ -43,18 +45,21 @@ enum Command {
         /// Record keyboard and mouse input to a file that --input can replay.
         #[arg(long, value_name = "FILE")]
         record: Option<PathBuf>,
-        /// Print how long building each frame took when the window closes.
+        /// When the window closes, print how long building each frame took (wall-clock time
+        /// on the main thread, before the GPU presents the frame): mean and 95th percentile.
         #[arg(long)]
         frame_stats: bool,
     },
     /// Run a scene for a number of ticks without a window.
     Headless {
+        /// The scene file (.yaml) to run, e.g. scenes/chase.yaml.
+        #[arg(value_name = "SCENE")]
         scene: PathBuf,
         /// How many ticks to run.
-        #[arg(long)]
+        #[arg(long, value_name = "N")]
         ticks: u64,
         /// Override the scene's seed.
-        #[arg(long)]
+        #[arg(long, value_name = "N")]
         seed: Option<u64>,
         /// Write the JSON Lines trace to FILE, or to standard output with `-`.
         #[arg(long, value_name = "FILE|-")]
@@ -70,16 +75,17 @@ enum Command {
     },
     /// Validate scenes (files or folders of .yaml) and compile the scripts they use.
     Check {
-        #[arg(required = true)]
+        /// Scene files, or folders whose .yaml files are all checked.
+        #[arg(required = true, value_name = "SCENE|FOLDER")]
         paths: Vec<PathBuf>,
     },
     /// Solve a MovingAI scenario file and check every path against its optimal length.
     Paths {
         /// The MovingAI .map file.
-        #[arg(long)]
+        #[arg(long, value_name = "FILE")]
         map: PathBuf,
         /// The MovingAI .scen file.
-        #[arg(long)]
+        #[arg(long, value_name = "FILE")]
         scen: PathBuf,
         /// Search: auto (jump point search where valid, else A*), astar, jps or dijkstra.
         #[arg(long, default_value = "auto")]
@@ -88,9 +94,11 @@ enum Command {
     /// Run the expectations of scenes (files or folders; default `scenes/`) headless, in
     /// parallel; exit 1 if any fails.
     Test {
+        /// Scene files, or folders whose .yaml files are all run (default: scenes/).
+        #[arg(value_name = "SCENE|FOLDER")]
         paths: Vec<PathBuf>,
         /// Scenes run at once (default: one per core).
-        #[arg(long)]
+        #[arg(long, value_name = "N")]
         jobs: Option<usize>,
     },
     /// Print the JSON Schema of the scene format (for yaml-language-server).
@@ -118,12 +126,14 @@ enum Command {
     /// Measure a scene's ticks headless: ms per tick, ns per agent decision (CPU time of one
     /// thread, with wall time alongside).
     Bench {
+        /// The scene file (.yaml) to measure, e.g. scenes/crowd.yaml.
+        #[arg(value_name = "SCENE")]
         scene: PathBuf,
         /// Ticks measured.
-        #[arg(long, default_value_t = 60)]
+        #[arg(long, default_value_t = 60, value_name = "N")]
         ticks: u64,
         /// Ticks run first and not measured.
-        #[arg(long, default_value_t = 10)]
+        #[arg(long, default_value_t = 10, value_name = "N")]
         warmup: u64,
         /// Also run the behaviour of scripts/crowd.lua written in Rust, side by side with the
         /// Lua run (taking turns of 10 ticks, so both see the same machine load), and compare.
@@ -543,6 +553,34 @@ fn check(paths: &[PathBuf]) -> io::Result<ExitCode> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_argument_of_every_subcommand_has_help_text() {
+        use clap::CommandFactory;
+        let cli = Cli::command();
+        let mut missing = Vec::new();
+        let mut seen = 0;
+        for sub in cli.get_subcommands() {
+            assert!(sub.get_about().is_some(), "{} has no about", sub.get_name());
+            for arg in sub.get_arguments() {
+                if matches!(arg.get_id().as_str(), "help" | "version") {
+                    continue;
+                }
+                seen += 1;
+                if arg
+                    .get_help()
+                    .is_none_or(|h| h.to_string().trim().is_empty())
+                {
+                    missing.push(format!("{} {}", sub.get_name(), arg.get_id()));
+                }
+            }
+        }
+        assert!(
+            seen > 20,
+            "the subcommands' arguments were visited ({seen})"
+        );
+        assert_eq!(missing, Vec::<String>::new(), "arguments without help");
+    }
 
     #[test]
     fn lua_messages_become_error_lines() {

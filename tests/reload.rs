@@ -391,3 +391,30 @@ fn a_folder_that_disappears_is_reported_and_picked_up_when_back() {
     live.until_err("folder is back");
     live.until("the version that came back", |l| action(l, "a") == "chase");
 }
+
+#[test]
+fn one_save_prints_one_reload_line() {
+    use std::io::Write;
+    let dir = scratch(&[("scene.yaml", SCENE), ("scripts/a.lua", STILL)]);
+    let mut live = Live::start(dir.path(), "scene.yaml");
+    live.until("standing", |l| action(l, "a") == "stop");
+    // An editor's save: truncate, write, and close a moment later, so the close's event comes
+    // after the session has already reloaded the written bytes.
+    let mut f = std::fs::File::create(live.path("scripts/a.lua")).unwrap();
+    f.write_all(CHASE.as_bytes()).unwrap();
+    f.flush().unwrap();
+    live.until("the saved version", |l| action(l, "a") == "chase");
+    drop(f);
+    // Let any late event land and be polled (ticks are 10 ms apart).
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_millis(500) {
+        while live.trace.try_recv().is_ok() {}
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let err = live.err();
+    assert_eq!(
+        err.matches("reloaded scripts/a.lua").count(),
+        1,
+        "one save, one reload line; stderr:\n{err}"
+    );
+}

@@ -13,8 +13,15 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("tab indentation", "map:\n\trows: |\n    ...\n", "2:1", "not tabs"),
     ("unknown key", "map:\n  rows: |\n    ...\ncolour: red\n", "4:1", "unknown field `colour`"),
     ("unknown agent key", "map:\n  rows: |\n    ...\nagents:\n  - id: a\n    at: [0, 0]\n    sped: 3\n", "7:5", "unknown field `sped`"),
-    ("wrong type", "tick_rate: fast\nmap:\n  rows: |\n    ...\n", "1:12", "invalid type"),
-    ("wrong type in agent", "map:\n  rows: |\n    ...\nagents:\n  - id: a\n    at: here\n", "6:9", "invalid type"),
+    ("wrong type", "tick_rate: fast\nmap:\n  rows: |\n    ...\n", "1:12", "tick_rate: expected a whole number (0 or more), got text \"fast\""),
+    ("wrong type in agent", "map:\n  rows: |\n    ...\nagents:\n  - id: a\n    at: here\n", "6:9", "at: expected a list of two numbers [x, y], got text \"here\""),
+    ("a position of three numbers", "map:\n  rows: |\n    ...\nagents:\n  - id: a\n    at: [0, 0, 1]\n", "6:9", "at: expected a list of two numbers [x, y], got 3 items"),
+    ("text for a tile coordinate", "map:\n  rows: |\n    ...\nagents:\n  - id: a\n    at: [x, 0]\n", "6:10", "at[0]: expected a whole number, got text \"x\""),
+    ("a number for a flag", "terrain:\n  mud: { blocked: 3 }\nmap:\n  rows: |\n    ...\n", "2:19", "blocked: expected true or false, got the number 3"),
+    ("a list for an id", "map:\n  rows: |\n    ...\nagents:\n  - id: [1]\n    at: [0, 0]\n", "5:9", "id: expected text, got a list"),
+    ("a fraction for the seed", "seed: 1.5\nmap:\n  rows: |\n    ...\n", "1:7", "seed: expected a whole number (0 or more), got the number 1.5"),
+    ("an unclosed list after an unknown key", "map:\n  rows: |\n    ...\ngarbage: [\n", "5:1", "YAML syntax error: did not find expected node content (is a `[` or `{` never closed?)"),
+    ("an unclosed mapping after an unknown key", "map:\n  rows: |\n    ...\nagents: []\ngarbage: {a: 1\n", "6:1", "YAML syntax error"),
     ("ragged rows", "map:\n  rows: |\n    ....\n    ...\n", "4:5", "ragged map: row 1 has 3"),
     ("unknown map character", "map:\n  rows: |\n    ....\n    ..X.\n", "4:7", "unknown map character 'X'"),
     ("agent outside the map", "map:\n  rows: |\n    ...\nagents:\n  - id: a\n    at: [5, 0]\n", "6:9", "outside the 3x1 map"),
@@ -54,6 +61,20 @@ fn every_broken_scene_gives_its_located_error() {
             "{name}: {line:?} should mention {words:?}"
         );
         assert!(!err.contains("panicked"), "{name}: {err}");
+        // serde's type words never reach a designer.
+        for word in [
+            "f64",
+            "i64",
+            "u64",
+            "a string",
+            "a boolean",
+            "sequence",
+            "invalid type",
+            "invalid length",
+            "an array of length",
+        ] {
+            assert!(!err.contains(word), "{name}: {word:?} in {err}");
+        }
     }
 }
 

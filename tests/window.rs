@@ -93,3 +93,25 @@ fn without_a_display_run_says_what_to_do() {
     );
     assert!(!err.contains("panicked"), "{err}");
 }
+
+#[test]
+fn frame_stats_say_they_measure_wall_clock_time() {
+    let out = Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 1280x800x24"])
+        .arg(env!("CARGO_BIN_EXE_agentbox"))
+        .args(["run", "scenes/chase.yaml", "--frames", "5", "--frame-stats"])
+        .current_dir(root())
+        .output()
+        .expect("xvfb-run runs");
+    assert!(out.status.success(), "window run failed: {}", stderr(&out));
+    let err = stderr(&out);
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("frames: ")).collect();
+    assert_eq!(lines.len(), 2, "whole frame and drawing only: {err}");
+    for line in lines {
+        assert!(
+            line.contains("5 frames") && line.contains("frame build time (wall clock) mean "),
+            "{line}"
+        );
+        assert!(!line.contains("CPU"), "it is not CPU time: {line}");
+    }
+}

@@ -48,7 +48,7 @@ pub fn draw(overlays: &Overlays) {
         40.0,
         50.0,
         width,
-        "agentbox — keys and overlays",
+        "agentbox - keys and overlays",
         &lines,
         16,
     );

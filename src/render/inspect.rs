@@ -1,5 +1,7 @@
 //! The inspector: the selected agent's id, kind, script, current action, params, memory and
-//! last error, refreshed every frame so it follows the agent.
+//! last error, refreshed every frame so it follows the agent. Everything is shown as a script
+//! would write it (Lua tables, `path_to tile 3, 4 {diagonal = "never"}`), never as Rust's
+//! `Debug` text or JSON.
 
 use super::text::{panel, wrap};
 use crate::session::Session;
@@ -45,7 +47,7 @@ pub fn draw(session: &Session, id: &str) -> bool {
         size,
     ));
     lines.push("params".into());
-    let params = serde_json::to_string_pretty(&agent.params).unwrap_or_default();
+    let params = lua_text(&agent.params, 0);
     lines.extend(
         wrap(&params, inner, size)
             .into_iter()
@@ -77,4 +79,103 @@ pub fn draw(session: &Session, id: &str) -> bool {
         size,
     );
     true
+}
+
+/// A scene's `params` (JSON) as the Lua table a script sees in `self.params`: keys sorted,
+/// one per line, nested tables indented, whole numbers without a fraction.
+pub fn lua_text(value: &serde_json::Value, depth: usize) -> String {
+    use serde_json::Value;
+    let indent = "  ".repeat(depth + 1);
+    let close = "  ".repeat(depth);
+    match value {
+        Value::Null => "nil".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => match (n.as_i64(), n.as_f64()) {
+            (Some(i), _) => i.to_string(),
+            (None, Some(f)) if f.fract() == 0.0 && f.abs() < 1e15 => format!("{f:.1}"),
+            (None, Some(f)) => f.to_string(),
+            (None, None) => n.to_string(),
+        },
+        Value::String(s) => lua_string(s),
+        Value::Array(items) if items.is_empty() => "{}".into(),
+        Value::Array(items) => {
+            let inner: Vec<String> = items.iter().map(|v| lua_text(v, depth + 1)).collect();
+            if items.iter().all(|v| !v.is_object() && !v.is_array()) {
+                format!("{{{}}}", inner.join(", "))
+            } else {
+                format!(
+                    "{{\n{indent}{}\n{close}}}",
+                    inner.join(&format!(",\n{indent}"))
+                )
+            }
+        }
+        Value::Object(map) if map.is_empty() => "{}".into(),
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            let entries: Vec<String> = keys
+                .into_iter()
+                .map(|k| {
+                    let key = if is_lua_name(k) {
+                        k.clone()
+                    } else {
+                        format!("[{}]", lua_string(k))
+                    };
+                    format!("{key} = {}", lua_text(&map[k], depth + 1))
+                })
+                .collect();
+            format!(
+                "{{\n{indent}{}\n{close}}}",
+                entries.join(&format!(",\n{indent}"))
+            )
+        }
+    }
+}
+
+fn is_lua_name(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// A Lua string literal.
+fn lua_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\{}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lua_text;
+
+    #[test]
+    fn params_read_as_the_lua_table_a_script_sees() {
+        let params = serde_json::json!({
+            "space": 1.0,
+            "speed": 2,
+            "name": "say \"hi\"",
+            "patrol": [[1, 2], [3, 4]],
+            "weights": [0.5, 1.5],
+            "on": true,
+            "two words": null,
+        });
+        assert_eq!(
+            lua_text(&params, 0),
+            "{\n  name = \"say \\\"hi\\\"\",\n  on = true,\n  patrol = {\n    {1, 2},\n    {3, 4}\n  },\n  space = 1.0,\n  speed = 2,\n  [\"two words\"] = nil,\n  weights = {0.5, 1.5}\n}"
+        );
+        assert_eq!(lua_text(&serde_json::json!({}), 0), "{}");
+    }
 }

@@ -94,6 +94,7 @@ pub fn run_window(scene: &Path, seed: Option<u64>, options: WindowOptions) -> Re
             hud: hud::Hud::default(),
             help: false,
             selected: None,
+            hovered: None,
             dragging: None,
             paused: false,
             speed: 2,
@@ -119,6 +120,8 @@ struct Window {
     hud: hud::Hud,
     help: bool,
     selected: Option<String>,
+    /// The agent under the mouse (labelled whatever the zoom).
+    hovered: Option<String>,
     /// The agent under the last left press, and where the press was (it becomes a drag only
     /// once the mouse has moved, so a click on a moving agent just selects it).
     dragging: Option<(String, Vec2)>,
@@ -167,6 +170,7 @@ impl Window {
                 &self.camera,
                 &disc,
                 self.selected.as_deref(),
+                self.hovered.as_deref(),
             );
             self.overlays.draw_over(self.session.world(), &self.camera);
             self.draw_panels();
@@ -343,6 +347,7 @@ impl Window {
             }
         }
         self.last_mouse = Some(input.mouse);
+        self.hovered = agent_at(self.session.world(), world_pos);
         if input.button_pressed[0] {
             if let Some(e) = self.hud.error_at(input.mouse) {
                 self.hud.expanded = Some(e);
@@ -364,18 +369,7 @@ impl Window {
             return;
         }
         if input.button_pressed[0] {
-            let hit = self
-                .session
-                .world()
-                .agents
-                .iter()
-                .filter(|a| a.pos.distance(world_pos) <= a.radius.max(0.45))
-                .min_by(|a, b| {
-                    a.pos
-                        .distance(world_pos)
-                        .total_cmp(&b.pos.distance(world_pos))
-                })
-                .map(|a| a.id.clone());
+            let hit = agent_at(self.session.world(), world_pos);
             self.selected = hit.clone();
             self.dragging = hit.map(|id| (id, input.mouse));
         }
@@ -474,6 +468,16 @@ fn keyboard_direction(input: &FrameInput, wasd: bool) -> ::glam::IVec2 {
 
 /// Saves the window as an opaque PNG (the framebuffer's alpha is whatever blending left, which
 /// image viewers would composite over their own background).
+/// The agent whose body is under a world point (the nearest, if bodies overlap).
+fn agent_at(world: &crate::world::World, at: ::glam::DVec2) -> Option<String> {
+    world
+        .agents
+        .iter()
+        .filter(|a| a.pos.distance(at) <= a.radius.max(0.45))
+        .min_by(|a, b| a.pos.distance(at).total_cmp(&b.pos.distance(at)))
+        .map(|a| a.id.clone())
+}
+
 fn save_screenshot(path: &Path) {
     let mut image = get_screen_data();
     for px in image.bytes.chunks_exact_mut(4) {
@@ -490,7 +494,7 @@ fn print_frame_stats(what: &str, times: &mut [f64], agents: usize) {
     let mean = times.iter().sum::<f64>() / times.len() as f64;
     let p95 = times[(times.len() * 95 / 100).min(times.len() - 1)];
     eprintln!(
-        "frames: {} frames, {agents} agents, {what}: mean {mean:.2} ms, p95 {p95:.2} ms (CPU time to build the frame, before the GPU presents it)",
+        "frames: {} frames, {agents} agents, {what}: frame build time (wall clock) mean {mean:.2} ms, p95 {p95:.2} ms (before the GPU presents the frame)",
         times.len()
     );
 }

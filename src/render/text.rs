@@ -1,14 +1,44 @@
 //! Text helpers for panels: the built-in font is monospaced, so wrapping by character count
-//! is exact.
+//! is exact. It has only ASCII glyphs: [`ui_text`] spells common typographic characters
+//! (dashes, arrows, curly quotes) in ASCII so text from scripts and messages never shows a
+//! missing-glyph box for them.
 
 use macroquad::prelude::*;
+use std::borrow::Cow;
+
+/// `text` with the typographic characters the built-in font lacks spelled in ASCII
+/// (`—` → `-`, `→` → `->`, `“` → `"`, ...); other text unchanged.
+pub fn font_safe(text: &str) -> Cow<'_, str> {
+    if text.is_ascii() {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\u{2010}'..='\u{2015}' | '\u{2212}' => out.push('-'),
+            '\u{2018}' | '\u{2019}' | '\u{201a}' | '\u{2032}' => out.push('\''),
+            '\u{201c}' | '\u{201d}' | '\u{201e}' | '\u{2033}' => out.push('"'),
+            '\u{2026}' => out.push_str("..."),
+            '\u{2192}' => out.push_str("->"),
+            '\u{2190}' => out.push_str("<-"),
+            '\u{2264}' => out.push_str("<="),
+            '\u{2265}' => out.push_str(">="),
+            '\u{2260}' => out.push_str("!="),
+            '\u{00d7}' => out.push('x'),
+            '\u{00b7}' | '\u{2022}' => out.push('*'),
+            '\u{00a0}' | '\u{2009}' | '\u{202f}' => out.push(' '),
+            _ => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
 
 /// Draws UI text at `size` logical pixels, rasterised at the screen's real resolution so it
 /// stays crisp on high-DPI screens (identical to `draw_text` at a scale of 1).
 pub fn ui_text(text: &str, x: f32, y: f32, size: f32, color: Color) {
     let dpi = screen_dpi_scale().max(0.25);
     draw_text_ex(
-        text,
+        font_safe(text),
         x,
         y,
         TextParams {
@@ -23,7 +53,12 @@ pub fn ui_text(text: &str, x: f32, y: f32, size: f32, color: Color) {
 /// The size of UI text drawn with [`ui_text`], in logical pixels.
 pub fn measure(text: &str, size: f32) -> TextDimensions {
     let dpi = screen_dpi_scale().max(0.25);
-    measure_text(text, None, (size * dpi).round() as u16, 1.0 / dpi)
+    measure_text(
+        font_safe(text),
+        None,
+        (size * dpi).round() as u16,
+        1.0 / dpi,
+    )
 }
 
 /// Splits `text` into lines of at most `width` pixels at `size`.
@@ -79,4 +114,26 @@ pub fn panel(x: f32, y: f32, width: f32, title: &str, lines: &[String], size: u1
         );
     }
     height
+}
+
+#[cfg(test)]
+mod tests {
+    use super::font_safe;
+
+    #[test]
+    fn typographic_characters_are_spelled_in_ascii() {
+        assert_eq!(
+            font_safe("agentbox \u{2014} keys \u{2192} \u{201c}go\u{201d} \u{2026} 3\u{00d7}"),
+            "agentbox - keys -> \"go\" ... 3x"
+        );
+        assert!(matches!(
+            font_safe("plain"),
+            std::borrow::Cow::Borrowed("plain")
+        ));
+        assert_eq!(
+            font_safe("caf\u{e9}"),
+            "caf\u{e9}",
+            "other letters are left alone"
+        );
+    }
 }

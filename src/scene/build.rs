@@ -77,6 +77,7 @@ fn tidy_serde_message(message: &str) -> String {
     if base.starts_with("invalid type:") && base.ends_with("expected struct SceneFile") {
         return "a scene must be a YAML mapping with keys such as name, map and agents".into();
     }
+    let base = plain_serde_words(base);
     base.replace("struct SceneFile", "a scene mapping")
         .replace("struct MapSpec", "a map mapping (legend, rows)")
         .replace("struct AgentSpec", "an agent mapping")
@@ -92,6 +93,97 @@ fn tidy_serde_message(message: &str) -> String {
             "struct TerrainSpec",
             "a terrain mapping (blocked, cost, color)",
         )
+}
+
+/// Whether reading YAML as a plain value failed on its syntax (not on a duplicate key, which
+/// the typed read reports as well).
+fn is_syntax_error(e: &serde_yaml::Error) -> bool {
+    !e.to_string().starts_with("duplicate entry")
+}
+
+/// The YAML parser's message, said to be about syntax, with a hint for the commonest cause.
+fn syntax_message(raw: &str) -> String {
+    let base = match raw.find(" at line ") {
+        Some(i) => &raw[..i],
+        None => raw,
+    };
+    let hint = if raw.contains("while parsing a flow") {
+        " (is a `[` or `{` never closed?)"
+    } else if raw.contains("quoted scalar") {
+        " (is a quote never closed?)"
+    } else {
+        ""
+    };
+    format!("YAML syntax error: {base}{hint}")
+}
+
+/// What serde calls a type, in a designer's words.
+fn plain_type(serde: &str) -> String {
+    match serde.trim() {
+        "f64" | "f32" => "a number".into(),
+        "i64" | "i32" | "i16" | "i8" | "isize" => "a whole number".into(),
+        "u64" | "u32" | "u16" | "u8" | "usize" => "a whole number (0 or more)".into(),
+        "a string" | "a borrowed string" | "string" | "char" | "a character" => "text".into(),
+        "a boolean" | "bool" => "true or false".into(),
+        "an array of length 2" | "sequence of 2 elements" | "a tuple of size 2" => {
+            "a list of two numbers [x, y]".into()
+        }
+        "a sequence" | "sequence" => "a list".into(),
+        "a map" | "map" => "a mapping (key: value lines)".into(),
+        other => other.into(),
+    }
+}
+
+/// What serde says it found (`string "x"`, ``integer `5` ``, `sequence`), in a designer's words.
+fn plain_found(serde: &str) -> String {
+    let serde = serde.trim();
+    let quoted = |prefix: &str| {
+        serde
+            .strip_prefix(prefix)
+            .map(|rest| rest.trim().trim_matches('`').to_string())
+    };
+    if let Some(text) = serde.strip_prefix("string ") {
+        return format!("text {text}");
+    }
+    if let Some(n) = quoted("integer").or_else(|| quoted("floating point")) {
+        return format!("the number {n}");
+    }
+    if let Some(b) = quoted("boolean") {
+        return b;
+    }
+    match serde {
+        "sequence" => "a list".into(),
+        "map" => "a mapping".into(),
+        "unit value" | "unit" => "nothing (null)".into(),
+        other => other.into(),
+    }
+}
+
+/// serde's `invalid type: string "x", expected f64` as `expected a number, got text "x"`, and
+/// its other type words (`i64`, `a boolean`, `an array of length 2`) likewise.
+fn plain_serde_words(message: &str) -> String {
+    let Some((head, expected)) = message.rsplit_once(", expected ") else {
+        return message.into();
+    };
+    if expected.starts_with("one of") {
+        return message.into();
+    }
+    let (path, what) = match head.rfind(": invalid ") {
+        Some(i) => (&head[..i + 2], &head[i + 2..]),
+        None => ("", head),
+    };
+    let wanted = plain_type(expected);
+    if let Some(found) = what
+        .strip_prefix("invalid type: ")
+        .or_else(|| what.strip_prefix("invalid value: "))
+    {
+        return format!("{path}expected {wanted}, got {}", plain_found(found));
+    }
+    if let Some(n) = what.strip_prefix("invalid length ") {
+        let items = if n.trim() == "1" { "item" } else { "items" };
+        return format!("{path}expected {wanted}, got {} {items}", n.trim());
+    }
+    format!("{head}, expected {wanted}")
 }
 
 pub fn build(file: &Path, bytes: &[u8], seed: Option<u64>) -> Result<Scene, SceneErrors> {
@@ -123,9 +215,17 @@ pub fn build(file: &Path, bytes: &[u8], seed: Option<u64>) -> Result<Scene, Scen
             "scene file is empty: it needs at least a map".into(),
         ));
     }
-    let mut spec: SceneFile = match serde_yaml::from_str(text) {
+    // YAML syntax first: the typed read below stops at the first field it does not know, so
+    // a syntax error after an unknown key would otherwise be reported as the unknown key.
+    let typed = serde_yaml::from_str::<SceneFile>(text).map_err(|e| {
+        match serde_yaml::from_str::<serde_yaml::Value>(text) {
+            Err(syntax) if is_syntax_error(&syntax) => (syntax, true),
+            _ => (e, false),
+        }
+    });
+    let mut spec: SceneFile = match typed {
         Ok(s) => s,
-        Err(e) => {
+        Err((e, syntax)) => {
             let pos = e
                 .location()
                 .map_or((1, 1), |l| (l.line().max(1), l.column().max(1)));
@@ -136,6 +236,8 @@ pub fn build(file: &Path, bytes: &[u8], seed: Option<u64>) -> Result<Scene, Scen
                 == Some('\t');
             let message = if at_tab {
                 "a tab character: YAML is indented with spaces, not tabs".to_string()
+            } else if syntax {
+                syntax_message(&e.to_string())
             } else {
                 tidy_serde_message(&e.to_string())
             };

@@ -9,10 +9,18 @@
 //! [`RECHECK`]; when it is back, its files count as changed. The watcher never fails after it
 //! is made: a broken backend or a watch that cannot be set is reported and retried.
 //!
-//! It reads no file contents and knows nothing about scenes or scripts.
+//! One save is one change. Writing a file in place raises several events (the truncate, each
+//! write, the close) that may straddle two polls, so each watched file's contents are
+//! fingerprinted when it is first watched and each time it is reported: an event that leaves
+//! the bytes as they were last reported (the close after a write already seen, a `touch`) is
+//! not a change. A file that is gone fingerprints as "missing", so deleting it, and bringing
+//! it back, are changes.
+//!
+//! It reads watched files only to fingerprint them and knows nothing about scenes or scripts.
 
 use notify::{Event, EventKind, RecommendedWatcher, RecursiveMode, Watcher};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
@@ -46,9 +54,21 @@ pub struct FileWatcher {
     pending: VecDeque<notify::Result<Event>>,
     /// Absolute path → the path as the caller knows it.
     files: BTreeMap<PathBuf, PathBuf>,
+    /// Absolute path → its contents' fingerprint when last reported (or first watched).
+    seen: BTreeMap<PathBuf, Fingerprint>,
     folders: BTreeMap<PathBuf, Folder>,
     notes: Vec<String>,
     last_check: Instant,
+}
+
+/// A hash of a file's bytes, or `None` if it cannot be read (gone, or not there yet).
+type Fingerprint = Option<u64>;
+
+fn fingerprint(path: &Path) -> Fingerprint {
+    let bytes = std::fs::read(path).ok()?;
+    let mut h = DefaultHasher::new();
+    bytes.hash(&mut h);
+    Some(h.finish())
 }
 
 fn absolute(path: &Path) -> PathBuf {
@@ -87,6 +107,7 @@ impl FileWatcher {
             events: rx,
             pending: VecDeque::new(),
             files: BTreeMap::new(),
+            seen: BTreeMap::new(),
             folders: BTreeMap::new(),
             notes,
             last_check: Instant::now(),
@@ -96,6 +117,13 @@ impl FileWatcher {
     /// Sets the files to report on (exactly these, from now on).
     pub fn watch(&mut self, files: &[PathBuf]) {
         self.files = files.iter().map(|f| (absolute(f), f.clone())).collect();
+        let files = &self.files;
+        self.seen.retain(|f, _| files.contains_key(f));
+        for abs in self.files.keys() {
+            if !self.seen.contains_key(abs) {
+                self.seen.insert(abs.clone(), fingerprint(abs));
+            }
+        }
         let wanted: BTreeSet<PathBuf> = self
             .files
             .keys()
@@ -185,8 +213,8 @@ impl FileWatcher {
                 continue;
             }
             for path in &event.paths {
-                if let Some(known) = self.files.get(path) {
-                    changed.insert(known.clone());
+                if self.files.contains_key(path) {
+                    changed.insert(path.clone());
                 }
                 if self.folders.get(path) == Some(&Folder::Watching) {
                     // The folder itself was removed or renamed: check it now.
@@ -198,8 +226,18 @@ impl FileWatcher {
             self.last_check = Instant::now();
             self.recheck(&mut changed);
         }
+        // Only files whose bytes differ from when they were last reported.
+        let mut files: Vec<PathBuf> = Vec::new();
+        for abs in changed {
+            let now = fingerprint(&abs);
+            if self.seen.get(&abs) != Some(&now) {
+                self.seen.insert(abs.clone(), now);
+                files.extend(self.files.get(&abs).cloned());
+            }
+        }
+        files.sort();
         Changes {
-            files: changed.into_iter().collect(),
+            files,
             notes: std::mem::take(&mut self.notes),
         }
     }
@@ -227,6 +265,12 @@ impl FileWatcher {
                         let _ = w.unwatch(&folder);
                     }
                     self.folders.insert(folder.clone(), Folder::Missing);
+                    // Its files are gone: when they are back, they count as changed.
+                    for (abs, seen) in self.seen.iter_mut() {
+                        if abs.parent() == Some(folder.as_path()) {
+                            *seen = None;
+                        }
+                    }
                     self.notes.push(format!(
                         "{}: folder disappeared; keeping the last good versions of its files and watching for it to come back",
                         folder.display()
@@ -236,9 +280,9 @@ impl FileWatcher {
                     self.folders.insert(folder.clone(), Folder::Watching);
                     self.notes
                         .push(format!("{}: folder is back; reloading", folder.display()));
-                    for (abs, known) in &self.files {
+                    for abs in self.files.keys() {
                         if abs.parent() == Some(folder.as_path()) {
-                            changed.insert(known.clone());
+                            changed.insert(abs.clone());
                         }
                     }
                 }
@@ -301,6 +345,39 @@ mod tests {
         );
         std::thread::sleep(Duration::from_millis(50));
         assert_eq!(w.poll().files, Vec::<PathBuf>::new());
+    }
+
+    #[test]
+    fn one_save_is_one_change_even_when_its_events_straddle_polls() {
+        use std::io::Write;
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("a.lua");
+        std::fs::write(&file, "1").unwrap();
+        let mut w = FileWatcher::new();
+        w.watch(std::slice::from_ref(&file));
+        w.poll();
+        // An editor's save: truncate and write, seen by a poll before the file is closed.
+        let mut f = std::fs::File::create(&file).unwrap();
+        f.write_all(b"2").unwrap();
+        f.flush().unwrap();
+        assert!(poll_until(&mut w, |c| c.files == vec![file.clone()]));
+        drop(f);
+        // The close (and any late modify) arrives after that poll: not a second change.
+        assert!(w.wait(Duration::from_secs(2)), "the close raised an event");
+        let mut later = Vec::new();
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_millis(300) {
+            w.wait(Duration::from_millis(20));
+            later.extend(w.poll().files);
+        }
+        assert_eq!(later, Vec::<PathBuf>::new());
+        // Rewriting the same bytes is not a change; different bytes are.
+        std::fs::write(&file, "2").unwrap();
+        assert!(w.wait(Duration::from_secs(2)));
+        std::thread::sleep(Duration::from_millis(50));
+        assert_eq!(w.poll().files, Vec::<PathBuf>::new());
+        std::fs::write(&file, "3").unwrap();
+        assert!(poll_until(&mut w, |c| c.files == vec![file.clone()]));
     }
 
     /// Polls until no event has arrived for 200 ms, dropping what it sees.

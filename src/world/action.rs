@@ -276,8 +276,10 @@ impl Action {
         }
     }
 
-    /// What the inspector shows: the name a script uses and what the action is about, e.g.
-    /// `chase evader`, `to 3.50, 2.00`, `path_to tile 20, 2 (diagonal never)`.
+    /// What the inspector shows, as a script would write it: the name a script uses, what the
+    /// action is about and its options as a Lua table, e.g. `chase evader`, `to 3.50, 2.00`,
+    /// `path_to tile 20, 2 {diagonal = "never"}`, `trace_around evader {variant = "improved",
+    /// hand = "left"}`. Never Rust's `Debug` text.
     pub fn describe(&self) -> String {
         let name = self.name();
         let tile = |t: &glam::IVec2| format!("tile {}, {}", t.x, t.y);
@@ -293,7 +295,7 @@ impl Action {
             Action::To(p) => format!("{name} {:.2}, {:.2}", p.x, p.y),
             Action::PathTo(goal, options) => match describe_options(options) {
                 o if o.is_empty() => format!("{name} {}", tile(goal)),
-                o => format!("{name} {} ({o})", tile(goal)),
+                o => format!("{name} {} {{{o}}}", tile(goal)),
             },
             Action::Waypoints(goal) | Action::TankTo(goal) => format!("{name} {}", tile(goal)),
             Action::Steer(d) => format!("{name} {}, {}", d.x, d.y),
@@ -308,18 +310,20 @@ impl Action {
                 variant,
                 hand,
             } => format!(
-                "{name} {} ({}, {} hand)",
+                "{name} {} {{variant = \"{}\", hand = \"{}\"}}",
                 describe_target(goal),
-                format!("{variant:?}").to_lowercase(),
-                format!("{hand:?}").to_lowercase()
+                match variant {
+                    TraceVariant::Basic => "basic",
+                    TraceVariant::Improved => "improved",
+                    TraceVariant::Sight => "sight",
+                },
+                hand_name(*hand)
             ),
             Action::FollowCrumbs { leader, trail } => {
                 format!("{name} of {leader} (newest {trail})")
             }
             Action::FollowRoad { terrain } => format!("{name} {terrain}"),
-            Action::WallTrace(hand) => {
-                format!("{name} ({} hand)", format!("{hand:?}").to_lowercase())
-            }
+            Action::WallTrace(hand) => format!("{name} {{hand = \"{}\"}}", hand_name(*hand)),
         }
     }
 
@@ -350,6 +354,14 @@ impl Action {
     }
 }
 
+/// A hand as a script names it.
+fn hand_name(hand: Hand) -> &'static str {
+    match hand {
+        Hand::Left => "left",
+        Hand::Right => "right",
+    }
+}
+
 /// An agent target by its id, a point by its coordinates.
 fn describe_target(target: &Target) -> String {
     match target {
@@ -358,14 +370,15 @@ fn describe_target(target: &Target) -> String {
     }
 }
 
-/// The path options that differ from the defaults, as a script names them.
+/// The path options that differ from the defaults, as the inside of the Lua table a script
+/// would pass (`diagonal = "never", max_expanded = 500`).
 fn describe_options(o: &super::PathOptions) -> String {
     use super::path_options::{Algorithm, Diagonal, Heuristic, StepCosts};
     let d = super::PathOptions::default();
     let mut out = Vec::new();
     if o.diagonal != d.diagonal {
         out.push(format!(
-            "diagonal {}",
+            "diagonal = \"{}\"",
             match o.diagonal {
                 Diagonal::Never => "never",
                 Diagonal::NoCornerCutting => "no_corner_cutting",
@@ -376,7 +389,7 @@ fn describe_options(o: &super::PathOptions) -> String {
     }
     if o.heuristic != d.heuristic {
         out.push(format!(
-            "heuristic {}",
+            "heuristic = \"{}\"",
             match o.heuristic {
                 Heuristic::Octile => "octile",
                 Heuristic::Manhattan => "manhattan",
@@ -387,7 +400,7 @@ fn describe_options(o: &super::PathOptions) -> String {
     }
     if o.step_costs != d.step_costs {
         out.push(format!(
-            "costs {}",
+            "costs = \"{}\"",
             match o.step_costs {
                 StepCosts::Exact => "exact",
                 StepCosts::Source => "source",
@@ -395,17 +408,17 @@ fn describe_options(o: &super::PathOptions) -> String {
         ));
     }
     if o.size != d.size {
-        out.push(format!("size {}", o.size));
+        out.push(format!("size = {}", o.size));
     }
     if o.ignore_terrain_cost {
-        out.push("ignore_terrain".into());
+        out.push("ignore_terrain = true".into());
     }
     if let Some(n) = o.max_expanded {
-        out.push(format!("max_expanded {n}"));
+        out.push(format!("max_expanded = {n}"));
     }
     if o.algorithm != d.algorithm {
         out.push(format!(
-            "algorithm {}",
+            "algorithm = \"{}\"",
             match o.algorithm {
                 Algorithm::Auto => "auto",
                 Algorithm::AStar => "astar",
@@ -414,7 +427,7 @@ fn describe_options(o: &super::PathOptions) -> String {
         ));
     }
     if o.keep_sets {
-        out.push("sets".into());
+        out.push("sets = true".into());
     }
     out.join(", ")
 }
@@ -447,7 +460,7 @@ mod tests {
             ),
             (
                 Action::PathTo(IVec2::new(20, 2), Box::new(options)),
-                "path_to tile 20, 2 (diagonal never, max_expanded 500)",
+                "path_to tile 20, 2 {diagonal = \"never\", max_expanded = 500}",
             ),
             (
                 Action::TraceAround {
@@ -455,7 +468,7 @@ mod tests {
                     variant: TraceVariant::Improved,
                     hand: Hand::Left,
                 },
-                "trace_around evader (improved, left hand)",
+                "trace_around evader {variant = \"improved\", hand = \"left\"}",
             ),
             (
                 Action::FollowCrumbs {
@@ -465,8 +478,31 @@ mod tests {
                 "follow_crumbs of scout (newest 12)",
             ),
         ];
-        for (action, text) in cases {
-            assert_eq!(action.describe(), text);
+        let every_option = PathOptions {
+            diagonal: Diagonal::Always,
+            heuristic: crate::world::path_options::Heuristic::Manhattan,
+            step_costs: crate::world::path_options::StepCosts::Source,
+            ignore_terrain_cost: true,
+            keep_sets: true,
+            ..PathOptions::default()
+        };
+        let more = [
+            (
+                Action::PathTo(IVec2::new(19, 13), Box::new(every_option)),
+                "path_to tile 19, 13 {diagonal = \"always\", heuristic = \"manhattan\", costs = \"source\", ignore_terrain = true, sets = true}",
+            ),
+            (Action::WallTrace(Hand::Right), "wall_trace {hand = \"right\"}"),
+        ];
+        for (action, text) in cases.into_iter().chain(more) {
+            let described = action.describe();
+            assert_eq!(described, text);
+            // Nothing of Rust's Debug text: type names, struct braces.
+            for debug in ["IVec2", "DVec2", "Options", "{ ", "(", "::"] {
+                if debug == "(" && described.contains("(newest") {
+                    continue;
+                }
+                assert!(!described.contains(debug), "{described}");
+            }
         }
     }
 }
