@@ -158,6 +158,11 @@ fn read_xy(views: &super::views::Views, t: &Table) -> mlua::Result<Option<DVec2>
     Ok(match named {
         Some(p) => Some(p),
         None => match t.raw_get::<Value>(1)? {
+            // An agent's `pos` (a read-only proxy) or a table of the script's with `__index`:
+            // read it as Lua would.
+            Value::Nil if t.metatable().is_some() => {
+                pair(t.get(&views.names[X])?, t.get(&views.names[Y])?)
+            }
             Value::Nil => None,
             first => pair(first, t.raw_get(2)?),
         },

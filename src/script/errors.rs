@@ -53,13 +53,15 @@ pub fn describe_in(script: &str, error: &Error) -> String {
     }
 }
 
-/// The `file.lua:LINE` of the innermost Lua function calling into Rust, if any.
+/// The `file.lua:LINE` of the innermost script function calling into Rust, if any: the
+/// sandbox's own trusted Lua (chunks named `agentbox`, such as the `require` wrapper) is
+/// skipped, so an error names the designer's line.
 pub fn caller_location(lua: &Lua) -> Option<String> {
     (1..8).find_map(|level| {
         lua.inspect_stack(level, |d| {
             let line = d.current_line()?;
             let src = d.source().short_src?.into_owned();
-            Some(format!("{src}:{line}"))
+            (src != "agentbox").then(|| format!("{src}:{line}"))
         })
         .flatten()
     })

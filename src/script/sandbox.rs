@@ -418,12 +418,13 @@ fn require_in(lua: &Lua, (ctx, name): (Table, String)) -> mlua::Result<Value> {
         ));
     }
     let source = read_script(&path).map_err(|e| {
+        let why = match e.kind() {
+            std::io::ErrorKind::NotFound => format!("there is no file {}", path.display()),
+            _ => format!("{}: {e}", path.display()),
+        };
         located(
             lua,
-            format!(
-                "require: module {name:?} not found in the scripts folder ({}: {e})",
-                path.display()
-            ),
+            format!("require: module {name:?} not found in the scripts folder: {why}"),
         )
     })?;
     if source.iter().all(u8::is_ascii_whitespace) {

@@ -24,7 +24,7 @@ use crate::world::spatial::FastMap;
 use crate::world::{Agent, World};
 use glam::DVec2;
 use mlua::ffi;
-use mlua::{Lua, LuaString, Table, Value};
+use mlua::{Lua, LuaString, MultiValue, Table, Value};
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_int, c_void};
 use std::rc::Rc;
@@ -119,8 +119,11 @@ pub struct Views {
     roster: Cell<u64>,
     /// `[i+1]`: the view table of agent index `i`.
     store: Table,
-    /// `[3i+1]`, `[3i+2]` and `[3i+3]`: its `pos`, `vel` and `tile` tables, once read.
+    /// `[3i+1]`, `[3i+2]` and `[3i+3]`: its `pos`, `vel` and `tile` tables, once read (the
+    /// storage the refresh writes; scripts get a read-only proxy of each, in `proxies`).
     parts: Table,
+    /// The same indices: the read-only proxy of each part, the table scripts hold.
+    proxies: Table,
     /// The metatable of views and `self` tables (`__index` fills in lazy fields).
     meta: Table,
     state: RefCell<State>,
@@ -145,6 +148,7 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
         .collect::<mlua::Result<Vec<_>>>()?;
     let meta = lua.create_table()?;
     meta.raw_set("__index", lua.create_function(lazy_index)?)?;
+    meta.raw_set("__newindex", lua.create_function(refuse_field)?)?;
     meta.raw_set("__metatable", "agent (locked)")?;
     lua.set_app_data(Rc::new(Views {
         round: Cell::new(1),
@@ -154,6 +158,7 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
         roster: Cell::new(0),
         store: lua.create_table()?,
         parts: lua.create_table()?,
+        proxies: lua.create_table()?,
         meta,
         state: RefCell::new(State::default()),
         by_ptr: RefCell::new(FastMap::default()),
@@ -243,6 +248,61 @@ fn lazy_index(lua: &Lua, (table, key): (Table, Value)) -> mlua::Result<Value> {
         }
         Ok(value)
     })
+}
+
+/// `__newindex` of views and `self` tables: a view takes no writes, and `self` none to the
+/// engine's fields (a script's own keys on `self` are kept, as before).
+fn refuse_field(lua: &Lua, (table, key, value): (Table, Value, Value)) -> mlua::Result<()> {
+    let views = get(lua)?;
+    let is_self = views
+        .selves
+        .borrow()
+        .contains_key(&(table.to_pointer() as usize));
+    let name = match &key {
+        Value::String(s) => s.to_string_lossy(),
+        other => other.to_string().unwrap_or_default(),
+    };
+    let engine = views.names[..DECIDE]
+        .iter()
+        .any(|n| matches!(&key, Value::String(s) if s.as_bytes() == n.as_bytes()));
+    if is_self && !engine {
+        return table.raw_set(key, value);
+    }
+    let whose = if is_self {
+        "self"
+    } else {
+        "another agent's view"
+    };
+    Err(super::errors::located(
+        lua,
+        format!(
+            "cannot set `{name}` on {whose}: agents' fields belong to the engine and are read-only; keep your own data in self.memory"
+        ),
+    ))
+}
+
+/// A read-only proxy of a part table (`pos`, `vel`, `tile`): reads go to `storage` (one
+/// table lookup more), writes raise the sandbox's read-only error.
+fn read_only_proxy(lua: &Lua, storage: &Table, what: &str) -> mlua::Result<Table> {
+    let proxy = lua.create_table()?;
+    let meta = lua.create_table_with_capacity(0, 3)?;
+    meta.raw_set("__index", storage)?;
+    let part = what.to_string();
+    meta.raw_set(
+        "__newindex",
+        lua.create_function(move |lua, _: MultiValue| -> mlua::Result<()> {
+            Err(super::errors::located(
+                lua,
+                format!(
+                    "cannot change an agent's {part}: it is read-only (copy the numbers into your own table, e.g. self.memory)"
+                ),
+            ))
+        })?,
+    )?;
+    meta.raw_set("__metatable", "agent part (read-only)")?;
+    proxy.set_metatable(Some(meta))?;
+    super::sandbox::protect(lua, &proxy, &format!("an agent's {what}"))?;
+    Ok(proxy)
 }
 
 /// The Lua value of a scalar lazy field.
@@ -377,6 +437,7 @@ impl Views {
             _ => {
                 let view = lua.create_table_with_capacity(0, 2)?;
                 view.set_metatable(Some(self.meta.clone()))?;
+                super::sandbox::protect(lua, &view, "another agent's view")?;
                 self.store.raw_set(index + 1, &view)?;
                 view
             }
@@ -402,12 +463,22 @@ impl Views {
     /// now.
     fn part(&self, lua: &Lua, index: usize, field: usize, agent: &Agent) -> mlua::Result<Table> {
         let at = part_index(index, field);
-        let table = match self.parts.raw_get::<Value>(at)? {
-            Value::Table(t) => t,
+        let (table, proxy) = match (
+            self.parts.raw_get::<Value>(at)?,
+            self.proxies.raw_get::<Value>(at)?,
+        ) {
+            (Value::Table(t), Value::Table(p)) => (t, p),
             _ => {
                 let t = lua.create_table_with_capacity(0, 2)?;
+                let what = match field {
+                    POS => "pos",
+                    VEL => "vel",
+                    _ => "tile",
+                };
+                let p = read_only_proxy(lua, &t, what)?;
                 self.parts.raw_set(at, &t)?;
-                t
+                self.proxies.raw_set(at, &p)?;
+                (t, p)
             }
         };
         let n = &self.names;
@@ -425,7 +496,7 @@ impl Views {
             table.raw_set(&n[X], t.x)?;
             table.raw_set(&n[Y], t.y)?;
         }
-        Ok(table)
+        Ok(proxy)
     }
 
     /// Writes the lazy fields in `live` to `table` (a view or a `self`) and the shared parts.
@@ -483,6 +554,7 @@ impl Views {
                 this.raw_set(&n[k], Value::Nil)?;
             }
             this.set_metatable(Some(self.meta.clone()))?;
+            super::sandbox::protect(lua, this, "self")?;
             self.state.borrow_mut().self_live[index] = 0;
             self.selves.borrow_mut().insert(ptr, index as u32);
         }
