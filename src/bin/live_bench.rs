@@ -1,8 +1,12 @@
 //! Benchmarks for live editing (issue 5), run with `cargo run --release --bin live_bench`:
 //!
 //! - `overhead`: a busy scene (many agents whose `decide` is pure-Lua arithmetic) timed with
-//!   the instruction budget off, enforced by the watchdog (the default) and enforced by an
-//!   always-on count hook (`exact`, the naive way), interleaved, median of several rounds.
+//!   the work budget off and counted (the default), interleaved, median of several rounds.
+//!   Both run the patched VM, which always counts: this is the host's share (setting and
+//!   reading the budget per call); the VM's share is measured against a stock build.
+//! - `runaways`: healthy walkers beside 4 runaways (an endless loop, a pattern match that
+//!   backtracks forever, an endless recursion, a memory bomb), against the same walkers alone:
+//!   after the runaways' first stop, the median tick must be at most 1.1x.
 //! - `latency`: from a save (atomic: temp file + rename) to the first tick that runs the new
 //!   code, through the same `realtime::run` loop as `agentbox headless --realtime`, at a
 //!   window-like 60 ticks/s and at 1000 ticks/s.
@@ -193,4 +197,115 @@ fn main() {
         latency(60, 100);
         latency(1000, 100);
     }
+    if what.is_empty() || what == "runaways" {
+        runaways(2_000);
+    }
+}
+
+/// The runaways beside `walkers` healthy agents, against the walkers alone (see the module
+/// docs): CPU time of this thread per tick, interleaved rounds, median.
+fn runaways(walkers: usize) {
+    const RUNAWAYS: [(&str, &str); 4] = [
+        ("loop", "while true do end"),
+        (
+            "pattern",
+            "string.find(string.rep('a', 300000), '.-.-.-.-.-b')",
+        ),
+        (
+            "recursion",
+            "local function f(n) return 1 + f(n + 1) end f(1)",
+        ),
+        ("bomb", "local t = {} for i = 1, 1e9 do t[i] = {} end"),
+    ];
+    let scene = |dir: &Path, with: bool| {
+        let side = 60;
+        let mut yaml = String::from(
+            "name: runaways
+tick_rate: 30
+map:
+  rows: |
+",
+        );
+        for _ in 0..side {
+            yaml.push_str(&format!(
+                "    {}
+",
+                ".".repeat(side)
+            ));
+        }
+        yaml.push_str(
+            "agents:
+",
+        );
+        for i in 0..walkers {
+            yaml.push_str(&format!(
+                "  - id: w{i}
+    at: [{}, {}]
+    script: scripts/walker.lua
+",
+                i % side,
+                i / side
+            ));
+        }
+        if with {
+            for (k, (name, body)) in RUNAWAYS.iter().enumerate() {
+                yaml.push_str(&format!(
+                    "  - id: {name}
+    at: [{k}, {}]
+    script: scripts/{name}.lua
+",
+                    side - 1
+                ));
+                std::fs::write(
+                    dir.join(format!("scripts/{name}.lua")),
+                    format!("return {{ decide = function(self) {body} return move.stop() end }}\n"),
+                )
+                .unwrap();
+            }
+        }
+        std::fs::write(
+            dir.join("scripts/walker.lua"),
+            "local M = {}\nfunction M.decide(self, world)\n  local other, d = world:nearest(self)\n  if other and d < 1 then return move.evade(other) end\n  return move.to({ x = 30, y = 30 })\nend\nreturn M\n",
+        )
+        .unwrap();
+        let path = dir.join("scene.yaml");
+        std::fs::write(&path, yaml).unwrap();
+        path
+    };
+    let (with_dir, without_dir) = (scratch("runaways"), scratch("walkers"));
+    let mut sessions = [
+        Session::open_with(&scene(&without_dir, false), None, true)
+            .expect("the walkers' scene opens"),
+        Session::open_with(&scene(&with_dir, true), None, true).expect("the runaways' scene opens"),
+    ];
+    for s in sessions.iter_mut() {
+        // The runaways' first (and only) stop.
+        for _ in 0..3 {
+            s.tick();
+        }
+    }
+    let stopped = sessions[1]
+        .world()
+        .agents
+        .iter()
+        .filter(|a| a.suspended)
+        .count();
+    let mut times: [Vec<f64>; 2] = [Vec::new(), Vec::new()];
+    for _round in 0..9 {
+        for (i, s) in sessions.iter_mut().enumerate() {
+            let start = agentbox::bench::thread_cpu_time();
+            for _ in 0..10 {
+                s.tick();
+            }
+            times[i].push((agentbox::bench::thread_cpu_time() - start).as_secs_f64() * 100.0);
+        }
+    }
+    let (alone, beside) = (median(&mut times[0]), median(&mut times[1]));
+    let ratio = beside / alone;
+    println!(
+        "runaways: {walkers} walkers alone {alone:.3} ms/tick, beside 4 runaways ({stopped} suspended) {beside:.3} ms/tick: {ratio:.3}x (goal 1.1x or less: {})",
+        if ratio <= 1.1 { "MET" } else { "NOT MET" }
+    );
+    let _ = std::fs::remove_dir_all(&with_dir);
+    let _ = std::fs::remove_dir_all(&without_dir);
 }
