@@ -3,6 +3,8 @@
 //! Rust-native movement primitives and A*; a macroquad window shows it, and the same
 //! simulation runs headless. See `ARCHITECTURE.md` for the map of the modules.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
 pub mod bench;
 pub mod cli;
 pub mod expect;

@@ -213,11 +213,15 @@ fn make_raw(
 
 /// Calls the fallback (upvalue 2) with this call's arguments; returns its results.
 unsafe fn fallback(state: *mut ffi::lua_State) -> c_int {
-    let n = ffi::lua_gettop(state);
-    ffi::lua_pushvalue(state, ffi::lua_upvalueindex(UP_FALLBACK));
-    ffi::lua_rotate(state, 1, 1);
-    ffi::lua_call(state, n, ffi::LUA_MULTRET);
-    ffi::lua_gettop(state)
+    // SAFETY: this function's contract (its `# Safety` section, or for a function Lua
+    // calls, a live state on this thread with the stack Lua documents) is upheld by the caller.
+    unsafe {
+        let n = ffi::lua_gettop(state);
+        ffi::lua_pushvalue(state, ffi::lua_upvalueindex(UP_FALLBACK));
+        ffi::lua_rotate(state, 1, 1);
+        ffi::lua_call(state, n, ffi::LUA_MULTRET);
+        ffi::lua_gettop(state)
+    }
 }
 
 thread_local! {
@@ -244,11 +248,15 @@ impl Drop for InBatch {
 }
 
 unsafe fn hot_of<'a>(state: *mut ffi::lua_State) -> &'a Hot {
-    let batch = BATCH_HOT.with(|h| h.get());
-    if !batch.is_null() {
-        return &*batch;
+    // SAFETY: this function's contract (its `# Safety` section, or for a function Lua
+    // calls, a live state on this thread with the stack Lua documents) is upheld by the caller.
+    unsafe {
+        let batch = BATCH_HOT.with(|h| h.get());
+        if !batch.is_null() {
+            return &*batch;
+        }
+        &*(ffi::lua_touserdata(state, ffi::lua_upvalueindex(UP_HOT)) as *const Hot)
     }
-    &*(ffi::lua_touserdata(state, ffi::lua_upvalueindex(UP_HOT)) as *const Hot)
 }
 
 /// `world:nearest(from, kind)`: the fast path takes the deciding agent's own `self` and a
@@ -258,56 +266,64 @@ pub fn nearest(lua: &Lua, hot: &Rc<Hot>, full: Function) -> mlua::Result<Functio
 }
 
 unsafe extern "C-unwind" fn nearest_raw(state: *mut ffi::lua_State) -> c_int {
-    match try_nearest(state) {
-        Some(n) => n,
-        None => fallback(state),
+    // SAFETY: this function's contract (its `# Safety` section, or for a function Lua
+    // calls, a live state on this thread with the stack Lua documents) is upheld by the caller.
+    unsafe {
+        match try_nearest(state) {
+            Some(n) => n,
+            None => fallback(state),
+        }
     }
 }
 
 unsafe fn try_nearest(state: *mut ffi::lua_State) -> Option<c_int> {
-    let hot = hot_of(state);
-    if !(2..=3).contains(&ffi::lua_gettop(state)) {
-        return None;
-    }
-    let world = hot.world()?;
-    let (me_ptr, me) = hot.views.deciding()?;
-    // Only the deciding agent's own table has its address (whatever the argument's type).
-    if ffi::lua_topointer(state, 2) != me_ptr {
-        return None;
-    }
-    let kind = match ffi::lua_type(state, 3) {
-        ffi::LUA_TNONE | ffi::LUA_TNIL => None,
-        ffi::LUA_TSTRING => {
-            let mut len = 0usize;
-            let p = ffi::lua_tolstring(state, 3, &mut len);
-            Some(std::slice::from_raw_parts(p as *const u8, len))
+    // SAFETY: this function's contract (its `# Safety` section, or for a function Lua
+    // calls, a live state on this thread with the stack Lua documents) is upheld by the caller.
+    unsafe {
+        let hot = hot_of(state);
+        if !(2..=3).contains(&ffi::lua_gettop(state)) {
+            return None;
         }
-        _ => return None,
-    };
-    let origin = world.agent_pos(me)?;
-    let found = match kind {
-        // `world:nearest(self, self.kind)`: the kind is found by its number.
-        Some(k) if world.is_kind_of(me, k) => world.nearest_of_own_kind(me),
-        Some(k) => {
-            let k = std::str::from_utf8(k).ok()?;
-            world.nearest_agent(origin, Some(k), Some(me))
+        let world = hot.world()?;
+        let (me_ptr, me) = hot.views.deciding()?;
+        // Only the deciding agent's own table has its address (whatever the argument's type).
+        if ffi::lua_topointer(state, 2) != me_ptr {
+            return None;
         }
-        None => world.nearest_agent(origin, None, Some(me)),
-    };
-    match found {
-        None => {
-            ffi::lua_pushnil(state);
-            Some(1)
-        }
-        Some(j) => {
-            let distance = world.agent_pos(j)?.distance(origin);
-            let keys = upvalue_keys();
-            if !hot.views.refresh_raw(state, &keys, world, j) {
-                return None;
+        let kind = match ffi::lua_type(state, 3) {
+            ffi::LUA_TNONE | ffi::LUA_TNIL => None,
+            ffi::LUA_TSTRING => {
+                let mut len = 0usize;
+                let p = ffi::lua_tolstring(state, 3, &mut len);
+                Some(std::slice::from_raw_parts(p as *const u8, len))
             }
-            hot.views.push_view_raw(state, &keys, j);
-            ffi::lua_pushnumber(state, distance);
-            Some(2)
+            _ => return None,
+        };
+        let origin = world.agent_pos(me)?;
+        let found = host(state, || match kind {
+            // `world:nearest(self, self.kind)`: the kind is found by its number.
+            Some(k) if world.is_kind_of(me, k) => Some(world.nearest_of_own_kind(me)),
+            Some(k) => {
+                let k = std::str::from_utf8(k).ok()?;
+                Some(world.nearest_agent(origin, Some(k), Some(me)))
+            }
+            None => Some(world.nearest_agent(origin, None, Some(me))),
+        })?;
+        match found {
+            None => {
+                ffi::lua_pushnil(state);
+                Some(1)
+            }
+            Some(j) => {
+                let distance = world.agent_pos(j)?.distance(origin);
+                let keys = upvalue_keys();
+                if !hot.views.refresh_raw(state, &keys, world, j) {
+                    return None;
+                }
+                hot.views.push_view_raw(state, &keys, j);
+                ffi::lua_pushnumber(state, distance);
+                Some(2)
+            }
         }
     }
 }
@@ -331,33 +347,41 @@ pub fn target(
 }
 
 unsafe extern "C-unwind" fn target_raw(state: *mut ffi::lua_State) -> c_int {
-    match try_target(state) {
-        Some(n) => n,
-        None => fallback(state),
+    // SAFETY: this function's contract (its `# Safety` section, or for a function Lua
+    // calls, a live state on this thread with the stack Lua documents) is upheld by the caller.
+    unsafe {
+        match try_target(state) {
+            Some(n) => n,
+            None => fallback(state),
+        }
     }
 }
 
 unsafe fn try_target(state: *mut ffi::lua_State) -> Option<c_int> {
-    let hot = hot_of(state);
-    // Extra arguments are ignored, as the full function ignores them
-    // (`move.chase(world:nearest(self))` passes the distance too).
-    if ffi::lua_gettop(state) < 1 {
-        return None;
+    // SAFETY: this function's contract (its `# Safety` section, or for a function Lua
+    // calls, a live state on this thread with the stack Lua documents) is upheld by the caller.
+    unsafe {
+        let hot = hot_of(state);
+        // Extra arguments are ignored, as the full function ignores them
+        // (`move.chase(world:nearest(self))` passes the distance too).
+        if ffi::lua_gettop(state) < 1 {
+            return None;
+        }
+        // Only a view table has a view's address (whatever the argument's type).
+        let index = hot.views.current_index(ffi::lua_topointer(state, 1))?;
+        let cache = ffi::lua_tointeger(state, ffi::lua_upvalueindex(UP_OWN)) as usize;
+        if !hot.cache_current(cache) {
+            return None;
+        }
+        if ffi::lua_rawgeti(state, ffi::lua_upvalueindex(UP_OWN + 1), index as i64 + 1)
+            != ffi::LUA_TUSERDATA
+        {
+            ffi::lua_settop(state, -2);
+            return None;
+        }
+        hot.handed.set(Some((cache, index)));
+        Some(1)
     }
-    // Only a view table has a view's address (whatever the argument's type).
-    let index = hot.views.current_index(ffi::lua_topointer(state, 1))?;
-    let cache = ffi::lua_tointeger(state, ffi::lua_upvalueindex(UP_OWN)) as usize;
-    if !hot.cache_current(cache) {
-        return None;
-    }
-    if ffi::lua_rawgeti(state, ffi::lua_upvalueindex(UP_OWN + 1), index as i64 + 1)
-        != ffi::LUA_TUSERDATA
-    {
-        ffi::lua_settop(state, -2);
-        return None;
-    }
-    hot.handed.set(Some((cache, index)));
-    Some(1)
 }
 
 /// Caches `ud` as the action of cache `cache` for agent `index`.
@@ -455,57 +479,61 @@ pub unsafe fn run_batch(
     budget: &super::budget::Budget,
     batch: &mut dyn Batch,
 ) {
-    let layout = Layout::new(hot);
-    // Room for what the loop pushes above its copy of the arguments (a C function is promised
-    // only 20 slots); without it the agents go through the full path.
-    if ffi::lua_checkstack(state, layout.module_slot + 24) == 0 {
-        return;
-    }
-    // What the fast paths handed out before belongs to another round.
-    hot.handed.set(None);
-    hot.views.sweep_raw(state, &layout.keys, world);
-    let base = ffi::lua_gettop(state);
-    let mut turn = Turn {
-        hot,
-        world,
-        budget,
-        batch,
-        layout,
-        deciding: None,
-    };
-    let turn_ptr: *mut Turn = &mut turn;
-    loop {
-        ffi::lua_pushcfunction(state, decide_loop);
-        ffi::lua_pushlightuserdata(state, turn_ptr as *mut c_void);
-        for slot in 2..=base {
-            ffi::lua_pushvalue(state, slot);
+    // SAFETY: this function's contract (its `# Safety` section, or for a function Lua
+    // calls, a live state on this thread with the stack Lua documents) is upheld by the caller.
+    unsafe {
+        let layout = Layout::new(hot);
+        // Room for what the loop pushes above its copy of the arguments (a C function is promised
+        // only 20 slots); without it the agents go through the full path.
+        if ffi::lua_checkstack(state, layout.module_slot + 24) == 0 {
+            return;
         }
-        // The protected call always returns here, so the guard always ends its batch.
-        let in_batch = InBatch::enter(hot);
-        let status = ffi::lua_pcall(state, base, 0, 1);
-        drop(in_batch);
-        // SAFETY: the loop's frame, the only other user of `turn`, is gone.
-        let turn = &mut *turn_ptr;
-        if status == ffi::LUA_OK {
-            break;
+        // What the fast paths handed out before belongs to another round.
+        hot.handed.set(None);
+        hot.views.sweep_raw(state, &layout.keys, world);
+        let base = ffi::lua_gettop(state);
+        let mut turn = Turn {
+            hot,
+            world,
+            budget,
+            batch,
+            layout,
+            deciding: None,
+        };
+        let turn_ptr: *mut Turn = &mut turn;
+        loop {
+            ffi::lua_pushcfunction(state, decide_loop);
+            ffi::lua_pushlightuserdata(state, turn_ptr as *mut c_void);
+            for slot in 2..=base {
+                ffi::lua_pushvalue(state, slot);
+            }
+            // The protected call always returns here, so the guard always ends its batch.
+            let in_batch = InBatch::enter(hot);
+            let status = ffi::lua_pcall(state, base, 0, 1);
+            drop(in_batch);
+            // SAFETY: the loop's frame, the only other user of `turn`, is gone.
+            let turn = &mut *turn_ptr;
+            if status == ffi::LUA_OK {
+                break;
+            }
+            // An error outside a `decide` (memory, in a refresh) ends the batch with the agent
+            // undecided, as the caller expects of a `longjmp` past it.
+            let Some((ready, call)) = turn.deciding.take() else {
+                break;
+            };
+            let stop = match turn.budget.end(call) {
+                Stop::None if status == ffi::LUA_ERRMEM => Stop::Memory,
+                stop => stop,
+            };
+            turn.hot.views.set_deciding(None);
+            let outcome = Outcome::Failed(error_text(state), stop);
+            ffi::lua_settop(state, base);
+            if !host(state, || turn.batch.done(&ready, outcome)) {
+                break;
+            }
         }
-        // An error outside a `decide` (memory, in a refresh) ends the batch with the agent
-        // undecided, as the caller expects of a `longjmp` past it.
-        let Some((ready, call)) = turn.deciding.take() else {
-            break;
-        };
-        let stop = match turn.budget.end(call) {
-            Stop::None if status == ffi::LUA_ERRMEM => Stop::Memory,
-            stop => stop,
-        };
-        turn.hot.views.set_deciding(None);
-        let outcome = Outcome::Failed(error_text(state), stop);
         ffi::lua_settop(state, base);
-        if !turn.batch.done(&ready, outcome) {
-            break;
-        }
     }
-    ffi::lua_settop(state, base);
 }
 
 /// Where the fixed values sit on the stack of a batch (and of [`decide_loop`], whose frame
@@ -551,87 +579,125 @@ struct Turn<'a> {
 /// The loop over a batch's agents (see [`run_batch`]): its context is a light userdata at 1.
 /// Nothing in this frame needs dropping: a raised error unwinds it with `longjmp`.
 unsafe extern "C-unwind" fn decide_loop(state: *mut ffi::lua_State) -> c_int {
-    let turn = &mut *(ffi::lua_touserdata(state, 1) as *mut Turn);
-    let (hot, world, budget) = (turn.hot, turn.world, turn.budget);
-    let Layout {
-        keys,
-        first_cache,
-        module_slot,
-    } = turn.layout;
-    let decide_slot = module_slot + 1;
-    let top = |module: Option<c_int>| match module {
-        Some(_) => decide_slot,
-        None => module_slot - 1,
-    };
-    let mut module = None;
-    while let Some(ready) = turn.batch.next() {
-        if !hot.views.refresh_raw(state, &keys, world, ready.index) {
-            let _ = turn.batch.done(&ready, Outcome::Retry);
-            break;
-        }
-        let live = hot.views.self_live(ready.index);
-        if let (true, Some(agent)) = (live != 0, world.agents.get(ready.index)) {
-            ffi::lua_rawgeti(state, ffi::LUA_REGISTRYINDEX, ready.this as i64);
-            write_scalars_raw(state, &keys, live, agent);
-            ffi::lua_settop(state, top(module));
-        }
-        if module != Some(ready.module) {
-            // The module stays under its `decide`, which stays for the next agents.
-            ffi::lua_settop(state, module_slot - 1);
-            ffi::lua_rawgeti(state, ffi::LUA_REGISTRYINDEX, ready.module as i64);
-            ffi::lua_pushvalue(state, keys.names[DECIDE]);
-            ffi::lua_rawget(state, -2);
-            if ffi::lua_type(state, -1) != ffi::LUA_TFUNCTION {
-                ffi::lua_settop(state, module_slot - 1);
-                module = None;
-                if turn.batch.done(&ready, Outcome::NoDecide) {
-                    continue;
-                }
+    // SAFETY: this function's contract (its `# Safety` section, or for a function Lua
+    // calls, a live state on this thread with the stack Lua documents) is upheld by the caller.
+    unsafe {
+        let turn = &mut *(ffi::lua_touserdata(state, 1) as *mut Turn);
+        let (hot, world, budget) = (turn.hot, turn.world, turn.budget);
+        let Layout {
+            keys,
+            first_cache,
+            module_slot,
+        } = turn.layout;
+        let decide_slot = module_slot + 1;
+        let top = |module: Option<c_int>| match module {
+            Some(_) => decide_slot,
+            None => module_slot - 1,
+        };
+        let mut module = None;
+        while let Some(ready) = host(state, || turn.batch.next()) {
+            if !hot.views.refresh_raw(state, &keys, world, ready.index) {
+                let _ = host(state, || turn.batch.done(&ready, Outcome::Retry));
                 break;
             }
-            module = Some(ready.module);
-        }
-        ffi::lua_pushvalue(state, decide_slot);
-        ffi::lua_rawgeti(state, ffi::LUA_REGISTRYINDEX, ready.this as i64);
-        ffi::lua_pushvalue(state, 2);
-        hot.views.set_deciding(Some((ready.this_ptr, ready.index)));
-        turn.deciding = Some((ready, budget.begin()));
-        ffi::lua_callk(state, 2, 1, 0, None);
-        let stop = match turn.deciding.take() {
-            Some((_, call)) => budget.end(call),
-            None => Stop::None,
-        };
-        hot.views.set_deciding(None);
-        let outcome = match ffi::lua_type(state, -1) {
-            // A `pcall` swallowed the stop: the call failed all the same.
-            _ if stop != Stop::None => Outcome::Failed(String::new(), stop),
-            ffi::LUA_TUSERDATA => {
-                // Most often the action a fast path just handed out, the entry of its cache
-                // for its target: known by comparing values, without reading the userdata (a
-                // cache miss per agent in a crowd; even its address, `lua_touserdata`, reads
-                // its header, which cost 9% of a crowd's time).
-                let result = decide_slot + 1;
-                let known = match hot.handed.get() {
-                    Some((cache, j)) => {
-                        ffi::lua_rawgeti(state, first_cache + cache as c_int, j as i64 + 1);
-                        let handed = ffi::lua_rawequal(state, -1, result) != 0;
-                        handed.then(|| hot.handed_action(world)).flatten()
-                    }
-                    None => None,
-                };
-                match known.or_else(|| hot.book.get(ffi::lua_touserdata(state, result) as usize)) {
-                    Some(action) => Outcome::Act(action),
-                    None => Outcome::Returned("userdata"),
-                }
+            let live = hot.views.self_live(ready.index);
+            if let (true, Some(agent)) = (live != 0, world.agents.get(ready.index)) {
+                ffi::lua_rawgeti(state, ffi::LUA_REGISTRYINDEX, ready.this as i64);
+                write_scalars_raw(state, &keys, live, agent);
+                ffi::lua_settop(state, top(module));
             }
-            t => Outcome::Returned(type_name(t)),
-        };
-        ffi::lua_settop(state, decide_slot);
-        if !turn.batch.done(&ready, outcome) {
-            break;
+            if module != Some(ready.module) {
+                // The module stays under its `decide`, which stays for the next agents.
+                ffi::lua_settop(state, module_slot - 1);
+                ffi::lua_rawgeti(state, ffi::LUA_REGISTRYINDEX, ready.module as i64);
+                ffi::lua_pushvalue(state, keys.names[DECIDE]);
+                ffi::lua_rawget(state, -2);
+                if ffi::lua_type(state, -1) != ffi::LUA_TFUNCTION {
+                    ffi::lua_settop(state, module_slot - 1);
+                    module = None;
+                    if host(state, || turn.batch.done(&ready, Outcome::NoDecide)) {
+                        continue;
+                    }
+                    break;
+                }
+                module = Some(ready.module);
+            }
+            ffi::lua_pushvalue(state, decide_slot);
+            ffi::lua_rawgeti(state, ffi::LUA_REGISTRYINDEX, ready.this as i64);
+            ffi::lua_pushvalue(state, 2);
+            hot.views.set_deciding(Some((ready.this_ptr, ready.index)));
+            turn.deciding = Some((ready, budget.begin()));
+            ffi::lua_callk(state, 2, 1, 0, None);
+            let stop = match turn.deciding.take() {
+                Some((_, call)) => budget.end(call),
+                None => Stop::None,
+            };
+            hot.views.set_deciding(None);
+            let outcome = match ffi::lua_type(state, -1) {
+                // A `pcall` swallowed the stop: the call failed all the same.
+                _ if stop != Stop::None => Outcome::Failed(String::new(), stop),
+                ffi::LUA_TUSERDATA => {
+                    // Most often the action a fast path just handed out, the entry of its cache
+                    // for its target: known by comparing values, without reading the userdata (a
+                    // cache miss per agent in a crowd; even its address, `lua_touserdata`, reads
+                    // its header, which cost 9% of a crowd's time).
+                    let result = decide_slot + 1;
+                    let known = match hot.handed.get() {
+                        Some((cache, j)) => {
+                            ffi::lua_rawgeti(state, first_cache + cache as c_int, j as i64 + 1);
+                            let handed = ffi::lua_rawequal(state, -1, result) != 0;
+                            handed.then(|| hot.handed_action(world)).flatten()
+                        }
+                        None => None,
+                    };
+                    match known
+                        .or_else(|| hot.book.get(ffi::lua_touserdata(state, result) as usize))
+                    {
+                        Some(action) => Outcome::Act(action),
+                        None => Outcome::Returned("userdata"),
+                    }
+                }
+                t => Outcome::Returned(type_name(t)),
+            };
+            ffi::lua_settop(state, decide_slot);
+            if !host(state, || turn.batch.done(&ready, outcome)) {
+                break;
+            }
         }
+        0
     }
-    0
+}
+
+/// Runs host code (Rust only, no Lua call) for a function Lua calls: a panic becomes a Lua
+/// error raised from here, after everything the panic left is dropped, instead of unwinding
+/// into Lua's C frames.
+///
+/// # Safety
+/// `state` is the running Lua state; no Rust value that needs dropping may be alive in the
+/// caller's frames (the error unwinds them with `longjmp`).
+unsafe fn host<R>(state: *mut ffi::lua_State, f: impl FnOnce() -> R) -> R {
+    let payload = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(r) => return r,
+        Err(payload) => payload,
+    };
+    let mut buf = [0u8; 200];
+    let n = {
+        let text = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        let text = format!("internal error (a bug in agentbox, please report it): {text}");
+        let n = text.len().min(buf.len());
+        buf[..n].copy_from_slice(&text.as_bytes()[..n]);
+        n
+    };
+    drop(payload);
+    // SAFETY: the caller's contract; nothing above needs dropping any more.
+    unsafe {
+        ffi::lua_pushlstring(state, buf.as_ptr() as *const _, n);
+        ffi::lua_error(state)
+    }
 }
 
 fn type_name(t: c_int) -> &'static str {
@@ -651,14 +717,18 @@ fn type_name(t: c_int) -> &'static str {
 /// The error on top of the stack as text (the message handler makes every error a string;
 /// a memory error skips the handler and is Lua's own string).
 unsafe fn error_text(state: *mut ffi::lua_State) -> String {
-    if ffi::lua_type(state, -1) == ffi::LUA_TSTRING {
-        let mut len = 0usize;
-        let p = ffi::lua_tolstring(state, -1, &mut len);
-        String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len)).into_owned()
-    } else {
-        format!(
-            "error thrown with a {} instead of a message",
-            type_name(ffi::lua_type(state, -1))
-        )
+    // SAFETY: this function's contract (its `# Safety` section, or for a function Lua
+    // calls, a live state on this thread with the stack Lua documents) is upheld by the caller.
+    unsafe {
+        if ffi::lua_type(state, -1) == ffi::LUA_TSTRING {
+            let mut len = 0usize;
+            let p = ffi::lua_tolstring(state, -1, &mut len);
+            String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len)).into_owned()
+        } else {
+            format!(
+                "error thrown with a {} instead of a message",
+                type_name(ffi::lua_type(state, -1))
+            )
+        }
     }
 }

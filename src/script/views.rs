@@ -598,39 +598,44 @@ impl Views {
         world: &World,
         index: usize,
     ) -> bool {
-        let round = self.round.get();
-        let (written, live) = {
-            let s = self.state.borrow();
-            match s.rounds.get(index) {
-                Some(&r) if r == round => return true,
-                Some(&r) if r != 0 => (s.pos[index], s.live[index]),
-                _ => return false,
-            }
-        };
-        // The compact copy of the position: the agent itself is read only for the other lazy
-        // fields a script asked for.
-        let mut pos = written;
-        if live & POS_BIT != 0 {
-            pos = match world.agent_pos(index) {
-                Some(p) => p,
-                None => return false,
+        // SAFETY: this function's contract (its `# Safety` section, or for a function Lua
+        // calls, a live state on this thread with the stack Lua documents) is upheld by the caller.
+        unsafe {
+            let round = self.round.get();
+            let (written, live) = {
+                let s = self.state.borrow();
+                match s.rounds.get(index) {
+                    Some(&r) if r == round => return true,
+                    Some(&r) if r != 0 => (s.pos[index], s.live[index]),
+                    _ => return false,
+                }
             };
-            if written.x.to_bits() != pos.x.to_bits() || written.y.to_bits() != pos.y.to_bits() {
-                ffi::lua_rawgeti(state, keys.parts, part_index(index, POS));
-                set_number(state, keys, X, pos.x);
-                set_number(state, keys, Y, pos.y);
-                ffi::lua_settop(state, -2);
+            // The compact copy of the position: the agent itself is read only for the other lazy
+            // fields a script asked for.
+            let mut pos = written;
+            if live & POS_BIT != 0 {
+                pos = match world.agent_pos(index) {
+                    Some(p) => p,
+                    None => return false,
+                };
+                if written.x.to_bits() != pos.x.to_bits() || written.y.to_bits() != pos.y.to_bits()
+                {
+                    ffi::lua_rawgeti(state, keys.parts, part_index(index, POS));
+                    set_number(state, keys, X, pos.x);
+                    set_number(state, keys, Y, pos.y);
+                    ffi::lua_settop(state, -2);
+                }
             }
-        }
-        if live & !POS_BIT != 0 {
-            if let Some(agent) = world.agents.get(index) {
-                write_live_raw(state, keys, index, live, agent);
+            if live & !POS_BIT != 0 {
+                if let Some(agent) = world.agents.get(index) {
+                    write_live_raw(state, keys, index, live, agent);
+                }
             }
+            let mut s = self.state.borrow_mut();
+            s.rounds[index] = round;
+            s.pos[index] = pos;
+            true
         }
-        let mut s = self.state.borrow_mut();
-        s.rounds[index] = round;
-        s.pos[index] = pos;
-        true
     }
 
     /// Refreshes, once per round, every view that has filled in a lazy field (a script may
@@ -641,23 +646,27 @@ impl Views {
     /// # Safety
     /// As [`Self::refresh_raw`].
     pub unsafe fn sweep_raw(&self, state: *mut ffi::lua_State, keys: &Keys, world: &World) {
-        let round = self.round.get();
-        if self.swept.replace(round) == round {
-            return;
-        }
-        {
-            let mut s = self.state.borrow_mut();
-            if s.unsorted {
-                s.filled.sort_unstable();
-                s.filled.dedup();
-                s.unsorted = false;
+        // SAFETY: this function's contract (its `# Safety` section, or for a function Lua
+        // calls, a live state on this thread with the stack Lua documents) is upheld by the caller.
+        unsafe {
+            let round = self.round.get();
+            if self.swept.replace(round) == round {
+                return;
             }
-        }
-        // By position in the list, holding no borrow across a refresh (which may raise).
-        for k in 0.. {
-            let next = self.state.borrow().filled.get(k).copied();
-            let Some(index) = next else { break };
-            self.refresh_raw(state, keys, world, index as usize);
+            {
+                let mut s = self.state.borrow_mut();
+                if s.unsorted {
+                    s.filled.sort_unstable();
+                    s.filled.dedup();
+                    s.unsorted = false;
+                }
+            }
+            // By position in the list, holding no borrow across a refresh (which may raise).
+            for k in 0.. {
+                let next = self.state.borrow().filled.get(k).copied();
+                let Some(index) = next else { break };
+                self.refresh_raw(state, keys, world, index as usize);
+            }
         }
     }
 
@@ -666,10 +675,14 @@ impl Views {
     /// # Safety
     /// As [`Self::refresh_raw`].
     pub unsafe fn push_view_raw(&self, state: *mut ffi::lua_State, keys: &Keys, index: usize) {
-        ffi::lua_rawgeti(state, keys.store, index as i64 + 1);
-        // The address as recorded when the view was made (`lua_topointer` costs a call).
-        let ptr = self.state.borrow().ptrs.get(index).copied().unwrap_or(0);
-        self.last.set((ptr, index));
+        // SAFETY: this function's contract (its `# Safety` section, or for a function Lua
+        // calls, a live state on this thread with the stack Lua documents) is upheld by the caller.
+        unsafe {
+            ffi::lua_rawgeti(state, keys.store, index as i64 + 1);
+            // The address as recorded when the view was made (`lua_topointer` costs a call).
+            let ptr = self.state.borrow().ptrs.get(index).copied().unwrap_or(0);
+            self.last.set((ptr, index));
+        }
     }
 
     /// The address of the view table of agent `index`, if it has one.
@@ -691,23 +704,27 @@ unsafe fn write_live_raw(
     live: u8,
     agent: &Agent,
 ) {
-    if live & VEL_BIT != 0 {
-        ffi::lua_rawgeti(state, keys.parts, part_index(index, VEL));
-        set_number(state, keys, X, agent.vel.x);
-        set_number(state, keys, Y, agent.vel.y);
-        ffi::lua_settop(state, -2);
-    }
-    if live & TILE_BIT != 0 {
-        let t = agent.tile();
-        ffi::lua_rawgeti(state, keys.parts, part_index(index, TILE));
-        set_integer(state, keys, X, t.x as i64);
-        set_integer(state, keys, Y, t.y as i64);
-        ffi::lua_settop(state, -2);
-    }
-    if live & SCALAR_BITS != 0 {
-        ffi::lua_rawgeti(state, keys.store, index as i64 + 1);
-        write_scalars_raw(state, keys, live, agent);
-        ffi::lua_settop(state, -2);
+    // SAFETY: this function's contract (its `# Safety` section, or for a function Lua
+    // calls, a live state on this thread with the stack Lua documents) is upheld by the caller.
+    unsafe {
+        if live & VEL_BIT != 0 {
+            ffi::lua_rawgeti(state, keys.parts, part_index(index, VEL));
+            set_number(state, keys, X, agent.vel.x);
+            set_number(state, keys, Y, agent.vel.y);
+            ffi::lua_settop(state, -2);
+        }
+        if live & TILE_BIT != 0 {
+            let t = agent.tile();
+            ffi::lua_rawgeti(state, keys.parts, part_index(index, TILE));
+            set_integer(state, keys, X, t.x as i64);
+            set_integer(state, keys, Y, t.y as i64);
+            ffi::lua_settop(state, -2);
+        }
+        if live & SCALAR_BITS != 0 {
+            ffi::lua_rawgeti(state, keys.store, index as i64 + 1);
+            write_scalars_raw(state, keys, live, agent);
+            ffi::lua_settop(state, -2);
+        }
     }
 }
 
@@ -716,36 +733,48 @@ unsafe fn write_live_raw(
 /// # Safety
 /// As [`Views::refresh_raw`]; the table is on top of the stack.
 pub unsafe fn write_scalars_raw(state: *mut ffi::lua_State, keys: &Keys, live: u8, agent: &Agent) {
-    if live & bit_of(HEADING) != 0 {
-        set_number(state, keys, HEADING, agent.heading());
-    }
-    if live & bit_of(SPEED) != 0 {
-        set_number(state, keys, SPEED, agent.speed);
-    }
-    if live & bit_of(ACTION) != 0 {
-        let name = agent.action.name();
-        ffi::lua_pushvalue(state, keys.names[ACTION]);
-        ffi::lua_pushlstring(state, name.as_ptr() as *const _, name.len());
-        ffi::lua_rawset(state, -3);
-    }
-    if live & bit_of(SENSE) != 0 {
-        ffi::lua_pushvalue(state, keys.names[SENSE]);
-        match agent.sense {
-            Some(s) => ffi::lua_pushnumber(state, s),
-            None => ffi::lua_pushnil(state),
+    // SAFETY: this function's contract (its `# Safety` section, or for a function Lua
+    // calls, a live state on this thread with the stack Lua documents) is upheld by the caller.
+    unsafe {
+        if live & bit_of(HEADING) != 0 {
+            set_number(state, keys, HEADING, agent.heading());
         }
-        ffi::lua_rawset(state, -3);
+        if live & bit_of(SPEED) != 0 {
+            set_number(state, keys, SPEED, agent.speed);
+        }
+        if live & bit_of(ACTION) != 0 {
+            let name = agent.action.name();
+            ffi::lua_pushvalue(state, keys.names[ACTION]);
+            ffi::lua_pushlstring(state, name.as_ptr() as *const _, name.len());
+            ffi::lua_rawset(state, -3);
+        }
+        if live & bit_of(SENSE) != 0 {
+            ffi::lua_pushvalue(state, keys.names[SENSE]);
+            match agent.sense {
+                Some(s) => ffi::lua_pushnumber(state, s),
+                None => ffi::lua_pushnil(state),
+            }
+            ffi::lua_rawset(state, -3);
+        }
     }
 }
 
 unsafe fn set_number(state: *mut ffi::lua_State, keys: &Keys, key: usize, value: f64) {
-    ffi::lua_pushvalue(state, keys.names[key]);
-    ffi::lua_pushnumber(state, value);
-    ffi::lua_rawset(state, -3);
+    // SAFETY: this function's contract (its `# Safety` section, or for a function Lua
+    // calls, a live state on this thread with the stack Lua documents) is upheld by the caller.
+    unsafe {
+        ffi::lua_pushvalue(state, keys.names[key]);
+        ffi::lua_pushnumber(state, value);
+        ffi::lua_rawset(state, -3);
+    }
 }
 
 unsafe fn set_integer(state: *mut ffi::lua_State, keys: &Keys, key: usize, value: i64) {
-    ffi::lua_pushvalue(state, keys.names[key]);
-    ffi::lua_pushinteger(state, value);
-    ffi::lua_rawset(state, -3);
+    // SAFETY: this function's contract (its `# Safety` section, or for a function Lua
+    // calls, a live state on this thread with the stack Lua documents) is upheld by the caller.
+    unsafe {
+        ffi::lua_pushvalue(state, keys.names[key]);
+        ffi::lua_pushinteger(state, value);
+        ffi::lua_rawset(state, -3);
+    }
 }
