@@ -610,3 +610,24 @@ fn a_script_failing_for_a_whole_crowd_is_reported_once_per_message() {
         "{err}"
     );
 }
+
+/// A view handed to a primitive names its agent (followed as it moves), whether the call goes
+/// through a fast path or the full one, and although a view keeps no raw `id` of its own (so
+/// no script can rename another agent for everyone).
+#[test]
+fn a_view_passed_to_a_primitive_targets_its_agent() {
+    let scene = "map:\n  rows: |\n    ..........\n    ..........\nagents:\n  - { id: a, at: [0, 0], script: a.lua }\n  - { id: b, at: [9, 1], script: b.lua }\n";
+    // The view is kept from the first tick, so later calls are not the fast path's (which
+    // takes only views handed out this round) but the full one.
+    let a = "local M = {}\nfunction M.decide(self, world)\n  self.memory.b = self.memory.b or world:agent(\"b\")\n  local b = self.memory.b\n  assert(b.id == \"b\" and b.kind == \"b\" and rawget(b, \"id\") == nil)\n  return move.chase(b)\nend\nreturn M\n";
+    let b = "return { decide = function(self) return move.to({ x = 0, y = 1 }) end }\n";
+    let dir = scratch(&[("s.yaml", scene), ("a.lua", a), ("b.lua", b)]);
+    let mut session = Session::open(&dir.path().join("s.yaml"), None).unwrap();
+    for tick in 0..4 {
+        session.tick();
+        let agent = session.world().agent("a").unwrap();
+        assert_eq!(agent.error, None, "tick {tick}");
+        let described = agent.action.describe();
+        assert_eq!(described, "chase b", "tick {tick}");
+    }
+}

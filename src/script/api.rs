@@ -243,7 +243,13 @@ pub fn world_table(lua: &Lua) -> mlua::Result<Table> {
 /// The agent a view table (with an `id`) stands for, so queries around it leave it out.
 fn own_index(lua: &Lua, w: &World, from: &Value) -> mlua::Result<Option<usize>> {
     if let Value::Table(t) = from {
-        if let Value::String(id) = t.raw_get::<Value>(&views::get(lua)?.names[views::ID])? {
+        let views = views::get(lua)?;
+        // A view (its `id` is read through its metatable, never raw).
+        if let Some(i) = views.index_of(t.to_pointer()) {
+            return Ok(Some(i));
+        }
+        // A `self` (its `id` is raw).
+        if let Value::String(id) = t.raw_get::<Value>(&views.names[views::ID])? {
             return Ok(w.agent_index(&id.to_str()?));
         }
     }

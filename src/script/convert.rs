@@ -190,10 +190,18 @@ pub fn to_tile(lua: &Lua, value: &Value, arg: Arg) -> mlua::Result<IVec2> {
 pub fn to_target(lua: &Lua, world: &World, value: &Value, arg: Arg) -> mlua::Result<Target> {
     let id = match value {
         Value::String(s) => Some(s.to_str()?.to_string()),
-        Value::Table(t) => match t.raw_get::<Value>(&super::views::get(lua)?.names[ID])? {
-            Value::String(s) => Some(s.to_str()?.to_string()),
-            _ => None,
-        },
+        Value::Table(t) => {
+            let views = super::views::get(lua)?;
+            // A view: its `id` is read through its metatable, never raw.
+            match views.index_of(t.to_pointer()) {
+                Some(i) => world.agents.get(i).map(|a| a.id.clone()),
+                // A `self` (its `id` is raw), or a table with an `id` of the script's own.
+                None => match t.raw_get::<Value>(&views.names[ID])? {
+                    Value::String(s) => Some(s.to_str()?.to_string()),
+                    _ => None,
+                },
+            }
+        }
         _ => None,
     };
     match id {

@@ -3,10 +3,12 @@
 //! `speed`, `action`, `sense`).
 //!
 //! Each agent index has one view table (`store[i+1]`), made once and then refreshed in place
-//! at most once per round of decisions. A view's raw fields are `id` and `kind`. The others
-//! are lazy: the shared agent metatable's `__index` fills one in the first time a script reads
-//! it (`pos`, `vel` and `tile` become tables of their own, `parts[3i+1]`, `parts[3i+2]` and
-//! `parts[3i+3]`), and from then on it is a raw field refreshed every round. So a crowd whose
+//! at most once per round of decisions. A view has no raw field of its own at first: `id` and
+//! `kind` are read through the shared agent metatable's `__index` every time (so no script can
+//! write them), and the others are lazy: `__index` fills one in the first time a script reads
+//! it (`pos`, `vel` and `tile` become read-only proxies of tables of their own, `parts[3i+1]`,
+//! `parts[3i+2]` and `parts[3i+3]`), and from then on it is a raw field refreshed every round.
+//! `__newindex` refuses every write to a view and to the engine's fields of `self`. So a crowd whose
 //! scripts read no positions (`world:nearest` gives the distance) costs nothing per agent
 //! and round here, and one that reads positions costs two numbers written per agent whose
 //! `pos` was read.
@@ -207,6 +209,20 @@ fn lazy_index(lua: &Lua, (table, key): (Table, Value)) -> mlua::Result<Value> {
         table.raw_set(&key, &memory)?;
         return Ok(Value::Table(memory));
     }
+    if key.as_bytes() == b"id" || key.as_bytes() == b"kind" {
+        // A view's identity, read each time (never kept raw, so never writable).
+        let Some(&index) = views.by_ptr.borrow().get(&(table.to_pointer() as usize)) else {
+            return Ok(Value::Nil);
+        };
+        return match lua.app_data_ref::<super::api::CurrentWorld>() {
+            Some(w) => match w.0.agents.get(index as usize) {
+                Some(a) if key.as_bytes() == b"id" => Ok(Value::String(lua.create_string(&a.id)?)),
+                Some(a) => Ok(Value::String(lua.create_string(&a.kind)?)),
+                None => Ok(Value::Nil),
+            },
+            None => Ok(Value::Nil),
+        };
+    }
     let Some(field) = LAZY
         .iter()
         .copied()
@@ -398,6 +414,19 @@ impl Views {
         self.state.borrow().rounds.get(index) == Some(&self.round.get())
     }
 
+    /// The agent index a view table stands for, refreshed this round or not (a view's
+    /// identity: its `id` and `kind` are read through its metatable).
+    pub fn index_of(&self, ptr: *const c_void) -> Option<usize> {
+        let (last_ptr, last) = self.last.get();
+        if last_ptr == ptr as usize {
+            return Some(last);
+        }
+        self.by_ptr
+            .borrow()
+            .get(&(ptr as usize))
+            .map(|&i| i as usize)
+    }
+
     /// The agent index a view table stands for, if it is a view refreshed this round.
     pub fn current_index(&self, ptr: *const c_void) -> Option<usize> {
         // Most often the view the last query handed out (`move.chase(world:nearest(...))`).
@@ -442,8 +471,8 @@ impl Views {
                 view
             }
         };
-        view.raw_set(&n[ID], agent.id.as_str())?;
-        view.raw_set(&n[KIND], agent.kind.as_str())?;
+        // No raw fields at all: `id` and `kind` too are read through the metatable, so a
+        // script cannot write them (`view.id = "x"` would change what every script sees).
         let ptr = view.to_pointer() as usize;
         self.by_ptr.borrow_mut().insert(ptr, index as u32);
         {
