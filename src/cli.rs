@@ -486,20 +486,6 @@ fn scene_files(paths: &[PathBuf]) -> Vec<PathBuf> {
     out
 }
 
-/// `scripts/x.lua:12: message` → `scripts/x.lua:12: error: message`.
-fn as_error_line(message: &str) -> String {
-    let mut parts = message.splitn(3, ':');
-    if let (Some(file), Some(line), Some(rest)) = (parts.next(), parts.next(), parts.next()) {
-        if line.chars().all(|c| c.is_ascii_digit()) && !line.is_empty() {
-            return format!("{file}:{line}: error:{rest}");
-        }
-    }
-    match message.split_once(": ") {
-        Some((file, rest)) => format!("{file}: error: {rest}"),
-        None => format!("error: {message}"),
-    }
-}
-
 fn check(paths: &[PathBuf]) -> io::Result<ExitCode> {
     let mut failures = 0;
     let files = scene_files(paths);
@@ -528,7 +514,7 @@ fn check(paths: &[PathBuf]) -> io::Result<ExitCode> {
         let mut ok = true;
         for script in &scene.scripts {
             if let Err(e) = host.load(script) {
-                eprintln!("{}", as_error_line(e.as_str()));
+                eprintln!("{}", e.as_str());
                 ok = false;
             }
         }
@@ -580,17 +566,5 @@ mod tests {
             "the subcommands' arguments were visited ({seen})"
         );
         assert_eq!(missing, Vec::<String>::new(), "arguments without help");
-    }
-
-    #[test]
-    fn lua_messages_become_error_lines() {
-        assert_eq!(
-            as_error_line("scripts/x.lua:12: unexpected symbol near 'x'"),
-            "scripts/x.lua:12: error: unexpected symbol near 'x'"
-        );
-        assert_eq!(
-            as_error_line("scripts/x.lua: no decide function"),
-            "scripts/x.lua: error: no decide function"
-        );
     }
 }

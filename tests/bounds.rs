@@ -202,7 +202,7 @@ fn non_finite_coordinates_are_errors_naming_the_argument_and_the_line() {
     for (call, message) in cases {
         let bad = decide(call);
         let (run, trace) = run_beside_healthy(&scene("tiles", "bad.lua", "{}"), &bad);
-        let expected = format!("bad.lua:3: {message}");
+        let expected = format!("bad.lua:3: error: {message}");
         assert_eq!(
             bad_error(&trace).as_deref(),
             Some(expected.as_str()),

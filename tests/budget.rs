@@ -115,7 +115,7 @@ fn the_instruction_budget_applies_to_the_scene() {
     let error = last_error(&stdout(&out), "a");
     assert_eq!(
         error,
-        "a.lua:3: instruction budget exceeded; the agent is suspended until its script is saved again"
+        "a.lua:3: error: instruction budget exceeded; the agent is suspended until its script is saved again"
     );
 }
 
@@ -216,7 +216,7 @@ fn failures_read_the_same_on_the_first_tick_and_later() {
         "the well-behaved agent kept walking: x = {walked}"
     );
     let by_id: std::collections::BTreeMap<_, _> = later.into_iter().collect();
-    assert_eq!(by_id["raise"], "raise.lua:4: boom");
+    assert_eq!(by_id["raise"], "raise.lua:4: error: boom");
     assert!(by_id["nil"].ends_with("got nil"), "{}", by_id["nil"]);
     assert!(
         by_id["loop"].contains("instruction budget exceeded"),

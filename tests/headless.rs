@@ -242,7 +242,7 @@ return M
         lines[8]
     );
     assert!(
-        lines[9].contains("a.lua:15: memory reached 20"),
+        lines[9].contains("a.lua:15: error: memory reached 20"),
         "{}",
         lines[9]
     );
@@ -308,7 +308,7 @@ return M
         error
             .as_ref()
             .map(|e| e.as_str())
-            .is_some_and(|e| e.contains("a.lua:29: checked 4")),
+            .is_some_and(|e| e.contains("a.lua:29: error: checked 4")),
         "{error:?}"
     );
     for id in ["b", "c", "d"] {
@@ -343,7 +343,7 @@ fn a_bad_argument_names_the_function_and_the_line() {
     );
     assert!(
         error.message.ends_with(
-            "b.lua:4: bad argument #2 to 'path_to': error converting Lua number to table"
+            "b.lua:4: error: bad argument #2 to 'path_to': error converting Lua number to table"
         ),
         "{error}"
     );
@@ -351,7 +351,7 @@ fn a_bad_argument_names_the_function_and_the_line() {
     assert!(
         error
             .message
-            .ends_with("d.lua:4: bad argument #2: error converting Lua number to table"),
+            .ends_with("d.lua:4: error: bad argument #2: error converting Lua number to table"),
         "{error}"
     );
 }
@@ -417,7 +417,11 @@ return M
     for line in &lines[..14] {
         assert!(!line.contains("error"), "{line}");
     }
-    assert!(lines[14].contains("a.lua:31: checked 14"), "{}", lines[14]);
+    assert!(
+        lines[14].contains("a.lua:31: error: checked 14"),
+        "{}",
+        lines[14]
+    );
 }
 
 /// Output piped into a reader that has stopped (`agentbox schema | head -c 10`) ends the run

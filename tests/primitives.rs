@@ -284,7 +284,9 @@ fn bad_primitive_arguments_are_script_errors_with_the_line() {
     assert!(out.status.success());
     let text = stdout(&out);
     assert!(
-        text.contains("a.lua:3: move.trace_around: variant must be basic, improved or sight"),
+        text.contains(
+            "a.lua:3: error: move.trace_around: variant must be basic, improved or sight"
+        ),
         "{text}"
     );
 }

@@ -231,7 +231,9 @@ fn script_saves_in_place_atomic_partial_and_in_bursts() {
 
     // A syntax error keeps the last good version and says where.
     live.write("scripts/a.lua", BROKEN);
-    live.until_err("scripts/a.lua:4: unexpected symbol near 'end' (keeping the last good version)");
+    live.until_err(
+        "scripts/a.lua:4: error: unexpected symbol near 'end' (keeping the last good version)",
+    );
     live.until("v2 still walking", |l| action(l, "a") == "to");
 
     // Atomic save (temp file renamed over).
@@ -272,7 +274,7 @@ fn a_deleted_script_keeps_its_last_version_until_recreated() {
     let mut live = Live::start(dir.path(), "scene.yaml");
     live.until("chasing", |l| action(l, "a") == "chase");
     std::fs::remove_file(live.path("scripts/a.lua")).unwrap();
-    live.until_err("scripts/a.lua: cannot read script");
+    live.until_err("scripts/a.lua: error: cannot read script");
     live.until("still chasing without its file", |l| {
         action(l, "a") == "chase" && error(l, "a").is_empty()
     });

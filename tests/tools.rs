@@ -93,7 +93,7 @@ fn script_errors_and_bad_expectations_fail_the_test() {
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(
-        text.contains("no_errors: boom.lua:2: boom (agent a, tick 1)"),
+        text.contains("no_errors: boom.lua:2: error: boom (agent a, tick 1)"),
         "{text}"
     );
     assert!(

@@ -18,6 +18,7 @@ mod sandbox;
 mod views;
 
 use crate::sim::{Decider, Decision};
+use crate::world::script_error::error_line;
 use crate::world::spatial::FastMap;
 use crate::world::{rng, Agent, Brain, ErrorKind, ScriptError, World};
 use api::CurrentWorld;
@@ -328,12 +329,13 @@ impl ScriptHost {
                 self.lua.expire_registry_values();
                 Ok(())
             }
-            Err(message) => {
+            Err(mut error) => {
                 if let Some(failed) = self.failed_loads.insert(path.to_path_buf(), load) {
                     self.forget_load(failed);
                 }
-                self.load_errors.insert(path.to_path_buf(), message.clone());
-                Err(message)
+                error.message = error_line(&error.message);
+                self.load_errors.insert(path.to_path_buf(), error.clone());
+                Err(error)
             }
         }
     }
@@ -977,6 +979,12 @@ impl Decider for ScriptHost {
         }
         self.hot.set_world(None);
         self.lua.remove_app_data::<CurrentWorld>();
+        // Every failure leaves as a located error line (`file.lua:LINE: error: message`).
+        for (_, decision) in out.iter_mut() {
+            if let Decision::Failed(e) = decision {
+                e.message = error_line(&e.message);
+            }
+        }
         if self.budget.take_address_order() && !self.warned_order {
             self.warned_order = true;
             eprintln!(

@@ -71,8 +71,50 @@ impl fmt::Display for ScriptError {
     }
 }
 
+/// A script error's message as a located error line: `scripts/x.lua:12: message` becomes
+/// `scripts/x.lua:12: error: message` (and `scripts/x.lua: message` becomes
+/// `scripts/x.lua: error: message`), like the scene's `FILE:LINE:COL: error: message`. A
+/// message already in that form is kept.
+pub fn error_line(message: &str) -> String {
+    let mut parts = message.splitn(3, ':');
+    if let (Some(file), Some(line), Some(rest)) = (parts.next(), parts.next(), parts.next()) {
+        if line.chars().all(|c| c.is_ascii_digit()) && !line.is_empty() {
+            if rest.starts_with(" error: ") {
+                return message.to_string();
+            }
+            return format!("{file}:{line}: error:{rest}");
+        }
+    }
+    match message.split_once(": ") {
+        Some((_, rest)) if rest.starts_with("error: ") => message.to_string(),
+        Some((file, rest)) if !file.contains(' ') => format!("{file}: error: {rest}"),
+        _ if message.starts_with("error: ") => message.to_string(),
+        _ => format!("error: {message}"),
+    }
+}
+
 impl From<ScriptError> for String {
     fn from(error: ScriptError) -> String {
         error.message
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::error_line;
+
+    #[test]
+    fn lua_messages_become_error_lines_once() {
+        assert_eq!(
+            error_line("scripts/x.lua:12: unexpected symbol near 'x'"),
+            "scripts/x.lua:12: error: unexpected symbol near 'x'"
+        );
+        assert_eq!(
+            error_line("scripts/x.lua: no decide function"),
+            "scripts/x.lua: error: no decide function"
+        );
+        let once = error_line("a.lua:3: boom");
+        assert_eq!(error_line(&once), once);
+        assert_eq!(error_line("something broke"), "error: something broke");
     }
 }

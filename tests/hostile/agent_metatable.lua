@@ -1,4 +1,4 @@
--- expect: agent_metatable.lua:10: cannot change a protected metatable
+-- expect: agent_metatable.lua:10: error: cannot change a protected metatable
 -- An agent's self and views have a locked metatable (it fills in their lazy fields): a script
 -- cannot replace it, and the error names the script's line.
 local M = {}

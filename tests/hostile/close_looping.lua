@@ -1,4 +1,4 @@
--- expect: close_looping.lua:10: instruction budget exceeded
+-- expect: close_looping.lua:10: error: instruction budget exceeded
 local M = {}
 function M.decide(self, world)
   local co = coroutine.create(function()

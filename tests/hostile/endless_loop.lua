@@ -1,4 +1,4 @@
--- expect: endless_loop.lua:4: instruction budget exceeded
+-- expect: endless_loop.lua:4: error: instruction budget exceeded
 local M = {}
 function M.decide(self, world)
   while true do

@@ -1,4 +1,4 @@
--- expect: error_table.lua:4: error thrown with a table instead of a message
+-- expect: error_table.lua:4: error: error thrown with a table instead of a message
 local M = {}
 function M.decide(self, world)
   error({ code = 42 })

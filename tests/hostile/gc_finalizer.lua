@@ -1,4 +1,4 @@
--- expect: gc_finalizer.lua:5: setmetatable: __gc finalizers are not allowed in scripts
+-- expect: gc_finalizer.lua:5: error: setmetatable: __gc finalizers are not allowed in scripts
 -- A finalizer could run at any allocation, outside the budget: refused.
 local M = {}
 function M.decide(self, world)

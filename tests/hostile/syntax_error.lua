@@ -1,4 +1,4 @@
--- expect: syntax_error.lua:5: unexpected symbol
+-- expect: syntax_error.lua:5: error: unexpected symbol
 local M = {}
 function M.decide(self, world)
   return move.stop(
