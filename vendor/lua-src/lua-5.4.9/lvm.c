@@ -1097,7 +1097,14 @@ void luaV_finishOp (lua_State *L) {
 
 
 /* for test instructions, execute the jump instruction that follows it */
-#define donextjump(ci)	{ Instruction ni = *pc; dojump(ci, ni, 1); }
+/*
+** agentbox: a conditional jump back closes a loop too ('repeat ... until
+** cond', 'if cond then goto back end'): charge it as OP_JMP does, or such a
+** loop never spends its budget.
+*/
+#define donextjump(ci)	{ Instruction ni = *pc; \
+	if (GETARG_sJ(ni) < 0) chargejump(1 - GETARG_sJ(ni)); \
+	dojump(ci, ni, 1); }
 
 /*
 ** do a conditional jump: skip next instruction if 'cond' is not what
