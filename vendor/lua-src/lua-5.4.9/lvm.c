@@ -693,7 +693,9 @@ void luaV_concat (lua_State *L, int total) {
         ts = luaS_newlstr(L, buff, tl);
       }
       else {  /* long string; copy strings directly to final result */
-        luaE_chargework(L, cast(l_mem, tl / 64));  /* agentbox: copying is work */
+        /* agentbox: copying is work; a light charge, so a loop of '..'
+           that builds a memory bomb still ends on the memory limit */
+        luaE_chargework(L, cast(l_mem, tl / 1024));
         ts = luaS_createlngstrobj(L, tl);
         copy2buff(top, n, getlngstr(ts));
       }
