@@ -1478,6 +1478,21 @@ LUA_API long long lua_getwork (lua_State *L) {
 }
 
 
+/*
+** agentbox: the number of levels 'lua_getstack' accepts, counted in one walk
+** of the CallInfo list ('lua_getstack' walks it once per level it is asked).
+*/
+LUA_API int lua_stackdepth (lua_State *L) {
+  int n = 0;
+  CallInfo *ci;
+  lua_lock(L);
+  for (ci = L->ci; ci != &L->base_ci; ci = ci->previous)
+    n++;
+  lua_unlock(L);
+  return n;
+}
+
+
 LUA_API void lua_chargework (lua_State *L, long long units) {
   lua_lock(L);
   if (units < 0)

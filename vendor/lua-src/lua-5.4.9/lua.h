@@ -331,6 +331,8 @@ LUA_API void (lua_setwarnf) (lua_State *L, lua_WarnFunction f, void *ud);
 LUA_API void (lua_setwork) (lua_State *L, long long units);
 LUA_API long long (lua_getwork) (lua_State *L);
 LUA_API void (lua_chargework) (lua_State *L, long long units);
+/* agentbox: the number of active call levels, counted in one walk */
+LUA_API int (lua_stackdepth) (lua_State *L);
 LUA_API void (lua_setmemlimit) (lua_State *L, size_t bytes);
 LUA_API size_t (lua_memused) (lua_State *L);
 LUA_API int (lua_addrorder) (lua_State *L);

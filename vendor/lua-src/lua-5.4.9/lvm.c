@@ -531,8 +531,11 @@ l_sinline int LEnum (const TValue *l, const TValue *r) {
 */
 static int lessthanothers (lua_State *L, const TValue *l, const TValue *r) {
   lua_assert(!ttisnumber(l) || !ttisnumber(r));
-  if (ttisstring(l) && ttisstring(r))  /* both are strings? */
+  if (ttisstring(l) && ttisstring(r)) {  /* both are strings? */
+    /* agentbox: comparing strings is work */
+    luaE_chargework(L, cast(l_mem, (tsslen(tsvalue(l)) + tsslen(tsvalue(r))) / 16));
     return l_strcmp(tsvalue(l), tsvalue(r)) < 0;
+  }
   else
     return luaT_callorderTM(L, l, r, TM_LT);
 }
@@ -553,8 +556,11 @@ int luaV_lessthan (lua_State *L, const TValue *l, const TValue *r) {
 */
 static int lessequalothers (lua_State *L, const TValue *l, const TValue *r) {
   lua_assert(!ttisnumber(l) || !ttisnumber(r));
-  if (ttisstring(l) && ttisstring(r))  /* both are strings? */
+  if (ttisstring(l) && ttisstring(r)) {  /* both are strings? */
+    /* agentbox: comparing strings is work */
+    luaE_chargework(L, cast(l_mem, (tsslen(tsvalue(l)) + tsslen(tsvalue(r))) / 16));
     return l_strcmp(tsvalue(l), tsvalue(r)) <= 0;
+  }
   else
     return luaT_callorderTM(L, l, r, TM_LE);
 }
@@ -597,7 +603,13 @@ int luaV_equalobj (lua_State *L, const TValue *t1, const TValue *t2) {
     case LUA_VLIGHTUSERDATA: return pvalue(t1) == pvalue(t2);
     case LUA_VLCF: return fvalue(t1) == fvalue(t2);
     case LUA_VSHRSTR: return eqshrstr(tsvalue(t1), tsvalue(t2));
-    case LUA_VLNGSTR: return luaS_eqlngstr(tsvalue(t1), tsvalue(t2));
+    case LUA_VLNGSTR: {
+      /* agentbox: comparing long strings is work (not in raw comparisons,
+         which have no state to charge) */
+      if (L != NULL && tsvalue(t1) != tsvalue(t2))
+        luaE_chargework(L, cast(l_mem, tsslen(tsvalue(t1)) / 64));
+      return luaS_eqlngstr(tsvalue(t1), tsvalue(t2));
+    }
     case LUA_VUSERDATA: {
       if (uvalue(t1) == uvalue(t2)) return 1;
       else if (L == NULL) return 0;
@@ -681,6 +693,9 @@ void luaV_concat (lua_State *L, int total) {
         ts = luaS_newlstr(L, buff, tl);
       }
       else {  /* long string; copy strings directly to final result */
+        /* agentbox: copying is work; a light charge, so a loop of '..'
+           that builds a memory bomb still ends on the memory limit */
+        luaE_chargework(L, cast(l_mem, tl / 1024));
         ts = luaS_createlngstrobj(L, tl);
         copy2buff(top, n, getlngstr(ts));
       }
@@ -1097,7 +1112,14 @@ void luaV_finishOp (lua_State *L) {
 
 
 /* for test instructions, execute the jump instruction that follows it */
-#define donextjump(ci)	{ Instruction ni = *pc; dojump(ci, ni, 1); }
+/*
+** agentbox: a conditional jump back closes a loop too ('repeat ... until
+** cond', 'if cond then goto back end'): charge it as OP_JMP does, or such a
+** loop never spends its budget.
+*/
+#define donextjump(ci)	{ Instruction ni = *pc; \
+	if (GETARG_sJ(ni) < 0) chargejump(1 - GETARG_sJ(ni)); \
+	dojump(ci, ni, 1); }
 
 /*
 ** do a conditional jump: skip next instruction if 'cond' is not what
