@@ -108,9 +108,13 @@ pub fn world_table(lua: &Lua) -> mlua::Result<Table> {
                 with_world(lua, "world:agents", |w| {
                     let list = lua.create_table()?;
                     let picked: Vec<usize> = match within {
-                        None => (0..w.agents.len())
-                            .filter(|&i| kind.as_deref().is_none_or(|k| w.agents[i].kind == k))
-                            .collect(),
+                        None => {
+                            // A pass over every agent.
+                            charge(lua, w.agents.len() as u64 / 4)?;
+                            (0..w.agents.len())
+                                .filter(|&i| kind.as_deref().is_none_or(|k| w.agents[i].kind == k))
+                                .collect()
+                        }
                         Some(r) => {
                             if !(r.is_finite() && r >= 0.0) {
                                 return Err(located(
@@ -128,6 +132,8 @@ pub fn world_table(lua: &Lua) -> mlua::Result<Table> {
                             w.agents_within(centre, r, kind.as_deref(), exclude)
                         }
                     };
+                    // Each view handed out.
+                    charge(lua, 8 * picked.len() as u64)?;
                     let views = views::get(lua)?;
                     for (n, i) in picked.into_iter().enumerate() {
                         list.raw_set(n + 1, views.view(lua, w, i)?)?;
@@ -826,6 +832,15 @@ fn path_info(lua: &Lua, r: &nav::PathResult) -> mlua::Result<Table> {
     Ok(info)
 }
 
+/// Spends `units` of the running call's work budget for what a query did in Rust, so a loop
+/// of expensive queries is stopped like a loop of Lua (see `budget.rs`).
+fn charge(lua: &Lua, units: u64) -> mlua::Result<()> {
+    match lua.app_data_ref::<Rc<super::budget::Budget>>() {
+        Some(budget) => budget.charge(units),
+        None => Ok(()),
+    }
+}
+
 /// The most cells `nav.line` returns when its ends could not be bounded to a map (outside
 /// `init` and `decide`): a little more than a line across the largest map a scene may have.
 const MAX_LINE_CELLS: u64 = 4100;
@@ -839,6 +854,7 @@ pub fn nav_table(lua: &Lua) -> mlua::Result<Table> {
             with_world(lua, "nav.los", |w| {
                 let a = to_tile(lua, &a, Arg::new("nav.los", 1))?;
                 let b = to_tile(lua, &b, Arg::new("nav.los", 2))?;
+                charge(lua, Line::new(a, b).cells())?;
                 Ok(nav::line_of_sight(w, a, b))
             })
         })?,
@@ -850,12 +866,14 @@ pub fn nav_table(lua: &Lua) -> mlua::Result<Table> {
             let b = to_tile(lua, &b, Arg::new("nav.line", 2))?;
             // Inside `init` and `decide` the ends are bounded to the map; outside, with no map
             // to bound them to, the line is refused past a fixed length.
-            if Line::new(a, b).cells() > MAX_LINE_CELLS {
+            let cells = Line::new(a, b).cells();
+            if cells > MAX_LINE_CELLS {
                 return Err(located(
                     lua,
                     format!("nav.line: the ends are more than {MAX_LINE_CELLS} tiles apart"),
                 ));
             }
+            charge(lua, cells * 4)?;
             tile_list(lua, &nav::bresenham(a, b))
         })?,
     )?;
@@ -867,6 +885,11 @@ pub fn nav_table(lua: &Lua) -> mlua::Result<Table> {
                 let to = to_tile(lua, &to, Arg::new("nav.path", 2))?;
                 let opts = path_options(lua, opts, "nav.path")?;
                 let result = nav::Search::new().find(w, from, to, &opts);
+                // The map's summary built for the search (a pass over its cells), every
+                // expansion (tens of instructions each) and the path handed back.
+                let cells = (w.grid().width().max(0) as u64) * (w.grid().height().max(0) as u64);
+                let steps = result.path.as_ref().map_or(0, |p| p.len() as u64);
+                charge(lua, cells / 4 + 32 * result.expanded as u64 + 4 * steps)?;
                 let info = path_info(lua, &result)?;
                 let path = match &result.path {
                     Some(path) => Value::Table(tile_list(lua, path)?),
@@ -882,6 +905,10 @@ pub fn nav_table(lua: &Lua) -> mlua::Result<Table> {
             with_world(lua, "nav.waypoint_route", |w| {
                 let from = to_tile(lua, &from, Arg::new("nav.waypoint_route", 1))?;
                 let to = to_tile(lua, &to, Arg::new("nav.waypoint_route", 2))?;
+                // The node table: a line of sight per pair of waypoints, then all pairs'
+                // shortest routes.
+                let n = w.waypoints.len() as u64;
+                charge(lua, n * n * 8 + n * n * n / 8)?;
                 let table = nav::waypoints::table(w);
                 match nav::waypoints::route(w, &table, from, to) {
                     Some(route) => Ok(Value::Table(tile_list(lua, &route)?)),
