@@ -188,9 +188,9 @@ fn latency(tick_rate: u32, samples: usize) {
 fn main() {
     let what = std::env::args().nth(1).unwrap_or_default();
     if what.is_empty() || what == "overhead" {
-        // Many short calls (the common case: each decide well under the 1 ms grace).
+        // Many short calls (the common case: a crowd of small decides).
         overhead("400 agents x 2k-iteration decide", 400, 2_000, 10);
-        // Fewer, long calls (each several ms with the default 2M-instruction budget: the watchdog arms after its 4 ms grace).
+        // Fewer, long calls (each a large share of the default 2M-unit budget).
         overhead("10 agents x 100k-iteration decide", 10, 100_000, 5);
     }
     if what.is_empty() || what == "latency" {

@@ -777,6 +777,19 @@ fn returned(name: &str, type_name: &str) -> String {
     format!("{name}: decide must return an action such as move.stop(), got {type_name}")
 }
 
+/// A decision as it leaves the host: a failure as a located error line (`file.lua:LINE:
+/// error: message`). Only failures are touched, where they are made, not in a pass over the
+/// round.
+fn leaving(decision: Decision) -> Decision {
+    match decision {
+        Decision::Failed(mut e) => {
+            e.message = error_line(&e.message);
+            Decision::Failed(e)
+        }
+        act => act,
+    }
+}
+
 /// The error of a call that failed with `message` (empty if a `pcall` swallowed it), given
 /// how the budget and the memory limit saw it and the kind the message handler saw.
 fn stop_error(message: String, stop: Stop, hint: Option<ErrorKind>, limit: usize) -> ScriptError {
@@ -930,7 +943,8 @@ impl Batch for FastRound<'_> {
                 let mut error = stop_error(message, stop, self.handled.take(), self.limit);
                 error.message = in_script(&self.name(ready.index), &error.message);
                 let clear = error.kind == ErrorKind::Memory;
-                self.out.push((ready.index, Decision::Failed(error)));
+                self.out
+                    .push((ready.index, leaving(Decision::Failed(error))));
                 self.cursor = ready.index + 1;
                 if clear {
                     self.cleanup = Some(k);
@@ -939,7 +953,7 @@ impl Batch for FastRound<'_> {
                 return true;
             }
         };
-        self.out.push((ready.index, decision));
+        self.out.push((ready.index, leaving(decision)));
         self.cursor = ready.index + 1;
         true
     }
@@ -974,17 +988,11 @@ impl Decider for ScriptHost {
                     continue;
                 }
             }
-            out.push((index, self.decide_one(world, index, script)));
+            out.push((index, leaving(self.decide_one(world, index, script))));
             index += 1;
         }
         self.hot.set_world(None);
         self.lua.remove_app_data::<CurrentWorld>();
-        // Every failure leaves as a located error line (`file.lua:LINE: error: message`).
-        for (_, decision) in out.iter_mut() {
-            if let Decision::Failed(e) = decision {
-                e.message = error_line(&e.message);
-            }
-        }
         if self.budget.take_address_order() && !self.warned_order {
             self.warned_order = true;
             eprintln!(

@@ -26,7 +26,7 @@ use crate::world::spatial::FastMap;
 use crate::world::{Agent, World};
 use glam::DVec2;
 use mlua::ffi;
-use mlua::{Lua, LuaString, MultiValue, Table, Value};
+use mlua::{Function, Lua, LuaString, Table, Value};
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_int, c_void};
 use std::rc::Rc;
@@ -128,6 +128,8 @@ pub struct Views {
     proxies: Table,
     /// The metatable of views and `self` tables (`__index` fills in lazy fields).
     meta: Table,
+    /// The `__newindex` every part proxy shares ([`refuse_part`]).
+    refuse_part: Function,
     state: RefCell<State>,
     /// View table address → agent index.
     by_ptr: RefCell<FastMap<usize, u32>>,
@@ -162,6 +164,7 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
         parts: lua.create_table()?,
         proxies: lua.create_table()?,
         meta,
+        refuse_part: lua.create_function(refuse_part)?,
         state: RefCell::new(State::default()),
         by_ptr: RefCell::new(FastMap::default()),
         selves: RefCell::new(FastMap::default()),
@@ -297,24 +300,32 @@ fn refuse_field(lua: &Lua, (table, key, value): (Table, Value, Value)) -> mlua::
     ))
 }
 
+/// `__newindex` of every part proxy (one function for all): the error names the part by
+/// what the proxy was registered as (`an agent's pos`).
+fn refuse_part(lua: &Lua, (proxy, _, _): (Table, Value, Value)) -> mlua::Result<()> {
+    let what = super::sandbox::protected_tables(lua)?
+        .raw_get::<Option<String>>(proxy)?
+        .unwrap_or_else(|| "an agent's field".into());
+    Err(super::errors::located(
+        lua,
+        format!(
+            "cannot change {what}: it is read-only (copy the numbers into your own table, e.g. self.memory)"
+        ),
+    ))
+}
+
 /// A read-only proxy of a part table (`pos`, `vel`, `tile`): reads go to `storage` (one
-/// table lookup more), writes raise the sandbox's read-only error.
-fn read_only_proxy(lua: &Lua, storage: &Table, what: &str) -> mlua::Result<Table> {
+/// table lookup more), writes raise the sandbox's read-only error (`refuse`, shared).
+fn read_only_proxy(
+    lua: &Lua,
+    storage: &Table,
+    refuse: &Function,
+    what: &str,
+) -> mlua::Result<Table> {
     let proxy = lua.create_table()?;
     let meta = lua.create_table_with_capacity(0, 3)?;
     meta.raw_set("__index", storage)?;
-    let part = what.to_string();
-    meta.raw_set(
-        "__newindex",
-        lua.create_function(move |lua, _: MultiValue| -> mlua::Result<()> {
-            Err(super::errors::located(
-                lua,
-                format!(
-                    "cannot change an agent's {part}: it is read-only (copy the numbers into your own table, e.g. self.memory)"
-                ),
-            ))
-        })?,
-    )?;
+    meta.raw_set("__newindex", refuse)?;
     meta.raw_set("__metatable", "agent part (read-only)")?;
     proxy.set_metatable(Some(meta))?;
     super::sandbox::protect(lua, &proxy, &format!("an agent's {what}"))?;
@@ -417,6 +428,7 @@ impl Views {
     /// The agent index a view table stands for, refreshed this round or not (a view's
     /// identity: its `id` and `kind` are read through its metatable).
     pub fn index_of(&self, ptr: *const c_void) -> Option<usize> {
+        // Most often the view the last query handed out (`move.chase(world:nearest(...))`).
         let (last_ptr, last) = self.last.get();
         if last_ptr == ptr as usize {
             return Some(last);
@@ -429,14 +441,7 @@ impl Views {
 
     /// The agent index a view table stands for, if it is a view refreshed this round.
     pub fn current_index(&self, ptr: *const c_void) -> Option<usize> {
-        // Most often the view the last query handed out (`move.chase(world:nearest(...))`).
-        let (last_ptr, last) = self.last.get();
-        let i = if last_ptr == ptr as usize {
-            last
-        } else {
-            *self.by_ptr.borrow().get(&(ptr as usize))? as usize
-        };
-        self.current(i).then_some(i)
+        self.index_of(ptr).filter(|&i| self.current(i))
     }
 
     /// The view of agent `index`, made or refreshed for this round (through mlua: for the
@@ -504,7 +509,7 @@ impl Views {
                     VEL => "vel",
                     _ => "tile",
                 };
-                let p = read_only_proxy(lua, &t, what)?;
+                let p = read_only_proxy(lua, &t, &self.refuse_part, what)?;
                 self.parts.raw_set(at, &t)?;
                 self.proxies.raw_set(at, &p)?;
                 (t, p)
