@@ -275,7 +275,8 @@ impl ScriptHost {
         self.budget.set_instructions(instructions);
     }
 
-    /// Caps the memory of the whole Lua state, in bytes (one call may add an eighth of it).
+    /// Caps the memory of the whole Lua state, in bytes (one call may add a quarter of it, at
+    /// most 64 MB).
     pub fn set_memory_limit(&mut self, bytes: usize) -> Result<(), String> {
         self.budget.set_memory_limit(bytes);
         Ok(())

@@ -145,7 +145,7 @@ return guarded
 "#;
 
 /// Prepares the shared state once: protects the string metatable and builds the guarded
-/// `pcall`, `xpcall`, `coroutine.resume`/`wrap` and `getmetatable` every sandbox gets.
+/// `rawset`, `getmetatable` and `setmetatable`, `load` and `require` every sandbox gets.
 pub fn prepare(lua: &Lua) -> mlua::Result<()> {
     // `getmetatable("")` would hand out the shared string metatable; make it opaque.
     // Strings' methods come from the real `string` table: it must not offer `dump` either.
@@ -177,8 +177,7 @@ pub fn prepare(lua: &Lua) -> mlua::Result<()> {
 /// The simulated seconds since the scene started: what `os.clock` and `os.time` return.
 fn sim_seconds(lua: &Lua) -> f64 {
     lua.app_data_ref::<super::api::CurrentWorld>()
-        .map(|w| w.0.tick as f64 / w.0.tick_rate.max(1) as f64)
-        .unwrap_or(0.0)
+        .map_or(0.0, |w| w.0.time())
 }
 
 /// The host's tables scripts may read but not change, with what to call them in the error:
@@ -317,7 +316,7 @@ pub fn new_env(lua: &Lua, ctx: &Table) -> mlua::Result<Table> {
     env.raw_set("os", os)?;
     env.raw_set(
         "print",
-        lua.create_function(move |lua, args: Variadic<Value>| {
+        lua.create_function(|lua, args: Variadic<Value>| {
             // Lua's own `tostring` (stable object numbers, not addresses); an error in a
             // `__tostring` (a spent budget too) propagates, as in Lua's print.
             let tostring: Function = lua.globals().raw_get("tostring")?;
