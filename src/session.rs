@@ -124,6 +124,12 @@ impl Session {
         self.host.memory_text(agent_id)
     }
 
+    /// Bytes of Lua memory an agent's calls allocated and still hold (what its share of the
+    /// memory budget counts).
+    pub fn memory_held(&self, agent_id: &str) -> Option<usize> {
+        self.host.memory_held(agent_id)
+    }
+
     /// Writes the running map's rows back into the scene file (atomically, the rest of the
     /// file untouched). The watcher then reloads the scene, which keeps the agents running.
     pub fn save_map(&self) -> Result<(), String> {

@@ -115,7 +115,7 @@ fn the_instruction_budget_applies_to_the_scene() {
     let error = last_error(&stdout(&out), "a");
     assert_eq!(
         error,
-        "a.lua:3: error: instruction budget exceeded; the agent is suspended until its script is saved again"
+        "a.lua:3: error: instruction budget exceeded; the agent is suspended until its script is saved, the scene is reset or it is resumed (U in the window)"
     );
 }
 

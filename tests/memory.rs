@@ -46,7 +46,7 @@ fn a_memory_bomb_is_stopped_and_the_process_stays_small() {
     assert_eq!(error.kind, agentbox::world::ErrorKind::Memory, "{error}");
     assert!(
         error.message.contains("memory limit exceeded")
-            && error.message.contains("this agent's memory was cleared"),
+            && error.message.contains("its memory was cleared"),
         "{error}"
     );
     assert!(bomb.suspended, "the bomb is suspended");

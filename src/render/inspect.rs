@@ -53,7 +53,17 @@ pub fn draw(session: &Session, id: &str) -> bool {
             .into_iter()
             .map(|l| format!("  {l}")),
     );
-    lines.push("memory".into());
+    lines.push(match session.memory_held(id) {
+        Some(bytes) if bytes < 1 << 20 => format!(
+            "memory   (it holds {} KB of Lua memory)",
+            bytes.div_ceil(1024)
+        ),
+        Some(bytes) => format!(
+            "memory   (it holds {:.1} MB of Lua memory)",
+            bytes as f64 / 1048576.0
+        ),
+        None => "memory".into(),
+    });
     let memory = session
         .memory_text(id)
         .unwrap_or_else(|| "(no script state yet)".into());

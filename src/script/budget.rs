@@ -14,22 +14,30 @@
 //! running, and a call whose budget ran out counts as failed even if a `pcall` swallowed the
 //! error ([`Budget::end`] says so).
 //!
-//! The memory limit is the VM's too: the host moves it before each agent's call to what that
-//! agent may still allocate (see `ScriptHost`), so the agent over its quota is the one whose
-//! allocation fails.
+//! Memory is counted by the VM too, per agent: every block Lua allocates carries the number of
+//! the agent (the *owner*) whose call allocated it, and the VM keeps the bytes each owner holds,
+//! so a block stays counted against its maker whoever's call the collector frees it in. Two
+//! limits hold: what one agent may hold (its quota) and what all scripts together may hold
+//! (the cap). An agent over its quota is refused; when the cap is hit, the largest holder is
+//! the one stopped, and the agent whose allocation found the cap full goes on: the VM names
+//! the largest holder (the *victim*) and the host stops it and releases its memory after the
+//! call. No agent gets a memory error for another's bytes.
 
 use mlua::{ffi, Lua};
 use std::cell::Cell;
-use std::ffi::{c_int, c_longlong};
+use std::ffi::{c_int, c_longlong, c_uint};
 
 // The functions the patched Lua adds (lapi.c); mlua-sys links that Lua.
 extern "C-unwind" {
     fn lua_setwork(state: *mut ffi::lua_State, units: c_longlong);
     fn lua_getwork(state: *mut ffi::lua_State) -> c_longlong;
     fn lua_setmemlimit(state: *mut ffi::lua_State, bytes: usize);
-    fn lua_memused(state: *mut ffi::lua_State) -> usize;
     fn lua_addrorder(state: *mut ffi::lua_State) -> c_int;
     fn lua_memout(state: *mut ffi::lua_State) -> c_int;
+    fn lua_setowner(state: *mut ffi::lua_State, owner: c_uint) -> c_int;
+    fn lua_held(state: *mut ffi::lua_State, owner: c_uint) -> usize;
+    fn lua_setquota(state: *mut ffi::lua_State, bytes: usize);
+    fn lua_victim(state: *mut ffi::lua_State) -> c_uint;
 }
 
 /// Units a budget without limit holds (the patched `LUA_NOWORKLIMIT`).
@@ -41,9 +49,12 @@ pub const DEFAULT_INSTRUCTIONS: u64 = 2_000_000;
 /// Bytes the Lua state may hold by default.
 pub const DEFAULT_MEMORY: usize = 256 * 1024 * 1024;
 
-/// Bytes one call may add to what the state holds, by default: a call that allocates more
-/// (a memory bomb) is the one stopped, before it starves the others.
-pub const DEFAULT_CALL_MEMORY: usize = 64 * 1024 * 1024;
+/// Bytes one agent may hold at most (its quota; a quarter of the cap if that is less): an
+/// agent that allocates more (a memory bomb) is the one stopped, before it starves the others.
+pub const DEFAULT_AGENT_MEMORY: usize = 64 * 1024 * 1024;
+
+/// The owner number of the host's own allocations (agents are numbered from 1).
+pub const HOST: u32 = 0;
 
 /// Whether the work budget is enforced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,8 +77,10 @@ pub struct Budget {
     depth: Cell<u32>,
     /// Bytes the whole state may hold.
     cap: Cell<usize>,
-    /// Bytes one call may add.
-    per_call: Cell<usize>,
+    /// The owner of the running call (the host's between calls).
+    owner: Cell<u32>,
+    /// The agent the VM named for the cap and the host has not stopped yet.
+    victim: Cell<Option<u32>>,
 }
 
 /// The token of a running budgeted call, handed back to [`Budget::end`].
@@ -95,7 +108,8 @@ impl Budget {
             mode: Cell::new(Mode::Counted),
             depth: Cell::new(0),
             cap: Cell::new(memory),
-            per_call: Cell::new(DEFAULT_CALL_MEMORY),
+            owner: Cell::new(HOST),
+            victim: Cell::new(None),
         };
         budget.set_memory_limit(memory);
         Ok(budget)
@@ -110,18 +124,16 @@ impl Budget {
         self.mode.set(mode);
     }
 
-    /// Sets the bytes the whole state may hold (0: no limit), and so what one call may add
-    /// (a quarter of it, at most [`DEFAULT_CALL_MEMORY`]).
+    /// Sets the bytes the whole state may hold (0: no limit), and so what one agent may hold
+    /// (a quarter of it, at most [`DEFAULT_AGENT_MEMORY`]).
     pub fn set_memory_limit(&self, bytes: usize) {
         self.cap.set(bytes);
-        self.per_call.set(call_memory(bytes));
-        self.apply_limit(bytes);
-    }
-
-    fn apply_limit(&self, bytes: usize) {
         // SAFETY: `main` lives as long as the host owning this budget, and this runs on the
-        // state's thread; the call only stores a field of the global state.
-        unsafe { lua_setmemlimit(self.main, bytes) }
+        // state's thread; the calls only store fields of the global state.
+        unsafe {
+            lua_setmemlimit(self.main, bytes);
+            lua_setquota(self.main, agent_memory(bytes));
+        }
     }
 
     /// The bytes the whole state may hold.
@@ -129,14 +141,31 @@ impl Budget {
         self.cap.get()
     }
 
-    /// Bytes the state holds now.
-    pub fn memory_used(&self) -> usize {
-        // SAFETY: as in `set_memory_limit`; the call only reads a field.
-        unsafe { lua_memused(self.main) }
+    /// Makes `owner` (an agent's number, from 1) the owner of what the next budgeted call
+    /// allocates, until that call ends. Must not be called inside a budgeted call.
+    pub fn own(&self, owner: u32) {
+        if self.depth.get() == 0 {
+            self.set_owner(owner);
+        }
     }
 
-    /// Starts a budgeted call: the budget is full again and the call may add its share of
-    /// memory, unless this call runs inside another (which keeps counting).
+    fn set_owner(&self, owner: u32) {
+        // SAFETY: as in `set_memory_limit`; the call stores a field and may grow the VM's
+        // count array through its allocator, on this thread. When it cannot grow, the owner
+        // is not counted, and the host's owner stays.
+        if unsafe { lua_setowner(self.main, owner) } != 0 {
+            self.owner.set(owner);
+        }
+    }
+
+    /// Bytes `owner`'s blocks hold now.
+    pub fn held(&self, owner: u32) -> usize {
+        // SAFETY: as in `set_memory_limit`; the call only reads fields.
+        unsafe { lua_held(self.main, owner) }
+    }
+
+    /// Starts a budgeted call: the budget is full again, unless this call runs inside another
+    /// (which keeps counting).
     #[inline]
     pub fn begin(&self) -> Call {
         let depth = self.depth.get();
@@ -146,11 +175,6 @@ impl Budget {
                 Mode::Counted => self.units.get(),
                 Mode::Off => NO_LIMIT,
             };
-            let cap = self.cap.get();
-            if cap > 0 {
-                let room = self.memory_used().saturating_add(self.per_call.get());
-                self.apply_limit(room.min(cap));
-            }
             // SAFETY: as in `set_memory_limit`; the calls only store fields.
             unsafe {
                 lua_memout(self.main);
@@ -162,18 +186,24 @@ impl Budget {
 
     /// Ends the call [`Self::begin`] started: how it ended for the budget and the memory
     /// limit (whatever it returned: a `pcall` may have swallowed the error). The outer call
-    /// leaves the budget without limit and the whole cap, for the host's own use of Lua.
+    /// leaves the budget without limit and the host as the owner, and keeps the victim the
+    /// VM named, if any (see [`Self::take_victim`]).
     #[inline]
     pub fn end(&self, call: Call) -> Stop {
         self.depth.set(self.depth.get().saturating_sub(1));
         let spent = self.spent();
         if call.outer {
             // SAFETY: as in `set_memory_limit`; the calls only read and store fields.
-            let memory = unsafe {
+            let (memory, victim) = unsafe {
                 lua_setwork(self.main, NO_LIMIT);
-                lua_memout(self.main) != 0
+                (lua_memout(self.main) != 0, lua_victim(self.main))
             };
-            self.apply_limit(self.cap.get());
+            if victim != HOST && self.victim.get().is_none() {
+                self.victim.set(Some(victim));
+            }
+            if self.owner.get() != HOST {
+                self.set_owner(HOST);
+            }
             return match (spent, memory) {
                 (true, _) => Stop::Budget,
                 (false, true) => Stop::Memory,
@@ -217,6 +247,18 @@ impl Budget {
         Ok(())
     }
 
+    /// Whether a call found the shared cap full and named the largest holder, which the host
+    /// has yet to stop.
+    #[inline]
+    pub fn victim_named(&self) -> bool {
+        self.victim.get().is_some()
+    }
+
+    /// The largest holder the VM named when the shared cap was hit, for the host to stop.
+    pub fn take_victim(&self) -> Option<u32> {
+        self.victim.take()
+    }
+
     /// Whether `next` visited a key ordered by its address since the last look (a table
     /// keyed by tables or functions: its order may differ between runs).
     pub fn take_address_order(&self) -> bool {
@@ -225,9 +267,9 @@ impl Budget {
     }
 }
 
-/// What one call may add to the memory the state holds, under a cap of `cap` bytes.
-pub fn call_memory(cap: usize) -> usize {
-    (cap / 4).min(DEFAULT_CALL_MEMORY)
+/// What one agent may hold, under a cap of `cap` bytes for all.
+pub fn agent_memory(cap: usize) -> usize {
+    (cap / 4).min(DEFAULT_AGENT_MEMORY)
 }
 
 /// Whether a budgeted call was stopped by a limit (which suspends the agent that made it).

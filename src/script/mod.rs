@@ -47,6 +47,9 @@ struct Module {
 struct Slot {
     /// The agent's id.
     id: String,
+    /// The number its Lua memory is counted under (see `budget.rs`); the same for an id for
+    /// the host's life, so blocks an agent left behind never count against another.
+    owner: u32,
     this: RegistryKey,
     /// `this` as a registry reference and an address, for the raw decision loop.
     this_ref: std::ffi::c_int,
@@ -160,6 +163,11 @@ pub struct ScriptHost {
     /// Bumped whenever a slot changes (so [`Turns`] made before are out of date).
     slot_changes: u64,
     turns: Turns,
+    /// Each agent id's memory owner number (see [`Slot::owner`]).
+    owners: FastMap<String, u32>,
+    /// Agents stopped because all scripts together hit the memory cap while they held the
+    /// most (by slot, with the bytes they held), told at their next turn.
+    victims: std::cell::RefCell<BTreeMap<usize, usize>>,
 }
 
 /// The name Lua reports for a script (`scripts/x.lua`).
@@ -246,7 +254,15 @@ impl ScriptHost {
         let xpcall: Function = lua.globals().raw_get("xpcall")?;
         let handled = Rc::new(std::cell::Cell::new(None));
         let seen = Rc::clone(&handled);
-        let handler = lua.create_function(move |lua, v: Value| error_handler(lua, v, &seen))?;
+        let rust_handler =
+            lua.create_function(move |lua, v: Value| error_handler(lua, v, &seen))?;
+        lua.set_named_registry_value("agentbox.handler", rust_handler)?;
+        // Converting its argument is all it does: that raises again if the error is a panic.
+        let probe = lua.create_function(|_, _: Value| Ok(()))?;
+        lua.set_named_registry_value("agentbox.probe", probe)?;
+        // SAFETY: `message_handler` is a Lua C function: it keeps to the stack it is given
+        // and to the two registry entries just set.
+        let handler = unsafe { lua.create_c_function(errors::message_handler)? };
         Ok(ScriptHost {
             lua,
             seed,
@@ -267,6 +283,8 @@ impl ScriptHost {
             init_failures: Default::default(),
             slot_changes: 0,
             turns: Turns::default(),
+            owners: FastMap::default(),
+            victims: Default::default(),
         })
     }
 
@@ -275,7 +293,7 @@ impl ScriptHost {
         self.budget.set_instructions(instructions);
     }
 
-    /// Caps the memory of the whole Lua state, in bytes (one call may add a quarter of it, at
+    /// Caps the memory of the whole Lua state, in bytes (one agent may hold a quarter of it, at
     /// most 64 MB).
     pub fn set_memory_limit(&mut self, bytes: usize) -> Result<(), String> {
         self.budget.set_memory_limit(bytes);
@@ -436,6 +454,13 @@ impl ScriptHost {
         }
     }
 
+    /// Bytes of Lua memory an agent's calls allocated and still hold (what its quota counts);
+    /// `None` for an agent the host has not run.
+    pub fn memory_held(&self, agent_id: &str) -> Option<usize> {
+        let slot = self.slots.get(agent_id)?;
+        Some(self.budget.held(slot.owner))
+    }
+
     /// Forgets the Lua state of agents that are no longer in the world.
     pub fn retain_agents(&mut self, world: &World) {
         let ids: std::collections::BTreeSet<&str> =
@@ -450,6 +475,9 @@ impl ScriptHost {
     /// Forgets one agent's `self` (its scene entry changed): it starts over with `init`.
     pub fn forget_agent(&mut self, id: &str) {
         self.slot_changes += 1;
+        if let Some(&k) = self.slots.by_id.get(id) {
+            self.victims.borrow_mut().remove(&k);
+        }
         if let Some(slot) = self.slots.remove(id) {
             self.hot.views.unlink_self(slot.this_ptr);
             let _ = self.lua.remove_registry_value(slot.this);
@@ -463,10 +491,13 @@ impl ScriptHost {
             self.forget_agent(&id);
         }
         self.slots = Slots::default();
+        self.victims.borrow_mut().clear();
         self.rngs.reset();
     }
 
-    fn new_slot(&self, agent: &Agent, script: &Path) -> mlua::Result<Slot> {
+    fn new_slot(&mut self, agent: &Agent, script: &Path) -> mlua::Result<Slot> {
+        let next = self.owners.len() as u32 + 1;
+        let owner = *self.owners.entry(agent.id.clone()).or_insert(next);
         // Room for the fields every `self` holds (params, id, kind, pos) without regrowing;
         // `memory` is made on first use (see `views`), so a crowd that never reads it keeps
         // its tables small.
@@ -476,6 +507,7 @@ impl ScriptHost {
         let key = self.lua.create_registry_value(this)?;
         Ok(Slot {
             id: agent.id.clone(),
+            owner,
             this_ref: key.id(),
             this_ptr,
             this: key,
@@ -495,6 +527,7 @@ impl ScriptHost {
         all.extend(args);
         self.handled.set(None);
         let (result, stop) = self.budget.call(|| self.xpcall.call::<MultiValue>(all));
+        self.stop_victim();
         let (message, hint) = match result {
             Ok(values) => {
                 let mut values = values.into_iter();
@@ -513,6 +546,50 @@ impl ScriptHost {
             Err(e) => (errors::describe(&e), Some(errors::kind_of(&e))),
         };
         Err(self.failure(message, stop, hint))
+    }
+
+    /// Stops the agent the VM named when a call found the shared memory cap full (it held
+    /// the most): releases its memory now, so the others go on within the cap, and tells it
+    /// at its next turn.
+    fn stop_victim(&self) {
+        let Some(owner) = self.budget.take_victim() else {
+            return;
+        };
+        let held = self.budget.held(owner);
+        let found = self
+            .slots
+            .all
+            .iter()
+            .enumerate()
+            .find_map(|(k, s)| s.as_ref().filter(|s| s.owner == owner).map(|s| (k, s)));
+        if let Some((k, slot)) = found {
+            if let Ok(this) = self.lua.registry_value::<Table>(&slot.this) {
+                self.clear_memory(&this);
+            }
+            self.victims.borrow_mut().insert(k, held);
+        }
+    }
+
+    /// The failure of an agent stopped for the shared cap, if it is one (see
+    /// [`Self::stop_victim`]).
+    fn victim_failure(&mut self, index: usize, agent: &Agent, script: &Path) -> Option<Decision> {
+        if self.victims.borrow().is_empty() {
+            return None;
+        }
+        let k = self.slots.find(index, &agent.id)?;
+        let held = self.victims.borrow_mut().remove(&k)?;
+        let cap = self.budget.memory_limit();
+        let message = format!(
+            "{}: stopped: all scripts together reached the {} MB memory cap and this agent held the most ({} MB); its memory was cleared and {}",
+            display(script),
+            cap / MB,
+            held / MB,
+            SUSPENDED
+        );
+        Some(Decision::Failed(ScriptError::new(
+            ErrorKind::Memory,
+            message,
+        )))
     }
 
     /// The error a failed call makes: its kind from how it stopped (a limit), else from what
@@ -584,7 +661,10 @@ impl ScriptHost {
         slot.seen_generation = Some(generation);
         self.rngs.enter(k);
         views.set_deciding(Some((this_ptr, index)));
+        let owner = self.slots.all[k].as_ref().map_or(budget::HOST, |s| s.owner);
+        self.budget.own(owner);
         let outcome = self.run_agent(&table, &this, agent, seen, generation, &name);
+        self.budget.own(budget::HOST);
         views.set_deciding(None);
         let init_failed = self.init_failures.borrow_mut().remove(&agent.id);
         self.rngs.leave();
@@ -652,6 +732,9 @@ impl ScriptHost {
         args.extend(self.hot.caches().into_iter().map(Value::Table));
         let mut batch = FastRound {
             turns: &self.turns.list,
+            slots: &self.slots,
+            budget: &self.budget,
+            victims: &self.victims,
             world,
             cursor: start,
             current: None,
@@ -677,6 +760,8 @@ impl ScriptHost {
             batch.rngs.leave();
         }
         let (next, cleanup) = (batch.cursor, batch.cleanup);
+        self.budget.own(budget::HOST);
+        self.stop_victim();
         if let Some(k) = cleanup {
             if let Some(Some(slot)) = self.slots.all.get(k) {
                 if let Ok(this) = self.lua.registry_value::<Table>(&slot.this) {
@@ -801,26 +886,35 @@ fn stop_error(message: String, stop: Stop, hint: Option<ErrorKind>, limit: usize
             } else {
                 message
             };
-            ScriptError::new(
-                ErrorKind::Budget,
-                format!("{message}; the agent is suspended until its script is saved again"),
-            )
+            ScriptError::new(ErrorKind::Budget, format!("{message}; {SUSPENDED}"))
         }
         Stop::Memory => ScriptError::new(
             ErrorKind::Memory,
             format!(
-                "memory limit exceeded (a call may add {} MB, all scripts together hold at most {} MB); this agent's memory was cleared and it is suspended until its script is saved again",
-                budget::call_memory(limit) / (1024 * 1024),
-                limit / (1024 * 1024)
+                "memory limit exceeded (an agent may hold {} MB, all scripts together {} MB); its memory was cleared and {SUSPENDED}",
+                budget::agent_memory(limit) / MB,
+                limit / MB
             ),
         ),
         Stop::None => ScriptError::new(hint.unwrap_or(ErrorKind::Runtime), message),
     }
 }
 
+/// How a stopped agent comes back, as its error says.
+const SUSPENDED: &str =
+    "the agent is suspended until its script is saved, the scene is reset or it is resumed (U in the window)";
+
+const MB: usize = 1024 * 1024;
+
 /// The host's side of one raw batch (see `hot::run_batch`).
 struct FastRound<'a> {
     turns: &'a [Turn],
+    /// The slots, for each agent's memory owner.
+    slots: &'a Slots,
+    /// Told whose call allocates, and asked whether the VM named a victim.
+    budget: &'a Budget,
+    /// Agents stopped for the shared cap, whose turn is the full path's.
+    victims: &'a std::cell::RefCell<BTreeMap<usize, usize>>,
     world: &'a World,
     /// The next agent index to look at; every agent before it has its decision.
     cursor: usize,
@@ -910,9 +1004,13 @@ impl Batch for FastRound<'_> {
             match *self.turns.get(self.cursor)? {
                 Turn::Skip => self.cursor += 1,
                 Turn::Full => return None,
+                Turn::Raw(k, _) if self.victims.borrow().contains_key(&k) => return None,
                 Turn::Raw(k, ready) => {
                     if let Some(Turn::Raw(_, later)) = self.turns.get(self.cursor + hot::AHEAD) {
                         hot::prefetch_self(later.this_ptr);
+                    }
+                    if let Some(Some(slot)) = self.slots.all.get(k) {
+                        self.budget.own(slot.owner);
                     }
                     self.rngs.enter(k);
                     self.current = Some(k);
@@ -951,12 +1049,14 @@ impl Batch for FastRound<'_> {
                     self.cleanup = Some(k);
                     return false;
                 }
-                return true;
+                return !self.budget.victim_named();
             }
         };
         self.out.push((ready.index, leaving(decision)));
         self.cursor = ready.index + 1;
-        true
+        // A victim named for the shared cap is stopped, and its memory released, before
+        // anyone else runs.
+        !self.budget.victim_named()
     }
 }
 
@@ -979,6 +1079,16 @@ impl Decider for ScriptHost {
                 continue;
             };
             if agent.suspended {
+                if !self.victims.borrow().is_empty() {
+                    if let Some(k) = self.slots.find(index, &agent.id) {
+                        self.victims.borrow_mut().remove(&k);
+                    }
+                }
+                index += 1;
+                continue;
+            }
+            if let Some(failed) = self.victim_failure(index, agent, script) {
+                out.push((index, leaving(failed)));
                 index += 1;
                 continue;
             }
@@ -1003,5 +1113,67 @@ impl Decider for ScriptHost {
             );
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::session::Session;
+    use crate::world::ErrorKind;
+    use mlua::Table;
+
+    /// A panic in a Rust function Lua calls becomes that agent's Lua error, in the full path
+    /// (an agent's first tick) and in the raw loop (its later ticks), and the scene goes on.
+    #[test]
+    fn a_panic_in_a_binding_becomes_the_agents_lua_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let scene = "name: panics\nmap:\n  rows: |\n    ......\nagents:\n  - id: caller\n    at: [0, 0]\n    script: caller.lua\n  - id: walker\n    at: [0, 0]\n    script: walker.lua\n";
+        let caller = "return { decide = function(self, world)\n  local t = world:tick()\n  if t == 0 or t == 3 or t == 5 then nav.broken() end\n  return move.stop()\nend }\n";
+        let walker = "return { decide = function(self) return move.to({ x = 5, y = 0 }) end }\n";
+        for (name, text) in [
+            ("scene.yaml", scene),
+            ("caller.lua", caller),
+            ("walker.lua", walker),
+        ] {
+            std::fs::write(dir.path().join(name), text).unwrap();
+        }
+        let mut session = Session::open_with(&dir.path().join("scene.yaml"), None, true).unwrap();
+        {
+            // A binding with a bug.
+            let lua = &session.host_mut().lua;
+            let nav: Table = lua.named_registry_value("agentbox.nav").unwrap();
+            let broken = lua
+                .create_function(|_, ()| -> mlua::Result<()> { panic!("a bug in a binding") })
+                .unwrap();
+            nav.raw_set("broken", broken).unwrap();
+        }
+        // Loaded again, so its `nav` has the broken binding.
+        let path = dir.path().join("caller.lua").canonicalize().unwrap();
+        assert!(session.host_mut().knows(&path));
+        session.host_mut().load(&path).unwrap();
+        let mut failures = 0;
+        for tick in 0..6 {
+            session.tick();
+            let caller = session.world().agent("caller").unwrap();
+            match &caller.error {
+                Some(error) => {
+                    failures += 1;
+                    assert_eq!(error.kind, ErrorKind::Runtime, "tick {tick}: {error}");
+                    assert!(
+                        error.message.contains("a bug in a binding")
+                            && error.message.contains("caller.lua:3:"),
+                        "tick {tick}: {error}"
+                    );
+                    assert!(!caller.suspended);
+                }
+                None => assert!(
+                    ![0, 3, 5].contains(&tick),
+                    "tick {tick}: the panic was lost"
+                ),
+            }
+            assert!(session.world().agent("walker").unwrap().error.is_none());
+        }
+        assert_eq!(failures, 3);
+        assert!(session.world().agent("walker").unwrap().pos.x > 0.3);
     }
 }

@@ -1531,3 +1531,54 @@ LUA_API int lua_memout (lua_State *L) {
 LUA_API int lua_memroom (lua_State *L, size_t bytes) {
   return luaM_roomfor(L, bytes);
 }
+
+
+/*
+** agentbox: memory held per owner (see 'callfrealloc' in lmem.c). The
+** host numbers the owners (0 is itself) and makes one current around each
+** call; the count array grows, outside Lua's own accounting, to cover it.
+** Returns 0 when the array cannot grow (the owner is then not counted).
+*/
+LUA_API int lua_setowner (lua_State *L, unsigned int owner) {
+  global_State *g = G(L);
+  if (owner >= g->nheld) {
+    unsigned int n = g->nheld < 64 ? 64 : g->nheld;
+    l_mem *held;
+    unsigned int i;
+    while (n <= owner) {
+      if (n > UINT_MAX / 2 || cast_sizet(n) * 2 > MAX_SIZET / sizeof(l_mem))
+        return 0;
+      n *= 2;
+    }
+    held = cast(l_mem *, (*g->frealloc)(g->ud, g->held,
+                                         g->nheld * sizeof(l_mem),
+                                         cast_sizet(n) * sizeof(l_mem)));
+    if (held == NULL)
+      return 0;
+    for (i = g->nheld; i < n; i++)
+      held[i] = 0;
+    g->held = held;
+    g->nheld = n;
+  }
+  g->owner = owner;
+  return 1;
+}
+
+
+LUA_API size_t lua_held (lua_State *L, unsigned int owner) {
+  global_State *g = G(L);
+  return (owner < g->nheld && g->held[owner] > 0)
+         ? cast_sizet(g->held[owner]) : 0;
+}
+
+
+LUA_API void lua_setquota (lua_State *L, size_t bytes) {
+  G(L)->quota = (bytes > cast_sizet(MAX_LMEM)) ? MAX_LMEM : cast(l_mem, bytes);
+}
+
+
+LUA_API unsigned int lua_victim (lua_State *L) {
+  unsigned int victim = G(L)->victim;
+  G(L)->victim = 0;
+  return victim;
+}

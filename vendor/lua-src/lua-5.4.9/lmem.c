@@ -42,9 +42,53 @@
 
 
 /*
-** Macro to call the allocation function.
+** agentbox: every block allocated here carries, in a header of OWNERHDR
+** bytes before it (16, so blocks keep the allocator's alignment), the
+** owner that was current when it was allocated or last resized
+** ('g->owner', set by the host around each agent's call). 'g->held[o]'
+** is the bytes of the blocks owner 'o' holds: a block is counted against
+** the owner that made it until it is freed, whoever runs when the
+** collector frees it. The sizes counted are Lua's, without the header.
+** Blocks allocated outside this file (the main state, lauxlib's buffer
+** boxes) have no header and never come here.
 */
-#define callfrealloc(g,block,os,ns)    ((*g->frealloc)(g->ud, block, os, ns))
+#define OWNERHDR	16
+
+#define blockowner(raw)	(*cast(unsigned int *, (raw)))
+
+#define addheld(g,o,n) \
+  { if ((o) < (g)->nheld) (g)->held[o] += cast(l_mem, (n)); }
+
+static void *callfrealloc (global_State *g, void *block, size_t os,
+                                                        size_t ns) {
+  char *raw;
+  char *newraw;
+  unsigned int old;
+  if (block == NULL) {  /* a new block ('os' is a tag) */
+    if (ns == 0)
+      return NULL;
+    newraw = cast_charp((*g->frealloc)(g->ud, NULL, os, ns + OWNERHDR));
+    if (newraw == NULL)
+      return NULL;
+  }
+  else {
+    raw = cast_charp(block) - OWNERHDR;
+    old = blockowner(raw);
+    if (ns == 0) {  /* free it */
+      (*g->frealloc)(g->ud, raw, os + OWNERHDR, 0);
+      addheld(g, old, -cast(l_mem, os));
+      return NULL;
+    }
+    newraw = cast_charp((*g->frealloc)(g->ud, raw, os + OWNERHDR,
+                                                   ns + OWNERHDR));
+    if (newraw == NULL)
+      return NULL;
+    addheld(g, old, -cast(l_mem, os));
+  }
+  blockowner(newraw) = g->owner;
+  addheld(g, g->owner, ns);
+  return newraw + OWNERHDR;
+}
 
 
 /*
@@ -171,21 +215,61 @@ static void *tryagain (lua_State *L, void *block,
 
 
 /*
-** agentbox: whether growing by 'grow' bytes keeps the bytes in use within
-** the host's limit ('lua_setmemlimit'); if not, collect garbage first, as
-** for a failed allocation. False means "not enough memory".
+** agentbox: whether the current owner may grow by 'grow' bytes. Two
+** limits hold: what one owner other than the host may hold ('g->quota'),
+** and what all hold together ('g->memlimit'). Over either, garbage is
+** collected first, as for a failed allocation. Then an owner over its
+** quota is refused. When only the shared cap is hit, the largest holder
+** is the one stopped: if that is the current owner, it is refused;
+** otherwise the allocation goes on (no owner gets an error for another's
+** bytes) and the largest holder becomes 'g->victim', for the host to stop
+** and release after the call; until then the others may go on up to one
+** quota over the cap. False means "not enough memory" ('g->memout').
 */
-#define withinlimit(g,grow)  \
-  ((g)->memlimit == 0 || gettotalbytes(g) + cast(l_mem, grow) <= (g)->memlimit)
+#define withinlimit(g,grow,limit)  \
+  ((limit) == 0 || gettotalbytes(g) + cast(l_mem, grow) <= (limit))
+
+#define withinquota(g,grow)  \
+  ((g)->quota == 0 || (g)->owner == 0 || (g)->owner >= (g)->nheld ||  \
+   (g)->held[(g)->owner] + cast(l_mem, grow) <= (g)->quota)
+
+/* whether a victim other than the current owner is already named and the
+   allocation stays within the headroom the others have until it is
+   released */
+#define othervictim(g,grow)  \
+  ((g)->victim != 0 && (g)->victim != (g)->owner && (g)->owner != 0 &&  \
+   withinlimit(g, grow, (g)->memlimit + (g)->quota))
+
+/* the owner (other than the host) holding the most bytes; the lowest
+   number among equals */
+static unsigned int largestholder (global_State *g) {
+  unsigned int o, best = 0;
+  for (o = 1; o < g->nheld; o++)
+    if (best == 0 || g->held[o] > g->held[best])
+      best = o;
+  return best;
+}
 
 int luaM_roomfor (lua_State *L, size_t grow) {
   global_State *g = G(L);
-  if (withinlimit(g, grow))
-    return 1;
+  if (l_likely(withinquota(g, grow))) {
+    if (l_likely(withinlimit(g, grow, g->memlimit)) || othervictim(g, grow))
+      return 1;
+  }
   if (cantryagain(g))
     luaC_fullgc(L, 1);
-  if (withinlimit(g, grow))
-    return 1;
+  if (withinquota(g, grow)) {
+    unsigned int largest;
+    if (withinlimit(g, grow, g->memlimit) || othervictim(g, grow))
+      return 1;
+    largest = largestholder(g);
+    if (g->owner != 0 && g->quota != 0 && largest != 0 &&
+        largest != g->owner &&
+        withinlimit(g, grow, g->memlimit + g->quota)) {
+      g->victim = largest;
+      return 1;
+    }
+  }
   g->memout = 1;
   return 0;
 }

@@ -291,6 +291,8 @@ static void close_state (lua_State *L) {
   luaM_freearray(L, G(L)->strt.hash, G(L)->strt.size);
   freestack(L);
   lua_assert(gettotalbytes(g) == sizeof(LG));
+  if (g->held != NULL)  /* agentbox: the owners' counts (a raw block) */
+    (*g->frealloc)(g->ud, g->held, g->nheld * sizeof(l_mem), 0);
   (*g->frealloc)(g->ud, fromstate(L), sizeof(LG), 0);  /* free main block */
 }
 
@@ -393,6 +395,11 @@ LUA_API lua_State *lua_newstate (lua_Alloc f, void *ud) {
   g->memlimit = 0;
   g->addrorder = 0;
   g->memout = 0;
+  g->held = NULL;
+  g->nheld = 0;
+  g->owner = 0;
+  g->victim = 0;
+  g->quota = 0;
   g->mainthread = L;
   g->seed = luai_makeseed(L);
   g->gcstp = GCSTPGC;  /* no GC while building state */

@@ -305,6 +305,12 @@ typedef struct global_State {
   l_mem memlimit;  /* bytes in use may not grow beyond this (0: no limit) */
   lu_byte addrorder;  /* 'next' visited a key hashed by its address */
   lu_byte memout;  /* an allocation was refused for 'memlimit' */
+  /* agentbox: memory held per owner (see 'lua_setowner' in lapi.c) */
+  l_mem *held;  /* bytes held by each owner's blocks (raw block, 'nheld' long) */
+  unsigned int nheld;  /* owners counted: 0 .. nheld-1 */
+  unsigned int owner;  /* the owner of the blocks allocated now (0: the host) */
+  unsigned int victim;  /* owner stopped for the shared cap (0: none) */
+  l_mem quota;  /* bytes one owner other than 0 may hold (0: no quota) */
 } global_State;
 
 

@@ -338,6 +338,11 @@ LUA_API size_t (lua_memused) (lua_State *L);
 LUA_API int (lua_addrorder) (lua_State *L);
 LUA_API int (lua_memout) (lua_State *L);
 LUA_API int (lua_memroom) (lua_State *L, size_t bytes);
+/* agentbox: memory held per owner */
+LUA_API int (lua_setowner) (lua_State *L, unsigned int owner);
+LUA_API size_t (lua_held) (lua_State *L, unsigned int owner);
+LUA_API void (lua_setquota) (lua_State *L, size_t bytes);
+LUA_API unsigned int (lua_victim) (lua_State *L);
 LUA_API void (lua_warning)  (lua_State *L, const char *msg, int tocont);
 
 
