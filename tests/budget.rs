@@ -83,7 +83,7 @@ fn the_memory_budget_applies_to_the_scene() {
         let error = last_error(&stdout(&out), "a");
         assert_eq!(
             error.contains("memory limit exceeded")
-                && error.contains("all scripts together hold at most 16 MB"),
+                && error.contains("all scripts together 16 MB"),
             fails,
             "{error}"
         );

@@ -1118,8 +1118,9 @@ impl Decider for ScriptHost {
 
 #[cfg(test)]
 mod tests {
-    use crate::session::Session;
-    use crate::world::ErrorKind;
+    use super::ScriptHost;
+    use crate::sim::Simulation;
+    use crate::world::{Agent, Brain, ErrorKind, Tile, World};
     use mlua::Table;
 
     /// A panic in a Rust function Lua calls becomes that agent's Lua error, in the full path
@@ -1127,34 +1128,32 @@ mod tests {
     #[test]
     fn a_panic_in_a_binding_becomes_the_agents_lua_error() {
         let dir = tempfile::tempdir().unwrap();
-        let scene = "name: panics\nmap:\n  rows: |\n    ......\nagents:\n  - id: caller\n    at: [0, 0]\n    script: caller.lua\n  - id: walker\n    at: [0, 0]\n    script: walker.lua\n";
         let caller = "return { decide = function(self, world)\n  local t = world:tick()\n  if t == 0 or t == 3 or t == 5 then nav.broken() end\n  return move.stop()\nend }\n";
         let walker = "return { decide = function(self) return move.to({ x = 5, y = 0 }) end }\n";
-        for (name, text) in [
-            ("scene.yaml", scene),
-            ("caller.lua", caller),
-            ("walker.lua", walker),
-        ] {
-            std::fs::write(dir.path().join(name), text).unwrap();
-        }
-        let mut session = Session::open_with(&dir.path().join("scene.yaml"), None, true).unwrap();
+        let mut world = World::from_ascii(&["......"]);
+        let mut host = ScriptHost::new(0).unwrap();
         {
-            // A binding with a bug.
-            let lua = &session.host_mut().lua;
-            let nav: Table = lua.named_registry_value("agentbox.nav").unwrap();
-            let broken = lua
+            // A binding with a bug; the scripts load after it, so their `nav` has it.
+            let nav: Table = host.lua.named_registry_value("agentbox.nav").unwrap();
+            let broken = host
+                .lua
                 .create_function(|_, ()| -> mlua::Result<()> { panic!("a bug in a binding") })
                 .unwrap();
             nav.raw_set("broken", broken).unwrap();
         }
-        // Loaded again, so its `nav` has the broken binding.
-        let path = dir.path().join("caller.lua").canonicalize().unwrap();
-        assert!(session.host_mut().knows(&path));
-        session.host_mut().load(&path).unwrap();
+        for (id, text) in [("caller", caller), ("walker", walker)] {
+            let path = dir.path().join(format!("{id}.lua"));
+            std::fs::write(&path, text).unwrap();
+            host.load(&path).unwrap();
+            let mut agent = Agent::new(id, Tile::new(0, 0));
+            agent.brain = Brain::Script(path);
+            world.agents.push(agent);
+        }
+        let mut sim = Simulation::new(world);
         let mut failures = 0;
         for tick in 0..6 {
-            session.tick();
-            let caller = session.world().agent("caller").unwrap();
+            sim.step(&mut host);
+            let caller = sim.world().agent("caller").unwrap();
             match &caller.error {
                 Some(error) => {
                     failures += 1;
@@ -1171,9 +1170,9 @@ mod tests {
                     "tick {tick}: the panic was lost"
                 ),
             }
-            assert!(session.world().agent("walker").unwrap().error.is_none());
+            assert!(sim.world().agent("walker").unwrap().error.is_none());
         }
         assert_eq!(failures, 3);
-        assert!(session.world().agent("walker").unwrap().pos.x > 0.3);
+        assert!(sim.world().agent("walker").unwrap().pos.x > 0.3);
     }
 }
