@@ -639,16 +639,8 @@ impl ScriptHost {
         let mut args = vec![
             Value::Function(self.handler.clone()),
             Value::Table(self.world_table.clone()),
-            Value::Table(self.hot.views.store().clone()),
-            Value::Table(self.hot.views.parts().clone()),
+            Value::String(self.hot.views.names[views::DECIDE].clone()),
         ];
-        args.extend(
-            self.hot
-                .views
-                .names
-                .iter()
-                .map(|n| Value::String(n.clone())),
-        );
         args.extend(self.hot.caches().into_iter().map(Value::Table));
         let mut batch = FastRound {
             turns: &self.turns.list,
@@ -928,7 +920,6 @@ impl Batch for FastRound<'_> {
         };
         self.rngs.leave();
         let decision = match outcome {
-            Outcome::Retry => return false,
             Outcome::Act(action) => Decision::Act(action),
             Outcome::Returned("userdata") => {
                 Decision::Failed(ScriptError::runtime(not_an_action(&self.name(ready.index))))
