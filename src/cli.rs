@@ -316,10 +316,18 @@ fn bench_against(path: &Path, other: &Path, ticks: u64, warmup: u64) -> io::Resu
             return Ok(ExitCode::FAILURE);
         }
     };
-    show_figures("scene", &a)?;
-    show_figures("against", &b)?;
+    compare(("scene", &a), ("against", &b))
+}
+
+/// Both runs' figures and their ratio.
+fn compare(
+    (name_a, a): (&str, &crate::bench::Figures),
+    (name_b, b): (&str, &crate::bench::Figures),
+) -> io::Result<ExitCode> {
+    show_figures(name_a, a)?;
+    show_figures(name_b, b)?;
     say(format_args!(
-        "scene/against: {:.2}x per tick, {:.2}x per decision (taking turns of {} ticks)\n",
+        "{name_a}/{name_b}: {:.2}x per tick, {:.2}x per decision (taking turns of {} ticks)\n",
         a.ms_per_tick() / b.ms_per_tick(),
         a.ns_per_decision() / b.ns_per_decision(),
         crate::bench::BLOCK
@@ -328,10 +336,9 @@ fn bench_against(path: &Path, other: &Path, ticks: u64, warmup: u64) -> io::Resu
 }
 
 fn bench(path: &Path, ticks: u64, warmup: u64, native: bool) -> io::Result<ExitCode> {
-    let show = show_figures;
     if !native {
         match crate::bench::lua(path, warmup, ticks) {
-            Ok(lua) => show("lua", &lua)?,
+            Ok(lua) => show_figures("lua", &lua)?,
             Err(e) => {
                 eprintln!("{e}");
                 return Ok(ExitCode::FAILURE);
@@ -346,15 +353,7 @@ fn bench(path: &Path, ticks: u64, warmup: u64, native: bool) -> io::Result<ExitC
             return Ok(ExitCode::FAILURE);
         }
     };
-    show("lua", &lua)?;
-    show("rust", &rust)?;
-    say(format_args!(
-        "lua/rust: {:.2}x per tick, {:.2}x per decision (taking turns of {} ticks)\n",
-        lua.ms_per_tick() / rust.ms_per_tick(),
-        lua.ns_per_decision() / rust.ns_per_decision(),
-        crate::bench::BLOCK
-    ))?;
-    Ok(ExitCode::SUCCESS)
+    compare(("lua", &lua), ("rust", &rust))
 }
 
 fn test(paths: &[PathBuf], jobs: Option<usize>) -> io::Result<ExitCode> {

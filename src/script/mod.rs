@@ -732,6 +732,14 @@ impl ScriptHost {
     }
 }
 
+/// A failure of the host's own for the agent running `script`.
+fn internal(script: &Path, what: &str) -> Decision {
+    let name = display(script);
+    leaving(Decision::Failed(ScriptError::runtime(format!(
+        "{name}: {what}"
+    ))))
+}
+
 /// What `decide` returning a userdata that is no action says.
 fn not_an_action(name: &str) -> String {
     format!(
@@ -959,13 +967,7 @@ impl Decider for ScriptHost {
                         self.turns.list[index] = Turn::Raw(k, r)
                     }
                     _ => {
-                        let name = display(script);
-                        out.push((
-                            index,
-                            leaving(Decision::Failed(ScriptError::runtime(format!(
-                                "{name}: agent state lost (this is a bug)"
-                            )))),
-                        ));
+                        out.push((index, internal(script, "agent state lost (this is a bug)")));
                         index += 1;
                         continue;
                     }
@@ -976,13 +978,8 @@ impl Decider for ScriptHost {
                 index = next;
             } else {
                 // The loop could not start (no room on the Lua stack).
-                let name = display(script);
-                out.push((
-                    index,
-                    leaving(Decision::Failed(ScriptError::runtime(format!(
-                        "{name}: decide could not be called: the Lua stack is full"
-                    )))),
-                ));
+                let why = "decide could not be called: the Lua stack is full";
+                out.push((index, internal(script, why)));
                 index += 1;
             }
         }

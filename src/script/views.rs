@@ -79,6 +79,9 @@ pub struct Views {
     selves: RefCell<FastMap<usize, u32>>,
     /// Part proxy address → agent index and part (`POS`, `VEL` or `TILE`).
     parts: RefCell<FastMap<usize, (u32, u8)>>,
+    /// By agent index: its `pos` proxy's address (0 until made), so the most common read, the
+    /// deciding agent's own `self.pos.x`, is found without the map.
+    pos_ptrs: RefCell<Vec<usize>>,
     /// The part proxy read last, and its entry (`pos.x` is most often followed by `pos.y`).
     last_part: Cell<(usize, (u32, u8))>,
     /// The address and agent index of the view handed out last.
@@ -110,6 +113,7 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
         by_ptr: RefCell::new(FastMap::default()),
         selves: RefCell::new(FastMap::default()),
         parts: RefCell::new(FastMap::default()),
+        pos_ptrs: RefCell::new(Vec::new()),
         last_part: Cell::new((0, (0, 0))),
         last: Cell::new((0, 0)),
         names,
@@ -256,7 +260,7 @@ unsafe extern "C-unwind" fn part_index(state: *mut ffi::lua_State) -> c_int {
         let part = match views.last_part.get() {
             (last, part) if last == ptr => Some(part),
             _ => host(state, || {
-                let part = views.parts.borrow().get(&ptr).copied()?;
+                let part = views.part_of(ptr)?;
                 views.last_part.set((ptr, part));
                 Some(part)
             }),
@@ -531,10 +535,28 @@ impl Views {
         proxy.set_metatable(Some(self.part_meta.clone()))?;
         super::sandbox::protect(lua, &proxy, &format!("an agent's {}", KEY_NAMES[field]))?;
         self.proxies.raw_set(at, &proxy)?;
+        let ptr = proxy.to_pointer() as usize;
         self.parts
             .borrow_mut()
-            .insert(proxy.to_pointer() as usize, (index as u32, field as u8));
+            .insert(ptr, (index as u32, field as u8));
+        if field == POS {
+            let mut pos_ptrs = self.pos_ptrs.borrow_mut();
+            if pos_ptrs.len() <= index {
+                pos_ptrs.resize(index + 1, 0);
+            }
+            pos_ptrs[index] = ptr;
+        }
         Ok(proxy)
+    }
+
+    /// The agent index and part of the proxy at `ptr`.
+    fn part_of(&self, ptr: usize) -> Option<(u32, u8)> {
+        if let Some(me) = self.deciding_index.get() {
+            if self.pos_ptrs.borrow().get(me) == Some(&ptr) {
+                return Some((me as u32, POS as u8));
+            }
+        }
+        self.parts.borrow().get(&ptr).copied()
     }
 
     /// Links an agent's `self` to agent index `index` (its engine fields are read through the
