@@ -56,7 +56,7 @@ struct Slot {
     seen_generation: Option<u64>,
     /// The agent index and view table `self` shares its `pos`, `vel` and `tile` with.
     linked: Option<(usize, usize)>,
-    /// When this slot last went through the full path: the host's load count, its module
+    /// When this slot was last readied through mlua (`prepare_one`): the host's load count, its module
     /// table's registry reference, and the world roster. While no script has loaded since,
     /// the module, its generation and `init` are known good, so the raw loop may run it; while
     /// the roster stays, so is the agent's script.
@@ -605,7 +605,8 @@ impl ScriptHost {
     }
 
     /// Makes every agent's [`Turn`] for this round, unless the list made before still holds.
-    /// Changes during the round (a full-path decision) concern agents already decided.
+    /// Changes during the round (an agent readied through mlua) concern that agent, whose
+    /// entry is then set.
     fn plan_turns(&mut self, world: &World) {
         let stamp = (
             self.generations,
@@ -833,7 +834,7 @@ struct Turns {
 }
 
 /// The slot and raw-loop entry of the agent at `index`, if it is ready for the raw loop: its
-/// slot went through the full path since the last load, and `self` is linked to the view at
+/// slot was readied (`prepare_one`) since the last load, and `self` is linked to the view at
 /// this index.
 fn ready(
     slots: &mut Slots,

@@ -227,9 +227,16 @@ unsafe extern "C-unwind" fn field_index(state: *mut ffi::lua_State) -> c_int {
             }
             Some(POS | VEL | TILE) => {}
             Some(field) => {
-                match views.world().and_then(|w| w.agents.get(index)) {
-                    Some(agent) => push_scalar(state, field, agent),
-                    None => ffi::lua_pushnil(state),
+                let value = host(state, || {
+                    let agent = views.world()?.agents.get(index)?;
+                    Some(scalar(field, agent))
+                });
+                match value {
+                    Some(Scalar::Number(n)) => ffi::lua_pushnumber(state, n),
+                    Some(Scalar::Text(s)) => {
+                        ffi::lua_pushlstring(state, s.as_ptr() as *const _, s.len());
+                    }
+                    Some(Scalar::Nil) | None => ffi::lua_pushnil(state),
                 }
                 return 1;
             }
@@ -257,39 +264,40 @@ unsafe extern "C-unwind" fn part_index(state: *mut ffi::lua_State) -> c_int {
             Some(b"y") => 1,
             _ => 2,
         };
-        let part = match views.last_part.get() {
-            (last, part) if last == ptr => Some(part),
-            _ => host(state, || {
-                let part = views.part_of(ptr)?;
-                views.last_part.set((ptr, part));
-                Some(part)
-            }),
-        };
-        let (Some((index, part)), Some(world), true) = (part, views.world(), axis < 2) else {
-            ffi::lua_pushnil(state);
-            return 1;
-        };
-        let index = index as usize;
-        let pick = |v: glam::DVec2| if axis == 0 { v.x } else { v.y };
-        match part as usize {
-            POS => match world.agent_pos(index) {
-                Some(p) => ffi::lua_pushnumber(state, pick(p)),
-                None => ffi::lua_pushnil(state),
-            },
-            VEL => match world.agents.get(index) {
-                Some(a) => ffi::lua_pushnumber(state, pick(a.vel)),
-                None => ffi::lua_pushnil(state),
-            },
-            _ => match world.agents.get(index) {
-                Some(a) => {
-                    let t = a.tile();
-                    ffi::lua_pushinteger(state, if axis == 0 { t.x } else { t.y } as i64)
+        // The number, read in Rust under `host` (a panic becomes a Lua error).
+        let value = host(state, || {
+            let (index, part) = match views.last_part.get() {
+                (last, part) if last == ptr => part,
+                _ => {
+                    let part = views.part_of(ptr)?;
+                    views.last_part.set((ptr, part));
+                    part
                 }
-                None => ffi::lua_pushnil(state),
-            },
+            };
+            let (world, index) = (views.world()?, index as usize);
+            let pick = |v: glam::DVec2| [v.x, v.y].get(axis).copied();
+            match part as usize {
+                POS => pick(world.agent_pos(index)?).map(Num::Float),
+                VEL => pick(world.agents.get(index)?.vel).map(Num::Float),
+                _ => {
+                    let t = world.agents.get(index)?.tile();
+                    [t.x, t.y].get(axis).map(|&n| Num::Int(n as i64))
+                }
+            }
+        });
+        match value {
+            Some(Num::Float(n)) => ffi::lua_pushnumber(state, n),
+            Some(Num::Int(n)) => ffi::lua_pushinteger(state, n),
+            None => ffi::lua_pushnil(state),
         }
         1
     }
+}
+
+/// A coordinate of a part: tiles are integers.
+enum Num {
+    Float(f64),
+    Int(i64),
 }
 
 /// The bytes of the string at `at`, if it is one (not a number: `lua_tolstring` would convert
@@ -309,28 +317,23 @@ unsafe fn key_bytes<'a>(state: *mut ffi::lua_State, at: c_int) -> Option<&'a [u8
     }
 }
 
-/// Pushes a scalar field of `agent` (`id`, `kind`, `heading`, `speed`, `action`, `sense`).
-///
-/// # Safety
-/// A live state with room for one value.
-unsafe fn push_scalar(state: *mut ffi::lua_State, field: usize, agent: &Agent) {
-    // SAFETY: the caller's contract; the strings are copied by Lua.
-    unsafe {
-        let text = |s: &str| {
-            ffi::lua_pushlstring(state, s.as_ptr() as *const _, s.len());
-        };
-        match KEY_NAMES[field] {
-            "id" => text(&agent.id),
-            "kind" => text(&agent.kind),
-            "heading" => ffi::lua_pushnumber(state, agent.heading()),
-            "speed" => ffi::lua_pushnumber(state, agent.speed),
-            "action" => text(agent.action.name()),
-            "sense" => match agent.sense {
-                Some(s) => ffi::lua_pushnumber(state, s),
-                None => ffi::lua_pushnil(state),
-            },
-            _ => ffi::lua_pushnil(state),
-        }
+/// The Lua value of a scalar field.
+enum Scalar<'a> {
+    Number(f64),
+    Text(&'a str),
+    Nil,
+}
+
+/// A scalar field of `agent` (`id`, `kind`, `heading`, `speed`, `action`, `sense`).
+fn scalar(field: usize, agent: &Agent) -> Scalar<'_> {
+    match KEY_NAMES[field] {
+        "id" => Scalar::Text(&agent.id),
+        "kind" => Scalar::Text(&agent.kind),
+        "heading" => Scalar::Number(agent.heading()),
+        "speed" => Scalar::Number(agent.speed),
+        "action" => Scalar::Text(agent.action.name()),
+        "sense" => agent.sense.map_or(Scalar::Nil, Scalar::Number),
+        _ => Scalar::Nil,
     }
 }
 
