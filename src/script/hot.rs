@@ -11,7 +11,9 @@
 //!   argument: `world:nearest`, whose query is written once ([`nearest_of`]) for both, and the
 //!   `move.*` functions taking a target, whose raw entry only hands out the action the mlua
 //!   function made and cached for that target agent (one per target instead of a new userdata
-//!   per call).
+//!   per call). `world:tick()` and `world:time()` are raw C functions and nothing else.
+//! - The engine fields of views and `self` are read by raw `__index` functions of their own
+//!   (`views.rs`).
 //! - [`run_batch`]: calls `decide` for every agent (the host prepares an agent's slot, module,
 //!   `init` or `on_reload` and view first, when they are new), each under the work budget and
 //!   the message handler, in one protected call
