@@ -244,14 +244,34 @@ pub const BLOCK: u64 = 10;
 pub fn side_by_side(path: &Path, warmup: u64, ticks: u64) -> Result<(Figures, Figures), String> {
     let mut lua = lua_run(path, warmup)?;
     let mut rust = native_run(path, warmup)?;
+    take_turns(&mut lua, &mut rust, ticks);
+    Ok((lua.figures, rust.figures))
+}
+
+/// Runs the scenes at `path` and `other`, each with its Lua scripts, side by side as
+/// [`side_by_side`] does: for comparing two scripts (`scripts/crowd_reads.lua` against
+/// `scripts/crowd.lua`) under the same load.
+pub fn against(
+    path: &Path,
+    other: &Path,
+    warmup: u64,
+    ticks: u64,
+) -> Result<(Figures, Figures), String> {
+    let mut first = lua_run(path, warmup)?;
+    let mut second = lua_run(other, warmup)?;
+    take_turns(&mut first, &mut second, ticks);
+    Ok((first.figures, second.figures))
+}
+
+/// Measures `a` and `b` in turns of [`BLOCK`] ticks until each has run `ticks`.
+fn take_turns<A: Decider, B: Decider>(a: &mut Run<A>, b: &mut Run<B>, ticks: u64) {
     let mut left = ticks;
     while left > 0 {
         let block = left.min(BLOCK);
-        lua.measure(block);
-        rust.measure(block);
+        a.measure(block);
+        b.measure(block);
         left -= block;
     }
-    Ok((lua.figures, rust.figures))
 }
 
 #[cfg(test)]

@@ -137,8 +137,12 @@ enum Command {
         warmup: u64,
         /// Also run the behaviour of scripts/crowd.lua written in Rust, side by side with the
         /// Lua run (taking turns of 10 ticks, so both see the same machine load), and compare.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "against")]
         native: bool,
+        /// Also run this scene with its Lua scripts, side by side with SCENE (taking turns of 10
+        /// ticks), and compare: e.g. scenes/crowd_reads.yaml --against scenes/crowd_5k.yaml.
+        #[arg(long, value_name = "OTHER")]
+        against: Option<PathBuf>,
     },
 }
 
@@ -226,7 +230,11 @@ fn run(command: Command) -> io::Result<ExitCode> {
             ticks,
             warmup,
             native,
-        } => bench(&scene, ticks, warmup, native)?,
+            against,
+        } => match against {
+            Some(other) => bench_against(&scene, &other, ticks, warmup)?,
+            None => bench(&scene, ticks, warmup, native)?,
+        },
         Command::Api {
             stubs,
             markdown,
@@ -284,23 +292,53 @@ fn api(
     Ok(ExitCode::SUCCESS)
 }
 
-fn bench(path: &Path, ticks: u64, warmup: u64, native: bool) -> io::Result<ExitCode> {
-    let show = |what: &str, f: &crate::bench::Figures| {
-        say(format_args!(
-            "{what}: {} agents, {} ticks: {:.3} ms per tick ({:.1} ticks/s; wall {:.3} ms per tick), {:.0} ns per decision ({} decisions, {} failed)\n",
-            f.agents,
-            f.ticks,
-            f.ms_per_tick(),
-            f.ticks_per_second(),
-            f.wall.as_secs_f64() * 1e3 / f.ticks.max(1) as f64,
-            f.ns_per_decision(),
-            f.decisions,
-            f.failed
-        ))
+/// One line of `agentbox bench` figures.
+fn show_figures(what: &str, f: &crate::bench::Figures) -> io::Result<()> {
+    say(format_args!(
+        "{what}: {} agents, {} ticks: {:.3} ms per tick ({:.1} ticks/s; wall {:.3} ms per tick), {:.0} ns per decision ({} decisions, {} failed)\n",
+        f.agents,
+        f.ticks,
+        f.ms_per_tick(),
+        f.ticks_per_second(),
+        f.wall.as_secs_f64() * 1e3 / f.ticks.max(1) as f64,
+        f.ns_per_decision(),
+        f.decisions,
+        f.failed
+    ))
+}
+
+/// `agentbox bench SCENE --against OTHER`: both scenes' Lua side by side.
+fn bench_against(path: &Path, other: &Path, ticks: u64, warmup: u64) -> io::Result<ExitCode> {
+    let (a, b) = match crate::bench::against(path, other, warmup, ticks) {
+        Ok(both) => both,
+        Err(e) => {
+            eprintln!("{e}");
+            return Ok(ExitCode::FAILURE);
+        }
     };
+    compare(("scene", &a), ("against", &b))
+}
+
+/// Both runs' figures and their ratio.
+fn compare(
+    (name_a, a): (&str, &crate::bench::Figures),
+    (name_b, b): (&str, &crate::bench::Figures),
+) -> io::Result<ExitCode> {
+    show_figures(name_a, a)?;
+    show_figures(name_b, b)?;
+    say(format_args!(
+        "{name_a}/{name_b}: {:.2}x per tick, {:.2}x per decision (taking turns of {} ticks)\n",
+        a.ms_per_tick() / b.ms_per_tick(),
+        a.ns_per_decision() / b.ns_per_decision(),
+        crate::bench::BLOCK
+    ))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn bench(path: &Path, ticks: u64, warmup: u64, native: bool) -> io::Result<ExitCode> {
     if !native {
         match crate::bench::lua(path, warmup, ticks) {
-            Ok(lua) => show("lua", &lua)?,
+            Ok(lua) => show_figures("lua", &lua)?,
             Err(e) => {
                 eprintln!("{e}");
                 return Ok(ExitCode::FAILURE);
@@ -315,15 +353,7 @@ fn bench(path: &Path, ticks: u64, warmup: u64, native: bool) -> io::Result<ExitC
             return Ok(ExitCode::FAILURE);
         }
     };
-    show("lua", &lua)?;
-    show("rust", &rust)?;
-    say(format_args!(
-        "lua/rust: {:.2}x per tick, {:.2}x per decision (taking turns of {} ticks)\n",
-        lua.ms_per_tick() / rust.ms_per_tick(),
-        lua.ns_per_decision() / rust.ns_per_decision(),
-        crate::bench::BLOCK
-    ))?;
-    Ok(ExitCode::SUCCESS)
+    compare(("lua", &lua), ("rust", &rust))
 }
 
 fn test(paths: &[PathBuf], jobs: Option<usize>) -> io::Result<ExitCode> {

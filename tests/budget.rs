@@ -82,8 +82,7 @@ fn the_memory_budget_applies_to_the_scene() {
         assert!(out.status.success(), "{}", stderr(&out));
         let error = last_error(&stdout(&out), "a");
         assert_eq!(
-            error.contains("memory limit exceeded")
-                && error.contains("all scripts together 16 MB"),
+            error.contains("memory limit exceeded") && error.contains("all scripts together 16 MB"),
             fails,
             "{error}"
         );

@@ -274,7 +274,10 @@ function M.decide(self, world)
     assert(w.id == "b" and e == distance(v, w), "nearest flag of d")
   end
   assert(d == distance(self, v), "distance " .. d .. " at tick " .. tick)
-  assert(rawget(self, "pos") == self.pos and rawget(v, "pos") == v.pos, "pos kept raw")
+  -- `self` keeps its pos proxy raw; a view holds no raw field, ever (so no script can write
+  -- one), and hands out the same proxy every time.
+  assert(rawget(self, "pos") == self.pos, "self's pos kept raw")
+  assert(rawget(v, "pos") == nil and v.pos == v.pos, "a view's pos not raw, and the same proxy")
   -- The general path: a kind of its own, a point.
   local f, g = world:nearest(self, "flag")
   assert(f.id == "b" and g == distance(self, f), "nearest flag")
@@ -308,7 +311,7 @@ return M
         error
             .as_ref()
             .map(|e| e.as_str())
-            .is_some_and(|e| e.contains("a.lua:29: error: checked 4")),
+            .is_some_and(|e| e.contains("a.lua:32: error: checked 4")),
         "{error:?}"
     );
     for id in ["b", "c", "d"] {

@@ -18,7 +18,7 @@
 ---@field x integer Column.
 ---@field y integer Row.
 
----What a script sees of an agent during one tick. Views are read-only snapshots refreshed in place each tick (an agent's `self` shares `pos`, `vel` and `tile` with its view): copy the numbers you want to keep, and do not write to them. Read fields by name: `pos`, `vel`, `tile`, `heading`, `speed`, `action` and `sense` are filled in on first read (so `pairs` lists them only after that), and the metatable is locked.
+---What a script sees of an agent during one tick. Views are read-only: every field is read from the tick being decided at the moment you read it (an agent's `self` shares `pos`, `vel` and `tile` with its view), so copy the numbers you want to keep, and do not write to them. Read fields by name: a view holds no field of its own (`pairs` and `rawget` see none), `self` holds `id`, `kind`, `params`, `memory` and, once read, `pos`, `vel` and `tile`; the metatable is locked.
 ---@class agentbox.AgentView
 ---@field id string Unique id.
 ---@field kind string The scene's `kind` (default: the id).

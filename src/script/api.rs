@@ -142,25 +142,24 @@ pub fn world_table(lua: &Lua) -> mlua::Result<Table> {
                 })
             })?,
         )?;
+        // Any arguments (the raw entry reads the deciding agent's `self` itself); the query
+        // is `hot::nearest_of`, for both.
         let full = lua.create_function(
             |lua, (_, from, kind): (Value, Value, Option<mlua::LuaString>)| {
                 with_world(lua, "world:nearest", |w| {
-                    let (origin, exclude) = if views::get(lua)?.is_deciding_self(&from) {
-                        deciding_agent(lua, w, "world:nearest")?
-                    } else {
-                        (
+                    let views = views::get(lua)?;
+                    let from = match views.deciding() {
+                        Some((_, i)) if views.is_deciding_self(&from) => hot::From::Agent(i),
+                        _ => hot::From::Point(
                             to_pos(lua, &from, Arg::new("world:nearest", 1))?,
                             own_index(lua, w, &from)?,
-                        )
+                        ),
                     };
-                    let kind = kind.as_ref().map(|k| k.to_str()).transpose()?;
-                    match w.nearest_agent(origin, kind.as_deref(), exclude) {
-                        // The view and its distance, as the fast path gives them.
-                        Some(i) => (
-                            views::get(lua)?.view(lua, w, i)?,
-                            w.agents[i].pos.distance(origin),
-                        )
-                            .into_lua_multi(lua),
+                    let kind = kind.as_ref().map(|k| k.as_bytes());
+                    match hot::nearest_of(w, from, kind.as_deref()) {
+                        Some((i, distance)) => {
+                            (views.view(lua, w, i)?, distance).into_lua_multi(lua)
+                        }
                         None => Value::Nil.into_lua_multi(lua),
                     }
                 })
@@ -170,14 +169,9 @@ pub fn world_table(lua: &Lua) -> mlua::Result<Table> {
             "nearest",
             super::hot::nearest(lua, &super::hot::get(lua)?, full)?,
         )?;
-        methods.raw_set(
-            "tick",
-            lua.create_function(|lua, _: Value| with_world(lua, "world:tick", |w| Ok(w.tick)))?,
-        )?;
-        methods.raw_set(
-            "time",
-            lua.create_function(|lua, _: Value| with_world(lua, "world:time", |w| Ok(w.time())))?,
-        )?;
+        // Read every tick by many scripts: raw C functions, a few dozen instructions each.
+        methods.raw_set("tick", hot::world_number(lua, hot::Number::Tick)?)?;
+        methods.raw_set("time", hot::world_number(lua, hot::Number::Time)?)?;
         methods.raw_set(
             "size",
             lua.create_function(|lua, _: Value| {

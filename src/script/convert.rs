@@ -112,7 +112,7 @@ pub fn to_pos(lua: &Lua, value: &Value, arg: Arg) -> mlua::Result<DVec2> {
         let views = super::views::get(lua)?;
         let mut p = read_xy(&views, t)?;
         if p.is_none() {
-            // A view's `pos` is filled in on first read, through its metatable.
+            // A view's `pos` is read through its metatable.
             if let Value::Table(pos) = t.get::<Value>(&views.names[POS])? {
                 p = read_xy(&views, &pos)?;
             }

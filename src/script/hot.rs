@@ -6,12 +6,17 @@
 //!   the book of live actions); one per Lua state, in its app data.
 //! - [`ActionBook`]: every live action userdata by address, so the decision loop reads what
 //!   `decide` returned without an mlua type check.
-//! - Raw C functions with a fast path for the common call and the full mlua function as their
-//!   fallback for everything else (other argument shapes, errors with their messages):
-//!   `world:nearest(self, kind)` and the `move.*` functions taking a target, which hand out one
-//!   cached action per target agent instead of a new userdata per call.
-//! - [`run_batch`]: calls `decide` for a run of agents whose state is ready (slot, module,
-//!   view), each under the instruction budget and the message handler, in one protected call
+//! - Raw C entry points that read the common arguments themselves and hand everything else
+//!   (other argument shapes, errors with their messages) to the mlua function that reads any
+//!   argument: `world:nearest`, whose query is written once ([`nearest_of`]) for both, and the
+//!   `move.*` functions taking a target, whose raw entry only hands out the action the mlua
+//!   function made and cached for that target agent (one per target instead of a new userdata
+//!   per call). `world:tick()` and `world:time()` are raw C functions and nothing else.
+//! - The engine fields of views and `self` are read by raw `__index` functions of their own
+//!   (`views.rs`).
+//! - [`run_batch`]: calls `decide` for every agent (the host prepares an agent's slot, module,
+//!   `init` or `on_reload` and view first, when they are new), each under the work budget and
+//!   the message handler, in one protected call
 //!   ([`decide_loop`]) that is entered again after an agent whose `decide` raised. While it
 //!   runs, the raw functions find its [`Hot`] in a thread-local instead of their upvalue.
 //!
@@ -20,9 +25,10 @@
 //! with only references and plain numbers in its frames. It never changes the world.
 
 use super::budget::{Call, Stop};
-use super::views::{write_scalars_raw, Keys, Views, DECIDE, KEY_NAMES};
+use super::views::{raw_closure, Views};
 use crate::world::spatial::FastMap;
 use crate::world::{Action, Target, World};
+use glam::DVec2;
 use mlua::ffi;
 use mlua::{AnyUserData, Function, Lua, Table, Value};
 use std::cell::{Cell, RefCell};
@@ -55,8 +61,6 @@ pub type MakeAction = fn(Target) -> Action;
 pub struct Hot {
     pub views: Rc<Views>,
     pub book: Rc<ActionBook>,
-    /// The world of the round being decided (null outside one).
-    world: Cell<*const World>,
     /// Per cache of actions by target agent: the views' roster its entries were made for
     /// (entries of an older roster are dropped before the next is added).
     stamps: RefCell<Vec<u64>>,
@@ -74,7 +78,6 @@ pub fn install(lua: &Lua) -> mlua::Result<Rc<Hot>> {
     let hot = Rc::new(Hot {
         views: super::views::get(lua)?,
         book: Rc::new(ActionBook::default()),
-        world: Cell::new(std::ptr::null()),
         stamps: RefCell::new(Vec::new()),
         makers: RefCell::new(Vec::new()),
         caches: RefCell::new(Vec::new()),
@@ -95,14 +98,11 @@ impl Hot {
     /// Sets the world raw functions read (`None` once the round is over). The caller keeps
     /// the world alive until it clears it.
     pub fn set_world(&self, world: Option<&World>) {
-        self.world
-            .set(world.map_or(std::ptr::null(), |w| w as *const World));
+        self.views.set_world(world);
     }
 
     fn world(&self) -> Option<&World> {
-        // SAFETY: set from a world the host keeps alive (an `Rc` in the app data) until it
-        // clears the pointer at the end of the round.
-        unsafe { self.world.get().as_ref() }
+        self.views.world()
     }
 
     /// A new cache of actions by target agent, made by `make` and kept in `actions`; its
@@ -145,10 +145,10 @@ impl Hot {
         Ok(())
     }
 
-    /// The agent index of a view refreshed this round.
+    /// The agent index of a view.
     pub fn view_index(&self, value: &Value) -> Option<usize> {
         let Value::Table(t) = value else { return None };
-        self.views.current_index(t.to_pointer())
+        self.views.index_of(t.to_pointer())
     }
 }
 
@@ -162,29 +162,14 @@ pub fn target_of(world: &World, j: usize) -> Option<Target> {
     Some(Target::Agent(agent))
 }
 
-/// Upvalues of every raw function: the hot context, the fallback, the view store, the parts
-/// store, the key names; then the function's own.
+/// Upvalues of every raw entry: the hot context, the fallback, the view store; then the
+/// function's own.
 const UP_HOT: c_int = 1;
 const UP_FALLBACK: c_int = 2;
 const UP_STORE: c_int = 3;
-const UP_PARTS: c_int = 4;
-const UP_NAMES: c_int = 5;
-const UP_OWN: c_int = UP_NAMES + KEY_NAMES.len() as c_int;
+const UP_OWN: c_int = 4;
 
-fn upvalue_keys() -> Keys {
-    let mut names = [0; KEY_NAMES.len()];
-    for (k, n) in names.iter_mut().enumerate() {
-        *n = ffi::lua_upvalueindex(UP_NAMES + k as c_int);
-    }
-    Keys {
-        store: ffi::lua_upvalueindex(UP_STORE),
-        parts: ffi::lua_upvalueindex(UP_PARTS),
-        names,
-    }
-}
-
-/// Makes a raw function: `raw` with upvalues hot, `fallback`, the stores, the names,
-/// `own...`.
+/// Makes a raw entry: `raw` with upvalues hot, `fallback`, the view store, `own...`.
 fn make_raw(
     lua: &Lua,
     hot: &Rc<Hot>,
@@ -196,19 +181,9 @@ fn make_raw(
         Value::LightUserData(mlua::LightUserData(Rc::as_ptr(hot) as *mut c_void)),
         Value::Function(fallback),
         Value::Table(hot.views.store().clone()),
-        Value::Table(hot.views.parts().clone()),
     ];
-    args.extend(hot.views.names.iter().map(|n| Value::String(n.clone())));
-    let n = args.len() + own.len();
     args.extend(own);
-    let count = n as c_int;
-    // SAFETY: pushes a C closure over the values on the stack; nothing here can raise but the
-    // allocation of the closure, which `exec_raw` protects.
-    unsafe {
-        lua.exec_raw::<Function>(mlua::MultiValue::from_iter(args), move |state| {
-            ffi::lua_pushcclosure(state, raw, count);
-        })
-    }
+    raw_closure(lua, raw, args)
 }
 
 /// Calls the fallback (upvalue 2) with this call's arguments; returns its results.
@@ -259,8 +234,34 @@ unsafe fn hot_of<'a>(state: *mut ffi::lua_State) -> &'a Hot {
     }
 }
 
-/// `world:nearest(from, kind)`: the fast path takes the deciding agent's own `self` and a
-/// kind string (or none), and gives the view and its distance.
+/// Where `world:nearest` measures from.
+#[derive(Clone, Copy)]
+pub enum From {
+    /// An agent's position, leaving that agent out.
+    Agent(usize),
+    /// A point, leaving out the agent of this index if any.
+    Point(DVec2, Option<usize>),
+}
+
+/// `world:nearest`'s query, for both of its entries: the nearest agent of `kind` (any kind for
+/// `None`) to `from`, and its distance.
+pub fn nearest_of(world: &World, from: From, kind: Option<&[u8]>) -> Option<(usize, f64)> {
+    let (origin, exclude) = match from {
+        From::Agent(me) => (world.agent_pos(me)?, Some(me)),
+        From::Point(p, exclude) => (p, exclude),
+    };
+    let found = match (from, kind) {
+        // `world:nearest(self, self.kind)`: the kind is found by its number.
+        (From::Agent(me), Some(k)) if world.is_kind_of(me, k) => world.nearest_of_own_kind(me),
+        // No agent's kind is text that is not UTF-8.
+        (_, Some(k)) => world.nearest_agent(origin, Some(std::str::from_utf8(k).ok()?), exclude),
+        (_, None) => world.nearest_agent(origin, None, exclude),
+    }?;
+    Some((found, world.agent_pos(found)?.distance(origin)))
+}
+
+/// `world:nearest(from, kind)`: the raw entry reads the deciding agent's own `self` and a kind
+/// string (or none); `full` reads any other arguments.
 pub fn nearest(lua: &Lua, hot: &Rc<Hot>, full: Function) -> mlua::Result<Function> {
     make_raw(lua, hot, nearest_raw, full, Vec::new())
 }
@@ -299,28 +300,19 @@ unsafe fn try_nearest(state: *mut ffi::lua_State) -> Option<c_int> {
             }
             _ => return None,
         };
-        let origin = world.agent_pos(me)?;
-        let found = host(state, || match kind {
-            // `world:nearest(self, self.kind)`: the kind is found by its number.
-            Some(k) if world.is_kind_of(me, k) => Some(world.nearest_of_own_kind(me)),
-            Some(k) => {
-                let k = std::str::from_utf8(k).ok()?;
-                Some(world.nearest_agent(origin, Some(k), Some(me)))
-            }
-            None => Some(world.nearest_agent(origin, None, Some(me))),
-        })?;
+        let found = host(state, || {
+            nearest_of(world, From::Agent(me), kind).map(|(j, d)| (j, d, hot.views.view_ptr(j)))
+        });
         match found {
             None => {
                 ffi::lua_pushnil(state);
                 Some(1)
             }
-            Some(j) => {
-                let distance = world.agent_pos(j)?.distance(origin);
-                let keys = upvalue_keys();
-                if !hot.views.refresh_raw(state, &keys, world, j) {
-                    return None;
-                }
-                hot.views.push_view_raw(state, &keys, j);
+            // A view not made yet: `full` makes it.
+            Some((_, _, None)) => None,
+            Some((j, distance, Some(_))) => {
+                hot.views
+                    .push_view_raw(state, ffi::lua_upvalueindex(UP_STORE), j);
                 ffi::lua_pushnumber(state, distance);
                 Some(2)
             }
@@ -328,8 +320,69 @@ unsafe fn try_nearest(state: *mut ffi::lua_State) -> Option<c_int> {
     }
 }
 
-/// A `move.*` function of one target: the fast path hands out the cached action for a view
-/// refreshed this round; `full` makes (and caches) the others.
+/// A number of the world a raw `world:*` method gives.
+#[derive(Clone, Copy)]
+pub enum Number {
+    /// `world:tick()`: the tick being decided.
+    Tick,
+    /// `world:time()`: simulated seconds.
+    Time,
+}
+
+/// `world:tick()` or `world:time()`: a raw C function (an mlua call cost about 280 ns; a crowd
+/// reads the tick every decision). Outside `init` and `decide` it raises a located error.
+pub fn world_number(lua: &Lua, which: Number) -> mlua::Result<Function> {
+    raw_closure(
+        lua,
+        match which {
+            Number::Tick => tick_raw,
+            Number::Time => time_raw,
+        },
+        vec![Value::LightUserData(mlua::LightUserData(
+            Rc::as_ptr(&get(lua)?) as *mut c_void,
+        ))],
+    )
+}
+
+unsafe extern "C-unwind" fn tick_raw(state: *mut ffi::lua_State) -> c_int {
+    // SAFETY: Lua calls it on a live state of this thread with the upvalue `world_number` gave.
+    unsafe {
+        match hot_of(state).world() {
+            Some(w) => ffi::lua_pushinteger(state, w.tick as i64),
+            None => outside(state, c"world:tick can only be used inside init or decide"),
+        }
+        1
+    }
+}
+
+unsafe extern "C-unwind" fn time_raw(state: *mut ffi::lua_State) -> c_int {
+    // SAFETY: as `tick_raw`.
+    unsafe {
+        match hot_of(state).world() {
+            Some(w) => ffi::lua_pushnumber(state, w.time()),
+            None => outside(state, c"world:time can only be used inside init or decide"),
+        }
+        1
+    }
+}
+
+/// Raises `message`, located at the script's line as `errors::located` does.
+///
+/// # Safety
+/// A live state inside a function Lua called; nothing that needs dropping in the caller's
+/// frames.
+unsafe fn outside(state: *mut ffi::lua_State, message: &std::ffi::CStr) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        ffi::luaL_where(state, 1);
+        ffi::lua_pushstring(state, message.as_ptr());
+        ffi::lua_concat(state, 2);
+        ffi::lua_error(state);
+    }
+}
+
+/// A `move.*` function of one target: the raw entry hands out the cached action for a view;
+/// `full` makes (and caches) it, and reads any other target.
 pub fn target(
     lua: &Lua,
     hot: &Rc<Hot>,
@@ -368,7 +421,7 @@ unsafe fn try_target(state: *mut ffi::lua_State) -> Option<c_int> {
             return None;
         }
         // Only a view table has a view's address (whatever the argument's type).
-        let index = hot.views.current_index(ffi::lua_topointer(state, 1))?;
+        let index = hot.views.index_of(ffi::lua_topointer(state, 1))?;
         let cache = ffi::lua_tointeger(state, ffi::lua_upvalueindex(UP_OWN)) as usize;
         if !hot.cache_current(cache) {
             return None;
@@ -438,8 +491,6 @@ pub enum Outcome {
     /// `decide` failed with this message (the message handler's, or the raw error; empty
     /// when a `pcall` swallowed a limit's stop), and whether a limit stopped it.
     Failed(String, Stop),
-    /// `decide` did not run: the agent's view must be made first (outside the fast path).
-    Retry,
     /// The module has no `decide` function (any more).
     NoDecide,
 }
@@ -453,12 +504,11 @@ pub trait Batch {
     fn done(&mut self, ready: &Ready, outcome: Outcome) -> bool;
 }
 
-/// Runs `decide` for the agents `batch` hands out, each under the budget. Ends early (before
-/// calling an agent) when its view must be made first; the caller then goes on without the
-/// fast path.
+/// Runs `decide` for the agents `batch` hands out, each under the budget: the one place a
+/// `decide` is called. Ends early only when the stack cannot grow (then no agent was called).
 ///
-/// The stack holds the message handler at 1, `world` at 2, the view store at 3, the parts
-/// store at 4, the key names from 5, then every cache's table of actions (`Hot::caches`).
+/// The stack holds the message handler at 1, `world` at 2, the string `"decide"` at 3, then
+/// every cache's table of actions (`Hot::caches`).
 ///
 /// The agents are called one after another inside one protected call ([`decide_loop`]), each
 /// with a plain `lua_call`: a protected call per agent cost about 100 instructions in a crowd.
@@ -471,7 +521,7 @@ pub trait Batch {
 ///
 /// # Safety
 /// `state` is the host's Lua state inside `exec_raw`, with that stack; `batch` lives outside
-/// this call (a memory error in the sweep unwinds with `longjmp` past it).
+/// this call.
 pub unsafe fn run_batch(
     state: *mut ffi::lua_State,
     hot: &Hot,
@@ -484,13 +534,12 @@ pub unsafe fn run_batch(
     unsafe {
         let layout = Layout::new(hot);
         // Room for what the loop pushes above its copy of the arguments (a C function is promised
-        // only 20 slots); without it the agents go through the full path.
+        // only 20 slots).
         if ffi::lua_checkstack(state, layout.module_slot + 24) == 0 {
             return;
         }
         // What the fast paths handed out before belongs to another round.
         hot.handed.set(None);
-        hot.views.sweep_raw(state, &layout.keys, world);
         let base = ffi::lua_gettop(state);
         let mut turn = Turn {
             hot,
@@ -516,8 +565,8 @@ pub unsafe fn run_batch(
             if status == ffi::LUA_OK {
                 break;
             }
-            // An error outside a `decide` (memory, in a refresh) ends the batch with the agent
-            // undecided, as the caller expects of a `longjmp` past it.
+            // An error outside a `decide` ends the batch with the agent undecided, as the
+            // caller expects of a `longjmp` past it.
             let Some((ready, call)) = turn.deciding.take() else {
                 break;
             };
@@ -538,8 +587,10 @@ pub unsafe fn run_batch(
 
 /// Where the fixed values sit on the stack of a batch (and of [`decide_loop`], whose frame
 /// copies them, with its context in place of the message handler at 1).
+#[derive(Clone, Copy)]
 struct Layout {
-    keys: Keys,
+    /// The string `"decide"`.
+    decide_name: c_int,
     /// The first cache's table of actions.
     first_cache: c_int,
     /// Above the fixed slots: the module being run, then its `decide`.
@@ -548,19 +599,10 @@ struct Layout {
 
 impl Layout {
     fn new(hot: &Hot) -> Self {
-        let mut names = [0; KEY_NAMES.len()];
-        for (k, n) in names.iter_mut().enumerate() {
-            *n = 5 + k as c_int;
-        }
-        let first_cache = 5 + KEY_NAMES.len() as c_int;
         Layout {
-            keys: Keys {
-                store: 3,
-                parts: 4,
-                names,
-            },
-            first_cache,
-            module_slot: first_cache + hot.caches.borrow().len() as c_int,
+            decide_name: 3,
+            first_cache: 4,
+            module_slot: 4 + hot.caches.borrow().len() as c_int,
         }
     }
 }
@@ -585,32 +627,18 @@ unsafe extern "C-unwind" fn decide_loop(state: *mut ffi::lua_State) -> c_int {
         let turn = &mut *(ffi::lua_touserdata(state, 1) as *mut Turn);
         let (hot, world, budget) = (turn.hot, turn.world, turn.budget);
         let Layout {
-            keys,
+            decide_name,
             first_cache,
             module_slot,
         } = turn.layout;
         let decide_slot = module_slot + 1;
-        let top = |module: Option<c_int>| match module {
-            Some(_) => decide_slot,
-            None => module_slot - 1,
-        };
         let mut module = None;
         while let Some(ready) = host(state, || turn.batch.next()) {
-            if !hot.views.refresh_raw(state, &keys, world, ready.index) {
-                let _ = host(state, || turn.batch.done(&ready, Outcome::Retry));
-                break;
-            }
-            let live = hot.views.self_live(ready.index);
-            if let (true, Some(agent)) = (live != 0, world.agents.get(ready.index)) {
-                ffi::lua_rawgeti(state, ffi::LUA_REGISTRYINDEX, ready.this as i64);
-                write_scalars_raw(state, &keys, live, agent);
-                ffi::lua_settop(state, top(module));
-            }
             if module != Some(ready.module) {
                 // The module stays under its `decide`, which stays for the next agents.
                 ffi::lua_settop(state, module_slot - 1);
                 ffi::lua_rawgeti(state, ffi::LUA_REGISTRYINDEX, ready.module as i64);
-                ffi::lua_pushvalue(state, keys.names[DECIDE]);
+                ffi::lua_pushvalue(state, decide_name);
                 ffi::lua_rawget(state, -2);
                 if ffi::lua_type(state, -1) != ffi::LUA_TFUNCTION {
                     ffi::lua_settop(state, module_slot - 1);
@@ -675,7 +703,7 @@ unsafe extern "C-unwind" fn decide_loop(state: *mut ffi::lua_State) -> c_int {
 /// # Safety
 /// `state` is the running Lua state; no Rust value that needs dropping may be alive in the
 /// caller's frames (the error unwinds them with `longjmp`).
-unsafe fn host<R>(state: *mut ffi::lua_State, f: impl FnOnce() -> R) -> R {
+pub(super) unsafe fn host<R>(state: *mut ffi::lua_State, f: impl FnOnce() -> R) -> R {
     let payload = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
         Ok(r) => return r,
         Err(payload) => payload,

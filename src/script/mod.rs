@@ -23,7 +23,7 @@ use crate::world::spatial::FastMap;
 use crate::world::{rng, Agent, Brain, ErrorKind, ScriptError, World};
 use api::CurrentWorld;
 use budget::{Budget, Stop};
-use convert::{json_to_lua, LuaAction};
+use convert::json_to_lua;
 use hot::{Batch, Hot, Outcome, Ready};
 use mlua::chunk::ChunkMode;
 use mlua::{Function, Lua, LuaOptions, MultiValue, RegistryKey, StdLib, Table, Value};
@@ -59,7 +59,7 @@ struct Slot {
     seen_generation: Option<u64>,
     /// The agent index and view table `self` shares its `pos`, `vel` and `tile` with.
     linked: Option<(usize, usize)>,
-    /// When this slot last went through the full path: the host's load count, its module
+    /// When this slot was last readied through mlua (`prepare_one`): the host's load count, its module
     /// table's registry reference, and the world roster. While no script has loaded since,
     /// the module, its generation and `init` are known good, so the raw loop may run it; while
     /// the roster stays, so is the agent's script.
@@ -598,10 +598,11 @@ impl ScriptHost {
         stop_error(message, stop, hint, self.budget.memory_limit())
     }
 
-    /// Decides for one agent through mlua: the path for agents whose slot, `init`,
-    /// `on_reload` or view is not settled (and for anything the raw loop leaves). Leaves the
-    /// agent ready for the raw loop next time.
-    fn decide_one(&mut self, world: &World, index: usize, script: &Path) -> Decision {
+    /// Readies one agent for the decision loop through mlua, when its slot, `init`,
+    /// `on_reload` or view is not settled: makes its slot and view, links its `self` and runs
+    /// the hook that is due. Its `decide` is then called by the loop, as every agent's is. A
+    /// failure here is the agent's decision for this tick.
+    fn prepare_one(&mut self, world: &World, index: usize, script: &Path) -> Result<(), Decision> {
         self.slot_changes += 1;
         let agent = &world.agents[index];
         let name = display(script);
@@ -611,13 +612,13 @@ impl ScriptHost {
                 .get(script)
                 .cloned()
                 .unwrap_or_else(|| ScriptError::runtime(format!("{name}: script not loaded")));
-            return Decision::Failed(why);
+            return Err(Decision::Failed(why));
         };
         let generation = module.generation;
         let module_ref = module.table.id();
         let table: Table = match self.lua.registry_value(&module.table) {
             Ok(t) => t,
-            Err(e) => return Decision::Failed(errors::error_in(&name, &e)),
+            Err(e) => return Err(Decision::Failed(errors::error_in(&name, &e))),
         };
         let k = match self.slots.find(index, &agent.id) {
             Some(k)
@@ -637,24 +638,24 @@ impl ScriptHost {
                     }
                     k
                 }
-                Err(e) => return Decision::Failed(errors::error_in(&name, &e)),
+                Err(e) => return Err(Decision::Failed(errors::error_in(&name, &e))),
             },
         };
         let Some(slot) = self.slots.all.get_mut(k).and_then(Option::as_mut) else {
-            return Decision::Failed(ScriptError::runtime(format!(
+            return Err(Decision::Failed(ScriptError::runtime(format!(
                 "{name}: agent state lost (this is a bug)"
-            )));
+            ))));
         };
         let this: Table = match self.lua.registry_value(&slot.this) {
             Ok(t) => t,
-            Err(e) => return Decision::Failed(errors::error_in(&name, &e)),
+            Err(e) => return Err(Decision::Failed(errors::error_in(&name, &e))),
         };
         let views = Rc::clone(&self.hot.views);
         match views.link_self(&self.lua, world, &this, index) {
             Ok(()) => {
                 slot.linked = views.view_ptr(index).map(|p| (index, p));
             }
-            Err(e) => return Decision::Failed(errors::error_in(&name, &e)),
+            Err(e) => return Err(Decision::Failed(errors::error_in(&name, &e))),
         }
         let this_ptr = slot.this_ptr;
         let seen = slot.seen_generation;
@@ -663,7 +664,7 @@ impl ScriptHost {
         views.set_deciding(Some((this_ptr, index)));
         let owner = self.slots.all[k].as_ref().map_or(budget::HOST, |s| s.owner);
         self.budget.own(owner);
-        let outcome = self.run_agent(&table, &this, agent, seen, generation, &name);
+        let outcome = self.run_hook(&table, &this, agent, seen, generation, &name);
         self.budget.own(budget::HOST);
         views.set_deciding(None);
         let init_failed = self.init_failures.borrow_mut().remove(&agent.id);
@@ -677,11 +678,15 @@ impl ScriptHost {
                 Some((generations, module_ref, world.roster))
             };
         }
-        outcome
+        match outcome {
+            Some(failed) => Err(failed),
+            None => Ok(()),
+        }
     }
 
     /// Makes every agent's [`Turn`] for this round, unless the list made before still holds.
-    /// Changes during the round (a full-path decision) concern agents already decided.
+    /// Changes during the round (an agent readied through mlua) concern that agent, whose
+    /// entry is then set.
     fn plan_turns(&mut self, world: &World) {
         let stamp = (
             self.generations,
@@ -719,16 +724,8 @@ impl ScriptHost {
         let mut args = vec![
             Value::Function(self.handler.clone()),
             Value::Table(self.world_table.clone()),
-            Value::Table(self.hot.views.store().clone()),
-            Value::Table(self.hot.views.parts().clone()),
+            Value::String(self.hot.views.names[views::DECIDE].clone()),
         ];
-        args.extend(
-            self.hot
-                .views
-                .names
-                .iter()
-                .map(|n| Value::String(n.clone())),
-        );
         args.extend(self.hot.caches().into_iter().map(Value::Table));
         let mut batch = FastRound {
             turns: &self.turns.list,
@@ -786,7 +783,9 @@ impl ScriptHost {
         self.init_failures.borrow_mut().insert(id.to_string());
     }
 
-    fn run_agent(
+    /// Runs `init` (before the agent's first decision) or `on_reload` (after its script
+    /// reloaded), if due and defined; the failure it made, if any.
+    fn run_hook(
         &self,
         module: &Table,
         this: &Table,
@@ -794,61 +793,37 @@ impl ScriptHost {
         seen: Option<u64>,
         generation: u64,
         name: &str,
-    ) -> Decision {
-        let failed = |mut error: ScriptError| {
-            error.message = in_script(name, &error.message);
-            if error.kind == ErrorKind::Memory {
-                // A memory bomb kept in `self.memory` would starve every other script: drop
-                // this agent's memory and collect before anyone else runs.
-                self.clear_memory(this);
-            }
-            Decision::Failed(error)
-        };
+    ) -> Option<Decision> {
         let hook = match seen {
-            None => Some("init"),
-            Some(g) if g != generation => Some("on_reload"),
-            _ => None,
+            None => "init",
+            Some(g) if g != generation => "on_reload",
+            _ => return None,
         };
-        if let Some(hook) = hook {
-            if let Ok(Value::Function(f)) = module.raw_get::<Value>(hook) {
-                let args = MultiValue::from_iter([Value::Table(this.clone())]);
-                if let Err(e) = self.call(&f, args) {
-                    if hook == "init" {
-                        // `init` runs again next tick until it succeeds.
-                        self.init_failed(&agent.id);
-                    }
-                    return failed(e);
-                }
-            }
-        }
-        let decide = match module.raw_get::<Value>("decide") {
-            Ok(Value::Function(f)) => f,
-            _ => {
-                return Decision::Failed(ScriptError::runtime(format!(
-                    "{name}: no decide function"
-                )))
-            }
+        let Ok(Value::Function(f)) = module.raw_get::<Value>(hook) else {
+            return None;
         };
-        let args = MultiValue::from_iter([
-            Value::Table(this.clone()),
-            Value::Table(self.world_table.clone()),
-        ]);
-        match self.call(&decide, args) {
-            Ok(Value::UserData(ud)) => match ud.borrow::<LuaAction>() {
-                Ok(a) => Decision::Act(a.action.clone()),
-                Err(_) => Decision::Failed(ScriptError::runtime(not_an_action(name))),
-            },
-            Ok(other) => Decision::Failed(ScriptError::runtime(returned(
-                name,
-                if other.is_nil() {
-                    "nil"
-                } else {
-                    other.type_name()
-                },
-            ))),
-            Err(e) => failed(e),
+        let args = MultiValue::from_iter([Value::Table(this.clone())]);
+        let mut error = self.call(&f, args).err()?;
+        if hook == "init" {
+            // `init` runs again next tick until it succeeds.
+            self.init_failed(&agent.id);
         }
+        error.message = in_script(name, &error.message);
+        if error.kind == ErrorKind::Memory {
+            // A memory bomb kept in `self.memory` would starve every other script: drop this
+            // agent's memory and collect before anyone else runs.
+            self.clear_memory(this);
+        }
+        Some(Decision::Failed(error))
     }
+}
+
+/// A failure of the host's own for the agent running `script`.
+fn internal(script: &Path, what: &str) -> Decision {
+    let name = display(script);
+    leaving(Decision::Failed(ScriptError::runtime(format!(
+        "{name}: {what}"
+    ))))
 }
 
 /// What `decide` returning a userdata that is no action says.
@@ -935,7 +910,7 @@ struct FastRound<'a> {
 enum Turn {
     /// Nothing: the agent has no script.
     Skip,
-    /// Decide through the full path ([`ScriptHost::decide_one`]).
+    /// Made ready through mlua first ([`ScriptHost::prepare_one`]), then decided in the loop.
     Full,
     /// Decide in the raw loop: the agent's slot and entry.
     Raw(usize, Ready),
@@ -953,7 +928,7 @@ struct Turns {
 }
 
 /// The slot and raw-loop entry of the agent at `index`, if it is ready for the raw loop: its
-/// slot went through the full path since the last load, and `self` is linked to the view at
+/// slot was readied (`prepare_one`) since the last load, and `self` is linked to the view at
 /// this index.
 fn ready(
     slots: &mut Slots,
@@ -1026,7 +1001,6 @@ impl Batch for FastRound<'_> {
         };
         self.rngs.leave();
         let decision = match outcome {
-            Outcome::Retry => return false,
             Outcome::Act(action) => Decision::Act(action),
             Outcome::Returned("userdata") => {
                 Decision::Failed(ScriptError::runtime(not_an_action(&self.name(ready.index))))
@@ -1092,15 +1066,33 @@ impl Decider for ScriptHost {
                 index += 1;
                 continue;
             }
-            if let Some(Turn::Raw(..)) = self.turns.list.get(index) {
-                let next = self.run_fast(world, index, &mut out);
-                if next > index {
-                    index = next;
+            if !matches!(self.turns.list.get(index), Some(Turn::Raw(..))) {
+                if let Err(failed) = self.prepare_one(world, index, script) {
+                    out.push((index, leaving(failed)));
+                    index += 1;
                     continue;
                 }
+                let views = Rc::clone(&self.hot.views);
+                match ready(&mut self.slots, &views, self.generations, world, index) {
+                    Some((k, r)) if index < self.turns.list.len() => {
+                        self.turns.list[index] = Turn::Raw(k, r)
+                    }
+                    _ => {
+                        out.push((index, internal(script, "agent state lost (this is a bug)")));
+                        index += 1;
+                        continue;
+                    }
+                }
             }
-            out.push((index, leaving(self.decide_one(world, index, script))));
-            index += 1;
+            let next = self.run_fast(world, index, &mut out);
+            if next > index {
+                index = next;
+            } else {
+                // The loop could not start (no room on the Lua stack).
+                let why = "decide could not be called: the Lua stack is full";
+                out.push((index, internal(script, why)));
+                index += 1;
+            }
         }
         self.hot.set_world(None);
         self.lua.remove_app_data::<CurrentWorld>();

@@ -118,7 +118,7 @@ pub const CLASSES: &[Class] = &[
     Class {
         name: "agentbox.AgentView",
         parent: None,
-        doc: "What a script sees of an agent during one tick. Views are read-only snapshots refreshed in place each tick (an agent's `self` shares `pos`, `vel` and `tile` with its view): copy the numbers you want to keep, and do not write to them. Read fields by name: `pos`, `vel`, `tile`, `heading`, `speed`, `action` and `sense` are filled in on first read (so `pairs` lists them only after that), and the metatable is locked.",
+        doc: "What a script sees of an agent during one tick. Views are read-only: every field is read from the tick being decided at the moment you read it (an agent's `self` shares `pos`, `vel` and `tile` with its view), so copy the numbers you want to keep, and do not write to them. Read fields by name: a view holds no field of its own (`pairs` and `rawget` see none), `self` holds `id`, `kind`, `params`, `memory` and, once read, `pos`, `vel` and `tile`; the metatable is locked.",
         fields: &[
             f("id", "string", "Unique id."),
             f("kind", "string", "The scene's `kind` (default: the id)."),

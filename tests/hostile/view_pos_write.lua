@@ -1,8 +1,11 @@
--- expect: view_pos_write.lua:5: error: cannot change an agent's pos: it is read-only
+-- expect: view_pos_write.lua:8: error: cannot set `pos` on another agent's view: agents' fields belong to the engine and are read-only
 local M = {}
 function M.decide(self, world)
-  -- Before, this moved what every script saw of the walker (and its own self.pos).
-  world:agent("walker").pos.x = 99
+  local walker = world:agent("walker")
+  -- Before, reading `pos` kept it as a raw field of the view, and a raw field takes
+  -- assignment without asking the metatable: every other script then saw this table.
+  local _ = walker.pos.x
+  walker.pos = { x = 99, y = 99 }
   return move.stop()
 end
 return M
