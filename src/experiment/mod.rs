@@ -240,23 +240,13 @@ fn run_one(plan: &Plan, variant: usize, seed: u64) -> Result<RunLine, String> {
             .count() as u64;
         reach.observe(session.world());
     }
-    let mut values = BTreeMap::new();
-    if !metrics.is_empty() {
-        // A Lua state of their own: nothing a metric does can reach the run's scripts.
-        let mut host =
-            ScriptHost::new(seed).map_err(|e| format!("cannot start Lua for metrics: {e}"))?;
-        host.set_instruction_budget(instructions);
-        let (world, _) = session.world_and_host();
-        for (metric, code) in &metrics {
-            let value = host
-                .compile_metric(metric, code)
-                .and_then(|h| host.run_metric(h, world));
-            if value.is_err() {
-                errors += 1;
-            }
-            values.insert(metric.clone(), value.ok());
-        }
-    }
+    let (world, _) = session.world_and_host();
+    let measured = measure(world, &metrics, seed, instructions)?;
+    errors += measured.values().filter(|v| v.is_err()).count() as u64;
+    let values = measured
+        .into_iter()
+        .map(|(name, value)| (name, value.ok()))
+        .collect();
     Ok(RunLine {
         variant: name.clone(),
         seed,
@@ -266,6 +256,33 @@ fn run_one(plan: &Plan, variant: usize, seed: u64) -> Result<RunLine, String> {
         errors,
         metrics: values,
     })
+}
+
+/// Evaluates a scene's `metrics:` against a world, in a Lua state of their own (made here,
+/// with the scene's seed and instruction budget), so nothing a metric does can reach the
+/// scripts of the run it measures: each metric's number, or why there is none.
+pub fn measure(
+    world: &Rc<crate::world::World>,
+    metrics: &BTreeMap<String, String>,
+    seed: u64,
+    instructions: u64,
+) -> Result<BTreeMap<String, Result<f64, String>>, String> {
+    if metrics.is_empty() {
+        return Ok(BTreeMap::new());
+    }
+    let mut host =
+        ScriptHost::new(seed).map_err(|e| format!("cannot start Lua for metrics: {e}"))?;
+    host.set_instruction_budget(instructions);
+    Ok(metrics
+        .iter()
+        .map(|(name, code)| {
+            let value = host
+                .compile_metric(name, code)
+                .and_then(|h| host.run_metric(h, world))
+                .map_err(|e| format!("metric `{name}`: {e}"));
+            (name.clone(), value)
+        })
+        .collect())
 }
 
 /// Runs `todo` (variant, seed pairs) on `jobs` threads; `done` gets each result on this
@@ -623,6 +640,59 @@ pub fn merge(paths: &[PathBuf], out: Option<&Path>) -> Result<Merged, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Metrics that try to disturb a run: drawing random numbers, setting globals, writing to
+    /// the world, raising.
+    const NOSY: &str = r#"
+tick: world:tick()
+random: math.random(1, 6) + math.random()
+globals: |
+  _G.tampered = true
+  rawset(_G, "decide", nil)
+  return 1
+write: |
+  local ok = pcall(function() world:agent("hunter-1").pos.x = 0 end)
+  return ok and 1 or 0
+fails: error("no number here")
+"#;
+
+    #[test]
+    fn metrics_never_change_the_trace_even_measured_after_every_tick() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/pursuit.yaml");
+        let metrics: BTreeMap<String, String> = serde_yaml::from_str(NOSY).unwrap();
+        let trace = |measured: bool| {
+            let mut session = Session::open_with(&path, Some(3), true).unwrap();
+            let mut lines = Vec::new();
+            let mut seen = Vec::new();
+            for _ in 0..120 {
+                let report = session.tick();
+                lines.push(crate::sim::trace::line(session.world(), &report.events));
+                if measured {
+                    let (world, _) = session.world_and_host();
+                    seen.push(measure(world, &metrics, 3, 1_000_000).unwrap());
+                }
+            }
+            (lines, seen)
+        };
+        let (plain, _) = trace(false);
+        let (measured, seen) = trace(true);
+        assert_eq!(plain.len(), 120);
+        assert!(plain == measured, "measuring changed the trace");
+        let last = &seen[119];
+        assert_eq!(last["tick"], Ok(120.0));
+        assert!(last["random"]
+            .as_ref()
+            .is_ok_and(|v| (1.0..7.0).contains(v)));
+        assert_eq!(last["globals"], Ok(1.0));
+        assert_eq!(last["write"], Ok(0.0), "views are read-only");
+        assert!(
+            last["fails"]
+                .as_ref()
+                .is_err_and(|e| e.contains("no number here")),
+            "{:?}",
+            last["fails"]
+        );
+    }
 
     #[test]
     fn variants_split_at_the_first_colon_and_each_item_at_its_first_equals() {
