@@ -104,7 +104,7 @@ enum Command {
     /// Compare script variants over a range of seeds: one JSON line per run after a header,
     /// then a summary (catch rates, times to reach, metrics with 95% bootstrap intervals,
     /// differences from the baseline paired by seed). Exit 0 when every run completed, 1 on
-    /// bad input, 2 when a run could not be made; script errors are counted, not fatal.
+    /// bad input, 4 when a run could not be made; script errors are counted, not fatal.
     Compare {
         /// The scene file (.yaml) to run, e.g. scenes/pursuit.yaml.
         #[arg(value_name = "SCENE")]
@@ -139,7 +139,7 @@ enum Command {
     },
     /// Merge the files of a study's shards: check their headers match, print the summary,
     /// and with --out write the runs in the study's order. Exit 0 when every run is there,
-    /// 1 on bad input, 2 when runs are missing.
+    /// 1 on bad input, 4 when runs are missing.
     Merge {
         /// The shards' files (from `compare --out`).
         #[arg(required = true, value_name = "FILE")]
@@ -505,7 +505,7 @@ fn trace_failed(e: io::Error) -> io::Result<ExitCode> {
 }
 
 /// The exit status of `compare` and `merge` when some runs are missing.
-pub const INCOMPLETE_EXIT: u8 = 2;
+pub const INCOMPLETE_EXIT: u8 = 4;
 
 /// The exit status of `headless` when a script failed to load or raised an error.
 pub const SCRIPT_ERROR_EXIT: u8 = 3;

@@ -273,9 +273,9 @@ fn three_shards_in_separate_processes_merge_into_the_unsharded_study() {
         merged_text, full_text,
         "the merged file is the unsharded file"
     );
-    // Two shards of three: runs are missing (exit 2); another study's file: refused (exit 1).
+    // Two shards of three: runs are missing (exit 4); another study's file: refused (exit 1).
     let o = run(&["merge", s(&shards[0]), s(&shards[1])], &[]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
     assert!(
         stderr(&o).contains("8 of 24 runs are missing"),
         "{}",

@@ -250,7 +250,9 @@ pub(super) fn check_expect(
         if !ids.contains(id) && !kinds.contains(id) {
             c.error(
                 &path,
-                format!("no agent with id `{id}` and no `spawn:` group of that kind in this scene"),
+                format!(
+                    "no agent with id `{id}` in this scene (nor a `spawn:` group of that kind)"
+                ),
             );
         }
     };
