@@ -530,8 +530,8 @@ pub fn compare(
         bar.inc(1);
         match result {
             Ok(run) => {
-                writeln!(out, "{}", record::line(&run))
-                    .and_then(|()| out.flush())
+                // Lines to a terminal are written round the bar, not through it.
+                bar.suspend(|| writeln!(out, "{}", record::line(&run)).and_then(|()| out.flush()))
                     .map_err(write_failed)?;
                 ran += 1;
                 made.push(run);
