@@ -530,8 +530,10 @@ pub fn compare(
         bar.inc(1);
         match result {
             Ok(run) => {
-                // Lines to a terminal are written round the bar, not through it.
-                bar.suspend(|| writeln!(out, "{}", record::line(&run)).and_then(|()| out.flush()))
+                // Lines to a terminal are written round the bar, not through it; one write per
+                // line, so an interruption seldom tears one.
+                let line = record::line(&run) + "\n";
+                bar.suspend(|| out.write_all(line.as_bytes()).and_then(|()| out.flush()))
                     .map_err(write_failed)?;
                 ran += 1;
                 made.push(run);
