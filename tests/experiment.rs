@@ -356,6 +356,17 @@ fn an_interrupted_study_resumes_where_it_stopped() {
     assert!(stderr(&o).contains("header differs"), "{}", stderr(&o));
     assert!(stderr(&o).contains("`seeds`"), "{}", stderr(&o));
     assert_eq!(text(&paused), text(&whole));
+    // Nor is a file that is not a study, even one without a whole line.
+    let notes = dir.path().join("notes.txt");
+    std::fs::write(&notes, "my notes").unwrap();
+    let o = run(&args(&study(&notes, &["--seeds", "1..2"])), &[]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("not an `agentbox compare` file"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(text(&notes), "my notes");
 }
 
 /// Ctrl-C for a child: SIGINT where there are signals.

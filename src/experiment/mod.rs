@@ -449,6 +449,18 @@ pub fn compare(
             } else {
                 None
             };
+            // A file with no whole line is either empty or a header cut short; anything else
+            // is not ours to overwrite.
+            if existing.is_none() {
+                let start = std::fs::read(path).unwrap_or_default();
+                let ours = br#"{"agentbox":"compare""#;
+                if !start.is_empty() && !start.starts_with(&ours[..start.len().min(ours.len())]) {
+                    return Err(format!(
+                        "{}: error: not an `agentbox compare` file; give another --out",
+                        path.display()
+                    ));
+                }
+            }
             let file = std::fs::OpenOptions::new()
                 .create(true)
                 .append(true)
