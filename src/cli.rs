@@ -310,7 +310,7 @@ fn run(command: Command) -> io::Result<ExitCode> {
                     ExitCode::FAILURE
                 }
                 Ok(done) => {
-                    for e in &done.failed {
+                    for e in done.warnings.iter().chain(&done.failed) {
                         eprintln!("{e}");
                     }
                     let text = format!(

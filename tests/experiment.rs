@@ -395,6 +395,7 @@ agents:
 metrics:
   x: world:agent("walker").pos.x
   nothing: nil
+  broken: "1 +"
 "#;
 
 #[test]
@@ -444,11 +445,17 @@ fn variants_replace_required_modules_and_script_errors_are_counted() {
     );
     for line in &lines[1..] {
         assert_eq!(
-            line["errors"], 2,
-            "the failing script and the nil metric: {line}"
+            line["errors"], 3,
+            "the failing script, the nil metric and the broken one: {line}"
         );
         assert_eq!(line["metrics"]["nothing"], serde_json::Value::Null);
+        assert_eq!(line["metrics"]["broken"], serde_json::Value::Null);
     }
+    assert!(
+        stderr(&o).contains("warning: metric `broken` does not compile"),
+        "{}",
+        stderr(&o)
+    );
     let scripts = lines[0]["scripts"].as_object().unwrap();
     assert!(
         scripts.keys().any(|k| k.ends_with("far.lua")),

@@ -202,6 +202,9 @@ pub struct Finished {
     pub skipped: usize,
     /// Runs that could not be made (an internal error), with why.
     pub failed: Vec<String>,
+    /// What the user should know but that stops nothing (a metric that does not compile: it
+    /// is null and counted as an error in every run).
+    pub warnings: Vec<String>,
 }
 
 /// Everything a run needs, shared by the worker threads.
@@ -340,7 +343,7 @@ fn prepare(
     variants: &[Variant],
     seeds: [u64; 2],
     shard: Option<Shard>,
-) -> Result<(Plan, Header), String> {
+) -> Result<(Plan, Header, Vec<String>), String> {
     let scene_bytes = std::fs::read(&opts.scene).map_err(|e| {
         format!(
             "{}: error: cannot read scene file: {e}",
@@ -386,6 +389,18 @@ fn prepare(
         }
         plan.variants.push((v.name.clone(), files));
     }
+    let mut warnings = Vec::new();
+    if !first.metrics.is_empty() {
+        let mut host = ScriptHost::new(seeds[0]).map_err(|e| format!("cannot start Lua: {e}"))?;
+        for (name, code) in &first.metrics {
+            if let Err(e) = host.compile_metric(name, code) {
+                warnings.push(format!(
+                    "{}: warning: metric `{name}` does not compile (null in every run): {e}",
+                    opts.scene.display()
+                ));
+            }
+        }
+    }
     let header = Header {
         agentbox: "compare".into(),
         build: record::build_name(),
@@ -407,7 +422,7 @@ fn prepare(
         scripts: library.hashes(),
         shard: shard.map(|s| format!("{}/{}", s.k, s.n)),
     };
-    Ok((plan, header))
+    Ok((plan, header, warnings))
 }
 
 /// `agentbox compare`: runs the study (or this shard of it), skipping runs `--out` already
@@ -437,7 +452,7 @@ pub fn compare(
         return Err("--ticks must be at least 1".into());
     }
     let shard = Shard::choose(opts.shard.as_deref(), opts.shards, env)?;
-    let (plan, header) = prepare(opts, &variants, seeds, shard)?;
+    let (plan, header, warnings) = prepare(opts, &variants, seeds, shard)?;
     // What the file already holds.
     let mut kept: Vec<RunLine> = Vec::new();
     let mut fresh = true;
@@ -561,6 +576,7 @@ pub fn compare(
         ran,
         skipped,
         failed,
+        warnings,
     })
 }
 
