@@ -1,5 +1,5 @@
-//! The command line: `run`, `headless`, `check` and `paths`,
-//! and the tools `test`, `schema`, `api` and `bench`.
+//! The command line: `run`, `headless`, `check` and `paths`, the experiments `compare` and
+//! `merge`, and the tools `test`, `schema`, `api` and `bench`.
 //! Parses arguments with clap and calls the library; `main.rs` only calls [`main`].
 
 use crate::scene;
@@ -100,6 +100,53 @@ enum Command {
         /// Scenes run at once (default: one per core).
         #[arg(long, value_name = "N")]
         jobs: Option<usize>,
+    },
+    /// Compare script variants over a range of seeds: one JSON line per run after a header,
+    /// then a summary (catch rates, times to reach, metrics with 95% bootstrap intervals,
+    /// differences from the baseline paired by seed). Exit 0 when every run completed, 1 on
+    /// bad input, 4 when a run could not be made; script errors are counted, not fatal.
+    Compare {
+        /// The scene file (.yaml) to run, e.g. scenes/pursuit.yaml.
+        #[arg(value_name = "SCENE")]
+        scene: PathBuf,
+        /// A variant: NAME, or NAME:FROM=TO;FROM=TO... substituting scripts or required
+        /// modules at load (split at the first `:`, each item at its first `=`). One with no
+        /// substitutions is the baseline. Repeat for more; none means one baseline.
+        #[arg(long = "variant", value_name = "NAME[:FROM=TO;...]")]
+        variants: Vec<String>,
+        /// Seeds to run each variant with, both ends included: A..B (or one seed N).
+        #[arg(long, value_name = "A..B")]
+        seeds: String,
+        /// Ticks per run (default: the scene's expect.ticks, else 300).
+        #[arg(long, value_name = "N")]
+        ticks: Option<u64>,
+        /// Runs at once, each on its own thread (default: one per core).
+        #[arg(long, value_name = "N")]
+        jobs: Option<usize>,
+        /// Write the runs to FILE (resumable: runs already in it are skipped; its header must
+        /// match) and the summary to standard output. Without it, runs go to standard output
+        /// and the summary to standard error.
+        #[arg(long, value_name = "FILE.jsonl")]
+        out: Option<PathBuf>,
+        /// Run only shard K of N (1-based). Without it, the shard comes from
+        /// JOB_COMPLETION_INDEX (with --shards) or SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT.
+        #[arg(long, value_name = "K/N")]
+        shard: Option<String>,
+        /// The number of shards N of a Kubernetes Indexed Job (its completions), whose
+        /// 0-based JOB_COMPLETION_INDEX picks the shard.
+        #[arg(long, value_name = "N")]
+        shards: Option<u64>,
+    },
+    /// Merge the files of a study's shards: check their headers match, print the summary,
+    /// and with --out write the runs in the study's order. Exit 0 when every run is there,
+    /// 1 on bad input, 4 when runs are missing.
+    Merge {
+        /// The shards' files (from `compare --out`).
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<PathBuf>,
+        /// Write the merged study here (header and runs, as one unsharded run writes them).
+        #[arg(long, value_name = "FILE.jsonl")]
+        out: Option<PathBuf>,
     },
     /// Print the JSON Schema of the scene format (for yaml-language-server).
     Schema,
@@ -242,6 +289,76 @@ fn run(command: Command) -> io::Result<ExitCode> {
             luacheckrc,
             write,
         } => api(stubs, markdown, luarc, luacheckrc, write)?,
+        Command::Compare {
+            scene,
+            variants,
+            seeds,
+            ticks,
+            jobs,
+            out,
+            shard,
+            shards,
+        } => {
+            use std::io::IsTerminal;
+            let summary_to_stdout = out.is_some();
+            let options = crate::experiment::CompareOptions {
+                scene,
+                variants,
+                seeds,
+                ticks,
+                jobs,
+                out,
+                shard,
+                shards,
+                progress: io::stderr().is_terminal(),
+            };
+            match crate::experiment::compare(&options, |k| std::env::var(k).ok()) {
+                Err(e) => {
+                    eprintln!("{e}");
+                    ExitCode::FAILURE
+                }
+                Ok(done) => {
+                    for e in done.warnings.iter().chain(&done.failed) {
+                        eprintln!("{e}");
+                    }
+                    let text = format!(
+                        "{} runs made, {} already recorded\n{}",
+                        done.ran,
+                        done.skipped,
+                        done.summary.text()
+                    );
+                    if summary_to_stdout {
+                        say(format_args!("{text}"))?;
+                    } else {
+                        eprint!("{text}");
+                    }
+                    if done.failed.is_empty() {
+                        ExitCode::SUCCESS
+                    } else {
+                        ExitCode::from(INCOMPLETE_EXIT)
+                    }
+                }
+            }
+        }
+        Command::Merge { files, out } => match crate::experiment::merge(&files, out.as_deref()) {
+            Err(e) => {
+                eprintln!("{e}");
+                ExitCode::FAILURE
+            }
+            Ok(merged) => {
+                say(format_args!("{}", merged.summary.text()))?;
+                if merged.runs.len() as u64 == merged.header.total_runs() {
+                    ExitCode::SUCCESS
+                } else {
+                    eprintln!(
+                        "merge: {} of {} runs are missing",
+                        merged.header.total_runs() - merged.runs.len() as u64,
+                        merged.header.total_runs()
+                    );
+                    ExitCode::from(INCOMPLETE_EXIT)
+                }
+            }
+        },
         Command::Schema => {
             say(format_args!("{}", scene::schema::json()))?;
             ExitCode::SUCCESS
@@ -416,6 +533,9 @@ fn trace_failed(e: io::Error) -> io::Result<ExitCode> {
     eprintln!("error: cannot write the trace: {e}");
     Ok(ExitCode::FAILURE)
 }
+
+/// The exit status of `compare` and `merge` when some runs are missing.
+pub const INCOMPLETE_EXIT: u8 = 4;
 
 /// The exit status of `headless` when a script failed to load or raised an error.
 pub const SCRIPT_ERROR_EXIT: u8 = 3;

@@ -71,8 +71,21 @@ impl Session {
     /// [`Session::current_errors`] and the tick reports) but not printed.
     pub fn open_with(path: &Path, seed: Option<u64>, quiet: bool) -> Result<Self, String> {
         let scene = scene::load_with_seed(path, seed).map_err(|e| e.to_string())?;
+        Self::from_scene(scene, seed, quiet, |_| {})
+    }
+
+    /// A session of a scene already loaded (with `seed` applied, as [`scene::load_with_seed`]
+    /// does); `setup` prepares the script host before the scripts load (an experiment
+    /// installs the files its runs read). With `quiet`, script errors are kept, not printed.
+    pub fn from_scene(
+        scene: Scene,
+        seed: Option<u64>,
+        quiet: bool,
+        setup: impl FnOnce(&mut ScriptHost),
+    ) -> Result<Self, String> {
         let world = seeded(scene.world.clone(), seed);
         let mut host = ScriptHost::new(world.seed).map_err(|e| format!("cannot start Lua: {e}"))?;
+        setup(&mut host);
         apply_budget(&mut host, &scene)?;
         for script in &scene.scripts {
             if let Err(e) = host.load(script) {

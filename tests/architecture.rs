@@ -27,6 +27,10 @@ const RULES: &[(&str, &[&str])] = &[
     ("session", &["world", "scene", "sim", "script", "watch"]),
     ("realtime", &["sim", "session", "watch"]),
     ("testrun", &["session", "expect"]),
+    (
+        "experiment",
+        &["world", "scene", "sim", "script", "session", "expect"],
+    ),
     ("bench", &["world", "scene", "sim", "script"]),
     ("movingai", &[]),
     ("paths", &["nav", "movingai"]),
@@ -45,7 +49,16 @@ const RULES: &[(&str, &[&str])] = &[
     (
         "cli",
         &[
-            "scene", "sim", "script", "session", "realtime", "testrun", "bench", "paths", "render",
+            "scene",
+            "sim",
+            "script",
+            "session",
+            "realtime",
+            "testrun",
+            "experiment",
+            "bench",
+            "paths",
+            "render",
         ],
     ),
 ];

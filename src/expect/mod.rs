@@ -1,9 +1,11 @@
 //! Expectations: the checks of a scene's `expect:` section (reach, never_on, visits,
-//! no_errors, Lua predicates), observed tick by tick over a headless run.
+//! no_errors, Lua predicates), observed tick by tick over a headless run; and what experiments
+//! measure with the same definitions: the first tick of each reach ([`FirstReach`]) and the
+//! scene's `metrics:` ([`Metrics`]).
 //!
-//! [`Expectations`] is pure logic over the world and the tick reports; Lua predicates are run
-//! through the [`Predicates`] trait, which the scripting layer implements, so this module never
-//! names mlua. It must not reach a session, the script host, a window or the file watcher: the
+//! [`Expectations`] is pure logic over the world and the tick reports; Lua predicates and
+//! metrics are run through the [`Predicates`] and [`Metrics`] traits, which the scripting layer
+//! implements, so this module never names mlua. It must not reach a session, the script host, a window or the file watcher: the
 //! runner behind `agentbox test` (`crate::testrun`) drives sessions and feeds this module.
 
 use crate::scene::file::{CheckWhen, ExpectSpec, TargetSpec};
@@ -23,6 +25,110 @@ pub trait Predicates {
     /// Runs a compiled predicate against the world: `Ok(())` if it returned true, otherwise
     /// the reason (its second return value, a runtime error, or "returned false").
     fn run_predicate(&mut self, handle: usize, world: &Rc<World>) -> Result<(), String>;
+}
+
+/// Evaluates a scene's `metrics:` (implemented by the scripting layer): named Lua
+/// expressions that give a number at the end of a run.
+pub trait Metrics {
+    /// Compiles a metric's code (an expression of `world`, or a function body that returns a
+    /// number); its handle or the compile error.
+    fn compile_metric(&mut self, name: &str, code: &str) -> Result<usize, String>;
+    /// Runs a compiled metric against the world: the number, or why there is none.
+    fn run_metric(&mut self, handle: usize, world: &Rc<World>) -> Result<f64, String>;
+}
+
+/// Where a reach's agent or target stands: an agent by id, else every agent of a `spawn:`
+/// group's kind (the scene checks that one of the two exists).
+fn members<'w>(world: &'w World, name: &'w str) -> impl Iterator<Item = DVec2> + 'w {
+    let one = world.agent(name).map(|a| a.pos);
+    let group = one.is_none().then(|| {
+        world
+            .agents
+            .iter()
+            .filter(move |a| a.kind == name)
+            .map(|a| a.pos)
+    });
+    one.into_iter().chain(group.into_iter().flatten())
+}
+
+/// The shortest distance between a reach's agent (or any member of its group) and its target
+/// (an agent, any member of a group, or a point); `None` while either side has nobody.
+pub fn reach_distance(world: &World, agent: &str, target: &TargetSpec) -> Option<f64> {
+    let mut best: Option<f64> = None;
+    for from in members(world, agent) {
+        let mut consider = |to: DVec2| {
+            let d = from.distance(to);
+            if best.is_none_or(|b| d < b) {
+                best = Some(d);
+            }
+        };
+        match target {
+            TargetSpec::Agent(id) => members(world, id).for_each(&mut consider),
+            TargetSpec::Point(p) => consider(DVec2::new(p[0], p[1])),
+        }
+    }
+    best
+}
+
+/// The name of a reach in reports and experiment lines: `AGENT->TARGET`, or `AGENT->[x,y]`
+/// for a position.
+pub fn reach_key(agent: &str, target: &TargetSpec) -> String {
+    match target {
+        TargetSpec::Agent(id) => format!("{agent}->{id}"),
+        TargetSpec::Point(p) => format!("{agent}->[{},{}]", p[0], p[1]),
+    }
+}
+
+/// The first tick each of a scene's `expect.reach` entries held, watched over a run with no
+/// deadline (an experiment's runs record when, not whether by a tick).
+pub struct FirstReach {
+    reach: Vec<(String, String, TargetSpec, f64, Option<u64>)>,
+}
+
+impl FirstReach {
+    /// Watches the reach entries of `spec` (none without one).
+    pub fn new(spec: Option<&ExpectSpec>) -> Self {
+        let mut seen: std::collections::BTreeMap<String, usize> = Default::default();
+        FirstReach {
+            reach: spec
+                .map(|s| s.reach.as_slice())
+                .unwrap_or_default()
+                .iter()
+                .map(|r| {
+                    // A second entry for the same pair (another `within`) gets `#2`, and so on.
+                    let key = reach_key(&r.agent, &r.target);
+                    let n = seen.entry(key.clone()).or_insert(0);
+                    *n += 1;
+                    (
+                        if *n == 1 { key } else { format!("{key}#{n}") },
+                        r.agent.clone(),
+                        r.target.clone(),
+                        r.within.unwrap_or(0.5),
+                        None,
+                    )
+                })
+                .collect(),
+        }
+    }
+
+    /// Looks at the world after a tick (or at the start).
+    pub fn observe(&mut self, world: &World) {
+        for (_, agent, target, within, reached) in &mut self.reach {
+            if reached.is_none()
+                && reach_distance(world, agent, target).is_some_and(|d| d <= *within)
+            {
+                *reached = Some(world.tick);
+            }
+        }
+    }
+
+    /// Each reach's key and the first tick it held, in the scene's order.
+    pub fn results(&self) -> Vec<(String, Option<u64>)> {
+        self.reach
+            .iter()
+            .map(|(key, _, _, _, reached)| (key.clone(), *reached))
+            .collect()
+    }
 }
 
 struct Reach {
@@ -167,15 +273,9 @@ impl Expectations {
             if r.reached.is_some() || tick > r.by_tick {
                 continue;
             }
-            let Some(agent) = world.agent(&r.agent) else {
+            let Some(d) = reach_distance(world, &r.agent, &r.target) else {
                 continue;
             };
-            let target = match &r.target {
-                TargetSpec::Agent(id) => world.agent(id).map(|a| a.pos),
-                TargetSpec::Point(p) => Some(DVec2::new(p[0], p[1])),
-            };
-            let Some(target) = target else { continue };
-            let d = agent.pos.distance(target);
             if d <= r.within {
                 r.reached = Some(tick);
             }
@@ -356,6 +456,41 @@ mod tests {
         let point = spec("reach: [{agent: a, target: [3, 1]}]");
         assert!(walk(&point, &PATH, 99).is_empty());
         assert_eq!(Expectations::new(&late, &mut TickBelow(0)).ticks(), 3);
+    }
+
+    #[test]
+    fn first_reach_records_ticks_and_groups_reach_through_any_member() {
+        let mut world = World::from_ascii(&["........", "........"]);
+        world.agents.push(Agent::new("h", IVec2::ZERO));
+        for (i, x) in [6, 3].into_iter().enumerate() {
+            let mut prey = Agent::new(format!("prey-{}", i + 1), IVec2::new(x, 0));
+            prey.kind = "prey".into();
+            world.agents.push(prey);
+        }
+        let s = spec(
+            "reach: [{agent: h, target: prey, within: 0.5}, {agent: h, target: [7, 1]}, {agent: h, target: prey, within: 9}]",
+        );
+        assert_eq!(
+            reach_distance(&world, "h", &TargetSpec::Agent("prey".into())),
+            Some(3.0),
+            "the nearest member of the group"
+        );
+        let mut first = FirstReach::new(Some(&s));
+        first.observe(&world);
+        for x in 1..=3 {
+            world.agents[0].pos = DVec2::new(x as f64, 0.0);
+            world.tick = x;
+            first.observe(&world);
+        }
+        assert_eq!(
+            first.results(),
+            vec![
+                ("h->prey".to_string(), Some(3)),
+                ("h->[7,1]".to_string(), None),
+                ("h->prey#2".to_string(), Some(0)),
+            ]
+        );
+        assert!(FirstReach::new(None).results().is_empty());
     }
 
     #[test]

@@ -270,9 +270,11 @@ pub fn build(file: &Path, bytes: &[u8], seed: Option<u64>) -> Result<Scene, Scen
                 );
             }
         }
+        let kinds: BTreeSet<&str> = spec.spawn.iter().map(|s| s.kind.as_str()).collect();
         if let Some(expect) = &spec.expect {
-            spawn::check_expect(&mut checker, expect, w, &ids);
+            spawn::check_expect(&mut checker, expect, w, &ids, &kinds);
         }
+        spawn::check_metrics(&mut checker, &spec.metrics);
     }
     let mut errors = checker.errors;
     errors.sort();
@@ -296,6 +298,7 @@ pub fn build(file: &Path, bytes: &[u8], seed: Option<u64>) -> Result<Scene, Scen
                 scripts,
                 budget,
                 expect: spec.expect.clone(),
+                metrics: spec.metrics.clone(),
             })
         }
         _ => Err(SceneErrors(errors)),

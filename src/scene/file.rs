@@ -35,6 +35,12 @@ pub struct SceneFile {
     pub budget: Option<BudgetSpec>,
     /// What `agentbox test` checks when it runs this scene headless.
     pub expect: Option<ExpectSpec>,
+    /// Numbers `agentbox compare` records at the end of each run: a name to a Lua expression
+    /// of `world` (or a function body that returns a number), such as
+    /// `world:agent("prey").pos.x`. They run in a Lua state of their own, so they never change
+    /// the run.
+    #[serde(default)]
+    pub metrics: BTreeMap<String, String>,
 }
 
 /// `budget: { instructions: N, memory_mb: M }`.
@@ -171,9 +177,10 @@ pub struct ExpectSpec {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReachSpec {
-    /// The agent's id.
+    /// The agent's id, or the kind of a `spawn:` group (reached when any member is within
+    /// range).
     pub agent: String,
-    /// Another agent's id, or a position `[x, y]`.
+    /// Another agent's id or a `spawn:` group's kind, or a position `[x, y]`.
     pub target: TargetSpec,
     /// Distance in tiles between centres (default 0.5).
     pub within: Option<f64>,

@@ -53,6 +53,8 @@ pub struct Scene {
     /// The scene's `expect:` section, checked against the world (agent ids, terrain names,
     /// tiles) but not run: `agentbox test` runs it.
     pub expect: Option<file::ExpectSpec>,
+    /// The scene's `metrics:`: a name to a Lua expression, in name order.
+    pub metrics: std::collections::BTreeMap<String, String>,
 }
 
 /// The scene's `budget:`: how much one script call and all scripts together may use.
@@ -95,6 +97,12 @@ pub fn load_with_seed(path: &Path, seed: Option<u64>) -> Result<Scene, SceneErro
 /// Validates scene bytes as if read from `path` (script paths resolve from its folder).
 pub fn parse(path: &Path, bytes: &[u8]) -> Result<Scene, SceneErrors> {
     build::build(path, bytes, None)
+}
+
+/// Like [`parse`], with the seed replaced as [`load_with_seed`] does (an experiment reads the
+/// scene file once and builds each seed's world from the same bytes).
+pub fn parse_with_seed(path: &Path, bytes: &[u8], seed: Option<u64>) -> Result<Scene, SceneErrors> {
+    build::build(path, bytes, seed)
 }
 
 /// Joins `relative` onto `base`'s folder and removes `.` and `..` where it can, so

@@ -238,10 +238,22 @@ pub(super) fn check_expect(
     expect: &ExpectSpec,
     world: &World,
     ids: &BTreeSet<&str>,
+    kinds: &BTreeSet<&str>,
 ) {
     let agent = |c: &mut Checker, path: String, id: &str| {
         if !ids.contains(id) {
             c.error(&path, format!("no agent with id `{id}` in this scene"));
+        }
+    };
+    // A reach may also name a spawn group by its kind.
+    let agent_or_group = |c: &mut Checker, path: String, id: &str| {
+        if !ids.contains(id) && !kinds.contains(id) {
+            c.error(
+                &path,
+                format!(
+                    "no agent with id `{id}` in this scene (nor a `spawn:` group of that kind)"
+                ),
+            );
         }
     };
     if let Some(t) = expect.ticks {
@@ -254,9 +266,9 @@ pub(super) fn check_expect(
     }
     for (i, r) in expect.reach.iter().enumerate() {
         let path = format!("expect.reach.{i}");
-        agent(c, format!("{path}.agent"), &r.agent);
+        agent_or_group(c, format!("{path}.agent"), &r.agent);
         match &r.target {
-            TargetSpec::Agent(id) => agent(c, format!("{path}.target"), id),
+            TargetSpec::Agent(id) => agent_or_group(c, format!("{path}.target"), id),
             TargetSpec::Point(p) if !(p[0].is_finite() && p[1].is_finite()) => {
                 c.error(&format!("{path}.target"), "target must be finite")
             }
@@ -317,6 +329,30 @@ pub(super) fn check_expect(
             c.error(
                 &format!("expect.lua.{i}.check"),
                 "check must be Lua code, e.g. `return world:tick() > 0`",
+            );
+        }
+    }
+}
+
+/// At most this many metrics in one scene.
+const MAX_METRICS: usize = 256;
+
+/// Checks that every metric has a name and some code (the code compiles when a run starts).
+pub(super) fn check_metrics(c: &mut Checker, metrics: &BTreeMap<String, String>) {
+    if metrics.len() > MAX_METRICS {
+        c.error(
+            "metrics",
+            format!("at most {MAX_METRICS} metrics, got {}", metrics.len()),
+        );
+    }
+    for (name, code) in metrics {
+        if name.trim().is_empty() || name.chars().any(char::is_control) {
+            c.error("metrics", "a metric's name must be visible text");
+        }
+        if code.trim().is_empty() {
+            c.error(
+                &format!("metrics.{name}"),
+                "a metric must be Lua code, e.g. `world:agent(\"prey\").pos.x`",
             );
         }
     }

@@ -10,8 +10,10 @@ mod api;
 mod budget;
 mod convert;
 mod errors;
+mod files;
 mod hot;
 mod inspect;
+mod metric;
 mod predicate;
 pub mod registry;
 mod sandbox;
@@ -34,6 +36,8 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 pub use budget::{Mode as BudgetMode, DEFAULT_INSTRUCTIONS, DEFAULT_MEMORY};
+pub use files::ScriptFiles;
+pub use sandbox::read_script;
 
 /// A loaded script module: its table, how many times it has been (re)loaded, and the load
 /// whose `require`s it used.
@@ -305,6 +309,11 @@ impl ScriptHost {
         self.budget.set_mode(mode);
     }
 
+    /// Reads every later script load and `require` through `files` instead of the disk.
+    pub fn set_files(&mut self, files: std::rc::Rc<dyn ScriptFiles>) {
+        self.lua.set_app_data(files::Installed(files));
+    }
+
     /// Runs a full garbage collection (before measuring memory).
     pub fn collect_garbage(&self) {
         let _ = self.lua.gc_collect();
@@ -373,7 +382,7 @@ impl ScriptHost {
             error.message = in_script(&name, &error.message);
             error
         };
-        let source = sandbox::read_script(path)
+        let source = files::read_source(&self.lua, path)
             .map_err(|e| ScriptError::runtime(format!("{name}: cannot read script: {e}")))?;
         let root = path.parent().unwrap_or(Path::new(".")).to_path_buf();
         let ctx = sandbox::new_context(&self.lua, &root, load).map_err(|e| located(&e))?;

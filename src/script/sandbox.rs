@@ -416,7 +416,7 @@ fn require_in(lua: &Lua, (ctx, name): (Table, String)) -> mlua::Result<Value> {
             format!("require: module {name:?} requires itself (a require cycle)"),
         ));
     }
-    let source = read_script(&path).map_err(|e| {
+    let source = super::files::read_source(lua, &path).map_err(|e| {
         let why = match e.kind() {
             std::io::ErrorKind::NotFound => format!("there is no file {}", path.display()),
             _ => format!("{}: {e}", path.display()),
