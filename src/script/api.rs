@@ -818,7 +818,7 @@ fn path_options(lua: &Lua, opts: Option<Table>, what: &str) -> mlua::Result<Path
 const MAX_BODY: i64 = 64;
 
 /// The second result of `nav.path`: `{cost, expanded, complete, jps, open, closed}` (the sets
-/// only with `sets = true`).
+/// only with `sets = true`), and `reason` when there is no path (set by the caller).
 fn path_info(lua: &Lua, r: &nav::PathResult) -> mlua::Result<Table> {
     let info = lua.create_table()?;
     info.set("cost", r.cost)?;
@@ -884,13 +884,18 @@ pub fn nav_table(lua: &Lua) -> mlua::Result<Table> {
                 let from = to_tile(lua, &from, Arg::new("nav.path", 1))?;
                 let to = to_tile(lua, &to, Arg::new("nav.path", 2))?;
                 let opts = path_options(lua, opts, "nav.path")?;
-                let result = nav::Search::new().find(w, from, to, &opts);
-                // The map's summary built for the search (a pass over its cells), every
-                // expansion (tens of instructions each) and the path handed back.
-                let cells = (w.grid().width().max(0) as u64) * (w.grid().height().max(0) as u64);
+                // On the map's shared grid (`nav::cache`): built once per map content and
+                // body size, so a call pays only for its own search.
+                let (result, reason) = nav::cache::find(w, from, to, &opts);
+                // The look-up, every expansion (tens of instructions each) and the path
+                // handed back; never the grid's building, so the charge does not depend on
+                // what the cache held.
                 let steps = result.path.as_ref().map_or(0, |p| p.len() as u64);
-                charge(lua, cells / 4 + 32 * result.expanded as u64 + 4 * steps)?;
+                charge(lua, 16 + 32 * result.expanded as u64 + 4 * steps)?;
                 let info = path_info(lua, &result)?;
+                if let Some(reason) = reason {
+                    info.set("reason", reason.name())?;
+                }
                 let path = match &result.path {
                     Some(path) => Value::Table(tile_list(lua, path)?),
                     None => Value::Nil,
