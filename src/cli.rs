@@ -137,8 +137,16 @@ enum Command {
         warmup: u64,
         /// Also run the behaviour of scripts/crowd.lua written in Rust, side by side with the
         /// Lua run (taking turns of 10 ticks, so both see the same machine load), and compare.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "against")]
         native: bool,
+        /// Also run this other scene (with its own scripts) in turns of 10 ticks with SCENE
+        /// and report SCENE's CPU time per tick over the other's: the median of the rounds.
+        #[arg(long, value_name = "OTHER")]
+        against: Option<PathBuf>,
+        /// With --against: the largest ratio SCENE/OTHER allowed; prints MET or NOT MET (the
+        /// exit status stays 0 either way).
+        #[arg(long, value_name = "RATIO", requires = "against")]
+        goal: Option<f64>,
     },
 }
 
@@ -226,7 +234,12 @@ fn run(command: Command) -> io::Result<ExitCode> {
             ticks,
             warmup,
             native,
-        } => bench(&scene, ticks, warmup, native)?,
+            against,
+            goal,
+        } => match against {
+            Some(other) => bench_against(&scene, &other, ticks, warmup, goal)?,
+            None => bench(&scene, ticks, warmup, native)?,
+        },
         Command::Api {
             stubs,
             markdown,
@@ -284,20 +297,64 @@ fn api(
     Ok(ExitCode::SUCCESS)
 }
 
-fn bench(path: &Path, ticks: u64, warmup: u64, native: bool) -> io::Result<ExitCode> {
-    let show = |what: &str, f: &crate::bench::Figures| {
-        say(format_args!(
-            "{what}: {} agents, {} ticks: {:.3} ms per tick ({:.1} ticks/s; wall {:.3} ms per tick), {:.0} ns per decision ({} decisions, {} failed)\n",
-            f.agents,
-            f.ticks,
-            f.ms_per_tick(),
-            f.ticks_per_second(),
-            f.wall.as_secs_f64() * 1e3 / f.ticks.max(1) as f64,
-            f.ns_per_decision(),
-            f.decisions,
-            f.failed
-        ))
+fn show_figures(what: &str, f: &crate::bench::Figures) -> io::Result<()> {
+    say(format_args!(
+        "{what}: {} agents, {} ticks: {:.3} ms per tick ({:.1} ticks/s; wall {:.3} ms per tick), {:.0} ns per decision ({} decisions, {} failed)\n",
+        f.agents,
+        f.ticks,
+        f.ms_per_tick(),
+        f.ticks_per_second(),
+        f.wall.as_secs_f64() * 1e3 / f.ticks.max(1) as f64,
+        f.ns_per_decision(),
+        f.decisions,
+        f.failed
+    ))
+}
+
+/// `bench SCENE --against OTHER [--goal RATIO]`.
+fn bench_against(
+    path: &Path,
+    other: &Path,
+    ticks: u64,
+    warmup: u64,
+    goal: Option<f64>,
+) -> io::Result<ExitCode> {
+    let pair = match crate::bench::against(path, other, warmup, ticks) {
+        Ok(pair) => pair,
+        Err(e) => {
+            eprintln!("{e}");
+            return Ok(ExitCode::FAILURE);
+        }
     };
+    show_figures(&path.display().to_string(), &pair.first)?;
+    show_figures(&other.display().to_string(), &pair.second)?;
+    let (lo, hi) = pair
+        .ratios
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(lo, hi), &r| {
+            (lo.min(r), hi.max(r))
+        });
+    let median = pair.median();
+    say(format_args!(
+        "{} / {}: {median:.2}x per tick, median of {} interleaved rounds of {} ticks (min {lo:.2}x, max {hi:.2}x; all ticks together {:.2}x; {})\n",
+        path.display(),
+        other.display(),
+        pair.ratios.len(),
+        crate::bench::BLOCK,
+        pair.first.ms_per_tick() / pair.second.ms_per_tick(),
+        crate::bench::CLOCK
+    ))?;
+    if let Some(goal) = goal {
+        let met = if median <= goal { "MET" } else { "NOT MET" };
+        say(format_args!(
+            "goal: at most {goal}x the other scene: {met} ({median:.2}x)\n"
+        ))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn bench(path: &Path, ticks: u64, warmup: u64, native: bool) -> io::Result<ExitCode> {
+    let show = show_figures;
     if !native {
         match crate::bench::lua(path, warmup, ticks) {
             Ok(lua) => show("lua", &lua)?,
