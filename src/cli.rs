@@ -561,6 +561,10 @@ fn check(paths: &[PathBuf]) -> io::Result<ExitCode> {
                 continue;
             }
         };
+        // Warnings do not fail the check.
+        for w in &scene.warnings {
+            eprintln!("{w}");
+        }
         let mut host = match ScriptHost::new(scene.world.seed) {
             Ok(h) => h,
             Err(e) => {

@@ -33,7 +33,7 @@ pub mod save;
 pub mod schema;
 mod spawn;
 
-pub use error::{SceneError, SceneErrors};
+pub use error::{SceneError, SceneErrors, SceneWarning};
 
 use crate::world::World;
 use std::collections::BTreeSet;
@@ -53,6 +53,8 @@ pub struct Scene {
     /// The scene's `expect:` section, checked against the world (agent ids, terrain names,
     /// tiles) but not run: `agentbox test` runs it.
     pub expect: Option<file::ExpectSpec>,
+    /// What loads but looks wrong (a `route:` leg through a wall), in file order.
+    pub warnings: Vec<SceneWarning>,
 }
 
 /// The scene's `budget:`: how much one script call and all scripts together may use.
