@@ -578,17 +578,14 @@ mod tests {
     /// touches the new wall and still arrives; walled off completely, it stops and says why.
     #[test]
     fn a_wall_painted_across_a_route_is_walked_round_not_through() {
-        use crate::world::{MoveMemory, NoPath, PathOptions};
+        use crate::world::{MoveMemory, NoPath};
         let w = World::from_ascii(&["..........", "..........", "..........", ".........."]);
         let mut sim = Simulation::new(w);
         sim.world_mut()
             .agents
             .push(Agent::new("a", IVec2::new(0, 1)));
         let goal = IVec2::new(9, 1);
-        let mut d = Fixed(vec![(
-            0,
-            Action::PathTo(goal, Box::new(PathOptions::default())),
-        )]);
+        let mut d = Fixed(vec![(0, Action::PathTo(goal, Box::default()))]);
         for _ in 0..5 {
             sim.step(&mut d);
         }
@@ -608,7 +605,7 @@ mod tests {
         assert_eq!(a.pos, crate::world::centre_of(goal));
         // Walled off: no route, standing still, the reason remembered.
         assert!(sim.world_mut().set_terrain(IVec2::new(5, 3), wall));
-        let back = Action::PathTo(IVec2::new(0, 1), Box::new(PathOptions::default()));
+        let back = Action::PathTo(IVec2::new(0, 1), Box::default());
         let mut d = Fixed(vec![(0, back)]);
         sim.step(&mut d);
         let a = &sim.world().agents[0];
