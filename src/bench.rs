@@ -181,8 +181,8 @@ impl<D: Decider> Run<D> {
         }
     }
 
-    /// Steps `ticks` more measured ticks.
-    fn measure(&mut self, ticks: u64) {
+    /// Steps `ticks` more measured ticks; the CPU time they took.
+    fn measure(&mut self, ticks: u64) -> Duration {
         let mut timed = Timed {
             inner: &mut self.decider,
             spent: Duration::ZERO,
@@ -194,12 +194,14 @@ impl<D: Decider> Run<D> {
             self.sim.step(&mut timed);
         }
         let f = &mut self.figures;
-        f.total += thread_cpu_time().saturating_sub(cpu);
+        let spent = thread_cpu_time().saturating_sub(cpu);
+        f.total += spent;
         f.wall += start.elapsed();
         f.ticks += ticks;
         f.decisions += timed.decisions;
         f.deciding += timed.spent;
         f.failed += timed.failed;
+        spent
     }
 }
 
@@ -248,21 +250,6 @@ pub fn side_by_side(path: &Path, warmup: u64, ticks: u64) -> Result<(Figures, Fi
     Ok((lua.figures, rust.figures))
 }
 
-/// Runs the scenes at `path` and `other`, each with its Lua scripts, side by side as
-/// [`side_by_side`] does: for comparing two scripts (`scripts/crowd_reads.lua` against
-/// `scripts/crowd.lua`) under the same load.
-pub fn against(
-    path: &Path,
-    other: &Path,
-    warmup: u64,
-    ticks: u64,
-) -> Result<(Figures, Figures), String> {
-    let mut first = lua_run(path, warmup)?;
-    let mut second = lua_run(other, warmup)?;
-    take_turns(&mut first, &mut second, ticks);
-    Ok((first.figures, second.figures))
-}
-
 /// Measures `a` and `b` in turns of [`BLOCK`] ticks until each has run `ticks`.
 fn take_turns<A: Decider, B: Decider>(a: &mut Run<A>, b: &mut Run<B>, ticks: u64) {
     let mut left = ticks;
@@ -272,6 +259,58 @@ fn take_turns<A: Decider, B: Decider>(a: &mut Run<A>, b: &mut Run<B>, ticks: u64
         b.measure(block);
         left -= block;
     }
+}
+
+/// Two scenes measured against each other by [`against`].
+#[derive(Clone, Debug)]
+pub struct Pair {
+    pub first: Figures,
+    pub second: Figures,
+    /// For each round: the first scene's CPU time over the second's for the same number of
+    /// ticks.
+    pub ratios: Vec<f64>,
+}
+
+impl Pair {
+    /// The median of the rounds' ratios (the mean of the middle two for an even count).
+    pub fn median(&self) -> f64 {
+        let mut r = self.ratios.clone();
+        r.sort_by(f64::total_cmp);
+        match r.len() {
+            0 => f64::NAN,
+            n if n % 2 == 1 => r[n / 2],
+            n => (r[n / 2 - 1] + r[n / 2]) / 2.0,
+        }
+    }
+}
+
+/// Runs two scenes, each with its own Lua scripts, in turns: both are loaded and warmed up,
+/// then each round runs [`BLOCK`] measured ticks of each (the first scene first in even rounds,
+/// the second first in odd ones) until each has run `ticks`, and keeps the round's ratio of CPU
+/// times. Both sides see the same machine load, so the median ratio is what one costs against
+/// the other (`agentbox bench A --against B`).
+pub fn against(path: &Path, other: &Path, warmup: u64, ticks: u64) -> Result<Pair, String> {
+    let mut a = lua_run(path, warmup)?;
+    let mut b = lua_run(other, warmup)?;
+    let mut ratios = Vec::new();
+    let mut left = ticks;
+    while left > 0 {
+        let block = left.min(BLOCK);
+        let (ta, tb) = if ratios.len() % 2 == 0 {
+            let ta = a.measure(block);
+            (ta, b.measure(block))
+        } else {
+            let tb = b.measure(block);
+            (a.measure(block), tb)
+        };
+        ratios.push(ta.as_secs_f64() / tb.as_secs_f64().max(1e-12));
+        left -= block;
+    }
+    Ok(Pair {
+        first: a.figures,
+        second: b.figures,
+        ratios,
+    })
 }
 
 #[cfg(test)]
@@ -345,6 +384,33 @@ mod tests {
             );
             assert!(f.total > Duration::ZERO && f.deciding <= f.total);
         }
+    }
+
+    /// Against another scene, both run every measured tick once, in rounds of [`BLOCK`],
+    /// and the median is taken over the rounds' ratios.
+    #[test]
+    fn against_measures_both_scenes_in_rounds() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = crowd_scene(dir.path(), 30);
+        let pair = against(&path, &path, 1, 25).unwrap();
+        for f in [&pair.first, &pair.second] {
+            assert_eq!((f.ticks, f.decisions, f.failed), (25, 30 * 25, 0));
+        }
+        assert_eq!(pair.ratios.len(), 3, "blocks of 10, 10 and 5 ticks");
+        assert!(pair.ratios.iter().all(|r| r.is_finite() && *r > 0.0));
+        let fixed = Pair {
+            ratios: vec![3.0, 1.0, 2.0, 10.0],
+            ..pair.clone()
+        };
+        assert_eq!(fixed.median(), 2.5);
+        assert_eq!(
+            Pair {
+                ratios: vec![3.0, 1.0, 2.0],
+                ..pair
+            }
+            .median(),
+            2.0
+        );
     }
 
     /// Where every agent stands after `ticks` ticks of `scene` with `decider`.

@@ -186,10 +186,14 @@ enum Command {
         /// Lua run (taking turns of 10 ticks, so both see the same machine load), and compare.
         #[arg(long, conflicts_with = "against")]
         native: bool,
-        /// Also run this scene with its Lua scripts, side by side with SCENE (taking turns of 10
-        /// ticks), and compare: e.g. scenes/crowd_reads.yaml --against scenes/crowd_5k.yaml.
+        /// Also run this other scene (with its own scripts) in turns of 10 ticks with SCENE
+        /// and report SCENE's CPU time per tick over the other's: the median of the rounds.
         #[arg(long, value_name = "OTHER")]
         against: Option<PathBuf>,
+        /// With --against: the largest ratio SCENE/OTHER allowed; prints MET or NOT MET (the
+        /// exit status stays 0 either way).
+        #[arg(long, value_name = "RATIO", requires = "against")]
+        goal: Option<f64>,
     },
 }
 
@@ -278,8 +282,9 @@ fn run(command: Command) -> io::Result<ExitCode> {
             warmup,
             native,
             against,
+            goal,
         } => match against {
-            Some(other) => bench_against(&scene, &other, ticks, warmup)?,
+            Some(other) => bench_against(&scene, &other, ticks, warmup, goal)?,
             None => bench(&scene, ticks, warmup, native)?,
         },
         Command::Api {
@@ -409,7 +414,6 @@ fn api(
     Ok(ExitCode::SUCCESS)
 }
 
-/// One line of `agentbox bench` figures.
 fn show_figures(what: &str, f: &crate::bench::Figures) -> io::Result<()> {
     say(format_args!(
         "{what}: {} agents, {} ticks: {:.3} ms per tick ({:.1} ticks/s; wall {:.3} ms per tick), {:.0} ns per decision ({} decisions, {} failed)\n",
@@ -424,31 +428,45 @@ fn show_figures(what: &str, f: &crate::bench::Figures) -> io::Result<()> {
     ))
 }
 
-/// `agentbox bench SCENE --against OTHER`: both scenes' Lua side by side.
-fn bench_against(path: &Path, other: &Path, ticks: u64, warmup: u64) -> io::Result<ExitCode> {
-    let (a, b) = match crate::bench::against(path, other, warmup, ticks) {
-        Ok(both) => both,
+/// `bench SCENE --against OTHER [--goal RATIO]`.
+fn bench_against(
+    path: &Path,
+    other: &Path,
+    ticks: u64,
+    warmup: u64,
+    goal: Option<f64>,
+) -> io::Result<ExitCode> {
+    let pair = match crate::bench::against(path, other, warmup, ticks) {
+        Ok(pair) => pair,
         Err(e) => {
             eprintln!("{e}");
             return Ok(ExitCode::FAILURE);
         }
     };
-    compare(("scene", &a), ("against", &b))
-}
-
-/// Both runs' figures and their ratio.
-fn compare(
-    (name_a, a): (&str, &crate::bench::Figures),
-    (name_b, b): (&str, &crate::bench::Figures),
-) -> io::Result<ExitCode> {
-    show_figures(name_a, a)?;
-    show_figures(name_b, b)?;
+    show_figures(&path.display().to_string(), &pair.first)?;
+    show_figures(&other.display().to_string(), &pair.second)?;
+    let (lo, hi) = pair
+        .ratios
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(lo, hi), &r| {
+            (lo.min(r), hi.max(r))
+        });
+    let median = pair.median();
     say(format_args!(
-        "{name_a}/{name_b}: {:.2}x per tick, {:.2}x per decision (taking turns of {} ticks)\n",
-        a.ms_per_tick() / b.ms_per_tick(),
-        a.ns_per_decision() / b.ns_per_decision(),
-        crate::bench::BLOCK
+        "{} / {}: {median:.2}x per tick, median of {} interleaved rounds of {} ticks (min {lo:.2}x, max {hi:.2}x; all ticks together {:.2}x; {})\n",
+        path.display(),
+        other.display(),
+        pair.ratios.len(),
+        crate::bench::BLOCK,
+        pair.first.ms_per_tick() / pair.second.ms_per_tick(),
+        crate::bench::CLOCK
     ))?;
+    if let Some(goal) = goal {
+        let met = if median <= goal { "MET" } else { "NOT MET" };
+        say(format_args!(
+            "goal: at most {goal}x the other scene: {met} ({median:.2}x)\n"
+        ))?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -470,7 +488,15 @@ fn bench(path: &Path, ticks: u64, warmup: u64, native: bool) -> io::Result<ExitC
             return Ok(ExitCode::FAILURE);
         }
     };
-    compare(("lua", &lua), ("rust", &rust))
+    show_figures("lua", &lua)?;
+    show_figures("rust", &rust)?;
+    say(format_args!(
+        "lua/rust: {:.2}x per tick, {:.2}x per decision (taking turns of {} ticks)\n",
+        lua.ms_per_tick() / rust.ms_per_tick(),
+        lua.ns_per_decision() / rust.ns_per_decision(),
+        crate::bench::BLOCK
+    ))?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn test(paths: &[PathBuf], jobs: Option<usize>) -> io::Result<ExitCode> {
@@ -654,6 +680,10 @@ fn check(paths: &[PathBuf]) -> io::Result<ExitCode> {
                 continue;
             }
         };
+        // Warnings do not fail the check.
+        for w in &scene.warnings {
+            eprintln!("{w}");
+        }
         let mut host = match ScriptHost::new(scene.world.seed) {
             Ok(h) => h,
             Err(e) => {

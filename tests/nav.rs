@@ -181,3 +181,100 @@ fn the_courier_reaches_every_stop_through_the_waypoints() {
     // The stops in order (and round again to the first by tick 900).
     assert_eq!(visited[..3], [(22.0, 11.0), (22.0, 1.0), (1.0, 11.0)]);
 }
+
+/// `nav.path` says why there is no path; `move.path_to` to such a goal puts the reason on the
+/// agent's trace line as `no_path`, and the line of an agent with a route is unchanged.
+#[test]
+fn no_path_has_a_reason_in_lua_and_in_the_trace() {
+    let script = r#"
+local M = {}
+function M.decide(self, world)
+  if self.params.probe then
+    local checks = {
+      { {1, 1}, {3, 1}, "blocked" },
+      { {3, 1}, {1, 1}, "blocked" },
+      { {1, 1}, {6, 1}, "unreachable" },
+      { {1, 1}, {40, 1}, "off_map" },
+      { {-3, 1}, {1, 1}, "off_map" },
+    }
+    for _, c in ipairs(checks) do
+      local p, info = nav.path(c[1], c[2])
+      if p ~= nil or info.reason ~= c[3] then
+        error(("nav.path(%d,%d -> %d,%d): %s, wanted %s"):format(
+          c[1][1], c[1][2], c[2][1], c[2][2], tostring(info.reason), c[3]))
+      end
+    end
+    local p, info = nav.path({1, 1}, {1, 3})
+    if p == nil or info.reason ~= nil then error("a path has no reason") end
+    return move.stop()
+  end
+  return move.path_to(self.params.goal)
+end
+return M
+"#;
+    // Column 5 is a wall from top to bottom: column 6 is an island.
+    let scene = r#"
+map:
+  rows: |
+    .....#.
+    ...#.#.
+    .....#.
+    .....#.
+agents:
+  - id: probe
+    at: [0, 0]
+    script: s.lua
+    params: { probe: true }
+  - id: to_wall
+    at: [0, 1]
+    script: s.lua
+    params: { goal: [3, 1] }
+  - id: to_island
+    at: [0, 2]
+    script: s.lua
+    params: { goal: [6, 2] }
+  - id: off
+    at: [0, 3]
+    script: s.lua
+    params: { goal: [9, 3] }
+  - id: fine
+    at: [1, 3]
+    script: s.lua
+    params: { goal: [4, 0] }
+"#;
+    let dir = scratch(&[("s.yaml", scene), ("s.lua", script)]);
+    let lines = trace(dir.path().join("s.yaml").to_str().unwrap(), 60, &[]);
+    let agent = |line: &serde_json::Value, id: &str| {
+        line["agents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["id"] == id)
+            .cloned()
+            .unwrap()
+    };
+    for line in &lines {
+        assert!(agent(line, "probe").get("error").is_none(), "{line}");
+        assert_eq!(agent(line, "to_wall")["no_path"], "blocked", "{line}");
+        assert_eq!(agent(line, "to_island")["no_path"], "unreachable", "{line}");
+        assert_eq!(agent(line, "off")["no_path"], "off_map", "{line}");
+        // The fields an agent with a route always had, and no other.
+        let fine = agent(line, "fine");
+        let mut keys: Vec<&str> = fine
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(|k| k.as_str())
+            .collect();
+        keys.sort();
+        assert_eq!(keys, ["action", "id", "x", "y"], "{fine}");
+    }
+    for id in ["to_wall", "to_island", "off"] {
+        assert_eq!(
+            pos(&lines[0], id),
+            pos(lines.last().unwrap(), id),
+            "{id} stands still"
+        );
+    }
+    assert_eq!(pos(lines.last().unwrap(), "fine"), (4.0, 0.0));
+}

@@ -133,3 +133,23 @@ fn headless_refuses_a_broken_scene_with_the_same_located_error() {
         stderr(&out)
     );
 }
+
+/// A keyboard agent's `route:` leg that runs into a wall is a located warning from `check`,
+/// which still succeeds; legs that keep clear of walls say nothing.
+#[test]
+fn a_route_leg_through_a_wall_is_a_located_warning_and_check_still_passes() {
+    let scene = "map:\n  rows: |\n    ......\n    ..#...\n    ......\n    ......\nagents:\n  - id: player\n    at: [0, 0]\n    control: keyboard\n    route: [[5, 0], [5, 3],\n            [0, 1], [0, 3]]\n";
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("s.yaml"), scene).unwrap();
+    let out = agentbox_in(dir.path(), &["check", "s.yaml"]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(stdout(&out).contains("ok: s.yaml"), "{}", stdout(&out));
+    let warnings: Vec<&str> = err.lines().filter(|l| l.contains("warning")).collect();
+    // Only the leg from [5, 3] to [0, 1] passes the wall at [2, 1]; it is the third point.
+    assert_eq!(warnings.len(), 1, "{err}");
+    assert!(
+        warnings[0].starts_with("s.yaml:12:13: warning: the route of `player` from [5, 3] to [0, 1] runs into a wall near [2, 1];"),
+        "{err}"
+    );
+}

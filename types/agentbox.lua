@@ -48,6 +48,7 @@
 
 ---The second result of `nav.path`.
 ---@class agentbox.PathInfo
+---@field reason? "blocked"|"unreachable"|"off_map" Why there is no path (only when the path is nil): an end is blocked for the body, no way joins the ends, or an end is outside the map.
 ---@field cost number The path's cost.
 ---@field expanded integer Nodes expanded.
 ---@field complete boolean False when max_expanded stopped the search early.
@@ -156,7 +157,7 @@ function move.evade(target) end
 ---@return agentbox.Action # The move.
 function move.to(point) end
 
----Follow an A* route to a tile; re-planned natively when the goal, the options or the map change.
+---Follow an A* route to a tile; re-planned natively when the goal, the options or the map change. With no route the agent stands still and the reason (`blocked`, `unreachable`, `off_map`) shows as `no_path` in the trace and in the window's inspector.
 ---@param goal agentbox.PosLike The goal (rounded to its tile).
 ---@param opts? agentbox.PathOptions Search options; the agent's scene `size` is used when opts.size is smaller.
 ---@return agentbox.Action # The route following.
@@ -244,12 +245,12 @@ function nav.los(a, b) end
 ---@return agentbox.Tile[] # The cells from a to b, both included.
 function nav.line(a, b) end
 
----A* (or jump point search where it is exact) over the current map.
+---A* (or jump point search where it is exact) over the current map, on the map's grid built once per map content and body size and shared by every query (a call pays only for its own search). `local p, info = nav.path(a, b); if not p then print(info.reason) end`.
 ---@param from agentbox.PosLike Start tile.
 ---@param to agentbox.PosLike Goal tile.
 ---@param opts? agentbox.PathOptions Diagonal rule, heuristic, costs, body size, limits, algorithm.
----@return agentbox.Tile[]|nil # The tiles from start to goal (both included), or nil if an end is blocked or off the map or the goal cannot be reached.
----@return agentbox.PathInfo # Cost, expansions and how the search went.
+---@return agentbox.Tile[]|nil # The tiles from start to goal (both included), or nil if an end is blocked or off the map or the goal cannot be reached (`info.reason` says which).
+---@return agentbox.PathInfo # Cost, expansions, how the search went and, with no path, why.
 function nav.path(from, to, opts) end
 
 ---A route over the scene's waypoints: the nearest node `from` sees, the node table's route to the node nearest `to` that sees it, then `to`.

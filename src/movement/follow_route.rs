@@ -1,10 +1,12 @@
 //! A* route following (see `docs/algorithms.md`, "A*"): plan a route to a goal tile with
 //! [`crate::nav::Search`] (the agent's body size and the action's options) and walk it tile centre
 //! by tile centre. The route is kept across ticks and planned again when the goal, the options or
-//! the map change, or when the agent has been pushed off it.
+//! the map change, or when the agent has been pushed off it. Planning uses the shared grid of
+//! the map and the body size (`nav::cache`). With no route the agent stands still and
+//! remembers why ([`MoveMemory::NoPath`]: the goal is blocked, unreachable or off the map).
 
-use crate::nav::{PathOptions, Search};
-use crate::world::{centre_of, Agent, Role, Route, RouteKind, Shape, Tile, World};
+use crate::nav::{cache, NoPath, PathOptions};
+use crate::world::{centre_of, Agent, MoveMemory, Role, Route, RouteKind, Shape, Tile, World};
 use glam::DVec2;
 use std::collections::VecDeque;
 
@@ -19,11 +21,12 @@ pub fn follow(world: &World, agent: &Agent, goal: Tile, opts: &PathOptions, reac
     let route = match &agent.route {
         Some(r) if is_current(world, agent, r, goal, &kind) => Route::clone(r),
         _ => match plan(world, agent, goal, opts) {
-            Some(r) => r,
-            None => {
+            Ok(r) => r,
+            Err(reason) => {
                 return Step {
                     delta: DVec2::ZERO,
                     route: None,
+                    memory: MoveMemory::NoPath(reason),
                     ..Default::default()
                 }
             }
@@ -74,13 +77,14 @@ fn on_route(agent: &Agent, route: &Route) -> bool {
         .is_none_or(|&t| agent.pos.distance(centre_of(t)) <= 1.5)
 }
 
-fn plan(world: &World, agent: &Agent, goal: Tile, opts: &PathOptions) -> Option<Route> {
+fn plan(world: &World, agent: &Agent, goal: Tile, opts: &PathOptions) -> Result<Route, NoPath> {
     let opts = PathOptions {
         size: opts.size.max(agent.size),
         ..*opts
     };
-    let path = Search::new().find(world, agent.tile(), goal, &opts).path?;
-    Some(Route {
+    let (result, reason) = cache::find(world, agent.tile(), goal, &opts);
+    let path = result.path.ok_or(reason.unwrap_or(NoPath::Unreachable))?;
+    Ok(Route {
         goal,
         map_version: world.map_version,
         tiles: path.into_iter().collect::<VecDeque<_>>(),
@@ -123,6 +127,15 @@ mod tests {
         );
         assert_eq!(step.delta, DVec2::ZERO);
         assert_eq!(step.route, None);
+        assert_eq!(step.memory.no_path(), Some(NoPath::Unreachable));
+        let why = |goal| {
+            follow(&world, &agent, goal, &PathOptions::default(), 1.0)
+                .memory
+                .no_path()
+        };
+        assert_eq!(why(IVec2::new(1, 0)), Some(NoPath::Blocked));
+        assert_eq!(why(IVec2::new(0, 3)), Some(NoPath::OffMap));
+        assert_eq!(why(IVec2::new(0, 0)), None);
     }
 
     #[test]

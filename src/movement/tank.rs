@@ -8,8 +8,8 @@
 
 use super::follow_route::{is_current, walk};
 use super::Step;
-use crate::nav::{Algorithm, Diagonal, Heuristic, PathOptions, Search};
-use crate::world::{Agent, Leg, Route, RouteKind, Tile, World};
+use crate::nav::{cache, Algorithm, Diagonal, Heuristic, NoPath, PathOptions};
+use crate::world::{Agent, Leg, MoveMemory, Route, RouteKind, Tile, World};
 
 /// The search the source's tank runs, for a body of `size` tiles.
 pub fn tank_options(size: u32) -> PathOptions {
@@ -36,11 +36,11 @@ pub fn legs(path: &[Tile]) -> Vec<Leg> {
     out
 }
 
-/// Plans the tank's drive to `goal`, or `None` (the command is dropped).
-pub fn plan(world: &World, agent: &Agent, goal: Tile) -> Option<Route> {
-    let path = Search::new()
-        .find(world, agent.tile(), goal, &tank_options(agent.size))
-        .path?;
+/// Plans the tank's drive to `goal` on the shared footprint grid of its body size
+/// (`nav::cache`), or says why there is none (the command is dropped).
+pub fn plan(world: &World, agent: &Agent, goal: Tile) -> Result<Route, NoPath> {
+    let (result, reason) = cache::find(world, agent.tile(), goal, &tank_options(agent.size));
+    let path = result.path.ok_or(reason.unwrap_or(NoPath::Unreachable))?;
     let legs = legs(&path);
     let mut at = agent.tile();
     let tiles = legs
@@ -50,7 +50,7 @@ pub fn plan(world: &World, agent: &Agent, goal: Tile) -> Option<Route> {
             at
         })
         .collect();
-    Some(Route {
+    Ok(Route {
         goal,
         map_version: world.map_version,
         tiles,
@@ -64,8 +64,13 @@ pub fn drive(world: &World, agent: &Agent, goal: Tile, reach: f64) -> Step {
     let route = match &agent.route {
         Some(r) if is_current(world, agent, r, goal, &RouteKind::Tank) => Route::clone(r),
         _ => match plan(world, agent, goal) {
-            Some(r) => r,
-            None => return Step::default(),
+            Ok(r) => r,
+            Err(reason) => {
+                return Step {
+                    memory: MoveMemory::NoPath(reason),
+                    ..Default::default()
+                }
+            }
         },
     };
     let mut step = walk(agent, route, reach);
@@ -166,5 +171,6 @@ mod tests {
         big.size = 3;
         let step = drive(&world, &big, t(5, 0), 1.0);
         assert_eq!((step.delta, step.route), (DVec2::ZERO, None));
+        assert_eq!(step.memory.no_path(), Some(NoPath::Unreachable));
     }
 }

@@ -1,5 +1,6 @@
 //! Navigation: pure queries over the world's grid — Bresenham lines, line of sight, A* and jump
-//! point search (with reusable buffers in [`Search`]), waypoint tables.
+//! point search (with reusable buffers in [`Search`]), waypoint tables, and the per-thread
+//! cache of one grid per map content and body size ([`cache`]) that every caller shares.
 //!
 //! Everything here is a function of a `&World` (or a [`NavGrid`] over a flat cost array) and
 //! returns values; it never draws, never changes the world, reads no files and must not name
@@ -29,6 +30,7 @@
 //! ```
 
 pub mod astar;
+pub mod cache;
 pub mod grid;
 pub mod jps;
 pub mod line;
@@ -40,7 +42,9 @@ pub mod waypoints;
 pub use grid::NavGrid;
 pub use line::{bresenham, Line};
 pub use los::line_of_sight;
-pub use options::{Algorithm, Diagonal, Heuristic, PathOptions, PathResult, SearchSets, StepCosts};
+pub use options::{
+    Algorithm, Diagonal, Heuristic, NoPath, PathOptions, PathResult, SearchSets, StepCosts,
+};
 pub use search::{find_path, path_cost, Search};
 
 #[cfg(test)]

@@ -1,7 +1,9 @@
 //! What a search gives back ([`PathResult`], [`SearchSets`]); the choices it takes are the
 //! world's plain [`PathOptions`], re-exported here.
 
-pub use crate::world::path_options::{Algorithm, Diagonal, Heuristic, PathOptions, StepCosts};
+pub use crate::world::path_options::{
+    Algorithm, Diagonal, Heuristic, NoPath, PathOptions, StepCosts,
+};
 use crate::world::Tile;
 
 /// The open and closed sets a search left behind, row-major order.

@@ -1,11 +1,11 @@
-//! The inspector: the selected agent's id, kind, script, current action, params, memory and
-//! last error, refreshed every frame so it follows the agent. Everything is shown as a script
+//! The inspector: the selected agent's id, kind, script, current action (and why it has no
+//! route, when it has none), params, memory and last error, refreshed every frame so it follows the agent. Everything is shown as a script
 //! would write it (Lua tables, `path_to tile 3, 4 {diagonal = "never"}`), never as Rust's
 //! `Debug` text or JSON.
 
 use super::text::{panel, wrap};
 use crate::session::Session;
-use crate::world::Brain;
+use crate::world::{Agent, Brain};
 use macroquad::prelude::*;
 
 pub const WIDTH: f32 = 380.0;
@@ -46,6 +46,9 @@ pub fn draw(session: &Session, id: &str) -> bool {
         inner,
         size,
     ));
+    if let Some(line) = no_path_line(agent) {
+        lines.extend(wrap(&line, inner, size));
+    }
     lines.push("params".into());
     let params = lua_text(&agent.params, 0);
     lines.extend(
@@ -89,6 +92,12 @@ pub fn draw(session: &Session, id: &str) -> bool {
         size,
     );
     true
+}
+
+/// Why the agent's route-following action has no route, as the inspector shows it.
+fn no_path_line(agent: &Agent) -> Option<String> {
+    let reason = agent.memory.no_path()?;
+    Some(format!("no path  {}: {}", reason.name(), reason.describe()))
 }
 
 /// A scene's `params` (JSON) as the Lua table a script sees in `self.params`: keys sorted,
@@ -169,7 +178,26 @@ fn lua_string(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::lua_text;
+    use super::{lua_text, no_path_line};
+    use crate::world::{Agent, MoveMemory, NoPath};
+    use glam::IVec2;
+
+    /// The inspector shows the reason the primitive remembered (set by `follow_route`).
+    #[test]
+    fn an_agent_with_no_route_shows_why() {
+        let mut agent = Agent::new("a", IVec2::new(0, 0));
+        assert_eq!(no_path_line(&agent), None);
+        agent.memory = MoveMemory::Wander {
+            direction: 1,
+            ticks_left: 3,
+        };
+        assert_eq!(no_path_line(&agent), None);
+        agent.memory = MoveMemory::NoPath(NoPath::Blocked);
+        assert_eq!(
+            no_path_line(&agent).as_deref(),
+            Some("no path  blocked: the start or the goal is blocked for this body")
+        );
+    }
 
     #[test]
     fn params_read_as_the_lua_table_a_script_sees() {

@@ -4,11 +4,11 @@
 use super::file::{AgentSpec, SceneFile, TerrainSpec};
 use super::locate::Locator;
 use super::spawn;
-use super::{resolve_relative, Scene, SceneError, SceneErrors, ScriptBudget};
+use super::{resolve_relative, Scene, SceneError, SceneErrors, SceneWarning, ScriptBudget};
 use crate::world::{
-    rng, Agent, Brain, Crumbs, Grid, Motion, RowError, Terrain, TerrainTable, Walk, World,
+    rng, tile_of, Agent, Brain, Crumbs, Grid, Motion, RowError, Terrain, TerrainTable, Walk, World,
 };
-use glam::IVec2;
+use glam::{DVec2, IVec2};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
@@ -292,6 +292,7 @@ pub fn build(file: &Path, bytes: &[u8], seed: Option<u64>) -> Result<Scene, Scen
                 .iter()
                 .map(|w| IVec2::new(w[0] as i32, w[1] as i32))
                 .collect();
+            let warnings = route_warnings(&checker.locator, file, &spec, &world);
             Ok(Scene {
                 path: file.to_path_buf(),
                 world,
@@ -299,6 +300,7 @@ pub fn build(file: &Path, bytes: &[u8], seed: Option<u64>) -> Result<Scene, Scen
                 budget,
                 expect: spec.expect.clone(),
                 metrics: spec.metrics.clone(),
+                warnings,
             })
         }
         _ => Err(SceneErrors(errors)),
@@ -719,6 +721,64 @@ fn check_motion(c: &mut Checker, path: &str, agent: &AgentSpec, world: Option<&W
             }
         }
     }
+}
+
+/// How far apart, in tiles, [`leg_hits_wall`] looks along a leg.
+const LEG_STEP: f64 = 0.05;
+
+/// The first point of the straight walk from `from` to `to` where a body of `radius` touches
+/// a wall (or leaves the map), looked for every [`LEG_STEP`] tiles.
+fn leg_hits_wall(world: &World, from: DVec2, to: DVec2, radius: f64) -> Option<DVec2> {
+    let steps = (from.distance(to) / LEG_STEP).ceil().max(1.0) as u32;
+    (0..=steps)
+        .map(|s| from.lerp(to, s as f64 / steps as f64))
+        .find(|&p| world.circle_hits_wall(p, radius))
+}
+
+/// A warning for each leg of a keyboard agent's `route:` (from where it stands to the first
+/// point, then point to point) that runs into a wall: the walk goes straight, so the agent
+/// would slide along the wall instead of following the route.
+fn route_warnings(
+    locator: &Locator,
+    file: &Path,
+    spec: &SceneFile,
+    world: &World,
+) -> Vec<SceneWarning> {
+    let mut out = Vec::new();
+    for (i, (a, agent)) in spec.agents.iter().zip(&world.agents).enumerate() {
+        let Some(route) = &a.route else { continue };
+        let mut from = agent.pos;
+        for (k, point) in route.iter().enumerate() {
+            let to = DVec2::new(point[0] as f64, point[1] as f64);
+            if let Some(hit) = leg_hits_wall(world, from, to, agent.radius) {
+                let (line, column) = locator.at(&format!("agents.{i}.route.{k}"));
+                // The blocked tile (or the tile off the map) the body touches there.
+                let at = tile_of(hit);
+                let near = (-1..=1)
+                    .flat_map(|dy| (-1..=1).map(move |dx| at + IVec2::new(dx, dy)))
+                    .filter(|&t| world.is_blocked(t))
+                    .min_by(|&a, &b| {
+                        let d = |t: IVec2| {
+                            let c = DVec2::new(t.x as f64, t.y as f64);
+                            hit.clamp(c - 0.5, c + 0.5).distance_squared(hit)
+                        };
+                        d(a).total_cmp(&d(b))
+                    })
+                    .unwrap_or(at);
+                out.push(SceneWarning(SceneError {
+                    file: file.to_path_buf(),
+                    line,
+                    column,
+                    message: format!(
+                        "the route of `{}` from [{}, {}] to [{}, {}] runs into a wall near [{}, {}]; the walk is straight, so the agent will slide along the wall",
+                        agent.id, from.x, from.y, to.x, to.y, near.x, near.y
+                    ),
+                }));
+            }
+            from = to;
+        }
+    }
+    out
 }
 
 fn make_agent(file: &Path, spec: &AgentSpec, seed: u64) -> Agent {

@@ -27,6 +27,25 @@ impl fmt::Display for SceneError {
 
 impl std::error::Error for SceneError {}
 
+/// Something in a scene file that loads but probably does not do what was meant (a keyboard
+/// agent's `route:` leg that runs into a wall), with its place; printed by `agentbox check`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SceneWarning(pub SceneError);
+
+impl fmt::Display for SceneWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let e = &self.0;
+        write!(
+            f,
+            "{}:{}:{}: warning: {}",
+            e.file.display(),
+            e.line,
+            e.column,
+            e.message
+        )
+    }
+}
+
 /// All the problems found in one scene file, in file order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SceneErrors(pub Vec<SceneError>);

@@ -33,7 +33,7 @@ pub mod save;
 pub mod schema;
 mod spawn;
 
-pub use error::{SceneError, SceneErrors};
+pub use error::{SceneError, SceneErrors, SceneWarning};
 
 use crate::world::World;
 use std::collections::BTreeSet;
@@ -55,6 +55,8 @@ pub struct Scene {
     pub expect: Option<file::ExpectSpec>,
     /// The scene's `metrics:`: a name to a Lua expression, in name order.
     pub metrics: std::collections::BTreeMap<String, String>,
+    /// What loads but looks wrong (a `route:` leg through a wall), in file order.
+    pub warnings: Vec<SceneWarning>,
 }
 
 /// The scene's `budget:`: how much one script call and all scripts together may use.

@@ -811,17 +811,43 @@ fn path_options(lua: &Lua, opts: Option<Table>, what: &str) -> mlua::Result<Path
 /// The largest body side a script may ask for.
 const MAX_BODY: i64 = 64;
 
-/// The second result of `nav.path`: `{cost, expanded, complete, jps, open, closed}` (the sets
-/// only with `sets = true`).
-fn path_info(lua: &Lua, r: &nav::PathResult) -> mlua::Result<Table> {
-    let info = lua.create_table()?;
-    info.set("cost", r.cost)?;
-    info.set("expanded", r.expanded)?;
-    info.set("complete", r.complete)?;
-    info.set("jps", r.used_jps)?;
+/// The second result of `nav.path`: `{cost, expanded, complete, jps, reason, open, closed}`
+/// (`reason` only when there is no path, the sets only with `sets = true`). The fixed fields
+/// are set in one protected call with the raw API (through `Table::set` each field was a
+/// protected call of its own, on a table every query makes).
+fn path_info(lua: &Lua, r: &nav::PathResult, reason: Option<nav::NoPath>) -> mlua::Result<Table> {
+    let reason = reason.map(|r| match r {
+        nav::NoPath::Blocked => c"blocked",
+        nav::NoPath::Unreachable => c"unreachable",
+        nav::NoPath::OffMap => c"off_map",
+    });
+    let (cost, expanded) = (r.cost, r.expanded as mlua::ffi::lua_Integer);
+    let (complete, jps) = (r.complete as std::ffi::c_int, r.used_jps as std::ffi::c_int);
+    // SAFETY: inside `exec_raw` the state is valid and the call is protected; it pushes the
+    // table and one value at a time (within the stack a C call is guaranteed) and leaves the
+    // table alone on the stack as the result. The closure holds only plain values, so a
+    // memory error unwinding past it drops nothing.
+    let info = unsafe {
+        lua.exec_raw::<Table>((), |state| {
+            use mlua::ffi;
+            ffi::lua_createtable(state, 0, 5);
+            ffi::lua_pushnumber(state, cost);
+            ffi::lua_setfield(state, -2, c"cost".as_ptr());
+            ffi::lua_pushinteger(state, expanded);
+            ffi::lua_setfield(state, -2, c"expanded".as_ptr());
+            ffi::lua_pushboolean(state, complete);
+            ffi::lua_setfield(state, -2, c"complete".as_ptr());
+            ffi::lua_pushboolean(state, jps);
+            ffi::lua_setfield(state, -2, c"jps".as_ptr());
+            if let Some(reason) = reason {
+                ffi::lua_pushstring(state, reason.as_ptr());
+                ffi::lua_setfield(state, -2, c"reason".as_ptr());
+            }
+        })?
+    };
     if let Some(sets) = &r.sets {
-        info.set("open", tile_list(lua, &sets.open)?)?;
-        info.set("closed", tile_list(lua, &sets.closed)?)?;
+        info.raw_set("open", tile_list(lua, &sets.open)?)?;
+        info.raw_set("closed", tile_list(lua, &sets.closed)?)?;
     }
     Ok(info)
 }
@@ -878,13 +904,15 @@ pub fn nav_table(lua: &Lua) -> mlua::Result<Table> {
                 let from = to_tile(lua, &from, Arg::new("nav.path", 1))?;
                 let to = to_tile(lua, &to, Arg::new("nav.path", 2))?;
                 let opts = path_options(lua, opts, "nav.path")?;
-                let result = nav::Search::new().find(w, from, to, &opts);
-                // The map's summary built for the search (a pass over its cells), every
-                // expansion (tens of instructions each) and the path handed back.
-                let cells = (w.grid().width().max(0) as u64) * (w.grid().height().max(0) as u64);
+                // On the map's shared grid (`nav::cache`): built once per map content and
+                // body size, so a call pays only for its own search.
+                let (result, reason) = nav::cache::find(w, from, to, &opts);
+                // The look-up, every expansion (tens of instructions each) and the path
+                // handed back; never the grid's building, so the charge does not depend on
+                // what the cache held.
                 let steps = result.path.as_ref().map_or(0, |p| p.len() as u64);
-                charge(lua, cells / 4 + 32 * result.expanded as u64 + 4 * steps)?;
-                let info = path_info(lua, &result)?;
+                charge(lua, 16 + 32 * result.expanded as u64 + 4 * steps)?;
+                let info = path_info(lua, &result, reason)?;
                 let path = match &result.path {
                     Some(path) => Value::Table(tile_list(lua, path)?),
                     None => Value::Nil,

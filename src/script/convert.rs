@@ -9,8 +9,9 @@ use super::hot::ActionBook;
 use super::views::{ID, POS, X, Y};
 use crate::world::{tile_of, Action, AgentRef, Target, World};
 use glam::{DVec2, IVec2};
-use mlua::{AnyUserData, Lua, MetaMethod, Table, UserData, UserDataMethods, Value};
+use mlua::{ffi, AnyUserData, Lua, MetaMethod, Table, UserData, UserDataMethods, Value};
 use std::cell::Cell;
+use std::ffi::c_int;
 use std::rc::{Rc, Weak};
 
 /// An action returned by a `move.*` function, handed back by `decide`. Made only by
@@ -225,12 +226,31 @@ pub fn tile_table(lua: &Lua, tile: IVec2) -> mlua::Result<Table> {
 }
 
 /// A list of tiles as a Lua array of `{x, y}` tables.
+///
+/// Built in one protected call with the raw API: through `Table::raw_set` every table and
+/// every field is a protected call of its own while a memory limit is set (three per tile),
+/// which made handing a path back cost more than finding it.
 pub fn tile_list<'a>(lua: &Lua, tiles: impl IntoIterator<Item = &'a IVec2>) -> mlua::Result<Table> {
-    let list = lua.create_table()?;
-    for (i, t) in tiles.into_iter().enumerate() {
-        list.raw_set(i + 1, tile_table(lua, *t)?)?;
+    let tiles: Vec<IVec2> = tiles.into_iter().copied().collect();
+    let tiles = tiles.as_slice();
+    let n = c_int::try_from(tiles.len()).unwrap_or(c_int::MAX);
+    // SAFETY: inside `exec_raw` the state is valid and the call is protected; it pushes the
+    // list and at most two values more (within the stack a C call is guaranteed), and leaves
+    // the list alone on the stack as the result. A memory error unwinds past the closure,
+    // which holds only a borrowed slice (nothing to drop).
+    unsafe {
+        lua.exec_raw::<Table>((), |state| {
+            ffi::lua_createtable(state, n, 0);
+            for (i, t) in tiles.iter().enumerate() {
+                ffi::lua_createtable(state, 0, 2);
+                ffi::lua_pushinteger(state, t.x as ffi::lua_Integer);
+                ffi::lua_setfield(state, -2, c"x".as_ptr());
+                ffi::lua_pushinteger(state, t.y as ffi::lua_Integer);
+                ffi::lua_setfield(state, -2, c"y".as_ptr());
+                ffi::lua_rawseti(state, -2, i as ffi::lua_Integer + 1);
+            }
+        })
     }
-    Ok(list)
 }
 
 /// JSON (the scene's `params`) as Lua values.

@@ -160,6 +160,7 @@ pub const CLASSES: &[Class] = &[
         parent: None,
         doc: "The second result of `nav.path`.",
         fields: &[
+            f("reason?", "\"blocked\"|\"unreachable\"|\"off_map\"", "Why there is no path (only when the path is nil): an end is blocked for the body, no way joins the ends, or an end is outside the map."),
             f("cost", "number", "The path's cost."),
             f("expanded", "integer", "Nodes expanded."),
             f("complete", "boolean", "False when max_expanded stopped the search early."),
@@ -228,7 +229,7 @@ pub const FUNCTIONS: &[Function] = &[
             p("opts?", "agentbox.PathOptions", "Search options; the agent's scene `size` is used when opts.size is smaller."),
         ],
         returns: &[("agentbox.Action", "The route following.")],
-        doc: "Follow an A* route to a tile; re-planned natively when the goal, the options or the map change.",
+        doc: "Follow an A* route to a tile; re-planned natively when the goal, the options or the map change. With no route the agent stands still and the reason (`blocked`, `unreachable`, `off_map`) shows as `no_path` in the trace and in the window's inspector.",
     },
     Function {
         home: Home::Move,
@@ -360,10 +361,10 @@ pub const FUNCTIONS: &[Function] = &[
             p("opts?", "agentbox.PathOptions", "Diagonal rule, heuristic, costs, body size, limits, algorithm."),
         ],
         returns: &[
-            ("agentbox.Tile[]|nil", "The tiles from start to goal (both included), or nil if an end is blocked or off the map or the goal cannot be reached."),
-            ("agentbox.PathInfo", "Cost, expansions and how the search went."),
+            ("agentbox.Tile[]|nil", "The tiles from start to goal (both included), or nil if an end is blocked or off the map or the goal cannot be reached (`info.reason` says which)."),
+            ("agentbox.PathInfo", "Cost, expansions, how the search went and, with no path, why."),
         ],
-        doc: "A* (or jump point search where it is exact) over the current map.",
+        doc: "A* (or jump point search where it is exact) over the current map, on the map's grid built once per map content and body size and shared by every query (a call pays only for its own search). `local p, info = nav.path(a, b); if not p then print(info.reason) end`.",
     },
     Function {
         home: Home::Nav,

@@ -573,6 +573,46 @@ mod tests {
         }
     }
 
+    /// The stale-grid test at the level of an agent: a wall painted across a `path_to` route
+    /// while it is being walked makes the agent plan again on the new map's grid, so it never
+    /// touches the new wall and still arrives; walled off completely, it stops and says why.
+    #[test]
+    fn a_wall_painted_across_a_route_is_walked_round_not_through() {
+        use crate::world::{MoveMemory, NoPath};
+        let w = World::from_ascii(&["..........", "..........", "..........", ".........."]);
+        let mut sim = Simulation::new(w);
+        sim.world_mut()
+            .agents
+            .push(Agent::new("a", IVec2::new(0, 1)));
+        let goal = IVec2::new(9, 1);
+        let mut d = Fixed(vec![(0, Action::PathTo(goal, Box::default()))]);
+        for _ in 0..5 {
+            sim.step(&mut d);
+        }
+        let wall = sim.world().terrain().by_name("wall").unwrap();
+        for y in 0..3 {
+            assert!(sim.world_mut().set_terrain(IVec2::new(5, y), wall));
+        }
+        let mut went_round = false;
+        for _ in 0..200 {
+            sim.step(&mut d);
+            let a = &sim.world().agents[0];
+            assert!(!sim.world().circle_hits_wall(a.pos, a.radius), "{}", a.pos);
+            went_round |= a.tile().y == 3;
+        }
+        let a = &sim.world().agents[0];
+        assert!(went_round, "through the gap in row 3");
+        assert_eq!(a.pos, crate::world::centre_of(goal));
+        // Walled off: no route, standing still, the reason remembered.
+        assert!(sim.world_mut().set_terrain(IVec2::new(5, 3), wall));
+        let back = Action::PathTo(IVec2::new(0, 1), Box::default());
+        let mut d = Fixed(vec![(0, back)]);
+        sim.step(&mut d);
+        let a = &sim.world().agents[0];
+        assert_eq!(a.memory, MoveMemory::NoPath(NoPath::Unreachable));
+        assert_eq!(a.pos, crate::world::centre_of(goal));
+    }
+
     #[test]
     fn a_primitive_keeps_its_memory_until_the_action_changes() {
         use crate::world::{Hand, Motion, MoveMemory};

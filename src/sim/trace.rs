@@ -25,6 +25,10 @@ struct AgentLine<'a> {
     error_kind: Option<ErrorKind>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     suspended: bool,
+    /// Why the agent's route-following primitive has no route (`blocked`, `unreachable`,
+    /// `off_map`); absent otherwise, so other agents' lines are unchanged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    no_path: Option<&'static str>,
 }
 
 fn round4(v: f64) -> f64 {
@@ -49,6 +53,7 @@ pub fn line(world: &World, events: &[Event]) -> String {
             error: a.error.as_ref().map(|e| e.as_str()),
             error_kind: a.error.as_ref().map(|e| e.kind),
             suspended: a.suspended,
+            no_path: a.memory.no_path().map(|r| r.name()),
         })
         .collect();
     let line = TickLine {
@@ -84,6 +89,13 @@ mod tests {
         assert!(
             l.contains(r#""events":[{"type":"contact","a":"a","b":"b"}]"#),
             "{l}"
+        );
+        // An agent with no route says why, after every other field.
+        w.agents[0].error = None;
+        w.agents[0].memory = crate::world::MoveMemory::NoPath(crate::world::NoPath::OffMap);
+        assert_eq!(
+            line(&w, &[]),
+            r#"{"tick":1,"agents":[{"id":"troll","x":2.0,"y":0.0,"action":"stop","no_path":"off_map"}],"events":[]}"#
         );
     }
 }

@@ -24,7 +24,7 @@ pub use agent::{Agent, Brain, Crumbs, Leg, Route, RouteKind};
 pub use debug::{Role, Shape};
 pub use grid::{Grid, RowError, BOUND_MARGIN};
 pub use motion::{Motion, MoveMemory, TraceMode, TraceState, Walk};
-pub use path_options::PathOptions;
+pub use path_options::{NoPath, PathOptions};
 pub use script_error::{ErrorKind, ScriptError};
 pub use spatial::SpatialIndex;
 pub use terrain::{Terrain, TerrainId, TerrainTable};
@@ -83,6 +83,10 @@ pub struct World {
     pub seed: u64,
     /// Bumped on every terrain change so cached routes know to re-plan.
     pub map_version: u64,
+    /// A hash of the map's content (its size and every cell's entry cost), kept in step with
+    /// `costs` cell by cell ([`MapKey`]): what the navigation grid cache is keyed by, so two
+    /// worlds with the same map share a grid whatever their history.
+    map_key: MapKey,
     /// A goal tile set by the designer (right-click in the window); scripts read it with
     /// `world:goal()`.
     pub goal: Option<Tile>,
@@ -140,6 +144,7 @@ impl World {
             tick_rate: tick_rate.max(1),
             seed,
             map_version: 0,
+            map_key: MapKey::default(),
             goal: None,
             waypoint_table: WaypointTable::default(),
             index: SpatialIndex::default(),
@@ -168,6 +173,7 @@ impl World {
             .iter()
             .map(|&id| cost_of(terrain.get(id)))
             .collect();
+        self.map_key = MapKey::of(self.grid.width(), self.grid.height(), &self.costs);
         self.open = vec![false; self.costs.len()];
         let (w, h) = (self.grid.width(), self.grid.height());
         for y in 0..h {
@@ -202,6 +208,12 @@ impl World {
     /// Cost of entering each cell, row-major (`f32::INFINITY` where blocked).
     pub fn costs(&self) -> &[f32] {
         &self.costs
+    }
+
+    /// The hash of the map's content ([`MapKey`]): equal for equal maps (size and entry costs),
+    /// whether painted, reloaded, reset or restored.
+    pub fn map_key(&self) -> MapKey {
+        self.map_key
     }
 
     /// Replaces the map and its terrain (a scene reload); routes re-plan.
@@ -263,7 +275,9 @@ impl World {
             return false;
         }
         if let Some(i) = self.grid.index(tile) {
-            self.costs[i] = cost_of(self.terrain.get(id));
+            let cost = cost_of(self.terrain.get(id));
+            self.map_key.replace(i, self.costs[i], cost);
+            self.costs[i] = cost;
         }
         for dy in -1..=1 {
             for dx in -1..=1 {
@@ -487,6 +501,45 @@ impl World {
     }
 }
 
+/// A 128-bit hash of a map's content: its width and height and each cell's entry cost. It is
+/// the XOR of one mixed term per cell (Zobrist hashing), so painting a cell updates it in
+/// constant time ([`MapKey::replace`]) and it depends only on the content, never on the order
+/// of the edits that led there. Two different maps share a key with probability about 2^-128.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct MapKey(u64, u64);
+
+impl MapKey {
+    /// The key of a `width` x `height` map with these costs (row-major).
+    pub fn of(width: i32, height: i32, costs: &[f32]) -> Self {
+        let size = ((width as u32 as u64) << 32) | height as u32 as u64;
+        let mut key = MapKey(mix(size ^ 0x5bd1_e995), mix(size ^ 0x9e37_79b9_7f4a_7c15));
+        for (i, &c) in costs.iter().enumerate() {
+            key.toggle(i, c);
+        }
+        key
+    }
+
+    /// The key after cell `index`'s cost changed from `old` to `new`.
+    pub fn replace(&mut self, index: usize, old: f32, new: f32) {
+        self.toggle(index, old);
+        self.toggle(index, new);
+    }
+
+    fn toggle(&mut self, index: usize, cost: f32) {
+        let term = ((index as u64) << 32) | cost.to_bits() as u64;
+        self.0 ^= mix(term);
+        self.1 ^= mix(term ^ 0xd6e8_feb8_6659_fd93);
+    }
+}
+
+/// SplitMix64's finaliser: every input bit moves every output bit.
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
 fn cost_of(terrain: &Terrain) -> f32 {
     if terrain.blocked {
         f32::INFINITY
@@ -551,6 +604,35 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn the_map_key_follows_the_content_not_the_history() {
+        let mut w = world_from_rows(&["....", ".#..", "...."]);
+        let first = w.map_key();
+        let [wall, floor, mud] = ["wall", "floor", "mud"].map(|n| w.terrain().by_name(n).unwrap());
+        assert!(w.set_terrain(IVec2::new(3, 2), wall));
+        let walled = w.map_key();
+        assert_ne!(walled, first);
+        // Painted back: the same content, the same key, although the version moved on.
+        assert!(w.set_terrain(IVec2::new(3, 2), floor));
+        assert_eq!(w.map_key(), first);
+        assert_eq!(w.map_version, 2);
+        // Mud costs differently from floor, and a wall elsewhere is another map.
+        assert!(w.set_terrain(IVec2::new(0, 0), mud));
+        assert_ne!(w.map_key(), first);
+        assert!(w.set_terrain(IVec2::new(0, 0), floor));
+        assert!(w.set_terrain(IVec2::new(2, 2), wall));
+        assert_ne!(w.map_key(), walled);
+        // The same cells in another shape are another map; a fresh world of the same rows
+        // has the same key.
+        assert_ne!(world_from_rows(&["......", ".#...."]).map_key(), first);
+        assert_eq!(world_from_rows(&["....", ".#..", "...."]).map_key(), first);
+        assert_eq!(
+            w.map_key(),
+            MapKey::of(4, 3, w.costs()),
+            "kept in step cell by cell"
+        );
     }
 
     #[test]

@@ -49,6 +49,19 @@ pub enum MoveMemory {
     Trace(TraceState),
     /// A free agent's random heading (index into the 8 directions) and the ticks it is kept.
     Wander { direction: usize, ticks_left: u32 },
+    /// A route-following primitive found no route to its goal, for this reason (shown in the
+    /// trace as `no_path` and in the inspector); it plans again next tick.
+    NoPath(super::NoPath),
+}
+
+impl MoveMemory {
+    /// Why the agent's route-following primitive has no route, if that is what it remembers.
+    pub fn no_path(&self) -> Option<super::NoPath> {
+        match self {
+            MoveMemory::NoPath(reason) => Some(*reason),
+            _ => None,
+        }
+    }
 }
 
 /// The state of tracing around obstacles.

@@ -101,3 +101,34 @@ impl Default for PathOptions {
         }
     }
 }
+
+/// Why a search found no path, as `nav.path` and `move.path_to` report it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NoPath {
+    /// An end is inside the map but blocked for the body (a wall, or no room for its size).
+    Blocked,
+    /// Both ends are free, but no way joins them.
+    Unreachable,
+    /// An end lies outside the map.
+    OffMap,
+}
+
+impl NoPath {
+    /// The name scripts, the trace and the inspector show: `blocked`, `unreachable`, `off_map`.
+    pub fn name(self) -> &'static str {
+        match self {
+            NoPath::Blocked => "blocked",
+            NoPath::Unreachable => "unreachable",
+            NoPath::OffMap => "off_map",
+        }
+    }
+
+    /// A sentence for a person (the window's inspector).
+    pub fn describe(self) -> &'static str {
+        match self {
+            NoPath::Blocked => "the start or the goal is blocked for this body",
+            NoPath::Unreachable => "no way leads from the start to the goal",
+            NoPath::OffMap => "the start or the goal is outside the map",
+        }
+    }
+}

@@ -4,7 +4,7 @@
 //! G, H and F of each cell (G from the start, H the octile estimate to the goal, F = G + H).
 
 use super::{label_sized, shade_tile};
-use crate::nav::{Algorithm, NavGrid, Search};
+use crate::nav::{cache, Algorithm, Search};
 use crate::render::camera::Camera;
 use crate::world::{centre_of, Action, Agent, Tile, World};
 use macroquad::prelude::*;
@@ -24,8 +24,19 @@ fn draw_one(world: &World, camera: &Camera, search: &mut Search, agent: &Agent) 
     opts.algorithm = Algorithm::AStar;
     opts.keep_sets = true;
     opts.size = opts.size.max(agent.size);
-    let grid = NavGrid::from_world(world);
-    let result = search.find_on(&grid, agent.tile(), *goal, &opts);
+    // The shared grids of the map (`nav::cache`), searched with the overlay's own buffers so
+    // the G of every cell stays readable after the search.
+    let Some(cheapest) = cache::with_grid(world, 1, |grid, _| grid.min_cost() as f64) else {
+        return;
+    };
+    let Some(result) = cache::with_grid(world, opts.size, |body, _| {
+        let size = std::mem::replace(&mut opts.size, 1);
+        let result = search.find_on(body, agent.tile(), *goal, &opts);
+        opts.size = size;
+        result
+    }) else {
+        return;
+    };
     let Some(sets) = &result.sets else { return };
     for &t in &sets.closed {
         shade_tile(camera, t, Color::from_rgba(0xe0, 0x50, 0x40, 0x50));
@@ -39,9 +50,10 @@ fn draw_one(world: &World, camera: &Camera, search: &mut Search, agent: &Agent) 
         }
     }
     if camera.tile >= 44.0 {
-        let cheapest = grid.min_cost() as f64;
+        let width = world.grid().width();
         for &t in sets.closed.iter().chain(&sets.open) {
-            let Some(g) = grid.index(t).and_then(|i| search.reached_cost(i)) else {
+            let index = (t.y * width + t.x) as usize;
+            let Some(g) = search.reached_cost(index) else {
                 continue;
             };
             let h = estimate(t, *goal, cheapest);

@@ -1,0 +1,32 @@
+-- scripts/crowd_paths.lua without the nav.path call: the same goal picking and moves, the
+-- baseline the query's cost is measured against (scenes/crowd_paths_nocall.yaml).
+local M = {}
+local random, to = math.random, move.to
+
+-- Staggered: each walker plans at its own tick of every 30, drawn from its seeded stream.
+function M.init(self)
+  self.memory.phase = random(0, 29)
+end
+
+-- A random free tile within 16 tiles of `tile` in each direction (the walker's own tile if
+-- eight draws find none).
+local function pick(tile, world)
+  for _ = 1, 8 do
+    local x, y = tile.x + random(-16, 16), tile.y + random(-16, 16)
+    if not world:blocked(x, y) then
+      return x, y
+    end
+  end
+  return tile.x, tile.y
+end
+
+function M.decide(self, world)
+  local m = self.memory
+  if m.goal == nil or (world:tick() + m.phase) % 30 == 0 then
+    local x, y = pick(self.tile, world)
+    m.goal = { x, y }
+  end
+  return to(m.goal)
+end
+
+return M
