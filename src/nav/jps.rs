@@ -235,7 +235,7 @@ pub(super) fn run(s: &mut Search, grid: &NavGrid, q: &Query) -> (Outcome, usize)
 #[inline]
 fn relax(s: &mut Search, q: &Query, (x, y): (i32, i32), g: f64, parent: usize, f_now: f64) {
     let node = (y * q.width + x) as usize;
-    let state = s.state[node];
+    let state = s.seen[node].state;
     if state == s.generation + 1 || (state == s.generation && g >= s.seen[node].g) {
         return;
     }
@@ -282,14 +282,14 @@ fn scan_diagonal(
             continue;
         }
         let c = (y * w + x) as usize;
-        let state = s.state[c];
+        let state = s.seen[c].state;
         if state == gen + 1 || (state == gen && s.seen[c].g <= cg) {
             return;
         }
-        s.state[c] = gen;
         s.seen[c] = Seen {
             g: cg,
             parent: parent as u32,
+            state: gen,
         };
         for (jx, jy) in [h, v].into_iter().flatten() {
             let d = (jx - x).abs().max((jy - y).abs()) as f64;

@@ -119,22 +119,23 @@ pub(super) const DIRS: [(i32, i32); 8] = [
     (-1, 1),
 ];
 
-/// The cost from the start and the parent of a cell reached this query.
+/// What a search knows of a cell: its state this query (see [`Search::seen`]) and, when
+/// reached, the cost from the start and the parent. One record of 16 bytes, so the check most
+/// neighbours need and the cost it may lead to share a cache line: a search touches few cells
+/// of a large map, and each touch is then one miss, not two.
 #[derive(Clone, Copy, Default)]
 pub(super) struct Seen {
     pub g: f64,
     pub parent: u32,
+    pub state: u16,
 }
 
 /// Buffers reused between queries. Keep one per thread (or per map) and call
 /// [`Search::find`]; the first query on a map allocates, later ones do not.
 #[derive(Default)]
 pub struct Search {
-    /// Per cell: `< generation`: untouched this query; `== generation`: on the open list (g
-    /// and parent valid); `== generation + 1`: closed. Kept apart from `g` and `parent` and
-    /// only two bytes wide, so the check most neighbours need stays in cache.
-    pub(super) state: Vec<u16>,
-    /// G and parent of each cell seen this query, side by side (one cache line for both).
+    /// Per cell, its state, G and parent. State `< generation`: untouched this query;
+    /// `== generation`: open (G and parent valid); `== generation + 1`: closed.
     pub(super) seen: Vec<Seen>,
     pub(super) generation: u16,
     pub(super) open: OpenList,
@@ -200,13 +201,12 @@ impl Search {
 
     /// Starts a query: sizes the buffers and moves to a fresh generation.
     pub(super) fn begin(&mut self, cells: usize) {
-        if self.state.len() != cells {
-            self.state = vec![0; cells];
+        if self.seen.len() != cells {
             self.seen = vec![Seen::default(); cells];
             self.generation = 0;
         }
         if self.generation >= u16::MAX - 4 {
-            self.state.iter_mut().for_each(|s| *s = 0);
+            self.seen.iter_mut().for_each(|s| s.state = 0);
             self.generation = 0;
         }
         self.generation += 2;
@@ -218,10 +218,10 @@ impl Search {
     /// Records `g` and `parent` for `node`, marks it open and adds it to the open list.
     #[inline]
     pub(super) fn open_node(&mut self, node: usize, g: f64, parent: usize, f: f64) {
-        self.state[node] = self.generation;
         self.seen[node] = Seen {
             g,
             parent: parent as u32,
+            state: self.generation,
         };
         self.push(node, g, f);
     }
@@ -230,10 +230,10 @@ impl Search {
     /// whose F no open node undercuts.
     #[inline]
     pub(super) fn stack_node(&mut self, node: usize, g: f64, parent: usize) {
-        self.state[node] = self.generation;
         self.seen[node] = Seen {
             g,
             parent: parent as u32,
+            state: self.generation,
         };
         self.stack.push(node as u32);
     }
@@ -243,8 +243,8 @@ impl Search {
     pub(super) fn pop_stacked_or_best(&mut self) -> Option<usize> {
         while let Some(node) = self.stack.pop() {
             let i = node as usize;
-            if self.state[i] == self.generation {
-                self.state[i] = self.generation + 1;
+            if self.seen[i].state == self.generation {
+                self.seen[i].state = self.generation + 1;
                 return Some(i);
             }
         }
@@ -264,8 +264,8 @@ impl Search {
     pub(super) fn pop_and_close(&mut self) -> Option<usize> {
         while let Some(node) = self.open.pop() {
             let i = node as usize;
-            if self.state[i] == self.generation {
-                self.state[i] = self.generation + 1;
+            if self.seen[i].state == self.generation {
+                self.seen[i].state = self.generation + 1;
                 return Some(i);
             }
         }
@@ -281,7 +281,7 @@ impl Search {
     /// The cost from the start (G) of a cell the last query reached, open or closed, by its
     /// row-major index: the numbers the window's search overlay prints.
     pub fn reached_cost(&self, index: usize) -> Option<f64> {
-        let state = *self.state.get(index)?;
+        let state = self.seen.get(index)?.state;
         (state == self.generation || state == self.generation + 1).then(|| self.seen[index].g)
     }
 
@@ -387,7 +387,7 @@ impl Search {
 
     fn sets(&self, q: &Query) -> SearchSets {
         let mut sets = SearchSets::default();
-        for (i, &state) in self.state.iter().enumerate() {
+        for (i, state) in self.seen.iter().map(|s| s.state).enumerate() {
             if state == self.generation {
                 sets.open.push(q.tile(i));
             } else if state == self.generation + 1 {
