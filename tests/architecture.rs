@@ -29,7 +29,10 @@ const RULES: &[(&str, &[&str])] = &[
     ("testrun", &["session", "expect"]),
     ("bench", &["world", "scene", "sim", "script"]),
     ("movingai", &[]),
-    ("paths", &["nav", "movingai"]),
+    (
+        "paths",
+        &["nav", "movingai", "bench::thread_cpu_time", "bench::CLOCK"],
+    ),
     (
         "render",
         &[
