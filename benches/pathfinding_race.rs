@@ -157,8 +157,8 @@ fn main() {
         .iter()
         .enumerate()
         .filter(|(i, a)| {
-            !a.starts_with("--")
-                && !(*i > 0 && matches!(args[i - 1].as_str(), "--queries" | "--rounds"))
+            let after_option = *i > 0 && matches!(args[i - 1].as_str(), "--queries" | "--rounds");
+            !a.starts_with("--") && !after_option
         })
         .map(|(_, a)| a)
         .collect();

@@ -133,19 +133,19 @@ pub fn check(
     let rounds = rounds.max(1);
     let n = algos.len();
     let mut search = Search::new();
-    // [algo][round][query], microseconds.
-    let mut us = vec![vec![vec![0.0; scens.len()]; rounds]; n];
+    // [round][algo][query], microseconds.
+    let mut us = vec![vec![vec![0.0; scens.len()]; n]; rounds];
     let mut expanded = vec![0usize; n];
     // Per query: 0 optimal, 1 suboptimal, 2 unsolved (the worst over the searches).
     let mut verdict = vec![0u8; scens.len()];
-    for round in 0..rounds {
+    for (round, times) in us.iter_mut().enumerate() {
         for (q, s) in scens.iter().enumerate() {
             for turn in 0..n {
                 let k = (turn + q + round) % n;
                 let (name, opts) = &algos[k];
                 let started = thread_cpu_time();
                 let result = search.find_on(&grid, s.start, s.goal, opts);
-                us[k][round][q] = thread_cpu_time().saturating_sub(started).as_secs_f64() * 1e6;
+                times[k][q] = thread_cpu_time().saturating_sub(started).as_secs_f64() * 1e6;
                 if round > 0 {
                     continue;
                 }
@@ -185,7 +185,7 @@ pub fn check(
         }
     }
     for (k, (name, _)) in algos.iter().enumerate() {
-        let per_round = &us[k];
+        let per_round: Vec<&Vec<f64>> = us.iter().map(|round| &round[k]).collect();
         report.searches.push(Timing {
             algo: name.clone(),
             round_means_us: per_round
