@@ -198,16 +198,13 @@ pub(super) fn run(s: &mut Search, grid: &NavGrid, q: &Query) -> (Outcome, usize)
     s.open_start(q);
     let mut expanded = 0usize;
     let mut dirs = Vec::with_capacity(8);
-    while let Some(i) = s.pop_stacked_or_best() {
+    while let Some(i) = s.pop_and_close() {
         let g = s.seen[i].g;
         expanded += 1;
         if i == q.goal {
             return (Outcome::Found, expanded);
         }
         let (x, y) = (i as i32 % w, i as i32 / w);
-        // Successors no dearer than this node (by F) are next in line whatever the open list
-        // holds: they go on the stack, not through the heap.
-        let f = g + q.estimate(x, y);
         let p = s.seen[i].parent as usize;
         let (dx, dy) = if p == i {
             (0, 0)
@@ -217,34 +214,27 @@ pub(super) fn run(s: &mut Search, grid: &NavGrid, q: &Query) -> (Outcome, usize)
         j.successors(x, y, dx, dy, &mut dirs);
         for &(ddx, ddy) in &dirs {
             if ddx != 0 && ddy != 0 {
-                scan_diagonal(s, &j, q, (i, g, f), (ddx, ddy), (straight, diagonal));
+                scan_diagonal(s, &j, q, (i, g), (ddx, ddy), (straight, diagonal));
                 continue;
             }
             if let Some((jx, jy)) = j.jump(x, y, ddx, ddy) {
                 let k = (jx - x).abs().max((jy - y).abs()) as f64;
-                relax(s, q, (jx, jy), g + k * straight, i, f);
+                relax(s, q, (jx, jy), g + k * straight, i);
             }
         }
     }
     (Outcome::NoPath, expanded)
 }
 
-/// Offers `node` at `(x, y)` the cost `g` through `parent`; opens it when that is cheaper: on
-/// the stack when its F is at most `f_now` (the F of the node being expanded, which no open
-/// node undercuts), else on the open list.
+/// Offers `node` at `(x, y)` the cost `g` through `parent`; opens it when that is cheaper.
 #[inline]
-fn relax(s: &mut Search, q: &Query, (x, y): (i32, i32), g: f64, parent: usize, f_now: f64) {
+fn relax(s: &mut Search, q: &Query, (x, y): (i32, i32), g: f64, parent: usize) {
     let node = (y * q.width + x) as usize;
     let state = s.seen[node].state;
     if state == s.generation + 1 || (state == s.generation && g >= s.seen[node].g) {
         return;
     }
-    let f = g + q.estimate(x, y);
-    if f <= f_now {
-        s.stack_node(node, g, parent);
-    } else {
-        s.open_node(node, g, parent, f);
-    }
+    s.open_node(node, g, parent, g + q.estimate(x, y));
 }
 
 /// The diagonal successor of jump point `from` (cost `g`), scanned to its end. A diagonal jump
@@ -256,7 +246,7 @@ fn scan_diagonal(
     s: &mut Search,
     j: &Jumper,
     q: &Query,
-    (from, g, f_now): (usize, f64, f64),
+    (from, g): (usize, f64),
     (dx, dy): (i32, i32),
     (straight, diagonal): (f64, f64),
 ) {
@@ -273,7 +263,7 @@ fn scan_diagonal(
         k += 1;
         let cg = parent_g + k as f64 * diagonal;
         if x == j.gx && y == j.gy {
-            relax(s, q, (x, y), cg, parent, f_now);
+            relax(s, q, (x, y), cg, parent);
             return;
         }
         let h = j.horizontal(x, y, dx);
@@ -293,7 +283,7 @@ fn scan_diagonal(
         };
         for (jx, jy) in [h, v].into_iter().flatten() {
             let d = (jx - x).abs().max((jy - y).abs()) as f64;
-            relax(s, q, (jx, jy), cg + d * straight, c, f_now);
+            relax(s, q, (jx, jy), cg + d * straight, c);
         }
         (parent, parent_g, k) = (c, cg, 0);
     }

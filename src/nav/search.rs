@@ -140,9 +140,6 @@ pub struct Search {
     pub(super) generation: u16,
     pub(super) open: OpenList,
     pub(super) seq: u32,
-    /// Open nodes whose F is the smallest of all open nodes (jump point search only): taken
-    /// last in, first out before the open list, with no heap work.
-    pub(super) stack: Vec<u32>,
 }
 
 /// The numbers one algorithm needs for a query, fixed before it starts.
@@ -211,7 +208,6 @@ impl Search {
         }
         self.generation += 2;
         self.open.clear();
-        self.stack.clear();
         self.seq = 0;
     }
 
@@ -224,31 +220,6 @@ impl Search {
             state: self.generation,
         };
         self.push(node, g, f);
-    }
-
-    /// Records `g` and `parent` for `node`, marks it open and puts it on the stack: for a node
-    /// whose F no open node undercuts.
-    #[inline]
-    pub(super) fn stack_node(&mut self, node: usize, g: f64, parent: usize) {
-        self.seen[node] = Seen {
-            g,
-            parent: parent as u32,
-            state: self.generation,
-        };
-        self.stack.push(node as u32);
-    }
-
-    /// Like [`Search::pop_and_close`], but the stack first.
-    #[inline]
-    pub(super) fn pop_stacked_or_best(&mut self) -> Option<usize> {
-        while let Some(node) = self.stack.pop() {
-            let i = node as usize;
-            if self.seen[i].state == self.generation {
-                self.seen[i].state = self.generation + 1;
-                return Some(i);
-            }
-        }
-        self.pop_and_close()
     }
 
     /// Opens the start node of a query.
