@@ -87,9 +87,13 @@ enum Command {
         /// The MovingAI .scen file.
         #[arg(long, value_name = "FILE")]
         scen: PathBuf,
-        /// Search: auto (jump point search where valid, else A*), astar, jps or dijkstra.
+        /// Searches, separated by commas, taking turns on each query: auto (jump point search
+        /// where valid, else A*), astar, jps, dijkstra.
         #[arg(long, default_value = "auto")]
         algo: String,
+        /// Rounds over the whole file; times are the median and minimum over them.
+        #[arg(long, default_value_t = 3)]
+        rounds: usize,
     },
     /// Run the expectations of scenes (files or folders; default `scenes/`) headless, in
     /// parallel; exit 1 if any fails.
@@ -267,7 +271,12 @@ fn run(command: Command) -> io::Result<ExitCode> {
             }
         }
         Command::Check { paths } => check(&paths)?,
-        Command::Paths { map, scen, algo } => match crate::paths::run(&map, &scen, &algo) {
+        Command::Paths {
+            map,
+            scen,
+            algo,
+            rounds,
+        } => match crate::paths::run(&map, &scen, &algo, rounds) {
             Ok(true) => ExitCode::SUCCESS,
             Ok(false) => ExitCode::FAILURE,
             Err(e) => {

@@ -33,7 +33,10 @@ const RULES: &[(&str, &[&str])] = &[
     ),
     ("bench", &["world", "scene", "sim", "script"]),
     ("movingai", &[]),
-    ("paths", &["nav", "movingai"]),
+    (
+        "paths",
+        &["nav", "movingai", "bench::thread_cpu_time", "bench::CLOCK"],
+    ),
     (
         "render",
         &[

@@ -62,6 +62,8 @@ fn every_checked_query_of_the_five_maps_is_optimal() {
             map_path.to_str().unwrap(),
             "--scen",
             scen.to_str().unwrap(),
+            "--rounds",
+            "1",
         ]);
         let (queries, optimal, sub, unsolved) = summary(&stdout(&out));
         assert!(queries > 100, "{map}: {queries}");
@@ -86,11 +88,38 @@ fn plain_astar_is_optimal_too() {
         "--scen",
         tmp.path().join("q.scen").to_str().unwrap(),
         "--algo",
-        "astar",
+        "astar,auto",
+        "--rounds",
+        "2",
     ]);
-    let (q, o, _, _) = summary(&stdout(&out));
+    let text = stdout(&out);
+    let (q, o, _, _) = summary(&text);
     assert_eq!(q, o);
     assert!(out.status.success());
+    // Both searches timed, in the order asked, by CPU time over the rounds.
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].contains("2 round(s)"), "{text}");
+    assert!(
+        lines[1].starts_with("astar ") && lines[2].starts_with("auto "),
+        "{text}"
+    );
+    for line in &lines[1..3] {
+        assert!(
+            line.contains(" us/query (min ") && line.contains("median query "),
+            "{line}"
+        );
+    }
+    // The summary's mean is the first search's (A*, far slower than jump point search).
+    let mean = |line: &str| -> f64 {
+        line.split_whitespace()
+            .skip_while(|w| *w != "mean")
+            .nth(1)
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    assert_eq!(mean(lines[1]), mean(lines.last().unwrap()));
+    assert!(mean(lines[1]) > mean(lines[2]), "{text}");
 }
 
 #[test]

@@ -214,7 +214,7 @@ pub(super) fn run(s: &mut Search, grid: &NavGrid, q: &Query) -> (Outcome, usize)
         j.successors(x, y, dx, dy, &mut dirs);
         for &(ddx, ddy) in &dirs {
             if ddx != 0 && ddy != 0 {
-                scan_diagonal(s, &j, q, i, g, (ddx, ddy), (straight, diagonal));
+                scan_diagonal(s, &j, q, (i, g), (ddx, ddy), (straight, diagonal));
                 continue;
             }
             if let Some((jx, jy)) = j.jump(x, y, ddx, ddy) {
@@ -230,7 +230,7 @@ pub(super) fn run(s: &mut Search, grid: &NavGrid, q: &Query) -> (Outcome, usize)
 #[inline]
 fn relax(s: &mut Search, q: &Query, (x, y): (i32, i32), g: f64, parent: usize) {
     let node = (y * q.width + x) as usize;
-    let state = s.state[node];
+    let state = s.seen[node].state;
     if state == s.generation + 1 || (state == s.generation && g >= s.seen[node].g) {
         return;
     }
@@ -246,8 +246,7 @@ fn scan_diagonal(
     s: &mut Search,
     j: &Jumper,
     q: &Query,
-    from: usize,
-    g: f64,
+    (from, g): (usize, f64),
     (dx, dy): (i32, i32),
     (straight, diagonal): (f64, f64),
 ) {
@@ -273,14 +272,14 @@ fn scan_diagonal(
             continue;
         }
         let c = (y * w + x) as usize;
-        let state = s.state[c];
+        let state = s.seen[c].state;
         if state == gen + 1 || (state == gen && s.seen[c].g <= cg) {
             return;
         }
-        s.state[c] = gen;
         s.seen[c] = Seen {
             g: cg,
             parent: parent as u32,
+            state: gen,
         };
         for (jx, jy) in [h, v].into_iter().flatten() {
             let d = (jx - x).abs().max((jy - y).abs()) as f64;

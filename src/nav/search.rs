@@ -8,50 +8,101 @@ use super::grid::NavGrid;
 use super::options::{Algorithm, Diagonal, Heuristic, PathOptions, PathResult, SearchSets};
 use crate::world::{Tile, World};
 use glam::IVec2;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
-/// An entry of the open list. Smallest F first; among equal F the largest G (deepest, closest
-/// to the goal); then the most recently added (the tie rule of the worked example in `tests.rs`). F
-/// and G are never negative, so their bit patterns order like the numbers: `f` is F's bits and
-/// `tie` holds the inverted high half of G's bits and the inverted sequence number, so the whole
-/// order is two integer comparisons.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) struct Open {
-    pub f: u64,
-    pub tie: u64,
-    pub node: u32,
-}
+/// An entry of the open list, as one 128-bit key: smallest first. Smallest F first; among equal
+/// F the largest G (deepest, closest to the goal); then the most recently added (the tie rule
+/// of the worked example in `tests.rs`). F and G are never negative, so their bit patterns
+/// order like the numbers: the high half is F's bits, the low half holds the inverted high half
+/// of G's bits and the inverted sequence number, so the whole order is one integer comparison.
+/// The node is found from the sequence number (`OpenList::nodes`), which keeps the entry at 16
+/// bytes.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Open(u128);
 
 impl Open {
     #[inline]
-    fn new(f: f64, g: f64, seq: u32, node: u32) -> Self {
-        Open {
-            f: f.to_bits(),
-            tie: (!g.to_bits() & 0xFFFF_FFFF_0000_0000) | (!seq) as u64,
-            node,
+    fn new(f: f64, g: f64, seq: u32) -> Self {
+        let tie = (!g.to_bits() & 0xFFFF_FFFF_0000_0000) | (!seq) as u64;
+        Open((f.to_bits() as u128) << 64 | tie as u128)
+    }
+
+    /// The sequence number the entry was added under.
+    #[inline]
+    fn seq(self) -> u32 {
+        !(self.0 as u32)
+    }
+}
+
+/// The open list: a binary min-heap of [`Open`] keys, moved by holes (an entry is written once
+/// where it lands, never swapped), and the node of each sequence number.
+#[derive(Default)]
+pub(super) struct OpenList {
+    heap: Vec<Open>,
+    /// `nodes[seq]`: the node added under `seq` this query (slot 0 unused).
+    nodes: Vec<u32>,
+}
+
+impl OpenList {
+    fn clear(&mut self) {
+        self.heap.clear();
+        self.nodes.clear();
+        self.nodes.push(0);
+    }
+
+    #[inline]
+    fn push(&mut self, key: Open, node: u32) {
+        self.nodes.push(node);
+        let heap = &mut self.heap;
+        let mut hole = heap.len();
+        heap.push(key);
+        while hole > 0 {
+            let parent = (hole - 1) / 2;
+            let p = heap[parent];
+            if p <= key {
+                break;
+            }
+            heap[hole] = p;
+            hole = parent;
         }
+        heap[hole] = key;
     }
 
-    /// The cell this entry is for.
+    /// Takes the smallest entry off; its node.
     #[inline]
-    pub fn node(&self) -> usize {
-        self.node as usize
-    }
-}
-
-impl Ord for Open {
-    #[inline]
-    fn cmp(&self, other: &Self) -> Ordering {
-        // BinaryHeap pops the greatest: the greatest is the smallest (f, tie).
-        (other.f, other.tie).cmp(&(self.f, self.tie))
-    }
-}
-
-impl PartialOrd for Open {
-    #[inline]
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
+    fn pop(&mut self) -> Option<u32> {
+        let heap = &mut self.heap;
+        let top = *heap.first()?;
+        let last = heap.pop().unwrap_or(top);
+        let n = heap.len();
+        if n > 0 {
+            // Floyd's way: move the hole to the bottom along the smaller children, then let
+            // the last entry rise from there.
+            let mut hole = 0;
+            loop {
+                let child = 2 * hole + 1;
+                if child >= n {
+                    break;
+                }
+                let c = if child + 1 < n && heap[child + 1] < heap[child] {
+                    child + 1
+                } else {
+                    child
+                };
+                heap[hole] = heap[c];
+                hole = c;
+            }
+            while hole > 0 {
+                let parent = (hole - 1) / 2;
+                let p = heap[parent];
+                if p <= last {
+                    break;
+                }
+                heap[hole] = p;
+                hole = parent;
+            }
+            heap[hole] = last;
+        }
+        Some(self.nodes[top.seq() as usize])
     }
 }
 
@@ -68,25 +119,26 @@ pub(super) const DIRS: [(i32, i32); 8] = [
     (-1, 1),
 ];
 
-/// The cost from the start and the parent of a cell reached this query.
+/// What a search knows of a cell: its state this query (see [`Search::seen`]) and, when
+/// reached, the cost from the start and the parent. One record of 16 bytes, so the check most
+/// neighbours need and the cost it may lead to share a cache line: a search touches few cells
+/// of a large map, and each touch is then one miss, not two.
 #[derive(Clone, Copy, Default)]
 pub(super) struct Seen {
     pub g: f64,
     pub parent: u32,
+    pub state: u16,
 }
 
 /// Buffers reused between queries. Keep one per thread (or per map) and call
 /// [`Search::find`]; the first query on a map allocates, later ones do not.
 #[derive(Default)]
 pub struct Search {
-    /// Per cell: `< generation`: untouched this query; `== generation`: on the open list (g
-    /// and parent valid); `== generation + 1`: closed. Kept apart from `g` and `parent` and
-    /// only two bytes wide, so the check most neighbours need stays in cache.
-    pub(super) state: Vec<u16>,
-    /// G and parent of each cell seen this query, side by side (one cache line for both).
+    /// Per cell, its state, G and parent. State `< generation`: untouched this query;
+    /// `== generation`: open (G and parent valid); `== generation + 1`: closed.
     pub(super) seen: Vec<Seen>,
     pub(super) generation: u16,
-    pub(super) open: BinaryHeap<Open>,
+    pub(super) open: OpenList,
     pub(super) seq: u32,
 }
 
@@ -146,13 +198,12 @@ impl Search {
 
     /// Starts a query: sizes the buffers and moves to a fresh generation.
     pub(super) fn begin(&mut self, cells: usize) {
-        if self.state.len() != cells {
-            self.state = vec![0; cells];
+        if self.seen.len() != cells {
             self.seen = vec![Seen::default(); cells];
             self.generation = 0;
         }
         if self.generation >= u16::MAX - 4 {
-            self.state.iter_mut().for_each(|s| *s = 0);
+            self.seen.iter_mut().for_each(|s| s.state = 0);
             self.generation = 0;
         }
         self.generation += 2;
@@ -163,10 +214,10 @@ impl Search {
     /// Records `g` and `parent` for `node`, marks it open and adds it to the open list.
     #[inline]
     pub(super) fn open_node(&mut self, node: usize, g: f64, parent: usize, f: f64) {
-        self.state[node] = self.generation;
         self.seen[node] = Seen {
             g,
             parent: parent as u32,
+            state: self.generation,
         };
         self.push(node, g, f);
     }
@@ -182,10 +233,10 @@ impl Search {
     /// list is empty.
     #[inline]
     pub(super) fn pop_and_close(&mut self) -> Option<usize> {
-        while let Some(open) = self.open.pop() {
-            let i = open.node();
-            if self.state[i] == self.generation {
-                self.state[i] = self.generation + 1;
+        while let Some(node) = self.open.pop() {
+            let i = node as usize;
+            if self.seen[i].state == self.generation {
+                self.seen[i].state = self.generation + 1;
                 return Some(i);
             }
         }
@@ -195,13 +246,13 @@ impl Search {
     #[inline]
     fn push(&mut self, node: usize, g: f64, f: f64) {
         self.seq = self.seq.wrapping_add(1);
-        self.open.push(Open::new(f, g, self.seq, node as u32));
+        self.open.push(Open::new(f, g, self.seq), node as u32);
     }
 
     /// The cost from the start (G) of a cell the last query reached, open or closed, by its
     /// row-major index: the numbers the window's search overlay prints.
     pub fn reached_cost(&self, index: usize) -> Option<f64> {
-        let state = *self.state.get(index)?;
+        let state = self.seen.get(index)?.state;
         (state == self.generation || state == self.generation + 1).then(|| self.seen[index].g)
     }
 
@@ -307,7 +358,7 @@ impl Search {
 
     fn sets(&self, q: &Query) -> SearchSets {
         let mut sets = SearchSets::default();
-        for (i, &state) in self.state.iter().enumerate() {
+        for (i, state) in self.seen.iter().map(|s| s.state).enumerate() {
             if state == self.generation {
                 sets.open.push(q.tile(i));
             } else if state == self.generation + 1 {
