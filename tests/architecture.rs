@@ -26,6 +26,11 @@ const RULES: &[(&str, &[&str])] = &[
     ("script", &["world", "nav", "movement", "sim", "expect"]),
     ("session", &["world", "scene", "sim", "script", "watch"]),
     ("realtime", &["sim", "session", "watch"]),
+    // The history names the script module only for its file sources (plain Rust, no Lua).
+    (
+        "history",
+        &["world", "sim", "session", "watch", "script::sources", "script::read_script_file"],
+    ),
     ("testrun", &["session", "expect"]),
     ("bench", &["world", "scene", "sim", "script"]),
     ("movingai", &[]),
@@ -46,6 +51,7 @@ const RULES: &[(&str, &[&str])] = &[
         "cli",
         &[
             "scene", "sim", "script", "session", "realtime", "testrun", "bench", "paths", "render",
+            "history",
         ],
     ),
 ];

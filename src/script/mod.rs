@@ -15,6 +15,7 @@ mod inspect;
 mod predicate;
 pub mod registry;
 mod sandbox;
+pub mod sources;
 mod views;
 
 use crate::sim::{Decider, Decision};
@@ -162,6 +163,11 @@ pub struct ScriptHost {
     turns: Turns,
 }
 
+/// Reads a script file as the host does (regular files only, bounded in size).
+pub fn read_script_file(path: &Path) -> std::io::Result<Vec<u8>> {
+    sandbox::read_script(path)
+}
+
 /// The name Lua reports for a script (`scripts/x.lua`).
 fn display(path: &Path) -> String {
     path.display().to_string()
@@ -270,6 +276,11 @@ impl ScriptHost {
         })
     }
 
+    /// Reads scripts and modules through `sources` from now on (see [`sources::Sources`]).
+    pub fn set_sources(&mut self, sources: sources::Sources) {
+        self.lua.set_app_data(sources);
+    }
+
     /// Sets the work budget of one call of `init`, `decide` or `on_reload` (see `budget.rs`).
     pub fn set_instruction_budget(&mut self, instructions: u64) {
         self.budget.set_instructions(instructions);
@@ -355,7 +366,7 @@ impl ScriptHost {
             error.message = in_script(&name, &error.message);
             error
         };
-        let source = sandbox::read_script(path)
+        let source = sandbox::read_source(&self.lua, path)
             .map_err(|e| ScriptError::runtime(format!("{name}: cannot read script: {e}")))?;
         let root = path.parent().unwrap_or(Path::new(".")).to_path_buf();
         let ctx = sandbox::new_context(&self.lua, &root, load).map_err(|e| located(&e))?;

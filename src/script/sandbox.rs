@@ -221,6 +221,16 @@ pub fn read_script(path: &Path) -> std::io::Result<Vec<u8>> {
     Ok(source)
 }
 
+/// Reads a script or module through the host's [`super::sources::Sources`] (pinned bytes in a
+/// replay or a branch, else the file through [`read_script`]).
+pub fn read_source(lua: &Lua, path: &Path) -> std::io::Result<Vec<u8>> {
+    let sources = lua.app_data_ref::<super::sources::Sources>().map(|s| s.clone());
+    match sources {
+        Some(s) => s.read(path, read_script),
+        None => read_script(path),
+    }
+}
+
 /// The module files each script load asked for (found or not), by load id: a change to any of
 /// them reloads the script. Kept in the Lua state's app data, filled by `require`.
 #[derive(Default)]
@@ -416,7 +426,7 @@ fn require_in(lua: &Lua, (ctx, name): (Table, String)) -> mlua::Result<Value> {
             format!("require: module {name:?} requires itself (a require cycle)"),
         ));
     }
-    let source = read_script(&path).map_err(|e| {
+    let source = read_source(lua, &path).map_err(|e| {
         let why = match e.kind() {
             std::io::ErrorKind::NotFound => format!("there is no file {}", path.display()),
             _ => format!("{}: {e}", path.display()),
