@@ -49,6 +49,10 @@ enum Command {
         /// on the main thread, before the GPU presents the frame): mean and 95th percentile.
         #[arg(long)]
         frame_stats: bool,
+        /// Open a saved session file (Ctrl+E in the window writes one): its run is replayed to
+        /// its last tick, and can be scrubbed and branched.
+        #[arg(long, value_name = "FILE")]
+        session: Option<PathBuf>,
     },
     /// Run a scene for a number of ticks without a window.
     Headless {
@@ -74,7 +78,12 @@ enum Command {
         allow_errors: bool,
         /// Branch the run after tick T: ticks up to T are the plain run's, and from T+1 each
         /// --replace applies, exactly as saving OTHER over SCRIPT at tick T in the window.
-        #[arg(long, value_name = "T", requires = "replace", conflicts_with = "realtime")]
+        #[arg(
+            long,
+            value_name = "T",
+            requires = "replace",
+            conflicts_with = "realtime"
+        )]
         branch_at: Option<u64>,
         /// With --branch-at: SCRIPT=OTHER, OTHER's text standing in for SCRIPT (an agent's
         /// script or a required module; memory kept, `on_reload` called). Repeatable. A SCRIPT
@@ -184,6 +193,7 @@ fn run(command: Command) -> io::Result<ExitCode> {
             input,
             record,
             frame_stats,
+            session,
         } => {
             let options = crate::render::WindowOptions {
                 screenshot,
@@ -191,6 +201,7 @@ fn run(command: Command) -> io::Result<ExitCode> {
                 input,
                 record,
                 frame_stats,
+                session,
             };
             match crate::render::run_window(&scene, seed, options) {
                 Ok(()) => ExitCode::SUCCESS,

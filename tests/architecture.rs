@@ -29,7 +29,14 @@ const RULES: &[(&str, &[&str])] = &[
     // The history names the script module only for its file sources (plain Rust, no Lua).
     (
         "history",
-        &["world", "sim", "session", "watch", "script::sources", "script::read_script_file"],
+        &[
+            "world",
+            "sim",
+            "session",
+            "watch",
+            "script::sources",
+            "script::read_script_file",
+        ],
     ),
     ("testrun", &["session", "expect"]),
     ("bench", &["world", "scene", "sim", "script"]),
@@ -41,6 +48,7 @@ const RULES: &[(&str, &[&str])] = &[
             "world",
             "nav",
             "session",
+            "history",
             "watch",
             // Render draws the field an agent feels through this documented read-only query,
             // and recomputes no other physics.
@@ -57,9 +65,10 @@ const RULES: &[(&str, &[&str])] = &[
 ];
 
 /// Engine crates and the one top-level module that may name each.
-const OWNERS: [(&str, &str); 3] = [
+const OWNERS: [(&str, &str); 4] = [
     ("mlua", "script"),
     ("macroquad", "render"),
+    ("egui_macroquad", "render"),
     ("notify", "watch"),
 ];
 

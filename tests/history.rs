@@ -199,11 +199,19 @@ fn a_branch_runs_the_files_as_they_are_now_from_the_next_tick() {
     // Edit the module after the run, then rewind to 50 and play: new code from tick 51.
     std::fs::write(dir.path().join("scripts/lib/turn.lua"), TURN_V2).unwrap();
     let (_, reloads) = h.branch(50).unwrap();
-    assert_eq!(reloads.len(), 1, "the module's dependent reloads: {reloads:?}");
+    assert_eq!(
+        reloads.len(),
+        1,
+        "the module's dependent reloads: {reloads:?}"
+    );
     let mut more = Vec::new();
     run(&mut h, 30, &mut more);
     assert!(more[0].starts_with("{\"tick\":51,"), "{}", more[0]);
-    assert_ne!(more, lines[50..].to_vec(), "the new module changed the walkers");
+    assert_ne!(
+        more,
+        lines[50..].to_vec(),
+        "the new module changed the walkers"
+    );
     // The branch is itself exact.
     let mut again = Vec::new();
     history::replay(h.recording(), 80, |s, r| {
@@ -279,7 +287,12 @@ fn a_headless_branch_keeps_the_prefix_and_changes_behaviour_after_t() {
     assert_eq!(&branched[..20], &plain[..20]);
     let (one, _) = headless(
         dir.path(),
-        &["--branch-at", "20", "--replace", "scripts/walker.lua=scripts/walker2.lua"],
+        &[
+            "--branch-at",
+            "20",
+            "--replace",
+            "scripts/walker.lua=scripts/walker2.lua",
+        ],
     );
     assert_ne!(branched[25..], one[25..], "both replacements apply");
 }
@@ -289,7 +302,12 @@ fn a_headless_branch_is_what_saving_other_over_script_at_t_does() {
     let (dir, scene) = setup();
     let (branched, out) = headless(
         dir.path(),
-        &["--branch-at", "20", "--replace", "scripts/walker.lua=scripts/walker2.lua"],
+        &[
+            "--branch-at",
+            "20",
+            "--replace",
+            "scripts/walker.lua=scripts/walker2.lua",
+        ],
     );
     assert!(out.status.success(), "{}", stderr(&out));
     // The same in the library, the way the window applies a save.
@@ -315,9 +333,18 @@ fn a_headless_branch_is_what_saving_other_over_script_at_t_does() {
 fn a_replacement_nothing_uses_is_a_usage_error() {
     let (dir, _) = setup();
     for (spec, needle) in [
-        ("scripts/unused.lua=scripts/walker2.lua", "no agent's script"),
-        ("scripts/nope.lua=scripts/walker2.lua", "SCRIPT scripts/nope.lua"),
-        ("scripts/walker.lua=scripts/nope.lua", "OTHER scripts/nope.lua"),
+        (
+            "scripts/unused.lua=scripts/walker2.lua",
+            "no agent's script",
+        ),
+        (
+            "scripts/nope.lua=scripts/walker2.lua",
+            "SCRIPT scripts/nope.lua",
+        ),
+        (
+            "scripts/walker.lua=scripts/nope.lua",
+            "OTHER scripts/nope.lua",
+        ),
         ("scripts/walker.lua", "expected SCRIPT=OTHER"),
     ] {
         let (_, out) = headless(dir.path(), &["--branch-at", "5", "--replace", spec]);

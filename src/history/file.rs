@@ -56,8 +56,14 @@ enum InputForm {
         reads: Vec<ReadForm>,
     },
     Keyboard([i32; 2]),
-    Terrain { tile: [i32; 2], id: u8 },
-    Place { agent: String, tile: [i32; 2] },
+    Terrain {
+        tile: [i32; 2],
+        id: u8,
+    },
+    Place {
+        agent: String,
+        tile: [i32; 2],
+    },
     Goal(Option<[i32; 2]>),
     Resume(String),
 }
@@ -102,12 +108,12 @@ pub fn to_text(rec: &Recording) -> String {
                         .map(|(path, read)| match read {
                             Read::Bytes(b) => {
                                 let k = key(b);
-                                files.entry(k.clone()).or_insert_with(|| {
-                                    match std::str::from_utf8(b) {
+                                files.entry(k.clone()).or_insert_with(
+                                    || match std::str::from_utf8(b) {
                                         Ok(t) => Contents::Text(t.to_string()),
                                         Err(_) => Contents::Bytes(b.to_vec()),
-                                    }
-                                });
+                                    },
+                                );
                                 ReadForm {
                                     path: path.clone(),
                                     file: Some(k),

@@ -161,6 +161,22 @@ impl History {
         })
     }
 
+    /// A saved recording, replayed to its last tick and made live (files that changed on
+    /// disk since apply at once, as a branch at the end would apply them).
+    pub fn resume_recording(rec: &Recording) -> Result<Self, String> {
+        let mut r = Replayer::new(rec)?;
+        r.advance_to(rec.ticks, |_, _| {})?;
+        let mut history = History {
+            live: Session::open_sourced(&rec.scene, rec.seed, true, Sources::strict())?,
+            recording: rec.clone(),
+            keyboard: IVec2::ZERO,
+        };
+        for reload in history.branch_from(r).1 {
+            eprintln!("{reload}");
+        }
+        Ok(history)
+    }
+
     /// The live session (read it; change it only through the history's methods).
     pub fn session(&self) -> &Session {
         &self.live
@@ -283,8 +299,15 @@ impl History {
     /// that differ on disk from the versions the run had at `to` are applied now, as saves at
     /// `to` would be, so new code first runs at tick `to + 1`.
     pub fn branch(&mut self, to: u64) -> Result<(Recording, Vec<Reload>), String> {
-        let to = to.min(self.recording.ticks);
-        let session = replay(&self.recording, to, |_, _| {})?;
+        let mut r = Replayer::new(&self.recording)?;
+        r.advance_to(to, |_, _| {})?;
+        Ok(self.branch_from(r))
+    }
+
+    /// [`History::branch`] from a replay of this history already at the tick to branch at.
+    pub fn branch_from(&mut self, replayed: Replayer) -> (Recording, Vec<Reload>) {
+        let to = replayed.tick.min(self.recording.ticks);
+        let session = replayed.session;
         let abandoned = self.recording.clone();
         self.recording.events.retain(|e| e.at < to || is_opening(e));
         // An input of the old branch at exactly `to` came after the shown state: dropped too,
@@ -312,7 +335,7 @@ impl History {
         } else {
             self.apply_changes(&changed)
         };
-        Ok((abandoned, reloads))
+        (abandoned, reloads)
     }
 }
 
@@ -383,38 +406,91 @@ pub fn replay(
     to: u64,
     mut on_tick: impl FnMut(&Session, &TickReport),
 ) -> Result<Session, String> {
-    let to = to.min(rec.ticks);
-    let sources = Sources::strict();
-    let mut events = rec.events.iter().peekable();
-    match events.next() {
-        Some(e) if is_opening(e) => {
-            if let Input::Files { reads, .. } = &e.input {
-                pin_all(&sources, reads);
+    let mut r = Replayer::new(rec)?;
+    r.advance_to(to, &mut on_tick)?;
+    Ok(r.session)
+}
+
+/// A replay that can be moved forward a bit at a time (the window's scrubbing): a fresh
+/// session, its strict sources and where it is in a copy of the recording.
+pub struct Replayer {
+    rec: Recording,
+    session: Session,
+    sources: Sources,
+    next: usize,
+    tick: u64,
+}
+
+impl Replayer {
+    /// A replay of `rec` at tick 0.
+    pub fn new(rec: &Recording) -> Result<Self, String> {
+        let sources = Sources::strict();
+        match rec.events.first() {
+            Some(e) if is_opening(e) => {
+                if let Input::Files { reads, .. } = &e.input {
+                    pin_all(&sources, reads);
+                }
             }
+            _ => return Err("the recording does not start with the scene's files".into()),
         }
-        _ => return Err("the recording does not start with the scene's files".into()),
+        let session = Session::open_sourced(&rec.scene, rec.seed, true, sources.clone())?;
+        Ok(Replayer {
+            rec: rec.clone(),
+            session,
+            sources,
+            next: 1,
+            tick: 0,
+        })
     }
-    let mut session = Session::open_sourced(&rec.scene, rec.seed, true, sources.clone())?;
-    for t in 0..to {
-        while let Some(e) = events.next_if(|e| e.at == t) {
-            if let Input::Files { reads, .. } = &e.input {
-                pin_all(&sources, reads);
-            }
-            apply(&mut session, &e.input);
-        }
-        let report = session.tick();
-        let done = t + 1;
-        if let Some(&want) = rec.hashes.get(&done) {
-            let got = line_hash(&trace::line(session.world(), &report.events));
-            if got != want {
-                return Err(format!(
-                    "the replay differs from the recorded run at tick {done}"
-                ));
-            }
-        }
-        on_tick(&session, &report);
+
+    /// The tick the replayed session stands at.
+    pub fn tick(&self) -> u64 {
+        self.tick
     }
-    Ok(session)
+
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    /// Whether this replay is of `rec` (the same inputs up to where it stands).
+    pub fn follows(&self, rec: &Recording) -> bool {
+        self.rec.scene == rec.scene
+            && self.rec.seed == rec.seed
+            && rec.ticks >= self.tick
+            && self.rec.events[..self.next] == rec.events[..self.next.min(rec.events.len())]
+    }
+
+    /// Runs on to tick `to` (no further than the recording; never back).
+    pub fn advance_to(
+        &mut self,
+        to: u64,
+        mut on_tick: impl FnMut(&Session, &TickReport),
+    ) -> Result<(), String> {
+        let to = to.min(self.rec.ticks);
+        while self.tick < to {
+            let t = self.tick;
+            while let Some(e) = self.rec.events.get(self.next).filter(|e| e.at == t) {
+                if let Input::Files { reads, .. } = &e.input {
+                    pin_all(&self.sources, reads);
+                }
+                apply(&mut self.session, &e.input);
+                self.next += 1;
+            }
+            let report = self.session.tick();
+            self.tick += 1;
+            if let Some(&want) = self.rec.hashes.get(&self.tick) {
+                let got = line_hash(&trace::line(self.session.world(), &report.events));
+                if got != want {
+                    return Err(format!(
+                        "the replay differs from the recorded run at tick {}",
+                        self.tick
+                    ));
+                }
+            }
+            on_tick(&self.session, &report);
+        }
+        Ok(())
+    }
 }
 
 fn pin_all(sources: &Sources, reads: &[(PathBuf, Read)]) {
@@ -442,8 +518,7 @@ pub fn resolve_replacement(session: &Session, spec: &str) -> Result<Replacement,
         )));
     };
     let canon = |p: &str, what: &str| {
-        std::fs::canonicalize(p)
-            .map_err(|e| BranchError(format!("--replace: {what} {p}: {e}")))
+        std::fs::canonicalize(p).map_err(|e| BranchError(format!("--replace: {what} {p}: {e}")))
     };
     let want = canon(script, "SCRIPT")?;
     let other_path = canon(other, "OTHER")?;
@@ -494,4 +569,91 @@ pub fn branch_run(
         on_tick(history.session(), &report)?;
     }
     Ok(())
+}
+
+/// Writes a branch as a folder a bug report can carry: the scene and every file as the run
+/// first read it, and under `branch/` the versions applied at the branch tick; returns the
+/// headless command that runs it. Only a recording whose inputs are file loads at the start
+/// and at one later tick (no window edits) can be written so.
+pub fn export_branch(rec: &Recording, dir: &Path) -> Result<String, String> {
+    let mut at = None;
+    for e in rec.events.iter().skip(1) {
+        match &e.input {
+            Input::Files { .. } if at.is_none_or(|t| t == e.at) => at = Some(e.at),
+            Input::Files { .. } => {
+                return Err("no headless command: files were reloaded at more than one tick".into())
+            }
+            Input::Keyboard(d) if *d == IVec2::ZERO => {}
+            _ => return Err(
+                "no headless command: the run has window edits (paint, drag, goal, keys, resume)"
+                    .into(),
+            ),
+        }
+    }
+    let start = files_at(rec, 0);
+    let root = common_folder(start.keys().chain(std::iter::once(&rec.scene)));
+    let rel = |p: &Path| p.strip_prefix(&root).unwrap_or(p).to_path_buf();
+    let write = |to: PathBuf, read: &Read| -> Result<(), String> {
+        if let Read::Bytes(b) = read {
+            if let Some(parent) = to.parent() {
+                std::fs::create_dir_all(parent)
+                    .map_err(|e| format!("{}: cannot create: {e}", parent.display()))?;
+            }
+            std::fs::write(&to, b).map_err(|e| format!("{}: cannot write: {e}", to.display()))?;
+        }
+        Ok(())
+    };
+    for (path, read) in &start {
+        write(dir.join(rel(path)), read)?;
+    }
+    let mut command = format!(
+        "agentbox headless {} --ticks {}",
+        dir.join(rel(&rec.scene)).display(),
+        rec.ticks
+    );
+    if let Some(seed) = rec.seed {
+        command.push_str(&format!(" --seed {seed}"));
+    }
+    if let Some(t) = at {
+        let then = files_at(rec, t);
+        let mut replaced = 0;
+        for (path, read) in &then {
+            if start.get(path) == Some(read) {
+                continue;
+            }
+            if *path == rec.scene {
+                return Err("no headless command: the scene file changed at the branch".into());
+            }
+            let other = dir.join("branch").join(rel(path));
+            write(other.clone(), read)?;
+            command.push_str(&format!(
+                " --replace {}={}",
+                dir.join(rel(path)).display(),
+                other.display()
+            ));
+            replaced += 1;
+        }
+        if replaced > 0 {
+            command = command.replacen(" --replace", &format!(" --branch-at {t} --replace"), 1);
+        }
+    }
+    Ok(command)
+}
+
+/// The deepest folder holding every path.
+fn common_folder<'a>(paths: impl Iterator<Item = &'a PathBuf>) -> PathBuf {
+    let mut common: Option<Vec<std::path::Component>> = None;
+    for p in paths {
+        let parts: Vec<_> = p.parent().unwrap_or(Path::new("")).components().collect();
+        common = Some(match common {
+            None => parts,
+            Some(c) => c
+                .into_iter()
+                .zip(parts)
+                .take_while(|(a, b)| a == b)
+                .map(|(a, _)| a)
+                .collect(),
+        });
+    }
+    common.unwrap_or_default().iter().collect()
 }

@@ -224,7 +224,9 @@ pub fn read_script(path: &Path) -> std::io::Result<Vec<u8>> {
 /// Reads a script or module through the host's [`super::sources::Sources`] (pinned bytes in a
 /// replay or a branch, else the file through [`read_script`]).
 pub fn read_source(lua: &Lua, path: &Path) -> std::io::Result<Vec<u8>> {
-    let sources = lua.app_data_ref::<super::sources::Sources>().map(|s| s.clone());
+    let sources = lua
+        .app_data_ref::<super::sources::Sources>()
+        .map(|s| s.clone());
     match sources {
         Some(s) => s.read(path, read_script),
         None => read_script(path),

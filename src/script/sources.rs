@@ -21,7 +21,10 @@ pub type Blob = Rc<[u8]>;
 pub enum Read {
     Bytes(Blob),
     /// The read failed: whether the file was missing, and the error's text.
-    Failed { missing: bool, message: String },
+    Failed {
+        missing: bool,
+        message: String,
+    },
 }
 
 impl Read {
