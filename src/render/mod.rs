@@ -95,6 +95,7 @@ pub fn run_window(scene: &Path, seed: Option<u64>, options: WindowOptions) -> Re
             view: None,
             track: timeline::Track::default(),
             ghost: Vec::new(),
+            ghost_at: 0,
             show_ghost: true,
             scrubbing: false,
             options,
@@ -128,8 +129,9 @@ struct Window {
     view: Option<Replayer>,
     /// The live branch's marks and trails, for the timeline and the ghost.
     track: timeline::Track,
-    /// The trails of the last abandoned branch, after its branch point.
+    /// The trails of the last abandoned branch, after its branch point, and that tick.
     ghost: Vec<Vec<[f32; 2]>>,
+    ghost_at: u64,
     show_ghost: bool,
     /// A left press on the timeline is being dragged.
     scrubbing: bool,
@@ -347,6 +349,7 @@ impl Window {
         let ghost = self.track.cut(at);
         if !ghost.is_empty() {
             self.ghost = ghost;
+            self.ghost_at = at;
         }
         let mut status = format!("branched at tick {at}");
         for reload in &reloads {
@@ -421,22 +424,24 @@ impl Window {
         true
     }
 
-    /// The ticks the bar spans (the live branch, and the ghost when it is longer).
+    /// The ticks the bar's scale spans (the live branch, or the ghost when it is longer);
+    /// scrubbing reaches the live branch's ticks.
     fn bar_span(&self) -> u64 {
-        self.history.ticks()
+        let ghost = (self.show_ghost && !self.ghost.is_empty())
+            .then(|| self.ghost_at + self.ghost.len() as u64);
+        self.history.ticks().max(ghost.unwrap_or(0))
     }
 
     fn draw_timeline(&self) {
         let reloads = self.history.recording().reload_ticks();
-        let ghost_from = self.track.trails.len() as u64;
         let ghost = (self.show_ghost && !self.ghost.is_empty())
-            .then(|| (ghost_from, ghost_from + self.ghost.len() as u64));
+            .then(|| (self.ghost_at, self.ghost_at + self.ghost.len() as u64));
         timeline::draw(&timeline::Bar {
-            last: self.bar_span(),
+            last: self.history.ticks(),
             shown: self.shown_tick(),
             reloads: &reloads,
             marks: &self.track.marks,
-            ghost: ghost.map(|(a, b)| (a.min(self.history.ticks()), b.min(self.history.ticks()))),
+            ghost,
             tick_rate: self.history.session().world().tick_rate,
         });
         egui_macroquad::draw();

@@ -160,7 +160,7 @@ pub fn draw_ghost(trails: &[Vec<[f32; 2]>], camera: &super::camera::Camera) {
     let Some(first) = trails.first() else {
         return;
     };
-    let faded = Color::from_rgba(0xb0, 0xb0, 0xff, 0x70);
+    let faded = Color::from_rgba(0x90, 0x90, 0xff, 0x90);
     // At most ~400 points per agent, whatever the length.
     let stride = (trails.len() / 400).max(1);
     for agent in 0..first.len() {
@@ -172,12 +172,12 @@ pub fn draw_ghost(trails: &[Vec<[f32; 2]>], camera: &super::camera::Camera) {
             };
             let at = camera.to_screen(::glam::DVec2::new(x as f64, y as f64));
             if let Some(p) = prev {
-                draw_line(p.x, p.y, at.x, at.y, 2.0, faded);
+                draw_line(p.x, p.y, at.x, at.y, 3.0, faded);
             }
             prev = Some(at);
         }
         if let Some(p) = prev {
-            draw_circle_lines(p.x, p.y, 4.0, 1.5, faded);
+            draw_circle_lines(p.x, p.y, 6.0, 2.0, faded);
         }
     }
 }
