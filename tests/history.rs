@@ -354,3 +354,28 @@ fn a_replacement_nothing_uses_is_a_usage_error() {
     let (_, out) = headless(dir.path(), &["--branch-at", "5"]);
     assert_eq!(out.status.code(), Some(2), "--branch-at needs --replace");
 }
+
+#[test]
+fn an_exported_branch_runs_headless_as_it_ran() {
+    let (dir, scene) = setup();
+    let mut h = History::open_with(&scene, None, true).unwrap();
+    let mut lines = Vec::new();
+    run(&mut h, 40, &mut lines);
+    std::fs::write(dir.path().join("scripts/lib/turn.lua"), TURN_V2).unwrap();
+    let (_, reloads) = h.branch(25).unwrap();
+    assert_eq!(reloads.len(), 1, "{reloads:?}");
+    let mut branched = lines[..25].to_vec();
+    run(&mut h, 35, &mut branched);
+    let out = dir.path().join("export");
+    let command = history::export_branch(h.recording(), &out).unwrap();
+    assert!(command.contains("--branch-at 25 --replace"), "{command}");
+    let args: Vec<&str> = command.split(' ').skip(1).collect();
+    let ran = agentbox_in(dir.path(), &[&args[..], &["--trace", "-"]].concat());
+    assert!(ran.status.success(), "{command}: {}", stderr(&ran));
+    let got: Vec<String> = stdout(&ran).lines().map(str::to_string).collect();
+    assert_eq!(got, branched, "{command}");
+    // A run with window edits has no headless command.
+    h.set_goal(Some(IVec2::new(2, 2)));
+    let e = history::export_branch(h.recording(), &out).unwrap_err();
+    assert!(e.contains("window edits"), "{e}");
+}
