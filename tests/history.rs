@@ -118,7 +118,7 @@ fn recorded_run(dir: &Path, scene: &Path) -> (History, Vec<String>) {
     run(&mut h, 10, &mut lines);
     // A save of the script at tick 35, as the watcher reports it.
     std::fs::write(dir.join("scripts/walker.lua"), WALKER_V2).unwrap();
-    let reloads = h.apply_changes(&[PathBuf::from(dir.join("scripts/walker.lua"))]);
+    let reloads = h.apply_changes(&[dir.join("scripts/walker.lua")]);
     assert_eq!(reloads.len(), 1, "{reloads:?}");
     run(&mut h, 45, &mut lines);
     (h, lines)
@@ -182,7 +182,7 @@ fn rewinding_with_module_state_then_playing_on_gives_the_same_trace_byte_for_byt
         }
         if h.ticks() == 35 {
             std::fs::write(&walker, WALKER_V2).unwrap();
-            h.apply_changes(&[walker.clone()]);
+            h.apply_changes(std::slice::from_ref(&walker));
         }
         go(&mut h, 80, &mut more);
         assert_eq!(more.len(), 80);

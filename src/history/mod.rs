@@ -209,7 +209,7 @@ impl History {
         let report = self.live.tick();
         self.recording.ticks += 1;
         let t = self.recording.ticks;
-        if t % HASH_EVERY == 0 {
+        if t.is_multiple_of(HASH_EVERY) {
             let line = trace::line(self.live.world(), &report.events);
             self.recording.hashes.insert(t, line_hash(&line));
         }
