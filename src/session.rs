@@ -107,6 +107,11 @@ impl Session {
         })
     }
 
+    /// Whether script errors stay off stderr (a replay is quiet; the run it becomes may not be).
+    pub fn set_quiet(&mut self, quiet: bool) {
+        self.quiet = quiet;
+    }
+
     /// Where this session reads its files from.
     pub fn sources(&self) -> &Sources {
         &self.sources

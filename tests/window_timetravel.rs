@@ -137,6 +137,20 @@ fn rewind_branch_and_ghost_from_recorded_input() {
         "the goal changed the branch"
     );
 
+    // The saved session opens again in the window, replayed to its last tick.
+    let reopened = Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 1280x1024x24"])
+        .arg(env!("CARGO_BIN_EXE_agentbox"))
+        .arg("run")
+        .arg(dir.path().join("scene.yaml"))
+        .arg("--session")
+        .arg(&session_file)
+        .args(["--frames", "2"])
+        .current_dir(dir.path())
+        .output()
+        .expect("xvfb-run runs");
+    assert!(reopened.status.success(), "{}", stderr(&reopened));
+
     // The ghost: faded trails of the abandoned branch, hidden with G.
     let hidden = shoot(dir.path(), 121, &input(true), "hidden");
     let (with, without) = (ghostly(&shown), ghostly(&hidden));

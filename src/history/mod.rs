@@ -128,6 +128,8 @@ pub struct History {
     live: Session,
     recording: Recording,
     keyboard: IVec2,
+    /// Whether the live session keeps script errors off stderr (replays always do).
+    quiet: bool,
 }
 
 impl History {
@@ -158,6 +160,7 @@ impl History {
             },
             live,
             keyboard: IVec2::ZERO,
+            quiet,
         })
     }
 
@@ -166,12 +169,14 @@ impl History {
     pub fn resume_recording(rec: &Recording) -> Result<Self, String> {
         let mut r = Replayer::new(rec)?;
         r.advance_to(rec.ticks, |_, _| {})?;
+        let to = r.tick;
         let mut history = History {
-            live: Session::open_sourced(&rec.scene, rec.seed, true, Sources::strict())?,
+            live: r.session,
             recording: rec.clone(),
             keyboard: IVec2::ZERO,
+            quiet: false,
         };
-        for reload in history.branch_from(r).1 {
+        for reload in history.settle(to).1 {
             eprintln!("{reload}");
         }
         Ok(history)
@@ -307,7 +312,13 @@ impl History {
     /// [`History::branch`] from a replay of this history already at the tick to branch at.
     pub fn branch_from(&mut self, replayed: Replayer) -> (Recording, Vec<Reload>) {
         let to = replayed.tick.min(self.recording.ticks);
-        let session = replayed.session;
+        self.live = replayed.session;
+        self.settle(to)
+    }
+
+    /// With `live` a replay of this history at tick `to`: drops the inputs after `to`
+    /// (returned, with the old ticks), reads the disk again and applies what changed there.
+    fn settle(&mut self, to: u64) -> (Recording, Vec<Reload>) {
         let abandoned = self.recording.clone();
         self.recording.events.retain(|e| e.at < to || is_opening(e));
         // An input of the old branch at exactly `to` came after the shown state: dropped too,
@@ -316,7 +327,7 @@ impl History {
         self.recording.hashes.retain(|&t, _| t <= to);
         self.keyboard = keyboard_at(&self.recording);
         let pinned = files_at(&self.recording, to);
-        self.live = session;
+        self.live.set_quiet(self.quiet);
         self.live.sim_mut().set_keyboard(self.keyboard);
         // From now on the live session reads the disk again.
         let sources = self.live.sources().clone();
