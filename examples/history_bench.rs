@@ -53,6 +53,35 @@ fn main() {
             started.elapsed().as_secs_f64() * 1e3
         );
     }
+    // Parked replays every 900 ticks (as the window builds them, 120 ticks a frame), then
+    // jumps from the nearest one below.
+    let mut parked = history::Parked::new(900);
+    let cpu = cpu_time::ThreadTime::now();
+    let mut frames = 0;
+    while parked.ticks().len() < (ticks / 900) as usize {
+        parked.work(h.recording(), 120).unwrap();
+        frames += 1;
+    }
+    println!(
+        "parked {} replays in {frames} frames of 120 ticks: {:.0} ms CPU",
+        parked.ticks().len(),
+        cpu.elapsed().as_secs_f64() * 1e3
+    );
+    println!("peak memory with them (VmHWM): {:.0} MB", peak_rss_mb());
+    let mut worst: f64 = 0.0;
+    for to in [ticks / 2 + 899, ticks - 1, ticks - 901, ticks - 9000 + 450] {
+        let cpu = cpu_time::ThreadTime::now();
+        let started = Instant::now();
+        let r = parked.take(h.recording(), to).unwrap();
+        assert_eq!(r.tick(), to);
+        let ms = cpu.elapsed().as_secs_f64() * 1e3;
+        worst = worst.max(ms);
+        println!(
+            "jump to tick {to} from a parked replay: {ms:.0} ms CPU, {:.0} ms wall",
+            started.elapsed().as_secs_f64() * 1e3
+        );
+    }
+    println!("worst parked jump: {worst:.0} ms CPU");
     // Scrubbing forward: a frame that moves the view on by 1/30 of a second of drag, i.e.
     // about the ticks one pixel of a 1000-pixel bar stands for.
     let mut r = Replayer::new(h.recording()).unwrap();

@@ -379,3 +379,29 @@ fn an_exported_branch_runs_headless_as_it_ran() {
     let e = history::export_branch(h.recording(), &out).unwrap_err();
     assert!(e.contains("window edits"), "{e}");
 }
+
+#[test]
+fn parked_replays_jump_to_the_same_ticks_as_a_replay_from_zero() {
+    let (dir, scene) = setup();
+    let (_h, lines) = recorded_run(dir.path(), &scene);
+    let rec = _h.recording();
+    let mut parked = history::Parked::new(16);
+    for _ in 0..40 {
+        parked.work(rec, 7).unwrap();
+    }
+    assert_eq!(parked.ticks(), vec![16, 32, 48, 64, 80]);
+    for to in [50u64, 33, 79, 5] {
+        let mut r = parked.take(rec, to).unwrap();
+        assert_eq!(r.tick(), to);
+        let mut next = Vec::new();
+        r.advance_to(80, |s, rep| next.push(trace::line(s.world(), &rep.events)))
+            .unwrap();
+        assert_eq!(next, lines[to as usize..].to_vec(), "from {to}");
+    }
+    // 48 and 32 were used up (50 and 33), and so was 64 (79): rebuilt by more work.
+    assert_eq!(parked.ticks(), vec![16, 80]);
+    for _ in 0..60 {
+        parked.work(rec, 7).unwrap();
+    }
+    assert_eq!(parked.ticks(), vec![16, 32, 48, 64, 80]);
+}

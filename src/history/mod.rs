@@ -668,3 +668,75 @@ fn common_folder<'a>(paths: impl Iterator<Item = &'a PathBuf>) -> PathBuf {
     }
     common.unwrap_or_default().iter().collect()
 }
+
+/// Replays parked at every `every`th tick, so a jump replays at most `every` ticks instead of
+/// all of them. A parked replay is used up by a jump (Lua state cannot be copied); the
+/// window rebuilds missing ones a few ticks at a time ([`Parked::work`]), each from tick 0, so
+/// they are as exact as any replay.
+pub struct Parked {
+    every: u64,
+    slots: BTreeMap<u64, Replayer>,
+    builder: Option<Replayer>,
+}
+
+impl Parked {
+    /// Parks a replay at every `every` ticks (at least 1).
+    pub fn new(every: u64) -> Self {
+        Parked {
+            every: every.max(1),
+            slots: BTreeMap::new(),
+            builder: None,
+        }
+    }
+
+    /// The ticks with a parked replay.
+    pub fn ticks(&self) -> Vec<u64> {
+        self.slots.keys().copied().collect()
+    }
+
+    /// Forgets replays that are not of `rec` (after a branch or a reset).
+    pub fn keep_following(&mut self, rec: &Recording) {
+        self.slots.retain(|_, r| r.follows(rec));
+        if self.builder.as_ref().is_some_and(|b| !b.follows(rec)) {
+            self.builder = None;
+        }
+    }
+
+    /// Runs up to `budget` ticks of replay towards the lowest missing slot of `rec`.
+    pub fn work(&mut self, rec: &Recording, budget: u64) -> Result<(), String> {
+        self.keep_following(rec);
+        let missing = (1..=rec.ticks / self.every)
+            .map(|k| k * self.every)
+            .find(|t| !self.slots.contains_key(t));
+        let Some(target) = missing else {
+            return Ok(());
+        };
+        let mut builder = match self.builder.take() {
+            Some(b) if b.tick() <= target => b,
+            _ => Replayer::new(rec)?,
+        };
+        // The recording grows and may have branched after where the replay stands.
+        builder.rec = rec.clone();
+        let to = target.min(builder.tick() + budget);
+        builder.advance_to(to, |_, _| {})?;
+        if builder.tick() == target {
+            self.slots.insert(target, builder);
+        } else {
+            self.builder = Some(builder);
+        }
+        Ok(())
+    }
+
+    /// A replay of `rec` at tick `to`: the parked one nearest below (used up), else from 0.
+    pub fn take(&mut self, rec: &Recording, to: u64) -> Result<Replayer, String> {
+        self.keep_following(rec);
+        let from = self.slots.range(..=to).next_back().map(|(&t, _)| t);
+        let mut r = match from.and_then(|t| self.slots.remove(&t)) {
+            Some(r) => r,
+            None => Replayer::new(rec)?,
+        };
+        r.rec = rec.clone();
+        r.advance_to(to, |_, _| {})?;
+        Ok(r)
+    }
+}

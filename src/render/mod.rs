@@ -98,6 +98,7 @@ pub fn run_window(scene: &Path, seed: Option<u64>, options: WindowOptions) -> Re
             ghost_at: 0,
             show_ghost: true,
             scrubbing: false,
+            parked: crate::history::Parked::new(timeline::PARK_EVERY),
             options,
             source,
             recorder,
@@ -135,6 +136,8 @@ struct Window {
     show_ghost: bool,
     /// A left press on the timeline is being dragged.
     scrubbing: bool,
+    /// Replays parked along the history, so a jump replays a few seconds, not all of it.
+    parked: crate::history::Parked,
     options: WindowOptions,
     source: Source,
     recorder: Option<input::Recorder>,
@@ -186,6 +189,14 @@ impl Window {
                 self.hud.status(reload.to_string());
             }
             self.advance();
+            if self.history.session().world().agents.len() <= timeline::TRAIL_AGENTS {
+                if let Err(e) = self
+                    .parked
+                    .work(self.history.recording(), timeline::PARK_BUDGET)
+                {
+                    self.hud.status(e);
+                }
+            }
 
             let drawing = std::time::Instant::now();
             clear_background(Color::from_rgba(0x1e, 0x20, 0x26, 0xff));
@@ -327,7 +338,7 @@ impl Window {
             .filter(|r| r.tick() <= to && r.follows(self.history.recording()));
         let replayer = match reuse {
             Some(r) => Ok(r),
-            None => Replayer::new(self.history.recording()),
+            None => self.parked.take(self.history.recording(), to),
         };
         let moved = replayer.and_then(|mut r| r.advance_to(to, |_, _| {}).map(|()| r));
         match moved {

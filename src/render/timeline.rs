@@ -14,6 +14,14 @@ pub const HEIGHT: f32 = 38.0;
 /// with agents x ticks); the timeline's marks are kept whatever the count.
 pub const TRAIL_AGENTS: usize = 2000;
 
+/// The window parks a replay every this many ticks of the history (30 s at 30 ticks a second),
+/// so a jump replays at most this many ticks.
+pub const PARK_EVERY: u64 = 900;
+
+/// Ticks of replay a frame spends building parked replays (a few ms for 100 agents). Above
+/// [`TRAIL_AGENTS`] agents none are built: jumps replay from tick 0.
+pub const PARK_BUDGET: u64 = 120;
+
 /// What happened at a tick, for the bar.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Mark {
