@@ -175,3 +175,28 @@ fn rewind_branch_and_ghost_from_recorded_input() {
         }
     }
 }
+
+#[test]
+fn dragging_the_timeline_scrubs_and_space_branches_there() {
+    let dir = scratch(&[("scene.yaml", SCENE), ("runner.lua", RUNNER)]);
+    // The 16x7 map is fitted 63 px a tile in the 1024x768 window, centred at (512, 380): row
+    // 8.86 is the bar's middle (y 749); columns 8.61 and 7.0 are at 52% and 38% of its track.
+    let input: Vec<String> = [
+        r#"{"frame": 60, "press": "left", "at": [8.61, 8.86]}"#,
+        r#"{"frame": 61, "move": [7.0, 8.86]}"#,
+        r#"{"frame": 62, "release": "left", "at": [7.0, 8.86]}"#,
+        r#"{"frame": 63, "key": "Space"}"#,
+        r#"{"frame": 64, "key": "E", "ctrl": true}"#,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    shoot(dir.path(), 66, &input, "scrub");
+    let rec = history::load_recording(&dir.path().join("scene.session.json")).unwrap();
+    // Branched at the dragged-to tick (about 23 of 60), then one tick ran before Ctrl+E.
+    assert!(
+        (20..=27).contains(&rec.ticks),
+        "branched near tick 23: {} ticks",
+        rec.ticks
+    );
+}
