@@ -49,6 +49,10 @@ enum Command {
         /// on the main thread, before the GPU presents the frame): mean and 95th percentile.
         #[arg(long)]
         frame_stats: bool,
+        /// Open a saved session file (Ctrl+E in the window writes one): its run is replayed to
+        /// its last tick, and can be scrubbed and branched.
+        #[arg(long, value_name = "FILE")]
+        session: Option<PathBuf>,
     },
     /// Run a scene for a number of ticks without a window.
     Headless {
@@ -72,6 +76,20 @@ enum Command {
         /// Exit 0 even when a script failed to load or raised an error (otherwise exit 3).
         #[arg(long)]
         allow_errors: bool,
+        /// Branch the run after tick T: ticks up to T are the plain run's, and from T+1 each
+        /// --replace applies, exactly as saving OTHER over SCRIPT at tick T in the window.
+        #[arg(
+            long,
+            value_name = "T",
+            requires = "replace",
+            conflicts_with = "realtime"
+        )]
+        branch_at: Option<u64>,
+        /// With --branch-at: SCRIPT=OTHER, OTHER's text standing in for SCRIPT (an agent's
+        /// script or a required module; memory kept, `on_reload` called). Repeatable. A SCRIPT
+        /// the scene does not use is an error (exit 2).
+        #[arg(long, value_name = "SCRIPT=OTHER", requires = "branch_at")]
+        replace: Vec<String>,
     },
     /// Validate scenes (files or folders of .yaml) and compile the scripts they use.
     Check {
@@ -234,6 +252,7 @@ fn run(command: Command) -> io::Result<ExitCode> {
             input,
             record,
             frame_stats,
+            session,
         } => {
             let options = crate::render::WindowOptions {
                 screenshot,
@@ -241,6 +260,7 @@ fn run(command: Command) -> io::Result<ExitCode> {
                 input,
                 record,
                 frame_stats,
+                session,
             };
             match crate::render::run_window(&scene, seed, options) {
                 Ok(()) => ExitCode::SUCCESS,
@@ -257,8 +277,11 @@ fn run(command: Command) -> io::Result<ExitCode> {
             trace,
             realtime,
             allow_errors,
+            branch_at,
+            replace,
         } => {
-            let code = headless(&scene, ticks, seed, trace.as_deref(), realtime)?;
+            let branch = branch_at.map(|at| (at, replace.as_slice()));
+            let code = headless(&scene, ticks, seed, trace.as_deref(), realtime, branch)?;
             match code {
                 Ran::ScriptsFailed if !allow_errors => {
                     eprintln!(
@@ -590,7 +613,11 @@ fn headless(
     seed: Option<u64>,
     trace_to: Option<&str>,
     realtime: bool,
+    branch: Option<(u64, &[String])>,
 ) -> io::Result<Ran> {
+    if let Some((at, replace)) = branch {
+        return headless_branch(path, ticks, seed, trace_to, at, replace);
+    }
     let mut session = match Session::open(path, seed) {
         Ok(s) => s,
         Err(e) => {
@@ -599,16 +626,9 @@ fn headless(
         }
     };
     let mut failed = !session.current_errors().is_empty();
-    let mut out: Option<Box<dyn Write>> = match trace_to {
-        None => None,
-        Some("-") => Some(Box::new(io::BufWriter::new(io::stdout().lock()))),
-        Some(file) => match std::fs::File::create(file) {
-            Ok(f) => Some(Box::new(io::BufWriter::new(f))),
-            Err(e) => {
-                eprintln!("{file}: error: cannot write the trace: {e}");
-                return Ok(Ran::Failed(ExitCode::FAILURE));
-            }
-        },
+    let mut out = match trace_writer(trace_to) {
+        Ok(out) => out,
+        Err(code) => return Ok(Ran::Failed(code)),
     };
     if realtime {
         let written = crate::realtime::run(
@@ -643,6 +663,86 @@ fn headless(
         }
     }
     failed |= !session.current_errors().is_empty();
+    Ok(if failed {
+        Ran::ScriptsFailed
+    } else {
+        Ran::Clean
+    })
+}
+
+/// Where the trace goes: nowhere, stdout (`-`) or a file (an unwritable one is reported).
+fn trace_writer(trace_to: Option<&str>) -> Result<Option<Box<dyn Write>>, ExitCode> {
+    Ok(match trace_to {
+        None => None,
+        Some("-") => Some(Box::new(io::BufWriter::new(io::stdout().lock()))),
+        Some(file) => match std::fs::File::create(file) {
+            Ok(f) => Some(Box::new(io::BufWriter::new(f))),
+            Err(e) => {
+                eprintln!("{file}: error: cannot write the trace: {e}");
+                return Err(ExitCode::FAILURE);
+            }
+        },
+    })
+}
+
+/// The exit status of a bad `--branch-at`/`--replace` (as for other usage errors).
+pub const USAGE_EXIT: u8 = 2;
+
+/// `headless --branch-at T --replace SCRIPT=OTHER...`: the plain run up to T, then OTHER
+/// stands in for SCRIPT (see `history::branch_run`).
+fn headless_branch(
+    path: &Path,
+    ticks: u64,
+    seed: Option<u64>,
+    trace_to: Option<&str>,
+    at: u64,
+    replace: &[String],
+) -> io::Result<Ran> {
+    use crate::history::{self, History};
+    let mut hist = match History::open(path, seed) {
+        Ok(h) => h,
+        Err(e) => {
+            eprintln!("{e}");
+            return Ok(Ran::Failed(ExitCode::FAILURE));
+        }
+    };
+    let mut replacements = Vec::new();
+    for spec in replace {
+        match history::resolve_replacement(hist.session(), spec) {
+            Ok(r) => replacements.push(r),
+            Err(e) => {
+                eprintln!("error: {}", e.0);
+                return Ok(Ran::Failed(ExitCode::from(USAGE_EXIT)));
+            }
+        }
+    }
+    if at > ticks {
+        eprintln!("error: --branch-at {at} is after the last tick ({ticks})");
+        return Ok(Ran::Failed(ExitCode::from(USAGE_EXIT)));
+    }
+    let mut failed = !hist.session().current_errors().is_empty();
+    let mut out = match trace_writer(trace_to) {
+        Ok(out) => out,
+        Err(code) => return Ok(Ran::Failed(code)),
+    };
+    let ran = history::branch_run(
+        &mut hist,
+        ticks,
+        at,
+        &replacements,
+        |session, report| {
+            failed |= !report.new_errors.is_empty();
+            match out.as_mut() {
+                Some(w) => writeln!(w, "{}", trace::line(session.world(), &report.events)),
+                None => Ok(()),
+            }
+        },
+        |reload| eprintln!("tick {at}: {reload}"),
+    );
+    if let Err(e) = ran.and_then(|()| out.as_mut().map_or(Ok(()), |w| w.flush())) {
+        return trace_failed(e).map(Ran::Failed);
+    }
+    failed |= !hist.session().current_errors().is_empty();
     Ok(if failed {
         Ran::ScriptsFailed
     } else {

@@ -5,6 +5,7 @@
 //! no clock and draws nothing.
 
 use crate::scene::{self, Scene};
+use crate::script::sources::Sources;
 use crate::script::ScriptHost;
 use crate::sim::{Simulation, TickReport};
 use crate::watch::FileWatcher;
@@ -24,6 +25,8 @@ pub struct Session {
     scene_error: Option<String>,
     /// Whether script errors stay off stderr (the test runner reports them itself).
     quiet: bool,
+    /// Where the scene and scripts are read from (the disk, or a history's pinned versions).
+    sources: Sources,
 }
 
 /// What applying a file change did, for the terminal and the window.
@@ -70,8 +73,19 @@ impl Session {
     /// Like [`Session::open`]; with `quiet`, script errors are kept (see
     /// [`Session::current_errors`] and the tick reports) but not printed.
     pub fn open_with(path: &Path, seed: Option<u64>, quiet: bool) -> Result<Self, String> {
-        let scene = scene::load_with_seed(path, seed).map_err(|e| e.to_string())?;
-        Self::from_scene(scene, seed, quiet, |_| {})
+        Self::open_sourced(path, seed, quiet, Sources::disk())
+    }
+
+    /// Like [`Session::open_with`], reading the scene, its scripts and their modules through
+    /// `sources` then and on every reload (see `history/`).
+    pub fn open_sourced(
+        path: &Path,
+        seed: Option<u64>,
+        quiet: bool,
+        sources: Sources,
+    ) -> Result<Self, String> {
+        let scene = load_scene(&sources, path, seed).map_err(|e| e.to_string())?;
+        Self::from_sourced_scene(scene, seed, quiet, sources, |_| {})
     }
 
     /// A session of a scene already loaded (with `seed` applied, as [`scene::load_with_seed`]
@@ -83,8 +97,19 @@ impl Session {
         quiet: bool,
         setup: impl FnOnce(&mut ScriptHost),
     ) -> Result<Self, String> {
+        Self::from_sourced_scene(scene, seed, quiet, Sources::disk(), setup)
+    }
+
+    fn from_sourced_scene(
+        scene: Scene,
+        seed: Option<u64>,
+        quiet: bool,
+        sources: Sources,
+        setup: impl FnOnce(&mut ScriptHost),
+    ) -> Result<Self, String> {
         let world = seeded(scene.world.clone(), seed);
         let mut host = ScriptHost::new(world.seed).map_err(|e| format!("cannot start Lua: {e}"))?;
+        host.set_sources(sources.clone());
         setup(&mut host);
         apply_budget(&mut host, &scene)?;
         for script in &scene.scripts {
@@ -101,7 +126,18 @@ impl Session {
             seed_override: seed,
             host,
             scene_error: None,
+            sources,
         })
+    }
+
+    /// Whether script errors stay off stderr (a replay is quiet; the run it becomes may not be).
+    pub fn set_quiet(&mut self, quiet: bool) {
+        self.quiet = quiet;
+    }
+
+    /// Where this session reads its files from.
+    pub fn sources(&self) -> &Sources {
+        &self.sources
     }
 
     pub fn world(&self) -> &World {
@@ -186,9 +222,19 @@ impl Session {
             }
             return out;
         }
+        out.extend(self.apply_changes(&changes.files));
+        watcher.watch(&self.watched_files());
+        out
+    }
+
+    /// Applies that these files changed: the scene first, then every script that changed or
+    /// requires a module that changed, each once. [`Session::sync`] calls it with what the
+    /// watcher saw; a history replays it with the files it recorded.
+    pub fn apply_changes(&mut self, files: &[PathBuf]) -> Vec<Reload> {
+        let mut out = Vec::new();
         let mut scripts: BTreeSet<PathBuf> = BTreeSet::new();
         let mut scene_changed = false;
-        for file in &changes.files {
+        for file in files {
             if *file == self.scene.path {
                 scene_changed = true;
             }
@@ -208,7 +254,6 @@ impl Session {
         for script in scripts {
             out.push(self.reload_script(&script));
         }
-        watcher.watch(&self.watched_files());
         out
     }
 
@@ -264,7 +309,7 @@ impl Session {
     /// id keep their state unless their own entry changed), on failure keeps running.
     fn reload_scene(&mut self) -> Reload {
         let path = self.scene.path.clone();
-        let new = match scene::load_with_seed(&path, self.seed_override) {
+        let new = match load_scene(&self.sources, &path, self.seed_override) {
             Ok(s) => s,
             Err(e) => {
                 let message = e.to_string();
@@ -324,6 +369,23 @@ impl Session {
     pub fn reset(&mut self) {
         self.sim = Simulation::new(seeded(self.scene.world.clone(), self.seed_override));
         self.host.reset_agents();
+    }
+}
+
+/// Reads and builds the scene file through `sources`.
+fn load_scene(
+    sources: &Sources,
+    path: &Path,
+    seed: Option<u64>,
+) -> Result<Scene, scene::SceneErrors> {
+    match sources.read(path, |p| std::fs::read(p)) {
+        Ok(bytes) => scene::load_bytes(path, &bytes, seed),
+        Err(e) => Err(scene::SceneErrors(vec![scene::SceneError {
+            file: path.to_path_buf(),
+            line: 1,
+            column: 1,
+            message: format!("cannot read scene file: {e}"),
+        }])),
     }
 }
 

@@ -26,6 +26,18 @@ const RULES: &[(&str, &[&str])] = &[
     ("script", &["world", "nav", "movement", "sim", "expect"]),
     ("session", &["world", "scene", "sim", "script", "watch"]),
     ("realtime", &["sim", "session", "watch"]),
+    // The history names the script module only for its file sources (plain Rust, no Lua).
+    (
+        "history",
+        &[
+            "world",
+            "sim",
+            "session",
+            "watch",
+            "script::sources",
+            "script::read_script_file",
+        ],
+    ),
     ("testrun", &["session", "expect"]),
     (
         "experiment",
@@ -43,6 +55,7 @@ const RULES: &[(&str, &[&str])] = &[
             "world",
             "nav",
             "session",
+            "history",
             "watch",
             // Render draws the field an agent feels through this documented read-only query,
             // and recomputes no other physics.
@@ -62,14 +75,16 @@ const RULES: &[(&str, &[&str])] = &[
             "bench",
             "paths",
             "render",
+            "history",
         ],
     ),
 ];
 
 /// Engine crates and the one top-level module that may name each.
-const OWNERS: [(&str, &str); 3] = [
+const OWNERS: [(&str, &str); 4] = [
     ("mlua", "script"),
     ("macroquad", "render"),
+    ("egui_macroquad", "render"),
     ("notify", "watch"),
 ];
 

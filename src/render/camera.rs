@@ -41,7 +41,10 @@ impl Camera {
             world.grid().width().max(1) as f32,
             world.grid().height().max(1) as f32,
         );
-        let room = vec2(self.screen.x - 16.0, self.screen.y - BAR - 16.0);
+        let room = vec2(
+            self.screen.x - 16.0,
+            self.screen.y - BAR - super::timeline::HEIGHT - 16.0,
+        );
         self.tile = (room.x / w).min(room.y / h).max(0.5);
         // Map corners are at -0.5 and size - 0.5 in world units.
         self.centre = ::glam::DVec2::new(w as f64 / 2.0 - 0.5, h as f64 / 2.0 - 0.5);
@@ -49,7 +52,10 @@ impl Camera {
     }
 
     fn area_centre(&self) -> Vec2 {
-        vec2(self.screen.x / 2.0, BAR + (self.screen.y - BAR) / 2.0)
+        vec2(
+            self.screen.x / 2.0,
+            BAR + (self.screen.y - BAR - super::timeline::HEIGHT) / 2.0,
+        )
     }
 
     /// The screen point of a world position.

@@ -4,7 +4,7 @@ use super::overlays::{Overlays, ALL};
 use super::text::panel;
 use macroquad::prelude::*;
 
-const KEYS: [(&str, &str); 18] = [
+const KEYS: [(&str, &str); 25] = [
     ("F1 or ?", "this help"),
     ("Space", "pause / run"),
     (". or N", "one tick while paused"),
@@ -29,10 +29,26 @@ const KEYS: [(&str, &str); 18] = [
     ("arrows / WASD", "drive control: keyboard agents"),
     ("click an error", "show the whole message"),
     ("Esc", "close a panel, or quit"),
+    (
+        "drag the timeline",
+        "scrub: show a past tick (world, overlays, inspector)",
+    ),
+    (", and .", "one tick back / forward (paused)"),
+    ("Shift+, / Shift+.", "one second back / forward"),
+    ("Ctrl+, / Ctrl+.", "ten seconds back / forward"),
+    ("End", "back to the latest tick"),
+    (
+        "Space in the past",
+        "branch: play on from there with today's scripts",
+    ),
+    (
+        "G / Ctrl+E",
+        "ghost of the old branch / save the session (docs/keys.md)",
+    ),
 ];
 
 pub fn draw(overlays: &Overlays) {
-    let mut lines: Vec<String> = KEYS.iter().map(|(k, v)| format!("{k:<16}{v}")).collect();
+    let mut lines: Vec<String> = KEYS.iter().map(|(k, v)| format!("{k:<19}{v}")).collect();
     lines.push(String::new());
     lines.push("Overlays (toggle with their key):".into());
     for (overlay, _, key, name, what) in ALL {

@@ -117,7 +117,7 @@ impl Hud {
         let errors = Self::errors(session);
         self.error_rows.clear();
         let shown = errors.len().min(6);
-        let mut y = screen_height() - 8.0 - 22.0 * shown as f32;
+        let mut y = screen_height() - super::timeline::HEIGHT - 8.0 - 22.0 * shown as f32;
         for line in errors.iter().take(shown) {
             let max_chars = ((screen_width() - 40.0)
                 / crate::render::text::measure("M", (18) as f32)

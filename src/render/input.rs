@@ -79,7 +79,7 @@ pub struct Event {
 }
 
 /// Keys a replay may name, by the names macroquad's `KeyCode` has.
-const KEYS: [(&str, KeyCode); 45] = [
+const KEYS: [(&str, KeyCode); 47] = [
     ("Space", KeyCode::Space),
     ("Escape", KeyCode::Escape),
     ("Tab", KeyCode::Tab),
@@ -125,6 +125,8 @@ const KEYS: [(&str, KeyCode); 45] = [
     ("Backspace", KeyCode::Backspace),
     ("Delete", KeyCode::Delete),
     ("Q", KeyCode::Q),
+    ("Comma", KeyCode::Comma),
+    ("End", KeyCode::End),
 ];
 
 fn key_by_name(name: &str) -> Option<KeyCode> {

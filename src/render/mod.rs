@@ -15,10 +15,11 @@ mod overlays;
 mod paint;
 mod palette;
 mod text;
+mod timeline;
 
+use crate::history::{History, Replayer};
 use crate::session::Session;
 use crate::watch::FileWatcher;
-use crate::world::centre_of;
 use camera::Camera;
 use input::{FrameInput, Source};
 use macroquad::prelude::*;
@@ -39,6 +40,9 @@ pub struct WindowOptions {
     pub record: Option<PathBuf>,
     /// Print frame-building times when the window closes.
     pub frame_stats: bool,
+    /// Open this saved session (its recorded run, replayed to its last tick) instead of
+    /// starting the scene afresh.
+    pub session: Option<PathBuf>,
 }
 
 /// Simulation speeds the `[` and `]` keys step through.
@@ -71,11 +75,14 @@ pub fn run_window(scene: &Path, seed: Option<u64>, options: WindowOptions) -> Re
         Some(path) => Some(input::Recorder::create(path)?),
         None => None,
     };
-    let session = Session::open(scene, seed)?;
+    let history = match &options.session {
+        Some(file) => History::resume_recording(&crate::history::load_recording(file)?)?,
+        None => History::open(scene, seed)?,
+    };
     let outcome: Rc<RefCell<Result<(), String>>> = Rc::new(RefCell::new(Ok(())));
     let result = Rc::clone(&outcome);
     let conf = Conf {
-        window_title: format!("agentbox — {}", session.world().name),
+        window_title: format!("agentbox — {}", history.session().world().name),
         window_width: 1024,
         window_height: 768,
         high_dpi: true,
@@ -84,7 +91,14 @@ pub fn run_window(scene: &Path, seed: Option<u64>, options: WindowOptions) -> Re
     };
     macroquad::Window::from_config(conf, async move {
         let window = Window {
-            session,
+            history,
+            view: None,
+            track: timeline::Track::default(),
+            ghost: Vec::new(),
+            ghost_at: 0,
+            show_ghost: true,
+            scrubbing: false,
+            parked: crate::history::Parked::new(timeline::PARK_EVERY),
             options,
             source,
             recorder,
@@ -110,7 +124,20 @@ pub fn run_window(scene: &Path, seed: Option<u64>, options: WindowOptions) -> Re
 }
 
 struct Window {
-    session: Session,
+    /// The live run and its history.
+    history: History,
+    /// A replay standing at the tick shown, while the designer looks at the past.
+    view: Option<Replayer>,
+    /// The live branch's marks and trails, for the timeline and the ghost.
+    track: timeline::Track,
+    /// The trails of the last abandoned branch, after its branch point, and that tick.
+    ghost: Vec<Vec<[f32; 2]>>,
+    ghost_at: u64,
+    show_ghost: bool,
+    /// A left press on the timeline is being dragged.
+    scrubbing: bool,
+    /// Replays parked along the history, so a jump replays a few seconds, not all of it.
+    parked: crate::history::Parked,
     options: WindowOptions,
     source: Source,
     recorder: Option<input::Recorder>,
@@ -137,7 +164,7 @@ struct Window {
 impl Window {
     async fn run(mut self) -> Result<(), String> {
         let mut watcher = FileWatcher::new();
-        watcher.watch(&self.session.watched_files());
+        watcher.watch(&self.history.session().watched_files());
         let mut map = map_texture::MapTexture::default();
         let disc = agents::Disc::new();
         let mut frame = 0u64;
@@ -145,8 +172,11 @@ impl Window {
         let mut draw_times = Vec::new();
         loop {
             let started = std::time::Instant::now();
-            self.camera
-                .update(self.session.world(), screen_width(), screen_height());
+            self.camera.update(
+                shown_of(&self.view, &self.history).world(),
+                screen_width(),
+                screen_height(),
+            );
             let input = self.source.frame(frame, &self.camera);
             if let Some(r) = self.recorder.as_mut() {
                 r.record(frame, &input, &self.camera);
@@ -154,26 +184,39 @@ impl Window {
             if is_quit_requested() || !self.handle(&input) {
                 break;
             }
-            for reload in self.session.sync(&mut watcher) {
+            for reload in self.history.sync(&mut watcher) {
                 eprintln!("{reload}");
                 self.hud.status(reload.to_string());
             }
             self.advance();
+            if self.history.session().world().agents.len() <= timeline::TRAIL_AGENTS {
+                if let Err(e) = self
+                    .parked
+                    .work(self.history.recording(), timeline::PARK_BUDGET)
+                {
+                    self.hud.status(e);
+                }
+            }
 
             let drawing = std::time::Instant::now();
             clear_background(Color::from_rgba(0x1e, 0x20, 0x26, 0xff));
-            map.draw(self.session.world(), &self.camera);
+            let shown = shown_of(&self.view, &self.history);
+            map.draw(shown.world(), &self.camera);
+            if self.show_ghost {
+                timeline::draw_ghost(&self.ghost, &self.camera);
+            }
             self.overlays
-                .draw_under(self.session.world(), &self.camera, self.selected.as_deref());
+                .draw_under(shown.world(), &self.camera, self.selected.as_deref());
             agents::draw(
-                self.session.world(),
+                shown.world(),
                 &self.camera,
                 &disc,
                 self.selected.as_deref(),
                 self.hovered.as_deref(),
             );
-            self.overlays.draw_over(self.session.world(), &self.camera);
+            self.overlays.draw_over(shown.world(), &self.camera);
             self.draw_panels();
+            self.draw_timeline();
             build_times.push(started.elapsed().as_secs_f64() * 1000.0);
             draw_times.push(drawing.elapsed().as_secs_f64() * 1000.0);
 
@@ -187,7 +230,7 @@ impl Window {
             next_frame().await;
         }
         if self.options.frame_stats {
-            let agents = self.session.world().agents.len();
+            let agents = self.history.session().world().agents.len();
             print_frame_stats(
                 "whole frame (input, ticks, drawing)",
                 &mut build_times,
@@ -201,11 +244,16 @@ impl Window {
     /// Runs the ticks this frame owes: by the clock, or one per frame (times the speed) in
     /// `--frames` runs so screenshots are reproducible.
     fn advance(&mut self) {
-        let dt = self.session.world().dt();
+        let dt = self.history.session().world().dt();
         let speed = SPEEDS[self.speed];
         if self.step_once {
             self.step_once = false;
-            self.session.tick();
+            self.live_tick();
+            return;
+        }
+        if self.view.is_some() {
+            // Looking at the past: the live run waits (Space branches).
+            self.carry = 0.0;
             return;
         }
         if self.paused {
@@ -220,17 +268,230 @@ impl Window {
         // Never fall into a spiral: at most 64 ticks in one frame.
         let mut n = 0;
         while self.carry >= 1.0 && n < 64 {
-            self.session.tick();
+            self.live_tick();
             self.carry -= 1.0;
             n += 1;
         }
         self.carry = self.carry.min(1.0);
     }
 
+    /// The session shown: the replay while looking at the past, else the live one.
+    fn shown(&self) -> &Session {
+        shown_of(&self.view, &self.history)
+    }
+
+    /// Whether the window shows a tick before the live end.
+    fn in_past(&self) -> bool {
+        self.view.is_some()
+    }
+
+    /// The tick shown.
+    fn shown_tick(&self) -> u64 {
+        self.view
+            .as_ref()
+            .map_or(self.history.ticks(), Replayer::tick)
+    }
+
+    /// One live tick, with its marks and trails kept for the timeline and the ghost.
+    fn live_tick(&mut self) {
+        if self.view.is_some() {
+            return;
+        }
+        let report = self.history.tick();
+        let t = self.history.ticks();
+        let mut marks = std::collections::BTreeSet::new();
+        for (_, e) in &report.new_errors {
+            marks.insert(match e.kind {
+                crate::world::ErrorKind::Budget
+                | crate::world::ErrorKind::Memory
+                | crate::world::ErrorKind::Suspended => timeline::Mark::Suspended,
+                _ => timeline::Mark::Error,
+            });
+        }
+        if !report.events.is_empty() {
+            marks.insert(timeline::Mark::Contact);
+        }
+        self.track.marks.extend(marks.into_iter().map(|m| (t, m)));
+        let world = self.history.session().world();
+        if world.agents.len() <= timeline::TRAIL_AGENTS {
+            self.track.trails.push(
+                world
+                    .agents
+                    .iter()
+                    .map(|a| [a.pos.x as f32, a.pos.y as f32])
+                    .collect(),
+            );
+        }
+    }
+
+    /// Shows tick `to` (the live end shows the live session); pauses.
+    fn set_view(&mut self, to: u64) {
+        self.paused = true;
+        let last = self.history.ticks();
+        if to >= last {
+            self.view = None;
+            return;
+        }
+        let reuse = self
+            .view
+            .take()
+            .filter(|r| r.tick() <= to && r.follows(self.history.recording()));
+        let replayer = match reuse {
+            Some(r) => Ok(r),
+            None => self.parked.take(self.history.recording(), to),
+        };
+        let moved = replayer.and_then(|mut r| r.advance_to(to, |_, _| {}).map(|()| r));
+        match moved {
+            Ok(r) => self.view = Some(r),
+            Err(e) => {
+                eprintln!("{e}");
+                self.hud.status(format!("cannot show tick {to}: {e}"));
+            }
+        }
+    }
+
+    /// Space at a past tick: the replay there becomes the live run, with today's files.
+    fn branch_here(&mut self) {
+        let Some(replayer) = self.view.take() else {
+            return;
+        };
+        let at = replayer.tick();
+        let (_, reloads) = self.history.branch_from(replayer);
+        let ghost = self.track.cut(at);
+        if !ghost.is_empty() {
+            self.ghost = ghost;
+            self.ghost_at = at;
+        }
+        let mut status = format!("branched at tick {at}");
+        for reload in &reloads {
+            eprintln!("{reload}");
+            status = format!("{status}; {reload}");
+        }
+        self.hud.status(status);
+        self.paused = false;
+    }
+
+    /// Keys for time: pause/branch, stepping and jumping, the ghost, saving the session.
+    fn handle_time_keys(&mut self, input: &FrameInput) {
+        if input.key(KeyCode::Space) {
+            if self.in_past() {
+                self.branch_here();
+            } else {
+                self.paused = !self.paused;
+            }
+        }
+        let rate = self.history.session().world().tick_rate.max(1) as u64;
+        let step = if input.ctrl {
+            10 * rate
+        } else if input.shift {
+            rate
+        } else {
+            1
+        };
+        if input.key(KeyCode::Comma) {
+            let to = self.shown_tick().saturating_sub(step);
+            self.set_view(to);
+        }
+        if (input.key(KeyCode::Period) || input.key(KeyCode::N)) && self.paused {
+            if self.in_past() {
+                let to = self.shown_tick() + step;
+                self.set_view(to);
+            } else {
+                self.step_once = true;
+            }
+        }
+        if input.key(KeyCode::End) {
+            self.view = None;
+        }
+        if input.key(KeyCode::G) {
+            self.show_ghost = !self.show_ghost;
+            self.hud.status(format!(
+                "ghost {}",
+                if self.show_ghost { "shown" } else { "hidden" }
+            ));
+        }
+        if input.key(KeyCode::E) && input.ctrl {
+            self.save_session();
+        }
+    }
+
+    /// A left press on the timeline scrubs while it is held; true if the timeline took it.
+    fn handle_timeline(&mut self, input: &FrameInput) -> bool {
+        if input.button_pressed[0] && timeline::rect().contains(input.mouse) {
+            self.scrubbing = true;
+        }
+        if !self.scrubbing {
+            return false;
+        }
+        if input.button_down[0] || input.button_pressed[0] || input.button_released[0] {
+            let to = timeline::tick_at(input.mouse.x, self.bar_span());
+            if to != self.shown_tick() || !self.paused {
+                self.set_view(to);
+            }
+        }
+        if input.button_released[0] || !input.button_down[0] {
+            self.scrubbing = false;
+        }
+        true
+    }
+
+    /// The ticks the bar's scale spans (the live branch, or the ghost when it is longer);
+    /// scrubbing reaches the live branch's ticks.
+    fn bar_span(&self) -> u64 {
+        let ghost = (self.show_ghost && !self.ghost.is_empty())
+            .then(|| self.ghost_at + self.ghost.len() as u64);
+        self.history.ticks().max(ghost.unwrap_or(0))
+    }
+
+    fn draw_timeline(&self) {
+        let reloads = self.history.recording().reload_ticks();
+        let ghost = (self.show_ghost && !self.ghost.is_empty())
+            .then(|| (self.ghost_at, self.ghost_at + self.ghost.len() as u64));
+        timeline::draw(&timeline::Bar {
+            last: self.history.ticks(),
+            shown: self.shown_tick(),
+            reloads: &reloads,
+            marks: &self.track.marks,
+            ghost,
+            tick_rate: self.history.session().world().tick_rate,
+        });
+        egui_macroquad::draw();
+    }
+
+    /// Ctrl+E: writes the session file beside the scene and prints the branch's headless
+    /// command.
+    fn save_session(&mut self) {
+        let scene = self.history.session().scene_path().to_path_buf();
+        let file = scene.with_extension("session.json");
+        match crate::history::save_recording(self.history.recording(), &file) {
+            Ok(()) => {
+                let dir = scene.with_extension("branch");
+                let command = crate::history::export_branch(self.history.recording(), &dir);
+                match command {
+                    Ok(c) => {
+                        eprintln!("saved {}\n{c}", file.display());
+                        self.hud
+                            .status(format!("saved {}; branch: {c}", file.display()));
+                    }
+                    Err(e) => {
+                        eprintln!("saved {} ({e})", file.display());
+                        self.hud.status(format!("saved {} ({e})", file.display()));
+                    }
+                }
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                self.hud.status(e);
+            }
+        }
+    }
+
     /// Applies one frame of input; false to quit.
     fn handle(&mut self, input: &FrameInput) -> bool {
         let dir = keyboard_direction(input, !self.painter.active && !input.ctrl);
-        self.session.sim_mut().set_keyboard(dir);
+        if self.view.is_none() {
+            self.history.set_keyboard(dir);
+        }
         if self.hud.expanded.is_some() {
             if input.button_pressed[0] || input.key(KeyCode::Escape) {
                 self.hud.expanded = None;
@@ -255,12 +516,7 @@ impl Window {
     }
 
     fn handle_keys(&mut self, input: &FrameInput) {
-        if input.key(KeyCode::Space) {
-            self.paused = !self.paused;
-        }
-        if (input.key(KeyCode::Period) || input.key(KeyCode::N)) && self.paused {
-            self.step_once = true;
-        }
+        self.handle_time_keys(input);
         if input.key(KeyCode::LeftBracket) {
             self.speed = self.speed.saturating_sub(1);
         }
@@ -269,18 +525,31 @@ impl Window {
         }
         if input.key(KeyCode::U) {
             if let Some(id) = self.selected.clone() {
-                if self.session.resume(&id) {
+                if self.in_past() {
+                    // Nothing to do: the past is not edited (Space branches first).
+                } else if self.history.resume(&id) {
                     self.hud.status(format!("resumed {id}"));
                 }
             }
         }
         if input.key(KeyCode::R) {
-            self.session.reset();
+            match History::open(
+                &self.history.recording().scene.clone(),
+                self.history.recording().seed,
+            ) {
+                Ok(h) => {
+                    self.history = h;
+                    self.view = None;
+                    self.track = timeline::Track::default();
+                    self.ghost.clear();
+                    self.hud.status("reset to the scene's start".into());
+                }
+                Err(e) => self.hud.status(format!("cannot reset: {e}")),
+            }
             self.painter = paint::Painter::default();
-            self.hud.status("reset to the scene's start".into());
         }
         if input.key(KeyCode::F) || input.key(KeyCode::Home) {
-            self.camera.fit(self.session.world());
+            self.camera.fit(shown_of(&self.view, &self.history).world());
         }
         if input.key(KeyCode::Equal) {
             self.camera.zoom_at(input.mouse, 1.25);
@@ -299,12 +568,19 @@ impl Window {
             self.painter.end_stroke();
         }
         if input.key(KeyCode::T) {
-            let id = self.painter.next_brush(self.session.world());
-            let name = self.session.world().terrain().get(id).name.clone();
+            let id = self.painter.next_brush(self.history.session().world());
+            let name = self
+                .history
+                .session()
+                .world()
+                .terrain()
+                .get(id)
+                .name
+                .clone();
             self.hud.status(format!("brush: {name}"));
         }
         if input.key(KeyCode::Z) && input.ctrl {
-            let undone = self.painter.undo(self.session.world_mut());
+            let undone = !self.in_past() && self.painter.undo(&mut self.history);
             self.hud.status(if undone {
                 "undone".into()
             } else {
@@ -315,12 +591,12 @@ impl Window {
         if input.key(KeyCode::S)
             && (input.ctrl || (self.painter.active && !self.painter.active_drag(input)))
         {
-            match self.session.save_map() {
+            match self.history.session().save_map() {
                 Ok(()) => {
                     self.painter.dirty = false;
                     self.hud.status(format!(
                         "saved the map into {}",
-                        self.session.scene_path().display()
+                        self.history.session().scene_path().display()
                     ));
                 }
                 Err(e) => {
@@ -347,7 +623,10 @@ impl Window {
             }
         }
         self.last_mouse = Some(input.mouse);
-        self.hovered = agent_at(self.session.world(), world_pos);
+        self.hovered = agent_at(self.shown().world(), world_pos);
+        if self.handle_timeline(input) {
+            return;
+        }
         if input.button_pressed[0] {
             if let Some(e) = self.hud.error_at(input.mouse) {
                 self.hud.expanded = Some(e);
@@ -355,13 +634,25 @@ impl Window {
             }
         }
         if self.painter.active {
-            let world = self.session.world_mut();
+            if self.in_past() {
+                if input.button_pressed[0] || input.button_pressed[1] {
+                    self.hud
+                        .status("looking at the past: Space branches here, End goes back".into());
+                }
+                return;
+            }
             if input.button_down[0] {
-                let brush = self.painter.brush(world);
-                self.painter.paint(world, tile, brush);
+                let brush = self.painter.brush(self.history.session().world());
+                self.painter.paint(&mut self.history, tile, brush);
             } else if input.button_down[1] {
-                let floor = world.terrain().by_name("floor").unwrap_or(0);
-                self.painter.paint(world, tile, floor);
+                let floor = self
+                    .history
+                    .session()
+                    .world()
+                    .terrain()
+                    .by_name("floor")
+                    .unwrap_or(0);
+                self.painter.paint(&mut self.history, tile, floor);
             }
             if input.button_released[0] || input.button_released[1] {
                 self.painter.end_stroke();
@@ -369,7 +660,7 @@ impl Window {
             return;
         }
         if input.button_pressed[0] {
-            let hit = agent_at(self.session.world(), world_pos);
+            let hit = agent_at(self.shown().world(), world_pos);
             self.selected = hit.clone();
             self.dragging = hit.map(|id| (id, input.mouse));
         }
@@ -378,30 +669,23 @@ impl Window {
                 .dragging
                 .take()
                 .filter(|(_, from)| from.distance(input.mouse) > 6.0);
-            if let Some((id, _)) = dragged {
-                let world = self.session.world_mut();
-                let free = !world.is_blocked(tile);
-                if let (true, Some(i)) = (free, world.agent_index(&id)) {
-                    if world.agents[i].tile() != tile {
-                        let agent = &mut world.agents[i];
-                        agent.pos = centre_of(tile);
-                        agent.route = None;
-                        agent.vel = ::glam::DVec2::ZERO;
-                        self.hud
-                            .status(format!("moved {id} to {}, {}", tile.x, tile.y));
-                    }
+            if let Some((id, _)) = dragged.filter(|_| !self.in_past()) {
+                if self.history.place(&id, tile) {
+                    self.hud
+                        .status(format!("moved {id} to {}, {}", tile.x, tile.y));
                 }
             }
         }
-        if input.button_pressed[1] {
-            let world = self.session.world_mut();
+        if input.button_pressed[1] && !self.in_past() {
+            let world = self.history.session().world();
             if world.in_bounds(tile) {
-                world.goal = if world.goal == Some(tile) {
+                let goal = if world.goal == Some(tile) {
                     None
                 } else {
                     Some(tile)
                 };
-                self.hud.status(match world.goal {
+                self.history.set_goal(goal);
+                self.hud.status(match goal {
                     Some(g) => format!("goal set to {}, {}", g.x, g.y),
                     None => "goal cleared".into(),
                 });
@@ -411,7 +695,7 @@ impl Window {
 
     fn draw_panels(&mut self) {
         let mode = if self.painter.active {
-            let world = self.session.world();
+            let world = self.history.session().world();
             let brush = self.painter.brush.unwrap_or(0);
             Some(format!(
                 "PAINT {}{}",
@@ -426,8 +710,9 @@ impl Window {
             None
         };
         let fps = self.options.frames.is_none().then(get_fps);
+        let shown = shown_of(&self.view, &self.history);
         self.hud.draw(
-            &self.session,
+            shown,
             hud::BarState {
                 paused: self.paused,
                 speed: SPEEDS[self.speed],
@@ -436,7 +721,7 @@ impl Window {
             },
         );
         if let Some(id) = self.selected.clone() {
-            if !inspect::draw(&self.session, &id) {
+            if !inspect::draw(shown, &id) {
                 self.selected = None;
             }
         }
@@ -450,6 +735,14 @@ impl paint::Painter {
     /// Whether a stroke is in progress (S then paints nothing and is not a save).
     fn active_drag(&self, input: &FrameInput) -> bool {
         self.active && (input.button_down[0] || input.button_down[1])
+    }
+}
+
+/// The session shown: the replay while looking at the past, else the live one.
+fn shown_of<'a>(view: &'a Option<Replayer>, history: &'a History) -> &'a Session {
+    match view {
+        Some(r) => r.session(),
+        None => history.session(),
     }
 }
 

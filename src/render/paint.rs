@@ -1,6 +1,7 @@
 //! Painting terrain with the mouse: strokes of tiles, undo by stroke (Ctrl+Z), and the choice
 //! of terrain (T cycles through the kinds that have a map character, so a save can write them).
 
+use crate::history::History;
 use crate::world::{TerrainId, Tile, World};
 
 #[derive(Default)]
@@ -46,14 +47,13 @@ impl Painter {
     }
 
     /// Paints one tile as part of the current stroke.
-    pub fn paint(&mut self, world: &mut World, tile: Tile, id: TerrainId) {
-        let Some(old) = world.grid().get(tile) else {
+    pub fn paint(&mut self, history: &mut History, tile: Tile, id: TerrainId) {
+        let Some(old) = history.session().world().grid().get(tile) else {
             return;
         };
-        if old == id {
+        if !history.set_terrain(tile, id) {
             return;
         }
-        world.set_terrain(tile, id);
         self.stroke.push((tile, old));
         self.dirty = true;
     }
@@ -66,13 +66,13 @@ impl Painter {
     }
 
     /// Undoes the last stroke; false if there is none.
-    pub fn undo(&mut self, world: &mut World) -> bool {
+    pub fn undo(&mut self, history: &mut History) -> bool {
         self.end_stroke();
         let Some(stroke) = self.undo.pop() else {
             return false;
         };
         for (tile, old) in stroke.into_iter().rev() {
-            world.set_terrain(tile, old);
+            history.set_terrain(tile, old);
         }
         self.dirty = true;
         true

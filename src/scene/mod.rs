@@ -96,6 +96,11 @@ pub fn load_with_seed(path: &Path, seed: Option<u64>) -> Result<Scene, SceneErro
     }
 }
 
+/// Like [`load_with_seed`], from bytes already read (a history's recorded version of the file).
+pub fn load_bytes(path: &Path, bytes: &[u8], seed: Option<u64>) -> Result<Scene, SceneErrors> {
+    build::build(path, bytes, seed)
+}
+
 /// Validates scene bytes as if read from `path` (script paths resolve from its folder).
 pub fn parse(path: &Path, bytes: &[u8]) -> Result<Scene, SceneErrors> {
     build::build(path, bytes, None)

@@ -16,12 +16,13 @@ pub trait ScriptFiles {
 /// The installed source, kept in the Lua state's app data.
 pub(super) struct Installed(pub Rc<dyn ScriptFiles>);
 
-/// Reads a script or module: through the installed [`ScriptFiles`], else from the disk
-/// (bounded, regular files only: [`super::sandbox::read_script`]).
+/// Reads a script or module: through the installed [`ScriptFiles`], else through the host's
+/// sources ([`super::sandbox::read_source`]: pinned bytes in a replay or a branch, else the
+/// disk, bounded, regular files only).
 pub(super) fn read_source(lua: &Lua, path: &Path) -> std::io::Result<Vec<u8>> {
     let files = lua.app_data_ref::<Installed>().map(|f| Rc::clone(&f.0));
     match files {
         Some(files) => files.read(path),
-        None => super::sandbox::read_script(path),
+        None => super::sandbox::read_source(lua, path),
     }
 }

@@ -17,6 +17,7 @@ mod metric;
 mod predicate;
 pub mod registry;
 mod sandbox;
+pub mod sources;
 mod views;
 
 use crate::sim::{Decider, Decision};
@@ -174,6 +175,11 @@ pub struct ScriptHost {
     victims: std::cell::RefCell<BTreeMap<usize, usize>>,
 }
 
+/// Reads a script file as the host does (regular files only, bounded in size).
+pub fn read_script_file(path: &Path) -> std::io::Result<Vec<u8>> {
+    sandbox::read_script(path)
+}
+
 /// The name Lua reports for a script (`scripts/x.lua`).
 fn display(path: &Path) -> String {
     path.display().to_string()
@@ -290,6 +296,11 @@ impl ScriptHost {
             owners: FastMap::default(),
             victims: Default::default(),
         })
+    }
+
+    /// Reads scripts and modules through `sources` from now on (see [`sources::Sources`]).
+    pub fn set_sources(&mut self, sources: sources::Sources) {
+        self.lua.set_app_data(sources);
     }
 
     /// Sets the work budget of one call of `init`, `decide` or `on_reload` (see `budget.rs`).

@@ -221,6 +221,18 @@ pub fn read_script(path: &Path) -> std::io::Result<Vec<u8>> {
     Ok(source)
 }
 
+/// Reads a script or module through the host's [`super::sources::Sources`] (pinned bytes in a
+/// replay or a branch, else the file through [`read_script`]).
+pub fn read_source(lua: &Lua, path: &Path) -> std::io::Result<Vec<u8>> {
+    let sources = lua
+        .app_data_ref::<super::sources::Sources>()
+        .map(|s| s.clone());
+    match sources {
+        Some(s) => s.read(path, read_script),
+        None => read_script(path),
+    }
+}
+
 /// The module files each script load asked for (found or not), by load id: a change to any of
 /// them reloads the script. Kept in the Lua state's app data, filled by `require`.
 #[derive(Default)]

@@ -1,0 +1,202 @@
+//! Time travel in the window under Xvfb, from recorded input (`--input`): run, rewind with the
+//! step keys, branch with Space, change the goal on the new branch, and show (or hide with G)
+//! the ghost of the abandoned one; Ctrl+E saves the session file, which replays exactly and
+//! whose first ticks are the headless run's.
+
+mod common;
+use agentbox::history::{self, Input};
+use agentbox::sim::trace;
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const SCENE: &str = "\
+name: travel
+seed: 3
+map:
+  rows: |
+    ################
+    #..............#
+    #..............#
+    #......##......#
+    #..............#
+    #..............#
+    ################
+agents:
+  - { id: runner, at: [1, 1], script: runner.lua, speed: 4 }
+";
+
+/// Keeps a module-local count; goes to the designer's goal when there is one.
+const RUNNER: &str = "\
+local calls = 0
+local M = {}
+function M.decide(self, world)
+  calls = calls + 1
+  local goal = world:goal()
+  if goal then return move.path_to(goal) end
+  if calls % 80 < 40 then return move.to({ x = 14, y = 5 }) end
+  return move.to({ x = 1, y = 5 })
+end
+return M
+";
+
+fn read_rgba(path: &Path) -> (u32, u32, Vec<u8>) {
+    let decoder = png::Decoder::new(std::fs::File::open(path).expect("screenshot written"));
+    let mut reader = decoder.read_info().expect("a PNG");
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).expect("PNG data");
+    buf.truncate(info.buffer_size());
+    (info.width, info.height, buf)
+}
+
+fn shoot(dir: &Path, frames: u64, input: &[String], name: &str) -> PathBuf {
+    let input_file = dir.join(format!("{name}.jsonl"));
+    std::fs::write(&input_file, input.join("\n")).unwrap();
+    let shot = dir.join(format!("{name}.png"));
+    let out = Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 1280x1024x24"])
+        .arg(env!("CARGO_BIN_EXE_agentbox"))
+        // Absolute, so the session file's paths name the files from anywhere.
+        .arg("run")
+        .arg(dir.join("scene.yaml"))
+        .args(["--frames", &frames.to_string(), "--input"])
+        .arg(&input_file)
+        .arg("--screenshot")
+        .arg(&shot)
+        .current_dir(dir)
+        .output()
+        .expect("xvfb-run is installed (see README)");
+    assert!(out.status.success(), "{name}: {}", stderr(&out));
+    shot
+}
+
+/// Pixels close to the ghost's faded blue over the floor.
+fn ghostly(path: &Path) -> usize {
+    let (_, _, px) = read_rgba(path);
+    px.chunks_exact(4)
+        .filter(|p| p[2] > p[0] + 8 && p[2] > p[1] + 8 && p[0] > 0xa0 && p[2] > 0xd0)
+        .count()
+}
+
+/// The input: 60 ticks, pause, back 1 s (30 ticks) then 1 tick, forward 1 tick, branch at 30,
+/// set a goal on the new branch, run on, save the session (Ctrl+E).
+fn input(hide_ghost: bool) -> Vec<String> {
+    let mut lines: Vec<String> = [
+        r#"{"frame": 60, "key": "Space"}"#,
+        r#"{"frame": 61, "key": "Comma", "shift": true}"#,
+        r#"{"frame": 62, "key": "Comma"}"#,
+        r#"{"frame": 63, "key": "Period"}"#,
+        r#"{"frame": 64, "key": "Space"}"#,
+        r#"{"frame": 65, "press": "right", "at": [7.0, 5.0]}"#,
+        r#"{"frame": 66, "release": "right", "at": [7.0, 5.0]}"#,
+        r#"{"frame": 118, "key": "E", "ctrl": true}"#,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    if hide_ghost {
+        lines.push(r#"{"frame": 119, "key": "G"}"#.into());
+    }
+    lines
+}
+
+#[test]
+fn rewind_branch_and_ghost_from_recorded_input() {
+    let dir = scratch(&[("scene.yaml", SCENE), ("runner.lua", RUNNER)]);
+    let shown = shoot(dir.path(), 121, &input(false), "ghost");
+    let session_file = dir.path().join("scene.session.json");
+    let rec = history::load_recording(&session_file).expect("Ctrl+E saved the session");
+    // 64 frames ran 60 ticks; the branch at 30 ran on from frame 64 (the frame of Space)
+    // to frame 118, where Ctrl+E came before that frame's tick.
+    assert_eq!(rec.ticks, 30 + (118 - 64), "ticks of the live branch");
+    let goal = rec
+        .events
+        .iter()
+        .find(|e| matches!(e.input, Input::Goal(Some(_))))
+        .expect("the goal set on the new branch");
+    assert_eq!(
+        goal.at, 31,
+        "set the frame after the branch at 30 ran its first tick"
+    );
+    // The saved run replays exactly (the hashes are checked) and its first ticks are the
+    // plain headless run's.
+    let mut lines = Vec::new();
+    history::replay(&rec, rec.ticks, |s, r| {
+        lines.push(trace::line(s.world(), &r.events))
+    })
+    .expect("the replay matches the recorded hashes");
+    let out = agentbox_in(
+        dir.path(),
+        &["headless", "scene.yaml", "--ticks", "60", "--trace", "-"],
+    );
+    let plain: Vec<String> = stdout(&out).lines().map(str::to_string).collect();
+    assert_eq!(&lines[..31], &plain[..31], "up to the goal, the plain run");
+    assert_ne!(
+        &lines[31..60],
+        &plain[31..60],
+        "the goal changed the branch"
+    );
+
+    // The saved session opens again in the window, replayed to its last tick.
+    let reopened = Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 1280x1024x24"])
+        .arg(env!("CARGO_BIN_EXE_agentbox"))
+        .arg("run")
+        .arg(dir.path().join("scene.yaml"))
+        .arg("--session")
+        .arg(&session_file)
+        .args(["--frames", "2"])
+        .current_dir(dir.path())
+        .output()
+        .expect("xvfb-run runs");
+    assert!(reopened.status.success(), "{}", stderr(&reopened));
+
+    // The ghost: faded trails of the abandoned branch, hidden with G.
+    let hidden = shoot(dir.path(), 121, &input(true), "hidden");
+    let (with, without) = (ghostly(&shown), ghostly(&hidden));
+    assert!(
+        with > without + 100,
+        "ghost pixels: {with} shown, {without} hidden"
+    );
+    // The timeline: the bar along the bottom, with its white cursor.
+    let (w, h, px) = read_rgba(&shown);
+    let bottom = &px[((h - 30) * w * 4) as usize..];
+    let white = bottom
+        .chunks_exact(4)
+        .filter(|p| p[0] > 0xf0 && p[1] > 0xf0 && p[2] > 0xf0)
+        .count();
+    assert!(
+        white > 20,
+        "the timeline's cursor is drawn ({white} white pixels)"
+    );
+    if let Ok(keep) = std::env::var("KEEP_SHOTS") {
+        for f in ["ghost.png", "hidden.png"] {
+            std::fs::copy(dir.path().join(f), Path::new(&keep).join(f)).unwrap();
+        }
+    }
+}
+
+#[test]
+fn dragging_the_timeline_scrubs_and_space_branches_there() {
+    let dir = scratch(&[("scene.yaml", SCENE), ("runner.lua", RUNNER)]);
+    // The 16x7 map is fitted 63 px a tile in the 1024x768 window, centred at (512, 380): row
+    // 8.86 is the bar's middle (y 749); columns 8.61 and 7.0 are at 52% and 38% of its track.
+    let input: Vec<String> = [
+        r#"{"frame": 60, "press": "left", "at": [8.61, 8.86]}"#,
+        r#"{"frame": 61, "move": [7.0, 8.86]}"#,
+        r#"{"frame": 62, "release": "left", "at": [7.0, 8.86]}"#,
+        r#"{"frame": 63, "key": "Space"}"#,
+        r#"{"frame": 64, "key": "E", "ctrl": true}"#,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    shoot(dir.path(), 66, &input, "scrub");
+    let rec = history::load_recording(&dir.path().join("scene.session.json")).unwrap();
+    // Branched at the dragged-to tick (about 23 of 60), then one tick ran before Ctrl+E.
+    assert!(
+        (20..=27).contains(&rec.ticks),
+        "branched near tick 23: {} ticks",
+        rec.ticks
+    );
+}
