@@ -8,6 +8,7 @@
 pub mod bench;
 pub mod cli;
 pub mod expect;
+pub mod files;
 pub mod movement;
 pub mod movingai;
 pub mod nav;
