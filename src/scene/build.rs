@@ -1,12 +1,14 @@
 //! From bytes to a validated [`Scene`]: syntax and shape through serde_yaml, then every rule a
 //! designer can break, each reported at the place to fix.
 
+use super::bounds;
 use super::file::{AgentSpec, SceneFile, TerrainSpec};
 use super::locate::Locator;
 use super::spawn;
 use super::{resolve_relative, Scene, SceneError, SceneErrors, ScriptBudget};
 use crate::world::{
-    rng, Agent, Brain, Crumbs, Grid, Motion, RowError, Terrain, TerrainTable, Walk, World,
+    rng, Agent, Brain, Crumbs, Grid, Motion, RowError, Terrain, TerrainTable, Walk, WaypointTable,
+    World,
 };
 use glam::IVec2;
 use std::collections::{BTreeMap, BTreeSet};
@@ -23,11 +25,17 @@ pub(super) const MAX_SPEED_LIMIT: f64 = MAX_SPEED;
 
 pub(super) struct Checker<'a> {
     pub(super) file: &'a Path,
-    locator: Locator,
+    text: &'a str,
+    /// Built on the first error: a valid scene never pays for the second parse.
+    locator: std::cell::OnceCell<Locator>,
     errors: Vec<SceneError>,
 }
 
 impl Checker<'_> {
+    fn locator(&self) -> &Locator {
+        self.locator.get_or_init(|| Locator::new(self.text))
+    }
+
     pub(super) fn error_at(&mut self, (line, column): (usize, usize), message: impl Into<String>) {
         self.errors.push(SceneError {
             file: self.file.to_path_buf(),
@@ -42,7 +50,7 @@ impl Checker<'_> {
     }
 
     pub(super) fn error(&mut self, path: &str, message: impl Into<String>) {
-        let pos = self.locator.at(path);
+        let pos = self.locator().at(path);
         self.error_at(pos, message);
     }
 }
@@ -107,6 +115,12 @@ fn syntax_message(raw: &str) -> String {
         Some(i) => &raw[..i],
         None => raw,
     };
+    if base == "recursion limit exceeded" {
+        return format!(
+            "nested too deeply: lists and mappings may nest at most {} deep",
+            bounds::MAX_DEPTH
+        );
+    }
     let hint = if raw.contains("while parsing a flow") {
         " (is a `[` or `{` never closed?)"
     } else if raw.contains("quoted scalar") {
@@ -215,6 +229,29 @@ pub fn build(file: &Path, bytes: &[u8], seed: Option<u64>) -> Result<Scene, Scen
             "scene file is empty: it needs at least a map".into(),
         ));
     }
+    match bounds::scan(text, bounds::MAX_FLOW_DEPTH, bounds::MAX_VALUES) {
+        Some(bounds::Exceeded::FlowDepth(at)) => {
+            return Err(single(
+                file,
+                position_of(bytes, at),
+                format!(
+                    "nested too deeply: `[` and `{{` may nest at most {} deep",
+                    bounds::MAX_FLOW_DEPTH
+                ),
+            ))
+        }
+        Some(bounds::Exceeded::Values(at)) => {
+            return Err(single(
+                file,
+                position_of(bytes, at),
+                format!(
+                    "too many values: a scene file may have at most {} (keys, numbers, texts and lists); place crowds with `spawn:`",
+                    bounds::MAX_VALUES
+                ),
+            ))
+        }
+        None => {}
+    }
     // YAML syntax first: the typed read below stops at the first field it does not know, so
     // a syntax error after an unknown key would otherwise be reported as the unknown key.
     let typed = serde_yaml::from_str::<SceneFile>(text).map_err(|e| {
@@ -249,7 +286,8 @@ pub fn build(file: &Path, bytes: &[u8], seed: Option<u64>) -> Result<Scene, Scen
     }
     let mut checker = Checker {
         file,
-        locator: Locator::new(text),
+        text,
+        locator: std::cell::OnceCell::new(),
         errors: Vec::new(),
     };
     let world = build_world(&mut checker, &spec);
@@ -411,7 +449,7 @@ fn build_world(c: &mut Checker, spec: &SceneFile) -> Option<World> {
         let path = format!("map.legend.{glyph}");
         let mut chars = glyph.chars();
         let (Some(ch), None) = (chars.next(), chars.next()) else {
-            let pos = c.locator.key_at(&path);
+            let pos = c.locator().key_at(&path);
             c.error_at(
                 pos,
                 format!("legend keys are single map characters, got {glyph:?}"),
@@ -455,7 +493,7 @@ fn build_world(c: &mut Checker, spec: &SceneFile) -> Option<World> {
     let grid = match Grid::from_rows(rows, |ch| table.by_glyph(ch)) {
         Ok(g) => g,
         Err(RowError::Ragged { row, len, expected }) => {
-            let pos = c.locator.row_char(row, 0);
+            let pos = c.locator().row_char(row, 0);
             c.error_at(
                 pos,
                 format!("ragged map: row {row} has {len} characters, row 0 has {expected}"),
@@ -463,7 +501,7 @@ fn build_world(c: &mut Checker, spec: &SceneFile) -> Option<World> {
             return None;
         }
         Err(RowError::Unknown { row, column, glyph }) => {
-            let pos = c.locator.row_char(row, column);
+            let pos = c.locator().row_char(row, column);
             c.error_at(
                 pos,
                 format!("unknown map character {glyph:?} at column {column} of row {row}: add it to map.legend"),
@@ -477,7 +515,17 @@ fn build_world(c: &mut Checker, spec: &SceneFile) -> Option<World> {
             .map_or("scene".into(), |s| s.to_string_lossy().into_owned())
     });
     let world = World::new(name, grid, table, tick_rate, spec.seed.unwrap_or(0));
-    for (i, w) in spec.waypoints.iter().enumerate() {
+    let most = WaypointTable::MAX_NODES;
+    if spec.waypoints.len() > most {
+        c.error(
+            &format!("waypoints.{most}"),
+            format!(
+                "too many waypoints: {}, the most is {most} (the route table grows with the cube of their number)",
+                spec.waypoints.len()
+            ),
+        );
+    }
+    for (i, w) in spec.waypoints.iter().enumerate().take(most) {
         check_tile(c, &world, &format!("waypoints.{i}"), "waypoint", *w);
     }
     Some(world)
