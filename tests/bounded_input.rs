@@ -72,8 +72,8 @@ fn too_many_values_are_refused_before_parsing() {
         "{e}"
     );
     // The 500,001st value: 6 before the waypoints (name, its text, map, rows, `|`,
-    // waypoints), then 3 per waypoint from line 7.
-    let line = 7 + (500_001 - 7) / 3;
+    // waypoints), then 4 per waypoint (`-`, `[`, two numbers) from line 7.
+    let line = 7 + (500_001 - 7) / 4;
     assert!(e.starts_with(&format!("bad.yaml:{line}:")), "{e}");
 }
 

@@ -116,6 +116,11 @@ pub fn scan(text: &str, max_depth: usize, max_values: usize) -> Option<Exceeded>
                     i = end_of_line(b, i);
                 }
                 b'-' | b'?' | b':' if space(i + 1) => {
+                    // A list entry or a complex key counts too: `- - - -` on one line nests
+                    // a list per dash.
+                    if c != b':' {
+                        value!();
+                    }
                     value_start = true;
                     i += 1;
                 }
@@ -242,10 +247,14 @@ mod tests {
     #[test]
     fn values_are_counted() {
         let text = "name: x\nmap:\n  rows: |\n    ...\nwaypoints:\n  - [1, 2]\n  - [3, 'a']\n";
-        // name, x, map, rows, |, waypoints, then [ 1 2 twice.
-        assert_eq!(scan(text, 8, 12), None);
+        // name, x, map, rows, |, waypoints, then - [ 1 2 twice.
+        assert_eq!(scan(text, 8, 14), None);
         let at = text.find("'a'").unwrap();
-        assert_eq!(scan(text, 8, 11), Some(Exceeded::Values(at)));
+        assert_eq!(scan(text, 8, 13), Some(Exceeded::Values(at)));
+        // Compact block nesting: each dash is a value.
+        let dashes = format!("a:\n  {}x\n", "- ".repeat(10));
+        assert_eq!(scan(&dashes, 8, 11), Some(Exceeded::Values(5 + 2 * 10)));
+        assert_eq!(scan(&dashes, 8, 12), None);
     }
 
     #[test]

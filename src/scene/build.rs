@@ -28,6 +28,8 @@ pub(super) struct Checker<'a> {
     text: &'a str,
     /// Built on the first error: a valid scene never pays for the second parse.
     locator: std::cell::OnceCell<Locator>,
+    /// Each `script:` text as written, and the file it names if it exists.
+    scripts_seen: BTreeMap<String, Option<std::path::PathBuf>>,
     errors: Vec<SceneError>,
 }
 
@@ -288,6 +290,7 @@ pub fn build(file: &Path, bytes: &[u8], seed: Option<u64>) -> Result<Scene, Scen
         file,
         text,
         locator: std::cell::OnceCell::new(),
+        scripts_seen: BTreeMap::new(),
         errors: Vec::new(),
     };
     let world = build_world(&mut checker, &spec);
@@ -540,11 +543,21 @@ pub(super) fn resolve_script(
     script: &str,
     scripts: &mut BTreeSet<std::path::PathBuf>,
 ) -> Option<std::path::PathBuf> {
-    let resolved = resolve_relative(c.file, script);
-    if resolved.is_file() {
+    // Each script is looked up on disk once: a crowd of 20,000 listed agents shares one.
+    let found = match c.scripts_seen.get(script) {
+        Some(found) => found.clone(),
+        None => {
+            let resolved = resolve_relative(c.file, script);
+            let found = resolved.is_file().then_some(resolved);
+            c.scripts_seen.insert(script.to_string(), found.clone());
+            found
+        }
+    };
+    if let Some(resolved) = found {
         scripts.insert(resolved.clone());
         Some(resolved)
     } else {
+        let resolved = resolve_relative(c.file, script);
         c.error(
             &format!("{path}.script"),
             format!(
