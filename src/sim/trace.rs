@@ -124,7 +124,7 @@ mod tests {
     fn error_text_is_bounded_per_line() {
         let mut w = World::from_ascii(&["....."]);
         for i in 0..40 {
-            let mut a = Agent::new(&format!("a{i}"), IVec2::new(0, 0));
+            let mut a = Agent::new(format!("a{i}"), IVec2::new(0, 0));
             a.error = Some(crate::world::ScriptError::runtime("x".repeat(3000)));
             w.agents.push(a);
         }
