@@ -9,6 +9,7 @@ pub mod bench;
 pub mod cli;
 pub mod expect;
 pub mod experiment;
+pub mod files;
 pub mod history;
 pub mod movement;
 pub mod movingai;

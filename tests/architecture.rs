@@ -16,14 +16,18 @@ use syn::visit::Visit;
 /// anything under it; a longer path (`movement::potential::field_at`) allows that item only.
 /// The order is bottom-up: the core first.
 const RULES: &[(&str, &[&str])] = &[
+    ("files", &[]),
     ("world", &[]),
     ("nav", &["world"]),
     ("movement", &["world", "nav"]),
-    ("scene", &["world"]),
+    ("scene", &["world", "files"]),
     ("sim", &["world", "nav", "movement"]),
     ("expect", &["world", "scene", "sim"]),
-    ("watch", &[]),
-    ("script", &["world", "nav", "movement", "sim", "expect"]),
+    ("watch", &["files"]),
+    (
+        "script",
+        &["world", "nav", "movement", "sim", "expect", "files"],
+    ),
     ("session", &["world", "scene", "sim", "script", "watch"]),
     ("realtime", &["sim", "session", "watch"]),
     // The history names the script module only for its file sources (plain Rust, no Lua).

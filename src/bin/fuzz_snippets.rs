@@ -401,6 +401,7 @@ fn run_case(binary: &Path, dir: &Path, run: usize) -> Result<Run, String> {
         .args([
             "headless",
             "scene.yaml",
+            "--allow-errors",
             "--ticks",
             &TICKS.to_string(),
             "--trace",

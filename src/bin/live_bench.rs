@@ -10,6 +10,9 @@
 //! - `latency`: from a save (atomic: temp file + rename) to the first tick that runs the new
 //!   code, through the same `realtime::run` loop as `agentbox headless --realtime`, at a
 //!   window-like 60 ticks/s and at 1000 ticks/s.
+//! - `save`: a scene file save applied by `Session::sync` to a running scene of 20,000 agents
+//!   (each listed in the file): the tick that applies it (sync + tick) against the median tick
+//!   without a save, over several saves; the goal is a stall of 250 ms or less.
 //!
 //! Prints one line per figure. Scratch files go to a fresh folder under the temp dir.
 
@@ -200,6 +203,104 @@ fn main() {
     if what.is_empty() || what == "runaways" {
         runaways(2_000);
     }
+    if what.is_empty() || what == "save" {
+        save(20_000, 5);
+    }
+}
+
+/// A scene of `agents` walkers, each listed by id; `version` changes its name, one wall tile
+/// and the first agent's params (so that agent starts over and the others keep their state).
+fn crowd_scene(agents: usize, version: usize) -> String {
+    let side = 160;
+    let mut yaml = format!("name: crowd v{version}\ntick_rate: 30\nmap:\n  rows: |\n");
+    for y in 0..side {
+        let mut row: Vec<u8> = vec![b'.'; side];
+        if y == side - 2 {
+            row[version % side] = b'#';
+        }
+        yaml.push_str("    ");
+        yaml.push_str(std::str::from_utf8(&row).unwrap());
+        yaml.push('\n');
+    }
+    yaml.push_str("agents:\n");
+    for i in 0..agents {
+        // Rows from the top; 20,000 agents fill 125 of the 160 rows.
+        let (x, y) = (i % side, i / side);
+        yaml.push_str(&format!(
+            "  - id: w{i}\n    at: [{x}, {y}]\n    script: scripts/walker.lua\n"
+        ));
+        if i == 0 {
+            yaml.push_str(&format!("    params: {{ version: {version} }}\n"));
+        }
+    }
+    yaml
+}
+
+const WALKER: &str = "local M = {}\nfunction M.decide(self, world)\n  self.memory.n = (self.memory.n or 0) + 1\n  return move.to({ x = 80, y = 80 })\nend\nreturn M\n";
+
+fn save(agents: usize, saves: usize) {
+    let dir = scratch("save");
+    let scene = dir.join("crowd.yaml");
+    std::fs::write(&scene, crowd_scene(agents, 0)).unwrap();
+    std::fs::write(dir.join("scripts/walker.lua"), WALKER).unwrap();
+    let mut session = Session::open_with(&scene, None, true).expect("the crowd scene opens");
+    let mut watcher = agentbox::watch::FileWatcher::new();
+    watcher.watch(&session.watched_files());
+    for _ in 0..3 {
+        session.tick();
+    }
+    let ms = |t: Instant| t.elapsed().as_secs_f64() * 1000.0;
+    let mut plain = Vec::new();
+    let mut with_save = Vec::new();
+    let mut sync_only = Vec::new();
+    let mut sync_cpus = Vec::new();
+    for version in 1..=saves {
+        for _ in 0..10 {
+            let t = Instant::now();
+            session.sync(&mut watcher);
+            session.tick();
+            plain.push(ms(t));
+        }
+        let tmp = dir.join(".crowd.yaml.tmp");
+        std::fs::write(&tmp, crowd_scene(agents, version)).unwrap();
+        std::fs::rename(&tmp, &scene).unwrap();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            assert!(Instant::now() < deadline, "the save was never applied");
+            // Waiting for the event is not the stall: only sync and the tick are timed.
+            watcher.wait(Duration::from_millis(50));
+            let t = Instant::now();
+            let cpu = agentbox::bench::thread_cpu_time();
+            let reloads = session.sync(&mut watcher);
+            let synced = ms(t);
+            let sync_cpu = (agentbox::bench::thread_cpu_time() - cpu).as_secs_f64() * 1000.0;
+            session.tick();
+            let took = ms(t);
+            let applied = reloads
+                .iter()
+                .any(|r| matches!(r, agentbox::session::Reload::SceneOk(_)));
+            if applied {
+                with_save.push(took);
+                sync_only.push(synced);
+                sync_cpus.push(sync_cpu);
+                break;
+            }
+            plain.push(took);
+        }
+    }
+    assert!(session.world().agents.iter().all(|a| a.error.is_none()));
+    let base = median(&mut plain);
+    let stalls: Vec<f64> = with_save.iter().map(|t| t - base).collect();
+    let med = median(&mut stalls.clone());
+    let max = percentile(&mut stalls.clone(), 1.0);
+    println!(
+        "save: {agents} agents, {saves} scene saves: median tick {base:.2} ms; sync applying a save {:.2} ms median ({:.2} ms CPU); the tick applying a save (sync + tick) {:.2} ms median, stall (over the median tick) median {med:.2} ms, max {max:.2} ms (goal 250 ms or less: {})",
+        median(&mut sync_only),
+        median(&mut sync_cpus),
+        median(&mut with_save),
+        if max <= 250.0 { "MET" } else { "NOT MET" }
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The runaways beside `walkers` healthy agents, against the walkers alone (see the module

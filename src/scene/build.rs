@@ -1,12 +1,14 @@
 //! From bytes to a validated [`Scene`]: syntax and shape through serde_yaml, then every rule a
 //! designer can break, each reported at the place to fix.
 
+use super::bounds;
 use super::file::{AgentSpec, SceneFile, TerrainSpec};
 use super::locate::Locator;
 use super::spawn;
 use super::{resolve_relative, Scene, SceneError, SceneErrors, SceneWarning, ScriptBudget};
 use crate::world::{
-    rng, tile_of, Agent, Brain, Crumbs, Grid, Motion, RowError, Terrain, TerrainTable, Walk, World,
+    rng, tile_of, Agent, Brain, Crumbs, Grid, Motion, RowError, Terrain, TerrainTable, Walk,
+    WaypointTable, World,
 };
 use glam::{DVec2, IVec2};
 use std::collections::{BTreeMap, BTreeSet};
@@ -23,11 +25,19 @@ pub(super) const MAX_SPEED_LIMIT: f64 = MAX_SPEED;
 
 pub(super) struct Checker<'a> {
     pub(super) file: &'a Path,
-    locator: Locator,
+    text: &'a str,
+    /// Built on the first error: a valid scene never pays for the second parse.
+    locator: std::cell::OnceCell<Locator>,
+    /// Each `script:` text as written, and the file it names if it exists.
+    scripts_seen: BTreeMap<String, Option<std::path::PathBuf>>,
     errors: Vec<SceneError>,
 }
 
 impl Checker<'_> {
+    fn locator(&self) -> &Locator {
+        self.locator.get_or_init(|| Locator::new(self.text))
+    }
+
     pub(super) fn error_at(&mut self, (line, column): (usize, usize), message: impl Into<String>) {
         self.errors.push(SceneError {
             file: self.file.to_path_buf(),
@@ -42,7 +52,7 @@ impl Checker<'_> {
     }
 
     pub(super) fn error(&mut self, path: &str, message: impl Into<String>) {
-        let pos = self.locator.at(path);
+        let pos = self.locator().at(path);
         self.error_at(pos, message);
     }
 }
@@ -107,6 +117,12 @@ fn syntax_message(raw: &str) -> String {
         Some(i) => &raw[..i],
         None => raw,
     };
+    if base == "recursion limit exceeded" {
+        return format!(
+            "nested too deeply: lists and mappings may nest at most {} deep",
+            bounds::MAX_DEPTH
+        );
+    }
     let hint = if raw.contains("while parsing a flow") {
         " (is a `[` or `{` never closed?)"
     } else if raw.contains("quoted scalar") {
@@ -215,6 +231,29 @@ pub fn build(file: &Path, bytes: &[u8], seed: Option<u64>) -> Result<Scene, Scen
             "scene file is empty: it needs at least a map".into(),
         ));
     }
+    match bounds::scan(text, bounds::MAX_FLOW_DEPTH, bounds::MAX_VALUES) {
+        Some(bounds::Exceeded::FlowDepth(at)) => {
+            return Err(single(
+                file,
+                position_of(bytes, at),
+                format!(
+                    "nested too deeply: `[` and `{{` may nest at most {} deep",
+                    bounds::MAX_FLOW_DEPTH
+                ),
+            ))
+        }
+        Some(bounds::Exceeded::Values(at)) => {
+            return Err(single(
+                file,
+                position_of(bytes, at),
+                format!(
+                    "too many values: a scene file may have at most {} (keys, numbers, texts and lists); place crowds with `spawn:`",
+                    bounds::MAX_VALUES
+                ),
+            ))
+        }
+        None => {}
+    }
     // YAML syntax first: the typed read below stops at the first field it does not know, so
     // a syntax error after an unknown key would otherwise be reported as the unknown key.
     let typed = serde_yaml::from_str::<SceneFile>(text).map_err(|e| {
@@ -249,7 +288,9 @@ pub fn build(file: &Path, bytes: &[u8], seed: Option<u64>) -> Result<Scene, Scen
     }
     let mut checker = Checker {
         file,
-        locator: Locator::new(text),
+        text,
+        locator: std::cell::OnceCell::new(),
+        scripts_seen: BTreeMap::new(),
         errors: Vec::new(),
     };
     let world = build_world(&mut checker, &spec);
@@ -276,7 +317,7 @@ pub fn build(file: &Path, bytes: &[u8], seed: Option<u64>) -> Result<Scene, Scen
         }
         spawn::check_metrics(&mut checker, &spec.metrics);
     }
-    let mut errors = checker.errors;
+    let mut errors = std::mem::take(&mut checker.errors);
     errors.sort();
     errors.dedup();
     match world {
@@ -292,7 +333,7 @@ pub fn build(file: &Path, bytes: &[u8], seed: Option<u64>) -> Result<Scene, Scen
                 .iter()
                 .map(|w| IVec2::new(w[0] as i32, w[1] as i32))
                 .collect();
-            let warnings = route_warnings(&checker.locator, file, &spec, &world);
+            let warnings = route_warnings(&checker, file, &spec, &world);
             Ok(Scene {
                 path: file.to_path_buf(),
                 world,
@@ -416,7 +457,7 @@ fn build_world(c: &mut Checker, spec: &SceneFile) -> Option<World> {
         let path = format!("map.legend.{glyph}");
         let mut chars = glyph.chars();
         let (Some(ch), None) = (chars.next(), chars.next()) else {
-            let pos = c.locator.key_at(&path);
+            let pos = c.locator().key_at(&path);
             c.error_at(
                 pos,
                 format!("legend keys are single map characters, got {glyph:?}"),
@@ -460,7 +501,7 @@ fn build_world(c: &mut Checker, spec: &SceneFile) -> Option<World> {
     let grid = match Grid::from_rows(rows, |ch| table.by_glyph(ch)) {
         Ok(g) => g,
         Err(RowError::Ragged { row, len, expected }) => {
-            let pos = c.locator.row_char(row, 0);
+            let pos = c.locator().row_char(row, 0);
             c.error_at(
                 pos,
                 format!("ragged map: row {row} has {len} characters, row 0 has {expected}"),
@@ -468,7 +509,7 @@ fn build_world(c: &mut Checker, spec: &SceneFile) -> Option<World> {
             return None;
         }
         Err(RowError::Unknown { row, column, glyph }) => {
-            let pos = c.locator.row_char(row, column);
+            let pos = c.locator().row_char(row, column);
             c.error_at(
                 pos,
                 format!("unknown map character {glyph:?} at column {column} of row {row}: add it to map.legend"),
@@ -482,7 +523,17 @@ fn build_world(c: &mut Checker, spec: &SceneFile) -> Option<World> {
             .map_or("scene".into(), |s| s.to_string_lossy().into_owned())
     });
     let world = World::new(name, grid, table, tick_rate, spec.seed.unwrap_or(0));
-    for (i, w) in spec.waypoints.iter().enumerate() {
+    let most = WaypointTable::MAX_NODES;
+    if spec.waypoints.len() > most {
+        c.error(
+            &format!("waypoints.{most}"),
+            format!(
+                "too many waypoints: {}, the most is {most} (the route table grows with the cube of their number)",
+                spec.waypoints.len()
+            ),
+        );
+    }
+    for (i, w) in spec.waypoints.iter().enumerate().take(most) {
         check_tile(c, &world, &format!("waypoints.{i}"), "waypoint", *w);
     }
     Some(world)
@@ -497,11 +548,21 @@ pub(super) fn resolve_script(
     script: &str,
     scripts: &mut BTreeSet<std::path::PathBuf>,
 ) -> Option<std::path::PathBuf> {
-    let resolved = resolve_relative(c.file, script);
-    if resolved.is_file() {
+    // Each script is looked up on disk once: a crowd of 20,000 listed agents shares one.
+    let found = match c.scripts_seen.get(script) {
+        Some(found) => found.clone(),
+        None => {
+            let resolved = resolve_relative(c.file, script);
+            let found = resolved.is_file().then_some(resolved);
+            c.scripts_seen.insert(script.to_string(), found.clone());
+            found
+        }
+    };
+    if let Some(resolved) = found {
         scripts.insert(resolved.clone());
         Some(resolved)
     } else {
+        let resolved = resolve_relative(c.file, script);
         c.error(
             &format!("{path}.script"),
             format!(
@@ -739,7 +800,7 @@ fn leg_hits_wall(world: &World, from: DVec2, to: DVec2, radius: f64) -> Option<D
 /// point, then point to point) that runs into a wall: the walk goes straight, so the agent
 /// would slide along the wall instead of following the route.
 fn route_warnings(
-    locator: &Locator,
+    checker: &Checker,
     file: &Path,
     spec: &SceneFile,
     world: &World,
@@ -751,7 +812,8 @@ fn route_warnings(
         for (k, point) in route.iter().enumerate() {
             let to = DVec2::new(point[0] as f64, point[1] as f64);
             if let Some(hit) = leg_hits_wall(world, from, to, agent.radius) {
-                let (line, column) = locator.at(&format!("agents.{i}.route.{k}"));
+                // The locator is built only when there is something to locate.
+                let (line, column) = checker.locator().at(&format!("agents.{i}.route.{k}"));
                 // The blocked tile (or the tile off the map) the body touches there.
                 let at = tile_of(hit);
                 let near = (-1..=1)

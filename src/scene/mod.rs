@@ -25,6 +25,7 @@
 //! );
 //! ```
 
+pub mod bounds;
 mod build;
 pub mod error;
 pub mod file;
@@ -85,7 +86,7 @@ pub fn load(path: &Path) -> Result<Scene, SceneErrors> {
 /// Like [`load`], with the scene's seed replaced (`--seed`): spawned crowds are placed, and
 /// the world seeded, from it.
 pub fn load_with_seed(path: &Path, seed: Option<u64>) -> Result<Scene, SceneErrors> {
-    match std::fs::read(path) {
+    match crate::files::read_bounded(path, crate::files::MAX_SCENE_BYTES) {
         Ok(bytes) => build::build(path, &bytes, seed),
         Err(e) => Err(SceneErrors(vec![SceneError {
             file: path.to_path_buf(),

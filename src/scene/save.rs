@@ -62,8 +62,10 @@ pub fn replace_rows(text: &str, rows: &[String]) -> Result<String, String> {
 
 /// Saves the world's map into the scene file at `path`, atomically.
 pub fn save_map(path: &Path, world: &World) -> Result<(), String> {
-    let text = std::fs::read_to_string(path)
+    let bytes = crate::files::read_bounded(path, crate::files::MAX_SCENE_BYTES)
         .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| format!("{}: cannot read: not UTF-8 text", path.display()))?;
     let updated =
         replace_rows(&text, &rows_of(world)?).map_err(|e| format!("{}: {e}", path.display()))?;
     let name = path

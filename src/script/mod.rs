@@ -14,6 +14,7 @@ mod files;
 mod hot;
 mod inspect;
 mod metric;
+mod output;
 mod predicate;
 pub mod registry;
 mod sandbox;
@@ -256,6 +257,7 @@ impl ScriptHost {
         let rngs = Rc::new(Rngs::new(seed));
         lua.set_app_data(Rc::clone(&rngs));
         lua.set_app_data(Requires::default());
+        lua.set_app_data(Rc::new(output::Output::default()));
         views::install(&lua)?;
         let hot = hot::install(&lua)?;
         lua.set_named_registry_value("agentbox.move", api::move_table(&lua)?)?;
@@ -1116,6 +1118,9 @@ impl Decider for ScriptHost {
         }
         self.hot.set_world(None);
         self.lua.remove_app_data::<CurrentWorld>();
+        if let Some(out) = self.lua.app_data_ref::<Rc<output::Output>>() {
+            out.end_tick();
+        }
         if self.budget.take_address_order() && !self.warned_order {
             self.warned_order = true;
             eprintln!(

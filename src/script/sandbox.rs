@@ -10,7 +10,6 @@ use mlua::{Function, Lua, MultiValue, Table, Value, Variadic};
 use rand_chacha::ChaCha8Rng;
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -199,26 +198,12 @@ pub fn protect(lua: &Lua, table: &Table, what: &str) -> mlua::Result<()> {
     protected_tables(lua)?.raw_set(table, what)
 }
 
-/// The largest script or module file read, in bytes.
-pub const MAX_SCRIPT_BYTES: u64 = 4 * 1024 * 1024;
+pub use crate::files::MAX_SCRIPT_BYTES;
 
 /// Reads a script or module file: only regular files (a FIFO or a device would hang or never
-/// end), and at most [`MAX_SCRIPT_BYTES`].
+/// end), and at most [`MAX_SCRIPT_BYTES`] (the reader scene files use too).
 pub fn read_script(path: &Path) -> std::io::Result<Vec<u8>> {
-    let file = std::fs::File::open(path)?;
-    let meta = file.metadata()?;
-    if !meta.is_file() {
-        return Err(std::io::Error::other("not a regular file"));
-    }
-    let mut source = Vec::new();
-    file.take(MAX_SCRIPT_BYTES + 1).read_to_end(&mut source)?;
-    if source.len() as u64 > MAX_SCRIPT_BYTES {
-        return Err(std::io::Error::other(format!(
-            "larger than {} MB",
-            MAX_SCRIPT_BYTES / (1024 * 1024)
-        )));
-    }
-    Ok(source)
+    crate::files::read_bounded(path, MAX_SCRIPT_BYTES)
 }
 
 /// Reads a script or module through the host's [`super::sources::Sources`] (pinned bytes in a
@@ -337,7 +322,21 @@ pub fn new_env(lua: &Lua, ctx: &Table) -> mlua::Result<Table> {
                 .map(|v| tostring.call::<String>(v.clone()))
                 .collect::<mlua::Result<Vec<String>>>()?;
             let at = super::errors::caller_location(lua).unwrap_or_default();
-            eprintln!("{at}: {}", parts.join("\t"));
+            let line = format!("{at}: {}", parts.join("\t"));
+            let world = lua.app_data_ref::<super::api::CurrentWorld>();
+            let deciding = super::views::get(lua)
+                .ok()
+                .and_then(|v| v.deciding())
+                .map(|(_, i)| i);
+            let agent = deciding.and_then(|i| {
+                let id = &world.as_ref()?.0.agents.get(i)?.id;
+                Some((i, id.as_str()))
+            });
+            let tick = world.as_ref().map_or(0, |w| w.0.tick);
+            match lua.app_data_ref::<Rc<super::output::Output>>() {
+                Some(out) => out.print(tick, agent, &line),
+                None => eprintln!("{line}"),
+            }
             Ok(())
         })?,
     )?;

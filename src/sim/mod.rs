@@ -305,6 +305,8 @@ fn apply_to(agent: &mut Agent, decision: &mut Decision, report: &mut TickReport)
             }
         }
         Decision::Failed(error) => {
+            // At most 4 KiB of error text per agent and tick (the trace repeats it every tick).
+            error.bound();
             if agent.error.as_ref() != Some(&*error) {
                 report.new_errors.push((agent.id.clone(), error.clone()));
             }

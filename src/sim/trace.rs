@@ -3,7 +3,7 @@
 //! deterministic, so the same scene and seed give byte-identical lines.
 
 use super::events::Event;
-use crate::world::{ErrorKind, World};
+use crate::world::{ErrorKind, ScriptError, World};
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -11,6 +11,14 @@ struct TickLine<'a> {
     tick: u64,
     agents: Vec<AgentLine<'a>>,
     events: &'a [Event],
+    /// Bytes of error text left out of this line: past 64 KiB of it, agents keep their
+    /// `error_kind` but not their `error`.
+    #[serde(skip_serializing_if = "is_zero")]
+    error_bytes_dropped: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 #[derive(Serialize)]
@@ -40,8 +48,12 @@ fn round4(v: f64) -> f64 {
     }
 }
 
-/// The trace line for the world as it stands after a tick, without a newline.
+/// The trace line for the world as it stands after a tick, without a newline. Error text is
+/// bounded: 4 KiB per agent (`ScriptError::MAX_BYTES`), 64 KiB per line in all, past which
+/// `error_bytes_dropped` counts what was left out.
 pub fn line(world: &World, events: &[Event]) -> String {
+    let mut error_bytes = 0;
+    let mut error_bytes_dropped = 0;
     let agents = world
         .agents
         .iter()
@@ -50,7 +62,17 @@ pub fn line(world: &World, events: &[Event]) -> String {
             x: round4(a.pos.x),
             y: round4(a.pos.y),
             action: a.action.name(),
-            error: a.error.as_ref().map(|e| e.as_str()),
+            error: a.error.as_ref().and_then(|e| {
+                let text = e.as_str();
+                let len = text.len().min(ScriptError::MAX_BYTES);
+                if error_bytes + len > ScriptError::MAX_BYTES_PER_TICK {
+                    error_bytes_dropped += text.len();
+                    return None;
+                }
+                error_bytes += len;
+                // Bounded where it is made; cut here too for a world built by other means.
+                Some(cut(text, ScriptError::MAX_BYTES))
+            }),
             error_kind: a.error.as_ref().map(|e| e.kind),
             suspended: a.suspended,
             no_path: a.memory.no_path().map(|r| r.name()),
@@ -60,8 +82,18 @@ pub fn line(world: &World, events: &[Event]) -> String {
         tick: world.tick,
         agents,
         events,
+        error_bytes_dropped,
     };
     serde_json::to_string(&line).unwrap_or_else(|e| format!("{{\"trace_error\":\"{e}\"}}"))
+}
+
+/// `text`'s first `max` bytes at most, never splitting a character.
+fn cut(text: &str, max: usize) -> &str {
+    let mut end = text.len().min(max);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 #[cfg(test)]
@@ -90,6 +122,7 @@ mod tests {
             l.contains(r#""events":[{"type":"contact","a":"a","b":"b"}]"#),
             "{l}"
         );
+        assert!(!l.contains("error_bytes_dropped"), "{l}");
         // An agent with no route says why, after every other field.
         w.agents[0].error = None;
         w.agents[0].memory = crate::world::MoveMemory::NoPath(crate::world::NoPath::OffMap);
@@ -97,5 +130,24 @@ mod tests {
             line(&w, &[]),
             r#"{"tick":1,"agents":[{"id":"troll","x":2.0,"y":0.0,"action":"stop","no_path":"off_map"}],"events":[]}"#
         );
+    }
+
+    #[test]
+    fn error_text_is_bounded_per_line() {
+        let mut w = World::from_ascii(&["....."]);
+        for i in 0..40 {
+            let mut a = Agent::new(format!("a{i}"), IVec2::new(0, 0));
+            a.error = Some(crate::world::ScriptError::runtime("x".repeat(3000)));
+            w.agents.push(a);
+        }
+        let l = line(&w, &[]);
+        // 21 errors of 3,000 bytes fit in 64 KiB; the other 19 are counted.
+        assert_eq!(l.matches(&"x".repeat(3000)).count(), 21, "{}", l.len());
+        assert!(
+            l.ends_with(r#""events":[],"error_bytes_dropped":57000}"#),
+            "{}",
+            &l[l.len() - 80..]
+        );
+        assert_eq!(l.matches(r#""error_kind":"runtime""#).count(), 40);
     }
 }

@@ -61,11 +61,12 @@ pub struct FileWatcher {
     last_check: Instant,
 }
 
-/// A hash of a file's bytes, or `None` if it cannot be read (gone, or not there yet).
+/// A hash of a file's bytes, or `None` if it cannot be read (gone, not there yet, not a regular
+/// file or larger than a scene may be: the loaders then say why).
 type Fingerprint = Option<u64>;
 
 fn fingerprint(path: &Path) -> Fingerprint {
-    let bytes = std::fs::read(path).ok()?;
+    let bytes = crate::files::read_bounded(path, crate::files::MAX_SCENE_BYTES).ok()?;
     let mut h = DefaultHasher::new();
     bytes.hash(&mut h);
     Some(h.finish())

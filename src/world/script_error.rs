@@ -49,11 +49,39 @@ pub struct ScriptError {
 }
 
 impl ScriptError {
+    /// The most bytes of error text one agent gets per tick (its message is cut there).
+    pub const MAX_BYTES: usize = 4096;
+
+    /// The most bytes of error text one tick writes in all, to the trace and to stderr (and of
+    /// `print` output); past that the agents' errors are counted, not written.
+    pub const MAX_BYTES_PER_TICK: usize = 64 * 1024;
+
+    /// An error, its message cut to [`Self::MAX_BYTES`].
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        ScriptError {
+        let mut error = ScriptError {
             kind,
             message: message.into(),
+        };
+        error.bound();
+        error
+    }
+
+    /// Cuts the message to [`Self::MAX_BYTES`] (at a character boundary), ending it with a
+    /// note of how many bytes were dropped. Cheap when it is short.
+    pub fn bound(&mut self) {
+        let len = self.message.len();
+        if len <= Self::MAX_BYTES {
+            return;
         }
+        // Room for the note and a file name put in front later; the cut never splits a
+        // character.
+        let mut cut = Self::MAX_BYTES - 256;
+        while !self.message.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        self.message.truncate(cut);
+        self.message
+            .push_str(&format!(" [... {} bytes dropped]", len - cut));
     }
 
     pub fn runtime(message: impl Into<String>) -> Self {
@@ -101,7 +129,28 @@ impl From<ScriptError> for String {
 
 #[cfg(test)]
 mod tests {
-    use super::error_line;
+    use super::*;
+
+    #[test]
+    fn long_messages_are_cut_with_a_note() {
+        let e = ScriptError::runtime(format!("a.lua:1: {}", "é".repeat(50_000_000)));
+        assert!(
+            e.message.len() <= ScriptError::MAX_BYTES,
+            "{}",
+            e.message.len()
+        );
+        assert!(e.message.starts_with("a.lua:1: éé"));
+        let dropped: usize = e
+            .message
+            .rsplit_once("[... ")
+            .and_then(|(_, n)| n.strip_suffix(" bytes dropped]"))
+            .and_then(|n| n.parse().ok())
+            .unwrap();
+        let kept = e.message.len() - format!(" [... {dropped} bytes dropped]").len();
+        assert_eq!(kept + dropped, 9 + 100_000_000);
+        let short = ScriptError::runtime("a.lua:1: boom");
+        assert_eq!(short.message, "a.lua:1: boom");
+    }
 
     #[test]
     fn lua_messages_become_error_lines_once() {

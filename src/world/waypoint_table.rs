@@ -21,9 +21,19 @@ impl WaypointTable {
     /// No next node.
     pub const NONE: u32 = u32::MAX;
 
+    /// The most nodes a table holds: building it takes time in the cube of their number
+    /// (Floyd-Warshall) and memory in the square, so 256 nodes build in tens of milliseconds.
+    /// Scenes with more are refused; a world given more by other means uses the first 256.
+    pub const MAX_NODES: usize = 256;
+
+    /// The nodes a table for `nodes` is built on: the first [`Self::MAX_NODES`].
+    pub fn used(nodes: &[Tile]) -> &[Tile] {
+        &nodes[..nodes.len().min(Self::MAX_NODES)]
+    }
+
     /// Whether the table was built for these nodes on this map version.
     pub fn is_current(&self, nodes: &[Tile], map_version: u64) -> bool {
-        self.map_version == Some(map_version) && self.nodes == nodes
+        self.map_version == Some(map_version) && self.nodes == Self::used(nodes)
     }
 
     /// The node after `from` on the shortest route to `to` (`to` itself when linked directly;
