@@ -397,7 +397,9 @@ fn load_scene(
     path: &Path,
     seed: Option<u64>,
 ) -> Result<Scene, scene::SceneErrors> {
-    match sources.read(path, |p| std::fs::read(p)) {
+    match sources.read(path, |p| {
+        crate::files::read_bounded(p, crate::files::MAX_SCENE_BYTES)
+    }) {
         Ok(bytes) => scene::load_bytes(path, &bytes, seed),
         Err(e) => Err(scene::SceneErrors(vec![scene::SceneError {
             file: path.to_path_buf(),

@@ -28,7 +28,10 @@ const RULES: &[(&str, &[&str])] = &[
         "script",
         &["world", "nav", "movement", "sim", "expect", "files"],
     ),
-    ("session", &["world", "scene", "sim", "script", "watch"]),
+    (
+        "session",
+        &["world", "scene", "sim", "script", "watch", "files"],
+    ),
     ("realtime", &["sim", "session", "watch"]),
     // The history names the script module only for its file sources (plain Rust, no Lua).
     (
@@ -38,6 +41,7 @@ const RULES: &[(&str, &[&str])] = &[
             "sim",
             "session",
             "watch",
+            "files",
             "script::sources",
             "script::read_script_file",
         ],

@@ -258,9 +258,14 @@ pub fn save(rec: &Recording, path: &Path) -> Result<(), String> {
     std::fs::write(path, to_text(rec)).map_err(|e| format!("{}: cannot write: {e}", path.display()))
 }
 
+/// The largest session file read (it holds every version of every file a run read).
+pub const MAX_SESSION_BYTES: u64 = 256 * 1024 * 1024;
+
 /// Reads a session file.
 pub fn load(path: &Path) -> Result<Recording, String> {
-    let text = std::fs::read_to_string(path)
+    let bytes = crate::files::read_bounded(path, MAX_SESSION_BYTES)
         .map_err(|e| format!("{}: cannot read the session file: {e}", path.display()))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| format!("{}: the session file is not UTF-8 text", path.display()))?;
     from_text(&text, path)
 }

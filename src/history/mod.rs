@@ -336,7 +336,11 @@ impl History {
         sources.set_logging(true);
         let mut changed = Vec::new();
         for (path, had) in pinned {
-            let now = Read::from_result(&std::fs::read(&path));
+            // Bounded like every read of the project's files (a FIFO or a device is refused).
+            let now = Read::from_result(&crate::files::read_bounded(
+                &path,
+                crate::files::MAX_SCENE_BYTES,
+            ));
             if now != had {
                 changed.push(path);
             }
