@@ -429,7 +429,8 @@ return M
 
 /// While an agent decides, its own `pos` is lent to it (read without a call); the same proxy
 /// kept by another agent, or read through a view, still shows that agent's own position,
-/// during and after the other's decision (agents sharing one module keep each other's).
+/// during and after the other's decision, also after a decision that raised (agents sharing
+/// one module keep each other's).
 #[test]
 fn a_kept_self_pos_shows_its_own_agent_to_others() {
     let scene = "tick_rate: 10\nmap:\n  rows: |\n    ....................\n    ....................\n    ....................\nagents:\n  - { id: a, kind: scout, at: [0, 0], speed: 2, script: s.lua }\n  - { id: b, kind: scout, at: [12, 2], speed: 3, script: s.lua }\n";
@@ -451,6 +452,8 @@ function M.decide(self, world)
     end
   end
   assert(round(x) == self.tile.x and round(y) == self.tile.y, "own pos")
+  -- Raised while its pos is lent: given back all the same (b reads it on the next ticks).
+  if tick == 3 and self.id == "a" then error("raised " .. tick) end
   if tick == 6 then error("checked " .. tick) end
   return move.to({ x = self.id == "a" and 19 or 0, y = 1 })
 end
@@ -463,11 +466,18 @@ return M
     );
     let text = stdout(&out);
     let lines: Vec<&str> = text.lines().collect();
-    for line in &lines[..6] {
-        assert!(!line.contains("error"), "{line}");
+    for (tick, line) in lines[..6].iter().enumerate() {
+        let errors = line.matches("\"error\"").count();
+        match tick {
+            3 => assert!(
+                errors == 1 && line.contains("s.lua:20: error: raised 3"),
+                "{line}"
+            ),
+            _ => assert_eq!(errors, 0, "{line}"),
+        }
     }
     assert_eq!(
-        lines[6].matches("s.lua:19: error: checked 6").count(),
+        lines[6].matches("s.lua:21: error: checked 6").count(),
         2,
         "{}",
         lines[6]
