@@ -427,6 +427,63 @@ return M
     );
 }
 
+/// While an agent decides, its own `pos` is lent to it (read without a call); the same proxy
+/// kept by another agent, or read through a view, still shows that agent's own position,
+/// during and after the other's decision, also after a decision that raised (agents sharing
+/// one module keep each other's).
+#[test]
+fn a_kept_self_pos_shows_its_own_agent_to_others() {
+    let scene = "tick_rate: 10\nmap:\n  rows: |\n    ....................\n    ....................\n    ....................\nagents:\n  - { id: a, kind: scout, at: [0, 0], speed: 2, script: s.lua }\n  - { id: b, kind: scout, at: [12, 2], speed: 3, script: s.lua }\n";
+    let s = r#"
+local M = {}
+local kept = {}
+local function round(v) return math.floor(v + 0.5) end
+function M.decide(self, world)
+  local tick, pos = world:tick(), self.pos
+  local x, y = pos.x, pos.y
+  kept[self.id] = pos
+  for _, id in ipairs({ "a", "b" }) do
+    local p, view = kept[id], world:agent(id)
+    if p and id ~= self.id then
+      assert(p == view.pos, "the same proxy")
+      assert(round(p.x) == view.tile.x and round(p.y) == view.tile.y,
+        self.id .. " reads " .. id .. " at " .. p.x .. "," .. p.y .. " on tile " .. view.tile.x)
+      assert(p.x ~= x, self.id .. " read its own x through " .. id .. "'s pos")
+    end
+  end
+  assert(round(x) == self.tile.x and round(y) == self.tile.y, "own pos")
+  -- Raised while its pos is lent: given back all the same (b reads it on the next ticks).
+  if tick == 3 and self.id == "a" then error("raised " .. tick) end
+  if tick == 6 then error("checked " .. tick) end
+  return move.to({ x = self.id == "a" and 19 or 0, y = 1 })
+end
+return M
+"#;
+    let dir = scratch(&[("s.yaml", scene), ("s.lua", s)]);
+    let out = agentbox_in(
+        dir.path(),
+        &["headless", "s.yaml", "--ticks", "7", "--trace", "-"],
+    );
+    let text = stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    for (tick, line) in lines[..6].iter().enumerate() {
+        let errors = line.matches("\"error\"").count();
+        match tick {
+            3 => assert!(
+                errors == 1 && line.contains("s.lua:20: error: raised 3"),
+                "{line}"
+            ),
+            _ => assert_eq!(errors, 0, "{line}"),
+        }
+    }
+    assert_eq!(
+        lines[6].matches("s.lua:21: error: checked 6").count(),
+        2,
+        "{}",
+        lines[6]
+    );
+}
+
 /// Output piped into a reader that has stopped (`agentbox schema | head -c 10`) ends the run
 /// quietly: no panic message on stderr, and status 0 (as ripgrep does).
 #[test]

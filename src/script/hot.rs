@@ -13,7 +13,8 @@
 //!   function made and cached for that target agent (one per target instead of a new userdata
 //!   per call). `world:tick()` and `world:time()` are raw C functions and nothing else.
 //! - The engine fields of views and `self` are read by raw `__index` functions of their own
-//!   (`views.rs`).
+//!   (`views.rs`); the deciding agent's own `pos`/`vel`/`tile` proxies are lent to it for its
+//!   call (`Views::lend`), so reading them is a table lookup.
 //! - [`run_batch`]: calls `decide` for every agent (the host prepares an agent's slot, module,
 //!   `init` or `on_reload` and view first, when they are new), each under the work budget and
 //!   the message handler, in one protected call
@@ -25,7 +26,7 @@
 //! with only references and plain numbers in its frames. It never changes the world.
 
 use super::budget::{Call, Stop};
-use super::views::{raw_closure, Views};
+use super::views::{raw_closure, Views, FAST_PROXIES, FAST_SLOTS};
 use crate::world::spatial::FastMap;
 use crate::world::{Action, Target, World};
 use glam::DVec2;
@@ -482,6 +483,21 @@ pub fn prefetch_self(this: *const c_void) {
     let _ = this;
 }
 
+/// Asks the CPU to start loading the cache line at `at` (0: nothing). A hint only.
+#[inline]
+pub fn prefetch_line(at: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if at != 0 {
+        // SAFETY: a prefetch never faults and changes no memory, whatever the address.
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            _mm_prefetch::<_MM_HINT_T0>(at as *const i8);
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = at;
+}
+
 /// How a raw result came back.
 pub enum Outcome {
     /// `decide` returned an action.
@@ -548,6 +564,7 @@ pub unsafe fn run_batch(
             batch,
             layout,
             deciding: None,
+            lent: (0, 0),
         };
         let turn_ptr: *mut Turn = &mut turn;
         loop {
@@ -562,6 +579,12 @@ pub unsafe fn run_batch(
             drop(in_batch);
             // SAFETY: the loop's frame, the only other user of `turn`, is gone.
             let turn = &mut *turn_ptr;
+            if turn.lent.1 != 0 {
+                let (index, lent) = turn.lent;
+                ffi::lua_settop(state, base + 1);
+                give_back(state, turn.hot, index, lent);
+                turn.lent = (0, 0);
+            }
             if status == ffi::LUA_OK {
                 break;
             }
@@ -593,16 +616,21 @@ struct Layout {
     decide_name: c_int,
     /// The first cache's table of actions.
     first_cache: c_int,
+    /// Above the caches, pushed by the loop: what lends the deciding agent its own parts
+    /// (`views::FAST_SLOTS` values).
+    fast: c_int,
     /// Above the fixed slots: the module being run, then its `decide`.
     module_slot: c_int,
 }
 
 impl Layout {
     fn new(hot: &Hot) -> Self {
+        let fast = 4 + hot.caches.borrow().len() as c_int;
         Layout {
             decide_name: 3,
             first_cache: 4,
-            module_slot: 4 + hot.caches.borrow().len() as c_int,
+            fast,
+            module_slot: fast + FAST_SLOTS,
         }
     }
 }
@@ -616,6 +644,9 @@ struct Turn<'a> {
     layout: Layout,
     /// The agent whose `decide` is running and its budget call (left set when it raises).
     deciding: Option<(Ready, Call)>,
+    /// The agent index and the parts lent to it while it decides (`Views::lend`), given back
+    /// when it raises.
+    lent: (usize, u8),
 }
 
 /// The loop over a batch's agents (see [`run_batch`]): its context is a light userdata at 1.
@@ -629,9 +660,22 @@ unsafe extern "C-unwind" fn decide_loop(state: *mut ffi::lua_State) -> c_int {
         let Layout {
             decide_name,
             first_cache,
+            fast,
             module_slot,
         } = turn.layout;
         let decide_slot = module_slot + 1;
+        ffi::lua_settop(state, fast - 1);
+        ffi::lua_rawgeti(
+            state,
+            ffi::LUA_REGISTRYINDEX,
+            hot.views.fast_ref as ffi::lua_Integer,
+        );
+        for n in 0..FAST_SLOTS {
+            ffi::lua_rawgeti(state, fast, n as ffi::lua_Integer + 1);
+        }
+        // The reference's table out, its values in place.
+        ffi::lua_rotate(state, fast, -1);
+        ffi::lua_settop(state, -2);
         let mut module = None;
         while let Some(ready) = host(state, || turn.batch.next()) {
             if module != Some(ready.module) {
@@ -650,6 +694,15 @@ unsafe extern "C-unwind" fn decide_loop(state: *mut ffi::lua_State) -> c_int {
                 }
                 module = Some(ready.module);
             }
+            // The agents of a crowd decide in index order, so the one a few ahead is most often
+            // index + AHEAD: its own tables are asked for now (a hint, never a read).
+            hot.views.prefetch_own(ready.index + AHEAD);
+            // Its own parts it reads, lent (their proxies left above `decide_slot`).
+            let parts = hot.views.self_parts(ready.index);
+            if parts != 0 {
+                turn.lent = (ready.index, 0);
+                Views::lend(state, fast, world, ready.index, parts, &mut turn.lent.1);
+            }
             ffi::lua_pushvalue(state, decide_slot);
             ffi::lua_rawgeti(state, ffi::LUA_REGISTRYINDEX, ready.this as i64);
             ffi::lua_pushvalue(state, 2);
@@ -661,6 +714,11 @@ unsafe extern "C-unwind" fn decide_loop(state: *mut ffi::lua_State) -> c_int {
                 None => Stop::None,
             };
             hot.views.set_deciding(None);
+            if turn.lent.1 != 0 {
+                Views::end_lend(state, fast, decide_slot + 1, turn.lent.1);
+                turn.lent = (0, 0);
+            }
+            let result = ffi::lua_gettop(state);
             let outcome = match ffi::lua_type(state, -1) {
                 // A `pcall` swallowed the stop: the call failed all the same.
                 _ if stop != Stop::None => Outcome::Failed(String::new(), stop),
@@ -669,7 +727,6 @@ unsafe extern "C-unwind" fn decide_loop(state: *mut ffi::lua_State) -> c_int {
                     // for its target: known by comparing values, without reading the userdata (a
                     // cache miss per agent in a crowd; even its address, `lua_touserdata`, reads
                     // its header, which cost 9% of a crowd's time).
-                    let result = decide_slot + 1;
                     let known = match hot.handed.get() {
                         Some((cache, j)) => {
                             ffi::lua_rawgeti(state, first_cache + cache as c_int, j as i64 + 1);
@@ -693,6 +750,37 @@ unsafe extern "C-unwind" fn decide_loop(state: *mut ffi::lua_State) -> c_int {
             }
         }
         0
+    }
+}
+
+/// Gives the parts `lent` to agent `index` back after its `decide` raised (the loop's stack,
+/// which held their proxies, is gone).
+///
+/// # Safety
+/// A live state with room for [`FAST_SLOTS`] + 2 values; nothing that needs dropping in the
+/// caller's frames.
+unsafe fn give_back(state: *mut ffi::lua_State, hot: &Hot, index: usize, lent: u8) {
+    // SAFETY: the caller's contract; these reads and `lua_setmetatable` do not raise.
+    unsafe {
+        let top = ffi::lua_gettop(state);
+        ffi::lua_rawgeti(
+            state,
+            ffi::LUA_REGISTRYINDEX,
+            hot.views.fast_ref as ffi::lua_Integer,
+        );
+        let fast = top + 1;
+        for n in 0..FAST_SLOTS {
+            ffi::lua_rawgeti(state, fast, n as ffi::lua_Integer + 1);
+        }
+        let values = fast + 1;
+        let first = ffi::lua_gettop(state) + 1;
+        for (k, slot) in hot.views.part_slots(index) {
+            if lent & (1 << k) != 0 {
+                ffi::lua_rawgeti(state, values + FAST_PROXIES, slot);
+            }
+        }
+        Views::end_lend(state, values, first, lent);
+        ffi::lua_settop(state, top);
     }
 }
 

@@ -16,6 +16,12 @@
 //! lookup), and shares them with its view. `self` holds `id`, `kind`, `params` and `memory` raw;
 //! its other engine fields are read through the same `__index` as a view's.
 //!
+//! While an agent decides, the proxies its `self` holds are lent to it (see [`FAST_SLOTS`]):
+//! the decision loop gives each one, for that one call, a metatable whose `__index` is a table
+//! holding the agent's numbers, so `self.pos.x` is a lookup, not a call into C. The proxy stays
+//! empty and read-only, and gets the shared metatable back when `decide` returns or raises; the
+//! numbers come from the same [`part_xy`] that [`part_index`] reads.
+//!
 //! The two raw functions are the only readers of the fields; what they cannot do themselves,
 //! making a proxy or `self.memory` on first read, they ask of [`fill`] (through mlua). They
 //! catch panics (`hot::host`) and hold no Rust value that needs dropping across a Lua call.
@@ -49,6 +55,22 @@ pub const DECIDE: usize = 11;
 
 /// The raw fields a linked `self` may hold of the engine's: its part proxies.
 const SELF_PARTS: [usize; 3] = [POS, VEL, TILE];
+
+// The function the patched Lua adds for [`Views::lend`] (lapi.c): sets two existing fields
+// of a table to the two values on top (popping them) and gives another table a metatable.
+extern "C-unwind" {
+    fn lua_lendfields(
+        state: *mut ffi::lua_State,
+        proxy: c_int,
+        meta: c_int,
+        lend: c_int,
+        kx: c_int,
+        ky: c_int,
+    );
+}
+
+/// What `getmetatable` gives for a part proxy.
+const PART_LOCK: &str = "agent part (read-only)";
 
 /// Per-state views, kept in the Lua state's app data.
 pub struct Views {
@@ -91,6 +113,39 @@ pub struct Views {
     /// The `self` table of the agent deciding now (null between decisions), and its index.
     deciding: Cell<*const c_void>,
     deciding_index: Cell<Option<usize>>,
+    /// Registry reference of what the decision loop needs to lend the deciding agent its own
+    /// parts (see [`FAST_SLOTS`]).
+    pub fast_ref: c_int,
+    /// By agent index: which parts its `self` holds raw (bit `1 << k`, `k` the part's place
+    /// in [`SELF_PARTS`]); a hint of what its `decide` reads (the proxy is looked up all the
+    /// same).
+    self_parts: RefCell<Vec<u8>>,
+    /// By agent index: the address of the `memory` table its `self` was given (0: none yet),
+    /// for [`Views::prefetch_own`] only.
+    memory_ptrs: RefCell<Vec<usize>>,
+}
+
+/// What [`Views::fast_ref`] holds, in this order, and the decision loop keeps on its stack:
+/// the proxies table, the part metatable, the strings `"x"` and `"y"`, then per part of
+/// [`SELF_PARTS`] the table lending the deciding agent's numbers and the metatable whose
+/// `__index` it is.
+///
+/// While an agent decides, each proxy of its own that its `self` holds is given that part's
+/// lending metatable, its table holding the agent's `x` and `y` from the world being decided:
+/// `self.pos.x` is then a plain lookup through `__index`, no call. The proxy itself stays
+/// empty, so a write still meets `__newindex` (the same refusal), `getmetatable` gives the
+/// same lock, and no script can reach the lending table. Once `decide` returns (or raises),
+/// the proxy gets the part metatable back, so a proxy kept elsewhere reads the world again.
+/// Only the deciding agent's own proxy is ever lent: other agents' views read through
+/// [`part_index`], as before.
+pub const FAST_SLOTS: c_int = 4 + 2 * SELF_PARTS.len() as c_int;
+pub const FAST_PROXIES: c_int = 0;
+pub const FAST_PART_META: c_int = 1;
+const FAST_X: c_int = 2;
+const FAST_Y: c_int = 3;
+/// The lending table of part `k` (its metatable follows it).
+fn fast_lend(k: usize) -> c_int {
+    4 + 2 * k as c_int
 }
 
 /// Makes the views of a state and stores them in its app data.
@@ -99,15 +154,42 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
         .iter()
         .map(|k| lua.create_string(k))
         .collect::<mlua::Result<Vec<_>>>()?;
+    let (proxies, part_meta) = (lua.create_table()?, lua.create_table()?);
+    let refuse = lua.create_function(refuse_part)?;
+    let fast = lua.create_table()?;
+    fast.raw_push(&proxies)?;
+    fast.raw_push(&part_meta)?;
+    fast.raw_push(&names[X])?;
+    fast.raw_push(&names[Y])?;
+    for _ in SELF_PARTS {
+        // Its keys made now, so lending writes into them and never grows the table.
+        let lend = lua.create_table_with_capacity(0, 2)?;
+        lend.raw_set(&names[X], 0)?;
+        lend.raw_set(&names[Y], 0)?;
+        let meta = lua.create_table()?;
+        meta.raw_set("__index", &lend)?;
+        meta.raw_set("__newindex", &refuse)?;
+        meta.raw_set("__metatable", PART_LOCK)?;
+        fast.raw_push(lend)?;
+        fast.raw_push(meta)?;
+    }
+    // SAFETY: takes a registry reference of the table `exec_raw` pushed (kept for the state's
+    // life); `luaL_ref` can raise only on allocation, which `exec_raw` protects.
+    let fast_ref = unsafe {
+        lua.exec_raw::<i64>(fast, |state| {
+            let r = ffi::luaL_ref(state, ffi::LUA_REGISTRYINDEX);
+            ffi::lua_pushinteger(state, r as ffi::lua_Integer);
+        })?
+    } as c_int;
     let views = Rc::new(Views {
         world: Cell::new(std::ptr::null()),
         checked: Cell::new(0),
         prepared: Cell::new(0),
         roster: Cell::new(0),
         store: lua.create_table()?,
-        proxies: lua.create_table()?,
+        proxies,
         meta: lua.create_table()?,
-        part_meta: lua.create_table()?,
+        part_meta,
         ptrs: RefCell::new(Vec::new()),
         ids: RefCell::new(Vec::new()),
         by_ptr: RefCell::new(FastMap::default()),
@@ -119,6 +201,9 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
         names,
         deciding: Cell::new(std::ptr::null()),
         deciding_index: Cell::new(None),
+        fast_ref,
+        self_parts: RefCell::new(Vec::new()),
+        memory_ptrs: RefCell::new(Vec::new()),
     });
     // The raw functions find the views through a light userdata: the `Rc` in the app data
     // keeps them alive (and in place) as long as the state.
@@ -141,12 +226,8 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
     views
         .part_meta
         .raw_set("__index", raw_closure(lua, part_index, vec![at])?)?;
-    views
-        .part_meta
-        .raw_set("__newindex", lua.create_function(refuse_part)?)?;
-    views
-        .part_meta
-        .raw_set("__metatable", "agent part (read-only)")?;
+    views.part_meta.raw_set("__newindex", refuse)?;
+    views.part_meta.raw_set("__metatable", PART_LOCK)?;
     lua.set_app_data(views);
     Ok(())
 }
@@ -274,28 +355,49 @@ unsafe extern "C-unwind" fn part_index(state: *mut ffi::lua_State) -> c_int {
                     part
                 }
             };
-            let (world, index) = (views.world()?, index as usize);
-            let pick = |v: glam::DVec2| [v.x, v.y].get(axis).copied();
-            match part as usize {
-                POS => pick(world.agent_pos(index)?).map(Num::Float),
-                VEL => pick(world.agents.get(index)?.vel).map(Num::Float),
-                _ => {
-                    let t = world.agents.get(index)?.tile();
-                    [t.x, t.y].get(axis).map(|&n| Num::Int(n as i64))
-                }
-            }
+            part_xy(views.world()?, index as usize, part as usize)?
+                .get(axis)
+                .copied()
         });
         match value {
-            Some(Num::Float(n)) => ffi::lua_pushnumber(state, n),
-            Some(Num::Int(n)) => ffi::lua_pushinteger(state, n),
+            Some(n) => push_num(state, n),
             None => ffi::lua_pushnil(state),
         }
         1
     }
 }
 
+/// The `x` and `y` of part `part` (`POS`, `VEL` or `TILE`) of agent `index` in `world`: what
+/// a part proxy shows, whether read through [`part_index`] or lent to the deciding agent.
+pub fn part_xy(world: &World, index: usize, part: usize) -> Option<[Num; 2]> {
+    let pair = |v: glam::DVec2| [Num::Float(v.x), Num::Float(v.y)];
+    Some(match part {
+        POS => pair(world.agent_pos(index)?),
+        VEL => pair(world.agents.get(index)?.vel),
+        _ => {
+            let t = world.agents.get(index)?.tile();
+            [Num::Int(t.x as i64), Num::Int(t.y as i64)]
+        }
+    })
+}
+
+/// Pushes a coordinate.
+///
+/// # Safety
+/// A live state with room for one value.
+pub unsafe fn push_num(state: *mut ffi::lua_State, n: Num) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        match n {
+            Num::Float(n) => ffi::lua_pushnumber(state, n),
+            Num::Int(n) => ffi::lua_pushinteger(state, n),
+        }
+    }
+}
+
 /// A coordinate of a part: tiles are integers.
-enum Num {
+#[derive(Clone, Copy)]
+pub enum Num {
     Float(f64),
     Int(i64),
 }
@@ -347,11 +449,28 @@ fn fill(lua: &Lua, (table, key): (Table, LuaString)) -> mlua::Result<Value> {
     };
     let value = match field_of(&key.as_bytes()) {
         Some(field @ (POS | VEL | TILE)) => Value::Table(views.part(lua, index, field)?),
-        None if is_self && &key.as_bytes()[..] == b"memory" => Value::Table(lua.create_table()?),
+        None if is_self && &key.as_bytes()[..] == b"memory" => {
+            let memory = lua.create_table()?;
+            let mut ptrs = views.memory_ptrs.borrow_mut();
+            if ptrs.len() <= index {
+                ptrs.resize(index + 1, 0);
+            }
+            ptrs[index] = memory.to_pointer() as usize;
+            Value::Table(memory)
+        }
         _ => return Ok(Value::Nil),
     };
     if is_self {
         table.raw_set(&key, &value)?;
+        if let Some(k) =
+            field_of(&key.as_bytes()).and_then(|f| SELF_PARTS.iter().position(|&p| p == f))
+        {
+            let mut bits = views.self_parts.borrow_mut();
+            if bits.len() <= index {
+                bits.resize(index + 1, 0);
+            }
+            bits[index] |= 1 << k;
+        }
     }
     Ok(value)
 }
@@ -581,6 +700,9 @@ impl Views {
             for k in SELF_PARTS {
                 this.raw_set(&n[k], Value::Nil)?;
             }
+            if let Some(bits) = self.self_parts.borrow_mut().get_mut(index) {
+                *bits = 0;
+            }
             this.set_metatable(Some(self.meta.clone()))?;
             super::sandbox::protect(lua, this, "self")?;
             self.selves.borrow_mut().insert(ptr, index as u32);
@@ -588,6 +710,92 @@ impl Views {
         this.raw_set(&n[ID], agent.id.as_str())?;
         this.raw_set(&n[KIND], agent.kind.as_str())?;
         Ok(())
+    }
+
+    /// Asks the CPU to start loading the tables of agent `index`'s own that its `decide` is
+    /// likely to touch and its `self` does not lie next to: its `pos` proxy (lent to it) and
+    /// its `memory` table, as first made. A hint only (see `hot::prefetch_self`): nothing is
+    /// read, and an address that is stale costs nothing but the hint.
+    pub fn prefetch_own(&self, index: usize) {
+        if self.self_parts(index) & 1 != 0 {
+            if let Some(&p) = self.pos_ptrs.borrow().get(index) {
+                super::hot::prefetch_line(p);
+            }
+        }
+        if let Some(&p) = self.memory_ptrs.borrow().get(index) {
+            super::hot::prefetch_line(p);
+        }
+    }
+
+    /// Which parts the `self` of agent `index` holds raw (bit `1 << k` for `SELF_PARTS[k]`).
+    pub fn self_parts(&self, index: usize) -> u8 {
+        self.self_parts.borrow().get(index).copied().unwrap_or(0)
+    }
+
+    /// Lends agent `index` the parts of `parts` its `self` holds (see [`FAST_SLOTS`]): pushes
+    /// each one's proxy, writes its numbers from `world` into its lending table and gives the
+    /// proxy the lending metatable. Marks each part lent in `lent` as soon as it is (so a
+    /// raised error leaves it saying what to give back); their proxies are left on the stack
+    /// in part order for [`Views::end_lend`].
+    ///
+    /// # Safety
+    /// A live state with room for four values, the [`FAST_SLOTS`] values from `fast` on; no
+    /// Rust value needing a drop in the caller's frames (a raised error unwinds them).
+    pub unsafe fn lend(
+        state: *mut ffi::lua_State,
+        fast: c_int,
+        world: &World,
+        index: usize,
+        parts: u8,
+        lent: &mut u8,
+    ) {
+        for (k, &field) in SELF_PARTS.iter().enumerate() {
+            if parts & (1 << k) == 0 {
+                continue;
+            }
+            // SAFETY: the caller's contract; nothing raises but a failed allocation.
+            unsafe {
+                if ffi::lua_rawgeti(state, fast + FAST_PROXIES, part_slot(index, field))
+                    != ffi::LUA_TTABLE
+                {
+                    ffi::lua_settop(state, -2);
+                    continue;
+                }
+                let Some([x, y]) = host(state, || part_xy(world, index, field)) else {
+                    ffi::lua_settop(state, -2);
+                    continue;
+                };
+                let proxy = ffi::lua_gettop(state);
+                push_num(state, x);
+                push_num(state, y);
+                let lend = fast + fast_lend(k);
+                lua_lendfields(state, proxy, lend + 1, lend, fast + FAST_X, fast + FAST_Y);
+            }
+            *lent |= 1 << k;
+        }
+    }
+
+    /// Gives the proxies lent (`lent`, left on the stack from `first` on by [`Views::lend`])
+    /// the part metatable again.
+    ///
+    /// # Safety
+    /// A live state with room for one value, the [`FAST_SLOTS`] values from `fast` on.
+    pub unsafe fn end_lend(state: *mut ffi::lua_State, fast: c_int, first: c_int, lent: u8) {
+        for n in 0..lent.count_ones() as c_int {
+            // SAFETY: the caller's contract; setting a metatable does not raise.
+            unsafe {
+                ffi::lua_pushvalue(state, fast + FAST_PART_META);
+                ffi::lua_setmetatable(state, first + n);
+            }
+        }
+    }
+
+    /// The proxies-table slots of agent `index`'s parts, by their place in `SELF_PARTS`.
+    pub fn part_slots(&self, index: usize) -> impl Iterator<Item = (usize, ffi::lua_Integer)> {
+        SELF_PARTS
+            .iter()
+            .enumerate()
+            .map(move |(k, &field)| (k, part_slot(index, field)))
     }
 
     /// Forgets a `self` table that is going away.

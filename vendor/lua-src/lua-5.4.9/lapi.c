@@ -1565,6 +1565,48 @@ LUA_API int lua_setowner (lua_State *L, unsigned int owner) {
 }
 
 
+/*
+** agentbox: lends the table at 'proxy' the metatable at 'meta' (nil: none),
+** after setting the fields named by the short strings at 'kx' and 'ky' of the
+** table at 'lend' to the two values on top of the stack, which it pops. The
+** host's decision loop lends an agent its own position this way for one call
+** (Views::lend in src/script/views.rs): one call instead of six. The fields
+** must exist already (one that does not is left alone), so nothing is
+** allocated and nothing raises. Indices must not be relative to the top.
+*/
+LUA_API void lua_lendfields (lua_State *L, int proxy, int meta, int lend,
+                             int kx, int ky) {
+  Table *t, *p, *mt;
+  const TValue *m;
+  int i;
+  lua_lock(L);
+  api_checknelems(L, 2);
+  t = hvalue(index2value(L, lend));
+  for (i = 0; i < 2; i++) {
+    const TValue *k = index2value(L, i == 0 ? kx : ky);
+    TValue *v = s2v(L->top.p - 2 + i);
+    const TValue *slot;
+    api_check(L, ttisshrstring(k), "short string expected");
+    slot = luaH_getshortstr(t, tsvalue(k));
+    if (!isabstkey(slot)) {
+      setobj2t(L, cast(TValue *, slot), v);
+      luaC_barrierback(L, obj2gco(t), v);
+    }
+  }
+  invalidateTMcache(t);
+  L->top.p -= 2;
+  p = hvalue(index2value(L, proxy));
+  m = index2value(L, meta);
+  mt = ttisnil(m) ? NULL : hvalue(m);
+  p->metatable = mt;
+  if (mt) {
+    luaC_objbarrier(L, p, mt);
+    luaC_checkfinalizer(L, obj2gco(p), mt);
+  }
+  lua_unlock(L);
+}
+
+
 LUA_API size_t lua_held (lua_State *L, unsigned int owner) {
   global_State *g = G(L);
   return (owner < g->nheld && g->held[owner] > 0)

@@ -343,6 +343,9 @@ LUA_API int (lua_setowner) (lua_State *L, unsigned int owner);
 LUA_API size_t (lua_held) (lua_State *L, unsigned int owner);
 LUA_API void (lua_setquota) (lua_State *L, size_t bytes);
 LUA_API unsigned int (lua_victim) (lua_State *L);
+/* agentbox: lends a proxy its fields for one call */
+LUA_API void (lua_lendfields) (lua_State *L, int proxy, int meta, int lend,
+                               int kx, int ky);
 LUA_API void (lua_warning)  (lua_State *L, const char *msg, int tocont);
 
 
