@@ -33,14 +33,19 @@ impl Open {
     }
 }
 
-/// The open list: a binary min-heap of [`Open`] keys, moved by holes (an entry is written once
-/// where it lands, never swapped), and the node of each sequence number.
+/// The open list: a 4-ary min-heap of [`Open`] keys (half the levels of a binary heap, and the
+/// four children of a node share a cache line), moved by holes (an entry is written once where
+/// it lands, never swapped), and the node of each sequence number. Keys are unique (the
+/// sequence number), so the order entries leave in does not depend on the heap's shape.
 #[derive(Default)]
 pub(super) struct OpenList {
     heap: Vec<Open>,
     /// `nodes[seq]`: the node added under `seq` this query (slot 0 unused).
     nodes: Vec<u32>,
 }
+
+/// Children per node of the open list's heap.
+const ARITY: usize = 4;
 
 impl OpenList {
     fn clear(&mut self) {
@@ -56,7 +61,7 @@ impl OpenList {
         let mut hole = heap.len();
         heap.push(key);
         while hole > 0 {
-            let parent = (hole - 1) / 2;
+            let parent = (hole - 1) / ARITY;
             let p = heap[parent];
             if p <= key {
                 break;
@@ -75,24 +80,31 @@ impl OpenList {
         let last = heap.pop().unwrap_or(top);
         let n = heap.len();
         if n > 0 {
-            // Floyd's way: move the hole to the bottom along the smaller children, then let
-            // the last entry rise from there.
-            // The smaller child is picked by arithmetic, not a branch: which one it is is a coin
-            // toss the branch predictor loses half the time, on every level.
+            // Floyd's way: move the hole to the bottom along the smallest children, then let
+            // the last entry rise from there. The smallest of four is picked by arithmetic,
+            // not branches: which one it is is a toss-up the branch predictor mostly loses.
             let mut hole = 0;
             let mut child = 1;
-            while child + 1 < n {
-                let c = child + (heap[child + 1] < heap[child]) as usize;
+            while child + ARITY <= n {
+                let a = child + (heap[child + 1] < heap[child]) as usize;
+                let b = child + 2 + (heap[child + 3] < heap[child + 2]) as usize;
+                let c = if heap[b] < heap[a] { b } else { a };
                 heap[hole] = heap[c];
                 hole = c;
-                child = 2 * hole + 1;
+                child = ARITY * hole + 1;
             }
             if child < n {
-                heap[hole] = heap[child];
-                hole = child;
+                let mut c = child;
+                for k in child + 1..n {
+                    if heap[k] < heap[c] {
+                        c = k;
+                    }
+                }
+                heap[hole] = heap[c];
+                hole = c;
             }
             while hole > 0 {
-                let parent = (hole - 1) / 2;
+                let parent = (hole - 1) / ARITY;
                 let p = heap[parent];
                 if p <= last {
                     break;
