@@ -1,4 +1,4 @@
-//! [`Search`]: the reusable state of path searches on one map size (node records stamped with a
+//! [`Search`]: the reusable state of path searches on one map size (per-cell states stamped with a
 //! query generation so nothing is cleared between queries, and the open list), the choice
 //! between A* and jump point search, and the result's assembly (path, cost, limit, sets).
 //!
