@@ -71,7 +71,7 @@ pub(super) fn run(s: &mut Search, grid: &NavGrid, q: &Query) -> (Outcome, usize)
             } else {
                 step * c as f64
             };
-            let state = s.seen[ni].state;
+            let state = s.state[ni];
             if state == gen + 1 || (state == gen && ng >= s.seen[ni].g) {
                 continue;
             }

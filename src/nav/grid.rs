@@ -6,12 +6,49 @@ use crate::world::{Tile, World};
 
 /// Free cells as bits: line `y + 1` of `rows` holds bit `x + 1` for each free `(x, y)`; line
 /// `x + 1` of `cols` holds bit `y + 1`. Lines and bits outside the map are 0 (blocked).
+///
+/// The `stops_*` tables, laid out like `rows` and `cols`, hold per scan direction (0: towards
+/// higher bits, 1: towards lower) the cells where a straight scan of jump point search along
+/// that line stops: a blocked cell, or one with a free side cell whose predecessor in the scan
+/// direction is blocked. Precomputed with the grid, so a scan is a bit search over one line.
 #[derive(Clone, Debug)]
 pub struct Bits {
     pub rows: Vec<u64>,
     pub words_per_row: usize,
     pub cols: Vec<u64>,
     pub words_per_col: usize,
+    pub stops_rows: [Vec<u64>; 2],
+    pub stops_cols: [Vec<u64>; 2],
+}
+
+/// The stop bits (see [`Bits`]) of every line of `bits` (`wpl` words a line), for a scan
+/// towards higher bits (`up`) or lower ones.
+fn stops(bits: &[u64], wpl: usize, up: bool) -> Vec<u64> {
+    let lines = bits.len() / wpl;
+    let mut out = vec![!0u64; bits.len()];
+    for line in 1..lines.saturating_sub(1) {
+        let (a, b, cur) = ((line - 1) * wpl, (line + 1) * wpl, line * wpl);
+        for k in 0..wpl {
+            // The bit of each side line's cell before this one, in the scan direction.
+            let before = |l: usize| {
+                let w = bits[l + k];
+                if up {
+                    w << 1 | if k > 0 { bits[l + k - 1] >> 63 } else { 0 }
+                } else {
+                    w >> 1
+                        | if k + 1 < wpl {
+                            bits[l + k + 1] << 63
+                        } else {
+                            0
+                        }
+                }
+            };
+            let forced_a = bits[a + k] & !before(a);
+            let forced_b = bits[b + k] & !before(b);
+            out[cur + k] = !bits[cur + k] | forced_a | forced_b;
+        }
+    }
+    out
 }
 
 impl Bits {
@@ -31,6 +68,8 @@ impl Bits {
             }
         }
         Bits {
+            stops_rows: [stops(&rows, wpr, true), stops(&rows, wpr, false)],
+            stops_cols: [stops(&cols, wpc, true), stops(&cols, wpc, false)],
             rows,
             words_per_row: wpr,
             cols,

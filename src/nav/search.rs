@@ -1,4 +1,4 @@
-//! [`Search`]: the reusable state of path searches on one map size (node records stamped with a
+//! [`Search`]: the reusable state of path searches on one map size (per-cell states stamped with a
 //! query generation so nothing is cleared between queries, and the open list), the choice
 //! between A* and jump point search, and the result's assembly (path, cost, limit, sets).
 //!
@@ -33,14 +33,19 @@ impl Open {
     }
 }
 
-/// The open list: a binary min-heap of [`Open`] keys, moved by holes (an entry is written once
-/// where it lands, never swapped), and the node of each sequence number.
+/// The open list: a 4-ary min-heap of [`Open`] keys (half the levels of a binary heap, and the
+/// four children of a node share a cache line), moved by holes (an entry is written once where
+/// it lands, never swapped), and the node of each sequence number. Keys are unique (the
+/// sequence number), so the order entries leave in does not depend on the heap's shape.
 #[derive(Default)]
 pub(super) struct OpenList {
     heap: Vec<Open>,
     /// `nodes[seq]`: the node added under `seq` this query (slot 0 unused).
     nodes: Vec<u32>,
 }
+
+/// Children per node of the open list's heap.
+const ARITY: usize = 4;
 
 impl OpenList {
     fn clear(&mut self) {
@@ -56,7 +61,7 @@ impl OpenList {
         let mut hole = heap.len();
         heap.push(key);
         while hole > 0 {
-            let parent = (hole - 1) / 2;
+            let parent = (hole - 1) / ARITY;
             let p = heap[parent];
             if p <= key {
                 break;
@@ -75,24 +80,31 @@ impl OpenList {
         let last = heap.pop().unwrap_or(top);
         let n = heap.len();
         if n > 0 {
-            // Floyd's way: move the hole to the bottom along the smaller children, then let
-            // the last entry rise from there.
+            // Floyd's way: move the hole to the bottom along the smallest children, then let
+            // the last entry rise from there. The smallest of four is picked by arithmetic,
+            // not branches: which one it is is a toss-up the branch predictor mostly loses.
             let mut hole = 0;
-            loop {
-                let child = 2 * hole + 1;
-                if child >= n {
-                    break;
+            let mut child = 1;
+            while child + ARITY <= n {
+                let a = child + (heap[child + 1] < heap[child]) as usize;
+                let b = child + 2 + (heap[child + 3] < heap[child + 2]) as usize;
+                let c = if heap[b] < heap[a] { b } else { a };
+                heap[hole] = heap[c];
+                hole = c;
+                child = ARITY * hole + 1;
+            }
+            if child < n {
+                let mut c = child;
+                for k in child + 1..n {
+                    if heap[k] < heap[c] {
+                        c = k;
+                    }
                 }
-                let c = if child + 1 < n && heap[child + 1] < heap[child] {
-                    child + 1
-                } else {
-                    child
-                };
                 heap[hole] = heap[c];
                 hole = c;
             }
             while hole > 0 {
-                let parent = (hole - 1) / 2;
+                let parent = (hole - 1) / ARITY;
                 let p = heap[parent];
                 if p <= last {
                     break;
@@ -119,23 +131,24 @@ pub(super) const DIRS: [(i32, i32); 8] = [
     (-1, 1),
 ];
 
-/// What a search knows of a cell: its state this query (see [`Search::seen`]) and, when
-/// reached, the cost from the start and the parent. One record of 16 bytes, so the check most
-/// neighbours need and the cost it may lead to share a cache line: a search touches few cells
-/// of a large map, and each touch is then one miss, not two.
+/// What a search knows of a cell it reached this query (see [`Search::state`]): the cost from
+/// the start and the parent.
 #[derive(Clone, Copy, Default)]
 pub(super) struct Seen {
     pub g: f64,
     pub parent: u32,
-    pub state: u16,
 }
 
 /// Buffers reused between queries. Keep one per thread (or per map) and call
 /// [`Search::find`]; the first query on a map allocates, later ones do not.
 #[derive(Default)]
 pub struct Search {
-    /// Per cell, its state, G and parent. State `< generation`: untouched this query;
-    /// `== generation`: open (G and parent valid); `== generation + 1`: closed.
+    /// Per cell, its state this query: `< generation`: untouched; `== generation`: open;
+    /// `== generation + 1`: closed. Kept apart from `seen` (2 bytes a cell, not 16) because
+    /// most checks need the state only: on a 512x512 map the states fit in the core's own cache
+    /// where the records do not, and jump point search checks far more cells than it records.
+    pub(super) state: Vec<u16>,
+    /// Per cell, G and parent; valid while the cell is open or closed this query.
     pub(super) seen: Vec<Seen>,
     pub(super) generation: u16,
     pub(super) open: OpenList,
@@ -200,10 +213,11 @@ impl Search {
     pub(super) fn begin(&mut self, cells: usize) {
         if self.seen.len() != cells {
             self.seen = vec![Seen::default(); cells];
+            self.state = vec![0; cells];
             self.generation = 0;
         }
         if self.generation >= u16::MAX - 4 {
-            self.seen.iter_mut().for_each(|s| s.state = 0);
+            self.state.iter_mut().for_each(|s| *s = 0);
             self.generation = 0;
         }
         self.generation += 2;
@@ -217,8 +231,8 @@ impl Search {
         self.seen[node] = Seen {
             g,
             parent: parent as u32,
-            state: self.generation,
         };
+        self.state[node] = self.generation;
         self.push(node, g, f);
     }
 
@@ -235,8 +249,8 @@ impl Search {
     pub(super) fn pop_and_close(&mut self) -> Option<usize> {
         while let Some(node) = self.open.pop() {
             let i = node as usize;
-            if self.seen[i].state == self.generation {
-                self.seen[i].state = self.generation + 1;
+            if self.state[i] == self.generation {
+                self.state[i] = self.generation + 1;
                 return Some(i);
             }
         }
@@ -252,7 +266,7 @@ impl Search {
     /// The cost from the start (G) of a cell the last query reached, open or closed, by its
     /// row-major index: the numbers the window's search overlay prints.
     pub fn reached_cost(&self, index: usize) -> Option<f64> {
-        let state = self.seen.get(index)?.state;
+        let state = *self.state.get(index)?;
         (state == self.generation || state == self.generation + 1).then(|| self.seen[index].g)
     }
 
@@ -358,7 +372,7 @@ impl Search {
 
     fn sets(&self, q: &Query) -> SearchSets {
         let mut sets = SearchSets::default();
-        for (i, state) in self.seen.iter().map(|s| s.state).enumerate() {
+        for (i, state) in self.state.iter().copied().enumerate() {
             if state == self.generation {
                 sets.open.push(q.tile(i));
             } else if state == self.generation + 1 {
