@@ -310,8 +310,8 @@ impl Session {
     ///
     /// Applying is O(agents): agents are matched through maps by id, the running agents are
     /// moved (not cloned) into the new list, and the script host reads the running world in
-    /// place, so a save to a 20,000-agent scene stalls it for milliseconds, not seconds
-    /// (`live_bench save`).
+    /// place. What a save to a 20,000-agent scene still costs is mostly reading and building
+    /// the new scene (`live_bench save`, docs/benchmarks.md).
     fn reload_scene(&mut self) -> Reload {
         let path = self.scene.path.clone();
         let new = match load_scene(&self.sources, &path, self.seed_override) {
