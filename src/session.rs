@@ -310,8 +310,8 @@ impl Session {
     ///
     /// Applying is O(agents): agents are matched through maps by id, the running agents are
     /// moved (not cloned) into the new list, and the script host reads the running world in
-    /// place, so a save to a 20,000-agent scene stalls it for milliseconds, not seconds
-    /// (`live_bench save`).
+    /// place. What a save to a 20,000-agent scene still costs is mostly reading and building
+    /// the new scene (`live_bench save`, docs/benchmarks.md).
     fn reload_scene(&mut self) -> Reload {
         let path = self.scene.path.clone();
         let new = match load_scene(&self.sources, &path, self.seed_override) {
@@ -339,31 +339,50 @@ impl Session {
         world.waypoints = start.waypoints.clone();
         world.tick_rate = start.tick_rate;
         world.name = start.name.clone();
-        let old_entries: HashMap<&str, &Agent> = old_start
-            .world
-            .agents
-            .iter()
-            .map(|a| (a.id.as_str(), a))
-            .collect();
+        // Agents are matched by id. A save usually keeps the agents in their order, so each
+        // is first looked for at its own index; the maps by id are built only when one is
+        // not there (an agent added, removed or moved in the file).
+        let old_agents = &old_start.world.agents;
+        let mut old_at: Option<HashMap<&str, usize>> = None;
         // The running agents, moved out so the kept ones are not copied; ids are unique.
         let mut running: Vec<Option<Agent>> = std::mem::take(&mut world.agents)
             .into_iter()
             .map(Some)
             .collect();
-        let running_at: HashMap<String, usize> = running
-            .iter()
-            .enumerate()
-            .filter_map(|(i, a)| Some((a.as_ref()?.id.clone(), i)))
-            .collect();
+        let mut running_at: Option<HashMap<String, usize>> = None;
         let mut agents = Vec::with_capacity(start.agents.len());
         let mut fresh_ids = Vec::new();
-        for fresh in &start.agents {
-            let unchanged = old_entries
-                .get(fresh.id.as_str())
-                .is_some_and(|old| same_entry(old, fresh));
-            let kept = match running_at.get(&fresh.id) {
-                Some(&i) if unchanged => running[i].take(),
-                _ => None,
+        for (i, fresh) in start.agents.iter().enumerate() {
+            let old = match old_agents.get(i) {
+                Some(old) if old.id == fresh.id => Some(old),
+                _ => old_at
+                    .get_or_insert_with(|| {
+                        old_agents
+                            .iter()
+                            .enumerate()
+                            .map(|(j, a)| (a.id.as_str(), j))
+                            .collect()
+                    })
+                    .get(fresh.id.as_str())
+                    .map(|&j| &old_agents[j]),
+            };
+            let unchanged = old.is_some_and(|old| same_entry(old, fresh));
+            let kept = if !unchanged {
+                None
+            } else if running
+                .get(i)
+                .is_some_and(|a| a.as_ref().is_some_and(|a| a.id == fresh.id))
+            {
+                running[i].take()
+            } else {
+                let at = running_at.get_or_insert_with(|| {
+                    running
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(j, a)| Some((a.as_ref()?.id.clone(), j)))
+                        .collect()
+                });
+                at.get(&fresh.id).and_then(|&j| running[j].take())
             };
             match kept {
                 Some(mut kept) => {

@@ -93,3 +93,45 @@ fn saving_a_large_scene_while_it_runs_keeps_the_agents_state() {
     assert_eq!(session.memory_text("w0").unwrap(), "{\n  n = 1\n}");
     assert_eq!(session.world().tick, 6);
 }
+
+/// Agents are matched by id wherever they stand in the file: a save that inserts an agent
+/// before the others and swaps two keeps the state of every agent whose entry is the same,
+/// and drops the one that left.
+#[test]
+fn a_save_that_moves_agents_in_the_file_keeps_them_by_id() {
+    let entry =
+        |id: &str, x: usize| format!("  - id: {id}\n    at: [{x}, 1]\n    script: walker.lua\n");
+    let scene = |ids: &[(&str, usize)]| {
+        let agents: String = ids.iter().map(|&(id, x)| entry(id, x)).collect();
+        format!("name: few\nmap:\n  rows: |\n    ..........\n    ..........\n    ..........\nagents:\n{agents}")
+    };
+    let counter = "local M = {}\nfunction M.decide(self, world)\n  self.memory.n = (self.memory.n or 0) + 1\n  return move.to({ x = 9, y = 1 })\nend\nreturn M\n";
+    let first = scene(&[("a", 0), ("b", 1), ("c", 2)]);
+    let dir = common::scratch(&[("few.yaml", &first), ("walker.lua", counter)]);
+    let path = dir.path().join("few.yaml");
+    let mut session = Session::open_with(&path, None, true).expect("the scene opens");
+    for _ in 0..3 {
+        session.tick();
+    }
+    let pos = |s: &Session, id: &str| s.world().agents.iter().find(|a| a.id == id).unwrap().pos;
+    let (a, b) = (pos(&session, "a"), pos(&session, "b"));
+    std::fs::write(&path, scene(&[("z", 5), ("b", 1), ("a", 0)])).unwrap();
+    let reloads = session.apply_changes(std::slice::from_ref(&path));
+    assert!(
+        matches!(reloads.as_slice(), [Reload::SceneOk(_)]),
+        "{reloads:?}"
+    );
+    let ids: Vec<&str> = session
+        .world()
+        .agents
+        .iter()
+        .map(|a| a.id.as_str())
+        .collect();
+    assert_eq!(ids, ["z", "b", "a"], "the file's order");
+    assert_eq!((pos(&session, "a"), pos(&session, "b")), (a, b));
+    session.tick();
+    assert_eq!(session.memory_text("a").unwrap(), "{\n  n = 4\n}");
+    assert_eq!(session.memory_text("b").unwrap(), "{\n  n = 4\n}");
+    assert_eq!(session.memory_text("z").unwrap(), "{\n  n = 1\n}");
+    assert!(session.memory_text("c").is_none(), "c left");
+}

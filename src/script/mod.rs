@@ -23,7 +23,7 @@ mod views;
 
 use crate::sim::{Decider, Decision};
 use crate::world::script_error::error_line;
-use crate::world::spatial::FastMap;
+use crate::world::spatial::{FastMap, Fnv1a};
 use crate::world::{rng, Agent, Brain, ErrorKind, ScriptError, World};
 use api::CurrentWorld;
 use budget::{Budget, Stop};
@@ -485,12 +485,15 @@ impl ScriptHost {
 
     /// Forgets the Lua state of agents that are no longer in the world.
     pub fn retain_agents(&mut self, world: &World) {
-        let ids: std::collections::BTreeSet<&str> =
+        // A hashed set, and only the gone ids copied: a scene save checks every agent here.
+        let ids: std::collections::HashSet<&str, std::hash::BuildHasherDefault<Fnv1a>> =
             world.agents.iter().map(|a| a.id.as_str()).collect();
-        for id in self.slots.ids() {
-            if !ids.contains(id.as_str()) {
-                self.forget_agent(&id);
-            }
+        let gone: Vec<String> = (self.slots.by_id.keys())
+            .filter(|id| !ids.contains(id.as_str()))
+            .cloned()
+            .collect();
+        for id in gone {
+            self.forget_agent(&id);
         }
     }
 
