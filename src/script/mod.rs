@@ -251,6 +251,18 @@ impl ScriptHost {
             | StdLib::COROUTINE
             | StdLib::OS;
         let lua = Lua::new_with(libs, LuaOptions::default())?;
+        // Generational collection: a crowd makes short-lived garbage every tick (argument
+        // tables, actions) beside long-lived `self` tables; the incremental collector's
+        // cycles ended in 150 to 350 ms ticks for 20,000 agents, a whole stall budget
+        // (docs/benchmarks.md, "A scene save to a running crowd"). mlua 0.12 does not export
+        // its `GcMode`, so the mode is set through the C API.
+        // SAFETY: `lua_gc` with LUA_GCGEN and two integer arguments (0: keep the defaults)
+        // only switches the collector's mode; it pushes and pops nothing.
+        unsafe {
+            lua.exec_raw::<()>((), |state| {
+                mlua::ffi::lua_gc(state, mlua::ffi::LUA_GCGEN, 0, 0);
+            })
+        }?;
         let budget = Rc::new(Budget::install(&lua, DEFAULT_MEMORY)?);
         lua.set_app_data(Rc::clone(&budget));
         sandbox::prepare(&lua)?;
