@@ -823,10 +823,11 @@ fn path_info(lua: &Lua, r: &nav::PathResult, reason: Option<nav::NoPath>) -> mlu
     });
     let (cost, expanded) = (r.cost, r.expanded as mlua::ffi::lua_Integer);
     let (complete, jps) = (r.complete as std::ffi::c_int, r.used_jps as std::ffi::c_int);
-    // SAFETY: inside `exec_raw` the state is valid and the call is protected; it pushes the
+    // Inside `exec_raw` the state is valid and the call is protected; the closure pushes the
     // table and one value at a time (within the stack a C call is guaranteed) and leaves the
-    // table alone on the stack as the result. The closure holds only plain values, so a
-    // memory error unwinding past it drops nothing.
+    // table alone on the stack as the result.
+    // SAFETY: as said above; the closure holds only plain values, so a memory error
+    // unwinding past it drops nothing.
     let info = unsafe {
         lua.exec_raw::<Table>((), |state| {
             use mlua::ffi;

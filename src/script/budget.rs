@@ -150,9 +150,9 @@ impl Budget {
     }
 
     fn set_owner(&self, owner: u32) {
-        // SAFETY: as in `set_memory_limit`; the call stores a field and may grow the VM's
-        // count array through its allocator, on this thread. When it cannot grow, the owner
-        // is not counted, and the host's owner stays.
+        // When the VM's count array cannot grow, the owner is not counted and the host's stays.
+        // SAFETY: as in `set_memory_limit`; the call stores a field and may grow the count
+        // array through the state's allocator, on this thread.
         if unsafe { lua_setowner(self.main, owner) } != 0 {
             self.owner.set(owner);
         }

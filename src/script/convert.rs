@@ -234,10 +234,11 @@ pub fn tile_list<'a>(lua: &Lua, tiles: impl IntoIterator<Item = &'a IVec2>) -> m
     let tiles: Vec<IVec2> = tiles.into_iter().copied().collect();
     let tiles = tiles.as_slice();
     let n = c_int::try_from(tiles.len()).unwrap_or(c_int::MAX);
-    // SAFETY: inside `exec_raw` the state is valid and the call is protected; it pushes the
+    // Inside `exec_raw` the state is valid and the call is protected; the closure pushes the
     // list and at most two values more (within the stack a C call is guaranteed), and leaves
-    // the list alone on the stack as the result. A memory error unwinds past the closure,
-    // which holds only a borrowed slice (nothing to drop).
+    // the list alone on the stack as the result.
+    // SAFETY: as said above; a memory error unwinds past the closure, which holds only a
+    // borrowed slice (nothing to drop).
     unsafe {
         lua.exec_raw::<Table>((), |state| {
             ffi::lua_createtable(state, n, 0);

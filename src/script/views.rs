@@ -276,9 +276,9 @@ fn field_of(key: &[u8]) -> Option<usize> {
 /// engine field of the agent the table stands for from the current world; `nil` for any other
 /// key, and outside a decision.
 unsafe extern "C-unwind" fn field_index(state: *mut ffi::lua_State) -> c_int {
+    // Nothing that needs dropping lives across the Lua calls below.
     // SAFETY: Lua calls this with the table and the key on a live state of this thread; the
     // upvalues are the ones `install` gave, the views kept alive by the state's app data.
-    // Nothing that needs dropping lives across the Lua calls below.
     unsafe {
         let views = &*(ffi::lua_touserdata(state, ffi::lua_upvalueindex(1)) as *const Views);
         let ptr = ffi::lua_topointer(state, 1) as usize;
