@@ -18,14 +18,7 @@ const REGISTRY: &str = "agentbox.metrics";
 
 impl ScriptHost {
     fn metrics(&self) -> mlua::Result<Table> {
-        match self.lua.named_registry_value::<Option<Table>>(REGISTRY)? {
-            Some(t) => Ok(t),
-            None => {
-                let t = self.lua.create_table()?;
-                self.lua.set_named_registry_value(REGISTRY, &t)?;
-                Ok(t)
-            }
-        }
+        self.registry_table(REGISTRY)
     }
 }
 

@@ -488,6 +488,19 @@ impl ScriptHost {
         }
     }
 
+    /// The table kept in the registry under `name`, made on first use (compiled `expect:`
+    /// predicates and `metrics:` keep their functions there, by handle).
+    fn registry_table(&self, name: &str) -> mlua::Result<Table> {
+        match self.lua.named_registry_value::<Option<Table>>(name)? {
+            Some(t) => Ok(t),
+            None => {
+                let t = self.lua.create_table()?;
+                self.lua.set_named_registry_value(name, &t)?;
+                Ok(t)
+            }
+        }
+    }
+
     /// Bytes of Lua memory an agent's calls allocated and still hold (what its quota counts);
     /// `None` for an agent the host has not run.
     pub fn memory_held(&self, agent_id: &str) -> Option<usize> {

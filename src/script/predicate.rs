@@ -16,14 +16,7 @@ const REGISTRY: &str = "agentbox.predicates";
 
 impl ScriptHost {
     fn predicates(&self) -> mlua::Result<Table> {
-        match self.lua.named_registry_value::<Option<Table>>(REGISTRY)? {
-            Some(t) => Ok(t),
-            None => {
-                let t = self.lua.create_table()?;
-                self.lua.set_named_registry_value(REGISTRY, &t)?;
-                Ok(t)
-            }
-        }
+        self.registry_table(REGISTRY)
     }
 }
 
