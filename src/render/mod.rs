@@ -216,7 +216,7 @@ impl Window {
             );
             self.overlays.draw_over(shown.world(), &self.camera);
             self.draw_panels();
-            self.draw_timeline();
+            self.draw_widgets();
             build_times.push(started.elapsed().as_secs_f64() * 1000.0);
             draw_times.push(drawing.elapsed().as_secs_f64() * 1000.0);
 
@@ -443,17 +443,24 @@ impl Window {
         self.history.ticks().max(ghost.unwrap_or(0))
     }
 
-    fn draw_timeline(&self) {
+    /// Paints every egui widget in one egui frame per window frame (egui-macroquad allows
+    /// one): each panel is a function taking the frame's `egui::Context`. Widgets only paint;
+    /// clicks and drags on them are read from the window's own input (`input.rs`), so recorded
+    /// and replayed input drives them like the live mouse.
+    fn draw_widgets(&self) {
         let reloads = self.history.recording().reload_ticks();
         let ghost = (self.show_ghost && !self.ghost.is_empty())
             .then(|| (self.ghost_at, self.ghost_at + self.ghost.len() as u64));
-        timeline::draw(&timeline::Bar {
+        let bar = timeline::Bar {
             last: self.history.ticks(),
             shown: self.shown_tick(),
             reloads: &reloads,
             marks: &self.track.marks,
             ghost,
             tick_rate: self.history.session().world().tick_rate,
+        };
+        egui_macroquad::ui(|ctx| {
+            timeline::paint(ctx, &bar);
         });
         egui_macroquad::draw();
     }

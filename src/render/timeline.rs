@@ -81,10 +81,10 @@ fn color(c: Color) -> egui::Color32 {
     egui::Color32::from_rgba_unmultiplied(r, g, b, a)
 }
 
-/// Paints the bar with egui (call [`egui_macroquad::draw`] after).
-pub fn draw(bar: &Bar) {
+/// Paints the bar into the window's one egui frame (`Window::draw_widgets`).
+pub fn paint(ctx: &egui::Context, bar: &Bar) {
     let (r, t) = (rect(), track_rect());
-    egui_macroquad::ui(|ctx| {
+    {
         // egui works in points; scale from the window's pixels.
         let k = ctx.pixels_per_point().max(0.1);
         let p = |x: f32, y: f32| egui::pos2(x / k, y / k);
@@ -160,7 +160,7 @@ pub fn draw(bar: &Bar) {
             1.0,
             egui::Color32::WHITE,
         );
-    });
+    }
 }
 
 /// Draws the ghost: the abandoned branch's trails, faded.
