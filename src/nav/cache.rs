@@ -19,6 +19,7 @@
 use super::grid::NavGrid;
 use super::options::{Algorithm, NoPath, PathOptions, PathResult};
 use super::search::Search;
+use super::subgoals::SubgoalGraph;
 use crate::world::{MapKey, Tile, World};
 use std::cell::{Cell, RefCell};
 
@@ -71,7 +72,16 @@ fn build(world: &World, size: u32) -> Option<OwnedGrid> {
             .footprint_costs(size)
             .into(),
     };
-    OwnedGrid::try_new(costs, |c| NavGrid::new(w, h, c).ok_or(())).ok()
+    OwnedGrid::try_new(costs, |c| {
+        let mut grid = NavGrid::new(w, h, c).ok_or(())?;
+        // The default search's subgoal graph, for one-tile bodies on large uniform maps
+        // (see `SubgoalGraph::MIN_CELLS`): built here, with the grid, never per query.
+        if size <= 1 && c.len() >= SubgoalGraph::MIN_CELLS {
+            grid.build_subgoals();
+        }
+        Ok::<_, ()>(grid)
+    })
+    .ok()
 }
 
 /// Calls `f` with the grid of `world`'s map for a body of `size` tiles (0 counts as 1) and

@@ -33,10 +33,13 @@ pub mod astar;
 pub mod cache;
 pub mod grid;
 pub mod jps;
+pub mod landmarks;
 pub mod line;
 pub mod los;
 pub mod options;
 pub mod search;
+pub mod subgoal_search;
+pub mod subgoals;
 pub mod waypoints;
 
 pub use grid::NavGrid;
@@ -46,6 +49,7 @@ pub use options::{
     Algorithm, Diagonal, Heuristic, NoPath, PathOptions, PathResult, SearchSets, StepCosts,
 };
 pub use search::{find_path, path_cost, Search};
+pub use subgoals::SubgoalGraph;
 
 #[cfg(test)]
 mod tests;
