@@ -3,7 +3,6 @@
 //! cell costs the same). Built once per map and reused by every query on it.
 
 use super::landmarks::Landmarks;
-use super::subgoals::SubgoalGraph;
 use crate::world::{Tile, World};
 
 /// Free cells as bits: line `y + 1` of `rows` holds bit `x + 1` for each free `(x, y)`; line
@@ -99,9 +98,7 @@ pub struct NavGrid<'a> {
     uniform: bool,
     /// Built only on uniform-cost maps, where jump point search can run.
     bits: Option<Bits>,
-    /// Built on request ([`NavGrid::build_subgoals`]) on uniform-cost maps.
-    subgoals: Option<Box<SubgoalGraph>>,
-    /// Built on request with the subgoal graph.
+    /// Built on request ([`NavGrid::build_landmarks`]) on uniform-cost maps.
     landmarks: Option<Box<Landmarks>>,
 }
 
@@ -135,7 +132,6 @@ impl<'a> NavGrid<'a> {
             min_cost,
             uniform,
             bits: uniform.then(|| Bits::new(width, height, costs)),
-            subgoals: None,
             landmarks: None,
         })
     }
@@ -152,36 +148,26 @@ impl<'a> NavGrid<'a> {
             min_cost: 1.0,
             uniform: true,
             bits: None,
-            subgoals: None,
             landmarks: None,
         })
     }
 
-    /// Builds the map's subgoal graph ([`SubgoalGraph`]), which the default search
-    /// (`Algorithm::Auto`) then uses for one-tile bodies; only on uniform-cost maps (false
-    /// elsewhere, or for a map too large for it). Call once per map, never per query.
-    pub fn build_subgoals(&mut self) -> bool {
-        let graph = self
-            .bits
-            .as_ref()
-            .and_then(|bits| SubgoalGraph::build(self.width, self.height, bits));
-        self.subgoals = graph.map(Box::new);
+    /// Builds the map's landmark distances ([`Landmarks`]), whose bound the default search
+    /// (`Algorithm::Auto`, jump point search) then adds to its heuristic; only on
+    /// uniform-cost maps (false elsewhere, or for a map too large for them). Call once per
+    /// map content, never per query.
+    pub fn build_landmarks(&mut self) -> bool {
         self.landmarks = self
             .bits
             .as_ref()
             .and_then(|bits| Landmarks::build(self.width, self.height, bits))
             .map(Box::new);
-        self.subgoals.is_some()
+        self.landmarks.is_some()
     }
 
     /// The landmark distances, when built.
     pub fn landmarks(&self) -> Option<&Landmarks> {
         self.landmarks.as_deref()
-    }
-
-    /// The subgoal graph, when built.
-    pub fn subgoals(&self) -> Option<&SubgoalGraph> {
-        self.subgoals.as_deref()
     }
 
     /// The free cells as bits (uniform-cost maps only).

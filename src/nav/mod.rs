@@ -38,18 +38,16 @@ pub mod line;
 pub mod los;
 pub mod options;
 pub mod search;
-pub mod subgoal_search;
-pub mod subgoals;
 pub mod waypoints;
 
 pub use grid::NavGrid;
+pub use landmarks::Landmarks;
 pub use line::{bresenham, Line};
 pub use los::line_of_sight;
 pub use options::{
     Algorithm, Diagonal, Heuristic, NoPath, PathOptions, PathResult, SearchSets, StepCosts,
 };
 pub use search::{find_path, path_cost, Search};
-pub use subgoals::SubgoalGraph;
 
 #[cfg(test)]
 mod tests;

@@ -28,8 +28,6 @@ pub struct PathResult {
     pub expanded: usize,
     /// Whether jump point search ran.
     pub used_jps: bool,
-    /// Whether the search ran on the map's subgoal graph (see `nav::subgoals`).
-    pub used_subgoals: bool,
     /// Present when `keep_sets` was asked.
     pub sets: Option<SearchSets>,
 }

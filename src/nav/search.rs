@@ -156,12 +156,6 @@ pub struct Search {
     pub(super) generation: u16,
     pub(super) open: OpenList,
     pub(super) seq: u32,
-    /// Per cell, `generation` while the cell is a subgoal that leads to the goal of the
-    /// running subgoal-graph query (0 otherwise).
-    pub(super) link: Vec<u16>,
-    /// The start's and the goal's direct-h-reachable subgoals in a subgoal-graph query.
-    pub(super) around_start: Vec<u32>,
-    pub(super) around_goal: Vec<u32>,
 }
 
 /// The numbers one algorithm needs for a query, fixed before it starts.
@@ -234,7 +228,6 @@ impl Search {
         if self.seen.len() != cells {
             self.seen = vec![Seen::default(); cells];
             self.state = vec![0; cells];
-            self.link = vec![0; cells];
             self.generation = 0;
         }
         if self.generation >= u16::MAX - 4 {
@@ -352,17 +345,11 @@ impl Search {
             && opts.step_costs == StepCosts::Exact
             && opts.heuristic == Heuristic::Octile
             && jps_valid(grid, opts)
-            && std::env::var_os("AGENTBOX_NO_DH").is_none()
         {
             query.landmarks = grid.landmarks().map(|l| (l, l.of(to.x, to.y)));
         }
         let jps = opts.algorithm != Algorithm::AStar && jps_valid(grid, opts);
         self.begin(costs.len());
-        if jps && opts.algorithm == Algorithm::Auto && std::env::var_os("AGENTBOX_NO_SG").is_none() {
-            if let Some(result) = self.run_subgoals(grid, &query, opts) {
-                return result;
-            }
-        }
         let (outcome, expanded) = if jps {
             super::jps::run(self, grid, &query)
         } else {
@@ -382,50 +369,8 @@ impl Search {
             cost,
             expanded,
             used_jps: jps,
-            used_subgoals: false,
             sets,
         }
-    }
-
-    /// The query on the grid's subgoal graph, when it has one and the options allow it (the
-    /// conditions of jump point search, an octile heuristic, no sets kept); `None` to run
-    /// the other searches instead.
-    fn run_subgoals(
-        &mut self,
-        grid: &NavGrid,
-        query: &Query,
-        opts: &PathOptions,
-    ) -> Option<PathResult> {
-        let (Some(graph), Some(bits)) = (grid.subgoals(), grid.bits()) else {
-            return None;
-        };
-        if opts.keep_sets || opts.heuristic != Heuristic::Octile {
-            return None;
-        }
-        let unit = if query.ignore_terrain {
-            1.0
-        } else {
-            grid.min_cost() as f64
-        };
-        let (outcome, expanded) = super::subgoal_search::run(self, bits, graph, query, unit);
-        let (path, cost) = match outcome {
-            Outcome::Found => (
-                // An edge that cannot be walked would be a fault of the graph: the other
-                // searches answer instead.
-                Some(super::subgoal_search::path(self, bits, query, query.goal)?),
-                self.seen[query.goal].g,
-            ),
-            _ => (None, 0.0),
-        };
-        Some(PathResult {
-            complete: path.is_some(),
-            path,
-            cost,
-            expanded,
-            used_jps: false,
-            used_subgoals: true,
-            sets: None,
-        })
     }
 
     /// Parents from `end` back to the start, filling the straight or diagonal runs between
