@@ -104,7 +104,8 @@ impl Landmarks {
         let n = w * height as usize;
         let first = (0..n).find(|&i| bits.free((i % w) as i32, (i / w) as i32))?;
         let cell = |i: usize| ((i % w) as i32, (i / w) as i32);
-        // Distance to the nearest chosen landmark, per cell.
+        // The reachable cell farthest from the landmarks chosen so far (`near`: per cell, its
+        // distance to the nearest of them).
         let farthest = |near: &[f64]| {
             let mut best = (0, -1.0);
             for (i, &d) in near.iter().enumerate() {
@@ -115,7 +116,7 @@ impl Landmarks {
             best.0
         };
         let seed = dijkstra(width, height, bits, cell(first));
-        let near: Vec<f64> = seed
+        let mut near: Vec<f64> = seed
             .iter()
             .map(|&d| {
                 if d == UNREACHED {
@@ -125,7 +126,6 @@ impl Landmarks {
                 }
             })
             .collect();
-        let mut near = near;
         let mut cells = Vec::with_capacity(COUNT);
         let mut dist = vec![[UNREACHED; COUNT]; n];
         for k in 0..COUNT {

@@ -322,7 +322,7 @@ impl Search {
             return PathResult::default();
         }
         let (straight, diagonal) = opts.step_costs.units();
-        let query = Query {
+        let mut query = Query {
             width: grid.width(),
             start,
             goal,
@@ -340,13 +340,21 @@ impl Search {
             max_expanded: opts.max_expanded,
             landmarks: None,
         };
-        let mut query = query;
         if opts.algorithm == Algorithm::Auto
             && opts.step_costs == StepCosts::Exact
             && opts.heuristic == Heuristic::Octile
             && jps_valid(grid, opts)
         {
-            query.landmarks = grid.landmarks().map(|l| (l, l.of(to.x, to.y)));
+            // Only where the landmarks promise a detour the octile distance does not see
+            // (from the start, at least 5% more): elsewhere their lookups cost more than the
+            // jump points they save (open maps, scattered blocks; `docs/benchmarks.md`).
+            if let Some(l) = grid.landmarks() {
+                let goal = l.of(to.x, to.y);
+                let octile = query.estimate(from.x, from.y);
+                if query.h_scale * l.estimate(from.x, from.y, &goal) > 1.05 * octile {
+                    query.landmarks = Some((l, goal));
+                }
+            }
         }
         let jps = opts.algorithm != Algorithm::AStar && jps_valid(grid, opts);
         self.begin(costs.len());
