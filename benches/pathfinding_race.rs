@@ -9,10 +9,11 @@
 //! cargo bench --bench pathfinding_race -- arena2        # only the maps whose names contain this
 //! ```
 //!
-//! Each round runs every picked query once with each of the three searches — agentbox's
-//! default (`auto`: jump point search on these maps), agentbox's plain A* and
-//! `pathfinding::astar` — in an order that rotates from query to query and round to round, so
-//! a neighbour loading the machine slows all three alike. Each call is timed on its own with
+//! Each round runs every picked query once with each of the four searches — agentbox's
+//! default (`auto`: jump point search whose heuristic also takes the bound of the map's landmark
+//! distances, built once per map and timed apart), agentbox's plain A*, `pathfinding::astar`
+//! and agentbox's plain jump point search — in an order that rotates from query to query and round to round, so
+//! a neighbour loading the machine slows all four alike. Each call is timed on its own with
 //! the thread's CPU clock (`agentbox::bench::thread_cpu_time`).
 //!
 //! Printed per map and search: the median per-query CPU time (each query's median over the
@@ -109,7 +110,12 @@ fn number(args: &[String], name: &str) -> Option<usize> {
     }
 }
 
-const NAMES: [&str; 3] = ["agentbox auto", "agentbox A*", "pathfinding::astar"];
+const NAMES: [&str; 4] = [
+    "agentbox auto",
+    "agentbox A*",
+    "pathfinding::astar",
+    "agentbox JPS",
+];
 
 /// Per search: each round's per-query CPU times, microseconds.
 struct Times {
@@ -193,26 +199,35 @@ fn main() {
         let picked: Vec<&Scenario> = scens.iter().step_by(step).collect();
         // The grid a caller keeps for this map, built up front and timed apart.
         let started = thread_cpu_time();
-        let grid = NavGrid::new(map.width, map.height, &map.costs).expect("valid map");
+        let mut grid = NavGrid::new(map.width, map.height, &map.costs).expect("valid map");
         let build_ms = (thread_cpu_time() - started).as_secs_f64() * 1e3;
+        // The default search's landmark distances, built once as the navigation cache does.
+        let started = thread_cpu_time();
+        let landmarks =
+            map.costs.len() >= agentbox::nav::landmarks::MIN_CELLS && grid.build_landmarks();
+        let landmarks_ms = (thread_cpu_time() - started).as_secs_f64() * 1e3;
         let mut search = Search::new();
         let auto = PathOptions::default();
         let astar = PathOptions {
             algorithm: Algorithm::AStar,
             ..Default::default()
         };
-        let mut times = Times {
-            us: vec![vec![vec![0.0; picked.len()]; rounds]; 3],
+        let jps = PathOptions {
+            algorithm: Algorithm::Jps,
+            ..Default::default()
         };
-        let mut expanded = [0usize; 2];
+        let mut times = Times {
+            us: vec![vec![vec![0.0; picked.len()]; rounds]; NAMES.len()],
+        };
+        let mut expanded = [0usize; NAMES.len()];
         for round in 0..rounds {
             for (q, s) in picked.iter().enumerate() {
-                for turn in 0..3 {
-                    let k = (turn + q + round) % 3;
+                for turn in 0..NAMES.len() {
+                    let k = (turn + q + round) % NAMES.len();
                     let started = thread_cpu_time();
                     let (found, length) = match k {
-                        0 | 1 => {
-                            let opts = if k == 0 { &auto } else { &astar };
+                        0 | 1 | 3 => {
+                            let opts = [&auto, &astar, &auto, &jps][k];
                             let r = search.find_on(&grid, s.start, s.goal, opts);
                             let us = (thread_cpu_time() - started).as_secs_f64() * 1e6;
                             times.us[k][round][q] = us;
@@ -257,9 +272,15 @@ fn main() {
         }
         let n = picked.len() as f64;
         println!(
-            "\n{name}: {} queries; grid built in {build_ms:.2} ms CPU; expanded per query: auto {:.0}, A* {:.0}",
+            "\n{name}: {} queries; grid built in {build_ms:.2} ms CPU; {}; expanded per query: auto {:.0}, JPS {:.0}, A* {:.0}",
             picked.len(),
+            if landmarks {
+                format!("{} landmarks built in {landmarks_ms:.1} ms CPU", agentbox::nav::landmarks::COUNT)
+            } else {
+                "no landmarks".to_string()
+            },
             expanded[0] as f64 / n,
+            expanded[3] as f64 / n,
             expanded[1] as f64 / n
         );
         println!(
@@ -289,10 +310,11 @@ fn main() {
         let speedup = times.median(2) / times.median(0);
         let rounds_speedup = times.round_ratios(2, 0);
         println!(
-            "  default search (jump point search): {:.2}x pathfinding::astar (rounds: median {:.2}x, min {:.2}x)",
+            "  default search (JPS with landmarks): {:.2}x pathfinding::astar (rounds: median {:.2}x, min {:.2}x); plain JPS {:.2}x",
             speedup,
             median(&rounds_speedup),
-            min(&rounds_speedup)
+            min(&rounds_speedup),
+            times.median(2) / times.median(3)
         );
         goals.push((name.to_string(), speedup, min(&rounds_speedup)));
     }

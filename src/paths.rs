@@ -8,7 +8,7 @@
 
 use crate::bench::{thread_cpu_time, CLOCK};
 use crate::movingai::{self, Map, Scenario};
-use crate::nav::{Algorithm, Heuristic, NavGrid, PathOptions, Search};
+use crate::nav::{landmarks, Algorithm, Heuristic, NavGrid, PathOptions, Search};
 use std::path::Path;
 
 /// Lengths within this of the optimal one count as optimal.
@@ -48,6 +48,9 @@ pub struct Report {
     pub searches: Vec<Timing>,
     /// One line per query and search that was not optimal.
     pub problems: Vec<String>,
+    /// CPU milliseconds to build the map's landmark distances, once before the queries (the
+    /// default search's heuristic uses them); `None` when not built.
+    pub landmarks_ms: Option<f64>,
 }
 
 /// The CPU time of one search over the rounds.
@@ -127,9 +130,14 @@ pub fn check(
     scen_name: &str,
 ) -> Report {
     let mut report = Report::default();
-    let Some(grid) = NavGrid::new(map.width, map.height, &map.costs) else {
+    let Some(mut grid) = NavGrid::new(map.width, map.height, &map.costs) else {
         return report;
     };
+    // Built once for the map, as the navigation cache does, and timed apart from the queries.
+    let started = thread_cpu_time();
+    if map.costs.len() >= landmarks::MIN_CELLS && grid.build_landmarks() {
+        report.landmarks_ms = Some(thread_cpu_time().saturating_sub(started).as_secs_f64() * 1e3);
+    }
     let rounds = rounds.max(1);
     let n = algos.len();
     let mut search = Search::new();
@@ -250,6 +258,12 @@ pub fn run(map_path: &Path, scen_path: &Path, algos: &str, rounds: usize) -> Res
         "clock: {}; {rounds} round(s), searches interleaved; median (min) over the rounds",
         CLOCK
     );
+    if let Some(ms) = report.landmarks_ms {
+        println!(
+            "landmarks: {} built once in {ms:.1} ms CPU (not in the query times)",
+            landmarks::COUNT
+        );
+    }
     for line in report.timing_lines() {
         println!("{line}");
     }

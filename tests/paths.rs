@@ -96,8 +96,17 @@ fn plain_astar_is_optimal_too() {
     let (q, o, _, _) = summary(&text);
     assert_eq!(q, o);
     assert!(out.status.success());
+    // The landmark distances are built once, timed apart from the queries.
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("landmarks: 4 built once in ")),
+        "{text}"
+    );
     // Both searches timed, in the order asked, by CPU time over the rounds.
-    let lines: Vec<&str> = text.lines().collect();
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with("landmarks: "))
+        .collect();
     assert!(lines[0].contains("2 round(s)"), "{text}");
     assert!(
         lines[1].starts_with("astar ") && lines[2].starts_with("auto "),

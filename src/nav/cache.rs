@@ -17,6 +17,7 @@
 //! Like the rest of `nav/`, this module only reads the world and never names an engine crate.
 
 use super::grid::NavGrid;
+use super::landmarks;
 use super::options::{Algorithm, NoPath, PathOptions, PathResult};
 use super::search::Search;
 use crate::world::{MapKey, Tile, World};
@@ -71,7 +72,16 @@ fn build(world: &World, size: u32) -> Option<OwnedGrid> {
             .footprint_costs(size)
             .into(),
     };
-    OwnedGrid::try_new(costs, |c| NavGrid::new(w, h, c).ok_or(())).ok()
+    OwnedGrid::try_new(costs, |c| {
+        let mut grid = NavGrid::new(w, h, c).ok_or(())?;
+        // The default search's landmark distances, for one-tile bodies on large uniform
+        // maps (`landmarks::MIN_CELLS`): built here, with the grid, never per query.
+        if size <= 1 && c.len() >= landmarks::MIN_CELLS {
+            grid.build_landmarks();
+        }
+        Ok::<_, ()>(grid)
+    })
+    .ok()
 }
 
 /// Calls `f` with the grid of `world`'s map for a body of `size` tiles (0 counts as 1) and
@@ -245,6 +255,41 @@ mod tests {
         }
         assert_eq!(find(&world, from, to, &opts).0, open);
         assert_eq!(builds(), built, "the open map's grid was found again");
+    }
+
+    /// The stale-grid test on a map large enough for landmark distances: the edited map gets
+    /// new ones with its grid (a stale table would overestimate round the new wall and lose
+    /// optimality), and every answer costs what plain A* finds.
+    #[test]
+    fn a_painted_wall_rebuilds_the_landmarks_too() {
+        let row = ".".repeat(130);
+        let rows: Vec<&str> = (0..130).map(|_| row.as_str()).collect();
+        let mut world = World::from_ascii(&rows);
+        let (from, to) = (t(2, 60), t(127, 66));
+        let astar = PathOptions {
+            algorithm: Algorithm::AStar,
+            ..Default::default()
+        };
+        let check = |world: &World| {
+            let (auto, _) = find(world, from, to, &PathOptions::default());
+            let plain = Search::new().find(world, from, to, &astar);
+            let path = auto.path.expect("a path");
+            assert!(path.iter().all(|&c| !world.is_blocked(c)), "{path:?}");
+            assert!((path_cost(world, &path) - plain.cost).abs() < 1e-9);
+            with_grid(world, 1, |g, _| assert!(g.landmarks().is_some()));
+        };
+        check(&world);
+        let before = builds();
+        let wall = world.terrain().by_name("wall").unwrap();
+        for y in 1..130 {
+            assert!(world.set_terrain(t(64, y), wall));
+        }
+        check(&world);
+        assert_eq!(
+            builds(),
+            before + 1,
+            "the edit rebuilt the grid and its landmarks"
+        );
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! blocked) plus what the searches need to know about it (the cheapest cost, whether every free
 //! cell costs the same). Built once per map and reused by every query on it.
 
+use super::landmarks::Landmarks;
 use crate::world::{Tile, World};
 
 /// Free cells as bits: line `y + 1` of `rows` holds bit `x + 1` for each free `(x, y)`; line
@@ -97,6 +98,8 @@ pub struct NavGrid<'a> {
     uniform: bool,
     /// Built only on uniform-cost maps, where jump point search can run.
     bits: Option<Bits>,
+    /// Built on request ([`NavGrid::build_landmarks`]) on uniform-cost maps.
+    landmarks: Option<Box<Landmarks>>,
 }
 
 impl<'a> NavGrid<'a> {
@@ -129,6 +132,7 @@ impl<'a> NavGrid<'a> {
             min_cost,
             uniform,
             bits: uniform.then(|| Bits::new(width, height, costs)),
+            landmarks: None,
         })
     }
 
@@ -144,7 +148,26 @@ impl<'a> NavGrid<'a> {
             min_cost: 1.0,
             uniform: true,
             bits: None,
+            landmarks: None,
         })
+    }
+
+    /// Builds the map's landmark distances ([`Landmarks`]), whose bound the default search
+    /// (`Algorithm::Auto`, jump point search) then adds to its heuristic; only on
+    /// uniform-cost maps (false elsewhere, or for a map too large for them). Call once per
+    /// map content, never per query.
+    pub fn build_landmarks(&mut self) -> bool {
+        self.landmarks = self
+            .bits
+            .as_ref()
+            .and_then(|bits| Landmarks::build(self.width, self.height, bits))
+            .map(Box::new);
+        self.landmarks.is_some()
+    }
+
+    /// The landmark distances, when built.
+    pub fn landmarks(&self) -> Option<&Landmarks> {
+        self.landmarks.as_deref()
     }
 
     /// The free cells as bits (uniform-cost maps only).

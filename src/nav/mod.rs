@@ -33,6 +33,7 @@ pub mod astar;
 pub mod cache;
 pub mod grid;
 pub mod jps;
+pub mod landmarks;
 pub mod line;
 pub mod los;
 pub mod options;
@@ -40,6 +41,7 @@ pub mod search;
 pub mod waypoints;
 
 pub use grid::NavGrid;
+pub use landmarks::Landmarks;
 pub use line::{bresenham, Line};
 pub use los::line_of_sight;
 pub use options::{

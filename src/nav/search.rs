@@ -5,7 +5,10 @@
 //! The algorithms themselves live in `astar.rs` and `jps.rs`; this file owns their buffers.
 
 use super::grid::NavGrid;
-use super::options::{Algorithm, Diagonal, Heuristic, PathOptions, PathResult, SearchSets};
+use super::landmarks::Landmarks;
+use super::options::{
+    Algorithm, Diagonal, Heuristic, PathOptions, PathResult, SearchSets, StepCosts,
+};
 use crate::world::{Tile, World};
 use glam::IVec2;
 
@@ -156,7 +159,7 @@ pub struct Search {
 }
 
 /// The numbers one algorithm needs for a query, fixed before it starts.
-pub(super) struct Query {
+pub(super) struct Query<'a> {
     pub width: i32,
     pub start: usize,
     pub goal: usize,
@@ -170,11 +173,22 @@ pub(super) struct Query {
     pub rule: Diagonal,
     pub ignore_terrain: bool,
     pub max_expanded: Option<usize>,
+    /// Landmark distances and the goal's, when the heuristic also takes their bound.
+    pub landmarks: Option<(&'a Landmarks, [u32; super::landmarks::COUNT])>,
 }
 
-impl Query {
+impl Query<'_> {
     #[inline]
     pub fn estimate(&self, x: i32, y: i32) -> f64 {
+        let h = self.octile_estimate(x, y);
+        match &self.landmarks {
+            Some((l, goal)) => h.max(self.h_scale * l.estimate(x, y, goal)),
+            None => h,
+        }
+    }
+
+    #[inline]
+    fn octile_estimate(&self, x: i32, y: i32) -> f64 {
         let dx = (self.goal_tile.x - x).abs() as f64;
         let dy = (self.goal_tile.y - y).abs() as f64;
         let (s, d) = (self.straight, self.diagonal);
@@ -308,7 +322,7 @@ impl Search {
             return PathResult::default();
         }
         let (straight, diagonal) = opts.step_costs.units();
-        let query = Query {
+        let mut query = Query {
             width: grid.width(),
             start,
             goal,
@@ -324,7 +338,24 @@ impl Search {
             rule: opts.diagonal,
             ignore_terrain: opts.ignore_terrain_cost,
             max_expanded: opts.max_expanded,
+            landmarks: None,
         };
+        if opts.algorithm == Algorithm::Auto
+            && opts.step_costs == StepCosts::Exact
+            && opts.heuristic == Heuristic::Octile
+            && jps_valid(grid, opts)
+        {
+            // Only where the landmarks promise a detour the octile distance does not see
+            // (from the start, at least 5% more): elsewhere their lookups cost more than the
+            // jump points they save (open maps, scattered blocks; `docs/benchmarks.md`).
+            if let Some(l) = grid.landmarks() {
+                let goal = l.of(to.x, to.y);
+                let octile = query.estimate(from.x, from.y);
+                if query.h_scale * l.estimate(from.x, from.y, &goal) > 1.05 * octile {
+                    query.landmarks = Some((l, goal));
+                }
+            }
+        }
         let jps = opts.algorithm != Algorithm::AStar && jps_valid(grid, opts);
         self.begin(costs.len());
         let (outcome, expanded) = if jps {
