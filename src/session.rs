@@ -196,6 +196,36 @@ impl Session {
         report
     }
 
+    /// [`Session::tick`], with the tick's decisions shown to `observe` (with the world they
+    /// were made for) before they are applied: the history keeps them, so a past tick can be
+    /// shown again without Lua.
+    pub fn tick_observed(
+        &mut self,
+        observe: &mut dyn FnMut(&World, &[(usize, crate::sim::Decision)]),
+    ) -> TickReport {
+        struct Observed<'a> {
+            host: &'a mut ScriptHost,
+            observe: &'a mut dyn FnMut(&World, &[(usize, crate::sim::Decision)]),
+        }
+        impl crate::sim::Decider for Observed<'_> {
+            fn decide(&mut self, world: &Rc<World>) -> Vec<(usize, crate::sim::Decision)> {
+                let decisions = crate::sim::Decider::decide(self.host, world);
+                (self.observe)(world, &decisions);
+                decisions
+            }
+        }
+        let report = self.sim.step(&mut Observed {
+            host: &mut self.host,
+            observe,
+        });
+        if !self.quiet {
+            for line in error_lines(&report.new_errors) {
+                eprintln!("{line}");
+            }
+        }
+        report
+    }
+
     /// The scene file, every script it uses and every module they require: what a watcher
     /// should watch.
     pub fn watched_files(&self) -> Vec<PathBuf> {

@@ -17,8 +17,7 @@ mod palette;
 mod text;
 mod timeline;
 
-use crate::history::{History, Replayer};
-use crate::session::Session;
+use crate::history::{History, Shown};
 use crate::watch::FileWatcher;
 use camera::Camera;
 use input::{FrameInput, Source};
@@ -75,10 +74,11 @@ pub fn run_window(scene: &Path, seed: Option<u64>, options: WindowOptions) -> Re
         Some(path) => Some(input::Recorder::create(path)?),
         None => None,
     };
-    let history = match &options.session {
+    let mut history = match &options.session {
         Some(file) => History::resume_recording(&crate::history::load_recording(file)?)?,
         None => History::open(scene, seed)?,
     };
+    timeline::keep_frames(&mut history);
     let outcome: Rc<RefCell<Result<(), String>>> = Rc::new(RefCell::new(Ok(())));
     let result = Rc::clone(&outcome);
     let conf = Conf {
@@ -126,8 +126,8 @@ pub fn run_window(scene: &Path, seed: Option<u64>, options: WindowOptions) -> Re
 struct Window {
     /// The live run and its history.
     history: History,
-    /// A replay standing at the tick shown, while the designer looks at the past.
-    view: Option<Replayer>,
+    /// The tick shown while the designer looks at the past.
+    view: Option<timeline::View>,
     /// The live branch's marks and trails, for the timeline and the ghost.
     track: timeline::Track,
     /// The trails of the last abandoned branch, after its branch point, and that tick.
@@ -275,8 +275,8 @@ impl Window {
         self.carry = self.carry.min(1.0);
     }
 
-    /// The session shown: the replay while looking at the past, else the live one.
-    fn shown(&self) -> &Session {
+    /// The tick shown: the past one while looking at the past, else the live session.
+    fn shown(&self) -> &dyn Shown {
         shown_of(&self.view, &self.history)
     }
 
@@ -289,7 +289,7 @@ impl Window {
     fn shown_tick(&self) -> u64 {
         self.view
             .as_ref()
-            .map_or(self.history.ticks(), Replayer::tick)
+            .map_or(self.history.ticks(), timeline::View::tick)
     }
 
     /// One live tick, with its marks and trails kept for the timeline and the ghost.
@@ -332,17 +332,25 @@ impl Window {
             self.view = None;
             return;
         }
-        let reuse = self
-            .view
-            .take()
-            .filter(|r| r.tick() <= to && r.follows(self.history.recording()));
+        if let Some(frame) = self.history.frame(to) {
+            self.view = Some(timeline::View::Frame(frame));
+            return;
+        }
+        let reuse = match self.view.take() {
+            Some(timeline::View::Replay(r))
+                if r.tick() <= to && r.follows(self.history.recording()) =>
+            {
+                Some(r)
+            }
+            _ => None,
+        };
         let replayer = match reuse {
             Some(r) => Ok(r),
             None => self.parked.take(self.history.recording(), to),
         };
         let moved = replayer.and_then(|mut r| r.advance_to(to, |_, _| {}).map(|()| r));
         match moved {
-            Ok(r) => self.view = Some(r),
+            Ok(r) => self.view = Some(timeline::View::Replay(r)),
             Err(e) => {
                 eprintln!("{e}");
                 self.hud.status(format!("cannot show tick {to}: {e}"));
@@ -352,8 +360,20 @@ impl Window {
 
     /// Space at a past tick: the replay there becomes the live run, with today's files.
     fn branch_here(&mut self) {
-        let Some(replayer) = self.view.take() else {
-            return;
+        let replayer = match self.view.take() {
+            None => return,
+            Some(timeline::View::Replay(r)) => r,
+            // A frame has no Lua state: the replay parked below goes on to its tick.
+            Some(timeline::View::Frame(f)) => {
+                match self.parked.take(self.history.recording(), f.tick) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        self.hud.status(format!("cannot branch at tick {}: {e}", f.tick));
+                        self.view = Some(timeline::View::Frame(f));
+                        return;
+                    }
+                }
+            }
         };
         let at = replayer.tick();
         let (_, reloads) = self.history.branch_from(replayer);
@@ -544,7 +564,8 @@ impl Window {
                 &self.history.recording().scene.clone(),
                 self.history.recording().seed,
             ) {
-                Ok(h) => {
+                Ok(mut h) => {
+                    timeline::keep_frames(&mut h);
                     self.history = h;
                     self.view = None;
                     self.track = timeline::Track::default();
@@ -745,10 +766,10 @@ impl paint::Painter {
     }
 }
 
-/// The session shown: the replay while looking at the past, else the live one.
-fn shown_of<'a>(view: &'a Option<Replayer>, history: &'a History) -> &'a Session {
+/// The tick shown: the past one while looking at the past, else the live session.
+fn shown_of<'a>(view: &'a Option<timeline::View>, history: &'a History) -> &'a dyn Shown {
     match view {
-        Some(r) => r.session(),
+        Some(v) => v.shown(),
         None => history.session(),
     }
 }
