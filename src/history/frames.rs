@@ -28,10 +28,12 @@ use std::rc::Rc;
 
 /// A segment starts at least every this many ticks, so a tick is at most this many plain
 /// steps away from a kept world.
-pub const FRAME_EVERY: u64 = 32;
+pub const FRAME_EVERY: u64 = 64;
 
-/// The most heap the frames may hold (estimated), 200 MB: 10 minutes of a 100-agent crowd
-/// take about 30 MB; a crowd large enough to pass the cap keeps its most recent ticks.
+/// The most heap the frames may hold (estimated), 200 MB: 10 minutes of `scenes/crowd100.yaml`
+/// (whose walkers switch between chasing and evading almost every tick, so nearly every
+/// decision is kept) take about 140 MB by this estimate (docs/benchmarks.md); a run that
+/// passes the cap keeps its most recent ticks.
 pub const FRAMES_MAX_BYTES: usize = 200 << 20;
 
 /// What the window shows of a tick: the world, the HUD's errors, the inspector's memory.
@@ -114,16 +116,25 @@ fn world_bytes(world: &World) -> usize {
     let cells = (world.grid().width() * world.grid().height()).max(0) as usize;
     std::mem::size_of::<World>()
         + cells * 16
-        + world.agents.len() * (std::mem::size_of::<crate::world::Agent>() + 512)
+        + world.agents.len() * (std::mem::size_of::<crate::world::Agent>() + 1024)
 }
 
-/// A kept decision: its size, and room for a target's id.
-const DECISION_BYTES: usize = std::mem::size_of::<(usize, Decision)>() + 32;
+/// A kept decision (a target's id is shared with the world's, not copied).
+const DECISION_BYTES: usize = std::mem::size_of::<(usize, Decision)>();
 
 impl Frames {
     /// The estimated heap the frames hold.
     pub fn bytes(&self) -> usize {
         self.bytes
+    }
+
+    /// How many world copies, kept decisions and memory entries the frames hold.
+    pub fn counts(&self) -> (usize, usize, usize) {
+        (
+            self.segments.len(),
+            self.decisions.iter().map(Vec::len).sum(),
+            self.memory.values().map(Vec::len).sum(),
+        )
     }
 
     /// The first tick that can be shown from the frames.
@@ -170,6 +181,8 @@ impl Frames {
             })
             .cloned()
             .collect();
+        let mut kept = kept;
+        kept.shrink_to_fit();
         self.bytes += kept.len() * DECISION_BYTES + 24;
         self.decisions.push_back(kept);
     }
