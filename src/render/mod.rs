@@ -14,6 +14,7 @@ mod map_texture;
 mod overlays;
 mod paint;
 mod palette;
+mod sessions;
 mod text;
 mod timeline;
 
@@ -99,6 +100,7 @@ pub fn run_window(scene: &Path, seed: Option<u64>, options: WindowOptions) -> Re
             show_ghost: true,
             scrubbing: false,
             parked: crate::history::Parked::new(timeline::PARK_EVERY),
+            picker: None,
             options,
             source,
             recorder,
@@ -138,6 +140,8 @@ struct Window {
     scrubbing: bool,
     /// Replays parked along the history, so a jump replays a few seconds, not all of it.
     parked: crate::history::Parked,
+    /// The session list (Ctrl+O), while open.
+    picker: Option<sessions::Picker>,
     options: WindowOptions,
     source: Source,
     recorder: Option<input::Recorder>,
@@ -481,8 +485,61 @@ impl Window {
         };
         egui_macroquad::ui(|ctx| {
             timeline::paint(ctx, &bar);
+            if let Some(picker) = &self.picker {
+                sessions::paint(ctx, picker);
+            }
         });
         egui_macroquad::draw();
+    }
+
+    /// Ctrl+O opens the session list; while it is open it takes every key and click (arrows,
+    /// Enter or a click open a session, Esc closes). True if it took this frame's input.
+    fn handle_picker(&mut self, input: &FrameInput) -> bool {
+        if self.picker.is_none() {
+            if input.ctrl && input.key(KeyCode::O) {
+                self.picker = Some(sessions::Picker::new(self.history.session().scene_path()));
+                return true;
+            }
+            return false;
+        }
+        let choice = match self.picker.as_mut() {
+            Some(p) => p.handle(input),
+            None => return false,
+        };
+        match choice {
+            sessions::Choice::Stay => {}
+            sessions::Choice::Close => self.picker = None,
+            sessions::Choice::Open(file) => {
+                self.picker = None;
+                self.open_session(&file);
+            }
+        }
+        true
+    }
+
+    /// Opens a saved session: its run replayed to its last tick becomes the live one.
+    fn open_session(&mut self, file: &Path) {
+        let opened = crate::history::load_recording(file)
+            .and_then(|rec| History::resume_recording(&rec));
+        match opened {
+            Ok(mut h) => {
+                timeline::keep_frames(&mut h);
+                self.history = h;
+                self.view = None;
+                self.track = timeline::Track::default();
+                self.ghost.clear();
+                self.parked = crate::history::Parked::new(timeline::PARK_EVERY);
+                self.painter = paint::Painter::default();
+                self.paused = true;
+                let status = format!("opened {} at tick {}", file.display(), self.history.ticks());
+                eprintln!("{status}");
+                self.hud.status(status);
+            }
+            Err(e) => {
+                eprintln!("{}: {e}", file.display());
+                self.hud.status(format!("cannot open {}: {e}", file.display()));
+            }
+        }
     }
 
     /// Ctrl+E: writes the session file beside the scene and prints the branch's headless
@@ -515,6 +572,9 @@ impl Window {
 
     /// Applies one frame of input; false to quit.
     fn handle(&mut self, input: &FrameInput) -> bool {
+        if self.handle_picker(input) {
+            return true;
+        }
         let dir = keyboard_direction(input, !self.painter.active && !input.ctrl);
         if self.view.is_none() {
             self.history.set_keyboard(dir);
