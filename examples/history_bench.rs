@@ -41,7 +41,11 @@ fn main() {
     // Kept frames, as the window keeps them.
     h.keep_frames(true);
     let rate = h.session().world().tick_rate as u64;
-    let ticks = std::env::var("HB_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(600) * rate;
+    let ticks = std::env::var("HB_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(600)
+        * rate;
     // The live tick with frames kept against without, taking turns (100 ticks each).
     let mut bare = History::open_with(scene, None, true).unwrap();
     let (mut with, mut without) = (Vec::new(), Vec::new());
@@ -86,7 +90,9 @@ fn main() {
     let mut jumps = Vec::new();
     let mut x = 12345u64;
     for _ in 0..200 {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         let to = 1 + (x >> 33) % (ticks - 1);
         let cpu = cpu_time::ThreadTime::now();
         let f = h.frame(to).expect("a frame");

@@ -266,7 +266,10 @@ fn scrub_back_branch_then_open_the_saved_session_with_ctrl_o() {
             p[2] > 0x80 && p[2] > p[0] + 0x30
         })
         .count();
-    assert!(blue > 100, "the list's selected row is drawn ({blue} blue pixels)");
+    assert!(
+        blue > 100,
+        "the list's selected row is drawn ({blue} blue pixels)"
+    );
     // Enter opens it: the run is replayed to its last tick.
     let err = run_input(
         dir.path(),

@@ -238,14 +238,14 @@ impl Frames {
             let Some(d) = self.decisions.pop_front() else {
                 break;
             };
-            self.bytes = self
-                .bytes
-                .saturating_sub(d.len() * DECISION_BYTES + 24);
+            self.bytes = self.bytes.saturating_sub(d.len() * DECISION_BYTES + 24);
             self.first_decision += 1;
         }
         for log in self.memory.values_mut() {
             // Keep the last entry at or before `from`: it is the memory then.
-            let keep_from = log.partition_point(|(t, _, _)| *t <= from).saturating_sub(1);
+            let keep_from = log
+                .partition_point(|(t, _, _)| *t <= from)
+                .saturating_sub(1);
             for (_, text, _) in log.drain(..keep_from) {
                 self.bytes = self
                     .bytes
@@ -286,7 +286,9 @@ impl Frames {
         let mut sim = Simulation::new(start.world.clone());
         sim.set_keyboard(start.keyboard);
         for t in start.at..to {
-            let d = self.decisions.get(t.checked_sub(self.first_decision)? as usize)?;
+            let d = self
+                .decisions
+                .get(t.checked_sub(self.first_decision)? as usize)?;
             sim.step(&mut Kept(d));
         }
         let world = sim.world().clone();

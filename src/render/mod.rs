@@ -372,7 +372,8 @@ impl Window {
                 match self.parked.take(self.history.recording(), f.tick) {
                     Ok(r) => r,
                     Err(e) => {
-                        self.hud.status(format!("cannot branch at tick {}: {e}", f.tick));
+                        self.hud
+                            .status(format!("cannot branch at tick {}: {e}", f.tick));
                         self.view = Some(timeline::View::Frame(f));
                         return;
                     }
@@ -519,8 +520,8 @@ impl Window {
 
     /// Opens a saved session: its run replayed to its last tick becomes the live one.
     fn open_session(&mut self, file: &Path) {
-        let opened = crate::history::load_recording(file)
-            .and_then(|rec| History::resume_recording(&rec));
+        let opened =
+            crate::history::load_recording(file).and_then(|rec| History::resume_recording(&rec));
         match opened {
             Ok(mut h) => {
                 timeline::keep_frames(&mut h);
@@ -537,7 +538,8 @@ impl Window {
             }
             Err(e) => {
                 eprintln!("{}: {e}", file.display());
-                self.hud.status(format!("cannot open {}: {e}", file.display()));
+                self.hud
+                    .status(format!("cannot open {}: {e}", file.display()));
             }
         }
     }
