@@ -15,6 +15,10 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
+/// What [`Session::tick_observed`] shows a tick's decisions to, with the world they were
+/// made for.
+pub type Observer<'a> = dyn FnMut(&World, &[(usize, crate::sim::Decision)]) + 'a;
+
 /// One scene being run.
 pub struct Session {
     scene: Scene,
@@ -199,13 +203,10 @@ impl Session {
     /// [`Session::tick`], with the tick's decisions shown to `observe` (with the world they
     /// were made for) before they are applied: the history keeps them, so a past tick can be
     /// shown again without Lua.
-    pub fn tick_observed(
-        &mut self,
-        observe: &mut dyn FnMut(&World, &[(usize, crate::sim::Decision)]),
-    ) -> TickReport {
+    pub fn tick_observed(&mut self, observe: &mut Observer) -> TickReport {
         struct Observed<'a> {
             host: &'a mut ScriptHost,
-            observe: &'a mut dyn FnMut(&World, &[(usize, crate::sim::Decision)]),
+            observe: &'a mut Observer<'a>,
         }
         impl crate::sim::Decider for Observed<'_> {
             fn decide(&mut self, world: &Rc<World>) -> Vec<(usize, crate::sim::Decision)> {

@@ -337,14 +337,14 @@ impl Window {
             return;
         }
         if let Some(frame) = self.history.frame(to) {
-            self.view = Some(timeline::View::Frame(frame));
+            self.view = Some(timeline::View::Frame(Box::new(frame)));
             return;
         }
         let reuse = match self.view.take() {
             Some(timeline::View::Replay(r))
                 if r.tick() <= to && r.follows(self.history.recording()) =>
             {
-                Some(r)
+                Some(*r)
             }
             _ => None,
         };
@@ -354,7 +354,7 @@ impl Window {
         };
         let moved = replayer.and_then(|mut r| r.advance_to(to, |_, _| {}).map(|()| r));
         match moved {
-            Ok(r) => self.view = Some(timeline::View::Replay(r)),
+            Ok(r) => self.view = Some(timeline::View::Replay(Box::new(r))),
             Err(e) => {
                 eprintln!("{e}");
                 self.hud.status(format!("cannot show tick {to}: {e}"));
@@ -366,7 +366,7 @@ impl Window {
     fn branch_here(&mut self) {
         let replayer = match self.view.take() {
             None => return,
-            Some(timeline::View::Replay(r)) => r,
+            Some(timeline::View::Replay(r)) => *r,
             // A frame has no Lua state: the replay parked below goes on to its tick.
             Some(timeline::View::Frame(f)) => {
                 match self.parked.take(self.history.recording(), f.tick) {

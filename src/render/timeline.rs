@@ -194,8 +194,8 @@ pub fn draw_ghost(trails: &[Vec<[f32; 2]>], camera: &super::camera::Camera) {
 /// millisecond or two, so scrubbing goes backwards as fast as forwards), or, where the frames
 /// do not reach (before the first kept one, a crowd above [`TRAIL_AGENTS`]), a replay.
 pub enum View {
-    Frame(crate::history::Frame),
-    Replay(crate::history::Replayer),
+    Frame(Box<crate::history::Frame>),
+    Replay(Box<crate::history::Replayer>),
 }
 
 impl View {
@@ -208,7 +208,7 @@ impl View {
 
     pub fn shown(&self) -> &dyn crate::history::Shown {
         match self {
-            View::Frame(f) => f,
+            View::Frame(f) => &**f,
             View::Replay(r) => r.session(),
         }
     }
