@@ -4,6 +4,9 @@
 //! process's peak memory; and on `scenes/crowd.yaml` (20,000 agents) the cost of recording a
 //! tick (`History::tick`) against a plain `Session::tick`, taking turns.
 //!
+//! With frames kept (as the window keeps them), also the cost of a live tick with and without
+//! them, their size, and jumps and backward scrubbing from them (no Lua).
+//!
 //! `cargo run --release --example history_bench [-- CROWD_TICKS]`
 
 use agentbox::history::{self, History, Replayer};
@@ -22,6 +25,12 @@ fn peak_rss_mb() -> f64 {
         .map_or(f64::NAN, |kb| kb / 1024.0)
 }
 
+/// The minimum and the median (sorts the list).
+fn min_median(v: &mut [f64]) -> (f64, f64) {
+    v.sort_by(f64::total_cmp);
+    (v[0], v[v.len() / 2])
+}
+
 fn main() {
     let crowd_ticks: u64 = std::env::args()
         .nth(1)
@@ -29,15 +38,90 @@ fn main() {
         .unwrap_or(20);
     let scene = Path::new("scenes/crowd100.yaml");
     let mut h = History::open_with(scene, None, true).expect("scenes/crowd100.yaml loads");
+    // Kept frames, as the window keeps them.
+    h.keep_frames(true);
     let rate = h.session().world().tick_rate as u64;
-    let ticks = 600 * rate;
+    let ticks = std::env::var("HB_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(600)
+        * rate;
+    // The live tick with frames kept against without, taking turns (100 ticks each).
+    let mut bare = History::open_with(scene, None, true).unwrap();
+    let (mut with, mut without) = (Vec::new(), Vec::new());
     let started = Instant::now();
-    for _ in 0..ticks {
-        h.tick();
+    while h.ticks() < ticks {
+        let cpu = cpu_time::ThreadTime::now();
+        for _ in 0..100 {
+            h.tick();
+        }
+        with.push(cpu.elapsed().as_secs_f64() * 1e3 / 100.0);
+        let cpu = cpu_time::ThreadTime::now();
+        for _ in 0..100 {
+            bare.tick();
+        }
+        without.push(cpu.elapsed().as_secs_f64() * 1e3 / 100.0);
     }
     println!(
-        "recorded {ticks} ticks (10 min at {rate} Hz, 100 agents) in {:.0} ms",
+        "recorded {ticks} ticks (10 min at {rate} Hz, 100 agents) twice in turns in {:.0} ms",
         started.elapsed().as_secs_f64() * 1e3
+    );
+    let (wm, wmed) = min_median(&mut with);
+    let (om, omed) = min_median(&mut without);
+    println!(
+        "crowd100 live tick, per 100-tick turn: with frames min {wm:.3} median {wmed:.3} ms, without min {om:.3} median {omed:.3} ms"
+    );
+    drop(bare);
+    let frames = h.frames().expect("kept");
+    println!(
+        "frames kept: from tick {:?}, {:.1} MB (estimated heap; cap {} MB)",
+        frames.first_tick(),
+        frames.bytes() as f64 / 1048576.0,
+        history::FRAMES_MAX_BYTES >> 20
+    );
+    println!(
+        "frames: (world copies, decisions, memory entries) {:?}; a decision is {} bytes, a world copy about {} kB",
+        frames.counts(),
+        std::mem::size_of::<agentbox::sim::Decision>(),
+        h.session().world().agents.len() * std::mem::size_of::<agentbox::world::Agent>() / 1024
+    );
+    println!("peak memory with frames (VmHWM): {:.0} MB", peak_rss_mb());
+    // Jumps and scrubbing from the frames: any tick of the 10 minutes, no Lua.
+    let mut jumps = Vec::new();
+    let mut x = 12345u64;
+    for _ in 0..200 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let to = 1 + (x >> 33) % (ticks - 1);
+        let cpu = cpu_time::ThreadTime::now();
+        let f = h.frame(to).expect("a frame");
+        jumps.push(cpu.elapsed().as_secs_f64() * 1e3);
+        assert_eq!(f.tick, to);
+    }
+    let worst = jumps.iter().cloned().fold(0.0, f64::max);
+    let (jm, jmed) = min_median(&mut jumps);
+    println!(
+        "jump to any tick from the frames (200 random ticks): min {jm:.2} median {jmed:.2} worst {worst:.2} ms CPU"
+    );
+    // Scrubbing backward: from the end to the start, 18 ticks (one pixel of a 1000-pixel bar)
+    // a frame, every frame a tick rebuilt from the frames.
+    let mut back = Vec::new();
+    let step = (ticks / 1000).max(1);
+    let mut to = ticks - 1;
+    while to > step {
+        let cpu = cpu_time::ThreadTime::now();
+        let f = h.frame(to).expect("a frame");
+        back.push(cpu.elapsed().as_secs_f64() * 1e3);
+        assert_eq!(f.tick, to);
+        to -= step;
+    }
+    let n = back.len();
+    let worst = back.iter().cloned().fold(0.0, f64::max);
+    let (bm, bmed) = min_median(&mut back);
+    println!(
+        "scrub backward {step} ticks per frame over the 10 minutes ({n} frames): min {bm:.2} median {bmed:.2} worst {worst:.2} ms CPU per frame ({:.0} frames/s at the worst)",
+        1e3 / worst
     );
     let text_len = history::save_recording(h.recording(), Path::new("/tmp/history_bench.json"))
         .map(|()| std::fs::metadata("/tmp/history_bench.json").map_or(0, |m| m.len()));

@@ -15,6 +15,10 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
+/// What [`Session::tick_observed`] shows a tick's decisions to, with the world they were
+/// made for.
+pub type Observer<'a> = dyn FnMut(&World, &[(usize, crate::sim::Decision)]) + 'a;
+
 /// One scene being run.
 pub struct Session {
     scene: Scene,
@@ -188,6 +192,33 @@ impl Session {
     /// Applies one tick; new script errors go to stderr, one line per message.
     pub fn tick(&mut self) -> TickReport {
         let report = self.sim.step(&mut self.host);
+        if !self.quiet {
+            for line in error_lines(&report.new_errors) {
+                eprintln!("{line}");
+            }
+        }
+        report
+    }
+
+    /// [`Session::tick`], with the tick's decisions shown to `observe` (with the world they
+    /// were made for) before they are applied: the history keeps them, so a past tick can be
+    /// shown again without Lua.
+    pub fn tick_observed(&mut self, observe: &mut Observer) -> TickReport {
+        struct Observed<'a> {
+            host: &'a mut ScriptHost,
+            observe: &'a mut Observer<'a>,
+        }
+        impl crate::sim::Decider for Observed<'_> {
+            fn decide(&mut self, world: &Rc<World>) -> Vec<(usize, crate::sim::Decision)> {
+                let decisions = crate::sim::Decider::decide(self.host, world);
+                (self.observe)(world, &decisions);
+                decisions
+            }
+        }
+        let report = self.sim.step(&mut Observed {
+            host: &mut self.host,
+            observe,
+        });
         if !self.quiet {
             for line in error_lines(&report.new_errors) {
                 eprintln!("{line}");

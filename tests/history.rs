@@ -107,7 +107,13 @@ fn run(h: &mut History, n: u64, lines: &mut Vec<String>) {
 
 /// A run with every kind of input and a script save, recorded; its trace lines.
 fn recorded_run(dir: &Path, scene: &Path) -> (History, Vec<String>) {
+    recorded_run_with(dir, scene, false)
+}
+
+/// [`recorded_run`], keeping frames (as the window does) when `frames`.
+fn recorded_run_with(dir: &Path, scene: &Path, frames: bool) -> (History, Vec<String>) {
     let mut h = History::open_with(scene, None, true).unwrap();
+    h.keep_frames(frames);
     let mut lines = Vec::new();
     run(&mut h, 15, &mut lines);
     h.set_goal(Some(IVec2::new(3, 4)));
@@ -404,4 +410,72 @@ fn parked_replays_jump_to_the_same_ticks_as_a_replay_from_zero() {
         parked.work(rec, 7).unwrap();
     }
     assert_eq!(parked.ticks(), vec![16, 32, 48, 64, 80]);
+}
+
+/// Everything the window shows of a tick: the agents (every field), the map, the goal, the
+/// HUD's errors and the inspector's memory lines.
+fn shown_text(s: &dyn history::Shown) -> String {
+    let w = s.world();
+    let mut out = format!(
+        "tick {} goal {:?} map {} {:?}\n{:?}\n",
+        w.tick,
+        w.goal,
+        w.map_version,
+        s.current_errors(),
+        w.agents
+    );
+    for a in &w.agents {
+        out += &format!(
+            "{}: {:?} {:?}\n",
+            a.id,
+            s.memory_text(&a.id),
+            s.memory_held(&a.id)
+        );
+    }
+    out
+}
+
+#[test]
+fn every_kept_frame_shows_what_a_replay_shows_at_that_tick() {
+    let (dir, scene) = setup();
+    let (h, _) = recorded_run_with(dir.path(), &scene, true);
+    let mut r = history::Replayer::new(h.recording()).unwrap();
+    // Backwards too: a frame never depends on the one shown before.
+    let mut shown = Vec::new();
+    for to in 1..=h.ticks() {
+        r.advance_to(to, |_, _| {}).unwrap();
+        let frame = h.frame(to).unwrap_or_else(|| panic!("no frame at {to}"));
+        assert_eq!(frame.tick, to);
+        let (want, got) = (shown_text(r.session()), shown_text(&frame));
+        assert_eq!(got, want, "tick {to}");
+        shown.push(want);
+    }
+    for to in (1..=h.ticks()).rev() {
+        let frame = h.frame(to).unwrap();
+        assert_eq!(shown_text(&frame), shown[to as usize - 1], "back to {to}");
+    }
+    // The walkers keep memory and the save at 35 changed the map of inputs: not a trivial run.
+    assert!(shown[79].contains("reloaded"), "{}", shown[79]);
+    assert_ne!(shown[20], shown[40]);
+}
+
+#[test]
+fn frames_follow_a_branch_and_stay_exact_after_it() {
+    let (dir, scene) = setup();
+    let (mut h, _) = recorded_run_with(dir.path(), &scene, true);
+    h.branch(50).unwrap();
+    assert!(h.frame(51).is_none(), "nothing kept past the branch");
+    let mut lines = Vec::new();
+    run(&mut h, 30, &mut lines);
+    let mut r = history::Replayer::new(h.recording()).unwrap();
+    for to in [1u64, 33, 49, 50, 51, 64, 79, 80] {
+        r = if r.tick() > to {
+            history::Replayer::new(h.recording()).unwrap()
+        } else {
+            r
+        };
+        r.advance_to(to, |_, _| {}).unwrap();
+        let frame = h.frame(to).unwrap();
+        assert_eq!(shown_text(&frame), shown_text(r.session()), "tick {to}");
+    }
 }

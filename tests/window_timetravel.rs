@@ -200,3 +200,109 @@ fn dragging_the_timeline_scrubs_and_space_branches_there() {
         rec.ticks
     );
 }
+
+/// Runs the window on the scratch scene with recorded input; its stderr.
+fn run_input(dir: &Path, frames: u64, input: &[&str], name: &str) -> String {
+    let input_file = dir.join(format!("{name}.jsonl"));
+    std::fs::write(&input_file, input.join("\n")).unwrap();
+    let out = Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 1280x1024x24"])
+        .arg(env!("CARGO_BIN_EXE_agentbox"))
+        .arg("run")
+        .arg(dir.join("scene.yaml"))
+        .args(["--frames", &frames.to_string(), "--input"])
+        .arg(&input_file)
+        .arg("--screenshot")
+        .arg(dir.join(format!("{name}.png")))
+        .current_dir(dir)
+        .output()
+        .expect("xvfb-run is installed (see README)");
+    assert!(out.status.success(), "{name}: {}", stderr(&out));
+    stderr(&out)
+}
+
+#[test]
+fn scrub_back_branch_then_open_the_saved_session_with_ctrl_o() {
+    let dir = scratch(&[("scene.yaml", SCENE), ("runner.lua", RUNNER)]);
+    // 60 ticks, then a drag on the timeline going back over four frames (52%, 45%, 38%,
+    // 30% of the track: about ticks 31, 27, 23, 18), Space branches there, Ctrl+E saves.
+    run_input(
+        dir.path(),
+        70,
+        &[
+            r#"{"frame": 60, "press": "left", "at": [8.61, 8.86]}"#,
+            r#"{"frame": 61, "move": [7.8, 8.86]}"#,
+            r#"{"frame": 62, "move": [7.0, 8.86]}"#,
+            r#"{"frame": 63, "move": [6.1, 8.86]}"#,
+            r#"{"frame": 64, "release": "left", "at": [6.1, 8.86]}"#,
+            r#"{"frame": 65, "key": "Space"}"#,
+            r#"{"frame": 66, "key": "E", "ctrl": true}"#,
+        ],
+        "scrubback",
+    );
+    let file = dir.path().join("scene.session.json");
+    let rec = history::load_recording(&file).unwrap();
+    assert!(
+        (14..=22).contains(&rec.ticks),
+        "branched near tick 18, after scrubbing back: {} ticks",
+        rec.ticks
+    );
+    // The saved session opens from the list: Ctrl+O, then the list on screen.
+    run_input(
+        dir.path(),
+        5,
+        &[r#"{"frame": 2, "key": "O", "ctrl": true}"#],
+        "list",
+    );
+    let (w, _, px) = read_rgba(&dir.path().join("list.png"));
+    // The selected row's blue, where the list's first row is (x 240..780, y 150..174 of 1024
+    // window pixels; the screenshot may be larger on a high-DPI screen).
+    let k = w as f32 / 1024.0;
+    let row = (162.0 * k) as u32;
+    let blue = (((300.0 * k) as u32)..((700.0 * k) as u32))
+        .filter(|&x| {
+            let i = ((row * w + x) * 4) as usize;
+            let p = &px[i..i + 4];
+            p[2] > 0x80 && p[2] > p[0] + 0x30
+        })
+        .count();
+    assert!(
+        blue > 100,
+        "the list's selected row is drawn ({blue} blue pixels)"
+    );
+    // Enter opens it: the run is replayed to its last tick.
+    let err = run_input(
+        dir.path(),
+        6,
+        &[
+            r#"{"frame": 2, "key": "O", "ctrl": true}"#,
+            r#"{"frame": 3, "key": "Down"}"#,
+            r#"{"frame": 4, "key": "Enter"}"#,
+        ],
+        "opened",
+    );
+    assert!(
+        err.contains(&format!("scene.session.json at tick {}", rec.ticks)),
+        "{err}"
+    );
+    // Esc closes the list without quitting the window (it runs its 6 frames).
+    let err = run_input(
+        dir.path(),
+        6,
+        &[
+            r#"{"frame": 2, "key": "O", "ctrl": true}"#,
+            r#"{"frame": 3, "key": "Escape"}"#,
+        ],
+        "closed",
+    );
+    assert!(!err.contains("opened"), "{err}");
+    assert!(
+        dir.path().join("closed.png").exists(),
+        "the window ran to its last frame (the screenshot is taken there)"
+    );
+    if let Ok(keep) = std::env::var("KEEP_SHOTS") {
+        for f in ["scrubback.png", "list.png", "opened.png"] {
+            std::fs::copy(dir.path().join(f), Path::new(&keep).join(f)).unwrap();
+        }
+    }
+}

@@ -22,8 +22,10 @@
 //! `file.rs`); it names no engine crate and draws nothing.
 
 mod file;
+mod frames;
 
 pub use file::{load as load_recording, save as save_recording};
+pub use frames::{Frame, Frames, Shown, FRAMES_MAX_BYTES, FRAME_EVERY};
 
 use crate::script::sources::{Blob, Read, Sources};
 use crate::session::{Reload, Session};
@@ -130,6 +132,8 @@ pub struct History {
     keyboard: IVec2,
     /// Whether the live session keeps script errors off stderr (replays always do).
     quiet: bool,
+    /// Past ticks kept for showing without Lua (the window turns them on).
+    frames: Option<Frames>,
 }
 
 impl History {
@@ -161,6 +165,7 @@ impl History {
             live,
             keyboard: IVec2::ZERO,
             quiet,
+            frames: None,
         })
     }
 
@@ -175,6 +180,7 @@ impl History {
             recording: rec.clone(),
             keyboard: IVec2::ZERO,
             quiet: false,
+            frames: None,
         };
         for reload in history.settle(to).1 {
             eprintln!("{reload}");
@@ -202,7 +208,28 @@ impl History {
         self.recording.ticks
     }
 
+    /// Keeps (or stops keeping) frames of the ticks from now on, so they can be shown without
+    /// a replay ([`History::frame`]); each live tick then also copies every agent's memory
+    /// text, and every [`FRAME_EVERY`] ticks the world.
+    pub fn keep_frames(&mut self, on: bool) {
+        self.frames = on.then(|| self.frames.take().unwrap_or_default());
+    }
+
+    /// The kept frames, if the window keeps them.
+    pub fn frames(&self) -> Option<&Frames> {
+        self.frames.as_ref()
+    }
+
+    /// Tick `to` of the live branch as it was shown then, from the kept frames (no Lua), if
+    /// they reach it.
+    pub fn frame(&self, to: u64) -> Option<Frame> {
+        self.frames.as_ref()?.frame(to)
+    }
+
     fn record(&mut self, input: Input) {
+        if let Some(f) = self.frames.as_mut() {
+            f.input();
+        }
         self.recording.events.push(Event {
             at: self.recording.ticks,
             input,
@@ -211,7 +238,30 @@ impl History {
 
     /// Runs one tick of the live session and records it.
     pub fn tick(&mut self) -> TickReport {
-        let report = self.live.tick();
+        let report = match self.frames.as_mut() {
+            None => self.live.tick(),
+            Some(frames) => {
+                let at = self.recording.ticks;
+                frames.before_tick(
+                    at,
+                    self.live.world(),
+                    self.keyboard,
+                    self.live.current_errors(),
+                );
+                let report = self
+                    .live
+                    .tick_observed(&mut |world, d| frames.decided(at, world, d));
+                let live = &self.live;
+                frames.after_tick(
+                    at + 1,
+                    live.world(),
+                    self.keyboard,
+                    || live.current_errors(),
+                    |id| (live.memory_text(id), live.memory_held(id)),
+                );
+                report
+            }
+        };
         self.recording.ticks += 1;
         let t = self.recording.ticks;
         if t.is_multiple_of(HASH_EVERY) {
@@ -320,6 +370,9 @@ impl History {
     /// (returned, with the old ticks), reads the disk again and applies what changed there.
     fn settle(&mut self, to: u64) -> (Recording, Vec<Reload>) {
         let abandoned = self.recording.clone();
+        if let Some(f) = self.frames.as_mut() {
+            f.cut(to);
+        }
         self.recording.events.retain(|e| e.at < to || is_opening(e));
         // An input of the old branch at exactly `to` came after the shown state: dropped too,
         // but the opening read (at 0) stays.

@@ -4,7 +4,7 @@ use super::overlays::{Overlays, ALL};
 use super::text::panel;
 use macroquad::prelude::*;
 
-const KEYS: [(&str, &str); 25] = [
+const KEYS: [(&str, &str); 26] = [
     ("F1 or ?", "this help"),
     ("Space", "pause / run"),
     (". or N", "one tick while paused"),
@@ -44,6 +44,10 @@ const KEYS: [(&str, &str); 25] = [
     (
         "G / Ctrl+E",
         "ghost of the old branch / save the session (docs/keys.md)",
+    ),
+    (
+        "Ctrl+O",
+        "open a saved session beside the scene (arrows, Enter, Esc)",
     ),
 ];
 

@@ -79,7 +79,7 @@ pub struct Event {
 }
 
 /// Keys a replay may name, by the names macroquad's `KeyCode` has.
-const KEYS: [(&str, KeyCode); 47] = [
+const KEYS: [(&str, KeyCode); 48] = [
     ("Space", KeyCode::Space),
     ("Escape", KeyCode::Escape),
     ("Tab", KeyCode::Tab),
@@ -125,6 +125,7 @@ const KEYS: [(&str, KeyCode); 47] = [
     ("Backspace", KeyCode::Backspace),
     ("Delete", KeyCode::Delete),
     ("Q", KeyCode::Q),
+    ("O", KeyCode::O),
     ("Comma", KeyCode::Comma),
     ("End", KeyCode::End),
 ];

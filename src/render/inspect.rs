@@ -4,14 +4,14 @@
 //! `Debug` text or JSON.
 
 use super::text::{panel, wrap};
-use crate::session::Session;
+use crate::history::Shown;
 use crate::world::{Agent, Brain};
 use macroquad::prelude::*;
 
 pub const WIDTH: f32 = 380.0;
 
 /// Draws the panel for agent `id`; returns false if the agent is gone.
-pub fn draw(session: &Session, id: &str) -> bool {
+pub fn draw(session: &dyn Shown, id: &str) -> bool {
     let Some(agent) = session.world().agent(id) else {
         return false;
     };

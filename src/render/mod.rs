@@ -14,11 +14,11 @@ mod map_texture;
 mod overlays;
 mod paint;
 mod palette;
+mod sessions;
 mod text;
 mod timeline;
 
-use crate::history::{History, Replayer};
-use crate::session::Session;
+use crate::history::{History, Shown};
 use crate::watch::FileWatcher;
 use camera::Camera;
 use input::{FrameInput, Source};
@@ -75,10 +75,11 @@ pub fn run_window(scene: &Path, seed: Option<u64>, options: WindowOptions) -> Re
         Some(path) => Some(input::Recorder::create(path)?),
         None => None,
     };
-    let history = match &options.session {
+    let mut history = match &options.session {
         Some(file) => History::resume_recording(&crate::history::load_recording(file)?)?,
         None => History::open(scene, seed)?,
     };
+    timeline::keep_frames(&mut history);
     let outcome: Rc<RefCell<Result<(), String>>> = Rc::new(RefCell::new(Ok(())));
     let result = Rc::clone(&outcome);
     let conf = Conf {
@@ -99,6 +100,7 @@ pub fn run_window(scene: &Path, seed: Option<u64>, options: WindowOptions) -> Re
             show_ghost: true,
             scrubbing: false,
             parked: crate::history::Parked::new(timeline::PARK_EVERY),
+            picker: None,
             options,
             source,
             recorder,
@@ -126,8 +128,8 @@ pub fn run_window(scene: &Path, seed: Option<u64>, options: WindowOptions) -> Re
 struct Window {
     /// The live run and its history.
     history: History,
-    /// A replay standing at the tick shown, while the designer looks at the past.
-    view: Option<Replayer>,
+    /// The tick shown while the designer looks at the past.
+    view: Option<timeline::View>,
     /// The live branch's marks and trails, for the timeline and the ghost.
     track: timeline::Track,
     /// The trails of the last abandoned branch, after its branch point, and that tick.
@@ -138,6 +140,8 @@ struct Window {
     scrubbing: bool,
     /// Replays parked along the history, so a jump replays a few seconds, not all of it.
     parked: crate::history::Parked,
+    /// The session list (Ctrl+O), while open.
+    picker: Option<sessions::Picker>,
     options: WindowOptions,
     source: Source,
     recorder: Option<input::Recorder>,
@@ -275,8 +279,8 @@ impl Window {
         self.carry = self.carry.min(1.0);
     }
 
-    /// The session shown: the replay while looking at the past, else the live one.
-    fn shown(&self) -> &Session {
+    /// The tick shown: the past one while looking at the past, else the live session.
+    fn shown(&self) -> &dyn Shown {
         shown_of(&self.view, &self.history)
     }
 
@@ -289,7 +293,7 @@ impl Window {
     fn shown_tick(&self) -> u64 {
         self.view
             .as_ref()
-            .map_or(self.history.ticks(), Replayer::tick)
+            .map_or(self.history.ticks(), timeline::View::tick)
     }
 
     /// One live tick, with its marks and trails kept for the timeline and the ghost.
@@ -332,17 +336,25 @@ impl Window {
             self.view = None;
             return;
         }
-        let reuse = self
-            .view
-            .take()
-            .filter(|r| r.tick() <= to && r.follows(self.history.recording()));
+        if let Some(frame) = self.history.frame(to) {
+            self.view = Some(timeline::View::Frame(Box::new(frame)));
+            return;
+        }
+        let reuse = match self.view.take() {
+            Some(timeline::View::Replay(r))
+                if r.tick() <= to && r.follows(self.history.recording()) =>
+            {
+                Some(*r)
+            }
+            _ => None,
+        };
         let replayer = match reuse {
             Some(r) => Ok(r),
             None => self.parked.take(self.history.recording(), to),
         };
         let moved = replayer.and_then(|mut r| r.advance_to(to, |_, _| {}).map(|()| r));
         match moved {
-            Ok(r) => self.view = Some(r),
+            Ok(r) => self.view = Some(timeline::View::Replay(Box::new(r))),
             Err(e) => {
                 eprintln!("{e}");
                 self.hud.status(format!("cannot show tick {to}: {e}"));
@@ -352,8 +364,21 @@ impl Window {
 
     /// Space at a past tick: the replay there becomes the live run, with today's files.
     fn branch_here(&mut self) {
-        let Some(replayer) = self.view.take() else {
-            return;
+        let replayer = match self.view.take() {
+            None => return,
+            Some(timeline::View::Replay(r)) => *r,
+            // A frame has no Lua state: the replay parked below goes on to its tick.
+            Some(timeline::View::Frame(f)) => {
+                match self.parked.take(self.history.recording(), f.tick) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        self.hud
+                            .status(format!("cannot branch at tick {}: {e}", f.tick));
+                        self.view = Some(timeline::View::Frame(f));
+                        return;
+                    }
+                }
+            }
         };
         let at = replayer.tick();
         let (_, reloads) = self.history.branch_from(replayer);
@@ -461,8 +486,62 @@ impl Window {
         };
         egui_macroquad::ui(|ctx| {
             timeline::paint(ctx, &bar);
+            if let Some(picker) = &self.picker {
+                sessions::paint(ctx, picker);
+            }
         });
         egui_macroquad::draw();
+    }
+
+    /// Ctrl+O opens the session list; while it is open it takes every key and click (arrows,
+    /// Enter or a click open a session, Esc closes). True if it took this frame's input.
+    fn handle_picker(&mut self, input: &FrameInput) -> bool {
+        if self.picker.is_none() {
+            if input.ctrl && input.key(KeyCode::O) {
+                self.picker = Some(sessions::Picker::new(self.history.session().scene_path()));
+                return true;
+            }
+            return false;
+        }
+        let choice = match self.picker.as_mut() {
+            Some(p) => p.handle(input),
+            None => return false,
+        };
+        match choice {
+            sessions::Choice::Stay => {}
+            sessions::Choice::Close => self.picker = None,
+            sessions::Choice::Open(file) => {
+                self.picker = None;
+                self.open_session(&file);
+            }
+        }
+        true
+    }
+
+    /// Opens a saved session: its run replayed to its last tick becomes the live one.
+    fn open_session(&mut self, file: &Path) {
+        let opened =
+            crate::history::load_recording(file).and_then(|rec| History::resume_recording(&rec));
+        match opened {
+            Ok(mut h) => {
+                timeline::keep_frames(&mut h);
+                self.history = h;
+                self.view = None;
+                self.track = timeline::Track::default();
+                self.ghost.clear();
+                self.parked = crate::history::Parked::new(timeline::PARK_EVERY);
+                self.painter = paint::Painter::default();
+                self.paused = true;
+                let status = format!("opened {} at tick {}", file.display(), self.history.ticks());
+                eprintln!("{status}");
+                self.hud.status(status);
+            }
+            Err(e) => {
+                eprintln!("{}: {e}", file.display());
+                self.hud
+                    .status(format!("cannot open {}: {e}", file.display()));
+            }
+        }
     }
 
     /// Ctrl+E: writes the session file beside the scene and prints the branch's headless
@@ -495,6 +574,9 @@ impl Window {
 
     /// Applies one frame of input; false to quit.
     fn handle(&mut self, input: &FrameInput) -> bool {
+        if self.handle_picker(input) {
+            return true;
+        }
         let dir = keyboard_direction(input, !self.painter.active && !input.ctrl);
         if self.view.is_none() {
             self.history.set_keyboard(dir);
@@ -544,7 +626,8 @@ impl Window {
                 &self.history.recording().scene.clone(),
                 self.history.recording().seed,
             ) {
-                Ok(h) => {
+                Ok(mut h) => {
+                    timeline::keep_frames(&mut h);
                     self.history = h;
                     self.view = None;
                     self.track = timeline::Track::default();
@@ -745,10 +828,10 @@ impl paint::Painter {
     }
 }
 
-/// The session shown: the replay while looking at the past, else the live one.
-fn shown_of<'a>(view: &'a Option<Replayer>, history: &'a History) -> &'a Session {
+/// The tick shown: the past one while looking at the past, else the live session.
+fn shown_of<'a>(view: &'a Option<timeline::View>, history: &'a History) -> &'a dyn Shown {
     match view {
-        Some(r) => r.session(),
+        Some(v) => v.shown(),
         None => history.session(),
     }
 }

@@ -189,3 +189,34 @@ pub fn draw_ghost(trails: &[Vec<[f32; 2]>], camera: &super::camera::Camera) {
         }
     }
 }
+
+/// A past tick the window shows: a frame rebuilt from the history's kept frames (no Lua, a
+/// millisecond or two, so scrubbing goes backwards as fast as forwards), or, where the frames
+/// do not reach (before the first kept one, a crowd above [`TRAIL_AGENTS`]), a replay.
+pub enum View {
+    Frame(Box<crate::history::Frame>),
+    Replay(Box<crate::history::Replayer>),
+}
+
+impl View {
+    pub fn tick(&self) -> u64 {
+        match self {
+            View::Frame(f) => f.tick,
+            View::Replay(r) => r.tick(),
+        }
+    }
+
+    pub fn shown(&self) -> &dyn crate::history::Shown {
+        match self {
+            View::Frame(f) => &**f,
+            View::Replay(r) => r.session(),
+        }
+    }
+}
+
+/// Keeps frames of the history for showing past ticks, up to [`TRAIL_AGENTS`] agents (above,
+/// copying every agent's memory text each tick would cost the crowd's tick; jumps replay).
+pub fn keep_frames(history: &mut crate::history::History) {
+    let agents = history.session().world().agents.len();
+    history.keep_frames(agents <= TRAIL_AGENTS);
+}
