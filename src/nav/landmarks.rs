@@ -154,8 +154,7 @@ impl Landmarks {
     pub fn estimate(&self, x: i32, y: i32, goal: &[u32; COUNT]) -> f64 {
         let here = &self.dist[(y * self.width + x) as usize];
         let mut best = 0.0f64;
-        for k in 0..COUNT {
-            let (a, b) = (here[k], goal[k]);
+        for (&a, &b) in here.iter().zip(goal) {
             if a == UNREACHED || b == UNREACHED {
                 continue;
             }
