@@ -79,7 +79,7 @@ pub struct Event {
 }
 
 /// Keys a replay may name, by the names macroquad's `KeyCode` has.
-const KEYS: [(&str, KeyCode); 47] = [
+const KEYS: [(&str, KeyCode); 48] = [
     ("Space", KeyCode::Space),
     ("Escape", KeyCode::Escape),
     ("Tab", KeyCode::Tab),
@@ -113,6 +113,7 @@ const KEYS: [(&str, KeyCode); 47] = [
     ("G", KeyCode::G),
     ("H", KeyCode::H),
     ("I", KeyCode::I),
+    ("J", KeyCode::J),
     ("N", KeyCode::N),
     ("P", KeyCode::P),
     ("R", KeyCode::R),

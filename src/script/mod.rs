@@ -15,9 +15,11 @@ mod hot;
 mod inspect;
 mod metric;
 mod output;
+pub mod plot;
 mod predicate;
 pub mod registry;
 mod sandbox;
+mod tunable;
 pub mod sources;
 mod views;
 
