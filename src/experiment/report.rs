@@ -28,7 +28,12 @@ fn num(v: f64) -> String {
         return format!("{v}");
     }
     let digits = (3 - v.abs().log10().floor() as i32).clamp(0, 6) as usize;
-    format!("{v:.digits$}")
+    let text = format!("{v:.digits$}");
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
 }
 
 fn stats_cell(s: &Option<Stats>) -> String {
@@ -307,9 +312,9 @@ fn heat_maps(header: &Header, runs: &[RunLine], measures: &[Measure], out: &mut 
 
 const STYLE: &str = "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;background:#fff}\
 h1{font-size:22px}h2{font-size:17px;margin-top:28px}table{border-collapse:collapse;margin:8px 0}\
-td,th{border:1px solid #ccc;padding:4px 8px;text-align:right;vertical-align:top}th{background:#f2f2f2}\
+td,th{border:1px solid #ccc;padding:4px 8px;text-align:right;vertical-align:top;white-space:nowrap}th{background:#f2f2f2}\
 td.name{text-align:left;font-family:monospace}.ci{color:#777;font-size:12px}dl{display:grid;grid-template-columns:max-content auto;gap:2px 12px}\
-dt{color:#666}dd{margin:0;font-family:monospace}figure{margin:12px 0}figcaption{font-weight:600;margin-bottom:4px}\
+dt{color:#666}dd{margin:0;font-family:monospace}figure{margin:12px 16px 12px 0;display:inline-block;vertical-align:top}figcaption{font-weight:600;margin-bottom:4px}\
 .lab{font:12px monospace;fill:#333}.cell{font:12px monospace}.box{fill:#cfe3f5;stroke:#4a7fb0}.med{stroke:#1b4f80;stroke-width:2}\
 .dot{fill:#d0502a;fill-opacity:.7}.axis{stroke:#999}";
 
@@ -333,10 +338,10 @@ pub fn html(header: &Header, runs: &[RunLine], summary: &Summary) -> String {
         summary.runs,
         summary.expected
     );
-    out.push_str("<h2>Summary</h2><p class=ci>Mean [95% bootstrap interval of the mean], median and n per variant; times count a miss as the tick limit.</p>");
-    table(summary, &mut out);
     let measures = measures(runs, header.ticks);
     heat_maps(header, runs, &measures, &mut out);
+    out.push_str("<h2>Summary</h2><p class=ci>Mean [95% bootstrap interval of the mean], median and n per variant; times count a miss as the tick limit.</p>");
+    table(summary, &mut out);
     out.push_str("<h2>Distributions per variant</h2><p class=ci>Every run is a dot; the box spans the quartiles, the dark line is the median.</p>");
     for m in &measures {
         distribution(header, runs, m, &mut out);
