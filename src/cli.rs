@@ -428,36 +428,38 @@ fn run(command: Command) -> io::Result<ExitCode> {
             },
             report,
         )?,
-        Command::Merge { files, out, report } => match crate::experiment::merge(&files, out.as_deref()) {
-            Err(e) => {
-                eprintln!("{e}");
-                ExitCode::FAILURE
-            }
-            Ok(merged) => {
-                if let Some(path) = &report {
-                    if let Err(e) = crate::experiment::report::write(
-                        path,
-                        &merged.header,
-                        &merged.runs,
-                        &merged.summary,
-                    ) {
-                        eprintln!("{e}");
-                        return Ok(ExitCode::FAILURE);
+        Command::Merge { files, out, report } => {
+            match crate::experiment::merge(&files, out.as_deref()) {
+                Err(e) => {
+                    eprintln!("{e}");
+                    ExitCode::FAILURE
+                }
+                Ok(merged) => {
+                    if let Some(path) = &report {
+                        if let Err(e) = crate::experiment::report::write(
+                            path,
+                            &merged.header,
+                            &merged.runs,
+                            &merged.summary,
+                        ) {
+                            eprintln!("{e}");
+                            return Ok(ExitCode::FAILURE);
+                        }
+                    }
+                    say(format_args!("{}", merged.summary.text()))?;
+                    if merged.runs.len() as u64 == merged.header.total_runs() {
+                        ExitCode::SUCCESS
+                    } else {
+                        eprintln!(
+                            "merge: {} of {} runs are missing",
+                            merged.header.total_runs() - merged.runs.len() as u64,
+                            merged.header.total_runs()
+                        );
+                        ExitCode::from(INCOMPLETE_EXIT)
                     }
                 }
-                say(format_args!("{}", merged.summary.text()))?;
-                if merged.runs.len() as u64 == merged.header.total_runs() {
-                    ExitCode::SUCCESS
-                } else {
-                    eprintln!(
-                        "merge: {} of {} runs are missing",
-                        merged.header.total_runs() - merged.runs.len() as u64,
-                        merged.header.total_runs()
-                    );
-                    ExitCode::from(INCOMPLETE_EXIT)
-                }
             }
-        },
+        }
         Command::Schema => {
             say(format_args!("{}", scene::schema::json()))?;
             ExitCode::SUCCESS

@@ -54,7 +54,16 @@ fn a_sweep_over_two_parameters_runs_every_point_and_seed() {
         dir.path().join("r.html"),
     );
     let mut args = SWEEP.to_vec();
-    args.extend(["--ticks", "120", "--out", s(&out), "--monitors", s(&csv), "--report", s(&html)]);
+    args.extend([
+        "--ticks",
+        "120",
+        "--out",
+        s(&out),
+        "--monitors",
+        s(&csv),
+        "--report",
+        s(&html),
+    ]);
     let o = run(&args);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stdout(&o).contains("18 of 18 runs"), "{}", stdout(&o));
@@ -70,27 +79,46 @@ fn a_sweep_over_two_parameters_runs_every_point_and_seed() {
     let mut seen = std::collections::BTreeSet::new();
     for r in runs {
         let p = &r["params"];
-        let (lead, speed) = (p["hunter.lead"].as_f64().unwrap(), p["spawn.prey.speed"].as_f64().unwrap());
-        assert!([0.0, 0.5, 1.0].contains(&lead) && [4.0, 5.0].contains(&speed), "{r}");
-        assert_eq!(r["variant"], format!("hunter.lead={lead},spawn.prey.speed={speed}"));
+        let (lead, speed) = (
+            p["hunter.lead"].as_f64().unwrap(),
+            p["spawn.prey.speed"].as_f64().unwrap(),
+        );
+        assert!(
+            [0.0, 0.5, 1.0].contains(&lead) && [4.0, 5.0].contains(&speed),
+            "{r}"
+        );
+        assert_eq!(
+            r["variant"],
+            format!("hunter.lead={lead},spawn.prey.speed={speed}")
+        );
         seen.insert((r["variant"].to_string(), r["seed"].as_u64().unwrap()));
         // Final monitors: the value every 10 ticks and the plots folded by their rules.
         let m = &r["monitors"];
         assert_eq!(m["hunters"], 1.0, "{r}");
         assert!(m["gap"].as_f64().unwrap() >= 0.0, "{r}");
         assert!(m["prey_x"].as_f64().unwrap() > 2.0, "{r}");
-        assert_eq!(m["prey_x"], r["metrics"]["prey_x"], "monitor and metric agree at the end");
+        assert_eq!(
+            m["prey_x"], r["metrics"]["prey_x"],
+            "monitor and metric agree at the end"
+        );
         assert_eq!(r["errors"], 0, "{r}");
     }
     assert_eq!(seen.len(), 18);
     // The swept numbers really change the runs: the prey's speed moves where it ends.
     let prey_x = |speed: f64| {
         runs.iter()
-            .filter(|r| r["params"]["spawn.prey.speed"] == speed && r["params"]["hunter.lead"] == 0.0)
+            .filter(|r| {
+                r["params"]["spawn.prey.speed"] == speed && r["params"]["hunter.lead"] == 0.0
+            })
             .map(|r| r["metrics"]["prey_x"].as_f64().unwrap())
             .sum::<f64>()
     };
-    assert!(prey_x(5.0) > prey_x(4.0), "{} vs {}", prey_x(5.0), prey_x(4.0));
+    assert!(
+        prey_x(5.0) > prey_x(4.0),
+        "{} vs {}",
+        prey_x(5.0),
+        prey_x(4.0)
+    );
     // The CSV is long: variant,seed,tick,name,value, with values every 10 ticks and plots every
     // tick; the monitors never changed the run (a sweep without them gives the same lines).
     let text = std::fs::read_to_string(&csv).unwrap();
@@ -101,7 +129,11 @@ fn a_sweep_over_two_parameters_runs_every_point_and_seed() {
     let gap_rows = rows.iter().filter(|r| r.contains(",gap,")).count();
     assert_eq!(prey_rows, 18 * 12, "every 10 ticks of 120");
     assert_eq!(gap_rows, 18 * 120, "every tick");
-    assert!(rows[0].starts_with("\"hunter.lead=0,spawn.prey.speed=4\",1,1,"), "{}", rows[0]);
+    assert!(
+        rows[0].starts_with("\"hunter.lead=0,spawn.prey.speed=4\",1,1,"),
+        "{}",
+        rows[0]
+    );
     let plain = dir.path().join("plain.jsonl");
     let mut args = SWEEP.to_vec();
     args.extend(["--ticks", "120", "--out", s(&plain), "--jobs", "1"]);
@@ -134,10 +166,23 @@ fn sweep_shards_merge_into_the_unsharded_file() {
     }
     let merged = dir.path().join("merged.jsonl");
     let html = dir.path().join("merged.html");
-    let o = run(&["merge", s(&parts[0]), s(&parts[1]), "--out", s(&merged), "--report", s(&html)]);
+    let o = run(&[
+        "merge",
+        s(&parts[0]),
+        s(&parts[1]),
+        "--out",
+        s(&merged),
+        "--report",
+        s(&html),
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(std::fs::read(&merged).unwrap(), std::fs::read(&whole).unwrap());
-    assert!(std::fs::read_to_string(&html).unwrap().contains("Heat maps"));
+    assert_eq!(
+        std::fs::read(&merged).unwrap(),
+        std::fs::read(&whole).unwrap()
+    );
+    assert!(std::fs::read_to_string(&html)
+        .unwrap()
+        .contains("Heat maps"));
 }
 
 #[test]
@@ -152,7 +197,16 @@ fn bad_sweep_paths_and_ranges_are_refused_clearly() {
         ("hunter.lead=2..1:1", "B is below A"),
         ("hunter.lead=0..5:1", "outside min..max"),
     ] {
-        let o = run(&["sweep", "scenes/tunables.yaml", "--param", param, "--seeds", "1", "--ticks", "5"]);
+        let o = run(&[
+            "sweep",
+            "scenes/tunables.yaml",
+            "--param",
+            param,
+            "--seeds",
+            "1",
+            "--ticks",
+            "5",
+        ]);
         assert_eq!(o.status.code(), Some(1), "{param}: {}", stderr(&o));
         assert!(stderr(&o).contains(says), "{param}: {}", stderr(&o));
     }

@@ -72,7 +72,7 @@ fn a_slider_change_survives_a_script_reload_and_saving_keeps_comments() {
     let input_file = dir.path().join("input.jsonl");
     std::fs::write(&input_file, input.join("\n")).unwrap();
     let shot = dir.path().join("tunables.png");
-    let mut child = Command::new("xvfb-run")
+    let child = Command::new("xvfb-run")
         .args(["-a", "-s", "-screen 0 1280x1024x24"])
         .arg(env!("CARGO_BIN_EXE_agentbox"))
         .arg("run")
@@ -88,12 +88,19 @@ fn a_slider_change_survives_a_script_reload_and_saving_keeps_comments() {
     let session_file = dir.path().join("scene.session.json");
     let started = Instant::now();
     while !session_file.exists() {
-        assert!(started.elapsed() < Duration::from_secs(120), "no session file");
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "no session file"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     std::fs::write(dir.path().join("runner.lua"), RUNNER_2).unwrap();
     let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 
     let rec = history::load_recording(&session_file).unwrap();
     let set = rec
@@ -121,7 +128,10 @@ fn a_slider_change_survives_a_script_reload_and_saving_keeps_comments() {
     .expect("the session replays exactly");
     let (pos, goal) = end.unwrap();
     assert_eq!(goal, serde_json::json!(12.0));
-    assert!(pos.distance(glam::DVec2::new(12.0, 5.0)) < 0.3, "ended at {pos}");
+    assert!(
+        pos.distance(glam::DVec2::new(12.0, 5.0)) < 0.3,
+        "ended at {pos}"
+    );
 
     // Ctrl+S wrote the value into the scene, every comment and every other byte kept.
     let text = std::fs::read_to_string(dir.path().join("scene.yaml")).unwrap();
@@ -138,7 +148,10 @@ fn a_slider_change_survives_a_script_reload_and_saving_keeps_comments() {
             px[i] > 0xe0 && px[i + 1] > 0xe0 && px[i + 2] > 0xe0
         })
         .count();
-    assert!(light > 20, "the slider's knob is drawn ({light} light pixels)");
+    assert!(
+        light > 20,
+        "the slider's knob is drawn ({light} light pixels)"
+    );
     if let Ok(keep) = std::env::var("KEEP_SHOTS") {
         std::fs::copy(&shot, Path::new(&keep).join("tunables.png")).unwrap();
     }

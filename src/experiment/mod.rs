@@ -256,7 +256,10 @@ type Run = (RunLine, Vec<monitors::Point>);
 fn run_one(plan: &Plan, variant: usize, seed: u64) -> Result<Run, String> {
     let scene = scene_for(plan, variant, seed)?;
     let PlanVariant {
-        name, files, params, ..
+        name,
+        files,
+        params,
+        ..
     } = &plan.variants[variant];
     let reader: Rc<dyn crate::script::ScriptFiles> = Rc::new(Reader(Arc::clone(files)));
     let metrics = scene.metrics.clone();
@@ -436,7 +439,10 @@ fn prepare(
             None
         } else {
             let text = std::str::from_utf8(&plan.scene_bytes).map_err(|_| {
-                format!("{}: error: the scene is not UTF-8 text", opts.scene.display())
+                format!(
+                    "{}: error: the scene is not UTF-8 text",
+                    opts.scene.display()
+                )
             })?;
             let scene = opts.scene.display().to_string();
             Some(sweep::apply(&scene, text, &v.params)?.into_bytes())

@@ -106,9 +106,17 @@ fn measures(runs: &[RunLine], ticks: u64) -> Vec<Measure> {
 /// The summary table: a row per variant.
 fn table(summary: &Summary, out: &mut String) {
     let first = summary.variants.first();
-    let _ = write!(out, "<table><tr><th>variant</th><th>runs</th><th>errors</th><th>contacts</th>");
+    let _ = write!(
+        out,
+        "<table><tr><th>variant</th><th>runs</th><th>errors</th><th>contacts</th>"
+    );
     for r in first.map_or(&[][..], |v| &v.reach[..]) {
-        let _ = write!(out, "<th>{} caught</th><th>{} time</th>", esc(&r.key), esc(&r.key));
+        let _ = write!(
+            out,
+            "<th>{} caught</th><th>{} time</th>",
+            esc(&r.key),
+            esc(&r.key)
+        );
     }
     for m in first.map_or(&[][..], |v| &v.metrics[..]) {
         let _ = write!(out, "<th>{}</th>", esc(&m.name));
@@ -120,13 +128,23 @@ fn table(summary: &Summary, out: &mut String) {
             out,
             "<tr><td class=name>{}{}</td><td>{}</td><td>{}</td><td>{}</td>",
             esc(&v.name),
-            if base { " <span class=ci>(baseline)</span>" } else { "" },
+            if base {
+                " <span class=ci>(baseline)</span>"
+            } else {
+                ""
+            },
             v.runs,
             v.errors,
             v.contacts
         );
         for r in &v.reach {
-            let _ = write!(out, "<td>{}/{}</td>{}", r.caught, r.runs, stats_cell(&r.time));
+            let _ = write!(
+                out,
+                "<td>{}/{}</td>{}",
+                r.caught,
+                r.runs,
+                stats_cell(&r.time)
+            );
         }
         for m in &v.metrics {
             out.push_str(&stats_cell(&m.stats));
@@ -207,7 +225,12 @@ fn distribution(header: &Header, runs: &[RunLine], m: &Measure, out: &mut String
         for (j, v) in xs.iter().enumerate() {
             // A small fixed jitter by rank keeps equal values visible without randomness.
             let dy = ((j % 5) as f64 - 2.0) * 2.0;
-            let _ = write!(out, "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"2.5\" class=dot />", x(*v), y + dy);
+            let _ = write!(
+                out,
+                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"2.5\" class=dot />",
+                x(*v),
+                y + dy
+            );
         }
     }
     let base = row_h * rows.len() as f64 + 12.0;
@@ -229,19 +252,30 @@ fn distribution(header: &Header, runs: &[RunLine], m: &Measure, out: &mut String
 fn colour(t: f64) -> String {
     let t = t.clamp(0.0, 1.0);
     let lerp = |a: f64, b: f64| (a + (b - a) * t).round() as u8;
-    format!("#{:02x}{:02x}{:02x}", lerp(255.0, 8.0), lerp(247.0, 64.0), lerp(188.0, 129.0))
+    format!(
+        "#{:02x}{:02x}{:02x}",
+        lerp(255.0, 8.0),
+        lerp(247.0, 64.0),
+        lerp(188.0, 129.0)
+    )
 }
 
 /// For a sweep of two or more parameters: each measure's mean over the first two axes.
 fn heat_maps(header: &Header, runs: &[RunLine], measures: &[Measure], out: &mut String) {
-    let Some(first) = header.variants.first() else { return };
+    let Some(first) = header.variants.first() else {
+        return;
+    };
     let axes: Vec<&String> = first.params.keys().collect();
     if axes.len() < 2 {
         return;
     }
     let (ax, ay) = (axes[0].clone(), axes[1].clone());
     let values = |axis: &str| {
-        let mut v: Vec<f64> = header.variants.iter().filter_map(|v| v.params.get(axis).copied()).collect();
+        let mut v: Vec<f64> = header
+            .variants
+            .iter()
+            .filter_map(|v| v.params.get(axis).copied())
+            .collect();
         v.sort_by(f64::total_cmp);
         v.dedup();
         v
@@ -252,12 +286,18 @@ fn heat_maps(header: &Header, runs: &[RunLine], measures: &[Measure], out: &mut 
         "<h2>Heat maps: {} across, {} down{}</h2>",
         esc(&ax),
         esc(&ay),
-        if axes.len() > 2 { " (means over the other swept parameters)" } else { "" }
+        if axes.len() > 2 {
+            " (means over the other swept parameters)"
+        } else {
+            ""
+        }
     );
     for m in measures {
         let mut cells: BTreeMap<(usize, usize), (f64, usize)> = BTreeMap::new();
         for r in runs {
-            let (Some(px), Some(py)) = (r.params.get(&ax), r.params.get(&ay)) else { continue };
+            let (Some(px), Some(py)) = (r.params.get(&ax), r.params.get(&ay)) else {
+                continue;
+            };
             let (Some(i), Some(j)) = (
                 xs.iter().position(|v| v == px),
                 ys.iter().position(|v| v == py),
@@ -273,7 +313,10 @@ fn heat_maps(header: &Header, runs: &[RunLine], measures: &[Measure], out: &mut 
         if cells.is_empty() {
             continue;
         }
-        let means: BTreeMap<(usize, usize), f64> = cells.iter().map(|(k, (s, n))| (*k, s / *n as f64)).collect();
+        let means: BTreeMap<(usize, usize), f64> = cells
+            .iter()
+            .map(|(k, (s, n))| (*k, s / *n as f64))
+            .collect();
         let lo = means.values().copied().fold(f64::INFINITY, f64::min);
         let hi = means.values().copied().fold(f64::NEG_INFINITY, f64::max);
         let (cw, ch, left, top) = (64.0, 30.0, 70.0, 24.0);
@@ -287,10 +330,21 @@ fn heat_maps(header: &Header, runs: &[RunLine], measures: &[Measure], out: &mut 
             num(hi)
         );
         for (i, x) in xs.iter().enumerate() {
-            let _ = write!(out, "<text x=\"{:.1}\" y=\"16\" text-anchor=\"middle\" class=lab>{}</text>", left + cw * (i as f64 + 0.5), num(*x));
+            let _ = write!(
+                out,
+                "<text x=\"{:.1}\" y=\"16\" text-anchor=\"middle\" class=lab>{}</text>",
+                left + cw * (i as f64 + 0.5),
+                num(*x)
+            );
         }
         for (j, y) in ys.iter().enumerate() {
-            let _ = write!(out, "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" class=lab>{}</text>", left - 6.0, top + ch * (j as f64 + 0.5) + 4.0, num(*y));
+            let _ = write!(
+                out,
+                "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" class=lab>{}</text>",
+                left - 6.0,
+                top + ch * (j as f64 + 0.5) + 4.0,
+                num(*y)
+            );
         }
         for ((i, j), v) in &means {
             let t = if hi > lo { (v - lo) / (hi - lo) } else { 0.5 };
@@ -321,7 +375,11 @@ dt{color:#666}dd{margin:0;font-family:monospace}figure{margin:12px 16px 12px 0;d
 /// The page for a study.
 pub fn html(header: &Header, runs: &[RunLine], summary: &Summary) -> String {
     let mut out = String::new();
-    let kind = if header.variants.iter().any(|v| !v.params.is_empty()) { "sweep" } else { "compare" };
+    let kind = if header.variants.iter().any(|v| !v.params.is_empty()) {
+        "sweep"
+    } else {
+        "compare"
+    };
     let _ = write!(
         out,
         "<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>agentbox {kind}: {}</title><style>{STYLE}</style></head><body>\
@@ -351,7 +409,12 @@ pub fn html(header: &Header, runs: &[RunLine], summary: &Summary) -> String {
 }
 
 /// Writes the page to `path`.
-pub fn write(path: &Path, header: &Header, runs: &[RunLine], summary: &Summary) -> Result<(), String> {
+pub fn write(
+    path: &Path,
+    header: &Header,
+    runs: &[RunLine],
+    summary: &Summary,
+) -> Result<(), String> {
     std::fs::write(path, html(header, runs, summary))
         .map_err(|e| format!("{}: error: cannot write the report: {e}", path.display()))
 }

@@ -22,7 +22,9 @@ pub struct Axis {
 
 /// Parses `PATH=A..B:STEP` (or `PATH=V` for one value).
 pub fn parse_axis(text: &str) -> Result<Axis, String> {
-    let bad = |why: &str| format!("--param {text:?}: {why} (write PATH=A..B:STEP, such as hunter.space=1..8:0.5)");
+    let bad = |why: &str| {
+        format!("--param {text:?}: {why} (write PATH=A..B:STEP, such as hunter.space=1..8:0.5)")
+    };
     let (path, range) = text.split_once('=').ok_or_else(|| bad("no `=`"))?;
     let path = path.trim();
     if path.is_empty() {
@@ -52,7 +54,9 @@ pub fn parse_axis(text: &str) -> Result<Axis, String> {
             if count > MAX_POINTS as f64 {
                 return Err(bad(&format!("more than {MAX_POINTS} values")));
             }
-            (0..count as usize).map(|i| tidy(a + i as f64 * step)).collect()
+            (0..count as usize)
+                .map(|i| tidy(a + i as f64 * step))
+                .collect()
         }
     };
     Ok(Axis {
@@ -75,7 +79,9 @@ pub fn points(axes: &[Axis]) -> Result<Vec<Vec<(String, f64)>>, String> {
     }
     let total = axes.iter().map(|a| a.values.len()).product::<usize>();
     if total > MAX_POINTS {
-        return Err(format!("the sweep has {total} points; at most {MAX_POINTS}"));
+        return Err(format!(
+            "the sweep has {total} points; at most {MAX_POINTS}"
+        ));
     }
     let mut out = vec![Vec::new()];
     for axis in axes {
@@ -122,16 +128,30 @@ mod tests {
             parse_axis("a.b=0.1..0.5:0.1").unwrap().values,
             vec![0.1, 0.2, 0.3, 0.4, 0.5]
         );
-        assert_eq!(parse_axis("x=1..2:0.4").unwrap().values, vec![1.0, 1.4, 1.8]);
+        assert_eq!(
+            parse_axis("x=1..2:0.4").unwrap().values,
+            vec![1.0, 1.4, 1.8]
+        );
         assert_eq!(parse_axis("x=3").unwrap().values, vec![3.0]);
-        for bad in ["x", "=1..2:1", "x=1..2", "x=2..1:1", "x=1..2:0", "x=a..2:1", "x=1..1e9:1e-3"] {
+        for bad in [
+            "x",
+            "=1..2:1",
+            "x=1..2",
+            "x=2..1:1",
+            "x=1..2:0",
+            "x=a..2:1",
+            "x=1..1e9:1e-3",
+        ] {
             assert!(parse_axis(bad).is_err(), "{bad}");
         }
     }
 
     #[test]
     fn points_are_every_combination_last_axis_fastest() {
-        let axes = [parse_axis("a=1..2:1").unwrap(), parse_axis("b=5..6:1").unwrap()];
+        let axes = [
+            parse_axis("a=1..2:1").unwrap(),
+            parse_axis("b=5..6:1").unwrap(),
+        ];
         let names: Vec<String> = points(&axes).unwrap().iter().map(|p| name(p)).collect();
         assert_eq!(names, ["a=1,b=5", "a=1,b=6", "a=2,b=5", "a=2,b=6"]);
         assert!(points(&[axes[0].clone(), axes[0].clone()]).is_err());

@@ -21,13 +21,19 @@ const KEYS: [(&str, &str); 27] = [
     ("right-click", "set the goal scripts read with world:goal()"),
     ("P", "paint mode: left-drag paints, right-drag erases"),
     ("T", "next terrain to paint"),
-    ("Ctrl+Z", "undo the last paint stroke (the last slider change if Tab is open)"),
+    (
+        "Ctrl+Z",
+        "undo the last paint stroke (the last slider change if Tab is open)",
+    ),
     (
         "S / Ctrl+S",
         "save the painted map and the tunables into the scene file (S in paint mode)",
     ),
     ("Tab or J", "tunables (sliders) and plots panel"),
-    ("drag a slider", "set a tunable from the next tick (recorded)"),
+    (
+        "drag a slider",
+        "set a tunable from the next tick (recorded)",
+    ),
     ("arrows / WASD", "drive control: keyboard agents"),
     ("click an error", "show the whole message"),
     ("Esc", "close a panel, or quit"),

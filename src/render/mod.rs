@@ -14,8 +14,8 @@ mod map_texture;
 mod overlays;
 mod paint;
 mod palette;
-mod text;
 mod plots;
+mod text;
 mod timeline;
 mod tunables;
 
@@ -374,7 +374,14 @@ impl Window {
             .collect();
         let (_, reloads) = self.history.branch_from(replayer);
         for (name, value) in now {
-            let t = self.history.session().scene().tunables.iter().find(|t| t.name == name).cloned();
+            let t = self
+                .history
+                .session()
+                .scene()
+                .tunables
+                .iter()
+                .find(|t| t.name == name)
+                .cloned();
             if t.is_some_and(|t| self.history.session().tunable_value(&t) != value) {
                 self.history.set_tunable(&name, value);
             }
@@ -491,7 +498,12 @@ impl Window {
             timeline::paint(ctx, &bar);
             if let Some(view) = &panel {
                 tunables::paint(ctx, view);
-                plots::paint(ctx, &self.plots, tunables::bottom(view.rows.len()) + 8.0, shown);
+                plots::paint(
+                    ctx,
+                    &self.plots,
+                    tunables::bottom(view.rows.len()) + 8.0,
+                    shown,
+                );
             }
         });
         egui_macroquad::draw();

@@ -39,7 +39,9 @@ impl Plots {
         let plots = host.take_plots();
         // Collect from the next tick on (a reset or a branch makes a new session).
         host.collect_plots(true);
-        let Some((_, monitors)) = &mut self.monitors else { return };
+        let Some((_, monitors)) = &mut self.monitors else {
+            return;
+        };
         let due = monitors.due(world.tick);
         for point in monitors.observe(world, plots, due) {
             let s = self.series.entry(point.name).or_default();
@@ -90,7 +92,11 @@ pub fn paint(ctx: &egui::Context, plots: &Plots, top: f32, shown: u64) {
     painter.text(
         p(left + 10.0, top + 13.0),
         egui::Align2::LEFT_CENTER,
-        if n == 0 { "Plots: none yet (monitors:, plot(name, v))" } else { "Plots" },
+        if n == 0 {
+            "Plots: none yet (monitors:, plot(name, v))"
+        } else {
+            "Plots"
+        },
         font.clone(),
         egui::Color32::from_gray(0xee),
     );
@@ -124,7 +130,11 @@ pub fn paint(ctx: &egui::Context, plots: &Plots, top: f32, shown: u64) {
         let span = (t1.saturating_sub(t0)).max(1) as f32;
         let x_of = |t: u64| x0 + w * (t.saturating_sub(t0)) as f32 / span;
         let y_of = |v: f64| {
-            let f = if hi > lo { ((v - lo) / (hi - lo)) as f32 } else { 0.5 };
+            let f = if hi > lo {
+                ((v - lo) / (hi - lo)) as f32
+            } else {
+                0.5
+            };
             cy + h - 2.0 - (h - 4.0) * f
         };
         let line: Vec<egui::Pos2> = s.iter().map(|&(t, v)| p(x_of(t), y_of(v))).collect();

@@ -33,12 +33,22 @@ pub struct Panel {
 
 /// The track of row `i`.
 fn track(i: usize) -> Rect {
-    Rect::new(LEFT + 10.0, TOP + TITLE + ROW * i as f32 + 20.0, WIDTH - 20.0, 12.0)
+    Rect::new(
+        LEFT + 10.0,
+        TOP + TITLE + ROW * i as f32 + 20.0,
+        WIDTH - 20.0,
+        12.0,
+    )
 }
 
 /// The reset button under `rows` rows.
 fn reset_button(rows: usize) -> Rect {
-    Rect::new(LEFT + 10.0, TOP + TITLE + ROW * rows as f32 + 4.0, 170.0, 22.0)
+    Rect::new(
+        LEFT + 10.0,
+        TOP + TITLE + ROW * rows as f32 + 4.0,
+        170.0,
+        22.0,
+    )
 }
 
 /// Where the sliders end (the plots start below).
@@ -74,15 +84,18 @@ impl Panel {
                 Rect::new(r.x - 6.0, r.y - 8.0, r.w + 12.0, r.h + 16.0).contains(input.mouse)
             }) {
                 if in_past {
-                    *status = Some("looking at the past: Space branches here, End goes back".into());
+                    *status =
+                        Some("looking at the past: Space branches here, End goes back".into());
                     return true;
                 }
                 self.dragging = Some(i);
                 let t = &tunables[i];
-                self.undo.push((t.name.clone(), history.session().tunable_value(t)));
+                self.undo
+                    .push((t.name.clone(), history.session().tunable_value(t)));
             } else if reset_button(n).contains(input.mouse) {
                 if in_past {
-                    *status = Some("looking at the past: Space branches here, End goes back".into());
+                    *status =
+                        Some("looking at the past: Space branches here, End goes back".into());
                 } else {
                     for t in &tunables {
                         let now = history.session().tunable_value(t);
@@ -212,7 +225,11 @@ pub fn paint(ctx: &egui::Context, view: &View) {
             format!(
                 "{}{}",
                 number(*v),
-                if changed { format!(" (scene {})", number(t.value)) } else { String::new() }
+                if changed {
+                    format!(" (scene {})", number(t.value))
+                } else {
+                    String::new()
+                }
             ),
             font.clone(),
             if changed {

@@ -11,8 +11,18 @@ use super::locate::Locator;
 
 /// Top-level keys that start a scene path (anything else is a tunable's name).
 const TOP: &[&str] = &[
-    "name", "seed", "tick_rate", "map", "terrain", "agents", "spawn", "waypoints", "expect",
-    "budget", "metrics", "monitors",
+    "name",
+    "seed",
+    "tick_rate",
+    "map",
+    "terrain",
+    "agents",
+    "spawn",
+    "waypoints",
+    "expect",
+    "budget",
+    "metrics",
+    "monitors",
 ];
 
 /// Where one number sits in a scene's text.
@@ -99,7 +109,10 @@ pub fn locate(text: &str, path: &str) -> Result<Located, String> {
             match node {
                 serde_yaml::Value::Mapping(_) => "a mapping".to_string(),
                 serde_yaml::Value::Sequence(_) => "a list".to_string(),
-                other => format!("`{}`", serde_yaml::to_string(other).unwrap_or_default().trim()),
+                other => format!(
+                    "`{}`",
+                    serde_yaml::to_string(other).unwrap_or_default().trim()
+                ),
             }
         ));
     }
@@ -151,10 +164,7 @@ fn offset(text: &str, line: usize, col: usize) -> Option<usize> {
     let mut start = 0;
     for (i, l) in text.split_inclusive('\n').enumerate() {
         if i + 1 == line {
-            return l
-                .char_indices()
-                .nth(col - 1)
-                .map(|(b, _)| start + b);
+            return l.char_indices().nth(col - 1).map(|(b, _)| start + b);
         }
         start += l.len();
     }
@@ -188,7 +198,10 @@ mod tests {
     #[test]
     fn paths_by_id_index_kind_and_tunable_name_reach_the_same_numbers() {
         assert_eq!(locate(DOC, "agents.hunter.speed").unwrap().value, 4.0);
-        assert_eq!(locate(DOC, "agents.0.speed").unwrap().path, "agents.0.speed");
+        assert_eq!(
+            locate(DOC, "agents.0.speed").unwrap().path,
+            "agents.0.speed"
+        );
         assert_eq!(locate(DOC, "spawn.prey.speed").unwrap().value, 5.5);
         let space = locate(DOC, "agents.hunter.params.space").unwrap();
         assert_eq!(space.path, "agents.0.params.space.value");
@@ -212,7 +225,11 @@ mod tests {
     #[test]
     fn bad_paths_say_why() {
         let e = |p: &str| locate(DOC, p).unwrap_err();
-        assert!(e("agents.wolf.speed").contains("has no `wolf`"), "{}", e("agents.wolf.speed"));
+        assert!(
+            e("agents.wolf.speed").contains("has no `wolf`"),
+            "{}",
+            e("agents.wolf.speed")
+        );
         assert!(e("agents.hunter.params.prey").contains("not a number"));
         assert!(e("agents.hunter.params").contains("a mapping"));
         assert!(e("hunter.prey").contains("no tunable `prey`"));

@@ -215,10 +215,10 @@ fn place_one(
     // start near each other sit near each other in the agent list: neighbour queries of a
     // crowd then touch nearby memory.
     free[..count].sort_unstable_by_key(|t| (t.y, t.x));
-    let params = s
-        .params
-        .as_ref()
-        .map_or(serde_json::Value::Object(Default::default()), super::tunable::plain);
+    let params = s.params.as_ref().map_or(
+        serde_json::Value::Object(Default::default()),
+        super::tunable::plain,
+    );
     let agents = free[..count]
         .iter()
         .enumerate()

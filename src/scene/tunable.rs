@@ -30,7 +30,9 @@ fn declared(v: &Value) -> bool {
 
 /// Checks the tunables of one `params` mapping at `path` (`agents.0.params`).
 pub(super) fn check(c: &mut Checker, path: &str, params: &Value) {
-    let Some(map) = params.as_object() else { return };
+    let Some(map) = params.as_object() else {
+        return;
+    };
     for (name, v) in map {
         if !declared(v) {
             continue;
@@ -44,11 +46,17 @@ pub(super) fn check(c: &mut Checker, path: &str, params: &Value) {
             Ok(t) => {
                 let finite = [t.value, t.min, t.max].iter().all(|x| x.is_finite());
                 if !finite || t.min >= t.max {
-                    c.error(&at, "a tunable's min must be below its max (finite numbers)");
+                    c.error(
+                        &at,
+                        "a tunable's min must be below its max (finite numbers)",
+                    );
                 } else if t.value < t.min || t.value > t.max {
                     c.error(
                         &format!("{at}.value"),
-                        format!("value {} is outside min..max ({}..{})", t.value, t.min, t.max),
+                        format!(
+                            "value {} is outside min..max ({}..{})",
+                            t.value, t.min, t.max
+                        ),
                     );
                 }
                 if t.step.is_some_and(|s| !(s > 0.0 && s.is_finite())) {
@@ -87,9 +95,13 @@ pub(super) fn list(spec: &SceneFile) -> Vec<Tunable> {
         .chain(spec.spawn.iter().map(|s| (&s.kind, true, &s.params)));
     let mut out = Vec::new();
     for (owner, group, params) in owners {
-        let Some(map) = params.as_ref().and_then(Value::as_object) else { continue };
+        let Some(map) = params.as_ref().and_then(Value::as_object) else {
+            continue;
+        };
         for (param, v) in map {
-            let Ok(t) = serde_json::from_value::<TunableSpec>(v.clone()) else { continue };
+            let Ok(t) = serde_json::from_value::<TunableSpec>(v.clone()) else {
+                continue;
+            };
             let name = format!("{owner}.{param}");
             // A second group of the same kind names the same tunables: the first one counts.
             if out.iter().any(|x: &Tunable| x.name == name) {

@@ -19,8 +19,8 @@ pub mod plot;
 mod predicate;
 pub mod registry;
 mod sandbox;
-mod tunable;
 pub mod sources;
+mod tunable;
 mod views;
 
 use crate::sim::{Decider, Decision};

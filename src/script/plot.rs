@@ -90,7 +90,11 @@ impl ScriptHost {
     pub fn take_plots(&mut self) -> BTreeMap<String, Tally> {
         self.lua
             .app_data_ref::<Rc<Plots>>()
-            .and_then(|p| p.0.try_borrow_mut().ok().map(|mut m| std::mem::take(&mut *m)))
+            .and_then(|p| {
+                p.0.try_borrow_mut()
+                    .ok()
+                    .map(|mut m| std::mem::take(&mut *m))
+            })
             .unwrap_or_default()
     }
 }
