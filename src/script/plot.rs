@@ -29,10 +29,32 @@ const MAX_NAMES: usize = 256;
 #[derive(Default)]
 struct Plots(RefCell<BTreeMap<String, Tally>>);
 
-/// The global `plot`.
+/// The registry entries: the shared `plot` and the table whose `on` says whether plots are
+/// collected.
+const PLOT: &str = "agentbox.plot";
+const STATE: &str = "agentbox.plot_state";
+
+/// The global `plot`: a Lua function that returns at once unless plots are collected (a call
+/// into Rust costs several times a Lua call, and a crowd may plot every tick), made once per
+/// Lua state and shared by every sandbox.
 pub fn install(lua: &Lua, env: &mlua::Table) -> mlua::Result<()> {
-    env.raw_set(
-        "plot",
+    if let Ok(f) = lua.named_registry_value::<mlua::Function>(PLOT) {
+        return env.raw_set("plot", f);
+    }
+    let state = lua.create_table()?;
+    let wrapper: mlua::Function = lua
+        .load("local state, real = ...\nreturn function(name, value) if state.on then return real(name, value) end end")
+        .set_name("=plot")
+        .set_mode(mlua::chunk::ChunkMode::Text)
+        .call((state.clone(), collector(lua)?))?;
+    lua.set_named_registry_value(STATE, state)?;
+    lua.set_named_registry_value(PLOT, wrapper.clone())?;
+    env.raw_set("plot", wrapper)
+}
+
+/// The Rust side of `plot`, called only while plots are collected.
+fn collector(lua: &Lua) -> mlua::Result<mlua::Function> {
+    {
         lua.create_function(|lua, (name, value): (Value, Value)| {
             let Some(plots) = lua.app_data_ref::<Rc<Plots>>().map(|p| Rc::clone(&p)) else {
                 return Ok(());
@@ -70,13 +92,16 @@ pub fn install(lua: &Lua, env: &mlua::Table) -> mlua::Result<()> {
             t.count += 1;
             t.last = value;
             Ok(())
-        })?,
-    )
+        })
+    }
 }
 
 impl ScriptHost {
     /// Starts (or stops) keeping what scripts plot; stopped, `plot` keeps nothing.
     pub fn collect_plots(&mut self, on: bool) {
+        if let Ok(state) = self.lua.named_registry_value::<mlua::Table>(STATE) {
+            let _ = state.raw_set("on", on);
+        }
         if on {
             if self.lua.app_data_ref::<Rc<Plots>>().is_none() {
                 self.lua.set_app_data(Rc::new(Plots::default()));
