@@ -70,7 +70,7 @@ impl Monitors {
 
     /// Whether the values are due after this tick.
     pub fn due(&self, tick: u64) -> bool {
-        tick % self.every == 0
+        tick.is_multiple_of(self.every)
     }
 
     /// The rule a plotted name is folded by.

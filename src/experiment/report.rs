@@ -50,10 +50,13 @@ fn stats_cell(s: &Option<Stats>) -> String {
     }
 }
 
+/// Reads one number of a run, if it has one.
+type Getter = Box<dyn Fn(&RunLine) -> Option<f64>>;
+
 /// One measure of a run: reach times (a miss counts as the tick limit), metrics, monitors.
 struct Measure {
     title: String,
-    get: Box<dyn Fn(&RunLine) -> Option<f64>>,
+    get: Getter,
 }
 
 fn measures(runs: &[RunLine], ticks: u64) -> Vec<Measure> {
