@@ -17,6 +17,7 @@ stds.agentbox = {
     os = { fields = { "clock", "time" } },
     pairs = {},
     pcall = {},
+    plot = {},
     print = {},
     rawequal = {},
     rawget = {},

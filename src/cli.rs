@@ -158,6 +158,51 @@ enum Command {
         /// 0-based JOB_COMPLETION_INDEX picks the shard.
         #[arg(long, value_name = "N")]
         shards: Option<u64>,
+        /// Also write one self-contained HTML page (summary table, distributions per variant).
+        #[arg(long, value_name = "FILE.html")]
+        report: Option<PathBuf>,
+        /// Write the scene's monitors and the scripts' plots, every run, to a CSV file in
+        /// long format: variant,seed,tick,name,value (without it monitors run only at the end).
+        #[arg(long, value_name = "FILE.csv")]
+        monitors: Option<PathBuf>,
+    },
+    /// Sweep scene numbers over a grid: every combination of the --param values is a variant
+    /// of `compare` (same runner, output, shards, resume and merge), each line carrying
+    /// "params":{PATH: value}. Exit codes as compare's.
+    Sweep {
+        /// The scene file (.yaml) to run, e.g. scenes/pursuit.yaml.
+        #[arg(value_name = "SCENE")]
+        scene: PathBuf,
+        /// An axis: PATH=A..B:STEP, values A + i*STEP up to B inclusive (PATH=V for one value).
+        /// PATH is a number in the scene (agents.hunter.params.space, spawn.0.speed; agents by
+        /// id, spawn groups by index or kind) or a tunable's name (OWNER.PARAM). Repeat for more.
+        #[arg(long = "param", required = true, value_name = "PATH=A..B:STEP")]
+        params: Vec<String>,
+        /// Seeds to run each point with, both ends included: A..B (or one seed N).
+        #[arg(long, value_name = "A..B")]
+        seeds: String,
+        /// Ticks per run (default: the scene's expect.ticks, else 300).
+        #[arg(long, value_name = "N")]
+        ticks: Option<u64>,
+        /// Runs at once, each on its own thread (default: one per core).
+        #[arg(long, value_name = "N")]
+        jobs: Option<usize>,
+        /// Write the runs to FILE (resumable), as compare --out.
+        #[arg(long, value_name = "FILE.jsonl")]
+        out: Option<PathBuf>,
+        /// Run only shard K of N (1-based), as compare --shard.
+        #[arg(long, value_name = "K/N")]
+        shard: Option<String>,
+        /// The number of shards of a Kubernetes Indexed Job, as compare --shards.
+        #[arg(long, value_name = "N")]
+        shards: Option<u64>,
+        /// Also write one self-contained HTML page (summary, distributions, heat maps for two
+        /// swept parameters).
+        #[arg(long, value_name = "FILE.html")]
+        report: Option<PathBuf>,
+        /// Write monitors and plots to a CSV file (variant,seed,tick,name,value).
+        #[arg(long, value_name = "FILE.csv")]
+        monitors: Option<PathBuf>,
     },
     /// Merge the files of a study's shards: check their headers match, print the summary,
     /// and with --out write the runs in the study's order. Exit 0 when every run is there,
@@ -169,6 +214,9 @@ enum Command {
         /// Write the merged study here (header and runs, as one unsharded run writes them).
         #[arg(long, value_name = "FILE.jsonl")]
         out: Option<PathBuf>,
+        /// Also write one self-contained HTML page of the merged study.
+        #[arg(long, value_name = "FILE.html")]
+        report: Option<PathBuf>,
     },
     /// Print the JSON Schema of the scene format (for yaml-language-server).
     Schema,
@@ -335,10 +383,10 @@ fn run(command: Command) -> io::Result<ExitCode> {
             out,
             shard,
             shards,
-        } => {
-            use std::io::IsTerminal;
-            let summary_to_stdout = out.is_some();
-            let options = crate::experiment::CompareOptions {
+            report,
+            monitors,
+        } => study(
+            crate::experiment::CompareOptions {
                 scene,
                 variants,
                 seeds,
@@ -347,59 +395,120 @@ fn run(command: Command) -> io::Result<ExitCode> {
                 out,
                 shard,
                 shards,
-                progress: io::stderr().is_terminal(),
-            };
-            match crate::experiment::compare(&options, |k| std::env::var(k).ok()) {
+                progress: false,
+                params: Vec::new(),
+                monitors,
+            },
+            report,
+        )?,
+        Command::Sweep {
+            scene,
+            params,
+            seeds,
+            ticks,
+            jobs,
+            out,
+            shard,
+            shards,
+            report,
+            monitors,
+        } => study(
+            crate::experiment::CompareOptions {
+                scene,
+                variants: Vec::new(),
+                seeds,
+                ticks,
+                jobs,
+                out,
+                shard,
+                shards,
+                progress: false,
+                params,
+                monitors,
+            },
+            report,
+        )?,
+        Command::Merge { files, out, report } => {
+            match crate::experiment::merge(&files, out.as_deref()) {
                 Err(e) => {
                     eprintln!("{e}");
                     ExitCode::FAILURE
                 }
-                Ok(done) => {
-                    for e in done.warnings.iter().chain(&done.failed) {
-                        eprintln!("{e}");
+                Ok(merged) => {
+                    if let Some(path) = &report {
+                        if let Err(e) = crate::experiment::report::write(
+                            path,
+                            &merged.header,
+                            &merged.runs,
+                            &merged.summary,
+                        ) {
+                            eprintln!("{e}");
+                            return Ok(ExitCode::FAILURE);
+                        }
                     }
-                    let text = format!(
-                        "{} runs made, {} already recorded\n{}",
-                        done.ran,
-                        done.skipped,
-                        done.summary.text()
-                    );
-                    if summary_to_stdout {
-                        say(format_args!("{text}"))?;
-                    } else {
-                        eprint!("{text}");
-                    }
-                    if done.failed.is_empty() {
+                    say(format_args!("{}", merged.summary.text()))?;
+                    if merged.runs.len() as u64 == merged.header.total_runs() {
                         ExitCode::SUCCESS
                     } else {
+                        eprintln!(
+                            "merge: {} of {} runs are missing",
+                            merged.header.total_runs() - merged.runs.len() as u64,
+                            merged.header.total_runs()
+                        );
                         ExitCode::from(INCOMPLETE_EXIT)
                     }
                 }
             }
         }
-        Command::Merge { files, out } => match crate::experiment::merge(&files, out.as_deref()) {
-            Err(e) => {
-                eprintln!("{e}");
-                ExitCode::FAILURE
-            }
-            Ok(merged) => {
-                say(format_args!("{}", merged.summary.text()))?;
-                if merged.runs.len() as u64 == merged.header.total_runs() {
-                    ExitCode::SUCCESS
-                } else {
-                    eprintln!(
-                        "merge: {} of {} runs are missing",
-                        merged.header.total_runs() - merged.runs.len() as u64,
-                        merged.header.total_runs()
-                    );
-                    ExitCode::from(INCOMPLETE_EXIT)
-                }
-            }
-        },
         Command::Schema => {
             say(format_args!("{}", scene::schema::json()))?;
             ExitCode::SUCCESS
         }
+    })
+}
+
+/// `compare` and `sweep`: run the study, print what stops nothing, the summary (to standard
+/// output with `--out`, else to standard error, after the runs), and write the report.
+fn study(
+    mut options: crate::experiment::CompareOptions,
+    report: Option<PathBuf>,
+) -> io::Result<ExitCode> {
+    use std::io::IsTerminal;
+    options.progress = io::stderr().is_terminal();
+    let summary_to_stdout = options.out.is_some();
+    let done = match crate::experiment::compare(&options, |k| std::env::var(k).ok()) {
+        Err(e) => {
+            eprintln!("{e}");
+            return Ok(ExitCode::FAILURE);
+        }
+        Ok(done) => done,
+    };
+    for e in done.warnings.iter().chain(&done.failed) {
+        eprintln!("{e}");
+    }
+    if let Some(path) = &report {
+        if let Err(e) =
+            crate::experiment::report::write(path, &done.header, &done.runs, &done.summary)
+        {
+            eprintln!("{e}");
+            return Ok(ExitCode::FAILURE);
+        }
+    }
+    let text = format!(
+        "{} runs made, {} already recorded\n{}",
+        done.ran,
+        done.skipped,
+        done.summary.text()
+    );
+    if summary_to_stdout {
+        say(format_args!("{text}"))?;
+    } else {
+        eprint!("{text}");
+    }
+    Ok(if done.failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(INCOMPLETE_EXIT)
     })
 }
 

@@ -189,6 +189,54 @@ impl Session {
         scene::save::save_map(&self.scene.path, self.sim.world())
     }
 
+    /// Sets a tunable (`OWNER.PARAM`) from the next tick: the value, moved into its range and
+    /// onto its step, goes into the `params` of every agent it applies to, in the world and in
+    /// each one's Lua `self`. The value set, or `None` if the scene has no such tunable.
+    pub fn set_tunable(&mut self, name: &str, value: f64) -> Option<f64> {
+        let t = self.scene.tunables.iter().find(|t| t.name == name)?.clone();
+        let value = t.clamp(value);
+        let mut ids = Vec::new();
+        for a in &mut self.sim.world_mut().agents {
+            if t.applies_to(&a.id, &a.kind) {
+                if let Some(map) = a.params.as_object_mut() {
+                    map.insert(t.param.clone(), serde_json::json!(value));
+                }
+                ids.push(a.id.clone());
+            }
+        }
+        for id in ids {
+            self.host.set_param(&id, &t.param, value);
+        }
+        Some(value)
+    }
+
+    /// A tunable's value now: the first agent it applies to has it in its params (the scene's
+    /// value when none does).
+    pub fn tunable_value(&self, t: &scene::tunable::Tunable) -> f64 {
+        self.world()
+            .agents
+            .iter()
+            .find(|a| t.applies_to(&a.id, &a.kind))
+            .and_then(|a| a.params.get(&t.param)?.as_f64())
+            .unwrap_or(t.value)
+    }
+
+    /// Writes every tunable's value now into the scene file (each `value:` rewritten where it
+    /// stands, comments kept); true if the file changed. The watcher then reloads the scene,
+    /// which keeps the agents running, now with these values as the scene's.
+    pub fn save_tunables(&self) -> Result<bool, String> {
+        let changes: Vec<(String, f64)> = self
+            .scene
+            .tunables
+            .iter()
+            .map(|t| (t.name.clone(), self.tunable_value(t)))
+            .collect();
+        if changes.is_empty() {
+            return Ok(false);
+        }
+        scene::save::save_numbers(&self.scene.path, &changes)
+    }
+
     /// Applies one tick; new script errors go to stderr, one line per message.
     pub fn tick(&mut self) -> TickReport {
         let report = self.sim.step(&mut self.host);
@@ -374,6 +422,13 @@ impl Session {
         // is first looked for at its own index; the maps by id are built only when one is
         // not there (an agent added, removed or moved in the file).
         let old_agents = &old_start.world.agents;
+        // Tunables are live values: a kept agent keeps its own, unless the file's changed.
+        let tunable_params: Vec<&str> = self
+            .scene
+            .tunables
+            .iter()
+            .map(|t| t.param.as_str())
+            .collect();
         let mut old_at: Option<HashMap<&str, usize>> = None;
         // The running agents, moved out so the kept ones are not copied; ids are unique.
         let mut running: Vec<Option<Agent>> = std::mem::take(&mut world.agents)
@@ -397,7 +452,7 @@ impl Session {
                     .get(fresh.id.as_str())
                     .map(|&j| &old_agents[j]),
             };
-            let unchanged = old.is_some_and(|old| same_entry(old, fresh));
+            let unchanged = old.is_some_and(|old| same_entry(old, fresh, &tunable_params));
             let kept = if !unchanged {
                 None
             } else if running
@@ -430,6 +485,23 @@ impl Session {
         self.host.retain_agents(world);
         for id in fresh_ids {
             self.host.forget_agent(&id);
+        }
+        // A tunable whose value the file changed (a save, or an edit by hand) takes it now.
+        let changed: Vec<(String, f64)> = self
+            .scene
+            .tunables
+            .iter()
+            .filter(|t| {
+                old_start
+                    .tunables
+                    .iter()
+                    .find(|o| o.name == t.name)
+                    .is_none_or(|o| o.value != t.value)
+            })
+            .map(|t| (t.name.clone(), t.value))
+            .collect();
+        for (name, value) in changed {
+            self.set_tunable(&name, value);
         }
         Reload::SceneOk(path)
     }
@@ -513,11 +585,23 @@ fn step_out_of_walls(world: &World, agent: &mut Agent) {
 }
 
 /// Whether an agent's scene entry is the same in two versions of the scene.
-fn same_entry(a: &Agent, b: &Agent) -> bool {
+fn same_entry(a: &Agent, b: &Agent, tunables: &[&str]) -> bool {
+    let same_params = || match (a.params.as_object(), b.params.as_object()) {
+        (Some(x), Some(y)) if !tunables.is_empty() => {
+            let strip = |m: &serde_json::Map<String, serde_json::Value>| {
+                m.iter()
+                    .filter(|(k, _)| !tunables.contains(&k.as_str()))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect::<serde_json::Map<_, _>>()
+            };
+            strip(x) == strip(y)
+        }
+        _ => a.params == b.params,
+    };
     a.pos == b.pos
         && a.kind == b.kind
         && a.speed == b.speed
-        && a.params == b.params
+        && same_params()
         && a.crumbs.max == b.crumbs.max
         && a.brain == b.brain
         && a.motion == b.motion

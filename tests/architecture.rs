@@ -68,6 +68,11 @@ const RULES: &[(&str, &[&str])] = &[
             // Render draws the field an agent feels through this documented read-only query,
             // and recomputes no other physics.
             "movement::potential::field_at",
+            // The tunables panel lists the scene's tunables, and the plots panel runs the
+            // scene's monitors through the experiments' one implementation of them.
+            "scene::tunable",
+            "scene::file::MonitorsSpec",
+            "experiment::monitors",
         ],
     ),
     (

@@ -76,6 +76,11 @@ local Action = {}
 ---@return string # e.g. "chase".
 function Action:name() end
 
+---Adds a value to a named series of the window's plots panel (Tab, or J) and of `--monitors FILE.csv`. Values plotted under one name in one tick (by many agents) are folded by the name's rule from the scene's `monitors.plots` (`sum`, `mean` or `last`; `mean` when not stated). Display only: it never changes the run, and costs a lookup when nothing collects plots. `plot("hunting", 1)` counts the agents hunting with the rule `sum`.
+---@param name string
+---@param value number
+function plot(name, value) end
+
 ---The world of the tick being decided (read-only), handed to `decide`.
 ---@class agentbox.World
 local World = {}

@@ -17,8 +17,11 @@
 //! mlua, or hold simulation or expectation logic (reach comes from `expect::FirstReach`).
 
 mod files;
+pub mod monitors;
 pub mod record;
+pub mod report;
 pub mod summary;
+pub mod sweep;
 
 use crate::expect::{FirstReach, Metrics};
 use crate::scene::{self, Scene};
@@ -44,6 +47,8 @@ pub const DEFAULT_TICKS: u64 = 300;
 pub struct Variant {
     pub name: String,
     pub replace: Vec<(PathBuf, PathBuf)>,
+    /// A sweep's point: scene numbers to rewrite, by path (none for `compare`).
+    pub params: Vec<(String, f64)>,
 }
 
 impl Variant {
@@ -77,6 +82,7 @@ impl Variant {
         Ok(Variant {
             name: name.to_string(),
             replace,
+            params: Vec::new(),
         })
     }
 }
@@ -190,6 +196,10 @@ pub struct CompareOptions {
     pub shards: Option<u64>,
     /// Show a progress bar on standard error.
     pub progress: bool,
+    /// `agentbox sweep`'s axes (`PATH=A..B:STEP`): each point of their grid is a variant.
+    pub params: Vec<String>,
+    /// Write monitors and plots of every run here (long CSV: variant,seed,tick,name,value).
+    pub monitors: Option<PathBuf>,
 }
 
 /// How a study ended.
@@ -205,36 +215,81 @@ pub struct Finished {
     /// What the user should know but that stops nothing (a metric that does not compile: it
     /// is null and counted as an error in every run).
     pub warnings: Vec<String>,
+    /// The study's header and every run in the file, in the study's order (for `--report`).
+    pub header: Header,
+    pub runs: Vec<RunLine>,
 }
 
 /// Everything a run needs, shared by the worker threads.
 struct Plan {
+    /// Keep every monitor point (`--monitors`), not only the last tick's.
+    all_points: bool,
     scene_path: PathBuf,
     scene_bytes: Vec<u8>,
     ticks: u64,
-    variants: Vec<(String, Arc<VariantFiles>)>,
+    variants: Vec<PlanVariant>,
 }
 
-/// The scene built for one seed.
-fn scene_for(plan: &Plan, seed: u64) -> Result<Scene, String> {
-    scene::parse_with_seed(&plan.scene_path, &plan.scene_bytes, Some(seed))
-        .map_err(|e| e.to_string())
+/// One variant as the runs need it.
+struct PlanVariant {
+    name: String,
+    files: Arc<VariantFiles>,
+    /// The scene text with a sweep point's numbers written in (none: the scene as read).
+    scene_bytes: Option<Vec<u8>>,
+    params: BTreeMap<String, f64>,
 }
+
+/// The scene built for one variant and seed.
+fn scene_for(plan: &Plan, variant: usize, seed: u64) -> Result<Scene, String> {
+    let bytes = plan
+        .variants
+        .get(variant)
+        .and_then(|v| v.scene_bytes.as_deref())
+        .unwrap_or(&plan.scene_bytes);
+    scene::parse_with_seed(&plan.scene_path, bytes, Some(seed)).map_err(|e| e.to_string())
+}
+
+/// A run's line, and its monitor points (all of them with `--monitors`, else none).
+type Run = (RunLine, Vec<monitors::Point>);
 
 /// Makes one run.
-fn run_one(plan: &Plan, variant: usize, seed: u64) -> Result<RunLine, String> {
-    let scene = scene_for(plan, seed)?;
-    let (name, files) = &plan.variants[variant];
+fn run_one(plan: &Plan, variant: usize, seed: u64) -> Result<Run, String> {
+    let scene = scene_for(plan, variant, seed)?;
+    let PlanVariant {
+        name,
+        files,
+        params,
+        ..
+    } = &plan.variants[variant];
     let reader: Rc<dyn crate::script::ScriptFiles> = Rc::new(Reader(Arc::clone(files)));
     let metrics = scene.metrics.clone();
     let instructions = scene.budget.instructions;
+    let mut watch = monitors::Monitors::new(&scene.monitors, seed, instructions)?;
+    let watching = !watch.is_empty();
+    let mut points = Vec::new();
     let mut session = Session::from_scene(scene, Some(seed), true, |host| host.set_files(reader))?;
     let mut errors = session.current_errors().len() as u64;
     let mut reach = FirstReach::new(session.scene().expect.as_ref());
     reach.observe(session.world());
     let mut contacts = 0;
-    for _ in 0..plan.ticks {
+    for t in 0..plan.ticks {
+        let last = t + 1 == plan.ticks;
+        // Plots are collected only when someone reads them: every tick for the CSV, else the
+        // last tick, whose values the line reports.
+        let collect = watching && (plan.all_points || last);
+        if collect {
+            session.host_mut().collect_plots(true);
+        }
         let report = session.tick();
+        if collect {
+            let (world, host) = session.world_and_host();
+            let plots = host.take_plots();
+            let evaluate = last || (plan.all_points && watch.due(world.tick));
+            let seen = watch.observe(world, plots, evaluate);
+            if plan.all_points {
+                points.extend(seen);
+            }
+        }
         errors += report.new_errors.len() as u64;
         contacts += report
             .events
@@ -250,7 +305,7 @@ fn run_one(plan: &Plan, variant: usize, seed: u64) -> Result<RunLine, String> {
         .into_iter()
         .map(|(name, value)| (name, value.ok()))
         .collect();
-    Ok(RunLine {
+    let line = RunLine {
         variant: name.clone(),
         seed,
         ticks: plan.ticks,
@@ -258,7 +313,10 @@ fn run_one(plan: &Plan, variant: usize, seed: u64) -> Result<RunLine, String> {
         contacts,
         errors,
         metrics: values,
-    })
+        params: params.clone(),
+        monitors: watch.latest().clone(),
+    };
+    Ok((line, points))
 }
 
 /// Evaluates a scene's `metrics:` against a world, in a Lua state of their own (made here,
@@ -294,11 +352,11 @@ fn run_all(
     plan: &Plan,
     todo: &[(usize, u64)],
     jobs: usize,
-    mut done: impl FnMut(Result<RunLine, String>) -> Result<(), String>,
+    mut done: impl FnMut(Result<Run, String>) -> Result<(), String>,
 ) -> Result<(), String> {
     let next = AtomicUsize::new(0);
     let stop = std::sync::atomic::AtomicBool::new(false);
-    let (tx, rx) = mpsc::channel::<(usize, Result<RunLine, String>)>();
+    let (tx, rx) = mpsc::channel::<(usize, Result<Run, String>)>();
     let jobs = jobs.clamp(1, todo.len().max(1));
     std::thread::scope(|scope| {
         for _ in 0..jobs {
@@ -320,7 +378,7 @@ fn run_all(
             });
         }
         drop(tx);
-        let mut waiting: BTreeMap<usize, Result<RunLine, String>> = BTreeMap::new();
+        let mut waiting: BTreeMap<usize, Result<Run, String>> = BTreeMap::new();
         let mut released = 0;
         for (i, result) in rx {
             waiting.insert(i, result);
@@ -352,12 +410,13 @@ fn prepare(
     })?;
     let library = Arc::new(Library::default());
     let mut plan = Plan {
+        all_points: opts.monitors.is_some(),
         scene_path: opts.scene.clone(),
         scene_bytes,
         ticks: 0,
         variants: Vec::new(),
     };
-    let first = scene_for(&plan, seeds[0])?;
+    let first = scene_for(&plan, usize::MAX, seeds[0])?;
     plan.ticks = opts
         .ticks
         .or(first.expect.as_ref().and_then(|e| e.ticks))
@@ -376,7 +435,27 @@ fn prepare(
         }
         let files = Arc::new(VariantFiles::new(Arc::clone(&library), &v.replace));
         let reader: Rc<dyn crate::script::ScriptFiles> = Rc::new(Reader(Arc::clone(&files)));
-        Session::from_scene(first.clone(), Some(seeds[0]), true, |h| h.set_files(reader))?;
+        let scene_bytes = if v.params.is_empty() {
+            None
+        } else {
+            let text = std::str::from_utf8(&plan.scene_bytes).map_err(|_| {
+                format!(
+                    "{}: error: the scene is not UTF-8 text",
+                    opts.scene.display()
+                )
+            })?;
+            let scene = opts.scene.display().to_string();
+            Some(sweep::apply(&scene, text, &v.params)?.into_bytes())
+        };
+        plan.variants.push(PlanVariant {
+            name: v.name.clone(),
+            files: Arc::clone(&files),
+            scene_bytes,
+            params: sweep::record(&v.params),
+        });
+        let own = scene_for(&plan, plan.variants.len() - 1, seeds[0])
+            .map_err(|e| format!("--variant {}: {e}", v.name))?;
+        Session::from_scene(own, Some(seeds[0]), true, |h| h.set_files(reader))?;
         for (from, _) in &v.replace {
             if !files.was_used(from) {
                 return Err(format!(
@@ -387,7 +466,6 @@ fn prepare(
                 ));
             }
         }
-        plan.variants.push((v.name.clone(), files));
     }
     let mut warnings = Vec::new();
     if !first.metrics.is_empty() {
@@ -417,6 +495,7 @@ fn prepare(
                     .iter()
                     .map(|(f, t)| [f.display().to_string(), t.display().to_string()])
                     .collect(),
+                params: sweep::record(&v.params),
             })
             .collect(),
         scripts: library.hashes(),
@@ -437,10 +516,28 @@ pub fn compare(
         .iter()
         .map(|v| Variant::parse(v))
         .collect::<Result<Vec<_>, _>>()?;
+    if !opts.params.is_empty() {
+        if !variants.is_empty() {
+            return Err("sweep: give --param axes or --variant substitutions, not both".into());
+        }
+        let axes = opts
+            .params
+            .iter()
+            .map(|p| sweep::parse_axis(p))
+            .collect::<Result<Vec<_>, _>>()?;
+        for point in sweep::points(&axes)? {
+            variants.push(Variant {
+                name: sweep::name(&point),
+                replace: Vec::new(),
+                params: point,
+            });
+        }
+    }
     if variants.is_empty() {
         variants.push(Variant {
             name: "baseline".into(),
             replace: Vec::new(),
+            params: Vec::new(),
         });
     }
     for (i, v) in variants.iter().enumerate() {
@@ -553,10 +650,36 @@ pub fn compare(
     let mut failed = Vec::new();
     let mut ran = 0;
     let mut made = kept;
+    let mut csv = match &opts.monitors {
+        None => None,
+        Some(path) => {
+            let mut f = std::io::BufWriter::new(
+                std::fs::File::create(path)
+                    .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?,
+            );
+            writeln!(f, "variant,seed,tick,name,value")
+                .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?;
+            Some((f, path.clone()))
+        }
+    };
     run_all(&plan, &todo, jobs, |result| {
         bar.inc(1);
         match result {
-            Ok(run) => {
+            Ok((run, points)) => {
+                if let Some((f, path)) = &mut csv {
+                    let variant = monitors::csv_field(&run.variant);
+                    for p in &points {
+                        writeln!(
+                            f,
+                            "{variant},{},{},{},{}",
+                            run.seed,
+                            p.tick,
+                            monitors::csv_field(&p.name),
+                            p.value
+                        )
+                        .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?;
+                    }
+                }
                 // Lines to a terminal are written round the bar, not through it; one write per
                 // line, so an interruption seldom tears one.
                 let line = record::line(&run) + "\n";
@@ -570,6 +693,10 @@ pub fn compare(
         Ok(())
     })?;
     bar.finish_and_clear();
+    if let Some((mut f, path)) = csv {
+        f.flush()
+            .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?;
+    }
     made.sort_by_key(|r| header.order(r));
     Ok(Finished {
         summary: summary::summarise(&header, &made),
@@ -577,6 +704,8 @@ pub fn compare(
         skipped,
         failed,
         warnings,
+        header,
+        runs: made,
     })
 }
 
@@ -730,7 +859,8 @@ fails: error("no number here")
             Variant::parse("base").unwrap(),
             Variant {
                 name: "base".into(),
-                replace: vec![]
+                replace: vec![],
+                params: vec![]
             }
         );
         let v = Variant::parse(r"win:scripts\a.lua=C:\x\b.lua;lib/m.lua=lib/n.lua").unwrap();

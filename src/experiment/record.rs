@@ -34,6 +34,9 @@ pub struct VariantSpec {
     pub name: String,
     /// `[FROM, TO]` pairs as given.
     pub replace: Vec<[String; 2]>,
+    /// For a sweep's point: each swept path and its value here (none for `compare`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub params: BTreeMap<String, f64>,
 }
 
 /// What the build of this program is called in headers.
@@ -88,6 +91,13 @@ pub struct RunLine {
     pub errors: u64,
     /// Each metric's value at the end, or null if it failed.
     pub metrics: BTreeMap<String, Option<f64>>,
+    /// A sweep's point: each swept path and its value (left out for `compare`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub params: BTreeMap<String, f64>,
+    /// Each of the scene's `monitors:` (and the scripts' `plot` names) at the end of the run,
+    /// aggregated by its rule; null if it failed (left out when the scene has none).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub monitors: BTreeMap<String, Option<f64>>,
 }
 
 /// A study file read back.

@@ -66,6 +66,10 @@ enum InputForm {
     },
     Goal(Option<[i32; 2]>),
     Resume(String),
+    Tunable {
+        name: String,
+        value: f64,
+    },
 }
 
 #[derive(Serialize, Deserialize)]
@@ -141,6 +145,10 @@ pub fn to_text(rec: &Recording) -> String {
                 },
                 Input::Goal(g) => InputForm::Goal(g.map(tile)),
                 Input::Resume(a) => InputForm::Resume(a.clone()),
+                Input::Tunable { name, value } => InputForm::Tunable {
+                    name: name.clone(),
+                    value: *value,
+                },
             },
         })
         .collect();
@@ -241,6 +249,7 @@ pub fn from_text(text: &str, origin: &Path) -> Result<Recording, String> {
             },
             InputForm::Goal(g) => Input::Goal(g.map(from_tile)),
             InputForm::Resume(a) => Input::Resume(a),
+            InputForm::Tunable { name, value } => Input::Tunable { name, value },
         };
         events.push(Event { at: e.at, input });
     }

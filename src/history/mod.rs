@@ -59,6 +59,8 @@ pub enum Input {
     Goal(Option<Tile>),
     /// A suspended agent resumed.
     Resume(String),
+    /// A tunable (`OWNER.PARAM`) set from the next tick (the window's sliders).
+    Tunable { name: String, value: f64 },
 }
 
 /// An input and when it was applied: after `at` ticks, before tick `at + 1`.
@@ -340,6 +342,16 @@ impl History {
         self.record(Input::Goal(goal));
     }
 
+    /// [`Session::set_tunable`], recorded when the scene has the tunable: the value set.
+    pub fn set_tunable(&mut self, name: &str, value: f64) -> Option<f64> {
+        let set = self.live.set_tunable(name, value)?;
+        self.record(Input::Tunable {
+            name: name.to_string(),
+            value: set,
+        });
+        Some(set)
+    }
+
     /// [`Session::resume`], recorded when it resumed the agent.
     pub fn resume(&mut self, agent: &str) -> bool {
         let done = self.live.resume(agent);
@@ -461,6 +473,9 @@ fn apply(session: &mut Session, input: &Input) {
         Input::Goal(goal) => session.world_mut().goal = *goal,
         Input::Resume(agent) => {
             session.resume(agent);
+        }
+        Input::Tunable { name, value } => {
+            session.set_tunable(name, *value);
         }
     }
 }

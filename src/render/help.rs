@@ -4,7 +4,7 @@ use super::overlays::{Overlays, ALL};
 use super::text::panel;
 use macroquad::prelude::*;
 
-const KEYS: [(&str, &str); 26] = [
+const KEYS: [(&str, &str); 28] = [
     ("F1 or ?", "this help"),
     ("Space", "pause / run"),
     (". or N", "one tick while paused"),
@@ -21,10 +21,18 @@ const KEYS: [(&str, &str); 26] = [
     ("right-click", "set the goal scripts read with world:goal()"),
     ("P", "paint mode: left-drag paints, right-drag erases"),
     ("T", "next terrain to paint"),
-    ("Ctrl+Z", "undo the last paint stroke"),
+    (
+        "Ctrl+Z",
+        "undo the last paint stroke (the last slider change if Tab is open)",
+    ),
     (
         "S / Ctrl+S",
-        "save the painted map into the scene file (S in paint mode)",
+        "save the painted map and the tunables into the scene file (S in paint mode)",
+    ),
+    ("Tab or J", "tunables (sliders) and plots panel"),
+    (
+        "drag a slider",
+        "set a tunable from the next tick (recorded)",
     ),
     ("arrows / WASD", "drive control: keyboard agents"),
     ("click an error", "show the whole message"),

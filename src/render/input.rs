@@ -113,6 +113,7 @@ const KEYS: [(&str, KeyCode); 48] = [
     ("G", KeyCode::G),
     ("H", KeyCode::H),
     ("I", KeyCode::I),
+    ("J", KeyCode::J),
     ("N", KeyCode::N),
     ("P", KeyCode::P),
     ("R", KeyCode::R),

@@ -15,8 +15,10 @@ mod overlays;
 mod paint;
 mod palette;
 mod sessions;
+mod plots;
 mod text;
 mod timeline;
+mod tunables;
 
 use crate::history::{History, Shown};
 use crate::watch::FileWatcher;
@@ -117,6 +119,8 @@ pub fn run_window(scene: &Path, seed: Option<u64>, options: WindowOptions) -> Re
             carry: 0.0,
             step_once: false,
             last_mouse: None,
+            tunables: tunables::Panel::default(),
+            plots: plots::Plots::default(),
         };
         *result.borrow_mut() = window.run().await;
     });
@@ -163,6 +167,9 @@ struct Window {
     carry: f64,
     step_once: bool,
     last_mouse: Option<Vec2>,
+    /// The tunables and plots panel (Tab or J).
+    tunables: tunables::Panel,
+    plots: plots::Plots,
 }
 
 impl Window {
@@ -302,6 +309,7 @@ impl Window {
             return;
         }
         let report = self.history.tick();
+        self.plots.after_tick(&mut self.history);
         let t = self.history.ticks();
         let mut marks = std::collections::BTreeSet::new();
         for (_, e) in &report.new_errors {
@@ -381,7 +389,29 @@ impl Window {
             }
         };
         let at = replayer.tick();
+        // Play after a rewind uses the sliders' values as they are now.
+        let live = self.history.session();
+        let now: Vec<(String, f64)> = live
+            .scene()
+            .tunables
+            .iter()
+            .map(|t| (t.name.clone(), live.tunable_value(t)))
+            .collect();
         let (_, reloads) = self.history.branch_from(replayer);
+        for (name, value) in now {
+            let t = self
+                .history
+                .session()
+                .scene()
+                .tunables
+                .iter()
+                .find(|t| t.name == name)
+                .cloned();
+            if t.is_some_and(|t| self.history.session().tunable_value(&t) != value) {
+                self.history.set_tunable(&name, value);
+            }
+        }
+        self.plots.cut(at);
         let ghost = self.track.cut(at);
         if !ghost.is_empty() {
             self.ghost = ghost;
@@ -484,10 +514,24 @@ impl Window {
             ghost,
             tick_rate: self.history.session().world().tick_rate,
         };
+        let panel = self
+            .tunables
+            .open
+            .then(|| tunables::View::of(shown_of(&self.view, &self.history), self.in_past()));
+        let shown = self.shown_tick();
         egui_macroquad::ui(|ctx| {
             timeline::paint(ctx, &bar);
             if let Some(picker) = &self.picker {
                 sessions::paint(ctx, picker);
+            }
+            if let Some(view) = &panel {
+                tunables::paint(ctx, view);
+                plots::paint(
+                    ctx,
+                    &self.plots,
+                    tunables::bottom(view.rows.len()) + 8.0,
+                    shown,
+                );
             }
         });
         egui_macroquad::draw();
@@ -632,6 +676,8 @@ impl Window {
                     self.view = None;
                     self.track = timeline::Track::default();
                     self.ghost.clear();
+                    self.tunables.forget();
+                    self.plots.cut(0);
                     self.hud.status("reset to the scene's start".into());
                 }
                 Err(e) => self.hud.status(format!("cannot reset: {e}")),
@@ -669,7 +715,18 @@ impl Window {
                 .clone();
             self.hud.status(format!("brush: {name}"));
         }
-        if input.key(KeyCode::Z) && input.ctrl {
+        if input.key(KeyCode::Tab) || input.key(KeyCode::J) {
+            self.tunables.open = !self.tunables.open;
+        }
+        if input.key(KeyCode::Z) && input.ctrl && self.tunables.open {
+            let undone = if self.in_past() {
+                None
+            } else {
+                self.tunables.undo(&mut self.history)
+            };
+            self.hud
+                .status(undone.unwrap_or_else(|| "no tunable change to undo".into()));
+        } else if input.key(KeyCode::Z) && input.ctrl {
             let undone = !self.in_past() && self.painter.undo(&mut self.history);
             self.hud.status(if undone {
                 "undone".into()
@@ -681,11 +738,17 @@ impl Window {
         if input.key(KeyCode::S)
             && (input.ctrl || (self.painter.active && !self.painter.active_drag(input)))
         {
-            match self.history.session().save_map() {
+            // One save for the painted rows and the tunables' values.
+            let saved = self
+                .history
+                .session()
+                .save_tunables()
+                .and_then(|_| self.history.session().save_map());
+            match saved {
                 Ok(()) => {
                     self.painter.dirty = false;
                     self.hud.status(format!(
-                        "saved the map into {}",
+                        "saved the map and tunables into {}",
                         self.history.session().scene_path().display()
                     ));
                 }
@@ -715,6 +778,17 @@ impl Window {
         self.last_mouse = Some(input.mouse);
         self.hovered = agent_at(self.shown().world(), world_pos);
         if self.handle_timeline(input) {
+            return;
+        }
+        let mut status = None;
+        let past = self.in_past();
+        let took = self
+            .tunables
+            .handle_mouse(input, &mut self.history, past, &mut status);
+        if let Some(s) = status {
+            self.hud.status(s);
+        }
+        if took {
             return;
         }
         if input.button_pressed[0] {

@@ -316,6 +316,12 @@ pub fn build(file: &Path, bytes: &[u8], seed: Option<u64>) -> Result<Scene, Scen
             spawn::check_expect(&mut checker, expect, w, &ids, &kinds);
         }
         spawn::check_metrics(&mut checker, &spec.metrics);
+        if let Some(m) = &spec.monitors {
+            spawn::check_named_code(&mut checker, "monitors.values", &m.values);
+            if m.every == Some(0) {
+                checker.error("monitors.every", "every must be at least 1 tick");
+            }
+        }
     }
     let mut errors = std::mem::take(&mut checker.errors);
     errors.sort();
@@ -341,6 +347,8 @@ pub fn build(file: &Path, bytes: &[u8], seed: Option<u64>) -> Result<Scene, Scen
                 budget,
                 expect: spec.expect.clone(),
                 metrics: spec.metrics.clone(),
+                monitors: spec.monitors.clone().unwrap_or_default(),
+                tunables: super::tunable::list(&spec),
                 warnings,
             })
         }
@@ -704,6 +712,7 @@ fn check_agent(
                 "params must be a mapping, e.g. { prey: player }",
             );
         }
+        super::tunable::check(c, &format!("{path}.params"), params);
     }
     match (&agent.script, &agent.control) {
         (Some(_), Some(_)) => c.error(
@@ -855,7 +864,7 @@ fn make_agent(file: &Path, spec: &AgentSpec, seed: u64) -> Agent {
         agent.speed = speed;
     }
     if let Some(params) = &spec.params {
-        agent.params = params.clone();
+        agent.params = super::tunable::plain(params);
     }
     agent.sense = spec.sense;
     agent.size = spec.size.unwrap_or(1);

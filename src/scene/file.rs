@@ -41,6 +41,70 @@ pub struct SceneFile {
     /// the run.
     #[serde(default)]
     pub metrics: BTreeMap<String, String>,
+    /// Numbers watched while the scene runs: the window's plots panel (Tab or J) charts them,
+    /// `--monitors FILE.csv` writes them, and compare and sweep lines end with their final
+    /// values. They run in a Lua state of their own, so they never change the run.
+    pub monitors: Option<MonitorsSpec>,
+}
+
+/// `monitors: { every: K, values: { NAME: LUA }, plots: { NAME: sum|mean|last } }`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MonitorsSpec {
+    /// Ticks between two evaluations of `values` (default 10; plots are read every tick).
+    pub every: Option<u64>,
+    /// A name to a Lua expression of `world` (or a function body returning a number), as in
+    /// `metrics`.
+    #[serde(default)]
+    pub values: BTreeMap<String, String>,
+    /// How values plotted under one name in one tick (by many agents, with `plot(name, v)`)
+    /// are folded into one point; `mean` for names not listed.
+    #[serde(default)]
+    pub plots: BTreeMap<String, PlotRule>,
+}
+
+/// How one tick's plotted values become one point.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PlotRule {
+    /// Their sum (counts: each agent plots 1).
+    Sum,
+    /// Their mean.
+    #[default]
+    Mean,
+    /// The last one plotted (agents decide in id order).
+    Last,
+}
+
+/// The shape editors are told `params` has: any mapping, where a number may be declared as a
+/// tunable with its range. The loader reads `params` as plain JSON; the window shows each
+/// tunable as a slider, and `agentbox sweep` can name it `OWNER.PARAM`.
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+pub struct ParamsShape(pub BTreeMap<String, ParamShape>);
+
+/// A param: a tunable (a mapping with `value`, `min` and `max`), or any other value.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+#[allow(dead_code)]
+pub enum ParamShape {
+    Tunable(TunableSpec),
+    Other(serde_json::Value),
+}
+
+/// A number with a range the window shows as a slider: `{ value: 3, min: 1, max: 8, step:
+/// 0.5 }`. Scripts see only the value (`self.params.NAME == 3`).
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TunableSpec {
+    /// The value the scene starts with.
+    pub value: f64,
+    /// The slider's least value.
+    pub min: f64,
+    /// The slider's greatest value.
+    pub max: f64,
+    /// The slider's step (default: none, any value in the range).
+    pub step: Option<f64>,
 }
 
 /// `budget: { instructions: N, memory_mb: M }`.
@@ -91,7 +155,9 @@ pub struct AgentSpec {
     pub control: Option<String>,
     /// Tiles per second (default 4).
     pub speed: Option<f64>,
-    /// Any mapping, handed to Lua as `self.params`.
+    /// Any mapping, handed to Lua as `self.params`. A number may be a tunable:
+    /// `{ value: 3, min: 1, max: 8, step: 0.5 }` (scripts see 3; the window shows a slider).
+    #[schemars(with = "Option<ParamsShape>")]
     pub params: Option<serde_json::Value>,
     /// Keep a trail of this many newest tiles.
     pub breadcrumbs: Option<u32>,
@@ -124,7 +190,9 @@ pub struct SpawnSpec {
     pub tiles: Option<Vec<[i64; 2]>>,
     /// Lua decision script, relative to this scene file's folder.
     pub script: Option<String>,
-    /// Any mapping, handed to Lua as `self.params`.
+    /// Any mapping, handed to Lua as `self.params`. A number may be a tunable:
+    /// `{ value: 3, min: 1, max: 8, step: 0.5 }` (scripts see 3; the window shows a slider).
+    #[schemars(with = "Option<ParamsShape>")]
     pub params: Option<serde_json::Value>,
     /// Tiles per second: one number, or `[min, max]` drawn per agent from the seed.
     pub speed: Option<SpeedSpec>,

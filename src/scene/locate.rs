@@ -163,6 +163,11 @@ impl Locator {
         }
     }
 
+    /// The position of the node at exactly `path`, if the document has one.
+    pub fn exact(&self, path: &str) -> Option<(usize, usize)> {
+        self.nodes.get(path).copied()
+    }
+
     /// The position of the key naming the node at `path`, else the node's own.
     pub fn key_at(&self, path: &str) -> (usize, usize) {
         self.keys

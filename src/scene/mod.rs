@@ -30,9 +30,11 @@ mod build;
 pub mod error;
 pub mod file;
 pub mod locate;
+pub mod numbers;
 pub mod save;
 pub mod schema;
 mod spawn;
+pub mod tunable;
 
 pub use error::{SceneError, SceneErrors, SceneWarning};
 
@@ -56,6 +58,10 @@ pub struct Scene {
     pub expect: Option<file::ExpectSpec>,
     /// The scene's `metrics:`: a name to a Lua expression, in name order.
     pub metrics: std::collections::BTreeMap<String, String>,
+    /// The scene's `monitors:` (none: empty).
+    pub monitors: file::MonitorsSpec,
+    /// Params declared with a range (`{ value, min, max, step }`), agents' then groups'.
+    pub tunables: Vec<tunable::Tunable>,
     /// What loads but looks wrong (a `route:` leg through a wall), in file order.
     pub warnings: Vec<SceneWarning>,
 }

@@ -60,6 +60,32 @@ pub fn replace_rows(text: &str, rows: &[String]) -> Result<String, String> {
     Ok(out)
 }
 
+/// Writes numbers (by path, `scene::numbers`) into the scene file at `path`, atomically,
+/// every other byte as it was; nothing is written when none changes.
+pub fn save_numbers(path: &Path, changes: &[(String, f64)]) -> Result<bool, String> {
+    let bytes = crate::files::read_bounded(path, crate::files::MAX_SCENE_BYTES)
+        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| format!("{}: cannot read: not UTF-8 text", path.display()))?;
+    let updated = super::numbers::set_numbers(&text, changes)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    if updated == text {
+        return Ok(false);
+    }
+    write_atomically(path, &updated)?;
+    Ok(true)
+}
+
+/// Replaces the file at `path` by `text` through a temporary file renamed over it.
+fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
+    let name = path
+        .file_name()
+        .map_or("scene".into(), |n| n.to_string_lossy().into_owned());
+    let temp = path.with_file_name(format!(".{name}.agentbox-save"));
+    std::fs::write(&temp, text).map_err(|e| format!("{}: cannot write: {e}", temp.display()))?;
+    std::fs::rename(&temp, path).map_err(|e| format!("{}: cannot replace: {e}", path.display()))
+}
+
 /// Saves the world's map into the scene file at `path`, atomically.
 pub fn save_map(path: &Path, world: &World) -> Result<(), String> {
     let bytes = crate::files::read_bounded(path, crate::files::MAX_SCENE_BYTES)

@@ -136,6 +136,9 @@ fn place_one(
             );
             ok = false;
         }
+        let before = c.error_count();
+        super::tunable::check(c, &format!("{path}.params"), params);
+        ok &= c.error_count() == before;
     }
     let brain = match &s.script {
         Some(script) => match super::build::resolve_script(c, path, script, scripts) {
@@ -212,10 +215,10 @@ fn place_one(
     // start near each other sit near each other in the agent list: neighbour queries of a
     // crowd then touch nearby memory.
     free[..count].sort_unstable_by_key(|t| (t.y, t.x));
-    let params = s
-        .params
-        .clone()
-        .unwrap_or(serde_json::Value::Object(Default::default()));
+    let params = s.params.as_ref().map_or(
+        serde_json::Value::Object(Default::default()),
+        super::tunable::plain,
+    );
     let agents = free[..count]
         .iter()
         .enumerate()
@@ -339,20 +342,25 @@ const MAX_METRICS: usize = 256;
 
 /// Checks that every metric has a name and some code (the code compiles when a run starts).
 pub(super) fn check_metrics(c: &mut Checker, metrics: &BTreeMap<String, String>) {
+    check_named_code(c, "metrics", metrics);
+}
+
+/// Checks a mapping of names to Lua code at `root` (`metrics`, `monitors.values`).
+pub(super) fn check_named_code(c: &mut Checker, root: &str, metrics: &BTreeMap<String, String>) {
     if metrics.len() > MAX_METRICS {
         c.error(
-            "metrics",
-            format!("at most {MAX_METRICS} metrics, got {}", metrics.len()),
+            root,
+            format!("at most {MAX_METRICS} entries, got {}", metrics.len()),
         );
     }
     for (name, code) in metrics {
         if name.trim().is_empty() || name.chars().any(char::is_control) {
-            c.error("metrics", "a metric's name must be visible text");
+            c.error(root, "a name must be visible text");
         }
         if code.trim().is_empty() {
             c.error(
-                &format!("metrics.{name}"),
-                "a metric must be Lua code, e.g. `world:agent(\"prey\").pos.x`",
+                &format!("{root}.{name}"),
+                "this must be Lua code, e.g. `world:agent(\"prey\").pos.x`",
             );
         }
     }

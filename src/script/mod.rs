@@ -15,10 +15,12 @@ mod hot;
 mod inspect;
 mod metric;
 mod output;
+pub mod plot;
 mod predicate;
 pub mod registry;
 mod sandbox;
 pub mod sources;
+mod tunable;
 mod views;
 
 use crate::sim::{Decider, Decision};

@@ -570,6 +570,9 @@ pub fn stubs() -> String {
             plain_params(func)
         ));
     }
+    out.push_str(&format!(
+        "---{PLOT_DOC}\n---@param name string\n---@param value number\nfunction plot(name, value) end\n\n"
+    ));
     out.push_str("---The world of the tick being decided (read-only), handed to `decide`.\n---@class agentbox.World\nlocal World = {}\n\n");
     for func in of(Home::World) {
         annotate(&mut out, func);
@@ -687,6 +690,7 @@ pub const SANDBOX_STD: &[(&str, &[&str])] = &[
     ("os", &["clock", "time"]),
     ("pairs", &[]),
     ("pcall", &[]),
+    ("plot", &[]),
     ("print", &[]),
     ("rawequal", &[]),
     ("rawget", &[]),
@@ -769,6 +773,9 @@ fn md_escape(text: &str) -> String {
     text.replace('|', "\\|")
 }
 
+/// What `plot` does, for the stubs and the reference page.
+const PLOT_DOC: &str = "Adds a value to a named series of the window's plots panel (Tab, or J) and of `--monitors FILE.csv`. Values plotted under one name in one tick (by many agents) are folded by the name's rule from the scene's `monitors.plots` (`sum`, `mean` or `last`; `mean` when not stated). Display only: it never changes the run, and costs a lookup when nothing collects plots. `plot(\"hunting\", 1)` counts the agents hunting with the rule `sum`.";
+
 /// The reference page (`docs/lua-api.md`).
 pub fn markdown() -> String {
     let mut out = String::new();
@@ -805,6 +812,9 @@ pub fn markdown() -> String {
             out.push_str(&format!("Returns: {}\n\n", returns.join("; ")));
         }
     }
+    out.push_str(&format!(
+        "## Globals\n\n### `plot(name, value)`\n\n{PLOT_DOC}\n\n| parameter | type | |\n|---|---|---|\n| `name` | `string` | The series' name. |\n| `value` | `number` | A finite number. |\n\nReturns: nothing.\n\n"
+    ));
     out.push_str("## Types\n\n");
     for alias in ALIASES {
         out.push_str(&format!(

@@ -340,6 +340,7 @@ pub fn new_env(lua: &Lua, ctx: &Table) -> mlua::Result<Table> {
             Ok(())
         })?,
     )?;
+    super::plot::install(lua, &env)?;
     let move_t: Table = lua.named_registry_value("agentbox.move")?;
     let nav_t: Table = lua.named_registry_value("agentbox.nav")?;
     env.raw_set("move", shallow_copy(lua, &move_t, &[])?)?;

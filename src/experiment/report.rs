@@ -1,0 +1,423 @@
+//! `--report FILE.html` on compare, sweep and merge: one self-contained page (inline CSS and
+//! SVG, no script, no network) with the study's header, the summary table, each measure's
+//! distribution per variant (every run a dot, over its quartile box), and for a sweep of two or
+//! more parameters a heat map of each measure over the first two (means over the rest).
+//!
+//! Pure text from a header, the run lines and their summary: it must not run anything.
+
+use super::record::{Header, RunLine};
+use super::summary::{Stats, Summary};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::path::Path;
+
+/// Escapes text for HTML.
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// A number for a table cell: four significant digits, no trailing noise.
+fn num(v: f64) -> String {
+    if !v.is_finite() {
+        return "—".into();
+    }
+    if v == v.round() && v.abs() < 1e9 {
+        return format!("{v}");
+    }
+    let digits = (3 - v.abs().log10().floor() as i32).clamp(0, 6) as usize;
+    let text = format!("{v:.digits$}");
+    if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        text
+    }
+}
+
+fn stats_cell(s: &Option<Stats>) -> String {
+    match s {
+        None => "<td>—</td>".into(),
+        Some(s) => format!(
+            "<td>{} <span class=ci>[{}, {}]</span><br><span class=ci>median {} · n {}</span></td>",
+            num(s.mean),
+            num(s.low),
+            num(s.high),
+            num(s.median),
+            s.n
+        ),
+    }
+}
+
+/// Reads one number of a run, if it has one.
+type Getter = Box<dyn Fn(&RunLine) -> Option<f64>>;
+
+/// One measure of a run: reach times (a miss counts as the tick limit), metrics, monitors.
+struct Measure {
+    title: String,
+    get: Getter,
+}
+
+fn measures(runs: &[RunLine], ticks: u64) -> Vec<Measure> {
+    let mut reach = std::collections::BTreeSet::new();
+    let mut metrics = std::collections::BTreeSet::new();
+    let mut monitors = std::collections::BTreeSet::new();
+    for r in runs {
+        reach.extend(r.reach.keys().cloned());
+        metrics.extend(r.metrics.keys().cloned());
+        monitors.extend(r.monitors.keys().cloned());
+    }
+    let mut out = Vec::new();
+    for k in reach {
+        let key = k.clone();
+        out.push(Measure {
+            title: format!("time to reach {k} (ticks; a miss counts as {ticks})"),
+            get: Box::new(move |r| {
+                r.reach
+                    .get(&key)
+                    .map(|t| t.map_or(ticks as f64, |t| t as f64))
+            }),
+        });
+        let key = k.clone();
+        out.push(Measure {
+            title: format!("caught {k} (1 or 0)"),
+            get: Box::new(move |r| r.reach.get(&key).map(|t| f64::from(u8::from(t.is_some())))),
+        });
+    }
+    for m in metrics {
+        let key = m.clone();
+        out.push(Measure {
+            title: format!("metric {m}"),
+            get: Box::new(move |r| r.metrics.get(&key).copied().flatten()),
+        });
+    }
+    for m in monitors {
+        let key = m.clone();
+        out.push(Measure {
+            title: format!("monitor {m} (final)"),
+            get: Box::new(move |r| r.monitors.get(&key).copied().flatten()),
+        });
+    }
+    out.push(Measure {
+        title: "contacts".into(),
+        get: Box::new(|r| Some(r.contacts as f64)),
+    });
+    out
+}
+
+/// The summary table: a row per variant.
+fn table(summary: &Summary, out: &mut String) {
+    let first = summary.variants.first();
+    let _ = write!(
+        out,
+        "<table><tr><th>variant</th><th>runs</th><th>errors</th><th>contacts</th>"
+    );
+    for r in first.map_or(&[][..], |v| &v.reach[..]) {
+        let _ = write!(
+            out,
+            "<th>{} caught</th><th>{} time</th>",
+            esc(&r.key),
+            esc(&r.key)
+        );
+    }
+    for m in first.map_or(&[][..], |v| &v.metrics[..]) {
+        let _ = write!(out, "<th>{}</th>", esc(&m.name));
+    }
+    out.push_str("</tr>");
+    for v in &summary.variants {
+        let base = summary.baseline.as_deref() == Some(v.name.as_str());
+        let _ = write!(
+            out,
+            "<tr><td class=name>{}{}</td><td>{}</td><td>{}</td><td>{}</td>",
+            esc(&v.name),
+            if base {
+                " <span class=ci>(baseline)</span>"
+            } else {
+                ""
+            },
+            v.runs,
+            v.errors,
+            v.contacts
+        );
+        for r in &v.reach {
+            let _ = write!(
+                out,
+                "<td>{}/{}</td>{}",
+                r.caught,
+                r.runs,
+                stats_cell(&r.time)
+            );
+        }
+        for m in &v.metrics {
+            out.push_str(&stats_cell(&m.stats));
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</table>");
+}
+
+/// Sorted values' `q` quantile.
+fn quantile(sorted: &[f64], q: f64) -> f64 {
+    let at = q * (sorted.len() - 1) as f64;
+    let (lo, hi) = (at.floor() as usize, at.ceil() as usize);
+    sorted[lo] + (sorted[hi] - sorted[lo]) * (at - lo as f64)
+}
+
+/// One measure's distribution per variant: a row each, dots over a quartile box.
+fn distribution(header: &Header, runs: &[RunLine], m: &Measure, out: &mut String) {
+    let rows: Vec<(String, Vec<f64>)> = header
+        .variants
+        .iter()
+        .map(|v| {
+            let mut xs: Vec<f64> = runs
+                .iter()
+                .filter(|r| r.variant == v.name)
+                .filter_map(|r| (m.get)(r))
+                .filter(|x| x.is_finite())
+                .collect();
+            xs.sort_by(f64::total_cmp);
+            (v.name.clone(), xs)
+        })
+        .collect();
+    let all: Vec<f64> = rows.iter().flat_map(|r| r.1.iter().copied()).collect();
+    if all.is_empty() {
+        return;
+    }
+    let lo = all.iter().copied().fold(f64::INFINITY, f64::min);
+    let mut hi = all.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if hi <= lo {
+        hi = lo + 1.0;
+    }
+    let (label_w, plot_w, row_h) = (220.0, 560.0, 22.0);
+    let height = row_h * rows.len() as f64 + 30.0;
+    let x = |v: f64| label_w + (v - lo) / (hi - lo) * plot_w;
+    let _ = write!(
+        out,
+        "<figure><figcaption>{}</figcaption><svg width=\"{}\" height=\"{height}\" viewBox=\"0 0 {} {height}\">",
+        esc(&m.title),
+        label_w + plot_w + 20.0,
+        label_w + plot_w + 20.0
+    );
+    for (i, (name, xs)) in rows.iter().enumerate() {
+        let y = row_h * i as f64 + row_h / 2.0 + 4.0;
+        let _ = write!(
+            out,
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" class=lab>{}</text>",
+            label_w - 8.0,
+            y + 4.0,
+            esc(name)
+        );
+        if xs.is_empty() {
+            continue;
+        }
+        let (q1, q2, q3) = (quantile(xs, 0.25), quantile(xs, 0.5), quantile(xs, 0.75));
+        let _ = write!(
+            out,
+            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" class=box />\
+             <line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" class=med />",
+            x(q1),
+            y - 7.0,
+            (x(q3) - x(q1)).max(1.0),
+            14.0,
+            x(q2),
+            x(q2),
+            y - 8.0,
+            y + 8.0
+        );
+        for (j, v) in xs.iter().enumerate() {
+            // A small fixed jitter by rank keeps equal values visible without randomness.
+            let dy = ((j % 5) as f64 - 2.0) * 2.0;
+            let _ = write!(
+                out,
+                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"2.5\" class=dot />",
+                x(*v),
+                y + dy
+            );
+        }
+    }
+    let base = row_h * rows.len() as f64 + 12.0;
+    let _ = write!(
+        out,
+        "<line x1=\"{label_w}\" x2=\"{}\" y1=\"{base}\" y2=\"{base}\" class=axis />\
+         <text x=\"{label_w}\" y=\"{}\" class=lab>{}</text>\
+         <text x=\"{}\" y=\"{}\" text-anchor=\"end\" class=lab>{}</text></svg></figure>",
+        label_w + plot_w,
+        base + 14.0,
+        num(lo),
+        label_w + plot_w,
+        base + 14.0,
+        num(hi)
+    );
+}
+
+/// Colour for a share between 0 and 1 (light yellow to dark blue).
+fn colour(t: f64) -> String {
+    let t = t.clamp(0.0, 1.0);
+    let lerp = |a: f64, b: f64| (a + (b - a) * t).round() as u8;
+    format!(
+        "#{:02x}{:02x}{:02x}",
+        lerp(255.0, 8.0),
+        lerp(247.0, 64.0),
+        lerp(188.0, 129.0)
+    )
+}
+
+/// For a sweep of two or more parameters: each measure's mean over the first two axes.
+fn heat_maps(header: &Header, runs: &[RunLine], measures: &[Measure], out: &mut String) {
+    let Some(first) = header.variants.first() else {
+        return;
+    };
+    let axes: Vec<&String> = first.params.keys().collect();
+    if axes.len() < 2 {
+        return;
+    }
+    let (ax, ay) = (axes[0].clone(), axes[1].clone());
+    let values = |axis: &str| {
+        let mut v: Vec<f64> = header
+            .variants
+            .iter()
+            .filter_map(|v| v.params.get(axis).copied())
+            .collect();
+        v.sort_by(f64::total_cmp);
+        v.dedup();
+        v
+    };
+    let (xs, ys) = (values(&ax), values(&ay));
+    let _ = write!(
+        out,
+        "<h2>Heat maps: {} across, {} down{}</h2>",
+        esc(&ax),
+        esc(&ay),
+        if axes.len() > 2 {
+            " (means over the other swept parameters)"
+        } else {
+            ""
+        }
+    );
+    for m in measures {
+        let mut cells: BTreeMap<(usize, usize), (f64, usize)> = BTreeMap::new();
+        for r in runs {
+            let (Some(px), Some(py)) = (r.params.get(&ax), r.params.get(&ay)) else {
+                continue;
+            };
+            let (Some(i), Some(j)) = (
+                xs.iter().position(|v| v == px),
+                ys.iter().position(|v| v == py),
+            ) else {
+                continue;
+            };
+            if let Some(v) = (m.get)(r).filter(|v| v.is_finite()) {
+                let c = cells.entry((i, j)).or_insert((0.0, 0));
+                c.0 += v;
+                c.1 += 1;
+            }
+        }
+        if cells.is_empty() {
+            continue;
+        }
+        let means: BTreeMap<(usize, usize), f64> = cells
+            .iter()
+            .map(|(k, (s, n))| (*k, s / *n as f64))
+            .collect();
+        let lo = means.values().copied().fold(f64::INFINITY, f64::min);
+        let hi = means.values().copied().fold(f64::NEG_INFINITY, f64::max);
+        let (cw, ch, left, top) = (64.0, 30.0, 70.0, 24.0);
+        let w = left + cw * xs.len() as f64 + 10.0;
+        let h = top + ch * ys.len() as f64 + 10.0;
+        let _ = write!(
+            out,
+            "<figure><figcaption>{} (mean per cell; {} to {})</figcaption><svg width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\">",
+            esc(&m.title),
+            num(lo),
+            num(hi)
+        );
+        for (i, x) in xs.iter().enumerate() {
+            let _ = write!(
+                out,
+                "<text x=\"{:.1}\" y=\"16\" text-anchor=\"middle\" class=lab>{}</text>",
+                left + cw * (i as f64 + 0.5),
+                num(*x)
+            );
+        }
+        for (j, y) in ys.iter().enumerate() {
+            let _ = write!(
+                out,
+                "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" class=lab>{}</text>",
+                left - 6.0,
+                top + ch * (j as f64 + 0.5) + 4.0,
+                num(*y)
+            );
+        }
+        for ((i, j), v) in &means {
+            let t = if hi > lo { (v - lo) / (hi - lo) } else { 0.5 };
+            let ink = if t > 0.55 { "#fff" } else { "#000" };
+            let (cx, cy) = (left + cw * *i as f64, top + ch * *j as f64);
+            let _ = write!(
+                out,
+                "<rect x=\"{cx}\" y=\"{cy}\" width=\"{cw}\" height=\"{ch}\" fill=\"{}\" />\
+                 <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"{ink}\" class=cell>{}</text>",
+                colour(t),
+                cx + cw / 2.0,
+                cy + ch / 2.0 + 4.0,
+                num(*v)
+            );
+        }
+        out.push_str("</svg></figure>");
+    }
+}
+
+const STYLE: &str = "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;background:#fff}\
+h1{font-size:22px}h2{font-size:17px;margin-top:28px}table{border-collapse:collapse;margin:8px 0}\
+td,th{border:1px solid #ccc;padding:4px 8px;text-align:right;vertical-align:top;white-space:nowrap}th{background:#f2f2f2}\
+td.name{text-align:left;font-family:monospace}.ci{color:#777;font-size:12px}dl{display:grid;grid-template-columns:max-content auto;gap:2px 12px}\
+dt{color:#666}dd{margin:0;font-family:monospace}figure{margin:12px 16px 12px 0;display:inline-block;vertical-align:top}figcaption{font-weight:600;margin-bottom:4px}\
+.lab{font:12px monospace;fill:#333}.cell{font:12px monospace}.box{fill:#cfe3f5;stroke:#4a7fb0}.med{stroke:#1b4f80;stroke-width:2}\
+.dot{fill:#d0502a;fill-opacity:.7}.axis{stroke:#999}";
+
+/// The page for a study.
+pub fn html(header: &Header, runs: &[RunLine], summary: &Summary) -> String {
+    let mut out = String::new();
+    let kind = if header.variants.iter().any(|v| !v.params.is_empty()) {
+        "sweep"
+    } else {
+        "compare"
+    };
+    let _ = write!(
+        out,
+        "<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>agentbox {kind}: {}</title><style>{STYLE}</style></head><body>\
+         <h1>agentbox {kind}: {}</h1><dl><dt>scene</dt><dd>{}</dd><dt>scene sha256</dt><dd>{}</dd><dt>build</dt><dd>{}</dd>\
+         <dt>seeds</dt><dd>{}..{}</dd><dt>ticks per run</dt><dd>{}</dd><dt>runs</dt><dd>{} of {}</dd></dl>",
+        esc(&header.scene),
+        esc(&header.scene),
+        esc(&header.scene),
+        esc(&header.scene_sha256),
+        esc(&header.build),
+        header.seeds[0],
+        header.seeds[1],
+        header.ticks,
+        summary.runs,
+        summary.expected
+    );
+    let measures = measures(runs, header.ticks);
+    heat_maps(header, runs, &measures, &mut out);
+    out.push_str("<h2>Summary</h2><p class=ci>Mean [95% bootstrap interval of the mean], median and n per variant; times count a miss as the tick limit.</p>");
+    table(summary, &mut out);
+    out.push_str("<h2>Distributions per variant</h2><p class=ci>Every run is a dot; the box spans the quartiles, the dark line is the median.</p>");
+    for m in &measures {
+        distribution(header, runs, m, &mut out);
+    }
+    out.push_str("</body></html>\n");
+    out
+}
+
+/// Writes the page to `path`.
+pub fn write(
+    path: &Path,
+    header: &Header,
+    runs: &[RunLine],
+    summary: &Summary,
+) -> Result<(), String> {
+    std::fs::write(path, html(header, runs, summary))
+        .map_err(|e| format!("{}: error: cannot write the report: {e}", path.display()))
+}

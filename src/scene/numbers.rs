@@ -1,0 +1,240 @@
+//! Numbers in a scene's text, by path: `agents.hunter.params.space`, `spawn.0.speed`, or a
+//! tunable's name (`hunter.space`, `OWNER.PARAM`). A path is resolved against the text as
+//! written (agents by `id`, spawn groups by index or `kind`; a tunable's mapping by its
+//! `value`), and a number is rewritten where it stands, so comments, key order and every other
+//! byte stay as the designer wrote them. `agentbox sweep` edits its scene this way, and the
+//! window saves tunables this way.
+//!
+//! It only reads and edits text: it must not build worlds or touch files.
+
+use super::locate::Locator;
+
+/// Top-level keys that start a scene path (anything else is a tunable's name).
+const TOP: &[&str] = &[
+    "name",
+    "seed",
+    "tick_rate",
+    "map",
+    "terrain",
+    "agents",
+    "spawn",
+    "waypoints",
+    "expect",
+    "budget",
+    "metrics",
+    "monitors",
+];
+
+/// Where one number sits in a scene's text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Located {
+    /// The path with names turned into indices, as the locator spells it
+    /// (`agents.1.params.space.value`).
+    pub path: String,
+    /// Its bytes in the text.
+    pub start: usize,
+    pub end: usize,
+    /// The number written there.
+    pub value: f64,
+}
+
+/// Finds the number at `path` in a scene's `text`, or says clearly why there is none.
+pub fn locate(text: &str, path: &str) -> Result<Located, String> {
+    let doc: serde_yaml::Value = serde_yaml::from_str(text)
+        .map_err(|e| format!("`{path}`: the scene does not parse: {e}"))?;
+    let parts: Vec<&str> = path.split('.').collect();
+    if parts.iter().any(|p| p.is_empty()) {
+        return Err(format!("`{path}`: an empty name between dots"));
+    }
+    let mut resolved: Vec<String> = Vec::new();
+    let mut node = &doc;
+    let tunable = !TOP.contains(&parts[0]);
+    let parts: Vec<String> = if tunable {
+        // OWNER.PARAM: an agent's id or a spawn group's kind, then a param declared as a range.
+        let [owner, param] = parts[..] else {
+            return Err(format!(
+                "`{path}` is neither a scene path (starting with {}) nor a tunable's name (OWNER.PARAM)",
+                TOP.join(", ")
+            ));
+        };
+        let in_list = |list: &str, key: &str| {
+            doc.get(list)
+                .and_then(|l| l.as_sequence())
+                .and_then(|s| {
+                    s.iter()
+                        .position(|a| a.get(key).and_then(|v| v.as_str()) == Some(owner))
+                })
+                .map(|i| format!("{list}.{i}"))
+        };
+        let Some(base) = in_list("agents", "id").or_else(|| in_list("spawn", "kind")) else {
+            return Err(format!(
+                "`{path}`: no agent with id `{owner}` and no spawn group of kind `{owner}`"
+            ));
+        };
+        let full = format!("{base}.params.{param}");
+        let declared = full
+            .split('.')
+            .try_fold(&doc, |n, p| step(n, p).map(|(n, _)| n))
+            .is_some_and(|n| n.get("value").is_some());
+        if !declared {
+            return Err(format!(
+                "`{path}`: `{owner}` has no tunable `{param}` (declare it as params: {{ {param}: {{ value: V, min: A, max: B }} }})"
+            ));
+        }
+        full.split('.').map(str::to_string).collect()
+    } else {
+        parts.iter().map(|p| p.to_string()).collect()
+    };
+    for part in &parts {
+        let Some((next, name)) = step(node, part) else {
+            let at = if resolved.is_empty() {
+                "the scene".to_string()
+            } else {
+                format!("`{}`", resolved.join("."))
+            };
+            return Err(format!("`{path}`: {at} has no `{part}`"));
+        };
+        resolved.push(name);
+        node = next;
+    }
+    // A tunable's mapping stands for its value.
+    if node.is_mapping() && node.get("value").is_some() {
+        resolved.push("value".into());
+        node = &node["value"];
+    }
+    let joined = resolved.join(".");
+    if node.as_f64().is_none() {
+        return Err(format!(
+            "`{path}` is {}, not a number",
+            match node {
+                serde_yaml::Value::Mapping(_) => "a mapping".to_string(),
+                serde_yaml::Value::Sequence(_) => "a list".to_string(),
+                other => format!(
+                    "`{}`",
+                    serde_yaml::to_string(other).unwrap_or_default().trim()
+                ),
+            }
+        ));
+    }
+    let (line, col) = Locator::new(text)
+        .exact(&joined)
+        .ok_or_else(|| format!("`{path}`: cannot find `{joined}` in the text"))?;
+    let start = offset(text, line, col)
+        .ok_or_else(|| format!("`{path}`: cannot find `{joined}` in the text"))?;
+    let end = start
+        + text[start..]
+            .find(|c: char| c.is_whitespace() || matches!(c, ',' | ']' | '}' | '#'))
+            .unwrap_or(text.len() - start);
+    let value = text[start..end].parse::<f64>().map_err(|_| {
+        format!(
+            "`{path}` is written `{}`, which cannot be rewritten in place (write it as a plain number)",
+            &text[start..end]
+        )
+    })?;
+    Ok(Located {
+        path: joined,
+        start,
+        end,
+        value,
+    })
+}
+
+/// One step down: a mapping's key, or a list's index, or (in `agents` and `spawn`) an agent's
+/// id or a group's kind. Returns the child and the segment as the locator names it.
+fn step<'a>(node: &'a serde_yaml::Value, part: &str) -> Option<(&'a serde_yaml::Value, String)> {
+    match node {
+        serde_yaml::Value::Mapping(m) => m.get(part).map(|v| (v, part.to_string())),
+        serde_yaml::Value::Sequence(s) => {
+            if let Ok(i) = part.parse::<usize>() {
+                return s.get(i).map(|v| (v, i.to_string()));
+            }
+            let i = s.iter().position(|item| {
+                ["id", "kind"]
+                    .iter()
+                    .any(|k| item.get(*k).and_then(|v| v.as_str()) == Some(part))
+            })?;
+            Some((&s[i], i.to_string()))
+        }
+        _ => None,
+    }
+}
+
+/// The byte offset of a 1-based line and column (in characters).
+fn offset(text: &str, line: usize, col: usize) -> Option<usize> {
+    let mut start = 0;
+    for (i, l) in text.split_inclusive('\n').enumerate() {
+        if i + 1 == line {
+            return l.char_indices().nth(col - 1).map(|(b, _)| start + b);
+        }
+        start += l.len();
+    }
+    None
+}
+
+/// How a number is written back: the shortest text that reads back as the same number.
+pub fn format_number(value: f64) -> String {
+    format!("{value}")
+}
+
+/// `text` with the numbers at `changes` (path, value) rewritten, everything else untouched.
+pub fn set_numbers(text: &str, changes: &[(String, f64)]) -> Result<String, String> {
+    let mut out = text.to_string();
+    for (path, value) in changes {
+        if !value.is_finite() {
+            return Err(format!("`{path}`: {value} is not a finite number"));
+        }
+        let at = locate(&out, path)?;
+        out.replace_range(at.start..at.end, &format_number(*value));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DOC: &str = "# top\nagents:\n  - id: hunter # the hunter\n    speed: 4\n    params: { space: { value: 3, min: 1, max: 8 }, prey: p }\nspawn:\n  - kind: prey\n    speed: 5.5   # fast\n";
+
+    #[test]
+    fn paths_by_id_index_kind_and_tunable_name_reach_the_same_numbers() {
+        assert_eq!(locate(DOC, "agents.hunter.speed").unwrap().value, 4.0);
+        assert_eq!(
+            locate(DOC, "agents.0.speed").unwrap().path,
+            "agents.0.speed"
+        );
+        assert_eq!(locate(DOC, "spawn.prey.speed").unwrap().value, 5.5);
+        let space = locate(DOC, "agents.hunter.params.space").unwrap();
+        assert_eq!(space.path, "agents.0.params.space.value");
+        assert_eq!(locate(DOC, "hunter.space").unwrap(), space);
+    }
+
+    #[test]
+    fn rewriting_keeps_every_other_byte() {
+        let out = set_numbers(
+            DOC,
+            &[("hunter.space".into(), 4.5), ("spawn.0.speed".into(), 6.0)],
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            DOC.replace("value: 3,", "value: 4.5,")
+                .replace("5.5   # fast", "6   # fast")
+        );
+    }
+
+    #[test]
+    fn bad_paths_say_why() {
+        let e = |p: &str| locate(DOC, p).unwrap_err();
+        assert!(
+            e("agents.wolf.speed").contains("has no `wolf`"),
+            "{}",
+            e("agents.wolf.speed")
+        );
+        assert!(e("agents.hunter.params.prey").contains("not a number"));
+        assert!(e("agents.hunter.params").contains("a mapping"));
+        assert!(e("hunter.prey").contains("no tunable `prey`"));
+        assert!(e("wolf.space").contains("no agent with id `wolf`"));
+        assert!(e("a.b.c").contains("neither a scene path"));
+        assert!(e("agents..speed").contains("empty name"));
+    }
+}
