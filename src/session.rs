@@ -173,6 +173,21 @@ impl Session {
         self.host.memory_text(agent_id)
     }
 
+    /// Collect what scripts draw and the sight queries they make (the window), or not.
+    pub fn set_drawing(&mut self, on: bool) {
+        self.host.set_drawing(on);
+    }
+
+    /// What scripts drew and asked in the ticks since the last call.
+    pub fn take_drawn(&mut self) -> crate::script::DrawFrame {
+        self.host.take_drawn()
+    }
+
+    /// Every scripted agent's `self.memory` as JSON by id (`headless --trace-memory`).
+    pub fn memories_json(&self) -> std::collections::BTreeMap<String, serde_json::Value> {
+        self.host.memories_json()
+    }
+
     /// Bytes of Lua memory an agent's calls allocated and still hold (what its share of the
     /// memory budget counts).
     pub fn memory_held(&self, agent_id: &str) -> Option<usize> {
