@@ -4,7 +4,7 @@ use super::overlays::{Overlays, ALL};
 use super::text::panel;
 use macroquad::prelude::*;
 
-const KEYS: [(&str, &str); 25] = [
+const KEYS: [(&str, &str); 28] = [
     ("F1 or ?", "this help"),
     ("Space", "pause / run"),
     (". or N", "one tick while paused"),
@@ -44,6 +44,15 @@ const KEYS: [(&str, &str); 25] = [
     (
         "G / Ctrl+E",
         "ghost of the old branch / save the session (docs/keys.md)",
+    ),
+    (
+        "C",
+        "console: print output by tick and agent (click a line: that agent only)",
+    ),
+    ("L", "state labels (self:label) over the agents"),
+    (
+        "V",
+        "debug drawing: the scripts' draw.* shapes (click the decision strip to jump)",
     ),
 ];
 

@@ -79,7 +79,7 @@ pub struct Event {
 }
 
 /// Keys a replay may name, by the names macroquad's `KeyCode` has.
-const KEYS: [(&str, KeyCode); 47] = [
+const KEYS: [(&str, KeyCode); 49] = [
     ("Space", KeyCode::Space),
     ("Escape", KeyCode::Escape),
     ("Tab", KeyCode::Tab),
@@ -113,12 +113,14 @@ const KEYS: [(&str, KeyCode); 47] = [
     ("G", KeyCode::G),
     ("H", KeyCode::H),
     ("I", KeyCode::I),
+    ("L", KeyCode::L),
     ("N", KeyCode::N),
     ("P", KeyCode::P),
     ("R", KeyCode::R),
     ("S", KeyCode::S),
     ("T", KeyCode::T),
     ("U", KeyCode::U),
+    ("V", KeyCode::V),
     ("W", KeyCode::W),
     ("Z", KeyCode::Z),
     ("Enter", KeyCode::Enter),

@@ -6,10 +6,14 @@
 
 mod agents;
 mod camera;
+mod console;
+mod decisions;
+mod drawings;
 mod help;
 mod hud;
 mod input;
 mod inspect;
+mod labels;
 mod map_texture;
 mod overlays;
 mod paint;
@@ -115,6 +119,11 @@ pub fn run_window(scene: &Path, seed: Option<u64>, options: WindowOptions) -> Re
             carry: 0.0,
             step_once: false,
             last_mouse: None,
+            console: console::Console::default(),
+            decisions: decisions::Decisions::default(),
+            drawn: drawings::Record::default(),
+            show_labels: true,
+            show_drawings: false,
         };
         *result.borrow_mut() = window.run().await;
     });
@@ -159,6 +168,16 @@ struct Window {
     carry: f64,
     step_once: bool,
     last_mouse: Option<Vec2>,
+    /// What scripts printed (C).
+    console: console::Console,
+    /// Each agent's decision history, for the inspector's strip.
+    decisions: decisions::Decisions,
+    /// What scripts drew and the sight queries they made, per live tick.
+    drawn: drawings::Record,
+    /// State labels over the agents (L).
+    show_labels: bool,
+    /// The scripts' `draw.*` shapes (V).
+    show_drawings: bool,
 }
 
 impl Window {
@@ -215,6 +234,18 @@ impl Window {
                 self.hovered.as_deref(),
             );
             self.overlays.draw_over(shown.world(), &self.camera);
+            let frame_drawn = self.drawn.at(self.shown_tick());
+            if let Some(frame_drawn) = frame_drawn {
+                if self.show_drawings {
+                    drawings::draw_shapes(frame_drawn, &self.camera);
+                }
+                if self.overlays.on.contains(&overlays::Overlay::Sight) {
+                    drawings::draw_queries(&frame_drawn.queries, &self.camera);
+                }
+            }
+            if self.show_labels {
+                labels::draw(shown.world(), &self.camera);
+            }
             self.draw_panels();
             self.draw_widgets();
             build_times.push(started.elapsed().as_secs_f64() * 1000.0);
@@ -297,8 +328,28 @@ impl Window {
         if self.view.is_some() {
             return;
         }
+        // Scripts' shapes and sight queries are collected for the live run only (display
+        // only: collecting never changes the run); set on every tick, as a branch or a reset
+        // puts another session live.
+        self.history.session_mut().set_drawing(true);
         let report = self.history.tick();
         let t = self.history.ticks();
+        let drawn = self.history.session_mut().take_drawn();
+        {
+            let world = self.history.session().world();
+            for (agent, problem) in &drawn.problems {
+                let id = world.agents.get(*agent).map_or("?", |a| a.id.as_str());
+                self.console.push(t, id, problem);
+            }
+            self.decisions.record(t, world, self.selected.as_deref());
+        }
+        self.drawn.keep(t, drawn);
+        for event in &report.events {
+            if let crate::sim::Event::Print { agent, text } = event {
+                self.console.push(t, agent, text);
+                self.decisions.print(t, agent, text);
+            }
+        }
         let mut marks = std::collections::BTreeSet::new();
         for (_, e) in &report.new_errors {
             marks.insert(match e.kind {
@@ -308,7 +359,11 @@ impl Window {
                 _ => timeline::Mark::Error,
             });
         }
-        if !report.events.is_empty() {
+        if report
+            .events
+            .iter()
+            .any(|e| matches!(e, crate::sim::Event::Contact { .. }))
+        {
             marks.insert(timeline::Mark::Contact);
         }
         self.track.marks.extend(marks.into_iter().map(|m| (t, m)));
@@ -358,6 +413,9 @@ impl Window {
         let at = replayer.tick();
         let (_, reloads) = self.history.branch_from(replayer);
         let ghost = self.track.cut(at);
+        self.console.cut(at);
+        self.decisions.cut(at);
+        self.drawn.cut(at);
         if !ghost.is_empty() {
             self.ghost = ghost;
             self.ghost_at = at;
@@ -459,8 +517,18 @@ impl Window {
             ghost,
             tick_rate: self.history.session().world().tick_rate,
         };
+        let strip = self.selected.as_deref().map(|agent| decisions::Strip {
+            decisions: &self.decisions,
+            agent,
+            last: self.history.ticks(),
+            shown: self.shown_tick(),
+        });
         egui_macroquad::ui(|ctx| {
             timeline::paint(ctx, &bar);
+            if let Some(strip) = &strip {
+                decisions::paint(ctx, strip);
+            }
+            self.console.paint(ctx);
         });
         egui_macroquad::draw();
     }
@@ -549,11 +617,30 @@ impl Window {
                     self.view = None;
                     self.track = timeline::Track::default();
                     self.ghost.clear();
+                    self.decisions.clear();
+                    self.drawn = drawings::Record::default();
                     self.hud.status("reset to the scene's start".into());
                 }
                 Err(e) => self.hud.status(format!("cannot reset: {e}")),
             }
             self.painter = paint::Painter::default();
+        }
+        if input.key(KeyCode::C) {
+            self.console.open = !self.console.open;
+        }
+        if input.key(KeyCode::L) {
+            self.show_labels = !self.show_labels;
+            self.hud.status(format!(
+                "labels {}",
+                if self.show_labels { "shown" } else { "hidden" }
+            ));
+        }
+        if input.key(KeyCode::V) {
+            self.show_drawings = !self.show_drawings;
+            self.hud.status(format!(
+                "debug drawing {}",
+                if self.show_drawings { "on" } else { "off" }
+            ));
         }
         if input.key(KeyCode::F) || input.key(KeyCode::Home) {
             self.camera.fit(shown_of(&self.view, &self.history).world());
@@ -633,6 +720,17 @@ impl Window {
         self.hovered = agent_at(self.shown().world(), world_pos);
         if self.handle_timeline(input) {
             return;
+        }
+        if input.button_pressed[0] {
+            if self.console.click(input.mouse) {
+                return;
+            }
+            if self.selected.is_some() {
+                if let Some(to) = decisions::tick_at(input.mouse, self.history.ticks()) {
+                    self.set_view(to);
+                    return;
+                }
+            }
         }
         if input.button_pressed[0] {
             if let Some(e) = self.hud.error_at(input.mouse) {
