@@ -125,55 +125,81 @@ fn cut(text: &str, max: usize) -> &str {
 }
 
 /// A read-only deep copy of `memory` for `world:memory(id)`: tables are copied (a table met
-/// twice is copied once, so cycles stay cycles) and locked by a metatable that refuses
-/// writes; at most [`MAX_VALUES`] entries in all, past which a copy holds `["<...>"] = true`.
+/// twice is copied once, so cycles stay cycles), each behind an empty proxy whose metatable
+/// reads from the copy and refuses every write (`pairs` and `#` work through `__pairs` and
+/// `__len`); at most [`MAX_VALUES`] entries in all, past which a copy holds
+/// `["<...>"] = true`.
 pub fn read_only_copy(lua: &Lua, memory: &Value) -> mlua::Result<Value> {
-    let meta = lua.create_table()?;
-    meta.raw_set(
-        "__newindex",
-        lua.create_function(|lua, _: mlua::MultiValue| -> mlua::Result<()> {
-            Err(super::errors::located(
-                lua,
-                "world:memory gives a read-only copy of an agent's memory",
-            ))
-        })?,
-    )?;
-    meta.raw_set("__metatable", "memory (read-only copy)")?;
-    let mut copies: Vec<(*const std::ffi::c_void, Table)> = Vec::new();
+    let lock = locker(lua)?;
+    let mut copies: Vec<(*const std::ffi::c_void, Value)> = Vec::new();
     let mut left = MAX_VALUES;
-    copy_of(lua, memory, &meta, &mut copies, &mut left)
+    copy_of(lua, memory, &lock, &mut copies, &mut left)
+}
+
+/// The Lua function that puts a copied table behind its read-only proxy (made once).
+fn locker(lua: &Lua) -> mlua::Result<mlua::Function> {
+    const NAME: &str = "agentbox.memory_lock";
+    if let Some(f) = lua.named_registry_value::<Option<mlua::Function>>(NAME)? {
+        return Ok(f);
+    }
+    let refuse = lua.create_function(|lua, _: mlua::MultiValue| -> mlua::Result<()> {
+        Err(super::errors::located(
+            lua,
+            "world:memory gives a read-only copy of an agent's memory",
+        ))
+    })?;
+    let make: mlua::Function = lua
+        .load(
+            "local next, setmetatable, refuse = ... \
+             return function(data) \
+               return setmetatable({}, {__index = data, __newindex = refuse, \
+                 __len = function() return #data end, \
+                 __pairs = function() return next, data, nil end, \
+                 __metatable = 'memory (read-only copy)'}) \
+             end",
+        )
+        .set_name("=world:memory")
+        .call((
+            lua.globals().raw_get::<Value>("next")?,
+            lua.globals().raw_get::<Value>("setmetatable")?,
+            refuse,
+        ))?;
+    lua.set_named_registry_value(NAME, &make)?;
+    Ok(make)
 }
 
 fn copy_of(
     lua: &Lua,
     value: &Value,
-    meta: &Table,
-    copies: &mut Vec<(*const std::ffi::c_void, Table)>,
+    lock: &mlua::Function,
+    copies: &mut Vec<(*const std::ffi::c_void, Value)>,
     left: &mut usize,
 ) -> mlua::Result<Value> {
     let Value::Table(t) = value else {
         return Ok(value.clone());
     };
     let ptr = t.to_pointer();
-    if let Some((_, copy)) = copies.iter().find(|(p, _)| *p == ptr) {
-        return Ok(Value::Table(copy.clone()));
+    if let Some((_, proxy)) = copies.iter().find(|(p, _)| *p == ptr) {
+        return Ok(proxy.clone());
     }
-    let copy = lua.create_table()?;
-    copies.push((ptr, copy.clone()));
+    let data = lua.create_table()?;
+    let proxy: Value = lock.call(&data)?;
+    copies.push((ptr, proxy.clone()));
     for pair in t.pairs::<Value, Value>() {
         let (k, v) = pair?;
         if *left == 0 {
-            copy.raw_set("<...>", true)?;
+            data.raw_set("<...>", true)?;
             break;
         }
         *left -= 1;
-        let k = copy_of(lua, &k, meta, copies, left)?;
-        let v = copy_of(lua, &v, meta, copies, left)?;
-        copy.raw_set(k, v)?;
+        let k = copy_of(lua, &k, lock, copies, left)?;
+        let v = copy_of(lua, &v, lock, copies, left)?;
+        data.raw_set(k, v)?;
     }
-    copy.set_metatable(Some(meta.clone()))?;
-    super::sandbox::protect(lua, &copy, "a copy of an agent's memory")?;
-    Ok(Value::Table(copy))
+    if let Value::Table(p) = &proxy {
+        super::sandbox::protect(lua, p, "a copy of an agent's memory")?;
+    }
+    Ok(proxy)
 }
 
 #[cfg(test)]
@@ -215,11 +241,12 @@ mod tests {
         lua.globals().set("c", copy).unwrap();
         lua.globals().set("o", v).unwrap();
         let same: bool = lua
-            .load("return c.me == c and c ~= o and c.seen.x == 1")
+            .load("local n = 0 for _ in pairs(c) do n = n + 1 end return c.me == c and c ~= o and c.seen.x == 1 and n == 2")
             .eval()
             .unwrap();
         assert!(same);
         assert!(lua.load("c.seen.x = 2").exec().is_err());
+        assert!(lua.load("c.seen = 2").exec().is_err());
         assert!(lua.load("c.new = 2").exec().is_err());
     }
 }
