@@ -75,14 +75,24 @@ fn labels_prints_and_memory_are_in_the_trace() {
         stdout(&out)
     };
     let text = run(&["--trace-memory"]);
-    let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     let labels: Vec<Option<&str>> = lines
         .iter()
         .map(|l| agent(l, "a")["label"].as_str())
         .collect();
     assert_eq!(
         labels,
-        [Some("odd"), Some("even"), Some("odd"), Some("even"), None, Some("even")]
+        [
+            Some("odd"),
+            Some("even"),
+            Some("odd"),
+            Some("even"),
+            None,
+            Some("even")
+        ]
     );
     // An agent that never labels has no `label` field at all.
     assert!(agent(&lines[0], "b").get("label").is_none());
@@ -91,7 +101,11 @@ fn labels_prints_and_memory_are_in_the_trace() {
         .iter()
         .flat_map(|l| {
             let tick = l["tick"].as_u64().unwrap();
-            l["events"].as_array().unwrap().iter().map(move |e| (tick, e))
+            l["events"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(move |e| (tick, e))
         })
         .filter(|(_, e)| e["type"] == "print")
         .collect();
@@ -152,10 +166,21 @@ return M
     let dir = scratch(&[("scene.yaml", SCENE), ("a.lua", script)]);
     let out = agentbox_in(
         dir.path(),
-        &["headless", "scene.yaml", "--ticks", "2", "--trace", "-", "--allow-errors"],
+        &[
+            "headless",
+            "scene.yaml",
+            "--ticks",
+            "2",
+            "--trace",
+            "-",
+            "--allow-errors",
+        ],
     );
     let text = stdout(&out);
-    let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     // 4 KiB per agent and tick: 40 lines of 101 bytes with their prefix.
     let printed = lines[0]["events"].as_array().unwrap().len();
     assert!((30..=40).contains(&printed), "{printed}");

@@ -62,12 +62,31 @@ mod tests {
         };
         assert!(sees(&w, from, DVec2::new(4.0, 0.0), &east));
         assert!(!sees(&w, from, DVec2::new(6.0, 0.0), &east), "out of range");
-        assert!(!sees(&w, from, DVec2::new(0.0, 2.0), &east), "behind the cone's edge");
-        assert!(sees(&w, from, DVec2::new(2.0, 1.9), &east), "inside 45 degrees");
-        let south = View { facing: std::f64::consts::FRAC_PI_2, ..east };
+        assert!(
+            !sees(&w, from, DVec2::new(0.0, 2.0), &east),
+            "behind the cone's edge"
+        );
+        assert!(
+            sees(&w, from, DVec2::new(2.0, 1.9), &east),
+            "inside 45 degrees"
+        );
+        let south = View {
+            facing: std::f64::consts::FRAC_PI_2,
+            ..east
+        };
         assert!(sees(&w, from, DVec2::new(0.0, 2.0), &south));
         // The wall at (4, 1) blocks the line from (2, 1) to (6, 1).
-        assert!(!sees(&w, DVec2::new(2.0, 1.0), DVec2::new(6.0, 1.0), &View::ALL_ROUND));
-        assert!(sees(&w, DVec2::new(2.0, 0.0), DVec2::new(6.0, 0.0), &View::ALL_ROUND));
+        assert!(!sees(
+            &w,
+            DVec2::new(2.0, 1.0),
+            DVec2::new(6.0, 1.0),
+            &View::ALL_ROUND
+        ));
+        assert!(sees(
+            &w,
+            DVec2::new(2.0, 0.0),
+            DVec2::new(6.0, 0.0),
+            &View::ALL_ROUND
+        ));
     }
 }

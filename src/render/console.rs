@@ -67,7 +67,12 @@ impl Console {
     pub fn rect() -> Rect {
         let w = (screen_width() * 0.5).clamp(200.0, 640.0);
         let h = TITLE_HEIGHT + SHOWN as f32 * LINE_HEIGHT + 8.0;
-        Rect::new(8.0, screen_height() - super::timeline::HEIGHT - 8.0 - h, w, h)
+        Rect::new(
+            8.0,
+            screen_height() - super::timeline::HEIGHT - 8.0 - h,
+            w,
+            h,
+        )
     }
 
     /// A left click at `at` (screen pixels) while open: on the title shows every agent's
@@ -108,8 +113,14 @@ impl Console {
             egui::Color32::from_rgba_unmultiplied(0x12, 0x13, 0x17, 0xe8),
         );
         let title = match &self.only {
-            Some(a) => format!("console: {a} only (click here for all)  {} lines kept", self.lines.len()),
-            None => format!("console: every agent (click a line for its agent)  {} lines kept", self.lines.len()),
+            Some(a) => format!(
+                "console: {a} only (click here for all)  {} lines kept",
+                self.lines.len()
+            ),
+            None => format!(
+                "console: every agent (click a line for its agent)  {} lines kept",
+                self.lines.len()
+            ),
         };
         painter.text(
             p(r.x + 8.0, r.y + TITLE_HEIGHT / 2.0 + 1.0),

@@ -137,9 +137,9 @@ pub fn tick_at(at: Vec2, last: u64) -> Option<u64> {
 
 /// A stable colour for a name (the same primitive or label is always the same colour).
 fn hue_of(name: &str, light: f32) -> egui::Color32 {
-    let h = name
-        .bytes()
-        .fold(0x811c_9dc5u32, |h, b| (h ^ b as u32).wrapping_mul(0x0100_0193));
+    let h = name.bytes().fold(0x811c_9dc5u32, |h, b| {
+        (h ^ b as u32).wrapping_mul(0x0100_0193)
+    });
     let hue = (h % 360) as f32 / 360.0;
     let c = egui::ecolor::Hsva::new(hue, 0.55, light, 1.0);
     egui::Color32::from(c)
@@ -189,7 +189,10 @@ pub fn paint(ctx: &egui::Context, strip: &Strip) {
     };
     for run in &log.runs {
         // A run covers the ticks from..=to: from the end of tick from-1 to the end of to.
-        let (x0, x1) = (x_of(run.from.saturating_sub(1)), x_of(run.to).max(x_of(run.from.saturating_sub(1)) + 1.0));
+        let (x0, x1) = (
+            x_of(run.from.saturating_sub(1)),
+            x_of(run.to).max(x_of(run.from.saturating_sub(1)) + 1.0),
+        );
         let rect = |top: f32, bottom: f32| {
             egui::Rect::from_min_max(p(x0, t.y + t.h * top), p(x1, t.y + t.h * bottom))
         };

@@ -102,7 +102,13 @@ pub fn draw_shapes(frame: &DrawFrame, camera: &Camera) {
 }
 
 /// A view cone: filled translucent, outlined; all round is a circle.
-pub fn cone(camera: &Camera, at: ::glam::DVec2, view: &crate::nav::sees::View, fill: Color, edge: Color) {
+pub fn cone(
+    camera: &Camera,
+    at: ::glam::DVec2,
+    view: &crate::nav::sees::View,
+    fill: Color,
+    edge: Color,
+) {
     let p = camera.to_screen(at);
     let r = (view.range.unwrap_or(1e3).min(1e3) as f32) * camera.tile;
     if view.fov >= 360.0 {

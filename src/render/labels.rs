@@ -11,7 +11,12 @@ const MAX_LABELS: usize = 1500;
 
 pub fn draw(world: &World, camera: &Camera) {
     let size = (camera.tile * 0.45).clamp(11.0, 18.0);
-    for agent in world.agents.iter().filter(|a| a.label.is_some()).take(MAX_LABELS) {
+    for agent in world
+        .agents
+        .iter()
+        .filter(|a| a.label.is_some())
+        .take(MAX_LABELS)
+    {
         let Some(label) = agent.label.as_deref() else {
             continue;
         };
@@ -32,9 +37,9 @@ pub fn draw(world: &World, camera: &Camera) {
 
 /// The colour of a label (as the decision timeline's band: a hue from the name).
 pub fn label_color(label: &str) -> Color {
-    let h = label
-        .bytes()
-        .fold(0x811c_9dc5u32, |h, b| (h ^ b as u32).wrapping_mul(0x0100_0193));
+    let h = label.bytes().fold(0x811c_9dc5u32, |h, b| {
+        (h ^ b as u32).wrapping_mul(0x0100_0193)
+    });
     let hue = (h % 360) as f32 / 360.0;
     macroquad::color::hsl_to_rgb(hue, 0.8, 0.7)
 }

@@ -784,19 +784,25 @@ fn sight_options(
     };
     let range = match num("range", &get("range")?)? {
         Some(r) if r >= 0.0 => Some(r),
-        Some(_) => return Err(located(lua, format!("{what}: range must be 0 or more tiles"))),
-        None => looker.and_then(|a| a.sense),
-    };
-    let fov = match num("fov", &get("fov")?)? {
-        Some(f) if f > 0.0 && f <= 360.0 => f,
         Some(_) => {
             return Err(located(
                 lua,
-                format!("{what}: fov is the cone's full angle in degrees, more than 0 and at most 360"),
+                format!("{what}: range must be 0 or more tiles"),
             ))
         }
-        None => 360.0,
+        None => looker.and_then(|a| a.sense),
     };
+    let fov =
+        match num("fov", &get("fov")?)? {
+            Some(f) if f > 0.0 && f <= 360.0 => f,
+            Some(_) => return Err(located(
+                lua,
+                format!(
+                    "{what}: fov is the cone's full angle in degrees, more than 0 and at most 360"
+                ),
+            )),
+            None => 360.0,
+        };
     let facing = match get("facing")? {
         Value::Nil => match looker {
             Some(a) => a.heading(),

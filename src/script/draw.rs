@@ -61,12 +61,26 @@ const COLORS: [Color; 9] = [
 /// One shape, in tile units (positions as everywhere: integers are tile centres).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Shape {
-    Line { a: DVec2, b: DVec2 },
-    Circle { at: DVec2, radius: f64 },
-    Text { at: DVec2, text: String },
+    Line {
+        a: DVec2,
+        b: DVec2,
+    },
+    Circle {
+        at: DVec2,
+        radius: f64,
+    },
+    Text {
+        at: DVec2,
+        text: String,
+    },
     /// A view cone: `fov` full angle in degrees, `facing` in radians, `range` in tiles.
-    Cone { at: DVec2, view: View },
-    Tile { tile: IVec2 },
+    Cone {
+        at: DVec2,
+        view: View,
+    },
+    Tile {
+        tile: IVec2,
+    },
 }
 
 /// A shape an agent drew.
@@ -152,7 +166,12 @@ impl Drawings {
 
     fn problem(&self, agent: usize, message: String) {
         let mut frame = self.frame.borrow_mut();
-        if frame.problems.len() < 64 && !frame.problems.iter().any(|(a, m)| *a == agent && *m == message) {
+        if frame.problems.len() < 64
+            && !frame
+                .problems
+                .iter()
+                .any(|(a, m)| *a == agent && *m == message)
+        {
             frame.problems.push((agent, message));
         }
     }
@@ -272,7 +291,10 @@ fn color_of(lua: &Lua, v: Option<&Value>, what: &str) -> mlua::Result<Color> {
         }
         Some(other) => Err(super::errors::located(
             lua,
-            format!("{what}: the colour must be a name, got {}", other.type_name()),
+            format!(
+                "{what}: the colour must be a name, got {}",
+                other.type_name()
+            ),
         )),
     }
 }
@@ -291,7 +313,10 @@ fn shape_of(lua: &Lua, kind: Kind, args: &[Value]) -> mlua::Result<(Shape, Color
             let what = "draw.circle";
             let at = to_pos(lua, arg(0), Arg::new(what, 1))?;
             let radius = number(lua, args.get(1), what, "radius")?.abs().min(1e4);
-            (Shape::Circle { at, radius }, color_of(lua, args.get(2), what)?)
+            (
+                Shape::Circle { at, radius },
+                color_of(lua, args.get(2), what)?,
+            )
         }
         Kind::Text => {
             let what = "draw.text";
@@ -304,7 +329,10 @@ fn shape_of(lua: &Lua, kind: Kind, args: &[Value]) -> mlua::Result<(Shape, Color
                 other => {
                     return Err(super::errors::located(
                         lua,
-                        format!("{what}: the text must be a string, got {}", other.type_name()),
+                        format!(
+                            "{what}: the text must be a string, got {}",
+                            other.type_name()
+                        ),
                     ))
                 }
             };
@@ -321,7 +349,9 @@ fn shape_of(lua: &Lua, kind: Kind, args: &[Value]) -> mlua::Result<(Shape, Color
             let at = to_pos(lua, arg(0), Arg::new(what, 1))?;
             let facing = number(lua, args.get(1), what, "facing (radians)")?;
             let fov = number(lua, args.get(2), what, "fov (degrees)")?.clamp(0.0, 360.0);
-            let range = number(lua, args.get(3), what, "range (tiles)")?.abs().min(1e4);
+            let range = number(lua, args.get(3), what, "range (tiles)")?
+                .abs()
+                .min(1e4);
             let view = View {
                 range: Some(range),
                 fov,

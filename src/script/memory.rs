@@ -83,13 +83,19 @@ fn table_json(t: &Table, left: &mut usize, path: &mut Vec<*const std::ffi::c_voi
             Value::Integer(i) => *i,
             _ => 0,
         });
-        let mut list: Vec<Json> = entries.iter().map(|(_, v)| json_of(v, left, path)).collect();
+        let mut list: Vec<Json> = entries
+            .iter()
+            .map(|(_, v)| json_of(v, left, path))
+            .collect();
         if cut_some {
             list.push(Json::String("<...>".into()));
         }
         return Json::Array(list);
     }
-    let mut keyed: Vec<(String, Value)> = entries.into_iter().map(|(k, v)| (key_text(&k), v)).collect();
+    let mut keyed: Vec<(String, Value)> = entries
+        .into_iter()
+        .map(|(k, v)| (key_text(&k), v))
+        .collect();
     keyed.sort_by(|a, b| a.0.cmp(&b.0));
     let mut map = Map::new();
     for (k, v) in keyed {

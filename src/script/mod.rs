@@ -40,8 +40,10 @@ use std::ffi::c_void;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-pub use draw::{Color as DrawColor, Drawn, Frame as DrawFrame, Query as SightQuery, Shape as DrawShape};
 pub use budget::{Mode as BudgetMode, DEFAULT_INSTRUCTIONS, DEFAULT_MEMORY};
+pub use draw::{
+    Color as DrawColor, Drawn, Frame as DrawFrame, Query as SightQuery, Shape as DrawShape,
+};
 pub use files::ScriptFiles;
 pub use sandbox::read_script;
 
@@ -596,7 +598,8 @@ impl ScriptHost {
         let this = self.lua.create_table_with_capacity(0, 4)?;
         this.raw_set("params", json_to_lua(&self.lua, &agent.params)?)?;
         let this_ptr = this.to_pointer();
-        self.registry_table(SELVES)?.raw_set(agent.id.as_str(), &this)?;
+        self.registry_table(SELVES)?
+            .raw_set(agent.id.as_str(), &this)?;
         let key = self.lua.create_registry_value(this)?;
         Ok(Slot {
             id: agent.id.clone(),

@@ -68,7 +68,9 @@ impl Output {
         s.total += bytes;
         drop(s);
         if let Some((_, id)) = agent {
-            self.kept.borrow_mut().push((id.to_string(), line.to_string()));
+            self.kept
+                .borrow_mut()
+                .push((id.to_string(), line.to_string()));
         }
         eprintln!("{line}");
     }

@@ -974,7 +974,11 @@ mod tests {
         let move_t: Table = host.lua.named_registry_value("agentbox.move").unwrap();
         let nav_t: Table = host.lua.named_registry_value("agentbox.nav").unwrap();
         let draw_t: Table = host.lua.named_registry_value("agentbox.draw").unwrap();
-        assert_eq!(keys(&draw_t), registered(Home::Draw), "draw.*: bound vs registry");
+        assert_eq!(
+            keys(&draw_t),
+            registered(Home::Draw),
+            "draw.*: bound vs registry"
+        );
         assert_eq!(
             keys(&move_t),
             registered(Home::Move),
