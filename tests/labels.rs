@@ -191,3 +191,21 @@ return M
     );
     assert!(stderr(&out).contains("bytes of print output dropped"));
 }
+
+#[test]
+fn world_memory_serves_metrics() {
+    let scene = format!("{SCENE}metrics:\n  n: world:memory(\"a\").n\n");
+    let dir = scratch(&[("scene.yaml", &scene), ("a.lua", SCRIPT)]);
+    let out = agentbox_in(
+        dir.path(),
+        &["compare", "scene.yaml", "--seeds", "1..1", "--ticks", "6"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    let run = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|l| l.get("seed").is_some())
+        .unwrap_or_else(|| panic!("a run line in {text}"));
+    assert_eq!(run["metrics"]["n"], 6.0, "{text}");
+}

@@ -242,7 +242,18 @@ pub fn world_table(lua: &Lua) -> mlua::Result<Table> {
                             ),
                             memory => super::memory::read_only_copy(lua, &memory),
                         },
-                        None => Ok(Value::Nil),
+                        None => {
+                            let json = lua
+                                .app_data_ref::<super::memory::Snapshot>()
+                                .and_then(|s| s.0.get(&id).cloned());
+                            match json {
+                                Some(json) => {
+                                    let value = super::convert::json_to_lua(lua, &json)?;
+                                    super::memory::read_only_copy(lua, &value)
+                                }
+                                None => Ok(Value::Nil),
+                            }
+                        }
                     }
                 })
             })?,

@@ -9,6 +9,10 @@
 use mlua::{Lua, Table, Value};
 use serde_json::{Map, Number, Value as Json};
 
+/// Memories of a run this state does not hold (a metric's own state): agent id → JSON, read
+/// by `world:memory` when the agent has no `self` here.
+pub struct Snapshot(pub std::collections::BTreeMap<String, Json>);
+
 /// The most values (table entries and scalars together) written for one agent.
 pub const MAX_VALUES: usize = 256;
 /// The deepest nesting written; deeper tables become `"<deep>"`.

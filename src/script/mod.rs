@@ -516,6 +516,12 @@ impl ScriptHost {
         out
     }
 
+    /// The memories `world:memory(id)` gives for agents this host does not run (a metric's
+    /// own Lua state reads the run's memories this way): agent id → `self.memory` as JSON.
+    pub fn set_memories(&mut self, memories: BTreeMap<String, serde_json::Value>) {
+        self.lua.set_app_data(memory::Snapshot(memories));
+    }
+
     /// Collects what scripts draw (`draw.*`) and the sight queries they make from now on
     /// (`true`, the window), or not (the default: every `draw.*` returns at once).
     pub fn set_drawing(&mut self, on: bool) {
