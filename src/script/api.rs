@@ -803,17 +803,18 @@ fn sight_options(
         }
         None => looker.and_then(|a| a.sense),
     };
-    let fov =
-        match num("fov", &get("fov")?)? {
-            Some(f) if f > 0.0 && f <= 360.0 => f,
-            Some(_) => return Err(located(
+    let fov = match num("fov", &get("fov")?)? {
+        Some(f) if f > 0.0 && f <= 360.0 => f,
+        Some(_) => {
+            return Err(located(
                 lua,
                 format!(
                     "{what}: fov is the cone's full angle in degrees, more than 0 and at most 360"
                 ),
-            )),
-            None => 360.0,
-        };
+            ))
+        }
+        None => 360.0,
+    };
     let facing = match get("facing")? {
         Value::Nil => match looker {
             Some(a) => a.heading(),
