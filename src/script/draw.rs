@@ -299,19 +299,52 @@ fn color_of(lua: &Lua, v: Option<&Value>, what: &str) -> mlua::Result<Color> {
     }
 }
 
+/// A position argument, read without touching Lua's heap: an agent view or the deciding
+/// `self` is read from the world (reading `self.pos` through Lua would make its proxy the
+/// first time, which only the window would do, so Lua's object numbers and `pairs(self)`
+/// would differ from a headless run); anything else as every binding reads it.
+fn pos_of(lua: &Lua, value: &Value, arg: Arg) -> mlua::Result<DVec2> {
+    if let Value::Table(t) = value {
+        let views = views::get(lua)?;
+        let index = match views.index_of(t.to_pointer()) {
+            Some(i) => Some(i),
+            None if views.is_deciding_self(value) => views.deciding().map(|(_, i)| i),
+            None => None,
+        };
+        if let Some(i) = index {
+            let world = lua.app_data_ref::<super::api::CurrentWorld>();
+            if let Some(agent) = world.as_ref().and_then(|w| w.0.agents.get(i)) {
+                return Ok(agent.pos);
+            }
+        }
+    }
+    to_pos(lua, value, arg)
+}
+
+/// A tile argument, as [`pos_of`] for agents.
+fn tile_of(lua: &Lua, value: &Value, arg: Arg) -> mlua::Result<IVec2> {
+    if let Value::Table(t) = value {
+        let views = views::get(lua)?;
+        if views.index_of(t.to_pointer()).is_some() || views.is_deciding_self(value) {
+            return Ok(crate::world::tile_of(pos_of(lua, value, arg)?));
+        }
+    }
+    to_tile(lua, value, arg)
+}
+
 fn shape_of(lua: &Lua, kind: Kind, args: &[Value]) -> mlua::Result<(Shape, Color)> {
     let nil = Value::Nil;
     let arg = |i: usize| args.get(i).unwrap_or(&nil);
     Ok(match kind {
         Kind::Line => {
             let what = "draw.line";
-            let a = to_pos(lua, arg(0), Arg::new(what, 1))?;
-            let b = to_pos(lua, arg(1), Arg::new(what, 2))?;
+            let a = pos_of(lua, arg(0), Arg::new(what, 1))?;
+            let b = pos_of(lua, arg(1), Arg::new(what, 2))?;
             (Shape::Line { a, b }, color_of(lua, args.get(2), what)?)
         }
         Kind::Circle => {
             let what = "draw.circle";
-            let at = to_pos(lua, arg(0), Arg::new(what, 1))?;
+            let at = pos_of(lua, arg(0), Arg::new(what, 1))?;
             let radius = number(lua, args.get(1), what, "radius")?.abs().min(1e4);
             (
                 Shape::Circle { at, radius },
@@ -320,7 +353,7 @@ fn shape_of(lua: &Lua, kind: Kind, args: &[Value]) -> mlua::Result<(Shape, Color
         }
         Kind::Text => {
             let what = "draw.text";
-            let at = to_pos(lua, arg(0), Arg::new(what, 1))?;
+            let at = pos_of(lua, arg(0), Arg::new(what, 1))?;
             let text = match arg(1) {
                 Value::String(s) => s.to_string_lossy(),
                 Value::Integer(i) => i.to_string(),
@@ -346,7 +379,7 @@ fn shape_of(lua: &Lua, kind: Kind, args: &[Value]) -> mlua::Result<(Shape, Color
         Kind::Cone => {
             // draw.cone(at, facing, fov, range, colour)
             let what = "draw.cone";
-            let at = to_pos(lua, arg(0), Arg::new(what, 1))?;
+            let at = pos_of(lua, arg(0), Arg::new(what, 1))?;
             let facing = number(lua, args.get(1), what, "facing (radians)")?;
             let fov = number(lua, args.get(2), what, "fov (degrees)")?.clamp(0.0, 360.0);
             let range = number(lua, args.get(3), what, "range (tiles)")?
@@ -361,7 +394,7 @@ fn shape_of(lua: &Lua, kind: Kind, args: &[Value]) -> mlua::Result<(Shape, Color
         }
         Kind::Tile => {
             let what = "draw.tile";
-            let tile = to_tile(lua, arg(0), Arg::new(what, 1))?;
+            let tile = tile_of(lua, arg(0), Arg::new(what, 1))?;
             (Shape::Tile { tile }, color_of(lua, args.get(1), what)?)
         }
     })

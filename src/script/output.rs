@@ -158,6 +158,7 @@ mod tests {
         out.print(2, None, "outside a decision: stderr only");
         assert_eq!(out.take_lines().len(), 1);
         let s = out.state.borrow();
-        assert_eq!((s.tick, s.total, s.dropped_total), (Some(2), 1024, 0));
+        // 1 KiB of a's, and the 32 bytes written outside a decision.
+        assert_eq!((s.tick, s.total, s.dropped_total), (Some(2), 1024 + 32, 0));
     }
 }
