@@ -7,6 +7,9 @@
 use crate::scene::{self, Scene};
 use crate::script::sources::Sources;
 use crate::script::ScriptHost;
+/// What scripts drew and the sight queries they made in a tick (`Session::take_drawn`), for
+/// the window.
+pub use crate::script::{DrawColor, DrawFrame, DrawShape, SightQuery};
 use crate::sim::{Simulation, TickReport};
 use crate::watch::FileWatcher;
 use crate::world::{centre_of, Agent, Brain, ScriptError, Tile, World};
@@ -179,7 +182,7 @@ impl Session {
     }
 
     /// What scripts drew and asked in the ticks since the last call.
-    pub fn take_drawn(&mut self) -> crate::script::DrawFrame {
+    pub fn take_drawn(&mut self) -> DrawFrame {
         self.host.take_drawn()
     }
 

@@ -5,7 +5,7 @@
 
 use super::camera::Camera;
 use super::overlays::shade_tile;
-use crate::script::{DrawColor, DrawFrame, DrawShape, SightQuery};
+use crate::session::{DrawColor, DrawFrame, DrawShape, SightQuery};
 use macroquad::prelude::*;
 use std::collections::BTreeMap;
 

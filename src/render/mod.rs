@@ -344,11 +344,9 @@ impl Window {
             self.decisions.record(t, world, self.selected.as_deref());
         }
         self.drawn.keep(t, drawn);
-        for event in &report.events {
-            if let crate::sim::Event::Print { agent, text } = event {
-                self.console.push(t, agent, text);
-                self.decisions.print(t, agent, text);
-            }
+        for (agent, text) in report.prints() {
+            self.console.push(t, agent, text);
+            self.decisions.print(t, agent, text);
         }
         let mut marks = std::collections::BTreeSet::new();
         for (_, e) in &report.new_errors {
@@ -359,11 +357,7 @@ impl Window {
                 _ => timeline::Mark::Error,
             });
         }
-        if report
-            .events
-            .iter()
-            .any(|e| matches!(e, crate::sim::Event::Contact { .. }))
-        {
+        if report.has_contact() {
             marks.insert(timeline::Mark::Contact);
         }
         self.track.marks.extend(marks.into_iter().map(|m| (t, m)));

@@ -59,6 +59,23 @@ pub struct TickReport {
     pub new_errors: Vec<(String, ScriptError)>,
 }
 
+impl TickReport {
+    /// The lines scripts printed this tick: `(agent id, line)`.
+    pub fn prints(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.events.iter().filter_map(|e| match e {
+            Event::Print { agent, text } => Some((agent.as_str(), text.as_str())),
+            _ => None,
+        })
+    }
+
+    /// Whether two agents started touching this tick.
+    pub fn has_contact(&self) -> bool {
+        self.events
+            .iter()
+            .any(|e| matches!(e, Event::Contact { .. }))
+    }
+}
+
 impl Simulation {
     pub fn new(mut world: World) -> Self {
         world.reindex();
