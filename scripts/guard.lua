@@ -8,14 +8,14 @@ local M = {}
 function M.init(self)
   self.memory.state = "patrol"
   self.memory.leg = 1
+  self:label("patrol")
 end
 
--- Step 3: sight. An intruder is seen when it is within the guard's `sense` radius and
--- nothing blocks the line between them.
+-- Step 3: sight. An intruder is seen when it is within the guard's `sense` radius, inside its
+-- view cone (FOV degrees, facing the way it walks) and nothing blocks the line between them.
+local FOV = 180
 local function sees(self, other)
-  local dx, dy = other.pos.x - self.pos.x, other.pos.y - self.pos.y
-  local r = self.sense or 8
-  return dx * dx + dy * dy <= r * r and nav.los(self.pos, other.pos)
+  return nav.sees(self, other, { fov = FOV })
 end
 
 local function at(self, tile)
@@ -34,6 +34,8 @@ end
 function M.decide(self, world)
   local mem = self.memory
   local intruder = world:agent(self.params.target)
+  -- Step 6: show what it sees (V in the window; headless this does nothing).
+  draw.cone(self, self.heading, FOV, self.sense or 8)
 
   -- Step 3: whatever it is doing, a guard that sees the intruder chases it and notes where.
   if intruder ~= nil and sees(self, intruder) then
@@ -41,6 +43,7 @@ function M.decide(self, world)
       print(self.id .. " spots " .. intruder.id .. " at tick " .. world:tick())
     end
     mem.state = "chase"
+    self:label("chase")
     mem.last_seen = { intruder.tile.x, intruder.tile.y }
     return move.chase(intruder)
   end
@@ -48,10 +51,12 @@ function M.decide(self, world)
   -- Step 4: out of sight. Go to the last seen spot, then look around for a while.
   if mem.state == "chase" then
     mem.state = "search"
+    self:label("search")
     mem.search_until = nil
   end
   if mem.state == "search" then
     if not at(self, mem.last_seen) then
+      draw.tile(mem.last_seen, "orange")
       return move.path_to(mem.last_seen)
     end
     mem.search_until = mem.search_until or world:time() + (self.params.search_time or 2)
@@ -61,6 +66,7 @@ function M.decide(self, world)
     -- Step 5: nothing found. Back to the patrol, at the waypoint it was heading for.
     print(self.id .. " gives up the search at tick " .. world:tick())
     mem.state = "patrol"
+    self:label("patrol")
   end
   return patrol(self)
 end

@@ -90,6 +90,10 @@ enum Command {
         /// the scene does not use is an error (exit 2).
         #[arg(long, value_name = "SCRIPT=OTHER", requires = "branch_at")]
         replace: Vec<String>,
+        /// Add each scripted agent's `self.memory` to its trace entry as `memory` (JSON:
+        /// sorted keys, "<function>"/"<cycle>" placeholders, at most 256 values per agent).
+        #[arg(long, requires = "trace")]
+        trace_memory: bool,
     },
     /// Validate scenes (files or folders of .yaml) and compile the scripts they use.
     Check {
@@ -327,9 +331,11 @@ fn run(command: Command) -> io::Result<ExitCode> {
             allow_errors,
             branch_at,
             replace,
+            trace_memory,
         } => {
             let branch = branch_at.map(|at| (at, replace.as_slice()));
-            let code = headless(&scene, ticks, seed, trace.as_deref(), realtime, branch)?;
+            let trace = trace.as_deref().map(|to| (to, trace_memory));
+            let code = headless(&scene, ticks, seed, trace, realtime, branch)?;
             match code {
                 Ran::ScriptsFailed if !allow_errors => {
                     eprintln!(
@@ -720,12 +726,14 @@ fn headless(
     path: &Path,
     ticks: u64,
     seed: Option<u64>,
-    trace_to: Option<&str>,
+    trace: Option<(&str, bool)>,
     realtime: bool,
     branch: Option<(u64, &[String])>,
 ) -> io::Result<Ran> {
+    let trace_to = trace.map(|(to, _)| to);
+    let memory = trace.is_some_and(|(_, m)| m);
     if let Some((at, replace)) = branch {
-        return headless_branch(path, ticks, seed, trace_to, at, replace);
+        return headless_branch(path, ticks, seed, trace_to, memory, at, replace);
     }
     let mut session = match Session::open(path, seed) {
         Ok(s) => s,
@@ -747,7 +755,7 @@ fn headless(
             |session, report| {
                 failed |= !report.new_errors.is_empty();
                 match out.as_mut() {
-                    Some(w) => writeln!(w, "{}", trace::line(session.world(), &report.events))
+                    Some(w) => writeln!(w, "{}", trace_line(session, &report.events, memory))
                         .and_then(|()| w.flush()),
                     None => Ok(()),
                 }
@@ -761,7 +769,7 @@ fn headless(
         let report = session.tick();
         failed |= !report.new_errors.is_empty();
         if let Some(w) = out.as_mut() {
-            if let Err(e) = writeln!(w, "{}", trace::line(session.world(), &report.events)) {
+            if let Err(e) = writeln!(w, "{}", trace_line(&session, &report.events, memory)) {
                 return trace_failed(e).map(Ran::Failed);
             }
         }
@@ -777,6 +785,15 @@ fn headless(
     } else {
         Ran::Clean
     })
+}
+
+/// One trace line for the session's world, with each agent's memory when `memory` is set.
+fn trace_line(session: &Session, events: &[crate::sim::Event], memory: bool) -> String {
+    if memory {
+        trace::line_with_memory(session.world(), events, &session.memories_json())
+    } else {
+        trace::line(session.world(), events)
+    }
 }
 
 /// Where the trace goes: nowhere, stdout (`-`) or a file (an unwritable one is reported).
@@ -804,6 +821,7 @@ fn headless_branch(
     ticks: u64,
     seed: Option<u64>,
     trace_to: Option<&str>,
+    memory: bool,
     at: u64,
     replace: &[String],
 ) -> io::Result<Ran> {
@@ -842,7 +860,7 @@ fn headless_branch(
         |session, report| {
             failed |= !report.new_errors.is_empty();
             match out.as_mut() {
-                Some(w) => writeln!(w, "{}", trace::line(session.world(), &report.events)),
+                Some(w) => writeln!(w, "{}", trace_line(session, &report.events, memory)),
                 None => Ok(()),
             }
         },

@@ -7,6 +7,9 @@
 use crate::scene::{self, Scene};
 use crate::script::sources::Sources;
 use crate::script::ScriptHost;
+/// What scripts drew and the sight queries they made in a tick (`Session::take_drawn`), for
+/// the window.
+pub use crate::script::{DrawColor, DrawFrame, DrawShape, SightQuery};
 use crate::sim::{Simulation, TickReport};
 use crate::watch::FileWatcher;
 use crate::world::{centre_of, Agent, Brain, ScriptError, Tile, World};
@@ -177,6 +180,21 @@ impl Session {
         self.host.memory_text(agent_id)
     }
 
+    /// Collect what scripts draw and the sight queries they make (the window), or not.
+    pub fn set_drawing(&mut self, on: bool) {
+        self.host.set_drawing(on);
+    }
+
+    /// What scripts drew and asked in the ticks since the last call.
+    pub fn take_drawn(&mut self) -> DrawFrame {
+        self.host.take_drawn()
+    }
+
+    /// Every scripted agent's `self.memory` as JSON by id (`headless --trace-memory`).
+    pub fn memories_json(&self) -> std::collections::BTreeMap<String, serde_json::Value> {
+        self.host.memories_json()
+    }
+
     /// Bytes of Lua memory an agent's calls allocated and still hold (what its share of the
     /// memory budget counts).
     pub fn memory_held(&self, agent_id: &str) -> Option<usize> {
@@ -213,12 +231,7 @@ impl Session {
     /// A tunable's value now: the first agent it applies to has it in its params (the scene's
     /// value when none does).
     pub fn tunable_value(&self, t: &scene::tunable::Tunable) -> f64 {
-        self.world()
-            .agents
-            .iter()
-            .find(|a| t.applies_to(&a.id, &a.kind))
-            .and_then(|a| a.params.get(&t.param)?.as_f64())
-            .unwrap_or(t.value)
+        t.value_in(self.world())
     }
 
     /// Writes every tunable's value now into the scene file (each `value:` rewritten where it

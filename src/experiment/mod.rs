@@ -298,8 +298,14 @@ fn run_one(plan: &Plan, variant: usize, seed: u64) -> Result<Run, String> {
             .count() as u64;
         reach.observe(session.world());
     }
+    // What `world:memory(id)` reads in a metric: the agents' memories as the run left them.
+    let memories = if metrics.is_empty() {
+        BTreeMap::new()
+    } else {
+        session.memories_json()
+    };
     let (world, _) = session.world_and_host();
-    let measured = measure(world, &metrics, seed, instructions)?;
+    let measured = measure(world, &metrics, seed, instructions, memories)?;
     errors += measured.values().filter(|v| v.is_err()).count() as u64;
     let values = measured
         .into_iter()
@@ -321,12 +327,14 @@ fn run_one(plan: &Plan, variant: usize, seed: u64) -> Result<Run, String> {
 
 /// Evaluates a scene's `metrics:` against a world, in a Lua state of their own (made here,
 /// with the scene's seed and instruction budget), so nothing a metric does can reach the
-/// scripts of the run it measures: each metric's number, or why there is none.
+/// scripts of the run it measures: each metric's number, or why there is none. `memories`
+/// (agent id → `self.memory` as JSON) is what `world:memory(id)` gives a metric.
 pub fn measure(
     world: &Rc<crate::world::World>,
     metrics: &BTreeMap<String, String>,
     seed: u64,
     instructions: u64,
+    memories: BTreeMap<String, serde_json::Value>,
 ) -> Result<BTreeMap<String, Result<f64, String>>, String> {
     if metrics.is_empty() {
         return Ok(BTreeMap::new());
@@ -334,6 +342,7 @@ pub fn measure(
     let mut host =
         ScriptHost::new(seed).map_err(|e| format!("cannot start Lua for metrics: {e}"))?;
     host.set_instruction_budget(instructions);
+    host.set_memories(memories);
     Ok(metrics
         .iter()
         .map(|(name, code)| {
@@ -828,7 +837,7 @@ fails: error("no number here")
                 lines.push(crate::sim::trace::line(session.world(), &report.events));
                 if measured {
                     let (world, _) = session.world_and_host();
-                    seen.push(measure(world, &metrics, 3, 1_000_000).unwrap());
+                    seen.push(measure(world, &metrics, 3, 1_000_000, BTreeMap::new()).unwrap());
                 }
             }
             (lines, seen)

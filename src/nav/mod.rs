@@ -38,6 +38,7 @@ pub mod line;
 pub mod los;
 pub mod options;
 pub mod search;
+pub mod sees;
 pub mod waypoints;
 
 pub use grid::NavGrid;

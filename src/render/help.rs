@@ -4,7 +4,7 @@ use super::overlays::{Overlays, ALL};
 use super::text::panel;
 use macroquad::prelude::*;
 
-const KEYS: [(&str, &str); 28] = [
+const KEYS: [(&str, &str); 31] = [
     ("F1 or ?", "this help"),
     ("Space", "pause / run"),
     (". or N", "one tick while paused"),
@@ -56,6 +56,15 @@ const KEYS: [(&str, &str); 28] = [
     (
         "Ctrl+O",
         "open a saved session beside the scene (arrows, Enter, Esc)",
+    ),
+    (
+        "C",
+        "console: print output by tick and agent (click a line: that agent only)",
+    ),
+    ("L", "state labels (self:label) over the agents"),
+    (
+        "V",
+        "debug drawing: the scripts' draw.* shapes (click the decision strip to jump)",
     ),
 ];
 

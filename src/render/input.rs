@@ -79,7 +79,7 @@ pub struct Event {
 }
 
 /// Keys a replay may name, by the names macroquad's `KeyCode` has.
-const KEYS: [(&str, KeyCode); 48] = [
+const KEYS: [(&str, KeyCode); 51] = [
     ("Space", KeyCode::Space),
     ("Escape", KeyCode::Escape),
     ("Tab", KeyCode::Tab),
@@ -114,12 +114,14 @@ const KEYS: [(&str, KeyCode); 48] = [
     ("H", KeyCode::H),
     ("I", KeyCode::I),
     ("J", KeyCode::J),
+    ("L", KeyCode::L),
     ("N", KeyCode::N),
     ("P", KeyCode::P),
     ("R", KeyCode::R),
     ("S", KeyCode::S),
     ("T", KeyCode::T),
     ("U", KeyCode::U),
+    ("V", KeyCode::V),
     ("W", KeyCode::W),
     ("Z", KeyCode::Z),
     ("Enter", KeyCode::Enter),

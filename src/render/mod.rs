@@ -6,16 +6,20 @@
 
 mod agents;
 mod camera;
+mod console;
+mod decisions;
+mod drawings;
 mod help;
 mod hud;
 mod input;
 mod inspect;
+mod labels;
 mod map_texture;
 mod overlays;
 mod paint;
 mod palette;
-mod sessions;
 mod plots;
+mod sessions;
 mod text;
 mod timeline;
 mod tunables;
@@ -121,6 +125,11 @@ pub fn run_window(scene: &Path, seed: Option<u64>, options: WindowOptions) -> Re
             last_mouse: None,
             tunables: tunables::Panel::default(),
             plots: plots::Plots::default(),
+            console: console::Console::default(),
+            decisions: decisions::Decisions::default(),
+            drawn: drawings::Record::default(),
+            show_labels: true,
+            show_drawings: false,
         };
         *result.borrow_mut() = window.run().await;
     });
@@ -170,6 +179,16 @@ struct Window {
     /// The tunables and plots panel (Tab or J).
     tunables: tunables::Panel,
     plots: plots::Plots,
+    /// What scripts printed (C).
+    console: console::Console,
+    /// Each agent's decision history, for the inspector's strip.
+    decisions: decisions::Decisions,
+    /// What scripts drew and the sight queries they made, per live tick.
+    drawn: drawings::Record,
+    /// State labels over the agents (L).
+    show_labels: bool,
+    /// The scripts' `draw.*` shapes (V).
+    show_drawings: bool,
 }
 
 impl Window {
@@ -226,6 +245,18 @@ impl Window {
                 self.hovered.as_deref(),
             );
             self.overlays.draw_over(shown.world(), &self.camera);
+            let frame_drawn = self.drawn.at(self.shown_tick());
+            if let Some(frame_drawn) = frame_drawn {
+                if self.show_drawings {
+                    drawings::draw_shapes(frame_drawn, &self.camera);
+                }
+                if self.overlays.on.contains(&overlays::Overlay::Sight) {
+                    drawings::draw_queries(&frame_drawn.queries, &self.camera);
+                }
+            }
+            if self.show_labels {
+                labels::draw(shown.world(), &self.camera);
+            }
             self.draw_panels();
             self.draw_widgets();
             build_times.push(started.elapsed().as_secs_f64() * 1000.0);
@@ -308,9 +339,27 @@ impl Window {
         if self.view.is_some() {
             return;
         }
+        // Scripts' shapes and sight queries are collected for the live run only (display
+        // only: collecting never changes the run); set on every tick, as a branch or a reset
+        // puts another session live.
+        self.history.session_mut().set_drawing(true);
         let report = self.history.tick();
         self.plots.after_tick(&mut self.history);
         let t = self.history.ticks();
+        let drawn = self.history.session_mut().take_drawn();
+        {
+            let world = self.history.session().world();
+            for (agent, problem) in &drawn.problems {
+                let id = world.agents.get(*agent).map_or("?", |a| a.id.as_str());
+                self.console.push(t, id, problem);
+            }
+            self.decisions.record(t, world, self.selected.as_deref());
+        }
+        self.drawn.keep(t, drawn);
+        for (agent, text) in report.prints() {
+            self.console.push(t, agent, text);
+            self.decisions.print(t, agent, text);
+        }
         let mut marks = std::collections::BTreeSet::new();
         for (_, e) in &report.new_errors {
             marks.insert(match e.kind {
@@ -320,7 +369,7 @@ impl Window {
                 _ => timeline::Mark::Error,
             });
         }
-        if !report.events.is_empty() {
+        if report.has_contact() {
             marks.insert(timeline::Mark::Contact);
         }
         self.track.marks.extend(marks.into_iter().map(|m| (t, m)));
@@ -413,6 +462,9 @@ impl Window {
         }
         self.plots.cut(at);
         let ghost = self.track.cut(at);
+        self.console.cut(at);
+        self.decisions.cut(at);
+        self.drawn.cut(at);
         if !ghost.is_empty() {
             self.ghost = ghost;
             self.ghost_at = at;
@@ -514,11 +566,20 @@ impl Window {
             ghost,
             tick_rate: self.history.session().world().tick_rate,
         };
-        let panel = self
-            .tunables
-            .open
-            .then(|| tunables::View::of(shown_of(&self.view, &self.history), self.in_past()));
+        let panel = self.tunables.open.then(|| {
+            tunables::View::of(
+                self.history.session(),
+                shown_of(&self.view, &self.history).world(),
+                self.in_past(),
+            )
+        });
         let shown = self.shown_tick();
+        let strip = self.selected.as_deref().map(|agent| decisions::Strip {
+            decisions: &self.decisions,
+            agent,
+            last: self.history.ticks(),
+            shown: self.shown_tick(),
+        });
         egui_macroquad::ui(|ctx| {
             timeline::paint(ctx, &bar);
             if let Some(picker) = &self.picker {
@@ -533,6 +594,10 @@ impl Window {
                     shown,
                 );
             }
+            if let Some(strip) = &strip {
+                decisions::paint(ctx, strip);
+            }
+            self.console.paint(ctx);
         });
         egui_macroquad::draw();
     }
@@ -678,11 +743,30 @@ impl Window {
                     self.ghost.clear();
                     self.tunables.forget();
                     self.plots.cut(0);
+                    self.decisions.clear();
+                    self.drawn = drawings::Record::default();
                     self.hud.status("reset to the scene's start".into());
                 }
                 Err(e) => self.hud.status(format!("cannot reset: {e}")),
             }
             self.painter = paint::Painter::default();
+        }
+        if input.key(KeyCode::C) {
+            self.console.open = !self.console.open;
+        }
+        if input.key(KeyCode::L) {
+            self.show_labels = !self.show_labels;
+            self.hud.status(format!(
+                "labels {}",
+                if self.show_labels { "shown" } else { "hidden" }
+            ));
+        }
+        if input.key(KeyCode::V) {
+            self.show_drawings = !self.show_drawings;
+            self.hud.status(format!(
+                "debug drawing {}",
+                if self.show_drawings { "on" } else { "off" }
+            ));
         }
         if input.key(KeyCode::F) || input.key(KeyCode::Home) {
             self.camera.fit(shown_of(&self.view, &self.history).world());
@@ -790,6 +874,17 @@ impl Window {
         }
         if took {
             return;
+        }
+        if input.button_pressed[0] {
+            if self.console.click(input.mouse) {
+                return;
+            }
+            if self.selected.is_some() {
+                if let Some(to) = decisions::tick_at(input.mouse, self.history.ticks()) {
+                    self.set_view(to);
+                    return;
+                }
+            }
         }
         if input.button_pressed[0] {
             if let Some(e) = self.hud.error_at(input.mouse) {

@@ -11,6 +11,7 @@
 use crate::history::History;
 use crate::scene::tunable::Tunable;
 use crate::session::Session;
+use crate::world::World;
 use egui_macroquad::egui;
 use macroquad::prelude::*;
 
@@ -155,13 +156,14 @@ pub struct View {
 }
 
 impl View {
-    pub fn of(session: &Session, past: bool) -> View {
+    /// The live scene's tunables, with their values in the world shown (a past tick's).
+    pub fn of(session: &Session, shown: &World, past: bool) -> View {
         View {
             rows: session
                 .scene()
                 .tunables
                 .iter()
-                .map(|t| (t.clone(), session.tunable_value(t)))
+                .map(|t| (t.clone(), t.value_in(shown)))
                 .collect(),
             past,
         }

@@ -123,6 +123,16 @@ pub(super) fn list(spec: &SceneFile) -> Vec<Tunable> {
 }
 
 impl Tunable {
+    /// The value in a world: its first agent's param, else the scene's value.
+    pub fn value_in(&self, world: &crate::world::World) -> f64 {
+        world
+            .agents
+            .iter()
+            .find(|a| self.applies_to(&a.id, &a.kind))
+            .and_then(|a| a.params.get(&self.param)?.as_f64())
+            .unwrap_or(self.value)
+    }
+
     /// Whether an agent (by id and kind) takes this tunable's value.
     pub fn applies_to(&self, id: &str, kind: &str) -> bool {
         if self.group {

@@ -219,6 +219,46 @@ pub fn world_table(lua: &Lua) -> mlua::Result<Table> {
             })?,
         )?;
         methods.raw_set(
+            "memory",
+            lua.create_function(|lua, (_, id): (Value, String)| {
+                if views::get(lua)?.deciding().is_some() {
+                    return Err(located(
+                        lua,
+                        "world:memory is for expect: and metrics:, not agents' scripts: an agent cannot read another's memory (share what it sees through its actions, or keep your own in self.memory)",
+                    ));
+                }
+                with_world(lua, "world:memory", |_| {
+                    let selves: Option<Table> =
+                        lua.named_registry_value(super::SELVES).ok().flatten();
+                    let this: Option<Table> = match selves {
+                        Some(t) => t.raw_get(id.as_str())?,
+                        None => None,
+                    };
+                    match this {
+                        Some(this) => match this.raw_get::<Value>("memory")? {
+                            Value::Nil => super::memory::read_only_copy(
+                                lua,
+                                &Value::Table(lua.create_table()?),
+                            ),
+                            memory => super::memory::read_only_copy(lua, &memory),
+                        },
+                        None => {
+                            let json = lua
+                                .app_data_ref::<super::memory::Snapshot>()
+                                .and_then(|s| s.0.get(&id).cloned());
+                            match json {
+                                Some(json) => {
+                                    let value = super::convert::json_to_lua(lua, &json)?;
+                                    super::memory::read_only_copy(lua, &value)
+                                }
+                                None => Ok(Value::Nil),
+                            }
+                        }
+                    }
+                })
+            })?,
+        )?;
+        methods.raw_set(
             "waypoints",
             lua.create_function(|lua, _: Value| {
                 with_world(lua, "world:waypoints", |w| tile_list(lua, &w.waypoints))
@@ -706,6 +746,96 @@ fn add_primitives(lua: &Lua, t: &Table) -> mlua::Result<()> {
     Ok(())
 }
 
+/// Reads `nav.sees`'s options: `range` (tiles; default the looker's `sense`, else no
+/// limit), `fov` (full angle in degrees, more than 0 and at most 360; default 360) and
+/// `facing` (radians, or a position to face; default the looker's heading; needed for a cone
+/// from a position).
+fn sight_options(
+    lua: &Lua,
+    opts: Option<&Table>,
+    looker: Option<&crate::world::Agent>,
+    at: glam::DVec2,
+    what: &str,
+) -> mlua::Result<nav::sees::View> {
+    const KEYS: [&str; 3] = ["range", "fov", "facing"];
+    let get = |key: &str| -> mlua::Result<Value> {
+        match opts {
+            Some(o) => o.get(key),
+            None => Ok(Value::Nil),
+        }
+    };
+    if let Some(o) = opts {
+        for pair in o.pairs::<Value, Value>() {
+            let (key, _) = pair?;
+            let known = matches!(&key, Value::String(k) if KEYS.iter().any(|n| n.as_bytes() == &k.as_bytes()[..]));
+            if !known {
+                return Err(located(
+                    lua,
+                    format!(
+                        "{what}: unknown option {} (options: range, fov, facing)",
+                        match &key {
+                            Value::String(k) => format!("{:?}", k.to_string_lossy()),
+                            other => other.type_name().to_string(),
+                        }
+                    ),
+                ));
+            }
+        }
+    }
+    let num = |key: &str, v: &Value| -> mlua::Result<Option<f64>> {
+        match v {
+            Value::Nil => Ok(None),
+            Value::Integer(i) => Ok(Some(*i as f64)),
+            Value::Number(n) if n.is_finite() => Ok(Some(*n)),
+            _ => Err(located(
+                lua,
+                format!("{what}: {key} must be a finite number"),
+            )),
+        }
+    };
+    let range = match num("range", &get("range")?)? {
+        Some(r) if r >= 0.0 => Some(r),
+        Some(_) => {
+            return Err(located(
+                lua,
+                format!("{what}: range must be 0 or more tiles"),
+            ))
+        }
+        None => looker.and_then(|a| a.sense),
+    };
+    let fov = match num("fov", &get("fov")?)? {
+        Some(f) if f > 0.0 && f <= 360.0 => f,
+        Some(_) => {
+            return Err(located(
+                lua,
+                format!(
+                    "{what}: fov is the cone's full angle in degrees, more than 0 and at most 360"
+                ),
+            ))
+        }
+        None => 360.0,
+    };
+    let facing = match get("facing")? {
+        Value::Nil => match looker {
+            Some(a) => a.heading(),
+            None if fov < 360.0 => {
+                return Err(located(
+                    lua,
+                    format!("{what}: looking from a position, give the cone's facing (radians or a position to face)"),
+                ))
+            }
+            None => 0.0,
+        },
+        v @ (Value::Integer(_) | Value::Number(_)) => num("facing", &v)?.unwrap_or(0.0),
+        v => {
+            let towards = to_pos(lua, &v, Arg::field(what, 3, "facing"))?;
+            let d = towards - at;
+            d.y.atan2(d.x)
+        }
+    };
+    Ok(nav::sees::View { range, fov, facing })
+}
+
 /// The keys `opts` of `nav.path` and `move.path_to` may hold.
 const PATH_OPTION_KEYS: [&str; 8] = [
     "diagonal",
@@ -876,7 +1006,34 @@ pub fn nav_table(lua: &Lua) -> mlua::Result<Table> {
                 let a = to_tile(lua, &a, Arg::new("nav.los", 1))?;
                 let b = to_tile(lua, &b, Arg::new("nav.los", 2))?;
                 charge(lua, Line::new(a, b).cells())?;
-                Ok(nav::line_of_sight(w, a, b))
+                let seen = nav::line_of_sight(w, a, b);
+                if let Some(d) = super::draw::get(lua) {
+                    let (p, q) = (crate::world::centre_of(a), crate::world::centre_of(b));
+                    d.note_query(lua, p, q, seen, None);
+                }
+                Ok(seen)
+            })
+        })?,
+    )?;
+    t.set(
+        "sees",
+        lua.create_function(|lua, (from, target, opts): (Value, Value, Option<Table>)| {
+            let what = "nav.sees";
+            with_world(lua, what, |w| {
+                let at = to_pos(lua, &from, Arg::new(what, 1))?;
+                let to = to_pos(lua, &target, Arg::new(what, 2))?;
+                let looker = own_index(lua, w, &from)?.and_then(|i| w.agents.get(i));
+                let view = sight_options(lua, opts.as_ref(), looker, at, what)?;
+                let (p, q) = (w.bound_pos(at).unwrap_or(at), w.bound_pos(to).unwrap_or(to));
+                charge(
+                    lua,
+                    Line::new(crate::world::tile_of(p), crate::world::tile_of(q)).cells() + 4,
+                )?;
+                let seen = nav::sees::sees(w, p, q, &view);
+                if let Some(d) = super::draw::get(lua) {
+                    d.note_query(lua, p, q, seen, Some(view));
+                }
+                Ok(seen)
             })
         })?,
     )?;

@@ -9,10 +9,13 @@
 mod api;
 mod budget;
 mod convert;
+mod draw;
 mod errors;
 mod files;
 mod hot;
 mod inspect;
+mod label;
+mod memory;
 mod metric;
 mod output;
 pub mod plot;
@@ -40,8 +43,14 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 pub use budget::{Mode as BudgetMode, DEFAULT_INSTRUCTIONS, DEFAULT_MEMORY};
+pub use draw::{
+    Color as DrawColor, Drawn, Frame as DrawFrame, Query as SightQuery, Shape as DrawShape,
+};
 pub use files::ScriptFiles;
 pub use sandbox::read_script;
+
+/// The registry table of every agent's `self` by id, for `world:memory(id)`.
+pub(crate) const SELVES: &str = "agentbox.selves";
 
 /// A loaded script module: its table, how many times it has been (re)loaded, and the load
 /// whose `require`s it used.
@@ -272,10 +281,12 @@ impl ScriptHost {
         lua.set_app_data(Rc::clone(&rngs));
         lua.set_app_data(Requires::default());
         lua.set_app_data(Rc::new(output::Output::default()));
+        label::install(&lua)?;
         views::install(&lua)?;
         let hot = hot::install(&lua)?;
         lua.set_named_registry_value("agentbox.move", api::move_table(&lua)?)?;
         lua.set_named_registry_value("agentbox.nav", api::nav_table(&lua)?)?;
+        lua.set_named_registry_value("agentbox.draw", draw::install(&lua)?)?;
         let world_table = api::world_table(&lua)?;
         let xpcall: Function = lua.globals().raw_get("xpcall")?;
         let handled = Rc::new(std::cell::Cell::new(None));
@@ -490,6 +501,42 @@ impl ScriptHost {
         }
     }
 
+    /// Every agent's `self.memory` as JSON (`memory::to_json`: sorted keys, placeholders,
+    /// capped per agent), by agent id, for the agents this host runs (`--trace-memory`).
+    pub fn memories_json(&self) -> BTreeMap<String, serde_json::Value> {
+        let mut out = BTreeMap::new();
+        for slot in self.slots.all.iter().flatten() {
+            let Ok(this) = self.lua.registry_value::<Table>(&slot.this) else {
+                continue;
+            };
+            let memory = match this.raw_get("memory") {
+                Ok(Value::Nil) | Err(_) => serde_json::Value::Object(Default::default()),
+                Ok(memory) => memory::to_json(&memory),
+            };
+            out.insert(slot.id.clone(), memory);
+        }
+        out
+    }
+
+    /// The memories `world:memory(id)` gives for agents this host does not run (a metric's
+    /// own Lua state reads the run's memories this way): agent id → `self.memory` as JSON.
+    pub fn set_memories(&mut self, memories: BTreeMap<String, serde_json::Value>) {
+        self.lua.set_app_data(memory::Snapshot(memories));
+    }
+
+    /// Collects what scripts draw (`draw.*`) and the sight queries they make from now on
+    /// (`true`, the window), or not (the default: every `draw.*` returns at once).
+    pub fn set_drawing(&mut self, on: bool) {
+        if let Some(d) = draw::get(&self.lua) {
+            d.enabled.set(on);
+        }
+    }
+
+    /// What scripts drew and asked since the last call (empty while drawing is off).
+    pub fn take_drawn(&mut self) -> draw::Frame {
+        draw::get(&self.lua).map(|d| d.take()).unwrap_or_default()
+    }
+
     /// The table kept in the registry under `name`, made on first use (compiled `expect:`
     /// predicates and `metrics:` keep their functions there, by handle).
     fn registry_table(&self, name: &str) -> mlua::Result<Table> {
@@ -530,6 +577,9 @@ impl ScriptHost {
         if let Some(&k) = self.slots.by_id.get(id) {
             self.victims.borrow_mut().remove(&k);
         }
+        if let Ok(selves) = self.registry_table(SELVES) {
+            let _ = selves.raw_set(id, Value::Nil);
+        }
         if let Some(slot) = self.slots.remove(id) {
             self.hot.views.unlink_self(slot.this_ptr);
             let _ = self.lua.remove_registry_value(slot.this);
@@ -556,6 +606,8 @@ impl ScriptHost {
         let this = self.lua.create_table_with_capacity(0, 4)?;
         this.raw_set("params", json_to_lua(&self.lua, &agent.params)?)?;
         let this_ptr = this.to_pointer();
+        self.registry_table(SELVES)?
+            .raw_set(agent.id.as_str(), &this)?;
         let key = self.lua.create_registry_value(this)?;
         Ok(Slot {
             id: agent.id.clone(),
@@ -1160,6 +1212,18 @@ impl Decider for ScriptHost {
             );
         }
         out
+    }
+
+    fn take_said(&mut self) -> crate::sim::Said {
+        let labels = match self.lua.app_data_ref::<Rc<label::Labels>>() {
+            Some(l) => l.take(),
+            None => Vec::new(),
+        };
+        let prints = match self.lua.app_data_ref::<Rc<output::Output>>() {
+            Some(out) => out.take_lines(),
+            None => Vec::new(),
+        };
+        crate::sim::Said { labels, prints }
     }
 }
 

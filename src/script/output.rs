@@ -4,8 +4,10 @@
 //! how many bytes were dropped and for whom, so a script printing in a loop costs a few lines,
 //! not gigabytes of stderr.
 //!
-//! It only counts and writes to stderr; it reads the tick and the deciding agent from what the
-//! host already keeps (the current world, the views) and changes nothing else.
+//! It counts, writes to stderr and keeps the lines agents printed while deciding, for the
+//! host to hand the simulation as trace events (`{"type":"print","agent":ID,"text":...}`);
+//! it reads the tick and the deciding agent from what the host already keeps (the current
+//! world, the views) and changes nothing else.
 
 use crate::world::ScriptError;
 use std::cell::RefCell;
@@ -22,6 +24,8 @@ pub const TICK_BYTES: usize = ScriptError::MAX_BYTES_PER_TICK;
 #[derive(Default)]
 pub struct Output {
     state: RefCell<State>,
+    /// The lines written for an agent since the host last took them: `(agent id, line)`.
+    kept: RefCell<Vec<(String, String)>>,
 }
 
 #[derive(Default)]
@@ -63,7 +67,17 @@ impl Output {
         *s.written.entry(key).or_insert(0) += bytes;
         s.total += bytes;
         drop(s);
+        if let Some((_, id)) = agent {
+            self.kept
+                .borrow_mut()
+                .push((id.to_string(), line.to_string()));
+        }
         eprintln!("{line}");
+    }
+
+    /// The lines agents printed (within the bounds) since the last call, in order.
+    pub fn take_lines(&self) -> Vec<(String, String)> {
+        std::mem::take(&mut *self.kept.borrow_mut())
     }
 
     /// Ends the tick: writes the note on what was dropped, if anything was.
@@ -135,8 +149,16 @@ mod tests {
                 "{note}"
             );
         }
+        // Only what was written is kept for the trace: 4 lines of a, 60 of the b's.
+        let kept = out.take_lines();
+        assert_eq!(kept.len(), 4 + 60);
+        assert_eq!(kept[0], ("a".to_string(), line.clone()));
+        assert!(out.take_lines().is_empty());
         out.print(2, Some((0, "a")), &line);
+        out.print(2, None, "outside a decision: stderr only");
+        assert_eq!(out.take_lines().len(), 1);
         let s = out.state.borrow();
-        assert_eq!((s.tick, s.total, s.dropped_total), (Some(2), 1024, 0));
+        // 1 KiB of a's, and the 32 bytes written outside a decision.
+        assert_eq!((s.tick, s.total, s.dropped_total), (Some(2), 1024 + 32, 0));
     }
 }

@@ -7,7 +7,7 @@
 //! Plain data and text generation: nothing here runs Lua.
 
 /// Bumped when the Lua API changes in a way scripts can notice.
-pub const API_VERSION: u32 = 2;
+pub const API_VERSION: u32 = 3;
 
 /// Where a function lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,6 +20,8 @@ pub enum Home {
     World,
     /// `action:NAME(...)`: methods of the actions `move.*` returns.
     Action,
+    /// `draw.NAME(...)`: debug shapes for the current tick (the window's V overlay).
+    Draw,
 }
 
 impl Home {
@@ -29,6 +31,7 @@ impl Home {
             Home::Nav => "nav",
             Home::World => "world",
             Home::Action => "action",
+            Home::Draw => "draw",
         }
     }
 
@@ -38,6 +41,7 @@ impl Home {
             Home::Nav => format!("nav.{name}"),
             Home::World => format!("world:{name}"),
             Home::Action => format!("action:{name}"),
+            Home::Draw => format!("draw.{name}"),
         }
     }
 }
@@ -138,6 +142,17 @@ pub const CLASSES: &[Class] = &[
         fields: &[
             f("params", "table<string, any>", "The scene's `params` mapping."),
             f("memory", "table<string, any>", "Kept across ticks and hot reloads; made the first time it is read (so `pairs(self)` lists it only after that)."),
+            f("label", "fun(self: agentbox.Self, name: string|nil)", "`self:label(\"search\")` sets a short state name (at most 32 bytes; nil clears it): it stays until changed, is shown over the agent (L) and on its decision timeline in the inspector, and is written to the trace as `label`. Call it in `init` or `decide`."),
+        ],
+    },
+    Class {
+        name: "agentbox.SightOptions",
+        parent: None,
+        doc: "Options of `nav.sees` (every key optional; unknown keys are errors).",
+        fields: &[
+            f("range?", "number", "The farthest distance seen in tiles (default: the looker's `sense`, else no limit)."),
+            f("fov?", "number", "The cone's full angle in degrees, more than 0 and at most 360 (default 360: all round)."),
+            f("facing?", "number|agentbox.PosLike", "The direction the cone faces: radians (0 east, as `heading`) or a position to face (default: the looking agent's heading; needed when looking from a position with a cone)."),
         ],
     },
     Class {
@@ -344,6 +359,17 @@ pub const FUNCTIONS: &[Function] = &[
     },
     Function {
         home: Home::Nav,
+        name: "sees",
+        params: &[
+            p("from", "agentbox.PosLike", "The looker: an agent (its heading and `sense` are the defaults) or a position."),
+            p("target", "agentbox.PosLike", "An agent view or a position."),
+            p("opts?", "agentbox.SightOptions", "`range`, `fov`, `facing`."),
+        ],
+        returns: &[("boolean", "Whether the target is in range, inside the cone and in line of sight.")],
+        doc: "What an agent sees: in range, in its view cone (`fov`, the full angle in degrees, facing its heading unless `facing` says otherwise) and in line of sight (as `nav.los`). `nav.sees(self, prey, {range = 8, fov = 90})`. The sight overlay (2) draws the calls a script made this tick.",
+    },
+    Function {
+        home: Home::Nav,
         name: "line",
         params: &[
             p("a", "agentbox.PosLike", "First tile."),
@@ -489,6 +515,73 @@ pub const FUNCTIONS: &[Function] = &[
         returns: &[("agentbox.Tile[]", "The scene's waypoints.")],
         doc: "The scene's waypoints.",
     },
+    Function {
+        home: Home::World,
+        name: "memory",
+        params: &[p("id", "string", "The agent's id.")],
+        returns: &[(
+            "table|nil",
+            "A read-only copy of its `self.memory` (at most 256 values), or nil for an agent without a script state.",
+        )],
+        doc: "An agent's memory, for `expect:` predicates (and `metrics:`). Agents' own scripts get an error: an agent cannot read another's mind.",
+    },
+    // draw
+    Function {
+        home: Home::Draw,
+        name: "line",
+        params: &[
+            p("a", "agentbox.PosLike", "One end."),
+            p("b", "agentbox.PosLike", "The other end."),
+            p("color?", "string", "yellow (default), red, green, blue, cyan, magenta, orange, white or gray."),
+        ],
+        returns: &[("nil", "Nothing.")],
+        doc: "Draws a line for this tick (shown with V in the window, kept for scrubbing; headless it does nothing). Drawing never raises or changes the run: a bad argument skips the shape and is noted in the console. At most 64 shapes per agent and tick.",
+    },
+    Function {
+        home: Home::Draw,
+        name: "circle",
+        params: &[
+            p("at", "agentbox.PosLike", "The centre."),
+            p("radius", "number", "In tiles."),
+            p("color?", "string", "A colour name (default yellow)."),
+        ],
+        returns: &[("nil", "Nothing.")],
+        doc: "Draws a circle outline for this tick (as `draw.line`).",
+    },
+    Function {
+        home: Home::Draw,
+        name: "text",
+        params: &[
+            p("at", "agentbox.PosLike", "Where the text starts."),
+            p("text", "string", "At most 64 bytes are shown."),
+            p("color?", "string", "A colour name (default yellow)."),
+        ],
+        returns: &[("nil", "Nothing.")],
+        doc: "Writes a short text on the map for this tick (as `draw.line`).",
+    },
+    Function {
+        home: Home::Draw,
+        name: "cone",
+        params: &[
+            p("at", "agentbox.PosLike", "The apex (the looker)."),
+            p("facing", "number", "The direction it faces, radians (e.g. `self.heading`)."),
+            p("fov", "number", "The full angle in degrees (as `nav.sees`)."),
+            p("range", "number", "Its length in tiles."),
+            p("color?", "string", "A colour name (default yellow)."),
+        ],
+        returns: &[("nil", "Nothing.")],
+        doc: "Draws a view cone for this tick (as `draw.line`): `draw.cone(self, self.heading, 90, 8)` shows what `nav.sees(self, t, {fov = 90, range = 8})` covers.",
+    },
+    Function {
+        home: Home::Draw,
+        name: "tile",
+        params: &[
+            p("tile", "agentbox.PosLike", "The tile to highlight."),
+            p("color?", "string", "A colour name (default yellow)."),
+        ],
+        returns: &[("nil", "Nothing.")],
+        doc: "Highlights a tile for this tick (as `draw.line`).",
+    },
     // action
     Function {
         home: Home::Action,
@@ -591,6 +684,10 @@ pub fn stubs() -> String {
             Home::Nav,
             "Rust-native navigation queries over the current map.",
         ),
+        (
+            Home::Draw,
+            "Debug shapes for the current tick, shown in the window (V); headless they do nothing.",
+        ),
     ] {
         let table = home.title();
         out.push_str(&format!("---{doc}\n{table} = {{}}\n\n"));
@@ -614,7 +711,7 @@ pub fn luarc() -> String {
         "runtime.builtin": { "io": "disable", "debug": "disable", "package": "disable" },
         "workspace.library": ["types"],
         "workspace.checkThirdParty": false,
-        "diagnostics.globals": ["move", "nav"]
+        "diagnostics.globals": ["move", "nav", "draw"]
     });
     let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
     text.push('\n');
@@ -756,7 +853,7 @@ pub fn luacheckrc() -> String {
             ));
         }
     }
-    for home in [Home::Move, Home::Nav] {
+    for home in [Home::Move, Home::Nav, Home::Draw] {
         out.push_str(&format!(
             "    {} = {{ fields = {{ {} }} }},\n",
             home.title(),
@@ -783,10 +880,13 @@ pub fn markdown() -> String {
     out.push_str(&format!("api_version: {API_VERSION}\n\n"));
     out.push_str("Generated by `agentbox api --markdown` from `src/script/registry.rs`: do not edit. Editor stubs for lua-language-server: `types/agentbox.lua` (with `.luarc.json`). Lint: `luacheck scripts/` (Debian: `apt-get install lua-check`) reads `.luacheckrc`, which knows the sandbox's globals and every `move.*` and `nav.*` function.\n\n");
     out.push_str("A behaviour script returns a table with `decide(self, world)` (and optionally `init(self)` and `on_reload(self)`). `decide` returns an action from `move.*`.\n\n");
+    out.push_str("## print\n\n`print(...)` writes its arguments (through `tostring`, tab-separated) as one line prefixed with the caller's `file.lua:LINE:`. Lines printed while an agent decides go to stderr, to the window's console (C: stamped with the tick and the agent, filterable, the last 1,000 lines) and to the agent's decision timeline, and headless into the trace as events `{\"type\":\"print\",\"agent\":ID,\"text\":LINE}`. Bounded: at most 4 KiB per agent and 64 KiB in all per tick; past that lines are dropped and one note per tick on stderr says how many bytes, for whom.\n\n");
+    out.push_str("## self:label\n\n`self:label(\"search\")` names the agent's state (at most 32 bytes; `self:label(nil)` clears it). It stays until changed, is shown over the agent (L), on its decision timeline, and in the trace as the agent's `label`.\n\n");
     for (home, title) in [
         (Home::Move, "## move: movement primitives"),
         (Home::Nav, "## nav: navigation queries"),
         (Home::World, "## world: queries on this tick's world"),
+        (Home::Draw, "## draw: debug shapes (window only)"),
         (Home::Action, "## actions"),
     ] {
         out.push_str(&format!("{title}\n\n"));
@@ -883,6 +983,12 @@ mod tests {
         let host = ScriptHost::new(0).expect("a host starts");
         let move_t: Table = host.lua.named_registry_value("agentbox.move").unwrap();
         let nav_t: Table = host.lua.named_registry_value("agentbox.nav").unwrap();
+        let draw_t: Table = host.lua.named_registry_value("agentbox.draw").unwrap();
+        assert_eq!(
+            keys(&draw_t),
+            registered(Home::Draw),
+            "draw.*: bound vs registry"
+        );
         assert_eq!(
             keys(&move_t),
             registered(Home::Move),
@@ -947,7 +1053,7 @@ mod tests {
         let mut live: Vec<(String, Vec<String>)> = Vec::new();
         for pair in env.pairs::<String, Value>() {
             let (name, value) = pair.unwrap();
-            if name == "move" || name == "nav" {
+            if name == "move" || name == "nav" || name == "draw" {
                 continue;
             }
             let mut fields = Vec::new();
@@ -988,7 +1094,7 @@ mod tests {
         lua.load(stubs())
             .exec()
             .expect("the stubs parse and run as Lua");
-        for home in [Home::Move, Home::Nav] {
+        for home in [Home::Move, Home::Nav, Home::Draw] {
             let t: Table = lua.globals().get(home.title()).unwrap();
             assert_eq!(keys(&t), registered(home));
         }

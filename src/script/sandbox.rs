@@ -345,6 +345,8 @@ pub fn new_env(lua: &Lua, ctx: &Table) -> mlua::Result<Table> {
     let nav_t: Table = lua.named_registry_value("agentbox.nav")?;
     env.raw_set("move", shallow_copy(lua, &move_t, &[])?)?;
     env.raw_set("nav", shallow_copy(lua, &nav_t, &[])?)?;
+    let draw_t: Table = lua.named_registry_value("agentbox.draw")?;
+    env.raw_set("draw", shallow_copy(lua, &draw_t, &[])?)?;
     let install: Function = guarded.raw_get("install")?;
     install.call::<()>((env.clone(), ctx.clone()))?;
     env.raw_set("_G", env.clone())?;

@@ -286,7 +286,7 @@ unsafe extern "C-unwind" fn field_index(state: *mut ffi::lua_State) -> c_int {
         let found = host(state, || {
             let (index, is_self) = views.owner(ptr)?;
             let field = match key {
-                Some(b"memory") if is_self => None,
+                Some(b"memory" | b"label") if is_self => None,
                 Some(k) => Some(field_of(k)?),
                 None => return None,
             };
@@ -458,6 +458,10 @@ fn fill(lua: &Lua, (table, key): (Table, LuaString)) -> mlua::Result<Value> {
             ptrs[index] = memory.to_pointer() as usize;
             Value::Table(memory)
         }
+        // `self:label(name)` (`label.rs`): handed out at each read, never kept on `self`.
+        None if is_self && &key.as_bytes()[..] == b"label" => {
+            return lua.named_registry_value(super::label::REGISTRY);
+        }
         _ => return Ok(Value::Nil),
     };
     if is_self {
@@ -487,7 +491,7 @@ fn refuse_field(lua: &Lua, (table, key, value): (Table, Value, Value)) -> mlua::
         Value::String(s) => s.to_string_lossy(),
         other => other.to_string().unwrap_or_default(),
     };
-    let engine = matches!(&key, Value::String(s) if KEY_NAMES[..DECIDE].iter().any(|n| n.as_bytes() == &s.as_bytes()[..]));
+    let engine = matches!(&key, Value::String(s) if KEY_NAMES[..DECIDE].iter().any(|n| n.as_bytes() == &s.as_bytes()[..]) || &s.as_bytes()[..] == b"label");
     if is_self && !engine {
         return table.raw_set(key, value);
     }

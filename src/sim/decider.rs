@@ -19,6 +19,22 @@ pub trait Decider {
     /// drives. The world is shared read-only for the call; implementations must not keep the
     /// `Rc` past returning (the simulation then changes the world without copying it).
     fn decide(&mut self, world: &Rc<World>) -> Vec<(usize, Decision)>;
+
+    /// What the last `decide` said besides its decisions: the labels agents set and the lines
+    /// they printed (taken, so a second call returns nothing). Deciders that say nothing keep
+    /// the default.
+    fn take_said(&mut self) -> Said {
+        Said::default()
+    }
+}
+
+/// What agents said while deciding one tick, in the order they decided.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Said {
+    /// `(agent index, label)`: a label set (`self:label("search")`), or cleared (`None`).
+    pub labels: Vec<(usize, Option<String>)>,
+    /// `(agent id, line)`: `print` output kept within the print bounds.
+    pub prints: Vec<(String, String)>,
 }
 
 /// Drives nobody: every agent keeps its action. For scenes without scripts and for tests.

@@ -8,4 +8,7 @@ use serde::Serialize;
 pub enum Event {
     /// Two agents' bodies started touching.
     Contact { a: String, b: String },
+    /// A line a script printed while deciding for `agent` (`file.lua:LINE: text`), within
+    /// the print bounds (at most 4 KiB per agent and 64 KiB in all per tick).
+    Print { agent: String, text: String },
 }

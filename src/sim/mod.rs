@@ -16,7 +16,7 @@ pub mod decider;
 pub mod events;
 pub mod trace;
 
-pub use decider::{Decider, Decision};
+pub use decider::{Decider, Decision, Said};
 pub use events::Event;
 
 use crate::movement::{self, slide::slide};
@@ -57,6 +57,23 @@ pub struct TickReport {
     /// Script errors that are new this tick (an agent failing the same way every tick is
     /// reported once): `(agent id, message)`.
     pub new_errors: Vec<(String, ScriptError)>,
+}
+
+impl TickReport {
+    /// The lines scripts printed this tick: `(agent id, line)`.
+    pub fn prints(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.events.iter().filter_map(|e| match e {
+            Event::Print { agent, text } => Some((agent.as_str(), text.as_str())),
+            _ => None,
+        })
+    }
+
+    /// Whether two agents started touching this tick.
+    pub fn has_contact(&self) -> bool {
+        self.events
+            .iter()
+            .any(|e| matches!(e, Event::Contact { .. }))
+    }
 }
 
 impl Simulation {
@@ -134,9 +151,15 @@ impl Simulation {
             world.seal();
         }
         let decisions = decider.decide(&self.world);
+        let said = decider.take_said();
         let keyboard = self.keyboard;
         let world = Rc::make_mut(&mut self.world);
         let mut report = TickReport::default();
+        for (i, label) in said.labels {
+            if let Some(agent) = world.agents.get_mut(i) {
+                agent.label = label.map(String::into_boxed_str);
+            }
+        }
 
         for &i in &self.keyboard_agents {
             let Some(agent) = world.agents.get_mut(i) else {
@@ -219,7 +242,12 @@ impl Simulation {
         world.reindex_moved_to(moved);
         world.seal();
 
-        report.events = self.contacts();
+        report.events = said
+            .prints
+            .into_iter()
+            .map(|(agent, text)| Event::Print { agent, text })
+            .collect();
+        report.events.extend(self.contacts());
         report
     }
 

@@ -37,6 +37,13 @@ struct AgentLine<'a> {
     /// `off_map`); absent otherwise, so other agents' lines are unchanged.
     #[serde(skip_serializing_if = "Option::is_none")]
     no_path: Option<&'static str>,
+    /// The state name the script set (`self:label`); absent while none is set, so scenes
+    /// that never label keep their lines.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    label: Option<&'a str>,
+    /// The agent's `self.memory` as JSON (`headless --trace-memory` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    memory: Option<&'a serde_json::Value>,
 }
 
 fn round4(v: f64) -> f64 {
@@ -52,6 +59,15 @@ fn round4(v: f64) -> f64 {
 /// bounded: 4 KiB per agent (`ScriptError::MAX_BYTES`), 64 KiB per line in all, past which
 /// `error_bytes_dropped` counts what was left out.
 pub fn line(world: &World, events: &[Event]) -> String {
+    line_with_memory(world, events, &Default::default())
+}
+
+/// [`line`], with each agent's memory from `memory` (by agent id) where it has one.
+pub fn line_with_memory(
+    world: &World,
+    events: &[Event],
+    memory: &std::collections::BTreeMap<String, serde_json::Value>,
+) -> String {
     let mut error_bytes = 0;
     let mut error_bytes_dropped = 0;
     let agents = world
@@ -76,6 +92,8 @@ pub fn line(world: &World, events: &[Event]) -> String {
             error_kind: a.error.as_ref().map(|e| e.kind),
             suspended: a.suspended,
             no_path: a.memory.no_path().map(|r| r.name()),
+            label: a.label.as_deref(),
+            memory: memory.get(&a.id),
         })
         .collect();
     let line = TickLine {

@@ -120,9 +120,15 @@ pub struct Agent {
     pub rng: Box<ChaCha8Rng>,
     /// The scripted route of a keyboard agent.
     pub walk: Walk,
+    /// The state name its script last set (`self:label("search")`, at most
+    /// [`Agent::MAX_LABEL`] bytes); shown over the agent and written to the trace.
+    pub label: Option<Box<str>>,
 }
 
 impl Agent {
+    /// The longest label a script may set, in bytes.
+    pub const MAX_LABEL: usize = 32;
+
     /// Facing, radians; 0 is +x (east), positive turns towards +y (south, down the screen):
     /// the direction of the last move (the same number whether read now or when it moved).
     pub fn heading(&self) -> f64 {
@@ -167,6 +173,7 @@ impl Agent {
             stepping: None,
             rng: Box::new(super::rng::stream(0, &id_for_rng, "move")),
             walk: Walk::default(),
+            label: None,
         }
     }
 
