@@ -56,17 +56,25 @@ pub const DECIDE: usize = 11;
 /// The raw fields a linked `self` may hold of the engine's: its part proxies.
 const SELF_PARTS: [usize; 3] = [POS, VEL, TILE];
 
-// The function the patched Lua adds for [`Views::lend`] (lapi.c): sets two existing fields
-// of a table to the two values on top (popping them) and gives another table a metatable.
+// The functions the patched Lua adds for [`Views::lend`] (lapi.c): `lua_lend` sets the two
+// existing fields of a lending table to two numbers, gives `proxies[slot]` a metatable and
+// pushes it (0 and nothing pushed if that is not a table); `lua_lendback` sets a metatable
+// without the finalizer check. Neither allocates nor raises; the metatables have no `__gc`.
 extern "C-unwind" {
-    fn lua_lendfields(
+    #[allow(clippy::too_many_arguments)]
+    fn lua_lend(
         state: *mut ffi::lua_State,
-        proxy: c_int,
+        proxies: c_int,
+        slot: ffi::lua_Integer,
         meta: c_int,
         lend: c_int,
         kx: c_int,
         ky: c_int,
-    );
+        x: f64,
+        y: f64,
+        ints: c_int,
+    ) -> c_int;
+    fn lua_lendback(state: *mut ffi::lua_State, obj: c_int, meta: c_int);
 }
 
 /// What `getmetatable` gives for a part proxy.
@@ -400,6 +408,16 @@ pub unsafe fn push_num(state: *mut ffi::lua_State, n: Num) {
 pub enum Num {
     Float(f64),
     Int(i64),
+}
+
+impl Num {
+    /// As a float (a tile coordinate is exact).
+    fn float(self) -> f64 {
+        match self {
+            Num::Float(n) => n,
+            Num::Int(n) => n as f64,
+        }
+    }
 }
 
 /// The bytes of the string at `at`, if it is one (not a number: `lua_tolstring` would convert
@@ -749,29 +767,49 @@ impl Views {
         parts: u8,
         lent: &mut u8,
     ) {
-        for (k, &field) in SELF_PARTS.iter().enumerate() {
-            if parts & (1 << k) == 0 {
-                continue;
-            }
-            // SAFETY: the caller's contract; nothing raises but a failed allocation.
-            unsafe {
-                if ffi::lua_rawgeti(state, fast + FAST_PROXIES, part_slot(index, field))
-                    != ffi::LUA_TTABLE
-                {
-                    ffi::lua_settop(state, -2);
-                    continue;
+        // The numbers of every part asked for, read in Rust under `host` (a panic becomes a
+        // Lua error before anything is lent).
+        // SAFETY: the caller's contract.
+        let numbers = unsafe {
+            host(state, || {
+                let mut numbers = [None; SELF_PARTS.len()];
+                for (k, &field) in SELF_PARTS.iter().enumerate() {
+                    if parts & (1 << k) != 0 {
+                        numbers[k] = part_xy(world, index, field);
+                    }
                 }
-                let Some([x, y]) = host(state, || part_xy(world, index, field)) else {
-                    ffi::lua_settop(state, -2);
-                    continue;
-                };
-                let proxy = ffi::lua_gettop(state);
-                push_num(state, x);
-                push_num(state, y);
-                let lend = fast + fast_lend(k);
-                lua_lendfields(state, proxy, lend + 1, lend, fast + FAST_X, fast + FAST_Y);
+                numbers
+            })
+        };
+        for (k, &field) in SELF_PARTS.iter().enumerate() {
+            let Some([x, y]) = numbers[k] else {
+                continue;
+            };
+            let (x, y, ints) = match (x, y) {
+                (Num::Int(x), Num::Int(y)) => (x as f64, y as f64, 1),
+                (x, y) => (x.float(), y.float(), 0),
+            };
+            let lend = fast + fast_lend(k);
+            // SAFETY: the caller's contract (the proxies, the lending table and its metatable,
+            // which has no `__gc`, and the key strings sit at `fast`'s slots); this neither
+            // allocates nor raises.
+            let pushed = unsafe {
+                lua_lend(
+                    state,
+                    fast + FAST_PROXIES,
+                    part_slot(index, field),
+                    lend + 1,
+                    lend,
+                    fast + FAST_X,
+                    fast + FAST_Y,
+                    x,
+                    y,
+                    ints,
+                )
+            };
+            if pushed != 0 {
+                *lent |= 1 << k;
             }
-            *lent |= 1 << k;
         }
     }
 
@@ -779,14 +817,12 @@ impl Views {
     /// the part metatable again.
     ///
     /// # Safety
-    /// A live state with room for one value, the [`FAST_SLOTS`] values from `fast` on.
+    /// A live state, the [`FAST_SLOTS`] values from `fast` on, the proxies from `first` on.
     pub unsafe fn end_lend(state: *mut ffi::lua_State, fast: c_int, first: c_int, lent: u8) {
         for n in 0..lent.count_ones() as c_int {
-            // SAFETY: the caller's contract; setting a metatable does not raise.
-            unsafe {
-                ffi::lua_pushvalue(state, fast + FAST_PART_META);
-                ffi::lua_setmetatable(state, first + n);
-            }
+            // SAFETY: the caller's contract; the part metatable has no `__gc`, and this
+            // neither allocates nor raises.
+            unsafe { lua_lendback(state, first + n, fast + FAST_PART_META) };
         }
     }
 

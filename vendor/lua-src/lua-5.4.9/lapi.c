@@ -1566,43 +1566,68 @@ LUA_API int lua_setowner (lua_State *L, unsigned int owner) {
 
 
 /*
-** agentbox: lends the table at 'proxy' the metatable at 'meta' (nil: none),
-** after setting the fields named by the short strings at 'kx' and 'ky' of the
-** table at 'lend' to the two values on top of the stack, which it pops. The
-** host's decision loop lends an agent its own position this way for one call
-** (Views::lend in src/script/views.rs): one call instead of six. The fields
-** must exist already (one that does not is left alone), so nothing is
-** allocated and nothing raises. Indices must not be relative to the top.
+** agentbox: lends proxies[slot] (the table at 'proxies') the metatable at
+** 'meta' for one call, after setting the fields named by the short strings at
+** 'kx' and 'ky' of the table at 'lend' (the metatable's '__index') to 'x' and
+** 'y' (integers if 'ints'). The host's decision loop lends an agent its own
+** position this way (Views::lend in src/script/views.rs): one call instead of
+** eight. Pushes the proxy and returns 1; if proxies[slot] is not a table,
+** pushes nothing and returns 0. The fields must exist already (one that does
+** not is left alone) and 'meta' must have no '__gc' (it is not checked for
+** one), so nothing is allocated and nothing raises. Indices must be positive.
 */
-LUA_API void lua_lendfields (lua_State *L, int proxy, int meta, int lend,
-                             int kx, int ky) {
+LUA_API int lua_lend (lua_State *L, int proxies, lua_Integer slot, int meta,
+                      int lend, int kx, int ky, lua_Number x, lua_Number y,
+                      int ints) {
+  const TValue *pv;
   Table *t, *p, *mt;
-  const TValue *m;
   int i;
   lua_lock(L);
-  api_checknelems(L, 2);
+  pv = luaH_getint(hvalue(index2value(L, proxies)), slot);
+  if (!ttistable(pv)) {
+    lua_unlock(L);
+    return 0;
+  }
+  p = hvalue(pv);
   t = hvalue(index2value(L, lend));
   for (i = 0; i < 2; i++) {
     const TValue *k = index2value(L, i == 0 ? kx : ky);
-    TValue *v = s2v(L->top.p - 2 + i);
-    const TValue *slot;
+    lua_Number n = (i == 0) ? x : y;
+    TValue *slotv;
     api_check(L, ttisshrstring(k), "short string expected");
-    slot = luaH_getshortstr(t, tsvalue(k));
-    if (!isabstkey(slot)) {
-      setobj2t(L, cast(TValue *, slot), v);
-      luaC_barrierback(L, obj2gco(t), v);
+    slotv = cast(TValue *, luaH_getshortstr(t, tsvalue(k)));
+    if (!isabstkey(slotv)) {
+      if (ints) {
+        setivalue(slotv, cast(lua_Integer, n));
+      }
+      else {
+        setfltvalue(slotv, n);
+      }
     }
   }
-  invalidateTMcache(t);
-  L->top.p -= 2;
-  p = hvalue(index2value(L, proxy));
-  m = index2value(L, meta);
-  mt = ttisnil(m) ? NULL : hvalue(m);
+  mt = hvalue(index2value(L, meta));
+  api_check(L, gfasttm(G(L), mt, TM_GC) == NULL, "no __gc expected");
   p->metatable = mt;
-  if (mt) {
-    luaC_objbarrier(L, p, mt);
-    luaC_checkfinalizer(L, obj2gco(p), mt);
-  }
+  luaC_objbarrier(L, p, mt);
+  sethvalue2s(L, L->top.p, p);
+  api_incr_top(L);
+  lua_unlock(L);
+  return 1;
+}
+
+
+/*
+** agentbox: gives the table at 'obj' the metatable at 'meta' back after a
+** lend ('lua_setmetatable' without the stack push and the finalizer check:
+** 'meta' must have no '__gc'). Never raises.
+*/
+LUA_API void lua_lendback (lua_State *L, int obj, int meta) {
+  Table *p, *mt;
+  lua_lock(L);
+  p = hvalue(index2value(L, obj));
+  mt = hvalue(index2value(L, meta));
+  p->metatable = mt;
+  luaC_objbarrier(L, p, mt);
   lua_unlock(L);
 }
 
