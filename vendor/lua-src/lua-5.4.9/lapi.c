@@ -830,7 +830,7 @@ static void auxsetstr (lua_State *L, const TValue *t, const char *k) {
   const TValue *slot;
   TString *str = luaS_new(L, k);
   api_checknelems(L, 1);
-  if (luaV_fastget(L, t, str, slot, luaH_getstr)) {
+  if (luaV_fastset(L, t, str, slot, luaH_getstr)) {  /* agentbox */
     luaV_finishfastset(L, t, slot, s2v(L->top.p - 1));
     L->top.p--;  /* pop value */
   }
@@ -858,7 +858,7 @@ LUA_API void lua_settable (lua_State *L, int idx) {
   lua_lock(L);
   api_checknelems(L, 2);
   t = index2value(L, idx);
-  if (luaV_fastget(L, t, s2v(L->top.p - 2), slot, luaH_get)) {
+  if (luaV_fastset(L, t, s2v(L->top.p - 2), slot, luaH_get)) {  /* agentbox */
     luaV_finishfastset(L, t, slot, s2v(L->top.p - 1));
   }
   else
@@ -880,7 +880,7 @@ LUA_API void lua_seti (lua_State *L, int idx, lua_Integer n) {
   lua_lock(L);
   api_checknelems(L, 1);
   t = index2value(L, idx);
-  if (luaV_fastgeti(L, t, n, slot)) {
+  if (luaV_fastseti(L, t, n, slot)) {  /* agentbox */
     luaV_finishfastset(L, t, slot, s2v(L->top.p - 1));
   }
   else {
@@ -1566,21 +1566,35 @@ LUA_API int lua_setowner (lua_State *L, unsigned int owner) {
 
 
 /*
-** agentbox: lends proxies[slot] (the table at 'proxies') the metatable at
-** 'meta' for one call, after setting the fields named by the short strings at
-** 'kx' and 'ky' of the table at 'lend' (the metatable's '__index') to 'x' and
-** 'y' (integers if 'ints'). The host's decision loop lends an agent its own
-** position this way (Views::lend in src/script/views.rs): one call instead of
-** eight. Pushes the proxy and returns 1; if proxies[slot] is not a table,
-** pushes nothing and returns 0. The fields must exist already (one that does
-** not is left alone) and 'meta' must have no '__gc' (it is not checked for
-** one), so nothing is allocated and nothing raises. Indices must be positive.
+** agentbox: lending a read-only proxy its numbers for one call. The host's
+** decision loop lends an agent its own position this way (Views::lend in
+** src/script/views.rs), so 'self.pos.x' is a raw field read, while the proxy,
+** read-only (BITRO), still refuses every write through its '__newindex', and
+** once the numbers are taken back reads through its '__index' again.
+**
+** 'lua_setreadonly' makes the table at 'idx' read-only (it must have a
+** '__newindex', or a write to it raises a plain error).
+**
+** 'lua_lend' sets the fields of proxies[slot] (the table at 'proxies') named
+** by the short strings at 'kx' and 'ky' to 'x' and 'y' (integers if 'ints'),
+** pushes the proxy and returns 1; if proxies[slot] is not a table or has no
+** node for either key (see 'luaH_lendslot'), it sets nothing, pushes nothing
+** and returns 0. 'lua_lendback' empties every field of the table at 'obj'
+** (a lent proxy holds no other: nothing can be added to a read-only table). Neither allocates nor raises. Indices must be positive.
 */
-LUA_API int lua_lend (lua_State *L, int proxies, lua_Integer slot, int meta,
-                      int lend, int kx, int ky, lua_Number x, lua_Number y,
-                      int ints) {
+LUA_API void lua_setreadonly (lua_State *L, int idx) {
+  lua_lock(L);
+  hvalue(index2value(L, idx))->flags |= BITRO;
+  lua_unlock(L);
+}
+
+
+LUA_API int lua_lend (lua_State *L, int proxies, lua_Integer slot, int kx,
+                      int ky, lua_Number x, lua_Number y, int ints) {
   const TValue *pv;
-  Table *t, *p, *mt;
+  const TValue *k[2];
+  TValue *v[2];
+  Table *p;
   int i;
   lua_lock(L);
   pv = luaH_getint(hvalue(index2value(L, proxies)), slot);
@@ -1589,26 +1603,25 @@ LUA_API int lua_lend (lua_State *L, int proxies, lua_Integer slot, int meta,
     return 0;
   }
   p = hvalue(pv);
-  t = hvalue(index2value(L, lend));
   for (i = 0; i < 2; i++) {
-    const TValue *k = index2value(L, i == 0 ? kx : ky);
-    lua_Number n = (i == 0) ? x : y;
-    TValue *slotv;
-    api_check(L, ttisshrstring(k), "short string expected");
-    slotv = cast(TValue *, luaH_getshortstr(t, tsvalue(k)));
-    if (!isabstkey(slotv)) {
-      if (ints) {
-        setivalue(slotv, cast(lua_Integer, n));
-      }
-      else {
-        setfltvalue(slotv, n);
-      }
+    k[i] = index2value(L, i == 0 ? kx : ky);
+    api_check(L, ttisshrstring(k[i]), "short string expected");
+    v[i] = luaH_lendslot(p, tsvalue(k[i]));
+    if (v[i] == NULL) {
+      lua_unlock(L);
+      return 0;
     }
   }
-  mt = hvalue(index2value(L, meta));
-  api_check(L, gfasttm(G(L), mt, TM_GC) == NULL, "no __gc expected");
-  p->metatable = mt;
-  luaC_objbarrier(L, p, mt);
+  for (i = 0; i < 2; i++) {
+    lua_Number n = (i == 0) ? x : y;
+    if (ints) {
+      setivalue(v[i], cast(lua_Integer, n));
+    }
+    else {
+      setfltvalue(v[i], n);
+    }
+    luaC_barrierback(L, obj2gco(p), k[i]);  /* a key made live again */
+  }
   sethvalue2s(L, L->top.p, p);
   api_incr_top(L);
   lua_unlock(L);
@@ -1616,18 +1629,14 @@ LUA_API int lua_lend (lua_State *L, int proxies, lua_Integer slot, int meta,
 }
 
 
-/*
-** agentbox: gives the table at 'obj' the metatable at 'meta' back after a
-** lend ('lua_setmetatable' without the stack push and the finalizer check:
-** 'meta' must have no '__gc'). Never raises.
-*/
-LUA_API void lua_lendback (lua_State *L, int obj, int meta) {
-  Table *p, *mt;
+LUA_API void lua_lendback (lua_State *L, int obj) {
+  Table *p;
+  unsigned int i, size;
   lua_lock(L);
   p = hvalue(index2value(L, obj));
-  mt = hvalue(index2value(L, meta));
-  p->metatable = mt;
-  luaC_objbarrier(L, p, mt);
+  size = allocsizenode(p);
+  for (i = 0; i < size; i++)
+    setempty(gval(gnode(p, i)));
   lua_unlock(L);
 }
 
