@@ -715,7 +715,7 @@ unsafe extern "C-unwind" fn decide_loop(state: *mut ffi::lua_State) -> c_int {
             };
             hot.views.set_deciding(None);
             if turn.lent.1 != 0 {
-                Views::end_lend(state, fast, decide_slot + 1, turn.lent.1);
+                Views::end_lend(state, decide_slot + 1, turn.lent.1);
                 turn.lent = (0, 0);
             }
             let result = ffi::lua_gettop(state);
@@ -760,7 +760,7 @@ unsafe extern "C-unwind" fn decide_loop(state: *mut ffi::lua_State) -> c_int {
 /// A live state with room for [`FAST_SLOTS`] + 2 values; nothing that needs dropping in the
 /// caller's frames.
 unsafe fn give_back(state: *mut ffi::lua_State, hot: &Hot, index: usize, lent: u8) {
-    // SAFETY: the caller's contract; these reads and `lua_setmetatable` do not raise.
+    // SAFETY: the caller's contract; these reads and `lua_lendback` do not raise.
     unsafe {
         let top = ffi::lua_gettop(state);
         ffi::lua_rawgeti(
@@ -779,7 +779,7 @@ unsafe fn give_back(state: *mut ffi::lua_State, hot: &Hot, index: usize, lent: u
                 ffi::lua_rawgeti(state, values + FAST_PROXIES, slot);
             }
         }
-        Views::end_lend(state, values, first, lent);
+        Views::end_lend(state, first, lent);
         ffi::lua_settop(state, top);
     }
 }

@@ -16,11 +16,12 @@
 //! lookup), and shares them with its view. `self` holds `id`, `kind`, `params` and `memory` raw;
 //! its other engine fields are read through the same `__index` as a view's.
 //!
-//! While an agent decides, the proxies its `self` holds are lent to it (see [`FAST_SLOTS`]):
-//! the decision loop gives each one, for that one call, a metatable whose `__index` is a table
-//! holding the agent's numbers, so `self.pos.x` is a lookup, not a call into C. The proxy stays
-//! empty and read-only, and gets the shared metatable back when `decide` returns or raises; the
-//! numbers come from the same [`part_xy`] that [`part_index`] reads.
+//! Part proxies are read-only tables (patched Lua, `lua_setreadonly`): every write goes to
+//! `__newindex`, even to a field they hold. While an agent decides, the proxies its `self`
+//! holds are lent to it (see [`FAST_SLOTS`]): for that one call each holds the agent's numbers
+//! as raw `x` and `y`, so `self.pos.x` is a field read, not a call into C. The fields are
+//! emptied again when `decide` returns or raises; the numbers come from the same [`part_xy`]
+//! that [`part_index`] reads.
 //!
 //! The two raw functions are the only readers of the fields; what they cannot do themselves,
 //! making a proxy or `self.memory` on first read, they ask of [`fill`] (through mlua). They
@@ -56,17 +57,25 @@ pub const DECIDE: usize = 11;
 /// The raw fields a linked `self` may hold of the engine's: its part proxies.
 const SELF_PARTS: [usize; 3] = [POS, VEL, TILE];
 
-// The function the patched Lua adds for [`Views::lend`] (lapi.c): sets two existing fields
-// of a table to the two values on top (popping them) and gives another table a metatable.
+// The functions the patched Lua adds for [`Views::lend`] (lapi.c): `lua_setreadonly` makes a
+// table refuse every write through the VM and the standard API, raw fields included (each goes
+// to its `__newindex`); `lua_lend` sets the existing `x`/`y` fields of `proxies[slot]` and
+// pushes it (0 and nothing pushed if it is not a table with those keys); `lua_lendback` empties
+// them again. None of them allocates or raises.
 extern "C-unwind" {
-    fn lua_lendfields(
+    fn lua_setreadonly(state: *mut ffi::lua_State, idx: c_int);
+    #[allow(clippy::too_many_arguments)]
+    fn lua_lend(
         state: *mut ffi::lua_State,
-        proxy: c_int,
-        meta: c_int,
-        lend: c_int,
+        proxies: c_int,
+        slot: ffi::lua_Integer,
         kx: c_int,
         ky: c_int,
-    );
+        x: f64,
+        y: f64,
+        ints: c_int,
+    ) -> c_int;
+    fn lua_lendback(state: *mut ffi::lua_State, obj: c_int);
 }
 
 /// What `getmetatable` gives for a part proxy.
@@ -126,27 +135,20 @@ pub struct Views {
 }
 
 /// What [`Views::fast_ref`] holds, in this order, and the decision loop keeps on its stack:
-/// the proxies table, the part metatable, the strings `"x"` and `"y"`, then per part of
-/// [`SELF_PARTS`] the table lending the deciding agent's numbers and the metatable whose
-/// `__index` it is.
+/// the proxies table and the strings `"x"` and `"y"`.
 ///
-/// While an agent decides, each proxy of its own that its `self` holds is given that part's
-/// lending metatable, its table holding the agent's `x` and `y` from the world being decided:
-/// `self.pos.x` is then a plain lookup through `__index`, no call. The proxy itself stays
-/// empty, so a write still meets `__newindex` (the same refusal), `getmetatable` gives the
-/// same lock, and no script can reach the lending table. Once `decide` returns (or raises),
-/// the proxy gets the part metatable back, so a proxy kept elsewhere reads the world again.
-/// Only the deciding agent's own proxy is ever lent: other agents' views read through
-/// [`part_index`], as before.
-pub const FAST_SLOTS: c_int = 4 + 2 * SELF_PARTS.len() as c_int;
+/// Every part proxy is a read-only table (`lua_setreadonly`, patched Lua) with nodes for `x`
+/// and `y` and both empty, so reads go to its `__index` ([`part_index`]) and every write, even
+/// to a field it holds, to its `__newindex` (the same refusal). While an agent decides, each
+/// proxy of its own that its `self` holds is lent the agent's numbers from the world being
+/// decided as its raw `x` and `y` (`lua_lend`, one call that allocates nothing): `self.pos.x`
+/// is then a plain field read, no metamethod and no call. Once `decide` returns (or raises),
+/// the fields are emptied again (`lua_lendback`), so a proxy kept elsewhere reads the world
+/// through [`part_index`] again. Only the deciding agent's own proxies are ever lent.
+pub const FAST_SLOTS: c_int = 3;
 pub const FAST_PROXIES: c_int = 0;
-pub const FAST_PART_META: c_int = 1;
-const FAST_X: c_int = 2;
-const FAST_Y: c_int = 3;
-/// The lending table of part `k` (its metatable follows it).
-fn fast_lend(k: usize) -> c_int {
-    4 + 2 * k as c_int
-}
+const FAST_X: c_int = 1;
+const FAST_Y: c_int = 2;
 
 /// Makes the views of a state and stores them in its app data.
 pub fn install(lua: &Lua) -> mlua::Result<()> {
@@ -158,21 +160,8 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
     let refuse = lua.create_function(refuse_part)?;
     let fast = lua.create_table()?;
     fast.raw_push(&proxies)?;
-    fast.raw_push(&part_meta)?;
     fast.raw_push(&names[X])?;
     fast.raw_push(&names[Y])?;
-    for _ in SELF_PARTS {
-        // Its keys made now, so lending writes into them and never grows the table.
-        let lend = lua.create_table_with_capacity(0, 2)?;
-        lend.raw_set(&names[X], 0)?;
-        lend.raw_set(&names[Y], 0)?;
-        let meta = lua.create_table()?;
-        meta.raw_set("__index", &lend)?;
-        meta.raw_set("__newindex", &refuse)?;
-        meta.raw_set("__metatable", PART_LOCK)?;
-        fast.raw_push(lend)?;
-        fast.raw_push(meta)?;
-    }
     // SAFETY: takes a registry reference of the table `exec_raw` pushed (kept for the state's
     // life); `luaL_ref` can raise only on allocation, which `exec_raw` protects.
     let fast_ref = unsafe {
@@ -400,6 +389,16 @@ pub unsafe fn push_num(state: *mut ffi::lua_State, n: Num) {
 pub enum Num {
     Float(f64),
     Int(i64),
+}
+
+impl Num {
+    /// As a float (a tile coordinate is exact).
+    fn float(self) -> f64 {
+        match self {
+            Num::Float(n) => n,
+            Num::Int(n) => n as f64,
+        }
+    }
 }
 
 /// The bytes of the string at `at`, if it is one (not a number: `lua_tolstring` would convert
@@ -657,8 +656,18 @@ impl Views {
         if let Value::Table(p) = self.proxies.raw_get::<Value>(at)? {
             return Ok(p);
         }
-        let proxy = lua.create_table_with_capacity(0, 0)?;
+        // Nodes for `x` and `y`, left empty, so lending them numbers allocates nothing; then
+        // read-only (see `FAST_SLOTS`).
+        let proxy = lua.create_table_with_capacity(0, 2)?;
+        for axis in [X, Y] {
+            proxy.raw_set(&self.names[axis], 0)?;
+            proxy.raw_set(&self.names[axis], Value::Nil)?;
+        }
         proxy.set_metatable(Some(self.part_meta.clone()))?;
+        // SAFETY: `exec_raw` pushes the proxy; marking it read-only neither allocates nor raises.
+        unsafe {
+            lua.exec_raw::<()>(&proxy, |state| lua_setreadonly(state, 1))?;
+        }
         super::sandbox::protect(lua, &proxy, &format!("an agent's {}", KEY_NAMES[field]))?;
         self.proxies.raw_set(at, &proxy)?;
         let ptr = proxy.to_pointer() as usize;
@@ -737,8 +746,7 @@ impl Views {
     }
 
     /// Lends agent `index` the parts of `parts` its `self` holds (see [`FAST_SLOTS`]): pushes
-    /// each one's proxy, writes its numbers from `world` into its lending table and gives the
-    /// proxy the lending metatable. Marks each part lent in `lent` as soon as it is (so a
+    /// each one's proxy with its numbers from `world` as its raw `x` and `y`. Marks each part lent in `lent` as soon as it is (so a
     /// raised error leaves it saying what to give back); their proxies are left on the stack
     /// in part order for [`Views::end_lend`].
     ///
@@ -753,44 +761,50 @@ impl Views {
         parts: u8,
         lent: &mut u8,
     ) {
-        for (k, &field) in SELF_PARTS.iter().enumerate() {
-            if parts & (1 << k) == 0 {
+        let mut bits = parts & ((1 << SELF_PARTS.len()) - 1);
+        while bits != 0 {
+            let k = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let field = SELF_PARTS[k];
+            // The numbers, read in Rust under `host` (a panic becomes a Lua error).
+            // SAFETY: the caller's contract.
+            let numbers = unsafe { host(state, || part_xy(world, index, field)) };
+            let Some([x, y]) = numbers else {
                 continue;
+            };
+            let (x, y, ints) = match (x, y) {
+                (Num::Int(x), Num::Int(y)) => (x as f64, y as f64, 1),
+                (x, y) => (x.float(), y.float(), 0),
+            };
+            // SAFETY: the caller's contract (the proxies and the key strings sit at `fast`'s
+            // slots); this neither allocates nor raises.
+            let pushed = unsafe {
+                lua_lend(
+                    state,
+                    fast + FAST_PROXIES,
+                    part_slot(index, field),
+                    fast + FAST_X,
+                    fast + FAST_Y,
+                    x,
+                    y,
+                    ints,
+                )
+            };
+            if pushed != 0 {
+                *lent |= 1 << k;
             }
-            // SAFETY: the caller's contract; nothing raises but a failed allocation.
-            unsafe {
-                if ffi::lua_rawgeti(state, fast + FAST_PROXIES, part_slot(index, field))
-                    != ffi::LUA_TTABLE
-                {
-                    ffi::lua_settop(state, -2);
-                    continue;
-                }
-                let Some([x, y]) = host(state, || part_xy(world, index, field)) else {
-                    ffi::lua_settop(state, -2);
-                    continue;
-                };
-                let proxy = ffi::lua_gettop(state);
-                push_num(state, x);
-                push_num(state, y);
-                let lend = fast + fast_lend(k);
-                lua_lendfields(state, proxy, lend + 1, lend, fast + FAST_X, fast + FAST_Y);
-            }
-            *lent |= 1 << k;
         }
     }
 
-    /// Gives the proxies lent (`lent`, left on the stack from `first` on by [`Views::lend`])
-    /// the part metatable again.
+    /// Takes the numbers lent back from the proxies lent (`lent`, left on the stack from
+    /// `first` on by [`Views::lend`]).
     ///
     /// # Safety
-    /// A live state with room for one value, the [`FAST_SLOTS`] values from `fast` on.
-    pub unsafe fn end_lend(state: *mut ffi::lua_State, fast: c_int, first: c_int, lent: u8) {
+    /// A live state, the [`FAST_SLOTS`] values from `fast` on, the proxies from `first` on.
+    pub unsafe fn end_lend(state: *mut ffi::lua_State, first: c_int, lent: u8) {
         for n in 0..lent.count_ones() as c_int {
-            // SAFETY: the caller's contract; setting a metatable does not raise.
-            unsafe {
-                ffi::lua_pushvalue(state, fast + FAST_PART_META);
-                ffi::lua_setmetatable(state, first + n);
-            }
+            // SAFETY: the caller's contract; this neither allocates nor raises.
+            unsafe { lua_lendback(state, first + n) };
         }
     }
 

@@ -830,7 +830,7 @@ static void auxsetstr (lua_State *L, const TValue *t, const char *k) {
   const TValue *slot;
   TString *str = luaS_new(L, k);
   api_checknelems(L, 1);
-  if (luaV_fastget(L, t, str, slot, luaH_getstr)) {
+  if (luaV_fastset(L, t, str, slot, luaH_getstr)) {  /* agentbox */
     luaV_finishfastset(L, t, slot, s2v(L->top.p - 1));
     L->top.p--;  /* pop value */
   }
@@ -858,7 +858,7 @@ LUA_API void lua_settable (lua_State *L, int idx) {
   lua_lock(L);
   api_checknelems(L, 2);
   t = index2value(L, idx);
-  if (luaV_fastget(L, t, s2v(L->top.p - 2), slot, luaH_get)) {
+  if (luaV_fastset(L, t, s2v(L->top.p - 2), slot, luaH_get)) {  /* agentbox */
     luaV_finishfastset(L, t, slot, s2v(L->top.p - 1));
   }
   else
@@ -880,7 +880,7 @@ LUA_API void lua_seti (lua_State *L, int idx, lua_Integer n) {
   lua_lock(L);
   api_checknelems(L, 1);
   t = index2value(L, idx);
-  if (luaV_fastgeti(L, t, n, slot)) {
+  if (luaV_fastseti(L, t, n, slot)) {  /* agentbox */
     luaV_finishfastset(L, t, slot, s2v(L->top.p - 1));
   }
   else {
@@ -1566,43 +1566,77 @@ LUA_API int lua_setowner (lua_State *L, unsigned int owner) {
 
 
 /*
-** agentbox: lends the table at 'proxy' the metatable at 'meta' (nil: none),
-** after setting the fields named by the short strings at 'kx' and 'ky' of the
-** table at 'lend' to the two values on top of the stack, which it pops. The
-** host's decision loop lends an agent its own position this way for one call
-** (Views::lend in src/script/views.rs): one call instead of six. The fields
-** must exist already (one that does not is left alone), so nothing is
-** allocated and nothing raises. Indices must not be relative to the top.
+** agentbox: lending a read-only proxy its numbers for one call. The host's
+** decision loop lends an agent its own position this way (Views::lend in
+** src/script/views.rs), so 'self.pos.x' is a raw field read, while the proxy,
+** read-only (BITRO), still refuses every write through its '__newindex', and
+** once the numbers are taken back reads through its '__index' again.
+**
+** 'lua_setreadonly' makes the table at 'idx' read-only (it must have a
+** '__newindex', or a write to it raises a plain error).
+**
+** 'lua_lend' sets the fields of proxies[slot] (the table at 'proxies') named
+** by the short strings at 'kx' and 'ky' to 'x' and 'y' (integers if 'ints'),
+** pushes the proxy and returns 1; if proxies[slot] is not a table or has no
+** node for either key (see 'luaH_lendslot'), it sets nothing, pushes nothing
+** and returns 0. 'lua_lendback' empties every field of the table at 'obj'
+** (a lent proxy holds no other: nothing can be added to a read-only table). Neither allocates nor raises. Indices must be positive.
 */
-LUA_API void lua_lendfields (lua_State *L, int proxy, int meta, int lend,
-                             int kx, int ky) {
-  Table *t, *p, *mt;
-  const TValue *m;
+LUA_API void lua_setreadonly (lua_State *L, int idx) {
+  lua_lock(L);
+  hvalue(index2value(L, idx))->flags |= BITRO;
+  lua_unlock(L);
+}
+
+
+LUA_API int lua_lend (lua_State *L, int proxies, lua_Integer slot, int kx,
+                      int ky, lua_Number x, lua_Number y, int ints) {
+  const TValue *pv;
+  const TValue *k[2];
+  TValue *v[2];
+  Table *p;
   int i;
   lua_lock(L);
-  api_checknelems(L, 2);
-  t = hvalue(index2value(L, lend));
+  pv = luaH_getint(hvalue(index2value(L, proxies)), slot);
+  if (!ttistable(pv)) {
+    lua_unlock(L);
+    return 0;
+  }
+  p = hvalue(pv);
   for (i = 0; i < 2; i++) {
-    const TValue *k = index2value(L, i == 0 ? kx : ky);
-    TValue *v = s2v(L->top.p - 2 + i);
-    const TValue *slot;
-    api_check(L, ttisshrstring(k), "short string expected");
-    slot = luaH_getshortstr(t, tsvalue(k));
-    if (!isabstkey(slot)) {
-      setobj2t(L, cast(TValue *, slot), v);
-      luaC_barrierback(L, obj2gco(t), v);
+    k[i] = index2value(L, i == 0 ? kx : ky);
+    api_check(L, ttisshrstring(k[i]), "short string expected");
+    v[i] = luaH_lendslot(p, tsvalue(k[i]));
+    if (v[i] == NULL) {
+      lua_unlock(L);
+      return 0;
     }
   }
-  invalidateTMcache(t);
-  L->top.p -= 2;
-  p = hvalue(index2value(L, proxy));
-  m = index2value(L, meta);
-  mt = ttisnil(m) ? NULL : hvalue(m);
-  p->metatable = mt;
-  if (mt) {
-    luaC_objbarrier(L, p, mt);
-    luaC_checkfinalizer(L, obj2gco(p), mt);
+  for (i = 0; i < 2; i++) {
+    lua_Number n = (i == 0) ? x : y;
+    if (ints) {
+      setivalue(v[i], cast(lua_Integer, n));
+    }
+    else {
+      setfltvalue(v[i], n);
+    }
+    luaC_barrierback(L, obj2gco(p), k[i]);  /* a key made live again */
   }
+  sethvalue2s(L, L->top.p, p);
+  api_incr_top(L);
+  lua_unlock(L);
+  return 1;
+}
+
+
+LUA_API void lua_lendback (lua_State *L, int obj) {
+  Table *p;
+  unsigned int i, size;
+  lua_lock(L);
+  p = hvalue(index2value(L, obj));
+  size = allocsizenode(p);
+  for (i = 0; i < size; i++)
+    setempty(gval(gnode(p, i)));
   lua_unlock(L);
 }
 

@@ -729,6 +729,14 @@ typedef union Node {
 */
 
 #define BITRAS		(1 << 7)
+
+/*
+** agentbox: a read-only table takes no write through the VM or the standard
+** API, raw fields included: every write goes to its '__newindex' (see
+** 'luaV_fastset' in lvm.h); the raw API ('lua_rawset') still writes.
+*/
+#define BITRO		(1 << 6)
+#define isreadonly(t)		((t)->flags & BITRO)
 #define isrealasize(t)		(!((t)->flags & BITRAS))
 #define setrealasize(t)		((t)->flags &= cast_byte(~BITRAS))
 #define setnorealasize(t)	((t)->flags |= BITRAS)

@@ -791,6 +791,34 @@ const TValue *luaH_getshortstr (Table *t, TString *key) {
 }
 
 
+/*
+** agentbox: the slot of the short string 'key' in 't' for a raw write that
+** allocates nothing: its node, live, or dead (a key whose value was emptied is
+** declared dead by the collector but keeps its place in its chain, and the
+** string it names) and then made live again; NULL if 't' has no node for it.
+** Nothing else may have been inserted into 't' since the key was (no insertion
+** reuses a dead node then). A revived key needs 'luaC_barrierback' for 't'.
+*/
+TValue *luaH_lendslot (Table *t, TString *key) {
+  Node *n = hashstr(t, key);
+  lua_assert(key->tt == LUA_VSHRSTR);
+  for (;;) {
+    if (keyisshrstr(n) && eqshrstr(keystrval(n), key))
+      return gval(n);
+    if (keyisdead(n) && keyval(n).gc == obj2gco(key)) {
+      keytt(n) = ctb(LUA_VSHRSTR);  /* the same key, live again */
+      return gval(n);
+    }
+    else {
+      int nx = gnext(n);
+      if (nx == 0)
+        return NULL;
+      n += nx;
+    }
+  }
+}
+
+
 const TValue *luaH_getstr (Table *t, TString *key) {
   if (key->tt == LUA_VSHRSTR)
     return luaH_getshortstr(t, key);

@@ -336,9 +336,12 @@ void luaV_finishset (lua_State *L, const TValue *t, TValue *key,
     const TValue *tm;  /* '__newindex' metamethod */
     if (slot != NULL) {  /* is 't' a table? */
       Table *h = hvalue(t);  /* save 't' table */
-      lua_assert(isempty(slot));  /* slot must be empty */
+      /* agentbox: or 't' is read-only */
+      lua_assert(isempty(slot) || isreadonly(h));  /* slot must be empty */
       tm = fasttm(L, h->metatable, TM_NEWINDEX);  /* get metamethod */
       if (tm == NULL) {  /* no metamethod? */
+        if (l_unlikely(isreadonly(h)))  /* agentbox */
+          luaG_runerror(L, "attempt to change a read-only table");
         sethvalue2s(L, L->top.p, h);  /* anchor 't' */
         L->top.p++;  /* assume EXTRA_STACK */
         luaH_finishset(L, h, key, slot, val);  /* set new value */
@@ -360,7 +363,7 @@ void luaV_finishset (lua_State *L, const TValue *t, TValue *key,
       return;
     }
     t = tm;  /* else repeat assignment over 'tm' */
-    if (luaV_fastget(L, t, key, slot, luaH_get)) {
+    if (luaV_fastset(L, t, key, slot, luaH_get)) {  /* agentbox */
       /* execute 'luaV_finishfastset', but preserving the original 't'
          for the barrier. 't' and 'slot' can point to the same value,
          and so the assignment can change 't' value */
@@ -1352,7 +1355,7 @@ void luaV_execute (lua_State *L, CallInfo *ci) {
         TValue *rb = KB(i);
         TValue *rc = RKC(i);
         TString *key = tsvalue(rb);  /* key must be a short string */
-        if (luaV_fastget(L, upval, key, slot, luaH_getshortstr)) {
+        if (luaV_fastset(L, upval, key, slot, luaH_getshortstr)) {  /* agentbox */
           luaV_finishfastset(L, upval, slot, rc);
         }
         else
@@ -1366,8 +1369,8 @@ void luaV_execute (lua_State *L, CallInfo *ci) {
         TValue *rc = RKC(i);  /* value */
         lua_Unsigned n;
         if (ttisinteger(rb)  /* fast track for integers? */
-            ? (cast_void(n = ivalue(rb)), luaV_fastgeti(L, s2v(ra), n, slot))
-            : luaV_fastget(L, s2v(ra), rb, slot, luaH_get)) {
+            ? (cast_void(n = ivalue(rb)), luaV_fastseti(L, s2v(ra), n, slot))
+            : luaV_fastset(L, s2v(ra), rb, slot, luaH_get)) {  /* agentbox */
           luaV_finishfastset(L, s2v(ra), slot, rc);
         }
         else
@@ -1379,7 +1382,7 @@ void luaV_execute (lua_State *L, CallInfo *ci) {
         const TValue *slot;
         int c = GETARG_B(i);
         TValue *rc = RKC(i);
-        if (luaV_fastgeti(L, s2v(ra), c, slot)) {
+        if (luaV_fastseti(L, s2v(ra), c, slot)) {  /* agentbox */
           luaV_finishfastset(L, s2v(ra), slot, rc);
         }
         else {
@@ -1395,7 +1398,7 @@ void luaV_execute (lua_State *L, CallInfo *ci) {
         TValue *rb = KB(i);
         TValue *rc = RKC(i);
         TString *key = tsvalue(rb);  /* key must be a short string */
-        if (luaV_fastget(L, s2v(ra), key, slot, luaH_getshortstr)) {
+        if (luaV_fastset(L, s2v(ra), key, slot, luaH_getshortstr)) {  /* agentbox */
           luaV_finishfastset(L, s2v(ra), slot, rc);
         }
         else

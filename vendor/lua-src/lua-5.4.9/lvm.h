@@ -102,6 +102,17 @@ typedef enum {
 
 
 /*
+** agentbox: 'luaV_fastget' and 'luaV_fastgeti' for a write: a read-only
+** table (BITRO, lobject.h) is never written on the fast path, so the write
+** reaches 'luaV_finishset' and the table's '__newindex'.
+*/
+#define luaV_fastset(L,t,k,slot,f) \
+  (luaV_fastget(L,t,k,slot,f) && !isreadonly(hvalue(t)))
+#define luaV_fastseti(L,t,k,slot) \
+  (luaV_fastgeti(L,t,k,slot) && !isreadonly(hvalue(t)))
+
+
+/*
 ** Finish a fast set operation (when fast get succeeds). In that case,
 ** 'slot' points to the place to put the value.
 */
