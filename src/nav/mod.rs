@@ -31,6 +31,7 @@
 
 pub mod astar;
 pub mod cache;
+pub mod flow;
 pub mod grid;
 pub mod jps;
 pub mod line;

@@ -11,6 +11,7 @@ mod budget;
 mod convert;
 mod errors;
 mod files;
+mod flow;
 mod hot;
 mod inspect;
 mod metric;
