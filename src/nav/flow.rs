@@ -368,14 +368,14 @@ mod tests {
         let rows = vec![".".repeat(400); 400];
         let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
         let world = World::from_ascii(&rows);
-        for i in 0..60 {
+        for i in 0..100 {
             field(&world, t(i, i), FlowOptions::default()).unwrap();
             assert!(cached_bytes() <= CACHE_MB << 20);
         }
         // The newest is still there, the oldest went first.
         let key0 = key(&world, t(0, 0), FlowOptions::default()).unwrap();
-        let key59 = key(&world, t(59, 59), FlowOptions::default()).unwrap();
-        assert!(cached(&key59).is_some());
+        let key99 = key(&world, t(99, 99), FlowOptions::default()).unwrap();
+        assert!(cached(&key99).is_some());
         assert!(cached(&key0).is_none());
     }
 
