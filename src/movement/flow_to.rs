@@ -104,7 +104,11 @@ mod tests {
         for _ in 0..400 {
             let s = walk(&world, &agent, &field, agent.speed * dt);
             let to = slide(&world, agent.pos, agent.radius, s.delta);
-            assert!((to - (agent.pos + s.delta)).length() < 1e-12, "cut at {}", agent.pos);
+            assert!(
+                (to - (agent.pos + s.delta)).length() < 1e-12,
+                "cut at {}",
+                agent.pos
+            );
             agent.pos = to;
             agent.stepping = s.stepping;
         }

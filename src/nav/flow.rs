@@ -314,12 +314,20 @@ mod tests {
                     let (r, _) = grids::find(&world, from, goal, &opts);
                     match (f.cost(from), r.path) {
                         (Some(c), Some(_)) => {
-                            assert!((c - r.cost).abs() < 1e-4, "{from} {diagonal:?}: {c} {}", r.cost);
+                            assert!(
+                                (c - r.cost).abs() < 1e-4,
+                                "{from} {diagonal:?}: {c} {}",
+                                r.cost
+                            );
                             let mut at = from;
                             let mut walked = 0.0;
                             while let Some(n) = f.next(at) {
                                 let d = n - at;
-                                let len = if d.x != 0 && d.y != 0 { 2f64.sqrt() } else { 1.0 };
+                                let len = if d.x != 0 && d.y != 0 {
+                                    2f64.sqrt()
+                                } else {
+                                    1.0
+                                };
                                 walked += len * world.step_cost(n).unwrap();
                                 at = n;
                             }
