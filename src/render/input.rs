@@ -79,7 +79,7 @@ pub struct Event {
 }
 
 /// Keys a replay may name, by the names macroquad's `KeyCode` has.
-const KEYS: [(&str, KeyCode); 47] = [
+const KEYS: [(&str, KeyCode); 48] = [
     ("Space", KeyCode::Space),
     ("Escape", KeyCode::Escape),
     ("Tab", KeyCode::Tab),
@@ -114,6 +114,7 @@ const KEYS: [(&str, KeyCode); 47] = [
     ("H", KeyCode::H),
     ("I", KeyCode::I),
     ("N", KeyCode::N),
+    ("O", KeyCode::O),
     ("P", KeyCode::P),
     ("R", KeyCode::R),
     ("S", KeyCode::S),
