@@ -46,7 +46,7 @@ pub use los::line_of_sight;
 pub use options::{
     Algorithm, Diagonal, Heuristic, NoPath, PathOptions, PathResult, SearchSets, StepCosts,
 };
-pub use search::{find_path, path_cost, Search};
+pub use search::{find_path, path_cost, Search, SearchEvent};
 
 #[cfg(test)]
 mod tests;
