@@ -53,7 +53,8 @@ pub fn draw(world: &World, camera: &Camera, selected: Option<&str>) {
             if arrows {
                 if let Some(next) = field.next(tile) {
                     let from = camera.to_screen(centre_of(tile));
-                    let to = camera.to_screen(centre_of(tile) + (centre_of(next) - centre_of(tile)) * 0.4);
+                    let to = camera
+                        .to_screen(centre_of(tile) + (centre_of(next) - centre_of(tile)) * 0.4);
                     let ink = Color::from_rgba(0x10, 0x10, 0x10, 0xc0);
                     draw_line(from.x, from.y, to.x, to.y, 1.5, ink);
                     draw_circle(to.x, to.y, 2.0, ink);
