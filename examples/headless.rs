@@ -24,8 +24,10 @@ fn run(scene: &Path, ticks: u64) -> Result<Vec<String>, String> {
                 lines.push(format!("tick {:>4}: {} {}", world.tick, agent.id, doing[i]));
             }
         }
-        for Event::Contact { a, b } in &report.events {
-            lines.push(format!("tick {:>4}: {a} touches {b}", world.tick));
+        for event in &report.events {
+            if let Event::Contact { a, b } = event {
+                lines.push(format!("tick {:>4}: {a} touches {b}", world.tick));
+            }
         }
     }
     for agent in &session.world().agents {
