@@ -2,7 +2,7 @@
 //! `move.flow_to`, else the first that does): every visible tile shaded by its cost to the goal
 //! (blue near, red far, relative to the dearest visible tile; grey where the goal cannot be
 //! reached), and when zoomed in an arrow to the neighbour the field steps to. The field is the
-//! core's shared one ([`crate::movement::flow_to::field_for`]); this file only draws it.
+//! core's shared one ([`crate::nav::flow::field`], with the options `move.flow_to` uses); this file only draws it.
 
 use crate::render::camera::Camera;
 use crate::world::{centre_of, tile_of, Action, World};
@@ -21,7 +21,11 @@ pub fn draw(world: &World, camera: &Camera, selected: Option<&str>) {
     let Some(goal) = world.target_pos(target).map(tile_of) else {
         return;
     };
-    let Some(field) = crate::movement::flow_to::field_for(world, agent, goal) else {
+    let opts = crate::nav::flow::FlowOptions {
+        size: agent.size,
+        ..Default::default()
+    };
+    let Some(field) = crate::nav::flow::field(world, goal, opts) else {
         return;
     };
     let top_left = camera.tile_at(vec2(0.0, 0.0));
