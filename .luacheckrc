@@ -33,8 +33,8 @@ stds.agentbox = {
     type = {},
     utf8 = { fields = { "char", "charpattern", "codepoint", "codes", "len", "offset" } },
     xpcall = {},
-    move = { fields = { "stop", "chase", "evade", "to", "path_to", "waypoints", "tank_to", "basic_chase", "basic_evade", "los_chase", "intercept", "wander_avoid", "potential", "swarm", "trace_around", "follow_crumbs", "follow_road", "wall_trace" } },
-    nav = { fields = { "los", "sees", "line", "path", "waypoint_route" } },
+    move = { fields = { "stop", "chase", "evade", "to", "path_to", "flow_to", "waypoints", "tank_to", "basic_chase", "basic_evade", "los_chase", "intercept", "wander_avoid", "potential", "swarm", "trace_around", "follow_crumbs", "follow_road", "wall_trace" } },
+    nav = { fields = { "los", "sees", "line", "path", "flow", "waypoint_route" } },
     draw = { fields = { "line", "circle", "text", "cone", "tile" } },
   },
 }

@@ -63,6 +63,12 @@
 ---@field open? agentbox.Tile[] The open set (with sets = true).
 ---@field closed? agentbox.Tile[] The closed set (with sets = true).
 
+---What `nav.flow` returns: a read-only handle on a shared Dijkstra field towards one goal tile (call its functions with `:`).
+---@class agentbox.FlowField
+---@field next fun(self: agentbox.FlowField, pos: agentbox.PosLike): agentbox.Tile|nil The neighbour tile to step to from `pos`'s tile towards the goal; nil on the goal, on a blocked tile, off the map or where the goal cannot be reached.
+---@field cost fun(self: agentbox.FlowField, pos: agentbox.PosLike): number|nil The cost of the cheapest walk from `pos`'s tile to the goal (0 on the goal); nil where there is none.
+---@field goal fun(self: agentbox.FlowField): agentbox.Tile The goal tile.
+
 ---Filter of `world:agents`.
 ---@class agentbox.AgentsFilter
 ---@field kind? string Only agents of this kind.
@@ -180,6 +186,11 @@ function move.to(point) end
 ---@return agentbox.Action # The route following.
 function move.path_to(goal, opts) end
 
+---Walk the shared flow field towards the goal's tile, from tile centre to tile centre: one Dijkstra field per goal tile, map and body size (`nav.flow`), shared by every agent walking there, so a crowd costs one search. A moving goal gets the field of the tile it stands on (recent ones stay cached). The agent stands still on the goal's tile and where the goal cannot be reached.
+---@param goal agentbox.Target Who or where to walk to (its current tile).
+---@return agentbox.Action # The flow-field walk.
+function move.flow_to(goal) end
+
 ---Travel the waypoint route to the goal (see `nav.waypoint_route`), each leg along its Bresenham line.
 ---@param goal agentbox.PosLike The goal tile.
 ---@return agentbox.Action # The waypoint travel.
@@ -276,6 +287,12 @@ function nav.line(a, b) end
 ---@return agentbox.Tile[]|nil # The tiles from start to goal (both included), or nil if an end is blocked or off the map or the goal cannot be reached (`info.reason` says which).
 ---@return agentbox.PathInfo # Cost, expansions, how the search went and, with no path, why.
 function nav.path(from, to, opts) end
+
+---The Dijkstra flow field towards a goal tile: every tile's cheapest cost to the goal and first step. One field per goal tile, map content, body size and diagonal rule, kept in a cache of at most 64 MB (least recently used dropped) and shared by every caller and `move.flow_to`. Each call is charged `16 + cells / 16` budget units whether or not the field was cached.
+---@param goal agentbox.PosLike The goal (rounded to its tile; an error when off the map).
+---@param opts? {size?: integer, diagonal?: "no_corner_cutting"|"one_side"|"always"|"never"} Body size (1 to 64) and diagonal rule, as `nav.path`'s; other keys are errors.
+---@return agentbox.FlowField # The field: `field:next(pos)`, `field:cost(pos)`, `field:goal()`.
+function nav.flow(goal, opts) end
 
 ---A route over the scene's waypoints: the nearest node `from` sees, the node table's route to the node nearest `to` that sees it, then `to`.
 ---@param from agentbox.PosLike Start tile.

@@ -17,6 +17,7 @@ pub mod chase;
 pub mod crumbs;
 pub mod dirs;
 pub mod evade;
+pub mod flow_to;
 pub mod follow_route;
 pub mod go_to;
 pub mod intercept;
@@ -76,6 +77,12 @@ pub fn step_with(world: &World, agent: &Agent, dt: f64, mut shapes: Vec<Shape>) 
         Action::PathTo(goal, opts) => follow_route::follow(world, agent, *goal, opts, reach),
         Action::Waypoints(goal) => waypoints::travel(world, agent, *goal, reach),
         Action::TankTo(goal) => tank::drive(world, agent, *goal, reach),
+        Action::FlowTo(target) => {
+            match tile_target(target).and_then(|goal| flow_to::field_for(world, agent, goal)) {
+                Some(field) => flow_to::walk(world, agent, &field, reach),
+                None => Step::default(),
+            }
+        }
         Action::Walk => {
             let (delta, next) = walk::walk(agent.pos, &agent.walk, reach);
             Step {
@@ -197,6 +204,7 @@ fn continuous(
         | Action::PathTo(..)
         | Action::Waypoints(_)
         | Action::TankTo(_)
+        | Action::FlowTo(_)
         | Action::Walk => DVec2::ZERO,
         Action::Chase(t) | Action::LosChase(t) => {
             let to = world.target_pos(t)?;

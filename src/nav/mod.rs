@@ -31,6 +31,7 @@
 
 pub mod astar;
 pub mod cache;
+pub mod flow;
 pub mod grid;
 pub mod jps;
 pub mod landmarks;
@@ -48,7 +49,7 @@ pub use los::line_of_sight;
 pub use options::{
     Algorithm, Diagonal, Heuristic, NoPath, PathOptions, PathResult, SearchSets, StepCosts,
 };
-pub use search::{find_path, path_cost, Search};
+pub use search::{find_path, path_cost, Search, SearchEvent};
 
 #[cfg(test)]
 mod tests;

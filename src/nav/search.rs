@@ -156,6 +156,25 @@ pub struct Search {
     pub(super) generation: u16,
     pub(super) open: OpenList,
     pub(super) seq: u32,
+    /// When set, every node opened and every node expanded is written here, in order (the
+    /// observer hook [`Search::find_logged`] uses; `None`, one predictable branch, otherwise).
+    log: Option<Vec<SearchEvent>>,
+}
+
+/// One step of a search as it happened, for watching it step by step (the window's search
+/// mode): the real algorithm's own opens and expansions, in order.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SearchEvent {
+    /// A node was put on the open list (or reached more cheaply) with cost `g` from the start,
+    /// total estimate `f`, through `parent`.
+    Open {
+        node: Tile,
+        g: f64,
+        f: f64,
+        parent: Tile,
+    },
+    /// A node was taken off the open list and closed (an expansion).
+    Expand { node: Tile, g: f64 },
 }
 
 /// The numbers one algorithm needs for a query, fixed before it starts.
@@ -242,6 +261,15 @@ impl Search {
     /// Records `g` and `parent` for `node`, marks it open and adds it to the open list.
     #[inline]
     pub(super) fn open_node(&mut self, node: usize, g: f64, parent: usize, f: f64) {
+        if let Some(log) = &mut self.log {
+            let w = log_width(log);
+            log.push(SearchEvent::Open {
+                node: tile_at(node, w),
+                g,
+                f,
+                parent: tile_at(parent, w),
+            });
+        }
         self.seen[node] = Seen {
             g,
             parent: parent as u32,
@@ -265,6 +293,13 @@ impl Search {
             let i = node as usize;
             if self.state[i] == self.generation {
                 self.state[i] = self.generation + 1;
+                if let Some(log) = &mut self.log {
+                    let w = log_width(log);
+                    log.push(SearchEvent::Expand {
+                        node: tile_at(i, w),
+                        g: self.seen[i].g,
+                    });
+                }
                 return Some(i);
             }
         }
@@ -282,6 +317,29 @@ impl Search {
     pub fn reached_cost(&self, index: usize) -> Option<f64> {
         let state = *self.state.get(index)?;
         (state == self.generation || state == self.generation + 1).then(|| self.seen[index].g)
+    }
+
+    /// [`Search::find_on`], recording every open and expansion in order: the search as it
+    /// really ran, to be replayed one step at a time.
+    pub fn find_logged(
+        &mut self,
+        grid: &NavGrid,
+        from: Tile,
+        to: Tile,
+        opts: &PathOptions,
+    ) -> (PathResult, Vec<SearchEvent>) {
+        // The first entry carries the map's width (as the `node` of a zero expansion), so the
+        // hooks can name tiles without another field; it is removed before returning.
+        self.log = Some(vec![SearchEvent::Expand {
+            node: IVec2::new(grid.width(), 0),
+            g: 0.0,
+        }]);
+        let result = self.find_on(grid, from, to, opts);
+        let mut log = self.log.take().unwrap_or_default();
+        if !log.is_empty() {
+            log.remove(0);
+        }
+        (result, log)
     }
 
     /// A path on the world's map. An end off the map is refused before the map's summary is
@@ -412,6 +470,18 @@ impl Search {
         }
         sets
     }
+}
+
+/// The map width a log was started with (see [`Search::find_logged`]).
+fn log_width(log: &[SearchEvent]) -> i32 {
+    match log.first() {
+        Some(SearchEvent::Expand { node, .. }) => node.x.max(1),
+        _ => 1,
+    }
+}
+
+fn tile_at(i: usize, width: i32) -> Tile {
+    IVec2::new(i as i32 % width, i as i32 / width)
 }
 
 /// Whether jump point search returns the same optimal cost as A* for these options.

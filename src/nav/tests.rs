@@ -473,3 +473,44 @@ fn the_source_worked_example_seed_001() {
     assert_eq!(r.cost, 80.0);
     assert_eq!(r.path.unwrap().len(), 9);
 }
+
+/// The step log is the real search: as many expansions as it reports, the goal expanded last,
+/// the same result as an unlogged run, and JPS opens only jump points (fewer than A*).
+#[test]
+fn the_logged_search_replays_the_real_one() {
+    use crate::nav::{cache, Algorithm, PathOptions, Search, SearchEvent};
+    let world = World::from_ascii(&[
+        "..........",
+        "..#####...",
+        "......#...",
+        "..#...#...",
+        "..#.......",
+    ]);
+    let (from, to) = (IVec2::new(0, 0), IVec2::new(9, 4));
+    let mut opens = Vec::new();
+    for algorithm in [Algorithm::AStar, Algorithm::Jps] {
+        let opts = PathOptions {
+            algorithm,
+            ..Default::default()
+        };
+        let (logged, log, plain) = cache::with_grid(&world, 1, |g, _| {
+            let mut s = Search::new();
+            let (r, log) = s.find_logged(g, from, to, &opts);
+            (r, log, Search::new().find_on(g, from, to, &opts))
+        })
+        .unwrap();
+        assert_eq!(logged, plain);
+        let expands: Vec<_> = log
+            .iter()
+            .filter_map(|e| match e {
+                SearchEvent::Expand { node, .. } => Some(*node),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(expands.len(), logged.expanded, "{algorithm:?}");
+        assert_eq!(expands.first(), Some(&from));
+        assert_eq!(expands.last(), Some(&to));
+        opens.push(log.len() - expands.len());
+    }
+    assert!(opens[1] < opens[0], "JPS opens fewer nodes: {opens:?}");
+}

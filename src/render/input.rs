@@ -116,6 +116,7 @@ const KEYS: [(&str, KeyCode); 51] = [
     ("J", KeyCode::J),
     ("L", KeyCode::L),
     ("N", KeyCode::N),
+    ("O", KeyCode::O),
     ("P", KeyCode::P),
     ("R", KeyCode::R),
     ("S", KeyCode::S),
@@ -128,7 +129,6 @@ const KEYS: [(&str, KeyCode); 51] = [
     ("Backspace", KeyCode::Backspace),
     ("Delete", KeyCode::Delete),
     ("Q", KeyCode::Q),
-    ("O", KeyCode::O),
     ("Comma", KeyCode::Comma),
     ("End", KeyCode::End),
 ];

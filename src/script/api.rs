@@ -360,6 +360,7 @@ pub fn move_table(lua: &Lua) -> mlua::Result<Table> {
     t.set("stop", lua.create_function(move |_, ()| Ok(stop.clone()))?)?;
     t.set("chase", target_fn(lua, "move.chase", Action::Chase)?)?;
     t.set("evade", target_fn(lua, "move.evade", Action::Evade)?)?;
+    t.set("flow_to", target_fn(lua, "move.flow_to", Action::FlowTo)?)?;
     t.set(
         "to",
         lua.create_function(|lua, point: Value| {
@@ -1097,5 +1098,6 @@ pub fn nav_table(lua: &Lua) -> mlua::Result<Table> {
             })
         })?,
     )?;
+    super::flow::add(lua, &t)?;
     Ok(t)
 }

@@ -12,6 +12,7 @@ mod convert;
 mod draw;
 mod errors;
 mod files;
+mod flow;
 mod hot;
 mod inspect;
 mod label;

@@ -185,6 +185,16 @@ pub const CLASSES: &[Class] = &[
         ],
     },
     Class {
+        name: "agentbox.FlowField",
+        parent: None,
+        doc: "What `nav.flow` returns: a read-only handle on a shared Dijkstra field towards one goal tile (call its functions with `:`).",
+        fields: &[
+            f("next", "fun(self: agentbox.FlowField, pos: agentbox.PosLike): agentbox.Tile|nil", "The neighbour tile to step to from `pos`'s tile towards the goal; nil on the goal, on a blocked tile, off the map or where the goal cannot be reached."),
+            f("cost", "fun(self: agentbox.FlowField, pos: agentbox.PosLike): number|nil", "The cost of the cheapest walk from `pos`'s tile to the goal (0 on the goal); nil where there is none."),
+            f("goal", "fun(self: agentbox.FlowField): agentbox.Tile", "The goal tile."),
+        ],
+    },
+    Class {
         name: "agentbox.AgentsFilter",
         parent: None,
         doc: "Filter of `world:agents`.",
@@ -245,6 +255,13 @@ pub const FUNCTIONS: &[Function] = &[
         ],
         returns: &[("agentbox.Action", "The route following.")],
         doc: "Follow an A* route to a tile; re-planned natively when the goal, the options or the map change. With no route the agent stands still and the reason (`blocked`, `unreachable`, `off_map`) shows as `no_path` in the trace and in the window's inspector.",
+    },
+    Function {
+        home: Home::Move,
+        name: "flow_to",
+        params: &[p("goal", "agentbox.Target", "Who or where to walk to (its current tile).")],
+        returns: &[("agentbox.Action", "The flow-field walk.")],
+        doc: "Walk the shared flow field towards the goal's tile, from tile centre to tile centre: one Dijkstra field per goal tile, map and body size (`nav.flow`), shared by every agent walking there, so a crowd costs one search. A moving goal gets the field of the tile it stands on (recent ones stay cached). The agent stands still on the goal's tile and where the goal cannot be reached.",
     },
     Function {
         home: Home::Move,
@@ -391,6 +408,16 @@ pub const FUNCTIONS: &[Function] = &[
             ("agentbox.PathInfo", "Cost, expansions, how the search went and, with no path, why."),
         ],
         doc: "A* (or jump point search where it is exact) over the current map, on the map's grid built once per map content and body size and shared by every query (a call pays only for its own search). `local p, info = nav.path(a, b); if not p then print(info.reason) end`.",
+    },
+    Function {
+        home: Home::Nav,
+        name: "flow",
+        params: &[
+            p("goal", "agentbox.PosLike", "The goal (rounded to its tile; an error when off the map)."),
+            p("opts?", "{size?: integer, diagonal?: \"no_corner_cutting\"|\"one_side\"|\"always\"|\"never\"}", "Body size (1 to 64) and diagonal rule, as `nav.path`'s; other keys are errors."),
+        ],
+        returns: &[("agentbox.FlowField", "The field: `field:next(pos)`, `field:cost(pos)`, `field:goal()`.")],
+        doc: "The Dijkstra flow field towards a goal tile: every tile's cheapest cost to the goal and first step. One field per goal tile, map content, body size and diagonal rule, kept in a cache of at most 64 MB (least recently used dropped) and shared by every caller and `move.flow_to`. Each call is charged `16 + cells / 16` budget units whether or not the field was cached.",
     },
     Function {
         home: Home::Nav,

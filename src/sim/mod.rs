@@ -205,6 +205,24 @@ impl Simulation {
             let step = movement::step_with(world, agent, dt, spare.pop().unwrap_or_default());
             // Walls are fixed during the tick, so the move is resolved with the step.
             let pos = slide(world, agent.pos, agent.radius, step.delta);
+            // A planned move (one that follows a route or field on the grid, which promises a
+            // way clear of walls) that a wall cut short. Steering primitives press into walls
+            // by design and are not reported, so their traces stay as they were.
+            let planned = matches!(
+                agent.action,
+                Action::FlowTo(_) | Action::PathTo(..) | Action::Waypoints(_) | Action::TankTo(_)
+            );
+            let short = if planned && step.delta.is_finite() {
+                (agent.pos + step.delta).distance(pos)
+            } else {
+                0.0
+            };
+            if short > 1e-9 {
+                report.events.push(Event::WallContact {
+                    agent: agent.id.clone(),
+                    short: (short * 1e4).round() / 1e4,
+                });
+            }
             let agent = &mut world.agents[i];
             let delta = pos - agent.pos;
             if delta.length_squared() > 1e-18 {
@@ -242,12 +260,14 @@ impl Simulation {
         world.reindex_moved_to(moved);
         world.seal();
 
+        let walls = std::mem::take(&mut report.events);
         report.events = said
             .prints
             .into_iter()
             .map(|(agent, text)| Event::Print { agent, text })
             .collect();
         report.events.extend(self.contacts());
+        report.events.extend(walls);
         report
     }
 

@@ -204,6 +204,9 @@ pub enum Action {
     WallTrace(Hand),
     /// Walk the agent's scripted route (keyboard agents without key input).
     Walk,
+    /// Walk the shared flow field (Dijkstra from the goal's tile, `nav::flow`) towards the
+    /// target's current tile, for the agent's body size.
+    FlowTo(Target),
 }
 
 /// The Lennard-Jones potential `U(r) = -A / r^n + B / r^m`.
@@ -261,6 +264,7 @@ impl Action {
             | Action::LosChase(t)
             | Action::Intercept(t)
             | Action::WanderAvoid(t)
+            | Action::FlowTo(t)
             | Action::TraceAround { goal: t, .. } => Some(t),
             Action::Potential(spec) => spec.target.as_mut(),
             Action::Stop
@@ -291,6 +295,7 @@ impl Action {
             | Action::BasicEvade(t)
             | Action::LosChase(t)
             | Action::Intercept(t)
+            | Action::FlowTo(t)
             | Action::WanderAvoid(t) => format!("{name} {}", describe_target(t)),
             Action::To(p) => format!("{name} {:.2}, {:.2}", p.x, p.y),
             Action::PathTo(goal, options) => match describe_options(options) {
@@ -350,6 +355,7 @@ impl Action {
             Action::FollowRoad { .. } => "follow_road",
             Action::WallTrace(_) => "wall_trace",
             Action::Walk => "walk",
+            Action::FlowTo(_) => "flow_to",
         }
     }
 }

@@ -4,6 +4,7 @@
 
 mod bodies;
 mod crumbs;
+mod flow;
 mod heat;
 mod route;
 mod search;
@@ -29,10 +30,11 @@ pub enum Overlay {
     Forces,
     Heat,
     Bodies,
+    Flow,
 }
 
 /// `(overlay, key, key label, name, what it shows)`.
-pub const ALL: [(Overlay, KeyCode, &str, &str, &str); 10] = [
+pub const ALL: [(Overlay, KeyCode, &str, &str, &str); 11] = [
     (
         Overlay::Routes,
         KeyCode::Key1,
@@ -73,6 +75,13 @@ pub const ALL: [(Overlay, KeyCode, &str, &str, &str); 10] = [
         "bodies",
         "body and contact radii, sensing radii",
     ),
+    (
+        Overlay::Flow,
+        KeyCode::O,
+        "O",
+        "flow",
+        "the flow field of the selected (or first) flow_to agent: cost to the goal blue near, red far, arrows when zoomed in",
+    ),
 ];
 
 /// Which overlays are on.
@@ -98,6 +107,9 @@ impl Overlays {
 
     /// Draws the overlays that sit under the agents.
     pub fn draw_under(&mut self, world: &World, camera: &Camera, selected: Option<&str>) {
+        if self.on.contains(&Overlay::Flow) {
+            flow::draw(world, camera, selected);
+        }
         if self.on.contains(&Overlay::Heat) {
             heat::draw(world, camera, selected);
         }
