@@ -94,6 +94,15 @@ enum Command {
         /// sorted keys, "<function>"/"<cycle>" placeholders, at most 256 values per agent).
         #[arg(long, requires = "trace")]
         trace_memory: bool,
+        /// Write the scene's monitors (every K ticks) and the scripts' plots (every tick) to a
+        /// CSV file in long format: tick,name,value. The trace is the same with or without it.
+        #[arg(
+            long,
+            value_name = "FILE.csv",
+            conflicts_with = "realtime",
+            conflicts_with = "branch_at"
+        )]
+        monitors: Option<PathBuf>,
     },
     /// Validate scenes (files or folders of .yaml) and compile the scripts they use.
     Check {
@@ -332,10 +341,19 @@ fn run(command: Command) -> io::Result<ExitCode> {
             branch_at,
             replace,
             trace_memory,
+            monitors,
         } => {
             let branch = branch_at.map(|at| (at, replace.as_slice()));
             let trace = trace.as_deref().map(|to| (to, trace_memory));
-            let code = headless(&scene, ticks, seed, trace, realtime, branch)?;
+            let code = headless(
+                &scene,
+                ticks,
+                seed,
+                trace,
+                realtime,
+                branch,
+                monitors.as_deref(),
+            )?;
             match code {
                 Ran::ScriptsFailed if !allow_errors => {
                     eprintln!(
@@ -729,6 +747,7 @@ fn headless(
     trace: Option<(&str, bool)>,
     realtime: bool,
     branch: Option<(u64, &[String])>,
+    monitors_to: Option<&Path>,
 ) -> io::Result<Ran> {
     let trace_to = trace.map(|(to, _)| to);
     let memory = trace.is_some_and(|(_, m)| m);
@@ -765,13 +784,36 @@ fn headless(
             return trace_failed(e).map(Ran::Failed);
         }
     }
+    let mut watch = match monitors_to.map(|to| MonitorsCsv::create(to, &session)) {
+        None => None,
+        Some(Ok(w)) => Some(w),
+        Some(Err(e)) => {
+            eprintln!("{e}");
+            return Ok(Ran::Failed(ExitCode::FAILURE));
+        }
+    };
     for _ in 0..if realtime { 0 } else { ticks } {
+        if watch.is_some() {
+            session.host_mut().collect_plots(true);
+        }
         let report = session.tick();
         failed |= !report.new_errors.is_empty();
         if let Some(w) = out.as_mut() {
             if let Err(e) = writeln!(w, "{}", trace_line(&session, &report.events, memory)) {
                 return trace_failed(e).map(Ran::Failed);
             }
+        }
+        if let Some(watch) = watch.as_mut() {
+            if let Err(e) = watch.write_tick(&mut session) {
+                eprintln!("{e}");
+                return Ok(Ran::Failed(ExitCode::FAILURE));
+            }
+        }
+    }
+    if let Some(watch) = watch {
+        if let Err(e) = watch.finish() {
+            eprintln!("{e}");
+            return Ok(Ran::Failed(ExitCode::FAILURE));
         }
     }
     if let Some(mut w) = out {
@@ -785,6 +827,56 @@ fn headless(
     } else {
         Ran::Clean
     })
+}
+
+/// `headless --monitors FILE.csv`: the scene's monitors and the scripts' plots after each tick,
+/// one `tick,name,value` line per point (the points `compare --monitors` writes for a run).
+struct MonitorsCsv {
+    monitors: crate::experiment::monitors::Monitors,
+    out: io::BufWriter<std::fs::File>,
+    path: PathBuf,
+}
+
+impl MonitorsCsv {
+    fn create(path: &Path, session: &Session) -> Result<MonitorsCsv, String> {
+        let scene = session.scene();
+        let monitors = crate::experiment::monitors::Monitors::new(
+            &scene.monitors,
+            session.world().seed,
+            scene.budget.instructions,
+        )?;
+        let cannot = |e: io::Error| format!("{}: error: cannot write: {e}", path.display());
+        let mut out = io::BufWriter::new(std::fs::File::create(path).map_err(cannot)?);
+        writeln!(out, "tick,name,value").map_err(cannot)?;
+        Ok(MonitorsCsv {
+            monitors,
+            out,
+            path: path.to_path_buf(),
+        })
+    }
+
+    fn write_tick(&mut self, session: &mut Session) -> Result<(), String> {
+        let (world, host) = session.world_and_host();
+        let plots = host.take_plots();
+        let due = self.monitors.due(world.tick);
+        for p in self.monitors.observe(world, plots, due) {
+            writeln!(
+                self.out,
+                "{},{},{}",
+                p.tick,
+                crate::experiment::monitors::csv_field(&p.name),
+                p.value
+            )
+            .map_err(|e| format!("{}: error: cannot write: {e}", self.path.display()))?;
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<(), String> {
+        self.out
+            .flush()
+            .map_err(|e| format!("{}: error: cannot write: {e}", self.path.display()))
+    }
 }
 
 /// One trace line for the session's world, with each agent's memory when `memory` is set.

@@ -275,6 +275,11 @@ impl Session {
                 (self.observe)(world, &decisions);
                 decisions
             }
+            // Labels and print lines go on as from the host itself: an observed tick is the
+            // same tick (a default here would drop them from the trace and its hashes).
+            fn take_said(&mut self) -> crate::sim::Said {
+                crate::sim::Decider::take_said(self.host)
+            }
         }
         let report = self.sim.step(&mut Observed {
             host: &mut self.host,

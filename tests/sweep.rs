@@ -211,3 +211,59 @@ fn bad_sweep_paths_and_ranges_are_refused_clearly() {
         assert!(stderr(&o).contains(says), "{param}: {}", stderr(&o));
     }
 }
+
+#[test]
+fn headless_monitors_write_long_csv_and_leave_the_trace_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plain, watched, csv) = (
+        dir.path().join("plain.jsonl"),
+        dir.path().join("watched.jsonl"),
+        dir.path().join("m.csv"),
+    );
+    let scene = "scenes/tunables.yaml";
+    let a = run(&["headless", scene, "--ticks", "40", "--trace", s(&plain)]);
+    assert!(a.status.success(), "{}", stderr(&a));
+    let b = run(&[
+        "headless",
+        scene,
+        "--ticks",
+        "40",
+        "--trace",
+        s(&watched),
+        "--monitors",
+        s(&csv),
+    ]);
+    assert!(b.status.success(), "{}", stderr(&b));
+    assert_eq!(
+        std::fs::read(&plain).unwrap(),
+        std::fs::read(&watched).unwrap(),
+        "monitors changed the trace"
+    );
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut rows = text.lines();
+    assert_eq!(rows.next(), Some("tick,name,value"));
+    let rows: Vec<Vec<&str>> = rows.map(|l| l.split(',').collect()).collect();
+    // prey_x every 10 ticks (10, 20, 30, 40); the plots every tick.
+    let prey: Vec<&str> = rows
+        .iter()
+        .filter(|r| r[1] == "prey_x")
+        .map(|r| r[0])
+        .collect();
+    assert_eq!(prey, ["10", "20", "30", "40"], "{text}");
+    for name in ["gap", "hunters"] {
+        let ticks = rows.iter().filter(|r| r[1] == name).count();
+        assert_eq!(ticks, 40, "{name} once per tick:\n{text}");
+    }
+    assert!(rows.iter().all(|r| r[2].parse::<f64>().is_ok()), "{text}");
+    // With --realtime it is refused (clap), exit 2.
+    let c = run(&[
+        "headless",
+        scene,
+        "--ticks",
+        "1",
+        "--realtime",
+        "--monitors",
+        s(&csv),
+    ]);
+    assert_eq!(c.status.code(), Some(2), "{}", stderr(&c));
+}
