@@ -132,10 +132,10 @@ impl Landmarks {
             let at = farthest(&near);
             cells.push(cell(at));
             let d = dijkstra(width, height, bits, cell(at));
-            for (i, &di) in d.iter().enumerate() {
-                dist[i][k] = di;
+            for ((row, &di), nearest) in dist.iter_mut().zip(&d).zip(near.iter_mut()) {
+                row[k] = di;
                 if di != UNREACHED {
-                    near[i] = near[i].min(length(di));
+                    *nearest = nearest.min(length(di));
                 }
             }
         }
