@@ -12,9 +12,11 @@
 //! Each round runs every picked query once with each of the four searches — agentbox's
 //! default (`auto`: jump point search whose heuristic also takes the bound of the map's landmark
 //! distances, built once per map and timed apart), agentbox's plain A*, `pathfinding::astar`
-//! and agentbox's plain jump point search — in an order that rotates from query to query and round to round, so
-//! a neighbour loading the machine slows all four alike. Each call is timed on its own with
-//! the thread's CPU clock (`agentbox::bench::thread_cpu_time`).
+//! and agentbox's plain jump point search — in an order that rotates from query to query and
+//! round to round and runs backwards on every other one, so a neighbour loading the machine
+//! slows all four alike and no search always follows the same one (whose run of the same query
+//! warms the caches). Each call is timed on its own with the thread's CPU clock
+//! (`agentbox::bench::thread_cpu_time`).
 //!
 //! Printed per map and search: the median per-query CPU time (each query's median over the
 //! rounds, then the median over the queries) and the mean per query, as the minimum and median
@@ -223,6 +225,14 @@ fn main() {
         for round in 0..rounds {
             for (q, s) in picked.iter().enumerate() {
                 for turn in 0..NAMES.len() {
+                    // The order rotates, and runs backwards on every other query and round,
+                    // so no search always follows the same one (the one before warms the
+                    // caches with the same query's cells).
+                    let turn = if (q + round) % 2 == 1 {
+                        NAMES.len() - 1 - turn
+                    } else {
+                        turn
+                    };
                     let k = (turn + q + round) % NAMES.len();
                     let started = thread_cpu_time();
                     let (found, length) = match k {
