@@ -228,9 +228,9 @@ pub fn install(lua: &Lua) -> mlua::Result<Table> {
 /// the function that reads them (upvalue 2). Upvalue 1 is the collector, kept alive by the
 /// state's app data for the state's life.
 unsafe extern "C-unwind" fn gate(state: *mut ffi::lua_State) -> c_int {
-    // SAFETY: Lua calls this with a live state of this thread; upvalue 1 is the `Drawings`
-    // pointer `install` gave (alive while the state is), upvalue 2 a function; reading a
-    // `Cell<bool>` cannot panic, and nothing needing a drop lives across `lua_call`.
+    // Upvalue 1 is the `Drawings` pointer `install` gave (alive while the state is), upvalue
+    // 2 a function; reading a `Cell<bool>` cannot panic; nothing needing a drop lives across
+    // `lua_call`. SAFETY: Lua calls this with a live state of this thread and those upvalues.
     unsafe {
         let d = &*(ffi::lua_touserdata(state, ffi::lua_upvalueindex(1)) as *const Drawings);
         if !d.enabled.get() {
