@@ -149,35 +149,8 @@ enum Command {
         /// substitutions is the baseline. Repeat for more; none means one baseline.
         #[arg(long = "variant", value_name = "NAME[:FROM=TO;...]")]
         variants: Vec<String>,
-        /// Seeds to run each variant with, both ends included: A..B (or one seed N).
-        #[arg(long, value_name = "A..B")]
-        seeds: String,
-        /// Ticks per run (default: the scene's expect.ticks, else 300).
-        #[arg(long, value_name = "N")]
-        ticks: Option<u64>,
-        /// Runs at once, each on its own thread (default: one per core).
-        #[arg(long, value_name = "N")]
-        jobs: Option<usize>,
-        /// Write the runs to FILE (resumable: runs already in it are skipped; its header must
-        /// match) and the summary to standard output. Without it, runs go to standard output
-        /// and the summary to standard error.
-        #[arg(long, value_name = "FILE.jsonl")]
-        out: Option<PathBuf>,
-        /// Run only shard K of N (1-based). Without it, the shard comes from
-        /// JOB_COMPLETION_INDEX (with --shards) or SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT.
-        #[arg(long, value_name = "K/N")]
-        shard: Option<String>,
-        /// The number of shards N of a Kubernetes Indexed Job (its completions), whose
-        /// 0-based JOB_COMPLETION_INDEX picks the shard.
-        #[arg(long, value_name = "N")]
-        shards: Option<u64>,
-        /// Also write one self-contained HTML page (summary table, distributions per variant).
-        #[arg(long, value_name = "FILE.html")]
-        report: Option<PathBuf>,
-        /// Write the scene's monitors and the scripts' plots, every run, to a CSV file in
-        /// long format: variant,seed,tick,name,value (without it monitors run only at the end).
-        #[arg(long, value_name = "FILE.csv")]
-        monitors: Option<PathBuf>,
+        #[command(flatten)]
+        study: StudyArgs,
     },
     /// Sweep scene numbers over a grid: every combination of the --param values is a variant
     /// of `compare` (same runner, output, shards, resume and merge), each line carrying
@@ -191,31 +164,8 @@ enum Command {
         /// id, spawn groups by index or kind) or a tunable's name (OWNER.PARAM). Repeat for more.
         #[arg(long = "param", required = true, value_name = "PATH=A..B:STEP")]
         params: Vec<String>,
-        /// Seeds to run each point with, both ends included: A..B (or one seed N).
-        #[arg(long, value_name = "A..B")]
-        seeds: String,
-        /// Ticks per run (default: the scene's expect.ticks, else 300).
-        #[arg(long, value_name = "N")]
-        ticks: Option<u64>,
-        /// Runs at once, each on its own thread (default: one per core).
-        #[arg(long, value_name = "N")]
-        jobs: Option<usize>,
-        /// Write the runs to FILE (resumable), as compare --out.
-        #[arg(long, value_name = "FILE.jsonl")]
-        out: Option<PathBuf>,
-        /// Run only shard K of N (1-based), as compare --shard.
-        #[arg(long, value_name = "K/N")]
-        shard: Option<String>,
-        /// The number of shards of a Kubernetes Indexed Job, as compare --shards.
-        #[arg(long, value_name = "N")]
-        shards: Option<u64>,
-        /// Also write one self-contained HTML page (summary, distributions, heat maps for two
-        /// swept parameters).
-        #[arg(long, value_name = "FILE.html")]
-        report: Option<PathBuf>,
-        /// Write monitors and plots to a CSV file (variant,seed,tick,name,value).
-        #[arg(long, value_name = "FILE.csv")]
-        monitors: Option<PathBuf>,
+        #[command(flatten)]
+        study: StudyArgs,
     },
     /// Merge the files of a study's shards: check their headers match, print the summary,
     /// and with --out write the runs in the study's order. Exit 0 when every run is there,
@@ -278,6 +228,42 @@ enum Command {
         #[arg(long, value_name = "RATIO", requires = "against")]
         goal: Option<f64>,
     },
+}
+
+/// The options `compare` and `sweep` share: seeds, ticks, jobs, output, shards, report and
+/// monitors.
+#[derive(clap::Args)]
+struct StudyArgs {
+    /// Seeds to run each variant (or sweep point) with, both ends included: A..B (or one seed N).
+    #[arg(long, value_name = "A..B")]
+    seeds: String,
+    /// Ticks per run (default: the scene's expect.ticks, else 300).
+    #[arg(long, value_name = "N")]
+    ticks: Option<u64>,
+    /// Runs at once, each on its own thread (default: one per core).
+    #[arg(long, value_name = "N")]
+    jobs: Option<usize>,
+    /// Write the runs to FILE (resumable: runs already in it are skipped; its header must
+    /// match) and the summary to standard output. Without it, runs go to standard output
+    /// and the summary to standard error.
+    #[arg(long, value_name = "FILE.jsonl")]
+    out: Option<PathBuf>,
+    /// Run only shard K of N (1-based). Without it, the shard comes from
+    /// JOB_COMPLETION_INDEX (with --shards) or SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<String>,
+    /// The number of shards N of a Kubernetes Indexed Job (its completions), whose
+    /// 0-based JOB_COMPLETION_INDEX picks the shard.
+    #[arg(long, value_name = "N")]
+    shards: Option<u64>,
+    /// Also write one self-contained HTML page (summary table, distributions per variant, and
+    /// for a sweep heat maps over two swept parameters).
+    #[arg(long, value_name = "FILE.html")]
+    report: Option<PathBuf>,
+    /// Write the scene's monitors and the scripts' plots, every run, to a CSV file in
+    /// long format: variant,seed,tick,name,value (without it monitors run only at the end).
+    #[arg(long, value_name = "FILE.csv")]
+    monitors: Option<PathBuf>,
 }
 
 /// Runs the command line; the process exit code.
@@ -401,57 +387,13 @@ fn run(command: Command) -> io::Result<ExitCode> {
         Command::Compare {
             scene,
             variants,
-            seeds,
-            ticks,
-            jobs,
-            out,
-            shard,
-            shards,
-            report,
-            monitors,
-        } => study(
-            crate::experiment::CompareOptions {
-                scene,
-                variants,
-                seeds,
-                ticks,
-                jobs,
-                out,
-                shard,
-                shards,
-                progress: false,
-                params: Vec::new(),
-                monitors,
-            },
-            report,
-        )?,
+            study: args,
+        } => study(scene, variants, Vec::new(), args)?,
         Command::Sweep {
             scene,
             params,
-            seeds,
-            ticks,
-            jobs,
-            out,
-            shard,
-            shards,
-            report,
-            monitors,
-        } => study(
-            crate::experiment::CompareOptions {
-                scene,
-                variants: Vec::new(),
-                seeds,
-                ticks,
-                jobs,
-                out,
-                shard,
-                shards,
-                progress: false,
-                params,
-                monitors,
-            },
-            report,
-        )?,
+            study: args,
+        } => study(scene, Vec::new(), params, args)?,
         Command::Merge { files, out, report } => {
             match crate::experiment::merge(&files, out.as_deref()) {
                 Err(e) => {
@@ -494,11 +436,35 @@ fn run(command: Command) -> io::Result<ExitCode> {
 /// `compare` and `sweep`: run the study, print what stops nothing, the summary (to standard
 /// output with `--out`, else to standard error, after the runs), and write the report.
 fn study(
-    mut options: crate::experiment::CompareOptions,
-    report: Option<PathBuf>,
+    scene: PathBuf,
+    variants: Vec<String>,
+    params: Vec<String>,
+    args: StudyArgs,
 ) -> io::Result<ExitCode> {
     use std::io::IsTerminal;
-    options.progress = io::stderr().is_terminal();
+    let StudyArgs {
+        seeds,
+        ticks,
+        jobs,
+        out,
+        shard,
+        shards,
+        report,
+        monitors,
+    } = args;
+    let options = crate::experiment::CompareOptions {
+        scene,
+        variants,
+        seeds,
+        ticks,
+        jobs,
+        out,
+        shard,
+        shards,
+        progress: io::stderr().is_terminal(),
+        params,
+        monitors,
+    };
     let summary_to_stdout = options.out.is_some();
     let done = match crate::experiment::compare(&options, |k| std::env::var(k).ok()) {
         Err(e) => {

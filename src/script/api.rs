@@ -766,22 +766,7 @@ fn sight_options(
         }
     };
     if let Some(o) = opts {
-        for pair in o.pairs::<Value, Value>() {
-            let (key, _) = pair?;
-            let known = matches!(&key, Value::String(k) if KEYS.iter().any(|n| n.as_bytes() == &k.as_bytes()[..]));
-            if !known {
-                return Err(located(
-                    lua,
-                    format!(
-                        "{what}: unknown option {} (options: range, fov, facing)",
-                        match &key {
-                            Value::String(k) => format!("{:?}", k.to_string_lossy()),
-                            other => other.type_name().to_string(),
-                        }
-                    ),
-                ));
-            }
-        }
+        check_option_keys(lua, o, &KEYS, what)?;
     }
     let num = |key: &str, v: &Value| -> mlua::Result<Option<f64>> {
         match v {
@@ -849,27 +834,73 @@ const PATH_OPTION_KEYS: [&str; 8] = [
     "sets",
 ];
 
-/// Reads the `opts` table of `nav.path` / `move.path_to` (see the module docs of `script`):
-/// unknown keys and values are errors naming the choices.
-fn path_options(lua: &Lua, opts: Option<Table>, what: &str) -> mlua::Result<PathOptions> {
-    let mut o = PathOptions::default();
-    let Some(opts) = opts else { return Ok(o) };
+/// Refuses a key of an options table that is not one of `keys`, with a located error naming
+/// the choices (`nav.path`, `move.path_to`, `nav.flow`).
+pub(super) fn check_option_keys(
+    lua: &Lua,
+    opts: &Table,
+    keys: &[&str],
+    what: &str,
+) -> mlua::Result<()> {
     for pair in opts.pairs::<Value, Value>() {
         let (key, _) = pair?;
         let name = match &key {
             Value::String(k) => k.to_str()?.to_string(),
             other => format!("{other:?}"),
         };
-        if !PATH_OPTION_KEYS.contains(&name.as_str()) {
+        if !keys.contains(&name.as_str()) {
             return Err(located(
                 lua,
                 format!(
                     "{what}: unknown option {name:?} (options: {})",
-                    PATH_OPTION_KEYS.join(", ")
+                    keys.join(", ")
                 ),
             ));
         }
     }
+    Ok(())
+}
+
+/// The diagonal rule an options table names in `diagonal` (none when absent); any other value
+/// is a located error naming the choices.
+pub(super) fn diagonal_option(
+    lua: &Lua,
+    opts: &Table,
+    what: &str,
+) -> mlua::Result<Option<Diagonal>> {
+    const NAMES: [&str; 4] = ["never", "no_corner_cutting", "one_side", "always"];
+    const RULES: [Diagonal; 4] = [
+        Diagonal::Never,
+        Diagonal::NoCornerCutting,
+        Diagonal::IfOneSideFree,
+        Diagonal::Always,
+    ];
+    let got = match opts.get::<Value>("diagonal")? {
+        Value::Nil => return Ok(None),
+        Value::String(s) => {
+            let name = s.to_string_lossy();
+            if let Some(i) = NAMES.iter().position(|n| **n == *name) {
+                return Ok(Some(RULES[i]));
+            }
+            format!("{name:?}")
+        }
+        v => v.type_name().to_string(),
+    };
+    Err(located(
+        lua,
+        format!(
+            "{what}: diagonal must be one of {}, got {got}",
+            NAMES.join(", ")
+        ),
+    ))
+}
+
+/// Reads the `opts` table of `nav.path` / `move.path_to` (see the module docs of `script`):
+/// unknown keys and values are errors naming the choices.
+fn path_options(lua: &Lua, opts: Option<Table>, what: &str) -> mlua::Result<PathOptions> {
+    let mut o = PathOptions::default();
+    let Some(opts) = opts else { return Ok(o) };
+    check_option_keys(lua, &opts, &PATH_OPTION_KEYS, what)?;
     let choice = |key: &str, choices: &[&str]| -> mlua::Result<Option<usize>> {
         match opts.get::<Option<String>>(key)? {
             None => Ok(None),
@@ -885,16 +916,8 @@ fn path_options(lua: &Lua, opts: Option<Table>, what: &str) -> mlua::Result<Path
             },
         }
     };
-    if let Some(i) = choice(
-        "diagonal",
-        &["never", "no_corner_cutting", "one_side", "always"],
-    )? {
-        o.diagonal = [
-            Diagonal::Never,
-            Diagonal::NoCornerCutting,
-            Diagonal::IfOneSideFree,
-            Diagonal::Always,
-        ][i];
+    if let Some(d) = diagonal_option(lua, &opts, what)? {
+        o.diagonal = d;
     }
     if let Some(i) = choice("heuristic", &["octile", "manhattan", "euclidean", "zero"])? {
         o.heuristic = [

@@ -15,7 +15,6 @@ use super::api::with_world;
 use super::convert::{to_tile, Arg};
 use super::errors::located;
 use crate::nav::flow::{self, FlowField, FlowOptions};
-use crate::world::path_options::Diagonal;
 use mlua::{Lua, Table, UserData, UserDataMethods, Value};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -71,22 +70,7 @@ impl UserData for FlowHandle {
 fn options(lua: &Lua, opts: Option<Table>) -> mlua::Result<FlowOptions> {
     let mut o = FlowOptions::default();
     let Some(opts) = opts else { return Ok(o) };
-    for pair in opts.pairs::<Value, Value>() {
-        let (key, _) = pair?;
-        let name = match &key {
-            Value::String(k) => k.to_str()?.to_string(),
-            other => format!("{other:?}"),
-        };
-        if !KEYS.contains(&name.as_str()) {
-            return Err(located(
-                lua,
-                format!(
-                    "nav.flow: unknown option {name:?} (options: {})",
-                    KEYS.join(", ")
-                ),
-            ));
-        }
-    }
+    super::api::check_option_keys(lua, &opts, &KEYS, "nav.flow")?;
     match opts.get::<Value>("size")? {
         Value::Nil => {}
         Value::Integer(n) if (1..=MAX_BODY).contains(&n) => o.size = n as u32,
@@ -97,32 +81,8 @@ fn options(lua: &Lua, opts: Option<Table>) -> mlua::Result<FlowOptions> {
             ))
         }
     }
-    let names = ["never", "no_corner_cutting", "one_side", "always"];
-    match opts.get::<Value>("diagonal")? {
-        Value::Nil => {}
-        Value::String(s) if names.contains(&&*s.to_string_lossy()) => {
-            let name = s.to_string_lossy();
-            let i = names.iter().position(|n| *n == name).unwrap_or(1);
-            o.diagonal = [
-                Diagonal::Never,
-                Diagonal::NoCornerCutting,
-                Diagonal::IfOneSideFree,
-                Diagonal::Always,
-            ][i];
-        }
-        other => {
-            return Err(located(
-                lua,
-                format!(
-                    "nav.flow: diagonal must be one of {}, got {}",
-                    names.join(", "),
-                    match other {
-                        Value::String(s) => format!("{:?}", s.to_string_lossy()),
-                        v => v.type_name().to_string(),
-                    }
-                ),
-            ))
-        }
+    if let Some(d) = super::api::diagonal_option(lua, &opts, "nav.flow")? {
+        o.diagonal = d;
     }
     Ok(o)
 }
