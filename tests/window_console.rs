@@ -10,15 +10,6 @@ use common::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn read_rgba(path: &Path) -> (u32, u32, Vec<u8>) {
-    let decoder = png::Decoder::new(std::fs::File::open(path).expect("screenshot written"));
-    let mut reader = decoder.read_info().expect("a PNG");
-    let mut buf = vec![0; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut buf).expect("PNG data");
-    buf.truncate(info.buffer_size());
-    (info.width, info.height, buf)
-}
-
 /// The guard scene and script, copied so the session file lands in a scratch folder.
 fn guard_dir() -> tempfile::TempDir {
     let scene = std::fs::read_to_string(root().join("scenes/guard.yaml"))

@@ -9,15 +9,6 @@ use common::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn read_rgba(path: &Path) -> (u32, u32, Vec<u8>) {
-    let decoder = png::Decoder::new(std::fs::File::open(path).expect("screenshot written"));
-    let mut reader = decoder.read_info().expect("a PNG");
-    let mut buf = vec![0; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut buf).expect("PNG data");
-    buf.truncate(info.buffer_size());
-    (info.width, info.height, buf)
-}
-
 /// Runs the window on `scene` for `frames` frames with `input` lines, returns the screenshot.
 fn shoot(dir: &Path, scene: &Path, frames: u64, input: &[&str], name: &str) -> PathBuf {
     let input_file = dir.join(format!("{name}.jsonl"));

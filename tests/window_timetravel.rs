@@ -40,15 +40,6 @@ end
 return M
 ";
 
-fn read_rgba(path: &Path) -> (u32, u32, Vec<u8>) {
-    let decoder = png::Decoder::new(std::fs::File::open(path).expect("screenshot written"));
-    let mut reader = decoder.read_info().expect("a PNG");
-    let mut buf = vec![0; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut buf).expect("PNG data");
-    buf.truncate(info.buffer_size());
-    (info.width, info.height, buf)
-}
-
 fn shoot(dir: &Path, frames: u64, input: &[String], name: &str) -> PathBuf {
     let input_file = dir.join(format!("{name}.jsonl"));
     std::fs::write(&input_file, input.join("\n")).unwrap();

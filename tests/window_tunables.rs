@@ -156,12 +156,3 @@ fn a_slider_change_survives_a_script_reload_and_saving_keeps_comments() {
         std::fs::copy(&shot, Path::new(&keep).join("tunables.png")).unwrap();
     }
 }
-
-fn read_rgba(path: &Path) -> (u32, u32, Vec<u8>) {
-    let decoder = png::Decoder::new(std::fs::File::open(path).expect("screenshot written"));
-    let mut reader = decoder.read_info().expect("a PNG");
-    let mut buf = vec![0; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut buf).expect("PNG data");
-    buf.truncate(info.buffer_size());
-    (info.width, info.height, buf)
-}

@@ -77,3 +77,13 @@ pub fn scratch(files: &[(&str, &str)]) -> tempfile::TempDir {
     }
     dir
 }
+
+/// A window test's screenshot as RGBA bytes, with its width and height.
+pub fn read_rgba(path: &Path) -> (u32, u32, Vec<u8>) {
+    let decoder = png::Decoder::new(std::fs::File::open(path).expect("screenshot written"));
+    let mut reader = decoder.read_info().expect("a PNG");
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).expect("PNG data");
+    buf.truncate(info.buffer_size());
+    (info.width, info.height, buf)
+}
