@@ -88,6 +88,9 @@ const PANEL_TOP: f32 = BAR + 8.0;
 const ROW: f32 = 22.0;
 const ROWS_TOP: f32 = PANEL_TOP + 70.0;
 
+/// The height of a pane's caption (at its bottom).
+const CAPTION: f32 = 24.0;
+
 /// Colours (PathFinding.js's: open light green, closed pale turquoise).
 const OPEN: Color = Color::new(0.596, 0.984, 0.596, 1.0);
 const CLOSED: Color = Color::new(0.686, 0.933, 0.933, 1.0);
@@ -255,11 +258,13 @@ impl SearchMode {
             world.grid().width().max(1) as f32,
             world.grid().height().max(1) as f32,
         );
-        let tile = ((pane.w - 16.0) / w).min((pane.h - 40.0) / h).max(0.5);
+        let tile = ((pane.w - 16.0) / w)
+            .min((pane.h - CAPTION - 40.0) / h)
+            .max(0.5);
         // The camera's own centre is the middle of the whole window; pane 0's is `pane`'s.
         let shift = (screen_width() / 2.0 - (pane.x + pane.w / 2.0)) / tile;
         let down = ((BAR + (screen_height() - BAR - super::timeline::HEIGHT) / 2.0)
-            - (pane.y + 24.0 + (pane.h - 24.0) / 2.0))
+            - (pane.y + (pane.h - CAPTION) / 2.0))
             / tile;
         camera.tile = tile;
         camera.centre = ::glam::DVec2::new(
@@ -560,9 +565,12 @@ impl SearchMode {
                 (r.w * dpi) as i32,
                 (r.h * dpi) as i32,
             );
+            let mut view = Camera2D::from_display_rect(Rect::new(first.x, r.y, r.w, r.h));
+            // `from_display_rect` turns y up for render targets; on the screen y stays down.
+            view.zoom.y = view.zoom.y.abs();
             set_camera(&Camera2D {
                 viewport: Some(viewport),
-                ..Camera2D::from_display_rect(Rect::new(first.x, r.y, r.w, r.h))
+                ..view
             });
             map.draw(world, camera);
             if let Some(pane) = self.panes.get(i) {
@@ -582,8 +590,10 @@ impl SearchMode {
                 Some(p) => self.caption(p),
                 None => self.kinds()[i].name().to_string(),
             };
-            draw_rectangle(r.x, r.y, r.w, 24.0, Color::new(0.07, 0.075, 0.09, 0.9));
-            ui_text(&text, r.x + 8.0, r.y + 17.0, 16.0, WHITE);
+            // At the bottom: the status messages of the window sit under the bar.
+            let y = r.y + r.h - CAPTION;
+            draw_rectangle(r.x, y, r.w, CAPTION, Color::new(0.07, 0.075, 0.09, 0.9));
+            ui_text(&text, r.x + 8.0, y + 17.0, 16.0, WHITE);
             if i > 0 {
                 draw_line(r.x, r.y, r.x, r.y + r.h, 2.0, Color::new(0.5, 0.5, 0.55, 1.0));
             }
