@@ -65,13 +65,12 @@ fn caption_numbers(line: &str, name: &str) -> (usize, Option<f64>) {
     (expanded, cost)
 }
 
-/// Pixels of `colour` (within 3 per channel) in the columns `from..to`, between the status bar
-/// and the captions.
-fn count(shot: &Path, colour: [u8; 3], from: u32, to: u32) -> usize {
+/// Pixels of `colour` (within 3 per channel) in rows `rows` (columns 0..712, left of the panel).
+fn count(shot: &Path, colour: [u8; 3], rows: (u32, u32)) -> usize {
     let (w, h, rgba) = read_rgba(shot);
     let mut n = 0;
-    for y in 40..h - 70 {
-        for x in from..to.min(w) {
+    for y in rows.0..rows.1.min(h) {
+        for x in 0..712.min(w) {
             let i = ((y * w + x) * 4) as usize;
             if (0..3).all(|c| rgba[i + c].abs_diff(colour[c]) <= 3) {
                 n += 1;
@@ -123,13 +122,14 @@ fn astar_and_jps_step_side_by_side_on_the_same_query() {
     let (a_cost, j_cost) = (a_cost.expect("A* cost"), j_cost.expect("JPS cost"));
     assert!((a_cost - j_cost).abs() < 0.01, "{last}");
 
-    // The picture: the 1024-pixel window keeps 312 pixels for the panel on the right, so the
-    // panes are columns 0..356 (A*) and 356..712 (JPS).
+    // The picture: the 1024x768 window keeps 312 pixels for the panel on the right; the map,
+    // wider than tall, is shown larger with the panes stacked: A* in rows 30..380 (its caption
+    // in the last 24), JPS in rows 380..730.
     let open = [152, 251, 152];
     let closed = [175, 238, 238];
     let path = [255, 217, 26];
-    let (astar, jps) = ((0, 354), (358, 712));
-    let px = |c: [u8; 3], (from, to): (u32, u32)| count(&shot, c, from, to);
+    let (astar, jps) = ((40, 350), (390, 700));
+    let px = |c: [u8; 3], rows: (u32, u32)| count(&shot, c, rows);
     for (pane, name) in [(astar, "A*"), (jps, "JPS")] {
         assert!(px(open, pane) > 20, "{name} pane shows open cells");
         assert!(px(closed, pane) > 20, "{name} pane shows closed cells");
@@ -169,6 +169,6 @@ fn backspace_clears_and_m_changes_the_algorithm() {
     assert!(dijkstra >= astar, "{after_m}");
     assert!(err.contains("search cleared"), "{err}");
     // Cleared: no search colours left in either pane.
-    assert_eq!(count(&shot, [175, 238, 238], 0, 712), 0);
-    assert_eq!(count(&shot, [152, 251, 152], 0, 712), 0);
+    assert_eq!(count(&shot, [175, 238, 238], (30, 730)), 0);
+    assert_eq!(count(&shot, [152, 251, 152], (30, 730)), 0);
 }

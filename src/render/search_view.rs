@@ -132,6 +132,9 @@ pub struct SearchMode {
     pub was_paused: bool,
     /// The panes are fitted (refitted when their number changes).
     fitted: bool,
+    /// The panes are stacked rather than side by side (chosen when fitting: whichever shows
+    /// the map larger).
+    stacked: bool,
     last_mouse: Option<Vec2>,
     note: Option<String>,
 }
@@ -155,6 +158,7 @@ impl Default for SearchMode {
             saved_camera: None,
             was_paused: false,
             fitted: true,
+            stacked: false,
             last_mouse: None,
             note: None,
         }
@@ -172,11 +176,24 @@ fn area() -> Rect {
     )
 }
 
-/// Pane `i` of `n`, in screen pixels.
-fn pane_rect(i: usize, n: usize) -> Rect {
+/// Pane `i` of `n`, in screen pixels: side by side, or stacked (for maps wider than tall).
+fn pane_rect(i: usize, n: usize, stacked: bool) -> Rect {
     let a = area();
-    let w = a.w / n.max(1) as f32;
-    Rect::new(a.x + w * i as f32, a.y, w, a.h)
+    let n = n.max(1) as f32;
+    if stacked {
+        let h = a.h / n;
+        Rect::new(a.x, a.y + h * i as f32, a.w, h)
+    } else {
+        let w = a.w / n;
+        Rect::new(a.x + w * i as f32, a.y, w, a.h)
+    }
+}
+
+/// The tile size that fits a `w` x `h` map into a pane.
+fn fit_tile(pane: Rect, w: f32, h: f32) -> f32 {
+    ((pane.w - 16.0) / w)
+        .min((pane.h - CAPTION - 16.0) / h)
+        .max(0.5)
 }
 
 /// The panel's rectangle.
@@ -253,14 +270,14 @@ impl SearchMode {
             return;
         };
         let n = self.kinds().len();
-        let pane = pane_rect(0, n);
         let (w, h) = (
             world.grid().width().max(1) as f32,
             world.grid().height().max(1) as f32,
         );
-        let tile = ((pane.w - 16.0) / w)
-            .min((pane.h - CAPTION - 40.0) / h)
-            .max(0.5);
+        self.stacked =
+            fit_tile(pane_rect(0, n, true), w, h) > fit_tile(pane_rect(0, n, false), w, h);
+        let pane = pane_rect(0, n, self.stacked);
+        let tile = fit_tile(pane, w, h);
         // The camera's own centre is the middle of the whole window; pane 0's is `pane`'s.
         let shift = (screen_width() / 2.0 - (pane.x + pane.w / 2.0)) / tile;
         let down = ((BAR + (screen_height() - BAR - super::timeline::HEIGHT) / 2.0)
@@ -379,13 +396,25 @@ impl SearchMode {
         eprintln!("search step {}: {}", self.step, captions.join("; "));
     }
 
+    /// The panes' rectangles on the screen.
+    fn panes_on_screen(&self) -> Vec<Rect> {
+        let n = self.kinds().len();
+        (0..n).map(|i| pane_rect(i, n, self.stacked)).collect()
+    }
+
+    /// How far pane `i` is from pane 0, which the window's camera shows.
+    fn offset(&self, i: usize) -> Vec2 {
+        let panes = self.panes_on_screen();
+        panes.get(i).map_or(Vec2::ZERO, |r| r.point() - panes[0].point())
+    }
+
     /// The pane under a screen point and the tile there.
     fn tile_under(&self, at: Vec2, camera: &Camera) -> Option<(usize, Tile)> {
-        let n = self.kinds().len();
-        (0..n).find_map(|i| {
-            let r = pane_rect(i, n);
-            r.contains(at)
-                .then(|| (i, camera.tile_at(at - vec2(r.x - pane_rect(0, n).x, 0.0))))
+        let panes = self.panes_on_screen();
+        (0..panes.len()).find_map(|i| {
+            panes[i]
+                .contains(at)
+                .then(|| (i, camera.tile_at(at - self.offset(i))))
         })
     }
 
@@ -396,14 +425,11 @@ impl SearchMode {
             return false;
         }
         self.note = None;
-        let n = self.kinds().len();
         let under = self.tile_under(input.mouse, camera);
         self.hover = under.map(|(_, t)| t);
         // The camera: zoom at the cursor in whichever pane it is, pan, fit.
-        let local = |at: Vec2| match under {
-            Some((i, _)) => at - vec2(pane_rect(i, n).x - pane_rect(0, n).x, 0.0),
-            None => at,
-        };
+        let shift = under.map_or(Vec2::ZERO, |(i, _)| self.offset(i));
+        let local = |at: Vec2| at - shift;
         if input.wheel != 0.0 {
             let f = if input.wheel > 0.0 { 1.15 } else { 1.0 / 1.15 };
             camera.zoom_at(local(input.mouse), f);
@@ -552,11 +578,10 @@ impl SearchMode {
         };
         let a = area();
         draw_rectangle(a.x, a.y, screen_width() - a.x, a.h, BACKGROUND);
-        let n = self.kinds().len();
         let dpi = screen_dpi_scale();
-        let first = pane_rect(0, n);
-        for i in 0..n {
-            let r = pane_rect(i, n);
+        let panes = self.panes_on_screen();
+        let first = panes[0];
+        for (i, &r) in panes.iter().enumerate() {
             // Pane i is drawn with the window's camera as pane 0, into pane i's viewport
             // (physical pixels, from the bottom), which also clips it.
             let viewport = (
@@ -565,7 +590,8 @@ impl SearchMode {
                 (r.w * dpi) as i32,
                 (r.h * dpi) as i32,
             );
-            let mut view = Camera2D::from_display_rect(Rect::new(first.x, r.y, r.w, r.h));
+            let shown = Rect::new(first.x, first.y, r.w, r.h);
+            let mut view = Camera2D::from_display_rect(shown);
             // `from_display_rect` turns y up for render targets; on the screen y stays down.
             view.zoom.y = view.zoom.y.abs();
             set_camera(&Camera2D {
@@ -574,7 +600,7 @@ impl SearchMode {
             });
             map.draw(world, camera);
             if let Some(pane) = self.panes.get(i) {
-                draw_search(&pane.replay, camera, Rect::new(first.x, r.y, r.w, r.h));
+                draw_search(&pane.replay, camera, shown);
             }
             for (tile, colour) in [(self.start, START), (self.goal, GOAL)] {
                 if let Some(t) = tile {
@@ -584,8 +610,7 @@ impl SearchMode {
             }
         }
         set_default_camera();
-        for i in 0..n {
-            let r = pane_rect(i, n);
+        for (i, &r) in panes.iter().enumerate() {
             let text = match self.panes.get(i) {
                 Some(p) => self.caption(p),
                 None => self.kinds()[i].name().to_string(),
@@ -595,7 +620,12 @@ impl SearchMode {
             draw_rectangle(r.x, y, r.w, CAPTION, Color::new(0.07, 0.075, 0.09, 0.9));
             ui_text(&text, r.x + 8.0, y + 17.0, 16.0, WHITE);
             if i > 0 {
-                draw_line(r.x, r.y, r.x, r.y + r.h, 2.0, Color::new(0.5, 0.5, 0.55, 1.0));
+                let (x1, y1) = if self.stacked {
+                    (r.x + r.w, r.y)
+                } else {
+                    (r.x, r.y + r.h)
+                };
+                draw_line(r.x, r.y, x1, y1, 2.0, Color::new(0.5, 0.5, 0.55, 1.0));
             }
         }
     }
