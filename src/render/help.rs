@@ -4,7 +4,7 @@ use super::overlays::{Overlays, ALL};
 use super::text::panel;
 use macroquad::prelude::*;
 
-const KEYS: [(&str, &str); 31] = [
+const KEYS: [(&str, &str); 33] = [
     ("F1 or ?", "this help"),
     ("Space", "pause / run"),
     (". or N", "one tick while paused"),
@@ -65,6 +65,14 @@ const KEYS: [(&str, &str); 31] = [
     (
         "V",
         "debug drawing: the scripts' draw.* shapes (click the decision strip to jump)",
+    ),
+    (
+        "Q",
+        "search mode: left-click start, right-click goal, Enter step, Shift+Enter run",
+    ),
+    (
+        "M H X (in Q)",
+        "algorithm, heuristic, diagonal rule; [ ] speed, Backspace clear",
     ),
 ];
 
