@@ -96,10 +96,7 @@ fn astar_and_jps_step_side_by_side_on_the_same_query() {
         .split(", ")
         .map(|p| p.split(' ').nth(1).unwrap().parse().unwrap())
         .collect();
-    assert!(
-        query.contains("A* ") && query.contains("JPS "),
-        "{query}"
-    );
+    assert!(query.contains("A* ") && query.contains("JPS "), "{query}");
     let (astar_total, jps_total) = (totals[0], totals[1]);
     assert!(jps_total < astar_total, "{query}");
     // Enter stepped one expansion at a time, both panes together.

@@ -65,10 +65,16 @@ impl Replay {
     /// logged, and shows step 0 (the start opened). `None` when the map cannot be searched.
     pub fn run(world: &World, from: Tile, to: Tile, opts: &PathOptions) -> Option<Replay> {
         let opts = PathOptions { size: 1, ..*opts };
-        let (result, events) =
-            cache::with_grid(world, 1, |grid, _| Search::new().find_logged(grid, from, to, &opts))?;
+        let (result, events) = cache::with_grid(world, 1, |grid, _| {
+            Search::new().find_logged(grid, from, to, &opts)
+        })?;
         let grid = world.grid();
-        Some(Replay::from_log(grid.width(), grid.height(), events, result))
+        Some(Replay::from_log(
+            grid.width(),
+            grid.height(),
+            events,
+            result,
+        ))
     }
 
     /// A replay of a log on a `width` x `height` map, at step 0.
@@ -349,7 +355,11 @@ mod tests {
             let mut r = Replay::run(&world, from, to, &opts(algorithm, Heuristic::Octile)).unwrap();
             assert_eq!(r.step(), 0);
             assert_eq!(r.just_expanded(), None);
-            assert_eq!(r.sets().open, vec![from], "only the start is open at step 0");
+            assert_eq!(
+                r.sets().open,
+                vec![from],
+                "only the start is open at step 0"
+            );
             assert_eq!(r.cell(from).unwrap().g, 0.0);
             let mut states = Vec::new();
             for k in 1..=r.steps() {
@@ -388,7 +398,12 @@ mod tests {
         let jps = run(opts(Algorithm::Jps, Heuristic::Octile));
         let dijkstra = run(opts(Algorithm::AStar, Heuristic::Zero));
         assert!(jps.result().used_jps && !astar.result().used_jps);
-        assert!(jps.steps() < astar.steps(), "{} {}", jps.steps(), astar.steps());
+        assert!(
+            jps.steps() < astar.steps(),
+            "{} {}",
+            jps.steps(),
+            astar.steps()
+        );
         assert!(dijkstra.steps() > astar.steps());
         assert!(dijkstra.reached().all(|(_, c)| c.h == 0.0));
         for r in [&jps, &dijkstra] {

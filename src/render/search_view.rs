@@ -226,7 +226,7 @@ fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -304,7 +304,8 @@ impl SearchMode {
         let heuristic = HEURISTICS[self.heuristic].0;
         let diagonal = DIAGONALS[self.diagonal].0;
         for &kind in METHODS[self.method].1 {
-            if let Some(replay) = Replay::run(world, start, goal, &kind.options(heuristic, diagonal))
+            if let Some(replay) =
+                Replay::run(world, start, goal, &kind.options(heuristic, diagonal))
             {
                 self.panes.push(Pane { kind, replay });
             }
@@ -405,7 +406,9 @@ impl SearchMode {
     /// How far pane `i` is from pane 0, which the window's camera shows.
     fn offset(&self, i: usize) -> Vec2 {
         let panes = self.panes_on_screen();
-        panes.get(i).map_or(Vec2::ZERO, |r| r.point() - panes[0].point())
+        panes
+            .get(i)
+            .map_or(Vec2::ZERO, |r| r.point() - panes[0].point())
     }
 
     /// The pane under a screen point and the tile there.
@@ -453,7 +456,13 @@ impl SearchMode {
         // The choices: keys, or a click on their row of the panel.
         let clicked = |row: usize| input.button_pressed[0] && option_row(row).contains(input.mouse);
         let back = input.shift;
-        let cycle = |i: usize, len: usize| if back { (i + len - 1) % len } else { (i + 1) % len };
+        let cycle = |i: usize, len: usize| {
+            if back {
+                (i + len - 1) % len
+            } else {
+                (i + 1) % len
+            }
+        };
         let mut changed = false;
         if input.key(KeyCode::M) || clicked(0) {
             self.method = cycle(self.method, METHODS.len());
@@ -768,11 +777,29 @@ fn draw_link(camera: &Camera, from: Tile, to: Tile) {
 fn draw_numbers(corner: Vec2, side: f32, c: &Cell) {
     let size = (side * 0.26).min(18.0);
     let ink = Color::new(0.05, 0.05, 0.08, 1.0);
-    ui_text(&number(c.f(), 1), corner.x + 3.0, corner.y + size, size, ink);
-    ui_text(&number(c.g, 1), corner.x + 3.0, corner.y + side - 4.0, size, ink);
+    ui_text(
+        &number(c.f(), 1),
+        corner.x + 3.0,
+        corner.y + size,
+        size,
+        ink,
+    );
+    ui_text(
+        &number(c.g, 1),
+        corner.x + 3.0,
+        corner.y + side - 4.0,
+        size,
+        ink,
+    );
     let h = number(c.h, 1);
     let w = super::text::measure(&h, size).width;
-    ui_text(&h, corner.x + side - w - 3.0, corner.y + side - 4.0, size, ink);
+    ui_text(
+        &h,
+        corner.x + side - w - 3.0,
+        corner.y + side - 4.0,
+        size,
+        ink,
+    );
 }
 
 fn color32(c: Color) -> egui::Color32 {
@@ -838,8 +865,8 @@ pub fn paint(ctx: &egui::Context, view: &PanelView) {
         y += 17.0;
     }
     y += 6.0;
-    for line in &view.hover {
-        text(y, line, white);
+    for line in view.hover.iter().flat_map(|l| wrap(l, per_line)) {
+        text(y, &line, white);
         y += 17.0;
     }
     if view.hover.is_empty() {
