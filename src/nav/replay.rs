@@ -103,6 +103,11 @@ impl Replay {
         replay
     }
 
+    /// The map's width and height.
+    pub fn size(&self) -> (i32, i32) {
+        (self.width, self.height)
+    }
+
     /// How many expansions the search made (the last step).
     pub fn steps(&self) -> usize {
         self.expansions.len()

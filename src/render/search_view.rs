@@ -92,9 +92,9 @@ const ROWS_TOP: f32 = PANEL_TOP + 70.0;
 const CAPTION: f32 = 24.0;
 
 /// Colours (PathFinding.js's: open light green, closed pale turquoise).
-const OPEN: Color = Color::new(0.596, 0.984, 0.596, 1.0);
-const CLOSED: Color = Color::new(0.686, 0.933, 0.933, 1.0);
-const PASSED: Color = Color::new(0.85, 0.75, 0.95, 1.0);
+const OPEN: [u8; 3] = [152, 251, 152];
+const CLOSED: [u8; 3] = [175, 238, 238];
+const PASSED: [u8; 3] = [216, 191, 242];
 const EXPANDED: Color = Color::new(1.0, 0.55, 0.0, 1.0);
 const START: Color = Color::new(0.0, 0.80, 0.0, 1.0);
 const GOAL: Color = Color::new(0.93, 0.27, 0.0, 1.0);
@@ -106,6 +106,9 @@ const BACKGROUND: Color = Color::new(0.118, 0.125, 0.149, 1.0);
 struct Pane {
     kind: Kind,
     replay: Replay,
+    /// The sets as a texture, a pixel per tile, and the step it shows: rebuilt only when the
+    /// step changes, so a whole map of cells is one draw call.
+    sets: std::cell::RefCell<Option<(usize, Texture2D)>>,
 }
 
 /// The search mode's state.
@@ -307,7 +310,11 @@ impl SearchMode {
             if let Some(replay) =
                 Replay::run(world, start, goal, &kind.options(heuristic, diagonal))
             {
-                self.panes.push(Pane { kind, replay });
+                self.panes.push(Pane {
+                    kind,
+                    replay,
+                    sets: Default::default(),
+                });
             }
         }
         self.seek(keep);
@@ -499,6 +506,11 @@ impl SearchMode {
             self.rerun(0);
             eprintln!("search cleared");
         }
+        if input.key(KeyCode::End) {
+            self.running = false;
+            self.seek(usize::MAX);
+            self.report();
+        }
         if input.key(KeyCode::Enter) {
             if input.shift {
                 self.running = !self.running && self.step < self.last_step();
@@ -609,12 +621,14 @@ impl SearchMode {
             });
             map.draw(world, camera);
             if let Some(pane) = self.panes.get(i) {
-                draw_search(&pane.replay, camera, shown);
+                draw_search(pane, camera, shown);
             }
             for (tile, colour) in [(self.start, START), (self.goal, GOAL)] {
                 if let Some(t) = tile {
+                    // At least 7 pixels, so they show on a zoomed-out large map.
                     let (c, s) = camera.tile_rect(t);
-                    draw_rectangle(c.x + s * 0.1, c.y + s * 0.1, s * 0.8, s * 0.8, colour);
+                    let m = (s * 0.8).max(7.0);
+                    draw_rectangle(c.x + (s - m) / 2.0, c.y + (s - m) / 2.0, m, m, colour);
                 }
             }
         }
@@ -701,30 +715,48 @@ const NUMBERS_FROM: f32 = 44.0;
 
 /// One pane's search: sets, parent links, the node just expanded, numbers, the path. `view` is
 /// the part of the screen shown (pane 0's coordinates).
-fn draw_search(r: &Replay, camera: &Camera, view: Rect) {
+fn draw_search(pane: &Pane, camera: &Camera, view: Rect) {
+    let r = &pane.replay;
     let s = camera.tile;
     let visible = |c: Vec2| {
         c.x + s >= view.x && c.x <= view.x + view.w && c.y + s >= view.y && c.y <= view.y + view.h
     };
-    for (t, c) in r.reached() {
-        let (corner, side) = camera.tile_rect(t);
-        if !visible(corner) {
-            continue;
-        }
-        let colour = match c.state {
-            CellState::Open => OPEN,
-            CellState::Passed => PASSED,
-            _ => CLOSED,
-        };
-        draw_rectangle(corner.x, corner.y, side, side, colour);
+    let mut sets = pane.sets.borrow_mut();
+    if sets.as_ref().is_none_or(|(step, _)| *step != r.step()) {
+        *sets = Some((r.step(), sets_texture(r)));
+    }
+    if let Some((_, texture)) = sets.as_ref() {
+        let corner = camera.to_screen(::glam::DVec2::new(-0.5, -0.5));
+        draw_texture_ex(
+            texture,
+            corner.x,
+            corner.y,
+            WHITE,
+            DrawTextureParams {
+                dest_size: Some(vec2(s * texture.width(), s * texture.height())),
+                ..Default::default()
+            },
+        );
     }
     if let Some(t) = r.just_expanded() {
         let (c, side) = camera.tile_rect(t);
-        draw_rectangle(c.x, c.y, side, side, EXPANDED);
+        let m = side.max(5.0);
+        draw_rectangle(
+            c.x + (side - m) / 2.0,
+            c.y + (side - m) / 2.0,
+            m,
+            m,
+            EXPANDED,
+        );
     }
     if s >= 6.0 {
         for (t, c) in r.reached() {
-            if c.parent != t {
+            let (a, b) = (centre(camera, t), centre(camera, c.parent));
+            let outside = a.x.max(b.x) < view.x
+                || a.x.min(b.x) > view.x + view.w
+                || a.y.max(b.y) < view.y
+                || a.y.min(b.y) > view.y + view.h;
+            if c.parent != t && !outside {
                 draw_link(camera, t, c.parent);
             }
         }
@@ -744,6 +776,30 @@ fn draw_search(r: &Replay, camera: &Camera, view: Rect) {
             draw_line(a.x, a.y, b.x, b.y, width, PATH);
         }
     }
+}
+
+/// The open, passed and closed cells as an image, a pixel per tile (unseen ones clear).
+fn sets_texture(r: &Replay) -> Texture2D {
+    let (w, h) = r.size();
+    let (w, h) = (w.clamp(1, 65535) as u16, h.clamp(1, 65535) as u16);
+    let mut image = Image::gen_image_color(w, h, Color::new(0.0, 0.0, 0.0, 0.0));
+    for (t, c) in r.reached() {
+        let [red, green, blue] = match c.state {
+            CellState::Open => OPEN,
+            CellState::Passed => PASSED,
+            _ => CLOSED,
+        };
+        if t.x < w as i32 && t.y < h as i32 {
+            image.set_pixel(
+                t.x as u32,
+                t.y as u32,
+                Color::from_rgba(red, green, blue, 255),
+            );
+        }
+    }
+    let texture = Texture2D::from_image(&image);
+    texture.set_filter(FilterMode::Nearest);
+    texture
 }
 
 fn centre(camera: &Camera, t: Tile) -> Vec2 {
@@ -874,11 +930,12 @@ pub fn paint(ctx: &egui::Context, view: &PanelView) {
         y += 17.0;
     }
     y += 6.0;
+    let rgb = |[r, g, b]: [u8; 3]| Color::from_rgba(r, g, b, 255);
     let legend = [
-        (OPEN, "open"),
-        (CLOSED, "closed (expanded)"),
+        (rgb(OPEN), "open"),
+        (rgb(CLOSED), "closed (expanded)"),
         (EXPANDED, "expanded this step"),
-        (PASSED, "passed (JPS, not queued)"),
+        (rgb(PASSED), "passed (JPS, not queued)"),
         (PATH, "path"),
         (START, "start (left-click)"),
         (GOAL, "goal (right-click)"),
@@ -905,6 +962,7 @@ pub fn paint(ctx: &egui::Context, view: &PanelView) {
         "Backspace    clear",
         "M H X        algorithm, heuristic,",
         "             diagonal (Shift: back)",
+        "End          the last step",
         "[ ]          animation speed",
         "cells: F top, G and H below",
     ] {
