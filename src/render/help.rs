@@ -4,7 +4,7 @@ use super::overlays::{Overlays, ALL};
 use super::text::panel;
 use macroquad::prelude::*;
 
-const KEYS: [(&str, &str); 33] = [
+const KEYS: [(&str, &str); 32] = [
     ("F1 or ?", "this help"),
     ("Space", "pause / run"),
     (". or N", "one tick while paused"),
@@ -68,11 +68,7 @@ const KEYS: [(&str, &str); 33] = [
     ),
     (
         "Q",
-        "search mode: left-click start, right-click goal, Enter step, Shift+Enter run",
-    ),
-    (
-        "M H X (in Q)",
-        "algorithm, heuristic, diagonal rule; [ ] speed, Backspace clear",
+        "search mode: clicks place start/goal, Enter step, Shift+Enter run, M H X choose",
     ),
 ];
 
