@@ -625,10 +625,15 @@ impl SearchMode {
             }
             for (tile, colour) in [(self.start, START), (self.goal, GOAL)] {
                 if let Some(t) = tile {
-                    // At least 7 pixels, so they show on a zoomed-out large map.
+                    // At least 7 pixels, so they show on a zoomed-out large map; a frame
+                    // once G/H/F are written, so they stay readable.
                     let (c, s) = camera.tile_rect(t);
-                    let m = (s * 0.8).max(7.0);
-                    draw_rectangle(c.x + (s - m) / 2.0, c.y + (s - m) / 2.0, m, m, colour);
+                    if s >= NUMBERS_FROM {
+                        draw_rectangle_lines(c.x + 2.0, c.y + 2.0, s - 4.0, s - 4.0, 6.0, colour);
+                    } else {
+                        let m = (s * 0.8).max(7.0);
+                        draw_rectangle(c.x + (s - m) / 2.0, c.y + (s - m) / 2.0, m, m, colour);
+                    }
                 }
             }
         }
