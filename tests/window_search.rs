@@ -2,7 +2,8 @@
 //! `scenes/search_demo.yaml`, a left-click places the start and a right-click the goal, Enter
 //! steps three expansions, `]` speeds the animation up and Shift+Enter runs it to the end. The
 //! printed steps and the screenshot must agree with the real searches: A* and JPS side by side,
-//! open and closed cells in both panes, fewer closed cells in the JPS pane, the same cost.
+//! open and closed cells in both panes, fewer closed cells in the JPS pane, the same cost. M and
+//! Backspace re-run and clear it, and the simulation waits while the mode is open.
 
 mod common;
 use common::*;
@@ -24,8 +25,8 @@ const INPUT: &str = r#"{"frame": 2, "key": "Q"}
 {"frame": 13, "key": "Enter", "shift": true}
 {"frame": 20, "move": [12.0, 9.0]}"#;
 
-/// Runs the window for `frames` frames on the demo scene; (stderr, screenshot).
-fn run(dir: &Path, input: &str, frames: u32) -> (String, std::path::PathBuf) {
+/// Runs the window for `frames` frames on `scene`; (stderr, screenshot).
+fn run(dir: &Path, scene: &Path, input: &str, frames: u32) -> (String, std::path::PathBuf) {
     let input_file = dir.join("input.jsonl");
     std::fs::write(&input_file, input).unwrap();
     let shot = dir.join("search.png");
@@ -33,7 +34,7 @@ fn run(dir: &Path, input: &str, frames: u32) -> (String, std::path::PathBuf) {
         .args(["-a", "-s", "-screen 0 1280x1024x24"])
         .arg(env!("CARGO_BIN_EXE_agentbox"))
         .arg("run")
-        .arg(root().join("scenes/search_demo.yaml"))
+        .arg(scene)
         .args(["--frames", &frames.to_string(), "--input"])
         .arg(&input_file)
         .arg("--screenshot")
@@ -83,7 +84,8 @@ fn count(shot: &Path, colour: [u8; 3], rows: (u32, u32)) -> usize {
 #[test]
 fn astar_and_jps_step_side_by_side_on_the_same_query() {
     let dir = tempfile::tempdir().unwrap();
-    let (err, shot) = run(dir.path(), INPUT, 150);
+    let scene = root().join("scenes/search_demo.yaml");
+    let (err, shot) = run(dir.path(), &scene, INPUT, 150);
     // Both searches ran on the clicked query; JPS expands far fewer nodes.
     let query = err
         .lines()
@@ -140,8 +142,8 @@ fn astar_and_jps_step_side_by_side_on_the_same_query() {
     );
 }
 
-/// Backspace clears the search; M shows one algorithm alone (Dijkstra | A* after A* | JPS,
-/// then A*), and the mode leaves with Esc, the simulation running again.
+/// M re-runs the query with the next algorithm choice (Dijkstra | A* after A* | JPS) keeping
+/// the step, and Backspace clears the search.
 #[test]
 fn backspace_clears_and_m_changes_the_algorithm() {
     let dir = tempfile::tempdir().unwrap();
@@ -154,7 +156,8 @@ fn backspace_clears_and_m_changes_the_algorithm() {
         ]
         .join("\n")
     );
-    let (err, shot) = run(dir.path(), &input, 110);
+    let scene = root().join("scenes/search_demo.yaml");
+    let (err, shot) = run(dir.path(), &scene, &input, 110);
     let after_m = err
         .lines()
         .skip_while(|l| !l.starts_with("search options: Dijkstra | A*"))
@@ -165,7 +168,34 @@ fn backspace_clears_and_m_changes_the_algorithm() {
     let (astar, _) = caption_numbers(after_m, "A*");
     assert!(dijkstra >= astar, "{after_m}");
     assert!(err.contains("search cleared"), "{err}");
-    // Cleared: no search colours left in either pane.
+    // Cleared, the mode still open: no search colours left in either pane.
     assert_eq!(count(&shot, [175, 238, 238], (30, 730)), 0);
     assert_eq!(count(&shot, [152, 251, 152], (30, 730)), 0);
+}
+
+/// The simulation waits while the mode is open and runs again once Esc leaves it.
+#[test]
+fn the_simulation_waits_while_the_mode_is_open() {
+    let dir = tempfile::tempdir().unwrap();
+    // A copy of the demo: the session file is written beside the scene.
+    std::fs::create_dir_all(dir.path().join("scenes")).unwrap();
+    std::fs::create_dir_all(dir.path().join("scripts")).unwrap();
+    let scene = dir.path().join("scenes/search_demo.yaml");
+    std::fs::copy(root().join("scenes/search_demo.yaml"), &scene).unwrap();
+    std::fs::copy(
+        root().join("scripts/maze_runner.lua"),
+        dir.path().join("scripts/maze_runner.lua"),
+    )
+    .unwrap();
+    let input = [
+        r#"{"frame": 2, "key": "Q"}"#,
+        r#"{"frame": 60, "key": "Escape"}"#,
+        r#"{"frame": 65, "key": "E", "ctrl": true}"#,
+    ]
+    .join("\n");
+    run(dir.path(), &scene, &input, 66);
+    // Two ticks before Q (frames 0 and 1), none in the mode's 58 frames, a few after Esc.
+    let rec = agentbox::history::load_recording(&scene.with_extension("session.json"))
+        .expect("Ctrl+E saved the session after the mode closed");
+    assert!((3..=10).contains(&rec.ticks), "ticks: {}", rec.ticks);
 }
