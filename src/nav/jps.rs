@@ -239,6 +239,7 @@ fn scan_diagonal(
             parent: parent as u32,
         };
         s.state[c] = gen;
+        s.log_pass(q, c, cg, parent);
         // One at a time, not as an iterated pair: the pair is built on the stack in halves and
         // read back whole, which stalls the load on the stores (a tenth of the search's time).
         if let Some((jx, jy)) = h {

@@ -38,6 +38,7 @@ pub mod landmarks;
 pub mod line;
 pub mod los;
 pub mod options;
+pub mod replay;
 pub mod search;
 pub mod sees;
 pub mod waypoints;

@@ -175,6 +175,16 @@ pub enum SearchEvent {
     },
     /// A node was taken off the open list and closed (an expansion).
     Expand { node: Tile, g: f64 },
+    /// Jump point search only: a diagonal jump point recorded while scanning on (its cost and
+    /// parent kept for the path) but not queued, its successors offered at once (see
+    /// `jps.rs`, intermediate pruning). It is never expanded; the search's sets count it as
+    /// open.
+    Pass {
+        node: Tile,
+        g: f64,
+        f: f64,
+        parent: Tile,
+    },
 }
 
 /// The numbers one algorithm needs for a query, fixed before it starts.
@@ -276,6 +286,22 @@ impl Search {
         };
         self.state[node] = self.generation;
         self.push(node, g, f);
+    }
+
+    /// Logs a node jump point search recorded without queueing it ([`SearchEvent::Pass`]);
+    /// nothing when no log is kept.
+    #[inline]
+    pub(super) fn log_pass(&mut self, q: &Query, node: usize, g: f64, parent: usize) {
+        if let Some(log) = &mut self.log {
+            let w = log_width(log);
+            let t = tile_at(node, w);
+            log.push(SearchEvent::Pass {
+                node: t,
+                g,
+                f: g + q.estimate(t.x, t.y),
+                parent: tile_at(parent, w),
+            });
+        }
     }
 
     /// Opens the start node of a query.

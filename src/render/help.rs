@@ -4,7 +4,7 @@ use super::overlays::{Overlays, ALL};
 use super::text::panel;
 use macroquad::prelude::*;
 
-const KEYS: [(&str, &str); 31] = [
+const KEYS: [(&str, &str); 32] = [
     ("F1 or ?", "this help"),
     ("Space", "pause / run"),
     (". or N", "one tick while paused"),
@@ -65,6 +65,10 @@ const KEYS: [(&str, &str); 31] = [
     (
         "V",
         "debug drawing: the scripts' draw.* shapes (click the decision strip to jump)",
+    ),
+    (
+        "Q",
+        "search mode: clicks place start/goal, Enter step, Shift+Enter run, M H X choose",
     ),
 ];
 

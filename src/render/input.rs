@@ -79,7 +79,7 @@ pub struct Event {
 }
 
 /// Keys a replay may name, by the names macroquad's `KeyCode` has.
-const KEYS: [(&str, KeyCode); 51] = [
+const KEYS: [(&str, KeyCode); 53] = [
     ("Space", KeyCode::Space),
     ("Escape", KeyCode::Escape),
     ("Tab", KeyCode::Tab),
@@ -115,6 +115,7 @@ const KEYS: [(&str, KeyCode); 51] = [
     ("I", KeyCode::I),
     ("J", KeyCode::J),
     ("L", KeyCode::L),
+    ("M", KeyCode::M),
     ("N", KeyCode::N),
     ("O", KeyCode::O),
     ("P", KeyCode::P),
@@ -124,6 +125,7 @@ const KEYS: [(&str, KeyCode); 51] = [
     ("U", KeyCode::U),
     ("V", KeyCode::V),
     ("W", KeyCode::W),
+    ("X", KeyCode::X),
     ("Z", KeyCode::Z),
     ("Enter", KeyCode::Enter),
     ("Backspace", KeyCode::Backspace),

@@ -19,6 +19,7 @@ mod overlays;
 mod paint;
 mod palette;
 mod plots;
+mod search_view;
 mod sessions;
 mod text;
 mod timeline;
@@ -130,6 +131,7 @@ pub fn run_window(scene: &Path, seed: Option<u64>, options: WindowOptions) -> Re
             drawn: drawings::Record::default(),
             show_labels: true,
             show_drawings: false,
+            search: search_view::SearchMode::default(),
         };
         *result.borrow_mut() = window.run().await;
     });
@@ -189,6 +191,8 @@ struct Window {
     show_labels: bool,
     /// The scripts' `draw.*` shapes (V).
     show_drawings: bool,
+    /// The search mode (Q): watch A* and JPS step by step.
+    search: search_view::SearchMode,
 }
 
 impl Window {
@@ -256,6 +260,9 @@ impl Window {
             }
             if self.show_labels {
                 labels::draw(shown.world(), &self.camera);
+            }
+            if self.search.open {
+                self.search.draw(&mut map, &self.camera);
             }
             self.draw_panels();
             self.draw_widgets();
@@ -566,7 +573,8 @@ impl Window {
             ghost,
             tick_rate: self.history.session().world().tick_rate,
         };
-        let panel = self.tunables.open.then(|| {
+        let search = self.search.open.then(|| self.search.panel());
+        let panel = (self.tunables.open && search.is_none()).then(|| {
             tunables::View::of(
                 self.history.session(),
                 shown_of(&self.view, &self.history).world(),
@@ -598,6 +606,9 @@ impl Window {
                 decisions::paint(ctx, strip);
             }
             self.console.paint(ctx);
+            if let Some(view) = &search {
+                search_view::paint(ctx, view);
+            }
         });
         egui_macroquad::draw();
     }
@@ -686,6 +697,10 @@ impl Window {
         if self.handle_picker(input) {
             return true;
         }
+        if self.search.open {
+            self.handle_search(input);
+            return true;
+        }
         let dir = keyboard_direction(input, !self.painter.active && !input.ctrl);
         if self.view.is_none() {
             self.history.set_keyboard(dir);
@@ -753,6 +768,9 @@ impl Window {
         }
         if input.key(KeyCode::C) {
             self.console.open = !self.console.open;
+        }
+        if input.key(KeyCode::Q) {
+            self.enter_search();
         }
         if input.key(KeyCode::L) {
             self.show_labels = !self.show_labels;
@@ -953,7 +971,9 @@ impl Window {
     }
 
     fn draw_panels(&mut self) {
-        let mode = if self.painter.active {
+        let mode = if self.search.open {
+            Some(self.search.hud_text())
+        } else if self.painter.active {
             let world = self.history.session().world();
             let brush = self.painter.brush.unwrap_or(0);
             Some(format!(
@@ -979,7 +999,7 @@ impl Window {
                 mode: mode.as_deref(),
             },
         );
-        if let Some(id) = self.selected.clone() {
+        if let Some(id) = self.selected.clone().filter(|_| !self.search.open) {
             if !inspect::draw(shown, &id) {
                 self.selected = None;
             }
