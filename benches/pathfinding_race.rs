@@ -285,7 +285,13 @@ fn main() {
             "\n{name}: {} queries; grid built in {build_ms:.2} ms CPU; {}; expanded per query: auto {:.0}, JPS {:.0}, A* {:.0}",
             picked.len(),
             if landmarks {
-                format!("{} landmarks built in {landmarks_ms:.1} ms CPU", agentbox::nav::landmarks::COUNT)
+                let gain = grid.landmarks().map_or(0.0, |l| l.gain);
+                format!(
+                    "{} landmarks built in {landmarks_ms:.1} ms CPU, {:.0}% of sampled pairs gain over 5%: {}",
+                    agentbox::nav::landmarks::COUNT,
+                    gain * 100.0,
+                    if gain >= agentbox::nav::landmarks::MIN_GAIN { "used" } else { "not used" }
+                )
             } else {
                 "no landmarks".to_string()
             },

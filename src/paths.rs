@@ -51,6 +51,8 @@ pub struct Report {
     /// CPU milliseconds to build the map's landmark distances, once before the queries (the
     /// default search's heuristic uses them); `None` when not built.
     pub landmarks_ms: Option<f64>,
+    /// The landmarks' sampled gain ([`crate::nav::Landmarks::gain`]).
+    pub landmark_gain: f64,
 }
 
 /// The CPU time of one search over the rounds.
@@ -137,6 +139,7 @@ pub fn check(
     let started = thread_cpu_time();
     if map.costs.len() >= landmarks::MIN_CELLS && grid.build_landmarks() {
         report.landmarks_ms = Some(thread_cpu_time().saturating_sub(started).as_secs_f64() * 1e3);
+        report.landmark_gain = grid.landmarks().map_or(0.0, |l| l.gain);
     }
     let rounds = rounds.max(1);
     let n = algos.len();
@@ -260,8 +263,10 @@ pub fn run(map_path: &Path, scen_path: &Path, algos: &str, rounds: usize) -> Res
     );
     if let Some(ms) = report.landmarks_ms {
         println!(
-            "landmarks: {} built once in {ms:.1} ms CPU (not in the query times)",
-            landmarks::COUNT
+            "landmarks: {} built once in {ms:.1} ms CPU (not in the query times); {:.0}% of sampled pairs gain over 5% ({})",
+            landmarks::COUNT,
+            report.landmark_gain * 100.0,
+            if report.landmark_gain >= landmarks::MIN_GAIN { "used" } else { "not used: below the map's threshold" }
         );
     }
     for line in report.timing_lines() {

@@ -403,13 +403,15 @@ impl Search {
             && opts.heuristic == Heuristic::Octile
             && jps_valid(grid, opts)
         {
-            // Only where the landmarks promise a detour the octile distance does not see
-            // (from the start, at least 5% more): elsewhere their lookups cost more than the
+            // Only on maps where the landmarks pay on average (`Landmarks::worth_it`, decided
+            // once when they are built), and there only where they promise a detour the
+            // octile distance does not see (from the start, at least 5% more): elsewhere their lookups cost more than the
             // jump points they save (open maps, scattered blocks; `docs/benchmarks.md`).
-            if let Some(l) = grid.landmarks() {
+            if let Some(l) = grid.landmarks().filter(|l| l.worth_it()) {
                 let goal = l.of(to.x, to.y);
                 let octile = query.estimate(from.x, from.y);
-                if query.h_scale * l.estimate(from.x, from.y, &goal) > 1.05 * octile {
+                let bound = query.h_scale * l.estimate(from.x, from.y, &goal);
+                if bound > (1.0 + super::landmarks::QUERY_GAIN) * octile {
                     query.landmarks = Some((l, goal));
                 }
             }
