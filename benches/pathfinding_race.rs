@@ -13,9 +13,10 @@
 //! default (`auto`: jump point search whose heuristic also takes the bound of the map's landmark
 //! distances, built once per map and timed apart), agentbox's plain A*, `pathfinding::astar`
 //! and agentbox's plain jump point search — in an order that rotates from query to query and
-//! round to round and runs backwards on every other one, so a neighbour loading the machine
-//! slows all four alike and no search always follows the same one (whose run of the same query
-//! warms the caches). Each call is timed on its own with the thread's CPU clock
+//! round to round and runs backwards every other time, through all eight orders
+//! (`agentbox::paths::turn_order`), so a neighbour loading the machine slows all four alike and
+//! each search follows each other one (whose run of the same query warms the caches) equally
+//! often. Each call is timed on its own with the thread's CPU clock
 //! (`agentbox::bench::thread_cpu_time`).
 //!
 //! Printed per map and search: the median per-query CPU time (each query's median over the
@@ -225,15 +226,10 @@ fn main() {
         for round in 0..rounds {
             for (q, s) in picked.iter().enumerate() {
                 for turn in 0..NAMES.len() {
-                    // The order rotates, and runs backwards on every other query and round,
-                    // so no search always follows the same one (the one before warms the
-                    // caches with the same query's cells).
-                    let turn = if (q + round) % 2 == 1 {
-                        NAMES.len() - 1 - turn
-                    } else {
-                        turn
-                    };
-                    let k = (turn + q + round) % NAMES.len();
+                    // The order rotates and runs backwards every other time, through all
+                    // eight orders, so each search follows each other one (the one before
+                    // warms the caches with the same query's cells) equally often.
+                    let k = agentbox::paths::turn_order(NAMES.len(), q, round, turn);
                     let started = thread_cpu_time();
                     let (found, length) = match k {
                         0 | 1 | 3 => {
