@@ -156,6 +156,8 @@ pub struct Search {
     pub(super) generation: u16,
     pub(super) open: OpenList,
     pub(super) seq: u32,
+    /// Jump point search's nodes to expand next without the open list (`Query::bypass`).
+    pub(super) bypassed: Vec<usize>,
     /// When set, every node opened and every node expanded is written here, in order (the
     /// observer hook [`Search::find_logged`] uses; `None`, one predictable branch, otherwise).
     log: Option<Vec<SearchEvent>>,
@@ -194,6 +196,9 @@ pub(super) struct Query<'a> {
     pub max_expanded: Option<usize>,
     /// Landmark distances and the goal's, when the heuristic also takes their bound.
     pub landmarks: Option<(&'a Landmarks, [u32; super::landmarks::COUNT])>,
+    /// Jump point search expands a successor as cheap (by F) as the node being expanded at
+    /// once, without the open list (`jps.rs`); set on large maps only (see [`Search::run`]).
+    pub bypass: bool,
 }
 
 impl Query<'_> {
@@ -255,6 +260,7 @@ impl Search {
         }
         self.generation += 2;
         self.open.clear();
+        self.bypassed.clear();
         self.seq = 0;
     }
 
@@ -276,6 +282,29 @@ impl Search {
         };
         self.state[node] = self.generation;
         self.push(node, g, f);
+    }
+
+    /// Records `g` and `parent` for `node` and closes it at once, to be expanded next without
+    /// passing through the open list (`Query::bypass`): logged as opened and expanded.
+    #[inline]
+    pub(super) fn bypass_node(&mut self, node: usize, g: f64, parent: usize, f: f64) {
+        if let Some(log) = &mut self.log {
+            let w = log_width(log);
+            let (tile, parent_tile) = (tile_at(node, w), tile_at(parent, w));
+            log.push(SearchEvent::Open {
+                node: tile,
+                g,
+                f,
+                parent: parent_tile,
+            });
+            log.push(SearchEvent::Expand { node: tile, g });
+        }
+        self.seen[node] = Seen {
+            g,
+            parent: parent as u32,
+        };
+        self.state[node] = self.generation + 1;
+        self.bypassed.push(node);
     }
 
     /// Opens the start node of a query.
@@ -397,6 +426,10 @@ impl Search {
             ignore_terrain: opts.ignore_terrain_cost,
             max_expanded: opts.max_expanded,
             landmarks: None,
+            // Large maps only (those that get landmarks): the bypass changes which of several
+            // equally short paths is found, and the small maps' routes (the shipped scenes'
+            // traces record them) stay as they were.
+            bypass: costs.len() >= super::landmarks::MIN_CELLS,
         };
         if opts.algorithm == Algorithm::Auto
             && opts.step_costs == StepCosts::Exact
