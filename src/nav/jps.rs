@@ -159,7 +159,7 @@ pub(super) fn run(s: &mut Search, grid: &NavGrid, q: &Query) -> (Outcome, usize)
     // The F of the node being expanded: with `q.bypass`, a successor no dearer is expanded
     // next at once (see `relax`).
     let mut f_now = f64::INFINITY;
-    while let Some(i) = s.bypassed.pop().or_else(|| s.pop_and_close()) {
+    while let Some(i) = s.next_bypassed().or_else(|| s.pop_and_close()) {
         let g = s.seen[i].g;
         expanded += 1;
         if i == q.goal {
@@ -263,10 +263,24 @@ fn scan_diagonal(
         // One at a time, not as an iterated pair: the pair is built on the stack in halves and
         // read back whole, which stalls the load on the stores (a tenth of the search's time).
         if let Some((jx, jy)) = h {
-            relax(s, q, (jx, jy), cg + (jx - x).abs() as f64 * straight, c, f_now);
+            relax(
+                s,
+                q,
+                (jx, jy),
+                cg + (jx - x).abs() as f64 * straight,
+                c,
+                f_now,
+            );
         }
         if let Some((jx, jy)) = v {
-            relax(s, q, (jx, jy), cg + (jy - y).abs() as f64 * straight, c, f_now);
+            relax(
+                s,
+                q,
+                (jx, jy),
+                cg + (jy - y).abs() as f64 * straight,
+                c,
+                f_now,
+            );
         }
         (parent, parent_g, k) = (c, cg, 0);
     }

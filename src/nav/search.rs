@@ -285,19 +285,18 @@ impl Search {
     }
 
     /// Records `g` and `parent` for `node` and closes it at once, to be expanded next without
-    /// passing through the open list (`Query::bypass`): logged as opened and expanded.
+    /// passing through the open list (`Query::bypass`; [`Search::next_bypassed`] takes it):
+    /// logged as opened.
     #[inline]
     pub(super) fn bypass_node(&mut self, node: usize, g: f64, parent: usize, f: f64) {
         if let Some(log) = &mut self.log {
             let w = log_width(log);
-            let (tile, parent_tile) = (tile_at(node, w), tile_at(parent, w));
             log.push(SearchEvent::Open {
-                node: tile,
+                node: tile_at(node, w),
                 g,
                 f,
-                parent: parent_tile,
+                parent: tile_at(parent, w),
             });
-            log.push(SearchEvent::Expand { node: tile, g });
         }
         self.seen[node] = Seen {
             g,
@@ -305,6 +304,21 @@ impl Search {
         };
         self.state[node] = self.generation + 1;
         self.bypassed.push(node);
+    }
+
+    /// The node [`Search::bypass_node`] closed last, to be expanded now (logged as expanded);
+    /// `None` when there is none.
+    #[inline]
+    pub(super) fn next_bypassed(&mut self) -> Option<usize> {
+        let node = self.bypassed.pop()?;
+        if let Some(log) = &mut self.log {
+            let w = log_width(log);
+            log.push(SearchEvent::Expand {
+                node: tile_at(node, w),
+                g: self.seen[node].g,
+            });
+        }
+        Some(node)
     }
 
     /// Opens the start node of a query.
