@@ -12,6 +12,9 @@
 //!   diagonal; there are no forced neighbours;
 //! - the goal is always a jump point.
 //!
+//! On large maps (`Query::bypass`) a jump point as cheap (by F) as the node being expanded is
+//! expanded next at once instead of going through the open list (see `relax`).
+//!
 //! Used by [`super::Search`] only when valid (see `Algorithm::Auto`); shares its buffers.
 
 use super::grid::{Bits, NavGrid};
