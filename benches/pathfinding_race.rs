@@ -11,11 +11,14 @@
 //!
 //! Each round runs every picked query once with each of the four searches — agentbox's
 //! default (`auto`: jump point search whose heuristic also takes the bound of the map's landmark
-//! distances, built once per map and timed apart), agentbox's plain A*, `pathfinding::astar`
+//! distances on the maps where a sample shows they pay, built once per map and timed apart;
+//! on large maps both JPS columns expand equally cheap successors at once, without the open
+//! list), agentbox's plain A*, `pathfinding::astar`
 //! and agentbox's plain jump point search — in an order that rotates from query to query and
-//! round to round and runs backwards on every other one, so a neighbour loading the machine
-//! slows all four alike and no search always follows the same one (whose run of the same query
-//! warms the caches). Each call is timed on its own with the thread's CPU clock
+//! round to round and runs backwards every other time, through all eight orders
+//! (`agentbox::paths::turn_order`), so a neighbour loading the machine slows all four alike and
+//! each search follows each other one (whose run of the same query warms the caches) equally
+//! often. Each call is timed on its own with the thread's CPU clock
 //! (`agentbox::bench::thread_cpu_time`).
 //!
 //! Printed per map and search: the median per-query CPU time (each query's median over the
@@ -225,15 +228,10 @@ fn main() {
         for round in 0..rounds {
             for (q, s) in picked.iter().enumerate() {
                 for turn in 0..NAMES.len() {
-                    // The order rotates, and runs backwards on every other query and round,
-                    // so no search always follows the same one (the one before warms the
-                    // caches with the same query's cells).
-                    let turn = if (q + round) % 2 == 1 {
-                        NAMES.len() - 1 - turn
-                    } else {
-                        turn
-                    };
-                    let k = (turn + q + round) % NAMES.len();
+                    // The order rotates and runs backwards every other time, through all
+                    // eight orders, so each search follows each other one (the one before
+                    // warms the caches with the same query's cells) equally often.
+                    let k = agentbox::paths::turn_order(NAMES.len(), q, round, turn);
                     let started = thread_cpu_time();
                     let (found, length) = match k {
                         0 | 1 | 3 => {
@@ -285,7 +283,13 @@ fn main() {
             "\n{name}: {} queries; grid built in {build_ms:.2} ms CPU; {}; expanded per query: auto {:.0}, JPS {:.0}, A* {:.0}",
             picked.len(),
             if landmarks {
-                format!("{} landmarks built in {landmarks_ms:.1} ms CPU", agentbox::nav::landmarks::COUNT)
+                let gain = grid.landmarks().map_or(0.0, |l| l.gain);
+                format!(
+                    "{} landmarks built in {landmarks_ms:.1} ms CPU, {:.0}% of sampled pairs gain over 5%: {}",
+                    agentbox::nav::landmarks::COUNT,
+                    gain * 100.0,
+                    if gain >= agentbox::nav::landmarks::MIN_GAIN { "used" } else { "not used" }
+                )
             } else {
                 "no landmarks".to_string()
             },
@@ -320,7 +324,7 @@ fn main() {
         let speedup = times.median(2) / times.median(0);
         let rounds_speedup = times.round_ratios(2, 0);
         println!(
-            "  default search (JPS with landmarks): {:.2}x pathfinding::astar (rounds: median {:.2}x, min {:.2}x); plain JPS {:.2}x",
+            "  default search (auto): {:.2}x pathfinding::astar (rounds: median {:.2}x, min {:.2}x); plain JPS {:.2}x",
             speedup,
             median(&rounds_speedup),
             min(&rounds_speedup),

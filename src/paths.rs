@@ -51,6 +51,8 @@ pub struct Report {
     /// CPU milliseconds to build the map's landmark distances, once before the queries (the
     /// default search's heuristic uses them); `None` when not built.
     pub landmarks_ms: Option<f64>,
+    /// The landmarks' sampled gain ([`crate::nav::Landmarks::gain`]).
+    pub landmark_gain: f64,
 }
 
 /// The CPU time of one search over the rounds.
@@ -118,9 +120,24 @@ impl Report {
     }
 }
 
+/// Which search runs at `turn` (of `n`) on query `q` of `round`: the order rotates from query
+/// to query and round to round, and every other rotation runs backwards, cycling through all
+/// `2 n` orders, so over the queries each search follows each other one (whose run of the same
+/// query warms the caches for it) equally often. A forward rotation alone puts the same search
+/// right after another in `n - 1` of `n` orders and never the other way round; forward and
+/// backward by the parity of `q + round` alone (the race bench before this) still favoured one.
+pub fn turn_order(n: usize, q: usize, round: usize, turn: usize) -> usize {
+    let p = (q + round) % (2 * n);
+    if p < n {
+        (p + turn) % n
+    } else {
+        (p - n + n - 1 - turn) % n
+    }
+}
+
 /// Solves and checks every scenario on the map with each search in `algos` (names and
 /// options), `rounds` times. The searches take turns on each query, in an order that rotates
-/// from query to query and round to round, and each call is timed alone by the thread's CPU
+/// from query to query and round to round and runs backwards every other time ([`turn_order`]), and each call is timed alone by the thread's CPU
 /// clock. Paths are checked in the first round (the searches are deterministic).
 pub fn check(
     map: &Map,
@@ -137,6 +154,7 @@ pub fn check(
     let started = thread_cpu_time();
     if map.costs.len() >= landmarks::MIN_CELLS && grid.build_landmarks() {
         report.landmarks_ms = Some(thread_cpu_time().saturating_sub(started).as_secs_f64() * 1e3);
+        report.landmark_gain = grid.landmarks().map_or(0.0, |l| l.gain);
     }
     let rounds = rounds.max(1);
     let n = algos.len();
@@ -149,7 +167,7 @@ pub fn check(
     for (round, times) in us.iter_mut().enumerate() {
         for (q, s) in scens.iter().enumerate() {
             for turn in 0..n {
-                let k = (turn + q + round) % n;
+                let k = turn_order(n, q, round, turn);
                 let (name, opts) = &algos[k];
                 let started = thread_cpu_time();
                 let result = search.find_on(&grid, s.start, s.goal, opts);
@@ -260,8 +278,10 @@ pub fn run(map_path: &Path, scen_path: &Path, algos: &str, rounds: usize) -> Res
     );
     if let Some(ms) = report.landmarks_ms {
         println!(
-            "landmarks: {} built once in {ms:.1} ms CPU (not in the query times)",
-            landmarks::COUNT
+            "landmarks: {} built once in {ms:.1} ms CPU (not in the query times); {:.0}% of sampled pairs gain over 5% ({})",
+            landmarks::COUNT,
+            report.landmark_gain * 100.0,
+            if report.landmark_gain >= landmarks::MIN_GAIN { "used" } else { "not used: below the map's threshold" }
         );
     }
     for line in report.timing_lines() {
@@ -269,4 +289,34 @@ pub fn run(map_path: &Path, scen_path: &Path, algos: &str, rounds: usize) -> Res
     }
     println!("{}", report.summary());
     Ok(report.queries == report.optimal)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::turn_order;
+
+    /// Each order is a permutation, and over `2 n` queries every search runs right after
+    /// every other one equally often.
+    #[test]
+    fn every_search_follows_every_other_equally_often() {
+        for n in 2..=5 {
+            let mut after = vec![vec![0; n]; n];
+            for q in 0..2 * n {
+                let order: Vec<usize> = (0..n).map(|t| turn_order(n, q, 0, t)).collect();
+                let mut sorted = order.clone();
+                sorted.sort_unstable();
+                assert_eq!(sorted, (0..n).collect::<Vec<_>>());
+                for pair in order.windows(2) {
+                    after[pair[1]][pair[0]] += 1;
+                }
+            }
+            for (a, row) in after.iter().enumerate() {
+                for (b, &count) in row.iter().enumerate() {
+                    if a != b {
+                        assert_eq!(count, after[b][a], "n {n}: {a} after {b}");
+                    }
+                }
+            }
+        }
+    }
 }

@@ -279,12 +279,17 @@ mod tests {
             with_grid(world, 1, |g, _| assert!(g.landmarks().is_some()));
         };
         check(&world);
+        let gain = |world: &World| with_grid(world, 1, |g, _| g.landmarks().unwrap().gain);
+        // On the open map the bound never beats the octile distance: not used.
+        assert_eq!(gain(&world), Some(0.0));
         let before = builds();
         let wall = world.terrain().by_name("wall").unwrap();
         for y in 1..130 {
             assert!(world.set_terrain(t(64, y), wall));
         }
         check(&world);
+        // The new landmarks see the detour round the wall (the per-map choice is remade).
+        assert!(gain(&world).unwrap() > 0.2, "{:?}", gain(&world));
         assert_eq!(
             builds(),
             before + 1,

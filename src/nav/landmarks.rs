@@ -34,7 +34,24 @@ pub struct Landmarks {
     dist: Vec<[u32; COUNT]>,
     /// The landmarks' cells.
     pub cells: Vec<(i32, i32)>,
+    /// On this map, the share of [`SAMPLES`] pairs of reachable cells (drawn with a fixed
+    /// generator, so a function of the map alone) whose landmark bound exceeds their octile
+    /// distance by more than [`QUERY_GAIN`]. See [`Landmarks::worth_it`].
+    pub gain: f64,
 }
+
+/// How many cell pairs [`Landmarks::build`] samples for [`Landmarks::gain`].
+pub const SAMPLES: usize = 512;
+
+/// A query uses the landmarks only when, from its start, their bound exceeds the octile
+/// distance by more than this share (`search.rs`); a sampled pair counts towards
+/// [`Landmarks::gain`] by the same rule.
+pub const QUERY_GAIN: f64 = 0.05;
+
+/// The least [`Landmarks::gain`] for which the default search uses the landmarks on a map.
+/// Measured (`docs/benchmarks.md`): maze512-1-0 0.97, 8room_000 0.64 and arena2 0.51 (where
+/// they pay or break even), Berlin_0_512 0.30 and random512-10-0 0.01 (where they lose).
+pub const MIN_GAIN: f64 = 0.4;
 
 /// The length of a packed distance.
 #[inline]
@@ -139,7 +156,56 @@ impl Landmarks {
                 }
             }
         }
-        Some(Landmarks { width, dist, cells })
+        let mut landmarks = Landmarks {
+            width,
+            dist,
+            cells,
+            gain: 0.0,
+        };
+        landmarks.gain = landmarks.sample_gain(height);
+        Some(landmarks)
+    }
+
+    /// [`Landmarks::gain`]: pairs of distinct cells that some landmark reaches, drawn by a
+    /// fixed xorshift generator.
+    fn sample_gain(&self, height: i32) -> f64 {
+        let n = (self.width * height) as u64;
+        let w = self.width as usize;
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let reached = |i: usize| self.dist[i].iter().any(|&d| d != UNREACHED);
+        let (mut gains, mut count) = (0usize, 0usize);
+        // Bounded tries, so a map of few free cells cannot loop for long.
+        for _ in 0..SAMPLES * 64 {
+            if count == SAMPLES {
+                break;
+            }
+            let (a, b) = ((next() % n) as usize, (next() % n) as usize);
+            if a == b || !reached(a) || !reached(b) {
+                continue;
+            }
+            let (ax, ay, bx, by) = (a % w, a / w, b % w, b / w);
+            let (dx, dy) = (ax.abs_diff(bx) as f64, ay.abs_diff(by) as f64);
+            let octile = dx.max(dy) + (std::f64::consts::SQRT_2 - 1.0) * dx.min(dy);
+            let bound = self.estimate(ax as i32, ay as i32, &self.dist[b]);
+            gains += (bound > (1.0 + QUERY_GAIN) * octile) as usize;
+            count += 1;
+        }
+        gains as f64 / count.max(1) as f64
+    }
+
+    /// Whether the default search should use these landmarks on this map at all: only where
+    /// the sampled gain ([`Landmarks::gain`]) reaches [`MIN_GAIN`]. On open maps and maps of
+    /// scattered blocks the octile distance is already close to the truth for most pairs, and
+    /// the bound's lookups (16 bytes a cell, out of cache on a large map) cost more than the
+    /// jump points they save; on mazes and rooms the bound wins.
+    pub fn worth_it(&self) -> bool {
+        self.gain >= MIN_GAIN
     }
 
     /// The distances of the goal cell, for [`Landmarks::estimate`].
@@ -172,6 +238,42 @@ mod tests {
     use crate::nav::{path_cost, Algorithm, NavGrid, PathOptions, Search};
     use crate::world::World;
     use glam::IVec2;
+
+    /// The per-map decision: a serpentine of walls (every way round a wall is a long detour)
+    /// is worth the landmarks, an open map is not.
+    #[test]
+    fn landmarks_are_used_where_walls_force_detours() {
+        let (w, h) = (40usize, 40usize);
+        let serpentine: Vec<String> = (0..h)
+            .map(|y| {
+                (0..w)
+                    .map(|x| match (y % 4, x) {
+                        (1, x) if x + 1 < w => '#',
+                        (3, x) if x > 0 => '#',
+                        _ => '.',
+                    })
+                    .collect()
+            })
+            .collect();
+        let open: Vec<String> = (0..h).map(|_| ".".repeat(w)).collect();
+        for (rows, worth) in [(serpentine, true), (open, false)] {
+            let refs: Vec<&str> = rows.iter().map(String::as_str).collect();
+            let world = World::from_ascii(&refs);
+            let mut grid = NavGrid::from_world(&world);
+            assert!(grid.build_landmarks());
+            let l = grid.landmarks().unwrap();
+            assert_eq!(l.worth_it(), worth, "gain {}", l.gain);
+            // Every query stays optimal either way.
+            let (s, g) = (IVec2::new(0, 0), IVec2::new(w as i32 - 1, h as i32 - 1));
+            let auto = Search::new().find_on(&grid, s, g, &PathOptions::default());
+            let astar = PathOptions {
+                algorithm: Algorithm::AStar,
+                ..Default::default()
+            };
+            let plain = Search::new().find_on(&grid, s, g, &astar);
+            assert!((auto.cost - plain.cost).abs() < 1e-9);
+        }
+    }
 
     /// On cluttered maps (several seeds), jump point search with the landmark bound returns
     /// paths exactly as cheap as plain A*'s, and the bound never exceeds the true distance.

@@ -156,6 +156,8 @@ pub struct Search {
     pub(super) generation: u16,
     pub(super) open: OpenList,
     pub(super) seq: u32,
+    /// Jump point search's nodes to expand next without the open list (`Query::bypass`).
+    pub(super) bypassed: Vec<usize>,
     /// When set, every node opened and every node expanded is written here, in order (the
     /// observer hook [`Search::find_logged`] uses; `None`, one predictable branch, otherwise).
     log: Option<Vec<SearchEvent>>,
@@ -204,6 +206,9 @@ pub(super) struct Query<'a> {
     pub max_expanded: Option<usize>,
     /// Landmark distances and the goal's, when the heuristic also takes their bound.
     pub landmarks: Option<(&'a Landmarks, [u32; super::landmarks::COUNT])>,
+    /// Jump point search expands a successor as cheap (by F) as the node being expanded at
+    /// once, without the open list (`jps.rs`); set on large maps only (see [`Search::run`]).
+    pub bypass: bool,
 }
 
 impl Query<'_> {
@@ -265,6 +270,7 @@ impl Search {
         }
         self.generation += 2;
         self.open.clear();
+        self.bypassed.clear();
         self.seq = 0;
     }
 
@@ -302,6 +308,43 @@ impl Search {
                 parent: tile_at(parent, w),
             });
         }
+    }
+
+    /// Records `g` and `parent` for `node` and closes it at once, to be expanded next without
+    /// passing through the open list (`Query::bypass`; [`Search::next_bypassed`] takes it):
+    /// logged as opened.
+    #[inline]
+    pub(super) fn bypass_node(&mut self, node: usize, g: f64, parent: usize, f: f64) {
+        if let Some(log) = &mut self.log {
+            let w = log_width(log);
+            log.push(SearchEvent::Open {
+                node: tile_at(node, w),
+                g,
+                f,
+                parent: tile_at(parent, w),
+            });
+        }
+        self.seen[node] = Seen {
+            g,
+            parent: parent as u32,
+        };
+        self.state[node] = self.generation + 1;
+        self.bypassed.push(node);
+    }
+
+    /// The node [`Search::bypass_node`] closed last, to be expanded now (logged as expanded);
+    /// `None` when there is none.
+    #[inline]
+    pub(super) fn next_bypassed(&mut self) -> Option<usize> {
+        let node = self.bypassed.pop()?;
+        if let Some(log) = &mut self.log {
+            let w = log_width(log);
+            log.push(SearchEvent::Expand {
+                node: tile_at(node, w),
+                g: self.seen[node].g,
+            });
+        }
+        Some(node)
     }
 
     /// Opens the start node of a query.
@@ -423,19 +466,25 @@ impl Search {
             ignore_terrain: opts.ignore_terrain_cost,
             max_expanded: opts.max_expanded,
             landmarks: None,
+            // Large maps only (those that get landmarks): the bypass changes which of several
+            // equally short paths is found, and the small maps' routes (the shipped scenes'
+            // traces record them) stay as they were.
+            bypass: costs.len() >= super::landmarks::MIN_CELLS,
         };
         if opts.algorithm == Algorithm::Auto
             && opts.step_costs == StepCosts::Exact
             && opts.heuristic == Heuristic::Octile
             && jps_valid(grid, opts)
         {
-            // Only where the landmarks promise a detour the octile distance does not see
-            // (from the start, at least 5% more): elsewhere their lookups cost more than the
+            // Only on maps where the landmarks pay on average (`Landmarks::worth_it`, decided
+            // once when they are built), and there only where they promise a detour the
+            // octile distance does not see (from the start, at least 5% more): elsewhere their lookups cost more than the
             // jump points they save (open maps, scattered blocks; `docs/benchmarks.md`).
-            if let Some(l) = grid.landmarks() {
+            if let Some(l) = grid.landmarks().filter(|l| l.worth_it()) {
                 let goal = l.of(to.x, to.y);
                 let octile = query.estimate(from.x, from.y);
-                if query.h_scale * l.estimate(from.x, from.y, &goal) > 1.05 * octile {
+                let bound = query.h_scale * l.estimate(from.x, from.y, &goal);
+                if bound > (1.0 + super::landmarks::QUERY_GAIN) * octile {
                     query.landmarks = Some((l, goal));
                 }
             }

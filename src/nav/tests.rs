@@ -514,3 +514,75 @@ fn the_logged_search_replays_the_real_one() {
     }
     assert!(opens[1] < opens[0], "JPS opens fewer nodes: {opens:?}");
 }
+
+/// On a large map (where jump point search expands a successor as cheap as its parent at
+/// once, `Query::bypass`), every path is as cheap as plain A*'s, the logged search replays the
+/// real one (one `Expand` per expansion, the goal last), and the same query gives the same
+/// path twice.
+#[test]
+fn immediate_expansion_on_large_maps_keeps_paths_optimal() {
+    use crate::nav::{landmarks, path_cost, Algorithm, NavGrid, PathOptions, Search, SearchEvent};
+    let (w, h) = (150usize, 130usize);
+    assert!(w * h >= landmarks::MIN_CELLS);
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let rows: Vec<String> = (0..h)
+        .map(|_| {
+            (0..w)
+                .map(|_| if next() % 100 < 15 { '#' } else { '.' })
+                .collect()
+        })
+        .collect();
+    let refs: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let world = World::from_ascii(&refs);
+    let grid = NavGrid::from_world(&world);
+    let free: Vec<IVec2> = (0..w * h)
+        .map(|i| IVec2::new((i % w) as i32, (i / w) as i32))
+        .filter(|&c| !world.is_blocked(c))
+        .collect();
+    let astar = PathOptions {
+        algorithm: Algorithm::AStar,
+        ..Default::default()
+    };
+    let jps = PathOptions {
+        algorithm: Algorithm::Jps,
+        ..Default::default()
+    };
+    let (mut a, mut b) = (Search::new(), Search::new());
+    for k in 0..150 {
+        let s = free[next() as usize % free.len()];
+        let g = free[next() as usize % free.len()];
+        let plain = b.find_on(&grid, s, g, &astar);
+        for opts in [&PathOptions::default(), &jps] {
+            let r = a.find_on(&grid, s, g, opts);
+            assert_eq!(r.path.is_some(), plain.path.is_some(), "{s} {g}");
+            if let Some(path) = &r.path {
+                assert!(
+                    (path_cost(&world, path) - plain.cost).abs() < 1e-9,
+                    "{s} {g}"
+                );
+                assert!((r.cost - plain.cost).abs() < 1e-9, "{s} {g}");
+            }
+            assert_eq!(a.find_on(&grid, s, g, opts), r, "same answer twice");
+            if k % 10 == 0 {
+                let (logged, log) = a.find_logged(&grid, s, g, opts);
+                assert_eq!(logged, r);
+                let expands = log
+                    .iter()
+                    .filter(|e| matches!(e, SearchEvent::Expand { .. }))
+                    .count();
+                assert_eq!(expands, r.expanded);
+                if r.path.is_some() {
+                    assert!(
+                        matches!(log.last(), Some(SearchEvent::Expand { node, .. }) if *node == g)
+                    );
+                }
+            }
+        }
+    }
+}
