@@ -72,6 +72,9 @@ struct Slot {
     /// `this` as a registry reference and an address, for the raw decision loop.
     this_ref: std::ffi::c_int,
     this_ptr: *const c_void,
+    /// How many cache lines from `this_ptr` hold its header, its fields and its `params`
+    /// (`hot::prefetch_self`).
+    lines: u8,
     script: PathBuf,
     /// The module generation `init`/`on_reload` last ran for; `None` before `init`.
     seen_generation: Option<u64>,
@@ -601,10 +604,15 @@ impl ScriptHost {
     fn new_slot(&mut self, agent: &Agent, script: &Path) -> mlua::Result<Slot> {
         let next = self.owners.len() as u32 + 1;
         let owner = *self.owners.entry(agent.id.clone()).or_insert(next);
-        // Room for the fields every `self` holds (params, id, kind, pos) without regrowing;
+        // Room for the fields every `self` holds (params, id, kind, pos) without regrowing, or
+        // for as many as the last `self` of this script holds by now (`Views::sized_table`);
         // `memory` is made on first use (see `views`), so a crowd that never reads it keeps
         // its tables small.
-        let this = self.lua.create_table_with_capacity(0, 4)?;
+        let (this, slots) = self.hot.views.sized_table(
+            &self.lua,
+            &format!("self {}", script.to_string_lossy()),
+            4,
+        )?;
         this.raw_set("params", json_to_lua(&self.lua, &agent.params)?)?;
         let this_ptr = this.to_pointer();
         self.registry_table(SELVES)?
@@ -615,6 +623,7 @@ impl ScriptHost {
             owner,
             this_ref: key.id(),
             this_ptr,
+            lines: hot::self_lines(slots),
             this: key,
             script: script.to_path_buf(),
             seen_generation: None,
@@ -1065,6 +1074,7 @@ fn ready(
             module,
             this: slot.this_ref,
             this_ptr: slot.this_ptr,
+            lines: slot.lines,
         },
     ))
 }
@@ -1087,7 +1097,7 @@ impl Batch for FastRound<'_> {
                 Turn::Raw(k, _) if self.victims.borrow().contains_key(&k) => return None,
                 Turn::Raw(k, ready) => {
                     if let Some(Turn::Raw(_, later)) = self.turns.get(self.cursor + hot::AHEAD) {
-                        hot::prefetch_self(later.this_ptr);
+                        hot::prefetch_self(later.this_ptr, later.lines);
                     }
                     if let Some(Some(slot)) = self.slots.all.get(k) {
                         self.budget.own(slot.owner);

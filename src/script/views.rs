@@ -59,16 +59,16 @@ const SELF_PARTS: [usize; 3] = [POS, VEL, TILE];
 
 // The functions the patched Lua adds for [`Views::lend`] (lapi.c): `lua_setreadonly` makes a
 // table refuse every write through the VM and the standard API, raw fields included (each goes
-// to its `__newindex`); `lua_lend` sets the existing `x`/`y` fields of `proxies[slot]` and
-// pushes it (0 and nothing pushed if it is not a table with those keys); `lua_lendback` empties
+// to its `__newindex`); `lua_lend` sets the existing `x`/`y` fields of the proxy an owner table
+// (the deciding agent's `self`) holds raw under a part's name and pushes it (0 and nothing pushed if it is not a table with those keys); `lua_lendback` empties
 // them again. None of them allocates or raises.
 extern "C-unwind" {
     fn lua_setreadonly(state: *mut ffi::lua_State, idx: c_int);
     #[allow(clippy::too_many_arguments)]
     fn lua_lend(
         state: *mut ffi::lua_State,
-        proxies: c_int,
-        slot: ffi::lua_Integer,
+        owner: c_int,
+        kpart: c_int,
         kx: c_int,
         ky: c_int,
         x: f64,
@@ -76,7 +76,13 @@ extern "C-unwind" {
         ints: c_int,
     ) -> c_int;
     fn lua_lendback(state: *mut ffi::lua_State, obj: c_int);
+    fn lua_hashsize(state: *mut ffi::lua_State, idx: c_int) -> c_int;
 }
+
+/// The most hash slots a table is made with from [`Views::sized_table`]'s hint (a script that
+/// fills one agent's table with hundreds of keys does not make every later agent's that big
+/// up front).
+const MAX_HINT: usize = 16;
 
 /// What `getmetatable` gives for a part proxy.
 const PART_LOCK: &str = "agent part (read-only)";
@@ -132,23 +138,30 @@ pub struct Views {
     /// By agent index: the address of the `memory` table its `self` was given (0: none yet),
     /// for [`Views::prefetch_own`] only.
     memory_ptrs: RefCell<Vec<usize>>,
+    /// The last table [`Views::sized_table`] made for each use (`self` or `memory`, and the
+    /// script), held weakly: the next one is made with the room it has grown to.
+    size_hints: Table,
 }
 
 /// What [`Views::fast_ref`] holds, in this order, and the decision loop keeps on its stack:
-/// the proxies table and the strings `"x"` and `"y"`.
+/// the proxies table, the strings `"x"` and `"y"`, and the part names `"pos"`, `"vel"` and
+/// `"tile"` (in `SELF_PARTS` order).
 ///
 /// Every part proxy is a read-only table (`lua_setreadonly`, patched Lua) with nodes for `x`
 /// and `y` and both empty, so reads go to its `__index` ([`part_index`]) and every write, even
 /// to a field it holds, to its `__newindex` (the same refusal). While an agent decides, each
 /// proxy of its own that its `self` holds is lent the agent's numbers from the world being
-/// decided as its raw `x` and `y` (`lua_lend`, one call that allocates nothing): `self.pos.x`
+/// decided as its raw `x` and `y` (`lua_lend`, one call that allocates nothing, finding the
+/// proxy in `self`'s own field, which the script reads anyway, not in the proxies table, a
+/// cache line more per agent): `self.pos.x`
 /// is then a plain field read, no metamethod and no call. Once `decide` returns (or raises),
 /// the fields are emptied again (`lua_lendback`), so a proxy kept elsewhere reads the world
 /// through [`part_index`] again. Only the deciding agent's own proxies are ever lent.
-pub const FAST_SLOTS: c_int = 3;
+pub const FAST_SLOTS: c_int = 6;
 pub const FAST_PROXIES: c_int = 0;
 const FAST_X: c_int = 1;
 const FAST_Y: c_int = 2;
+const FAST_PARTS: c_int = 3;
 
 /// Makes the views of a state and stores them in its app data.
 pub fn install(lua: &Lua) -> mlua::Result<()> {
@@ -162,6 +175,9 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
     fast.raw_push(&proxies)?;
     fast.raw_push(&names[X])?;
     fast.raw_push(&names[Y])?;
+    for part in SELF_PARTS {
+        fast.raw_push(&names[part])?;
+    }
     // SAFETY: takes a registry reference of the table `exec_raw` pushed (kept for the state's
     // life); `luaL_ref` can raise only on allocation, which `exec_raw` protects.
     let fast_ref = unsafe {
@@ -193,6 +209,7 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
         fast_ref,
         self_parts: RefCell::new(Vec::new()),
         memory_ptrs: RefCell::new(Vec::new()),
+        size_hints: weak_values(lua)?,
     });
     // The raw functions find the views through a light userdata: the `Rc` in the app data
     // keeps them alive (and in place) as long as the state.
@@ -449,7 +466,14 @@ fn fill(lua: &Lua, (table, key): (Table, LuaString)) -> mlua::Result<Value> {
     let value = match field_of(&key.as_bytes()) {
         Some(field @ (POS | VEL | TILE)) => Value::Table(views.part(lua, index, field)?),
         None if is_self && &key.as_bytes()[..] == b"memory" => {
-            let memory = lua.create_table()?;
+            let script = match views.world().and_then(|w| w.agents.get(index)) {
+                Some(Agent {
+                    brain: crate::world::Brain::Script(path),
+                    ..
+                }) => path.to_string_lossy().into_owned(),
+                _ => String::new(),
+            };
+            let (memory, _) = views.sized_table(lua, &format!("memory {script}"), 0)?;
             let mut ptrs = views.memory_ptrs.borrow_mut();
             if ptrs.len() <= index {
                 ptrs.resize(index + 1, 0);
@@ -745,17 +769,20 @@ impl Views {
         self.self_parts.borrow().get(index).copied().unwrap_or(0)
     }
 
-    /// Lends agent `index` the parts of `parts` its `self` holds (see [`FAST_SLOTS`]): pushes
-    /// each one's proxy with its numbers from `world` as its raw `x` and `y`. Marks each part lent in `lent` as soon as it is (so a
+    /// Lends agent `index` the parts of `parts` its `self` (at `this`) holds (see
+    /// [`FAST_SLOTS`]): pushes each one's proxy, found in `self`, with its numbers from `world`
+    /// as its raw `x` and `y`. Marks each part lent in `lent` as soon as it is (so a
     /// raised error leaves it saying what to give back); their proxies are left on the stack
     /// in part order for [`Views::end_lend`].
     ///
     /// # Safety
     /// A live state with room for four values, the [`FAST_SLOTS`] values from `fast` on; no
     /// Rust value needing a drop in the caller's frames (a raised error unwinds them).
+    #[allow(clippy::too_many_arguments)]
     pub unsafe fn lend(
         state: *mut ffi::lua_State,
         fast: c_int,
+        this: c_int,
         world: &World,
         index: usize,
         parts: u8,
@@ -776,13 +803,13 @@ impl Views {
                 (Num::Int(x), Num::Int(y)) => (x as f64, y as f64, 1),
                 (x, y) => (x.float(), y.float(), 0),
             };
-            // SAFETY: the caller's contract (the proxies and the key strings sit at `fast`'s
-            // slots); this neither allocates nor raises.
+            // SAFETY: the caller's contract (the key strings sit at `fast`'s slots, `self` at
+            // `this`); this neither allocates nor raises.
             let pushed = unsafe {
                 lua_lend(
                     state,
-                    fast + FAST_PROXIES,
-                    part_slot(index, field),
+                    this,
+                    fast + FAST_PARTS + k as c_int,
                     fast + FAST_X,
                     fast + FAST_Y,
                     x,
@@ -816,6 +843,42 @@ impl Views {
             .map(move |(k, &field)| (k, part_slot(index, field)))
     }
 
+    /// A new table for `use_` (`self` or `memory`, with the script's path), made with the hash
+    /// room the last table made for the same use has grown to by now (at least `min`, at
+    /// most [`MAX_HINT`]). The agents of a crowd share a script and fill their tables alike, so
+    /// each table is made at its final size at once, its slots allocated right after its
+    /// header, instead of regrown during its first `decide`, into memory far from the header
+    /// (an agent's `self` grew from 4 to 8 slots on its fifth field: every later read of it
+    /// then touched two distant places; `docs/benchmarks.md`, crowd section).
+    /// Also gives the number of hash slots it was made with.
+    pub fn sized_table(&self, lua: &Lua, use_: &str, min: usize) -> mlua::Result<(Table, usize)> {
+        let room = match self.size_hints.raw_get::<Value>(use_)? {
+            Value::Table(last) => {
+                // SAFETY: `exec_raw` pushes the table; `lua_hashsize` reads its size, and the
+                // table is popped and an integer pushed in its place, which cannot raise.
+                unsafe {
+                    lua.exec_raw::<i64>(&last, |state| {
+                        let n = lua_hashsize(state, -1);
+                        ffi::lua_settop(state, -2);
+                        ffi::lua_pushinteger(state, n as ffi::lua_Integer);
+                    })?
+                }
+            }
+            _ => 0,
+        };
+        let room = (room as usize).clamp(min, MAX_HINT);
+        let table = lua.create_table_with_capacity(0, room)?;
+        self.size_hints.raw_set(use_, &table)?;
+        Ok((
+            table,
+            if room == 0 {
+                0
+            } else {
+                room.next_power_of_two()
+            },
+        ))
+    }
+
     /// Forgets a `self` table that is going away.
     pub fn unlink_self(&self, ptr: *const c_void) {
         self.selves.borrow_mut().remove(&(ptr as usize));
@@ -841,4 +904,13 @@ impl Views {
     pub fn view_ptr(&self, index: usize) -> Option<usize> {
         self.ptrs.borrow().get(index).copied().filter(|&p| p != 0)
     }
+}
+
+/// A table whose values do not keep their tables alive.
+fn weak_values(lua: &Lua) -> mlua::Result<Table> {
+    let table = lua.create_table()?;
+    let meta = lua.create_table()?;
+    meta.raw_set("__mode", "v")?;
+    table.set_metatable(Some(meta))?;
+    Ok(table)
 }
