@@ -135,9 +135,10 @@ pub struct Views {
     /// in [`SELF_PARTS`]); a hint of what its `decide` reads (the proxy is looked up all the
     /// same).
     self_parts: RefCell<Vec<u8>>,
-    /// By agent index: the address of the `memory` table its `self` was given (0: none yet),
-    /// for [`Views::prefetch_own`] only.
-    memory_ptrs: RefCell<Vec<usize>>,
+    /// By agent index: the address of the `memory` table its `self` was given (0: none yet)
+    /// and the bytes from there its header and slots span ([`table_span`]), for
+    /// [`Views::prefetch_own`] only.
+    memory_ptrs: RefCell<Vec<(usize, usize)>>,
     /// The last table [`Views::sized_table`] made for each use (`self` or `memory`, and the
     /// script), held weakly: the next one is made with the room it has grown to.
     size_hints: Table,
@@ -473,12 +474,12 @@ fn fill(lua: &Lua, (table, key): (Table, LuaString)) -> mlua::Result<Value> {
                 }) => path.to_string_lossy().into_owned(),
                 _ => String::new(),
             };
-            let (memory, _) = views.sized_table(lua, &format!("memory {script}"), 0)?;
+            let (memory, slots) = views.sized_table(lua, &format!("memory {script}"), 0)?;
             let mut ptrs = views.memory_ptrs.borrow_mut();
             if ptrs.len() <= index {
-                ptrs.resize(index + 1, 0);
+                ptrs.resize(index + 1, (0, 0));
             }
-            ptrs[index] = memory.to_pointer() as usize;
+            ptrs[index] = (memory.to_pointer() as usize, table_span(slots));
             Value::Table(memory)
         }
         // `self:label(name)` (`label.rs`): handed out at each read, never kept on `self`.
@@ -751,16 +752,17 @@ impl Views {
 
     /// Asks the CPU to start loading the tables of agent `index`'s own that its `decide` is
     /// likely to touch and its `self` does not lie next to: its `pos` proxy (lent to it) and
-    /// its `memory` table, as first made. A hint only (see `hot::prefetch_self`): nothing is
+    /// its `memory` table, as first made, each with its slots (made with the table, so they
+    /// follow its header: [`table_span`]). A hint only (see `hot::prefetch_self`): nothing is
     /// read, and an address that is stale costs nothing but the hint.
     pub fn prefetch_own(&self, index: usize) {
         if self.self_parts(index) & 1 != 0 {
             if let Some(&p) = self.pos_ptrs.borrow().get(index) {
-                super::hot::prefetch_line(p);
+                prefetch_span(p, table_span(2));
             }
         }
-        if let Some(&p) = self.memory_ptrs.borrow().get(index) {
-            super::hot::prefetch_line(p);
+        if let Some(&(p, bytes)) = self.memory_ptrs.borrow().get(index) {
+            prefetch_span(p, bytes);
         }
     }
 
@@ -903,6 +905,26 @@ impl Views {
     /// The address of the view table of agent `index`, if it has one.
     pub fn view_ptr(&self, index: usize) -> Option<usize> {
         self.ptrs.borrow().get(index).copied().filter(|&p| p != 0)
+    }
+}
+
+/// The bytes from a table's address that its header and its hash slots span when both were
+/// allocated together (the table made with its room at once): the header (56 bytes), the
+/// allocator's and the memory counter's headers of the slots' block (24), then 24 bytes a
+/// slot. Only a hint for prefetching: nothing is read from it.
+fn table_span(slots: usize) -> usize {
+    80 + 24 * slots
+}
+
+/// Asks the CPU for every cache line of `bytes` from `at` (0: nothing). A hint only.
+fn prefetch_span(at: usize, bytes: usize) {
+    if at == 0 {
+        return;
+    }
+    let mut line = at & !63;
+    while line < at + bytes {
+        super::hot::prefetch_line(line);
+        line += 64;
     }
 }
 
