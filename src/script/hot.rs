@@ -475,11 +475,23 @@ pub const AHEAD: usize = 3;
 pub fn prefetch_self(this: *const c_void, lines: u8) {
     // The usual five lines unrolled (a crowd's every agent), then any more.
     #[cfg(target_arch = "x86_64")]
-    for line in (0..5).chain(5..lines as usize) {
-        // SAFETY: a prefetch never faults and changes no memory, whatever the address.
-        unsafe {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            _mm_prefetch::<_MM_HINT_T0>((this as *const i8).wrapping_add(64 * line));
+    {
+        let at = |line: usize| {
+            // SAFETY: a prefetch never faults and changes no memory, whatever the address.
+            unsafe {
+                use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+                _mm_prefetch::<_MM_HINT_T0>((this as *const i8).wrapping_add(64 * line));
+            }
+        };
+        at(0);
+        at(1);
+        at(2);
+        at(3);
+        at(4);
+        let mut line = 5;
+        while line < lines as usize {
+            at(line);
+            line += 1;
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
