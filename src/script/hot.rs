@@ -467,7 +467,8 @@ pub const AHEAD: usize = 3;
 
 /// Asks the CPU to start loading an agent's `self` table a few agents before it decides: its
 /// header, its fields and, made right after it, its `params` table (five cache lines from its
-/// address, as the allocator lays out an agent's tables made together). In a crowd those
+/// address for a `self` of four slots, more for a bigger one: [`self_lines`], as the allocator
+/// lays out an agent's tables made together). In a crowd those
 /// were the misses left in the decision loop (the `self.kind` and `self.params.space` reads);
 /// in four sets of side-by-side runs it took 3% to 13% off the Lua tick (geometric means).
 /// A hint only: nothing is read. `lines` is [`self_lines`] of the `self`.
