@@ -855,20 +855,10 @@ impl Views {
     /// Also gives the number of hash slots it was made with.
     pub fn sized_table(&self, lua: &Lua, use_: &str, min: usize) -> mlua::Result<(Table, usize)> {
         let room = match self.size_hints.raw_get::<Value>(use_)? {
-            Value::Table(last) => {
-                // SAFETY: `exec_raw` pushes the table; `lua_hashsize` reads its size, and the
-                // table is popped and an integer pushed in its place, which cannot raise.
-                unsafe {
-                    lua.exec_raw::<i64>(&last, |state| {
-                        let n = lua_hashsize(state, -1);
-                        ffi::lua_settop(state, -2);
-                        ffi::lua_pushinteger(state, n as ffi::lua_Integer);
-                    })?
-                }
-            }
+            Value::Table(last) => hash_size(lua, &last)?,
             _ => 0,
         };
-        let room = (room as usize).clamp(min, MAX_HINT);
+        let room = room.clamp(min, MAX_HINT);
         let table = lua.create_table_with_capacity(0, room)?;
         self.size_hints.raw_set(use_, &table)?;
         Ok((
@@ -928,6 +918,20 @@ fn prefetch_span(at: usize, bytes: usize) {
     }
 }
 
+/// The number of hash slots `table` has now (patched Lua's `lua_hashsize`).
+fn hash_size(lua: &Lua, table: &Table) -> mlua::Result<usize> {
+    // SAFETY: `exec_raw` pushes the table; `lua_hashsize` reads its size, and the table is
+    // popped and an integer pushed in its place, which cannot raise.
+    let n = unsafe {
+        lua.exec_raw::<i64>(table, |state| {
+            let n = lua_hashsize(state, -1);
+            ffi::lua_settop(state, -2);
+            ffi::lua_pushinteger(state, n as ffi::lua_Integer);
+        })?
+    };
+    Ok(n as usize)
+}
+
 /// A table whose values do not keep their tables alive.
 fn weak_values(lua: &Lua) -> mlua::Result<Table> {
     let table = lua.create_table()?;
@@ -935,4 +939,39 @@ fn weak_values(lua: &Lua) -> mlua::Result<Table> {
     meta.raw_set("__mode", "v")?;
     table.set_metatable(Some(meta))?;
     Ok(table)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A table is made with the hash room the last table of the same use grew to (at least
+    /// the minimum, at most `MAX_HINT`); another use, or another script, keeps its own.
+    #[test]
+    fn a_table_is_made_with_the_room_the_last_of_its_use_grew_to() {
+        let lua = Lua::new();
+        install(&lua).unwrap();
+        let views = get(&lua).unwrap();
+        let (first, slots) = views.sized_table(&lua, "self a.lua", 4).unwrap();
+        assert_eq!((slots, hash_size(&lua, &first).unwrap()), (4, 4));
+        for key in ["id", "kind", "params", "memory", "pos"] {
+            first.raw_set(key, true).unwrap();
+        }
+        assert_eq!(
+            hash_size(&lua, &first).unwrap(),
+            8,
+            "a fifth key regrows it"
+        );
+        let (second, slots) = views.sized_table(&lua, "self a.lua", 4).unwrap();
+        assert_eq!((slots, hash_size(&lua, &second).unwrap()), (8, 8));
+        let (other, _) = views.sized_table(&lua, "self b.lua", 4).unwrap();
+        assert_eq!(hash_size(&lua, &other).unwrap(), 4);
+        let (memory, slots) = views.sized_table(&lua, "memory a.lua", 0).unwrap();
+        assert_eq!((slots, hash_size(&lua, &memory).unwrap()), (0, 0));
+        for n in 0..100 {
+            second.raw_set(format!("k{n}"), n).unwrap();
+        }
+        let (third, _) = views.sized_table(&lua, "self a.lua", 4).unwrap();
+        assert_eq!(hash_size(&lua, &third).unwrap(), MAX_HINT);
+    }
 }
