@@ -116,9 +116,8 @@ pub struct Views {
     selves: RefCell<FastMap<usize, u32>>,
     /// Part proxy address → agent index and part (`POS`, `VEL` or `TILE`).
     parts: RefCell<FastMap<usize, (u32, u8)>>,
-    /// By agent index: its `pos` proxy's address (0 until made), so the most common read, the
-    /// deciding agent's own `self.pos.x`, is found without the map.
-    pos_ptrs: RefCell<Vec<usize>>,
+    /// By agent index: what is known of its own tables ([`Own`]).
+    own: RefCell<Vec<Own>>,
     /// The part proxy read last, and its entry (`pos.x` is most often followed by `pos.y`).
     last_part: Cell<(usize, (u32, u8))>,
     /// The address and agent index of the view handed out last.
@@ -131,17 +130,26 @@ pub struct Views {
     /// Registry reference of what the decision loop needs to lend the deciding agent its own
     /// parts (see [`FAST_SLOTS`]).
     pub fast_ref: c_int,
-    /// By agent index: which parts its `self` holds raw (bit `1 << k`, `k` the part's place
-    /// in [`SELF_PARTS`]); a hint of what its `decide` reads (the proxy is looked up all the
-    /// same).
-    self_parts: RefCell<Vec<u8>>,
-    /// By agent index: the address of the `memory` table its `self` was given (0: none yet)
-    /// and the bytes from there its header and slots span ([`table_span`]), for
-    /// [`Views::prefetch_own`] only.
-    memory_ptrs: RefCell<Vec<(usize, usize)>>,
     /// The last table [`Views::sized_table`] made for each use (`self` or `memory`, and the
     /// script), held weakly: the next one is made with the room it has grown to.
     size_hints: Table,
+}
+
+/// What the views know of an agent index's own tables, one record per agent (the decision loop
+/// reads them in agent order: one stream of cache lines, not one per field).
+#[derive(Clone, Copy, Default)]
+struct Own {
+    /// Its `pos` proxy's address (0 until made), so the most common read, the deciding
+    /// agent's own `self.pos.x`, is found without the map.
+    pos: usize,
+    /// The address of the `memory` table its `self` was given (0: none yet) and the bytes
+    /// from there its header and slots span ([`table_span`]), for [`Views::prefetch_own`].
+    memory: usize,
+    memory_bytes: u32,
+    /// Which parts its `self` holds raw (bit `1 << k`, `k` the part's place in
+    /// [`SELF_PARTS`]); a hint of what its `decide` reads (the proxy is looked up all the
+    /// same).
+    parts: u8,
 }
 
 /// What [`Views::fast_ref`] holds, in this order, and the decision loop keeps on its stack:
@@ -201,15 +209,13 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
         by_ptr: RefCell::new(FastMap::default()),
         selves: RefCell::new(FastMap::default()),
         parts: RefCell::new(FastMap::default()),
-        pos_ptrs: RefCell::new(Vec::new()),
+        own: RefCell::new(Vec::new()),
         last_part: Cell::new((0, (0, 0))),
         last: Cell::new((0, 0)),
         names,
         deciding: Cell::new(std::ptr::null()),
         deciding_index: Cell::new(None),
         fast_ref,
-        self_parts: RefCell::new(Vec::new()),
-        memory_ptrs: RefCell::new(Vec::new()),
         size_hints: weak_values(lua)?,
     });
     // The raw functions find the views through a light userdata: the `Rc` in the app data
@@ -475,11 +481,11 @@ fn fill(lua: &Lua, (table, key): (Table, LuaString)) -> mlua::Result<Value> {
                 _ => String::new(),
             };
             let (memory, slots) = views.sized_table(lua, &format!("memory {script}"), 0)?;
-            let mut ptrs = views.memory_ptrs.borrow_mut();
-            if ptrs.len() <= index {
-                ptrs.resize(index + 1, (0, 0));
-            }
-            ptrs[index] = (memory.to_pointer() as usize, table_span(slots));
+            let at = memory.to_pointer() as usize;
+            views.set_own(index, |own| {
+                own.memory = at;
+                own.memory_bytes = table_span(slots) as u32;
+            });
             Value::Table(memory)
         }
         // `self:label(name)` (`label.rs`): handed out at each read, never kept on `self`.
@@ -493,11 +499,7 @@ fn fill(lua: &Lua, (table, key): (Table, LuaString)) -> mlua::Result<Value> {
         if let Some(k) =
             field_of(&key.as_bytes()).and_then(|f| SELF_PARTS.iter().position(|&p| p == f))
         {
-            let mut bits = views.self_parts.borrow_mut();
-            if bits.len() <= index {
-                bits.resize(index + 1, 0);
-            }
-            bits[index] |= 1 << k;
+            views.set_own(index, |own| own.parts |= 1 << k);
         }
     }
     Ok(value)
@@ -700,11 +702,7 @@ impl Views {
             .borrow_mut()
             .insert(ptr, (index as u32, field as u8));
         if field == POS {
-            let mut pos_ptrs = self.pos_ptrs.borrow_mut();
-            if pos_ptrs.len() <= index {
-                pos_ptrs.resize(index + 1, 0);
-            }
-            pos_ptrs[index] = ptr;
+            self.set_own(index, |own| own.pos = ptr);
         }
         Ok(proxy)
     }
@@ -712,7 +710,7 @@ impl Views {
     /// The agent index and part of the proxy at `ptr`.
     fn part_of(&self, ptr: usize) -> Option<(u32, u8)> {
         if let Some(me) = self.deciding_index.get() {
-            if self.pos_ptrs.borrow().get(me) == Some(&ptr) {
+            if self.own.borrow().get(me).map(|own| own.pos) == Some(ptr) {
                 return Some((me as u32, POS as u8));
             }
         }
@@ -738,8 +736,8 @@ impl Views {
             for k in SELF_PARTS {
                 this.raw_set(&n[k], Value::Nil)?;
             }
-            if let Some(bits) = self.self_parts.borrow_mut().get_mut(index) {
-                *bits = 0;
+            if let Some(own) = self.own.borrow_mut().get_mut(index) {
+                own.parts = 0;
             }
             this.set_metatable(Some(self.meta.clone()))?;
             super::sandbox::protect(lua, this, "self")?;
@@ -756,19 +754,28 @@ impl Views {
     /// follow its header: [`table_span`]). A hint only (see `hot::prefetch_self`): nothing is
     /// read, and an address that is stale costs nothing but the hint.
     pub fn prefetch_own(&self, index: usize) {
-        if self.self_parts(index) & 1 != 0 {
-            if let Some(&p) = self.pos_ptrs.borrow().get(index) {
-                prefetch_span(p, table_span(2));
-            }
+        let own = self.own.borrow();
+        let Some(own) = own.get(index) else {
+            return;
+        };
+        if own.parts & 1 != 0 {
+            prefetch_span(own.pos, table_span(2));
         }
-        if let Some(&(p, bytes)) = self.memory_ptrs.borrow().get(index) {
-            prefetch_span(p, bytes);
-        }
+        prefetch_span(own.memory, own.memory_bytes as usize);
     }
 
     /// Which parts the `self` of agent `index` holds raw (bit `1 << k` for `SELF_PARTS[k]`).
     pub fn self_parts(&self, index: usize) -> u8 {
-        self.self_parts.borrow().get(index).copied().unwrap_or(0)
+        self.own.borrow().get(index).map_or(0, |own| own.parts)
+    }
+
+    /// Changes what is known of agent `index`'s own tables.
+    fn set_own(&self, index: usize, change: impl FnOnce(&mut Own)) {
+        let mut own = self.own.borrow_mut();
+        if own.len() <= index {
+            own.resize(index + 1, Own::default());
+        }
+        change(&mut own[index]);
     }
 
     /// Lends agent `index` the parts of `parts` its `self` (at `this`) holds (see
