@@ -116,7 +116,13 @@ pub struct Views {
     selves: RefCell<FastMap<usize, u32>>,
     /// Part proxy address → agent index and part (`POS`, `VEL` or `TILE`).
     parts: RefCell<FastMap<usize, (u32, u8)>>,
-    /// By agent index: what is known of its own tables ([`Own`]).
+    /// By agent index: which parts its `self` holds raw (bit `1 << k`, `k` the part's place
+    /// in [`SELF_PARTS`]; a hint of what its `decide` reads, the proxy is looked up all the
+    /// same), and [`HAS_MEMORY`] once its `memory` is made. One byte per agent, the only
+    /// thing the decision loop reads of an agent whose script reads neither (a crowd of
+    /// 20,000: 20 KB, not the 480 KB of [`Own`]s).
+    own_bits: RefCell<Vec<u8>>,
+    /// By agent index: where its own tables are ([`Own`]), read only when `own_bits` says so.
     own: RefCell<Vec<Own>>,
     /// The part proxy read last, and its entry (`pos.x` is most often followed by `pos.y`).
     last_part: Cell<(usize, (u32, u8))>,
@@ -130,13 +136,19 @@ pub struct Views {
     /// Registry reference of what the decision loop needs to lend the deciding agent its own
     /// parts (see [`FAST_SLOTS`]).
     pub fast_ref: c_int,
+    /// Each script's number in `size_hints` (a Rust map, so finding it makes no Lua string:
+    /// a long path string made per table landed between an agent's `self` and its `params`).
+    hint_keys: RefCell<std::collections::BTreeMap<std::path::PathBuf, i64>>,
     /// The last table [`Views::sized_table`] made for each use (`self` or `memory`, and the
     /// script), held weakly: the next one is made with the room it has grown to.
     size_hints: Table,
 }
 
-/// What the views know of an agent index's own tables, one record per agent (the decision loop
-/// reads them in agent order: one stream of cache lines, not one per field).
+/// The bit of [`Views::own_bits`] saying an agent's `memory` was made.
+const HAS_MEMORY: u8 = 1 << 7;
+
+/// Where an agent index's own tables are, one record per agent (the decision loop reads them
+/// in agent order: one stream of cache lines, not one per field).
 #[derive(Clone, Copy, Default)]
 struct Own {
     /// Its `pos` proxy's address (0 until made), so the most common read, the deciding
@@ -145,11 +157,7 @@ struct Own {
     /// The address of the `memory` table its `self` was given (0: none yet) and the bytes
     /// from there its header and slots span ([`table_span`]), for [`Views::prefetch_own`].
     memory: usize,
-    memory_bytes: u32,
-    /// Which parts its `self` holds raw (bit `1 << k`, `k` the part's place in
-    /// [`SELF_PARTS`]); a hint of what its `decide` reads (the proxy is looked up all the
-    /// same).
-    parts: u8,
+    memory_bytes: usize,
 }
 
 /// What [`Views::fast_ref`] holds, in this order, and the decision loop keeps on its stack:
@@ -209,6 +217,7 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
         by_ptr: RefCell::new(FastMap::default()),
         selves: RefCell::new(FastMap::default()),
         parts: RefCell::new(FastMap::default()),
+        own_bits: RefCell::new(Vec::new()),
         own: RefCell::new(Vec::new()),
         last_part: Cell::new((0, (0, 0))),
         last: Cell::new((0, 0)),
@@ -216,6 +225,7 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
         deciding: Cell::new(std::ptr::null()),
         deciding_index: Cell::new(None),
         fast_ref,
+        hint_keys: RefCell::new(std::collections::BTreeMap::new()),
         size_hints: weak_values(lua)?,
     });
     // The raw functions find the views through a light userdata: the `Rc` in the app data
@@ -477,14 +487,14 @@ fn fill(lua: &Lua, (table, key): (Table, LuaString)) -> mlua::Result<Value> {
                 Some(Agent {
                     brain: crate::world::Brain::Script(path),
                     ..
-                }) => path.to_string_lossy().into_owned(),
-                _ => String::new(),
+                }) => path.clone(),
+                _ => std::path::PathBuf::new(),
             };
-            let (memory, slots) = views.sized_table(lua, &format!("memory {script}"), 0)?;
+            let (memory, slots) = views.sized_table(lua, &script, Use::Memory, 0)?;
             let at = memory.to_pointer() as usize;
-            views.set_own(index, |own| {
+            views.set_own(index, HAS_MEMORY, |own| {
                 own.memory = at;
-                own.memory_bytes = table_span(slots) as u32;
+                own.memory_bytes = table_span(slots);
             });
             Value::Table(memory)
         }
@@ -499,7 +509,7 @@ fn fill(lua: &Lua, (table, key): (Table, LuaString)) -> mlua::Result<Value> {
         if let Some(k) =
             field_of(&key.as_bytes()).and_then(|f| SELF_PARTS.iter().position(|&p| p == f))
         {
-            views.set_own(index, |own| own.parts |= 1 << k);
+            views.set_own(index, 1 << k, |_| {});
         }
     }
     Ok(value)
@@ -702,7 +712,7 @@ impl Views {
             .borrow_mut()
             .insert(ptr, (index as u32, field as u8));
         if field == POS {
-            self.set_own(index, |own| own.pos = ptr);
+            self.set_own(index, 0, |own| own.pos = ptr);
         }
         Ok(proxy)
     }
@@ -736,8 +746,8 @@ impl Views {
             for k in SELF_PARTS {
                 this.raw_set(&n[k], Value::Nil)?;
             }
-            if let Some(own) = self.own.borrow_mut().get_mut(index) {
-                own.parts = 0;
+            if let Some(bits) = self.own_bits.borrow_mut().get_mut(index) {
+                *bits &= HAS_MEMORY;
             }
             this.set_metatable(Some(self.meta.clone()))?;
             super::sandbox::protect(lua, this, "self")?;
@@ -754,27 +764,34 @@ impl Views {
     /// follow its header: [`table_span`]). A hint only (see `hot::prefetch_self`): nothing is
     /// read, and an address that is stale costs nothing but the hint.
     pub fn prefetch_own(&self, index: usize) {
+        let bits = self.own_bits.borrow().get(index).copied().unwrap_or(0);
+        if bits & (1 | HAS_MEMORY) == 0 {
+            return;
+        }
         let own = self.own.borrow();
         let Some(own) = own.get(index) else {
             return;
         };
-        if own.parts & 1 != 0 {
+        if bits & 1 != 0 {
             prefetch_span(own.pos, table_span(2));
         }
-        prefetch_span(own.memory, own.memory_bytes as usize);
+        prefetch_span(own.memory, own.memory_bytes);
     }
 
     /// Which parts the `self` of agent `index` holds raw (bit `1 << k` for `SELF_PARTS[k]`).
     pub fn self_parts(&self, index: usize) -> u8 {
-        self.own.borrow().get(index).map_or(0, |own| own.parts)
+        self.own_bits.borrow().get(index).copied().unwrap_or(0) & !HAS_MEMORY
     }
 
-    /// Changes what is known of agent `index`'s own tables.
-    fn set_own(&self, index: usize, change: impl FnOnce(&mut Own)) {
+    /// Sets `bits` in agent `index`'s [`Views::own_bits`] and changes where its own tables are.
+    fn set_own(&self, index: usize, bits: u8, change: impl FnOnce(&mut Own)) {
+        let mut own_bits = self.own_bits.borrow_mut();
         let mut own = self.own.borrow_mut();
         if own.len() <= index {
             own.resize(index + 1, Own::default());
+            own_bits.resize(index + 1, 0);
         }
+        own_bits[index] |= bits;
         change(&mut own[index]);
     }
 
@@ -860,7 +877,22 @@ impl Views {
     /// (an agent's `self` grew from 4 to 8 slots on its fifth field: every later read of it
     /// then touched two distant places; `docs/benchmarks.md`, crowd section).
     /// Also gives the number of hash slots it was made with.
-    pub fn sized_table(&self, lua: &Lua, use_: &str, min: usize) -> mlua::Result<(Table, usize)> {
+    pub fn sized_table(
+        &self,
+        lua: &Lua,
+        script: &std::path::Path,
+        use_: Use,
+        min: usize,
+    ) -> mlua::Result<(Table, usize)> {
+        let number = {
+            let mut keys = self.hint_keys.borrow_mut();
+            let next = keys.len() as i64;
+            match keys.get(script) {
+                Some(&n) => n,
+                None => *keys.entry(script.to_path_buf()).or_insert(next),
+            }
+        };
+        let use_ = 2 * number + 1 + use_ as i64;
         let room = match self.size_hints.raw_get::<Value>(use_)? {
             Value::Table(last) => hash_size(lua, &last)?,
             _ => 0,
@@ -925,6 +957,15 @@ fn prefetch_span(at: usize, bytes: usize) {
     }
 }
 
+/// What a table from [`Views::sized_table`] is for.
+#[derive(Clone, Copy)]
+pub enum Use {
+    /// An agent's `self`.
+    Self_ = 0,
+    /// An agent's `self.memory`.
+    Memory = 1,
+}
+
 /// The number of hash slots `table` has now (patched Lua's `lua_hashsize`).
 fn hash_size(lua: &Lua, table: &Table) -> mlua::Result<usize> {
     // SAFETY: `exec_raw` pushes the table; `lua_hashsize` reads its size, and the table is
@@ -959,7 +1000,8 @@ mod tests {
         let lua = Lua::new();
         install(&lua).unwrap();
         let views = get(&lua).unwrap();
-        let (first, slots) = views.sized_table(&lua, "self a.lua", 4).unwrap();
+        let (a, b) = (std::path::Path::new("a.lua"), std::path::Path::new("b.lua"));
+        let (first, slots) = views.sized_table(&lua, a, Use::Self_, 4).unwrap();
         assert_eq!((slots, hash_size(&lua, &first).unwrap()), (4, 4));
         for key in ["id", "kind", "params", "memory", "pos"] {
             first.raw_set(key, true).unwrap();
@@ -969,16 +1011,16 @@ mod tests {
             8,
             "a fifth key regrows it"
         );
-        let (second, slots) = views.sized_table(&lua, "self a.lua", 4).unwrap();
+        let (second, slots) = views.sized_table(&lua, a, Use::Self_, 4).unwrap();
         assert_eq!((slots, hash_size(&lua, &second).unwrap()), (8, 8));
-        let (other, _) = views.sized_table(&lua, "self b.lua", 4).unwrap();
+        let (other, _) = views.sized_table(&lua, b, Use::Self_, 4).unwrap();
         assert_eq!(hash_size(&lua, &other).unwrap(), 4);
-        let (memory, slots) = views.sized_table(&lua, "memory a.lua", 0).unwrap();
+        let (memory, slots) = views.sized_table(&lua, a, Use::Memory, 0).unwrap();
         assert_eq!((slots, hash_size(&lua, &memory).unwrap()), (0, 0));
         for n in 0..100 {
             second.raw_set(format!("k{n}"), n).unwrap();
         }
-        let (third, _) = views.sized_table(&lua, "self a.lua", 4).unwrap();
+        let (third, _) = views.sized_table(&lua, a, Use::Self_, 4).unwrap();
         assert_eq!(hash_size(&lua, &third).unwrap(), MAX_HINT);
     }
 }
