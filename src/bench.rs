@@ -271,7 +271,35 @@ pub struct Pair {
     pub ratios: Vec<f64>,
 }
 
+impl Figures {
+    /// A loud warning when any measured decision failed (a script error, a missing file, a
+    /// limit): such a run times the error path, not the behaviour, so its figures compare
+    /// nothing. `None` when every decision succeeded.
+    pub fn failure_warning(&self, what: &str) -> Option<String> {
+        (self.failed > 0).then(|| {
+            format!(
+                "WARNING: {what}: {} of {} measured decisions FAILED (script errors): these figures time the failures, not the scene's behaviour; run `agentbox headless` on it to see the errors",
+                self.failed, self.decisions
+            )
+        })
+    }
+}
+
 impl Pair {
+    /// The goal line of `bench --against --goal`: MET or NOT MET by the median ratio, and
+    /// never MET when a decision failed on either side (the ratio then compares error paths).
+    pub fn verdict(&self, goal: f64) -> String {
+        let median = self.median();
+        let failed = self.first.failed + self.second.failed;
+        if failed > 0 {
+            return format!(
+                "goal: at most {goal}x the other scene: NOT JUDGED, {failed} decisions failed ({median:.2}x means nothing)"
+            );
+        }
+        let met = if median <= goal { "MET" } else { "NOT MET" };
+        format!("goal: at most {goal}x the other scene: {met} ({median:.2}x)")
+    }
+
     /// The median of the rounds' ratios (the mean of the middle two for an even count).
     pub fn median(&self) -> f64 {
         let mut r = self.ratios.clone();
@@ -329,6 +357,49 @@ mod tests {
         let path = dir.join("crowd.yaml");
         std::fs::write(&path, scene).unwrap();
         path
+    }
+
+    fn figures(decisions: u64, failed: u64) -> Figures {
+        Figures {
+            agents: 10,
+            decisions,
+            ticks: 10,
+            total: Duration::from_millis(10),
+            deciding: Duration::from_millis(5),
+            wall: Duration::from_millis(10),
+            failed,
+        }
+    }
+
+    /// A run whose decisions failed says so loudly and is never judged MET, whatever its
+    /// ratio (every decision failing once measured about 37x and printed only the count).
+    #[test]
+    fn failed_decisions_are_loud_and_never_met() {
+        let ok = figures(100, 0);
+        assert_eq!(ok.failure_warning("a.yaml"), None);
+        let bad = figures(100, 100);
+        let warning = bad.failure_warning("a.yaml").unwrap();
+        assert!(
+            warning.contains("WARNING") && warning.contains("100 of 100"),
+            "{warning}"
+        );
+        let judged = |first: &Figures, second: &Figures, ratio: f64| {
+            Pair {
+                first: first.clone(),
+                second: second.clone(),
+                ratios: vec![ratio],
+            }
+            .verdict(1.35)
+        };
+        assert!(judged(&ok, &ok, 1.2).ends_with(": MET (1.20x)"));
+        assert!(judged(&ok, &ok, 1.5).contains("NOT MET"));
+        for (first, second) in [(&bad, &ok), (&ok, &bad)] {
+            let line = judged(first, second, 0.5);
+            assert!(
+                line.contains("NOT JUDGED") && !line.contains(": MET"),
+                "{line}"
+            );
+        }
     }
 
     /// The per-thread CPU clock counts this thread's work and not its sleep.

@@ -224,7 +224,8 @@ enum Command {
         #[arg(long, value_name = "OTHER")]
         against: Option<PathBuf>,
         /// With --against: the largest ratio SCENE/OTHER allowed; prints MET or NOT MET (the
-        /// exit status stays 0 either way).
+        /// exit status stays 0 either way), or NOT JUDGED when a decision failed on either
+        /// side (a run with failed decisions warns and exits 1 whatever the goal).
         #[arg(long, value_name = "RATIO", requires = "against")]
         goal: Option<f64>,
     },
@@ -576,6 +577,14 @@ fn bench_against(
     };
     show_figures(&path.display().to_string(), &pair.first)?;
     show_figures(&other.display().to_string(), &pair.second)?;
+    let mut judged = true;
+    for (p, f) in [(path, &pair.first), (other, &pair.second)] {
+        if let Some(warning) = f.failure_warning(&p.display().to_string()) {
+            say(format_args!("{warning}\n"))?;
+            eprintln!("{warning}");
+            judged = false;
+        }
+    }
     let (lo, hi) = pair
         .ratios
         .iter()
@@ -593,18 +602,27 @@ fn bench_against(
         crate::bench::CLOCK
     ))?;
     if let Some(goal) = goal {
-        let met = if median <= goal { "MET" } else { "NOT MET" };
-        say(format_args!(
-            "goal: at most {goal}x the other scene: {met} ({median:.2}x)\n"
-        ))?;
+        say(format_args!("{}\n", pair.verdict(goal)))?;
     }
-    Ok(ExitCode::SUCCESS)
+    // Failed decisions make the comparison meaningless: a failure status, whatever the goal.
+    Ok(if judged {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 fn bench(path: &Path, ticks: u64, warmup: u64, native: bool) -> io::Result<ExitCode> {
     if !native {
         match crate::bench::lua(path, warmup, ticks) {
-            Ok(lua) => show_figures("lua", &lua)?,
+            Ok(lua) => {
+                show_figures("lua", &lua)?;
+                if let Some(warning) = lua.failure_warning("lua") {
+                    say(format_args!("{warning}\n"))?;
+                    eprintln!("{warning}");
+                    return Ok(ExitCode::FAILURE);
+                }
+            }
             Err(e) => {
                 eprintln!("{e}");
                 return Ok(ExitCode::FAILURE);
@@ -621,6 +639,11 @@ fn bench(path: &Path, ticks: u64, warmup: u64, native: bool) -> io::Result<ExitC
     };
     show_figures("lua", &lua)?;
     show_figures("rust", &rust)?;
+    if let Some(warning) = lua.failure_warning("lua") {
+        say(format_args!("{warning}\n"))?;
+        eprintln!("{warning}");
+        return Ok(ExitCode::FAILURE);
+    }
     say(format_args!(
         "lua/rust: {:.2}x per tick, {:.2}x per decision (taking turns of {} ticks)\n",
         lua.ms_per_tick() / rust.ms_per_tick(),

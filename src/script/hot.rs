@@ -458,6 +458,8 @@ pub struct Ready {
     pub module: c_int,
     pub this: c_int,
     pub this_ptr: *const c_void,
+    /// How many cache lines [`prefetch_self`] asks for ([`self_lines`]).
+    pub lines: u8,
 }
 
 /// How many agents ahead of the one deciding [`prefetch_self`] is asked for.
@@ -465,22 +467,44 @@ pub const AHEAD: usize = 3;
 
 /// Asks the CPU to start loading an agent's `self` table a few agents before it decides: its
 /// header, its fields and, made right after it, its `params` table (five cache lines from its
-/// address, as the allocator lays out an agent's tables made together). In a crowd those
+/// address for a `self` of four slots, more for a bigger one: [`self_lines`], as the allocator
+/// lays out an agent's tables made together). In a crowd those
 /// were the misses left in the decision loop (the `self.kind` and `self.params.space` reads);
 /// in four sets of side-by-side runs it took 3% to 13% off the Lua tick (geometric means).
-/// A hint only: nothing is read.
+/// A hint only: nothing is read. `lines` is [`self_lines`] of the `self`.
 #[inline]
-pub fn prefetch_self(this: *const c_void) {
+pub fn prefetch_self(this: *const c_void, lines: u8) {
+    // The usual five lines unrolled (a crowd's every agent), then any more.
     #[cfg(target_arch = "x86_64")]
-    for line in 0..5 {
-        // SAFETY: a prefetch never faults and changes no memory, whatever the address.
-        unsafe {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            _mm_prefetch::<_MM_HINT_T0>((this as *const i8).wrapping_add(64 * line));
+    {
+        let at = |line: usize| {
+            // SAFETY: a prefetch never faults and changes no memory, whatever the address.
+            unsafe {
+                use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+                _mm_prefetch::<_MM_HINT_T0>((this as *const i8).wrapping_add(64 * line));
+            }
+        };
+        at(0);
+        at(1);
+        at(2);
+        at(3);
+        at(4);
+        let mut line = 5;
+        while line < lines as usize {
+            at(line);
+            line += 1;
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = this;
+    let _ = (this, lines);
+}
+
+/// How many cache lines from a `self` table's address [`prefetch_self`] covers for a `self`
+/// made with `slots` hash slots: five for the usual four (its header, its slots and its
+/// `params`, allocated one after the other), and the lines its extra slots (24 bytes each)
+/// push `params` further.
+pub fn self_lines(slots: usize) -> u8 {
+    (5 + (24 * slots.saturating_sub(4)).div_ceil(64)).min(16) as u8
 }
 
 /// Asks the CPU to start loading the cache line at `at` (0: nothing). A hint only.
@@ -697,14 +721,25 @@ unsafe extern "C-unwind" fn decide_loop(state: *mut ffi::lua_State) -> c_int {
             // The agents of a crowd decide in index order, so the one a few ahead is most often
             // index + AHEAD: its own tables are asked for now (a hint, never a read).
             hot.views.prefetch_own(ready.index + AHEAD);
-            // Its own parts it reads, lent (their proxies left above `decide_slot`).
+            // Its `self` above `decide_slot`, then its own parts it reads, lent (their proxies
+            // left above `self`, found in it).
+            let this_slot = decide_slot + 1;
+            ffi::lua_rawgeti(state, ffi::LUA_REGISTRYINDEX, ready.this as i64);
             let parts = hot.views.self_parts(ready.index);
             if parts != 0 {
                 turn.lent = (ready.index, 0);
-                Views::lend(state, fast, world, ready.index, parts, &mut turn.lent.1);
+                Views::lend(
+                    state,
+                    fast,
+                    this_slot,
+                    world,
+                    ready.index,
+                    parts,
+                    &mut turn.lent.1,
+                );
             }
             ffi::lua_pushvalue(state, decide_slot);
-            ffi::lua_rawgeti(state, ffi::LUA_REGISTRYINDEX, ready.this as i64);
+            ffi::lua_pushvalue(state, this_slot);
             ffi::lua_pushvalue(state, 2);
             hot.views.set_deciding(Some((ready.this_ptr, ready.index)));
             turn.deciding = Some((ready, budget.begin()));
@@ -715,7 +750,7 @@ unsafe extern "C-unwind" fn decide_loop(state: *mut ffi::lua_State) -> c_int {
             };
             hot.views.set_deciding(None);
             if turn.lent.1 != 0 {
-                Views::end_lend(state, decide_slot + 1, turn.lent.1);
+                Views::end_lend(state, this_slot + 1, turn.lent.1);
                 turn.lent = (0, 0);
             }
             let result = ffi::lua_gettop(state);

@@ -59,16 +59,16 @@ const SELF_PARTS: [usize; 3] = [POS, VEL, TILE];
 
 // The functions the patched Lua adds for [`Views::lend`] (lapi.c): `lua_setreadonly` makes a
 // table refuse every write through the VM and the standard API, raw fields included (each goes
-// to its `__newindex`); `lua_lend` sets the existing `x`/`y` fields of `proxies[slot]` and
-// pushes it (0 and nothing pushed if it is not a table with those keys); `lua_lendback` empties
+// to its `__newindex`); `lua_lend` sets the existing `x`/`y` fields of the proxy an owner table
+// (the deciding agent's `self`) holds raw under a part's name and pushes it (0 and nothing pushed if it is not a table with those keys); `lua_lendback` empties
 // them again. None of them allocates or raises.
 extern "C-unwind" {
     fn lua_setreadonly(state: *mut ffi::lua_State, idx: c_int);
     #[allow(clippy::too_many_arguments)]
     fn lua_lend(
         state: *mut ffi::lua_State,
-        proxies: c_int,
-        slot: ffi::lua_Integer,
+        owner: c_int,
+        kpart: c_int,
         kx: c_int,
         ky: c_int,
         x: f64,
@@ -76,7 +76,13 @@ extern "C-unwind" {
         ints: c_int,
     ) -> c_int;
     fn lua_lendback(state: *mut ffi::lua_State, obj: c_int);
+    fn lua_hashsize(state: *mut ffi::lua_State, idx: c_int) -> c_int;
 }
+
+/// The most hash slots a table is made with from [`Views::sized_table`]'s hint (a script that
+/// fills one agent's table with hundreds of keys does not make every later agent's that big
+/// up front).
+const MAX_HINT: usize = 16;
 
 /// What `getmetatable` gives for a part proxy.
 const PART_LOCK: &str = "agent part (read-only)";
@@ -110,9 +116,14 @@ pub struct Views {
     selves: RefCell<FastMap<usize, u32>>,
     /// Part proxy address → agent index and part (`POS`, `VEL` or `TILE`).
     parts: RefCell<FastMap<usize, (u32, u8)>>,
-    /// By agent index: its `pos` proxy's address (0 until made), so the most common read, the
-    /// deciding agent's own `self.pos.x`, is found without the map.
-    pos_ptrs: RefCell<Vec<usize>>,
+    /// By agent index: which parts its `self` holds raw (bit `1 << k`, `k` the part's place
+    /// in [`SELF_PARTS`]; a hint of what its `decide` reads, the proxy is looked up all the
+    /// same), and [`HAS_MEMORY`] once its `memory` is made. One byte per agent, the only
+    /// thing the decision loop reads of an agent whose script reads neither (a crowd of
+    /// 20,000: 20 KB, not the 480 KB of [`Own`]s).
+    own_bits: RefCell<Vec<u8>>,
+    /// By agent index: where its own tables are ([`Own`]), read only when `own_bits` says so.
+    own: RefCell<Vec<Own>>,
     /// The part proxy read last, and its entry (`pos.x` is most often followed by `pos.y`).
     last_part: Cell<(usize, (u32, u8))>,
     /// The address and agent index of the view handed out last.
@@ -125,30 +136,49 @@ pub struct Views {
     /// Registry reference of what the decision loop needs to lend the deciding agent its own
     /// parts (see [`FAST_SLOTS`]).
     pub fast_ref: c_int,
-    /// By agent index: which parts its `self` holds raw (bit `1 << k`, `k` the part's place
-    /// in [`SELF_PARTS`]); a hint of what its `decide` reads (the proxy is looked up all the
-    /// same).
-    self_parts: RefCell<Vec<u8>>,
-    /// By agent index: the address of the `memory` table its `self` was given (0: none yet),
-    /// for [`Views::prefetch_own`] only.
-    memory_ptrs: RefCell<Vec<usize>>,
+    /// Each script's number in `size_hints` (a Rust map, so finding it makes no Lua string:
+    /// a long path string made per table landed between an agent's `self` and its `params`).
+    hint_keys: RefCell<std::collections::BTreeMap<std::path::PathBuf, i64>>,
+    /// The last table [`Views::sized_table`] made for each use (`self` or `memory`, and the
+    /// script), held weakly: the next one is made with the room it has grown to.
+    size_hints: Table,
+}
+
+/// The bit of [`Views::own_bits`] saying an agent's `memory` was made.
+const HAS_MEMORY: u8 = 1 << 7;
+
+/// Where an agent index's own tables are, one record per agent (the decision loop reads them
+/// in agent order: one stream of cache lines, not one per field).
+#[derive(Clone, Copy, Default)]
+struct Own {
+    /// Its `pos` proxy's address (0 until made), so the most common read, the deciding
+    /// agent's own `self.pos.x`, is found without the map.
+    pos: usize,
+    /// The address of the `memory` table its `self` was given (0: none yet) and the bytes
+    /// from there its header and slots span ([`table_span`]), for [`Views::prefetch_own`].
+    memory: usize,
+    memory_bytes: usize,
 }
 
 /// What [`Views::fast_ref`] holds, in this order, and the decision loop keeps on its stack:
-/// the proxies table and the strings `"x"` and `"y"`.
+/// the proxies table, the strings `"x"` and `"y"`, and the part names `"pos"`, `"vel"` and
+/// `"tile"` (in `SELF_PARTS` order).
 ///
 /// Every part proxy is a read-only table (`lua_setreadonly`, patched Lua) with nodes for `x`
 /// and `y` and both empty, so reads go to its `__index` ([`part_index`]) and every write, even
 /// to a field it holds, to its `__newindex` (the same refusal). While an agent decides, each
 /// proxy of its own that its `self` holds is lent the agent's numbers from the world being
-/// decided as its raw `x` and `y` (`lua_lend`, one call that allocates nothing): `self.pos.x`
+/// decided as its raw `x` and `y` (`lua_lend`, one call that allocates nothing, finding the
+/// proxy in `self`'s own field, which the script reads anyway, not in the proxies table, a
+/// cache line more per agent): `self.pos.x`
 /// is then a plain field read, no metamethod and no call. Once `decide` returns (or raises),
 /// the fields are emptied again (`lua_lendback`), so a proxy kept elsewhere reads the world
 /// through [`part_index`] again. Only the deciding agent's own proxies are ever lent.
-pub const FAST_SLOTS: c_int = 3;
+pub const FAST_SLOTS: c_int = 6;
 pub const FAST_PROXIES: c_int = 0;
 const FAST_X: c_int = 1;
 const FAST_Y: c_int = 2;
+const FAST_PARTS: c_int = 3;
 
 /// Makes the views of a state and stores them in its app data.
 pub fn install(lua: &Lua) -> mlua::Result<()> {
@@ -162,6 +192,9 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
     fast.raw_push(&proxies)?;
     fast.raw_push(&names[X])?;
     fast.raw_push(&names[Y])?;
+    for part in SELF_PARTS {
+        fast.raw_push(&names[part])?;
+    }
     // SAFETY: takes a registry reference of the table `exec_raw` pushed (kept for the state's
     // life); `luaL_ref` can raise only on allocation, which `exec_raw` protects.
     let fast_ref = unsafe {
@@ -184,15 +217,16 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
         by_ptr: RefCell::new(FastMap::default()),
         selves: RefCell::new(FastMap::default()),
         parts: RefCell::new(FastMap::default()),
-        pos_ptrs: RefCell::new(Vec::new()),
+        own_bits: RefCell::new(Vec::new()),
+        own: RefCell::new(Vec::new()),
         last_part: Cell::new((0, (0, 0))),
         last: Cell::new((0, 0)),
         names,
         deciding: Cell::new(std::ptr::null()),
         deciding_index: Cell::new(None),
         fast_ref,
-        self_parts: RefCell::new(Vec::new()),
-        memory_ptrs: RefCell::new(Vec::new()),
+        hint_keys: RefCell::new(std::collections::BTreeMap::new()),
+        size_hints: weak_values(lua)?,
     });
     // The raw functions find the views through a light userdata: the `Rc` in the app data
     // keeps them alive (and in place) as long as the state.
@@ -449,12 +483,19 @@ fn fill(lua: &Lua, (table, key): (Table, LuaString)) -> mlua::Result<Value> {
     let value = match field_of(&key.as_bytes()) {
         Some(field @ (POS | VEL | TILE)) => Value::Table(views.part(lua, index, field)?),
         None if is_self && &key.as_bytes()[..] == b"memory" => {
-            let memory = lua.create_table()?;
-            let mut ptrs = views.memory_ptrs.borrow_mut();
-            if ptrs.len() <= index {
-                ptrs.resize(index + 1, 0);
-            }
-            ptrs[index] = memory.to_pointer() as usize;
+            let script = match views.world().and_then(|w| w.agents.get(index)) {
+                Some(Agent {
+                    brain: crate::world::Brain::Script(path),
+                    ..
+                }) => path.clone(),
+                _ => std::path::PathBuf::new(),
+            };
+            let (memory, slots) = views.sized_table(lua, &script, Use::Memory, 0)?;
+            let at = memory.to_pointer() as usize;
+            views.set_own(index, HAS_MEMORY, |own| {
+                own.memory = at;
+                own.memory_bytes = table_span(slots);
+            });
             Value::Table(memory)
         }
         // `self:label(name)` (`label.rs`): handed out at each read, never kept on `self`.
@@ -468,11 +509,7 @@ fn fill(lua: &Lua, (table, key): (Table, LuaString)) -> mlua::Result<Value> {
         if let Some(k) =
             field_of(&key.as_bytes()).and_then(|f| SELF_PARTS.iter().position(|&p| p == f))
         {
-            let mut bits = views.self_parts.borrow_mut();
-            if bits.len() <= index {
-                bits.resize(index + 1, 0);
-            }
-            bits[index] |= 1 << k;
+            views.set_own(index, 1 << k, |_| {});
         }
     }
     Ok(value)
@@ -675,11 +712,7 @@ impl Views {
             .borrow_mut()
             .insert(ptr, (index as u32, field as u8));
         if field == POS {
-            let mut pos_ptrs = self.pos_ptrs.borrow_mut();
-            if pos_ptrs.len() <= index {
-                pos_ptrs.resize(index + 1, 0);
-            }
-            pos_ptrs[index] = ptr;
+            self.set_own(index, 0, |own| own.pos = ptr);
         }
         Ok(proxy)
     }
@@ -687,7 +720,7 @@ impl Views {
     /// The agent index and part of the proxy at `ptr`.
     fn part_of(&self, ptr: usize) -> Option<(u32, u8)> {
         if let Some(me) = self.deciding_index.get() {
-            if self.pos_ptrs.borrow().get(me) == Some(&ptr) {
+            if self.own.borrow().get(me).map(|own| own.pos) == Some(ptr) {
                 return Some((me as u32, POS as u8));
             }
         }
@@ -713,8 +746,8 @@ impl Views {
             for k in SELF_PARTS {
                 this.raw_set(&n[k], Value::Nil)?;
             }
-            if let Some(bits) = self.self_parts.borrow_mut().get_mut(index) {
-                *bits = 0;
+            if let Some(bits) = self.own_bits.borrow_mut().get_mut(index) {
+                *bits &= HAS_MEMORY;
             }
             this.set_metatable(Some(self.meta.clone()))?;
             super::sandbox::protect(lua, this, "self")?;
@@ -727,35 +760,55 @@ impl Views {
 
     /// Asks the CPU to start loading the tables of agent `index`'s own that its `decide` is
     /// likely to touch and its `self` does not lie next to: its `pos` proxy (lent to it) and
-    /// its `memory` table, as first made. A hint only (see `hot::prefetch_self`): nothing is
+    /// its `memory` table, as first made, each with its slots (made with the table, so they
+    /// follow its header: [`table_span`]). A hint only (see `hot::prefetch_self`): nothing is
     /// read, and an address that is stale costs nothing but the hint.
     pub fn prefetch_own(&self, index: usize) {
-        if self.self_parts(index) & 1 != 0 {
-            if let Some(&p) = self.pos_ptrs.borrow().get(index) {
-                super::hot::prefetch_line(p);
-            }
+        let bits = self.own_bits.borrow().get(index).copied().unwrap_or(0);
+        if bits & (1 | HAS_MEMORY) == 0 {
+            return;
         }
-        if let Some(&p) = self.memory_ptrs.borrow().get(index) {
-            super::hot::prefetch_line(p);
+        let own = self.own.borrow();
+        let Some(own) = own.get(index) else {
+            return;
+        };
+        if bits & 1 != 0 {
+            prefetch_span(own.pos, table_span(2));
         }
+        prefetch_span(own.memory, own.memory_bytes);
     }
 
     /// Which parts the `self` of agent `index` holds raw (bit `1 << k` for `SELF_PARTS[k]`).
     pub fn self_parts(&self, index: usize) -> u8 {
-        self.self_parts.borrow().get(index).copied().unwrap_or(0)
+        self.own_bits.borrow().get(index).copied().unwrap_or(0) & !HAS_MEMORY
     }
 
-    /// Lends agent `index` the parts of `parts` its `self` holds (see [`FAST_SLOTS`]): pushes
-    /// each one's proxy with its numbers from `world` as its raw `x` and `y`. Marks each part lent in `lent` as soon as it is (so a
+    /// Sets `bits` in agent `index`'s [`Views::own_bits`] and changes where its own tables are.
+    fn set_own(&self, index: usize, bits: u8, change: impl FnOnce(&mut Own)) {
+        let mut own_bits = self.own_bits.borrow_mut();
+        let mut own = self.own.borrow_mut();
+        if own.len() <= index {
+            own.resize(index + 1, Own::default());
+            own_bits.resize(index + 1, 0);
+        }
+        own_bits[index] |= bits;
+        change(&mut own[index]);
+    }
+
+    /// Lends agent `index` the parts of `parts` its `self` (at `this`) holds (see
+    /// [`FAST_SLOTS`]): pushes each one's proxy, found in `self`, with its numbers from `world`
+    /// as its raw `x` and `y`. Marks each part lent in `lent` as soon as it is (so a
     /// raised error leaves it saying what to give back); their proxies are left on the stack
     /// in part order for [`Views::end_lend`].
     ///
     /// # Safety
     /// A live state with room for four values, the [`FAST_SLOTS`] values from `fast` on; no
     /// Rust value needing a drop in the caller's frames (a raised error unwinds them).
+    #[allow(clippy::too_many_arguments)]
     pub unsafe fn lend(
         state: *mut ffi::lua_State,
         fast: c_int,
+        this: c_int,
         world: &World,
         index: usize,
         parts: u8,
@@ -776,13 +829,13 @@ impl Views {
                 (Num::Int(x), Num::Int(y)) => (x as f64, y as f64, 1),
                 (x, y) => (x.float(), y.float(), 0),
             };
-            // SAFETY: the caller's contract (the proxies and the key strings sit at `fast`'s
-            // slots); this neither allocates nor raises.
+            // SAFETY: the caller's contract (the key strings sit at `fast`'s slots, `self` at
+            // `this`); this neither allocates nor raises.
             let pushed = unsafe {
                 lua_lend(
                     state,
-                    fast + FAST_PROXIES,
-                    part_slot(index, field),
+                    this,
+                    fast + FAST_PARTS + k as c_int,
                     fast + FAST_X,
                     fast + FAST_Y,
                     x,
@@ -816,6 +869,47 @@ impl Views {
             .map(move |(k, &field)| (k, part_slot(index, field)))
     }
 
+    /// A new table for `use_` (`self` or `memory`, with the script's path), made with the hash
+    /// room the last table made for the same use has grown to by now (at least `min`, at
+    /// most [`MAX_HINT`]). The agents of a crowd share a script and fill their tables alike, so
+    /// each table is made at its final size at once, its slots allocated right after its
+    /// header, instead of regrown during its first `decide`, into memory far from the header
+    /// (an agent's `self` grew from 4 to 8 slots on its fifth field: every later read of it
+    /// then touched two distant places; `docs/benchmarks.md`, crowd section).
+    /// Also gives the number of hash slots it was made with.
+    pub fn sized_table(
+        &self,
+        lua: &Lua,
+        script: &std::path::Path,
+        use_: Use,
+        min: usize,
+    ) -> mlua::Result<(Table, usize)> {
+        let number = {
+            let mut keys = self.hint_keys.borrow_mut();
+            let next = keys.len() as i64;
+            match keys.get(script) {
+                Some(&n) => n,
+                None => *keys.entry(script.to_path_buf()).or_insert(next),
+            }
+        };
+        let use_ = 2 * number + 1 + use_ as i64;
+        let room = match self.size_hints.raw_get::<Value>(use_)? {
+            Value::Table(last) => hash_size(lua, &last)?,
+            _ => 0,
+        };
+        let room = room.clamp(min, MAX_HINT);
+        let table = lua.create_table_with_capacity(0, room)?;
+        self.size_hints.raw_set(use_, &table)?;
+        Ok((
+            table,
+            if room == 0 {
+                0
+            } else {
+                room.next_power_of_two()
+            },
+        ))
+    }
+
     /// Forgets a `self` table that is going away.
     pub fn unlink_self(&self, ptr: *const c_void) {
         self.selves.borrow_mut().remove(&(ptr as usize));
@@ -840,5 +934,93 @@ impl Views {
     /// The address of the view table of agent `index`, if it has one.
     pub fn view_ptr(&self, index: usize) -> Option<usize> {
         self.ptrs.borrow().get(index).copied().filter(|&p| p != 0)
+    }
+}
+
+/// The bytes from a table's address that its header and its hash slots span when both were
+/// allocated together (the table made with its room at once): the header (56 bytes), the
+/// allocator's and the memory counter's headers of the slots' block (24), then 24 bytes a
+/// slot. Only a hint for prefetching: nothing is read from it.
+fn table_span(slots: usize) -> usize {
+    80 + 24 * slots
+}
+
+/// Asks the CPU for every cache line of `bytes` from `at` (0: nothing). A hint only.
+fn prefetch_span(at: usize, bytes: usize) {
+    if at == 0 {
+        return;
+    }
+    let mut line = at & !63;
+    while line < at + bytes {
+        super::hot::prefetch_line(line);
+        line += 64;
+    }
+}
+
+/// What a table from [`Views::sized_table`] is for.
+#[derive(Clone, Copy)]
+pub enum Use {
+    /// An agent's `self`.
+    Self_ = 0,
+    /// An agent's `self.memory`.
+    Memory = 1,
+}
+
+/// The number of hash slots `table` has now (patched Lua's `lua_hashsize`).
+fn hash_size(lua: &Lua, table: &Table) -> mlua::Result<usize> {
+    // SAFETY: `exec_raw` pushes the table; `lua_hashsize` reads its size, and the table is
+    // popped and an integer pushed in its place, which cannot raise.
+    let n = unsafe {
+        lua.exec_raw::<i64>(table, |state| {
+            let n = lua_hashsize(state, -1);
+            ffi::lua_settop(state, -2);
+            ffi::lua_pushinteger(state, n as ffi::lua_Integer);
+        })?
+    };
+    Ok(n as usize)
+}
+
+/// A table whose values do not keep their tables alive.
+fn weak_values(lua: &Lua) -> mlua::Result<Table> {
+    let table = lua.create_table()?;
+    let meta = lua.create_table()?;
+    meta.raw_set("__mode", "v")?;
+    table.set_metatable(Some(meta))?;
+    Ok(table)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A table is made with the hash room the last table of the same use grew to (at least
+    /// the minimum, at most `MAX_HINT`); another use, or another script, keeps its own.
+    #[test]
+    fn a_table_is_made_with_the_room_the_last_of_its_use_grew_to() {
+        let lua = Lua::new();
+        install(&lua).unwrap();
+        let views = get(&lua).unwrap();
+        let (a, b) = (std::path::Path::new("a.lua"), std::path::Path::new("b.lua"));
+        let (first, slots) = views.sized_table(&lua, a, Use::Self_, 4).unwrap();
+        assert_eq!((slots, hash_size(&lua, &first).unwrap()), (4, 4));
+        for key in ["id", "kind", "params", "memory", "pos"] {
+            first.raw_set(key, true).unwrap();
+        }
+        assert_eq!(
+            hash_size(&lua, &first).unwrap(),
+            8,
+            "a fifth key regrows it"
+        );
+        let (second, slots) = views.sized_table(&lua, a, Use::Self_, 4).unwrap();
+        assert_eq!((slots, hash_size(&lua, &second).unwrap()), (8, 8));
+        let (other, _) = views.sized_table(&lua, b, Use::Self_, 4).unwrap();
+        assert_eq!(hash_size(&lua, &other).unwrap(), 4);
+        let (memory, slots) = views.sized_table(&lua, a, Use::Memory, 0).unwrap();
+        assert_eq!((slots, hash_size(&lua, &memory).unwrap()), (0, 0));
+        for n in 0..100 {
+            second.raw_set(format!("k{n}"), n).unwrap();
+        }
+        let (third, _) = views.sized_table(&lua, a, Use::Self_, 4).unwrap();
+        assert_eq!(hash_size(&lua, &third).unwrap(), MAX_HINT);
     }
 }

@@ -1575,11 +1575,13 @@ LUA_API int lua_setowner (lua_State *L, unsigned int owner) {
 ** 'lua_setreadonly' makes the table at 'idx' read-only (it must have a
 ** '__newindex', or a write to it raises a plain error).
 **
-** 'lua_lend' sets the fields of proxies[slot] (the table at 'proxies') named
-** by the short strings at 'kx' and 'ky' to 'x' and 'y' (integers if 'ints'),
-** pushes the proxy and returns 1; if proxies[slot] is not a table or has no
-** node for either key (see 'luaH_lendslot'), it sets nothing, pushes nothing
-** and returns 0. 'lua_lendback' empties every field of the table at 'obj'
+** 'lua_lend' sets the fields of the proxy owner[kpart] (the raw field of the
+** table at 'owner' named by the short string at 'kpart': the deciding agent's
+** 'self', whose fields its script reads anyway, so no other table is
+** touched to find it) named by the short strings at 'kx' and 'ky' to 'x' and
+** 'y' (integers if 'ints'), pushes the proxy and returns 1; if owner[kpart]
+** is not a table or has no node for either key (see 'luaH_lendslot'), it sets
+** nothing, pushes nothing and returns 0. 'lua_lendback' empties every field of the table at 'obj'
 ** (a lent proxy holds no other: nothing can be added to a read-only table). Neither allocates nor raises. Indices must be positive.
 */
 LUA_API void lua_setreadonly (lua_State *L, int idx) {
@@ -1589,15 +1591,18 @@ LUA_API void lua_setreadonly (lua_State *L, int idx) {
 }
 
 
-LUA_API int lua_lend (lua_State *L, int proxies, lua_Integer slot, int kx,
-                      int ky, lua_Number x, lua_Number y, int ints) {
+LUA_API int lua_lend (lua_State *L, int owner, int kpart, int kx, int ky,
+                      lua_Number x, lua_Number y, int ints) {
   const TValue *pv;
+  const TValue *kp;
   const TValue *k[2];
   TValue *v[2];
   Table *p;
   int i;
   lua_lock(L);
-  pv = luaH_getint(hvalue(index2value(L, proxies)), slot);
+  kp = index2value(L, kpart);
+  api_check(L, ttisshrstring(kp), "short string expected");
+  pv = luaH_getshortstr(hvalue(index2value(L, owner)), tsvalue(kp));
   if (!ttistable(pv)) {
     lua_unlock(L);
     return 0;
@@ -1626,6 +1631,20 @@ LUA_API int lua_lend (lua_State *L, int proxies, lua_Integer slot, int kx,
   api_incr_top(L);
   lua_unlock(L);
   return 1;
+}
+
+
+/*
+** agentbox: the number of nodes of the hash part of the table at 'idx' (0
+** when it has none), so the host can make the next table of the same use
+** with that room at once (allocated beside its header, never regrown).
+*/
+LUA_API int lua_hashsize (lua_State *L, int idx) {
+  Table *t;
+  lua_lock(L);
+  t = hvalue(index2value(L, idx));
+  lua_unlock(L);
+  return isdummy(t) ? 0 : cast_int(sizenode(t));
 }
 
 

@@ -345,9 +345,10 @@ LUA_API void (lua_setquota) (lua_State *L, size_t bytes);
 LUA_API unsigned int (lua_victim) (lua_State *L);
 /* agentbox: read-only tables; lends a proxy its numbers for one call */
 LUA_API void (lua_setreadonly) (lua_State *L, int idx);
-LUA_API int (lua_lend) (lua_State *L, int proxies, lua_Integer slot, int kx,
-                        int ky, lua_Number x, lua_Number y, int ints);
+LUA_API int (lua_lend) (lua_State *L, int owner, int kpart, int kx, int ky,
+                        lua_Number x, lua_Number y, int ints);
 LUA_API void (lua_lendback) (lua_State *L, int obj);
+LUA_API int (lua_hashsize) (lua_State *L, int idx);
 LUA_API void (lua_warning)  (lua_State *L, const char *msg, int tocont);
 
 
