@@ -7,17 +7,6 @@ use common::*;
 use std::collections::BTreeMap;
 use std::process::Command;
 
-/// Decodes a PNG into (width, height, RGBA bytes).
-fn read_png(path: &std::path::Path) -> (u32, u32, Vec<u8>) {
-    let decoder = png::Decoder::new(std::fs::File::open(path).expect("screenshot written"));
-    let mut reader = decoder.read_info().expect("a PNG");
-    let mut buf = vec![0; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut buf).expect("PNG data");
-    assert_eq!(info.color_type, png::ColorType::Rgba, "RGBA screenshot");
-    buf.truncate(info.buffer_size());
-    (info.width, info.height, buf)
-}
-
 fn colour_counts(rgba: &[u8]) -> BTreeMap<[u8; 3], usize> {
     let mut counts = BTreeMap::new();
     for px in rgba.chunks_exact(4) {
@@ -35,16 +24,13 @@ fn the_window_shows_the_map_and_the_agents() {
     );
     let dir = scratch(&[]);
     let shot = dir.path().join("chase.png");
-    let out = Command::new("xvfb-run")
-        .args(["-a", "-s", "-screen 0 1280x1024x24"])
-        .arg(env!("CARGO_BIN_EXE_agentbox"))
+    let out = window_command(&root())
         .args(["run", "scenes/chase.yaml", "--frames", "45", "--screenshot"])
         .arg(&shot)
-        .current_dir(root())
         .output()
         .expect("xvfb-run runs");
     assert!(out.status.success(), "window run failed: {}", stderr(&out));
-    let (w, h, rgba) = read_png(&shot);
+    let (w, h, rgba) = read_rgba(&shot);
     assert!(w >= 640 && h >= 480, "window size {w}x{h}");
     let counts = colour_counts(&rgba);
     let total = (w * h) as usize;
@@ -96,13 +82,10 @@ fn without_a_display_run_says_what_to_do() {
 
 #[test]
 fn frame_stats_say_they_measure_wall_clock_time() {
-    let out = Command::new("xvfb-run")
-        .args(["-a", "-s", "-screen 0 1280x800x24"])
-        .arg(env!("CARGO_BIN_EXE_agentbox"))
-        .args(["run", "scenes/chase.yaml", "--frames", "5", "--frame-stats"])
-        .current_dir(root())
-        .output()
-        .expect("xvfb-run runs");
+    let out = in_window(
+        &root(),
+        &["run", "scenes/chase.yaml", "--frames", "5", "--frame-stats"],
+    );
     assert!(out.status.success(), "window run failed: {}", stderr(&out));
     let err = stderr(&out);
     let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("frames: ")).collect();

@@ -8,7 +8,6 @@ mod common;
 use agentbox::history;
 use common::*;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// The guard scene and script, copied so the session file lands in a scratch folder.
 fn guard_dir() -> tempfile::TempDir {
@@ -20,23 +19,14 @@ fn guard_dir() -> tempfile::TempDir {
 }
 
 fn run(dir: &Path, frames: u64, input: &[String], name: &str) -> PathBuf {
-    let input_file = dir.join(format!("{name}.jsonl"));
-    std::fs::write(&input_file, input.join("\n")).unwrap();
-    let shot = dir.join(format!("{name}.png"));
-    let out = Command::new("xvfb-run")
-        .args(["-a", "-s", "-screen 0 1280x1024x24"])
-        .arg(env!("CARGO_BIN_EXE_agentbox"))
-        .arg("run")
-        .arg(dir.join("scene.yaml"))
-        .args(["--frames", &frames.to_string(), "--input"])
-        .arg(&input_file)
-        .arg("--screenshot")
-        .arg(&shot)
-        .current_dir(dir)
-        .output()
-        .expect("xvfb-run is installed (see README)");
-    assert!(out.status.success(), "{name}: {}", stderr(&out));
-    shot
+    replay_in_window(
+        dir,
+        &dir.join("scene.yaml"),
+        frames,
+        &input.join("\n"),
+        name,
+    )
+    .1
 }
 
 /// The map point (tile units, as recorded input names the mouse) under the decision strip at

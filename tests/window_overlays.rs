@@ -7,31 +7,10 @@
 mod common;
 use common::*;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// Runs the window on `scene` for `frames` frames with `input` lines, returns the screenshot.
 fn shoot(dir: &Path, scene: &Path, frames: u64, input: &[&str], name: &str) -> PathBuf {
-    let input_file = dir.join(format!("{name}.jsonl"));
-    std::fs::write(&input_file, input.join("\n")).unwrap();
-    let shot = dir.join(format!("{name}.png"));
-    let out = Command::new("xvfb-run")
-        .args(["-a", "-s", "-screen 0 1280x1024x24"])
-        .arg(env!("CARGO_BIN_EXE_agentbox"))
-        .arg("run")
-        .arg(scene)
-        .args(["--frames", &frames.to_string(), "--input"])
-        .arg(&input_file)
-        .arg("--screenshot")
-        .arg(&shot)
-        .current_dir(dir)
-        .output()
-        .expect("xvfb-run is installed (see README)");
-    assert!(
-        out.status.success(),
-        "{name}: window run failed: {}",
-        stderr(&out)
-    );
-    shot
+    replay_in_window(dir, scene, frames, &input.join("\n"), name).1
 }
 
 /// The share of pixels whose colour differs by more than a small amount in any channel.

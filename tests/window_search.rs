@@ -8,7 +8,6 @@
 mod common;
 use common::*;
 use std::path::Path;
-use std::process::Command;
 
 /// The events: open the mode, start at (2, 2), goal at (21, 11), three steps, then run to the
 /// end at 100 expansions a second, the mouse resting on a cell for the panel's G/H/F.
@@ -27,24 +26,7 @@ const INPUT: &str = r#"{"frame": 2, "key": "Q"}
 
 /// Runs the window for `frames` frames on `scene`; (stderr, screenshot).
 fn run(dir: &Path, scene: &Path, input: &str, frames: u32) -> (String, std::path::PathBuf) {
-    let input_file = dir.join("input.jsonl");
-    std::fs::write(&input_file, input).unwrap();
-    let shot = dir.join("search.png");
-    let out = Command::new("xvfb-run")
-        .args(["-a", "-s", "-screen 0 1280x1024x24"])
-        .arg(env!("CARGO_BIN_EXE_agentbox"))
-        .arg("run")
-        .arg(scene)
-        .args(["--frames", &frames.to_string(), "--input"])
-        .arg(&input_file)
-        .arg("--screenshot")
-        .arg(&shot)
-        .current_dir(dir)
-        .output()
-        .expect("xvfb-run is installed (see README)");
-    let err = stderr(&out);
-    assert!(out.status.success(), "window run failed: {err}");
-    (err, shot)
+    replay_in_window(dir, scene, frames.into(), input, "search")
 }
 
 /// The numbers after `name: ` in a caption like `A*: 12 expanded, open 3, cost 25.07`.

@@ -7,8 +7,8 @@ mod common;
 use agentbox::history::{self, Input};
 use agentbox::sim::trace;
 use common::*;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 const SCENE: &str = "\
 name: travel
@@ -41,24 +41,15 @@ return M
 ";
 
 fn shoot(dir: &Path, frames: u64, input: &[String], name: &str) -> PathBuf {
-    let input_file = dir.join(format!("{name}.jsonl"));
-    std::fs::write(&input_file, input.join("\n")).unwrap();
-    let shot = dir.join(format!("{name}.png"));
-    let out = Command::new("xvfb-run")
-        .args(["-a", "-s", "-screen 0 1280x1024x24"])
-        .arg(env!("CARGO_BIN_EXE_agentbox"))
-        // Absolute, so the session file's paths name the files from anywhere.
-        .arg("run")
-        .arg(dir.join("scene.yaml"))
-        .args(["--frames", &frames.to_string(), "--input"])
-        .arg(&input_file)
-        .arg("--screenshot")
-        .arg(&shot)
-        .current_dir(dir)
-        .output()
-        .expect("xvfb-run is installed (see README)");
-    assert!(out.status.success(), "{name}: {}", stderr(&out));
-    shot
+    // The scene by its absolute path, so the session file's paths name the files from anywhere.
+    replay_in_window(
+        dir,
+        &dir.join("scene.yaml"),
+        frames,
+        &input.join("\n"),
+        name,
+    )
+    .1
 }
 
 /// Pixels close to the ghost's faded blue over the floor.
@@ -129,17 +120,18 @@ fn rewind_branch_and_ghost_from_recorded_input() {
     );
 
     // The saved session opens again in the window, replayed to its last tick.
-    let reopened = Command::new("xvfb-run")
-        .args(["-a", "-s", "-screen 0 1280x1024x24"])
-        .arg(env!("CARGO_BIN_EXE_agentbox"))
-        .arg("run")
-        .arg(dir.path().join("scene.yaml"))
-        .arg("--session")
-        .arg(&session_file)
-        .args(["--frames", "2"])
-        .current_dir(dir.path())
-        .output()
-        .expect("xvfb-run runs");
+    let scene = dir.path().join("scene.yaml");
+    let reopened = in_window(
+        dir.path(),
+        &[
+            OsStr::new("run"),
+            scene.as_os_str(),
+            OsStr::new("--session"),
+            session_file.as_os_str(),
+            OsStr::new("--frames"),
+            OsStr::new("2"),
+        ],
+    );
     assert!(reopened.status.success(), "{}", stderr(&reopened));
 
     // The ghost: faded trails of the abandoned branch, hidden with G.
@@ -194,22 +186,14 @@ fn dragging_the_timeline_scrubs_and_space_branches_there() {
 
 /// Runs the window on the scratch scene with recorded input; its stderr.
 fn run_input(dir: &Path, frames: u64, input: &[&str], name: &str) -> String {
-    let input_file = dir.join(format!("{name}.jsonl"));
-    std::fs::write(&input_file, input.join("\n")).unwrap();
-    let out = Command::new("xvfb-run")
-        .args(["-a", "-s", "-screen 0 1280x1024x24"])
-        .arg(env!("CARGO_BIN_EXE_agentbox"))
-        .arg("run")
-        .arg(dir.join("scene.yaml"))
-        .args(["--frames", &frames.to_string(), "--input"])
-        .arg(&input_file)
-        .arg("--screenshot")
-        .arg(dir.join(format!("{name}.png")))
-        .current_dir(dir)
-        .output()
-        .expect("xvfb-run is installed (see README)");
-    assert!(out.status.success(), "{name}: {}", stderr(&out));
-    stderr(&out)
+    replay_in_window(
+        dir,
+        &dir.join("scene.yaml"),
+        frames,
+        &input.join("\n"),
+        name,
+    )
+    .0
 }
 
 #[test]

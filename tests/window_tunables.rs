@@ -7,7 +7,6 @@ mod common;
 use agentbox::history::{self, Input};
 use common::*;
 use std::path::Path;
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 const SCENE: &str = "\
@@ -72,16 +71,13 @@ fn a_slider_change_survives_a_script_reload_and_saving_keeps_comments() {
     let input_file = dir.path().join("input.jsonl");
     std::fs::write(&input_file, input.join("\n")).unwrap();
     let shot = dir.path().join("tunables.png");
-    let child = Command::new("xvfb-run")
-        .args(["-a", "-s", "-screen 0 1280x1024x24"])
-        .arg(env!("CARGO_BIN_EXE_agentbox"))
+    let child = window_command(dir.path())
         .arg("run")
         .arg(dir.path().join("scene.yaml"))
         .args(["--frames", "1200", "--input"])
         .arg(&input_file)
         .arg("--screenshot")
         .arg(&shot)
-        .current_dir(dir.path())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("xvfb-run is installed (see README)");

@@ -5,6 +5,7 @@
 #[cfg(unix)]
 pub mod limited;
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -84,6 +85,58 @@ pub fn read_rgba(path: &Path) -> (u32, u32, Vec<u8>) {
     let mut reader = decoder.read_info().expect("a PNG");
     let mut buf = vec![0; reader.output_buffer_size()];
     let info = reader.next_frame(&mut buf).expect("PNG data");
+    assert_eq!(info.color_type, png::ColorType::Rgba, "an RGBA screenshot");
     buf.truncate(info.buffer_size());
     (info.width, info.height, buf)
+}
+
+/// `agentbox` under a virtual X display (`xvfb-run`: a 1280x1024 screen, Mesa's software
+/// OpenGL), from `dir`, arguments still to add.
+pub fn window_command(dir: &Path) -> Command {
+    let mut command = Command::new("xvfb-run");
+    command
+        .args(["-a", "-s", "-screen 0 1280x1024x24"])
+        .arg(env!("CARGO_BIN_EXE_agentbox"))
+        .current_dir(dir);
+    command
+}
+
+/// Runs `agentbox ARGS` in a window under Xvfb from `dir` (see [`window_command`]).
+pub fn in_window<S: AsRef<OsStr>>(dir: &Path, args: &[S]) -> Output {
+    window_command(dir)
+        .args(args)
+        .output()
+        .expect("xvfb-run is installed (see README)")
+}
+
+/// Replays recorded `input` (JSON lines, as `--record` writes them) on `scene` for `frames`
+/// frames in a window from `dir` and saves the last frame to `dir/NAME.png`; fails the test
+/// when the window run fails. Gives (stderr, screenshot).
+pub fn replay_in_window(
+    dir: &Path,
+    scene: &Path,
+    frames: u64,
+    input: &str,
+    name: &str,
+) -> (String, PathBuf) {
+    let input_file = dir.join(format!("{name}.jsonl"));
+    std::fs::write(&input_file, input).expect("input file written");
+    let shot = dir.join(format!("{name}.png"));
+    let frames = frames.to_string();
+    let out = in_window(
+        dir,
+        &[
+            OsStr::new("run"),
+            scene.as_os_str(),
+            OsStr::new("--frames"),
+            OsStr::new(&frames),
+            OsStr::new("--input"),
+            input_file.as_os_str(),
+            OsStr::new("--screenshot"),
+            shot.as_os_str(),
+        ],
+    );
+    let err = stderr(&out);
+    assert!(out.status.success(), "{name}: window run failed: {err}");
+    (err, shot)
 }
