@@ -1,17 +1,16 @@
 //! The help panel (F1 or ?): every key, and every overlay with what it shows.
 
 use super::overlays::{Overlays, ALL};
-use super::text::panel;
+use super::text::{panel, panel_height};
 use macroquad::prelude::*;
 
-const KEYS: [(&str, &str); 32] = [
+const KEYS: [(&str, &str); 28] = [
     ("F1 or ?", "this help"),
     ("Space", "pause / run"),
     (". or N", "one tick while paused"),
     ("[ and ]", "slower / faster (x0.25 .. x8)"),
     ("R", "reset to the scene's start"),
-    ("wheel, + and -", "zoom at the cursor"),
-    ("middle-drag", "pan"),
+    ("wheel, + - / mid-drag", "zoom at the cursor / pan"),
     ("F or Home", "fit the map to the window"),
     ("left-click", "inspect an agent (drag it to move it)"),
     (
@@ -29,10 +28,9 @@ const KEYS: [(&str, &str); 32] = [
         "S / Ctrl+S",
         "save the painted map and the tunables into the scene file (S in paint mode)",
     ),
-    ("Tab or J", "tunables (sliders) and plots panel"),
     (
-        "drag a slider",
-        "set a tunable from the next tick (recorded)",
+        "Tab or J",
+        "tunables and plots panel (a slider sets from the next tick, recorded)",
     ),
     ("arrows / WASD", "drive control: keyboard agents"),
     ("click an error", "show the whole message"),
@@ -41,9 +39,10 @@ const KEYS: [(&str, &str); 32] = [
         "drag the timeline",
         "scrub: show a past tick (world, overlays, inspector)",
     ),
-    (", and .", "one tick back / forward (paused)"),
-    ("Shift+, / Shift+.", "one second back / forward"),
-    ("Ctrl+, / Ctrl+.", "ten seconds back / forward"),
+    (
+        ", and .",
+        "one tick back / forward (paused); Shift: one second, Ctrl: ten",
+    ),
     ("End", "back to the latest tick"),
     (
         "Space in the past",
@@ -73,7 +72,7 @@ const KEYS: [(&str, &str); 32] = [
 ];
 
 pub fn draw(overlays: &Overlays) {
-    let mut lines: Vec<String> = KEYS.iter().map(|(k, v)| format!("{k:<19}{v}")).collect();
+    let mut lines: Vec<String> = KEYS.iter().map(|(k, v)| format!("{k:<23}{v}")).collect();
     lines.push(String::new());
     lines.push("Overlays (toggle with their key):".into());
     for (overlay, _, key, name, what) in ALL {
@@ -85,12 +84,18 @@ pub fn draw(overlays: &Overlays) {
         lines.push(format!("{mark} {key}  {name:<10}{what}"));
     }
     let width = (screen_width() - 80.0).min(900.0);
+    // Below the top bar, above the timeline: the largest font (16 down to 10) whose lines fit.
+    let (top, room) = (50.0, screen_height() - 50.0 - 46.0);
+    let size = (10..=16)
+        .rev()
+        .find(|&size| panel_height(lines.len(), size) <= room)
+        .unwrap_or(10);
     panel(
         40.0,
-        50.0,
+        top,
         width,
         "agentbox - keys and overlays",
         &lines,
-        16,
+        size,
     );
 }

@@ -997,8 +997,9 @@ impl super::Window {
         let world = super::shown_of(&self.view, &self.history).world().clone();
         self.search.was_paused = self.paused;
         self.paused = true;
+        // No status flash: it would sit over the top pane's corner, and the top bar and the
+        // panel already say the mode is open and how to leave it.
         self.search.enter(world, &mut self.camera);
-        self.hud.status("search mode: Q or Esc leaves".into());
     }
 
     /// A frame's input while the search mode is open: it takes every key and click but help.

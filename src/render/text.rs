@@ -78,10 +78,15 @@ pub fn wrap(text: &str, width: f32, size: u16) -> Vec<String> {
     out
 }
 
+/// The height [`panel`] takes for `lines` lines (and its title) at font `size`.
+pub fn panel_height(lines: usize, size: u16) -> f32 {
+    14.0 + (size as f32 + 3.0) * (lines as f32 + 1.0)
+}
+
 /// A translucent panel with a title and lines of text; returns the panel's height.
 pub fn panel(x: f32, y: f32, width: f32, title: &str, lines: &[String], size: u16) -> f32 {
     let line_h = size as f32 + 3.0;
-    let height = 14.0 + line_h * (lines.len() as f32 + 1.0);
+    let height = panel_height(lines.len(), size);
     draw_rectangle(
         x,
         y,
