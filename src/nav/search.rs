@@ -277,6 +277,14 @@ impl Search {
     /// Records `g` and `parent` for `node`, marks it open and adds it to the open list.
     #[inline]
     pub(super) fn open_node(&mut self, node: usize, g: f64, parent: usize, f: f64) {
+        self.reach(node, g, parent, f, self.generation);
+        self.push(node, g, f);
+    }
+
+    /// Records `g` and `parent` for `node`, sets its state and logs it as opened: what
+    /// [`Search::open_node`] and [`Search::bypass_node`] share.
+    #[inline]
+    fn reach(&mut self, node: usize, g: f64, parent: usize, f: f64, state: u16) {
         if let Some(log) = &mut self.log {
             let w = log_width(log);
             log.push(SearchEvent::Open {
@@ -290,8 +298,7 @@ impl Search {
             g,
             parent: parent as u32,
         };
-        self.state[node] = self.generation;
-        self.push(node, g, f);
+        self.state[node] = state;
     }
 
     /// Logs a node jump point search recorded without queueing it ([`SearchEvent::Pass`]);
@@ -315,20 +322,7 @@ impl Search {
     /// logged as opened.
     #[inline]
     pub(super) fn bypass_node(&mut self, node: usize, g: f64, parent: usize, f: f64) {
-        if let Some(log) = &mut self.log {
-            let w = log_width(log);
-            log.push(SearchEvent::Open {
-                node: tile_at(node, w),
-                g,
-                f,
-                parent: tile_at(parent, w),
-            });
-        }
-        self.seen[node] = Seen {
-            g,
-            parent: parent as u32,
-        };
-        self.state[node] = self.generation + 1;
+        self.reach(node, g, parent, f, self.generation + 1);
         self.bypassed.push(node);
     }
 
