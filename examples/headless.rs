@@ -4,8 +4,8 @@
 //!
 //! `cargo run --release --example headless [SCENE] [TICKS]` (default: the tutorial's guard).
 
-use agentbox::session::Session;
-use agentbox::sim::Event;
+use agentbox_core::sim::Event;
+use agentbox_session::session::Session;
 use std::path::{Path, PathBuf};
 
 /// The report lines of `ticks` ticks of `scene`, or the scene's errors.

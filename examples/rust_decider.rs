@@ -1,12 +1,12 @@
 //! A simulation driven by a `Decider` written in Rust, without Lua: the seam the script host
-//! plugs into (`agentbox::sim::Decider`). A hunter chases a prey straight while it sees it and
+//! plugs into (`agentbox_core::sim::Decider`). A hunter chases a prey straight while it sees it and
 //! plans an A* route while it does not; the prey flees once the hunter is within 5 tiles.
 //!
 //! `cargo run --release --example rust_decider`
 
-use agentbox::nav::line_of_sight;
-use agentbox::sim::{Decider, Decision, Simulation};
-use agentbox::world::{Action, Agent, World};
+use agentbox_core::nav::line_of_sight;
+use agentbox_core::sim::{Decider, Decision, Simulation};
+use agentbox_core::world::{Action, Agent, World};
 use glam::{DVec2, IVec2};
 use std::rc::Rc;
 

@@ -2,7 +2,7 @@
 -- A crowd walker: one neighbour query and one movement primitive per tick. It keeps
 -- params.space tiles from its nearest fellow walker: closer than that it steps away, further
 -- than that it closes in, so the crowd churns without clumping. `agentbox bench` compares it
--- with the same behaviour written in Rust (src/bench.rs, NativeCrowd).
+-- with the same behaviour written in Rust (crates/agentbox-session/src/bench.rs, NativeCrowd).
 --
 -- Written the way hot Lua is written: a global or a field read is a table lookup, so the
 -- movement primitives are read once into locals, and the distance comes with the query

@@ -2,10 +2,10 @@
 //! `merge`, and the tools `test`, `schema`, `api` and `bench`.
 //! Parses arguments with clap and calls the library; `main.rs` only calls [`main`].
 
-use crate::scene;
-use crate::script::ScriptHost;
-use crate::session::Session;
-use crate::sim::trace;
+use agentbox_core::scene;
+use agentbox_core::sim::trace;
+use agentbox_lua::ScriptHost;
+use agentbox_session::session::Session;
 use clap::{Parser, Subcommand};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -302,7 +302,7 @@ fn run(command: Command) -> io::Result<ExitCode> {
             frame_stats,
             session,
         } => {
-            let options = crate::render::WindowOptions {
+            let options = agentbox_window::WindowOptions {
                 screenshot,
                 frames,
                 input,
@@ -310,7 +310,7 @@ fn run(command: Command) -> io::Result<ExitCode> {
                 frame_stats,
                 session,
             };
-            match crate::render::run_window(&scene, seed, options) {
+            match agentbox_window::run_window(&scene, seed, options) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     eprintln!("{e}");
@@ -358,7 +358,7 @@ fn run(command: Command) -> io::Result<ExitCode> {
             scen,
             algo,
             rounds,
-        } => match crate::paths::run(&map, &scen, &algo, rounds) {
+        } => match agentbox_session::paths::run(&map, &scen, &algo, rounds) {
             Ok(true) => ExitCode::SUCCESS,
             Ok(false) => ExitCode::FAILURE,
             Err(e) => {
@@ -396,14 +396,14 @@ fn run(command: Command) -> io::Result<ExitCode> {
             study: args,
         } => study(scene, Vec::new(), params, args)?,
         Command::Merge { files, out, report } => {
-            match crate::experiment::merge(&files, out.as_deref()) {
+            match agentbox_session::experiment::merge(&files, out.as_deref()) {
                 Err(e) => {
                     eprintln!("{e}");
                     ExitCode::FAILURE
                 }
                 Ok(merged) => {
                     if let Some(path) = &report {
-                        if let Err(e) = crate::experiment::report::write(
+                        if let Err(e) = agentbox_session::experiment::report::write(
                             path,
                             &merged.header,
                             &merged.runs,
@@ -453,7 +453,7 @@ fn study(
         report,
         monitors,
     } = args;
-    let options = crate::experiment::CompareOptions {
+    let options = agentbox_session::experiment::CompareOptions {
         scene,
         variants,
         seeds,
@@ -467,7 +467,7 @@ fn study(
         monitors,
     };
     let summary_to_stdout = options.out.is_some();
-    let done = match crate::experiment::compare(&options, |k| std::env::var(k).ok()) {
+    let done = match agentbox_session::experiment::compare(&options, |k| std::env::var(k).ok()) {
         Err(e) => {
             eprintln!("{e}");
             return Ok(ExitCode::FAILURE);
@@ -478,9 +478,12 @@ fn study(
         eprintln!("{e}");
     }
     if let Some(path) = &report {
-        if let Err(e) =
-            crate::experiment::report::write(path, &done.header, &done.runs, &done.summary)
-        {
+        if let Err(e) = agentbox_session::experiment::report::write(
+            path,
+            &done.header,
+            &done.runs,
+            &done.summary,
+        ) {
             eprintln!("{e}");
             return Ok(ExitCode::FAILURE);
         }
@@ -510,7 +513,7 @@ fn api(
     luacheckrc: bool,
     write: bool,
 ) -> io::Result<ExitCode> {
-    use crate::script::registry;
+    use agentbox_lua::registry;
     if write {
         for (path, text) in registry::generated() {
             let path = Path::new(path);
@@ -546,7 +549,7 @@ fn api(
     Ok(ExitCode::SUCCESS)
 }
 
-fn show_figures(what: &str, f: &crate::bench::Figures) -> io::Result<()> {
+fn show_figures(what: &str, f: &agentbox_session::bench::Figures) -> io::Result<()> {
     say(format_args!(
         "{what}: {} agents, {} ticks: {:.3} ms per tick ({:.1} ticks/s; wall {:.3} ms per tick), {:.0} ns per decision ({} decisions, {} failed)\n",
         f.agents,
@@ -568,7 +571,7 @@ fn bench_against(
     warmup: u64,
     goal: Option<f64>,
 ) -> io::Result<ExitCode> {
-    let pair = match crate::bench::against(path, other, warmup, ticks) {
+    let pair = match agentbox_session::bench::against(path, other, warmup, ticks) {
         Ok(pair) => pair,
         Err(e) => {
             eprintln!("{e}");
@@ -597,9 +600,9 @@ fn bench_against(
         path.display(),
         other.display(),
         pair.ratios.len(),
-        crate::bench::BLOCK,
+        agentbox_session::bench::BLOCK,
         pair.first.ms_per_tick() / pair.second.ms_per_tick(),
-        crate::bench::CLOCK
+        agentbox_session::bench::CLOCK
     ))?;
     if let Some(goal) = goal {
         say(format_args!("{}\n", pair.verdict(goal)))?;
@@ -614,7 +617,7 @@ fn bench_against(
 
 fn bench(path: &Path, ticks: u64, warmup: u64, native: bool) -> io::Result<ExitCode> {
     if !native {
-        match crate::bench::lua(path, warmup, ticks) {
+        match agentbox_session::bench::lua(path, warmup, ticks) {
             Ok(lua) => {
                 show_figures("lua", &lua)?;
                 if let Some(warning) = lua.failure_warning("lua") {
@@ -630,7 +633,7 @@ fn bench(path: &Path, ticks: u64, warmup: u64, native: bool) -> io::Result<ExitC
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let (lua, rust) = match crate::bench::side_by_side(path, warmup, ticks) {
+    let (lua, rust) = match agentbox_session::bench::side_by_side(path, warmup, ticks) {
         Ok(both) => both,
         Err(e) => {
             eprintln!("{e}");
@@ -648,13 +651,13 @@ fn bench(path: &Path, ticks: u64, warmup: u64, native: bool) -> io::Result<ExitC
         "lua/rust: {:.2}x per tick, {:.2}x per decision (taking turns of {} ticks)\n",
         lua.ms_per_tick() / rust.ms_per_tick(),
         lua.ns_per_decision() / rust.ns_per_decision(),
-        crate::bench::BLOCK
+        agentbox_session::bench::BLOCK
     ))?;
     Ok(ExitCode::SUCCESS)
 }
 
 fn test(paths: &[PathBuf], jobs: Option<usize>) -> io::Result<ExitCode> {
-    use crate::testrun::{run_all, Outcome};
+    use agentbox_session::testrun::{run_all, Outcome};
     use std::io::IsTerminal;
     let default = [PathBuf::from("scenes")];
     let files = scene_files(if paths.is_empty() { &default } else { paths });
@@ -756,7 +759,7 @@ fn headless(
         Err(code) => return Ok(Ran::Failed(code)),
     };
     if realtime {
-        let written = crate::realtime::run(
+        let written = agentbox_session::realtime::run(
             &mut session,
             ticks,
             |message| eprintln!("{message}"),
@@ -821,7 +824,7 @@ fn headless(
 /// `headless --monitors FILE.csv`: the scene's monitors and the scripts' plots after each tick,
 /// one `tick,name,value` line per point (the points `compare --monitors` writes for a run).
 struct MonitorsCsv {
-    monitors: crate::experiment::monitors::Monitors,
+    monitors: agentbox_session::experiment::monitors::Monitors,
     out: io::BufWriter<std::fs::File>,
     path: PathBuf,
 }
@@ -829,7 +832,7 @@ struct MonitorsCsv {
 impl MonitorsCsv {
     fn create(path: &Path, session: &Session) -> Result<MonitorsCsv, String> {
         let scene = session.scene();
-        let monitors = crate::experiment::monitors::Monitors::new(
+        let monitors = agentbox_session::experiment::monitors::Monitors::new(
             &scene.monitors,
             session.world().seed,
             scene.budget.instructions,
@@ -853,7 +856,7 @@ impl MonitorsCsv {
                 self.out,
                 "{},{},{}",
                 p.tick,
-                crate::experiment::monitors::csv_field(&p.name),
+                agentbox_session::experiment::monitors::csv_field(&p.name),
                 p.value
             )
             .map_err(|e| format!("{}: error: cannot write: {e}", self.path.display()))?;
@@ -869,7 +872,7 @@ impl MonitorsCsv {
 }
 
 /// One trace line for the session's world, with each agent's memory when `memory` is set.
-fn trace_line(session: &Session, events: &[crate::sim::Event], memory: bool) -> String {
+fn trace_line(session: &Session, events: &[agentbox_core::sim::Event], memory: bool) -> String {
     if memory {
         trace::line_with_memory(session.world(), events, &session.memories_json())
     } else {
@@ -906,7 +909,7 @@ fn headless_branch(
     at: u64,
     replace: &[String],
 ) -> io::Result<Ran> {
-    use crate::history::{self, History};
+    use agentbox_session::history::{self, History};
     let mut hist = match History::open(path, seed) {
         Ok(h) => h,
         Err(e) => {

@@ -6,7 +6,7 @@
 
 mod common;
 
-use agentbox::scene;
+use agentbox_core::scene;
 use common::{agentbox_in, scratch, stderr};
 use std::path::Path;
 
@@ -89,12 +89,12 @@ fn two_thousand_waypoints_are_refused_and_a_world_with_more_uses_the_first_256()
         "bad.yaml:263:5: error: too many waypoints: 2000, the most is 256 (the route table grows with the cube of their number)"
     );
     // Built by other means: the table holds the first 256 and is built once.
-    let mut world = agentbox::world::World::from_ascii(&["....................."; 20]);
+    let mut world = agentbox_core::world::World::from_ascii(&["....................."; 20]);
     world.waypoints = (0..2_000)
         .map(|i| glam::IVec2::new(i % 20, (i / 20) % 20))
         .collect();
-    let mut sim = agentbox::sim::Simulation::new(world);
-    sim.step(&mut agentbox::sim::decider::NoDecisions);
+    let mut sim = agentbox_core::sim::Simulation::new(world);
+    sim.step(&mut agentbox_core::sim::decider::NoDecisions);
     let table = &sim.world().waypoint_table;
     assert_eq!(table.nodes.len(), 256);
     assert_eq!(table.next.len(), 256 * 256);
@@ -136,7 +136,8 @@ fn a_scene_file_over_the_size_cap_is_refused() {
     let dir = scratch(&[]);
     let path = dir.path().join("huge.yaml");
     let file = std::fs::File::create(&path).unwrap();
-    file.set_len(agentbox::files::MAX_SCENE_BYTES + 1).unwrap();
+    file.set_len(agentbox_core::files::MAX_SCENE_BYTES + 1)
+        .unwrap();
     let out = agentbox_in(dir.path(), &["check", "huge.yaml"]);
     assert_eq!(
         stderr(&out).lines().next().unwrap_or(""),

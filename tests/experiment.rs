@@ -4,7 +4,7 @@
 //! modules, bad input, and the cluster examples run as their engines would run them.
 
 mod common;
-use agentbox::experiment;
+use agentbox_session::experiment;
 use common::{agentbox, root, scratch, stderr, stdout};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

@@ -2,7 +2,7 @@
 //! behave, traces are reproducible, script errors are reported and contained.
 
 mod common;
-use agentbox::session::Session;
+use agentbox_session::session::Session;
 use common::*;
 
 /// Free tiles of a scene's map, read straight from its YAML so the test does not trust the
@@ -341,7 +341,7 @@ fn a_bad_argument_names_the_function_and_the_line() {
     let error = world.agent("b").unwrap().error.clone().unwrap();
     assert_eq!(
         error.kind,
-        agentbox::world::ErrorKind::BadArgument,
+        agentbox_core::world::ErrorKind::BadArgument,
         "{error}"
     );
     assert!(

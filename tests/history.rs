@@ -2,8 +2,8 @@
 //! (`headless --branch-at T --replace SCRIPT=OTHER`, through the binary).
 
 mod common;
-use agentbox::history::{self, History};
-use agentbox::sim::trace;
+use agentbox_core::sim::trace;
+use agentbox_session::history::{self, History};
 use common::{agentbox_in, scratch, stderr, stdout};
 use glam::IVec2;
 use std::path::{Path, PathBuf};

@@ -215,15 +215,17 @@ fn world_memory_serves_metrics() {
 #[test]
 fn a_tick_with_frames_kept_writes_the_same_trace_with_labels_and_prints() {
     let scene = root().join("scenes/guard.yaml");
-    let mut plain = agentbox::session::Session::open_with(&scene, None, true).expect("guard opens");
-    let mut kept = agentbox::history::History::open_with(&scene, None, true).expect("opens");
+    let mut plain =
+        agentbox_session::session::Session::open_with(&scene, None, true).expect("guard opens");
+    let mut kept =
+        agentbox_session::history::History::open_with(&scene, None, true).expect("opens");
     kept.keep_frames(true);
     let (mut prints, mut labelled) = (0, 0);
     for _ in 0..300 {
         let a = plain.tick();
         let b = kept.tick();
-        let la = agentbox::sim::trace::line(plain.world(), &a.events);
-        let lb = agentbox::sim::trace::line(kept.session().world(), &b.events);
+        let la = agentbox_core::sim::trace::line(plain.world(), &a.events);
+        let lb = agentbox_core::sim::trace::line(kept.session().world(), &b.events);
         assert_eq!(la, lb, "tick {}", plain.world().tick);
         prints += b.prints().count();
         labelled += lb.contains("\"label\"") as usize;

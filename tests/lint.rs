@@ -1,4 +1,4 @@
-//! The generated `.luacheckrc` (from `src/script/registry.rs`, via `agentbox api --write`)
+//! The generated `.luacheckrc` (from `crates/agentbox-lua/src/registry.rs`, via `agentbox api --write`)
 //! makes luacheck know the sandbox and the Lua API: the shipped scripts pass clean, and a
 //! misspelt `move.chsae` is flagged. These tests need luacheck; without it they fail and say
 //! how to install it.

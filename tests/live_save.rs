@@ -5,8 +5,8 @@
 
 mod common;
 
-use agentbox::session::{Reload, Session};
-use agentbox::watch::FileWatcher;
+use agentbox_session::session::{Reload, Session};
+use agentbox_session::watch::FileWatcher;
 use std::time::{Duration, Instant};
 
 const AGENTS: usize = 20_000;

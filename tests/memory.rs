@@ -4,7 +4,7 @@
 
 mod common;
 
-use agentbox::session::Session;
+use agentbox_session::session::Session;
 use common::scratch;
 
 const SCENE: &str = "name: bomb\nmap:\n  rows: |\n    ........\nagents:\n  - id: bomb\n    at: [0, 0]\n    script: bomb.lua\n  - id: walker\n    at: [1, 0]\n    script: walker.lua\n";
@@ -43,7 +43,11 @@ fn a_memory_bomb_is_stopped_and_the_process_stays_small() {
     }
     let bomb = session.world().agent("bomb").unwrap();
     let error = bomb.error.clone().unwrap();
-    assert_eq!(error.kind, agentbox::world::ErrorKind::Memory, "{error}");
+    assert_eq!(
+        error.kind,
+        agentbox_core::world::ErrorKind::Memory,
+        "{error}"
+    );
     assert!(
         error.message.contains("memory limit exceeded")
             && error.message.contains("its memory was cleared"),

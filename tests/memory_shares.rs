@@ -4,8 +4,8 @@
 
 mod common;
 
-use agentbox::session::Session;
-use agentbox::world::ErrorKind;
+use agentbox_core::world::ErrorKind;
+use agentbox_session::session::Session;
 use common::scratch;
 
 const MB: usize = 1024 * 1024;

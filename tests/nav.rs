@@ -8,7 +8,7 @@ use common::{pos, scratch, trace};
 #[test]
 fn the_tank_drives_its_body_through_the_gaps_and_the_blocked_one_drops_the_command() {
     let lines = trace("scenes/tank.yaml", 600, &[]);
-    let scene = agentbox::scene::load(&common::root().join("scenes/tank.yaml")).unwrap();
+    let scene = agentbox_core::scene::load(&common::root().join("scenes/tank.yaml")).unwrap();
     let world = &scene.world;
     let mut turns = 0;
     let mut last_dir = (0i32, 0i32);
@@ -147,7 +147,7 @@ agents:
 
 #[test]
 fn the_courier_reaches_every_stop_through_the_waypoints() {
-    let scene = agentbox::scene::load(&common::root().join("scenes/waypoints.yaml")).unwrap();
+    let scene = agentbox_core::scene::load(&common::root().join("scenes/waypoints.yaml")).unwrap();
     let world = &scene.world;
     // The scene's promise: every floor tile sees at least one node.
     for y in 0..world.grid().height() {
@@ -158,7 +158,7 @@ fn the_courier_reaches_every_stop_through_the_waypoints() {
                     world
                         .waypoints
                         .iter()
-                        .any(|&n| agentbox::nav::line_of_sight(world, t, n)),
+                        .any(|&n| agentbox_core::nav::line_of_sight(world, t, n)),
                     "{t} sees no node"
                 );
             }

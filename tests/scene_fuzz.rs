@@ -3,7 +3,7 @@
 //! located errors.
 
 mod common;
-use agentbox::scene;
+use agentbox_core::scene;
 use std::path::Path;
 
 /// A small deterministic generator (SplitMix64) so failures reproduce.

@@ -5,8 +5,8 @@
 
 mod common;
 
-use agentbox::session::Session;
-use agentbox::watch::FileWatcher;
+use agentbox_session::session::Session;
+use agentbox_session::watch::FileWatcher;
 use common::scratch;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -76,8 +76,8 @@ fn a_thousand_saves_end_on_the_last_good_version_with_flat_memory() {
         if n % 3 == 0 {
             for r in session.sync(&mut watcher) {
                 match r {
-                    agentbox::session::Reload::ScriptOk(_) => reloads += 1,
-                    agentbox::session::Reload::ScriptFailed(_) => failures += 1,
+                    agentbox_session::session::Reload::ScriptOk(_) => reloads += 1,
+                    agentbox_session::session::Reload::ScriptFailed(_) => failures += 1,
                     _ => {}
                 }
             }

@@ -5,7 +5,7 @@
 //! and the guard's cone (look at `target/window_console.png`).
 
 mod common;
-use agentbox::history;
+use agentbox_session::history;
 use common::*;
 use std::path::{Path, PathBuf};
 

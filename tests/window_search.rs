@@ -177,7 +177,7 @@ fn the_simulation_waits_while_the_mode_is_open() {
     .join("\n");
     run(dir.path(), &scene, &input, 66);
     // Two ticks before Q (frames 0 and 1), none in the mode's 58 frames, a few after Esc.
-    let rec = agentbox::history::load_recording(&scene.with_extension("session.json"))
+    let rec = agentbox_session::history::load_recording(&scene.with_extension("session.json"))
         .expect("Ctrl+E saved the session after the mode closed");
     assert!((3..=10).contains(&rec.ticks), "ticks: {}", rec.ticks);
 }

@@ -4,8 +4,8 @@
 //! whose first ticks are the headless run's.
 
 mod common;
-use agentbox::history::{self, Input};
-use agentbox::sim::trace;
+use agentbox_core::sim::trace;
+use agentbox_session::history::{self, Input};
 use common::*;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};

@@ -4,7 +4,7 @@
 //! Ctrl+S writes it into the scene file with every comment kept.
 
 mod common;
-use agentbox::history::{self, Input};
+use agentbox_session::history::{self, Input};
 use common::*;
 use std::path::Path;
 use std::time::{Duration, Instant};

@@ -6,5 +6,5 @@ use libfuzzer_sys::fuzz_target;
 use std::path::Path;
 
 fuzz_target!(|data: &[u8]| {
-    let _ = agentbox::scene::parse(Path::new("fuzz.yaml"), data);
+    let _ = agentbox_core::scene::parse(Path::new("fuzz.yaml"), data);
 });

@@ -1,0 +1,164 @@
+//! Scene loading: a YAML scene file (format in `README.md`, schema in `schema.rs`) becomes a
+//! [`World`] plus the list of scripts it uses, or a list of located errors (`FILE:LINE:COL: error:
+//! message`).
+//!
+//! Whatever the bytes, loading never panics. This module reads the scene file and checks that
+//! script files exist; it never runs scripts (that is `script`'s job) and names no engine crate.
+//!
+//! ```
+//! use agentbox_core::scene;
+//! use std::path::Path;
+//!
+//! let yaml = "name: Tiny\n\
+//!             map:\n  rows: |\n    #####\n    #...#\n    #####\n\
+//!             agents:\n  - id: a\n    at: [1, 1]\n";
+//! let tiny = scene::parse(Path::new("tiny.yaml"), yaml.as_bytes()).expect("a valid scene");
+//! assert_eq!(tiny.world.agents[0].id, "a");
+//! assert_eq!(tiny.world.tick_rate, 30); // the default
+//!
+//! // Every error names its place in the file.
+//! let bad = yaml.replace("[1, 1]", "[1, 9]");
+//! let errors = scene::parse(Path::new("tiny.yaml"), bad.as_bytes()).unwrap_err();
+//! assert_eq!(
+//!     errors.0[0].to_string(),
+//!     "tiny.yaml:9:9: error: agent `a` at [1, 9] is outside the 5x3 map"
+//! );
+//! ```
+
+pub mod bounds;
+mod build;
+pub mod error;
+pub mod file;
+pub mod locate;
+pub mod numbers;
+pub mod save;
+pub mod schema;
+mod spawn;
+pub mod tunable;
+
+pub use error::{SceneError, SceneErrors, SceneWarning};
+
+use crate::world::World;
+use std::collections::BTreeSet;
+use std::path::{Component, Path, PathBuf};
+
+/// A loaded scene: the world at tick 0 and the scripts its agents use.
+#[derive(Clone, Debug)]
+pub struct Scene {
+    /// The scene file, as given.
+    pub path: PathBuf,
+    /// The world before the first tick.
+    pub world: World,
+    /// Every script an agent uses, as resolved from the scene file's folder.
+    pub scripts: BTreeSet<PathBuf>,
+    /// Limits for the scripts (`budget:`).
+    pub budget: ScriptBudget,
+    /// The scene's `expect:` section, checked against the world (agent ids, terrain names,
+    /// tiles) but not run: `agentbox test` runs it.
+    pub expect: Option<file::ExpectSpec>,
+    /// The scene's `metrics:`: a name to a Lua expression, in name order.
+    pub metrics: std::collections::BTreeMap<String, String>,
+    /// The scene's `monitors:` (none: empty).
+    pub monitors: file::MonitorsSpec,
+    /// Params declared with a range (`{ value, min, max, step }`), agents' then groups'.
+    pub tunables: Vec<tunable::Tunable>,
+    /// What loads but looks wrong (a `route:` leg through a wall), in file order.
+    pub warnings: Vec<SceneWarning>,
+}
+
+/// The scene's `budget:`: how much one script call and all scripts together may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScriptBudget {
+    /// Instructions one call of `init`/`decide`/`on_reload` may run once it runs long.
+    pub instructions: u64,
+    /// Megabytes the Lua state may hold.
+    pub memory_mb: u64,
+}
+
+impl Default for ScriptBudget {
+    fn default() -> Self {
+        ScriptBudget {
+            instructions: 2_000_000,
+            memory_mb: 256,
+        }
+    }
+}
+
+/// Reads and validates a scene file.
+pub fn load(path: &Path) -> Result<Scene, SceneErrors> {
+    load_with_seed(path, None)
+}
+
+/// Like [`load`], with the scene's seed replaced (`--seed`): spawned crowds are placed, and
+/// the world seeded, from it.
+pub fn load_with_seed(path: &Path, seed: Option<u64>) -> Result<Scene, SceneErrors> {
+    match crate::files::read_bounded(path, crate::files::MAX_SCENE_BYTES) {
+        Ok(bytes) => build::build(path, &bytes, seed),
+        Err(e) => Err(SceneErrors(vec![SceneError {
+            file: path.to_path_buf(),
+            line: 1,
+            column: 1,
+            message: format!("cannot read scene file: {e}"),
+        }])),
+    }
+}
+
+/// Like [`load_with_seed`], from bytes already read (a history's recorded version of the file).
+pub fn load_bytes(path: &Path, bytes: &[u8], seed: Option<u64>) -> Result<Scene, SceneErrors> {
+    build::build(path, bytes, seed)
+}
+
+/// Validates scene bytes as if read from `path` (script paths resolve from its folder).
+pub fn parse(path: &Path, bytes: &[u8]) -> Result<Scene, SceneErrors> {
+    build::build(path, bytes, None)
+}
+
+/// Like [`parse`], with the seed replaced as [`load_with_seed`] does (an experiment reads the
+/// scene file once and builds each seed's world from the same bytes).
+pub fn parse_with_seed(path: &Path, bytes: &[u8], seed: Option<u64>) -> Result<Scene, SceneErrors> {
+    build::build(path, bytes, seed)
+}
+
+/// Joins `relative` onto `base`'s folder and removes `.` and `..` where it can, so
+/// `scenes/../scripts/a.lua` reads `scripts/a.lua` in messages.
+pub fn resolve_relative(base: &Path, relative: &str) -> PathBuf {
+    let joined = base.parent().unwrap_or(Path::new("")).join(relative);
+    let mut out = PathBuf::new();
+    for part in joined.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                let last_is_normal =
+                    matches!(out.components().next_back(), Some(Component::Normal(_)));
+                if last_is_normal {
+                    out.pop();
+                } else {
+                    out.push("..");
+                }
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_paths_are_tidied() {
+        assert_eq!(
+            resolve_relative(Path::new("scenes/chase.yaml"), "../scripts/a.lua"),
+            PathBuf::from("scripts/a.lua")
+        );
+        assert_eq!(
+            resolve_relative(Path::new("chase.yaml"), "../a.lua"),
+            PathBuf::from("../a.lua")
+        );
+        assert_eq!(
+            resolve_relative(Path::new("/x/s/c.yaml"), "./b/a.lua"),
+            PathBuf::from("/x/s/b/a.lua")
+        );
+    }
+}

@@ -1,0 +1,1026 @@
+//! Agent views: the tables `world:agent`, `world:agents` and `world:nearest` return, and the
+//! engine fields of each agent's `self` (`id`, `kind`, `pos`, `vel`, `tile`, `heading`,
+//! `speed`, `action`, `sense`).
+//!
+//! Each agent index has one view table (`store[i+1]`), made once. A view is a handle: it holds
+//! no raw field, ever. Every read of it goes through the shared agent metatable's `__index`,
+//! one raw C function ([`field_index`]) that reads the field from the world being decided at
+//! that moment. So nothing is copied into Lua per agent and round, a view is never stale, and
+//! no script can write a field another script reads. `__newindex` refuses every write to a
+//! view and to the engine's fields of `self`.
+//!
+//! `pos`, `vel` and `tile` are read-only proxies: one empty table per agent index and part
+//! (`proxies[3i+1]`, `[3i+2]`, `[3i+3]`), made the first time a script reads it, sharing one
+//! metatable whose `__index` ([`part_index`]) reads `x` or `y` from the world. An agent's `self`
+//! keeps its proxies as raw fields once read (its own table, so `self.pos` costs a table
+//! lookup), and shares them with its view. `self` holds `id`, `kind`, `params` and `memory` raw;
+//! its other engine fields are read through the same `__index` as a view's.
+//!
+//! Part proxies are read-only tables (patched Lua, `lua_setreadonly`): every write goes to
+//! `__newindex`, even to a field they hold. While an agent decides, the proxies its `self`
+//! holds are lent to it (see [`FAST_SLOTS`]): for that one call each holds the agent's numbers
+//! as raw `x` and `y`, so `self.pos.x` is a field read, not a call into C. The fields are
+//! emptied again when `decide` returns or raises; the numbers come from the same [`part_xy`]
+//! that [`part_index`] reads.
+//!
+//! The two raw functions are the only readers of the fields; what they cannot do themselves,
+//! making a proxy or `self.memory` on first read, they ask of [`fill`] (through mlua). They
+//! catch panics (`hot::host`) and hold no Rust value that needs dropping across a Lua call.
+//!
+//! A view is a snapshot of the tick being decided, to be read, not written: `self.pos`,
+//! `view.pos` and friends show the current tick's numbers at every read, so a script that keeps
+//! a position copies its numbers.
+
+use super::hot::host;
+use agentbox_core::world::spatial::FastMap;
+use agentbox_core::world::{Agent, World};
+use mlua::ffi;
+use mlua::{Function, Lua, LuaString, Table, Value};
+use std::cell::{Cell, RefCell};
+use std::ffi::{c_int, c_void};
+use std::rc::Rc;
+
+/// The field names of agents (and `decide`, which the decision loop reads), as Lua strings in
+/// [`Views::names`].
+pub const KEY_NAMES: [&str; 12] = [
+    "x", "y", "heading", "speed", "action", "sense", "id", "kind", "pos", "vel", "tile", "decide",
+];
+pub const X: usize = 0;
+pub const Y: usize = 1;
+pub const ID: usize = 6;
+pub const KIND: usize = 7;
+pub const POS: usize = 8;
+const VEL: usize = 9;
+const TILE: usize = 10;
+pub const DECIDE: usize = 11;
+
+/// The raw fields a linked `self` may hold of the engine's: its part proxies.
+const SELF_PARTS: [usize; 3] = [POS, VEL, TILE];
+
+// The functions the patched Lua adds for [`Views::lend`] (lapi.c): `lua_setreadonly` makes a
+// table refuse every write through the VM and the standard API, raw fields included (each goes
+// to its `__newindex`); `lua_lend` sets the existing `x`/`y` fields of the proxy an owner table
+// (the deciding agent's `self`) holds raw under a part's name and pushes it (0 and nothing pushed if it is not a table with those keys); `lua_lendback` empties
+// them again. None of them allocates or raises.
+extern "C-unwind" {
+    fn lua_setreadonly(state: *mut ffi::lua_State, idx: c_int);
+    #[allow(clippy::too_many_arguments)]
+    fn lua_lend(
+        state: *mut ffi::lua_State,
+        owner: c_int,
+        kpart: c_int,
+        kx: c_int,
+        ky: c_int,
+        x: f64,
+        y: f64,
+        ints: c_int,
+    ) -> c_int;
+    fn lua_lendback(state: *mut ffi::lua_State, obj: c_int);
+    fn lua_hashsize(state: *mut ffi::lua_State, idx: c_int) -> c_int;
+}
+
+/// The most hash slots a table is made with from [`Views::sized_table`]'s hint (a script that
+/// fills one agent's table with hundreds of keys does not make every later agent's that big
+/// up front).
+const MAX_HINT: usize = 16;
+
+/// What `getmetatable` gives for a part proxy.
+const PART_LOCK: &str = "agent part (read-only)";
+
+/// Per-state views, kept in the Lua state's app data.
+pub struct Views {
+    /// The world being decided (or checked by an `expect` predicate); null outside.
+    world: Cell<*const World>,
+    /// The world roster the views' agents were last checked against.
+    checked: Cell<u64>,
+    /// Agents below this index have been looked at by [`Views::prepare`].
+    prepared: Cell<usize>,
+    /// Bumped whenever a view index starts showing another agent (caches keyed by index check
+    /// it).
+    roster: Cell<u64>,
+    /// `[i+1]`: the view table of agent index `i`.
+    store: Table,
+    /// `[3i+1]`, `[3i+2]` and `[3i+3]`: its `pos`, `vel` and `tile` proxies, once read.
+    proxies: Table,
+    /// The metatable of views and `self` tables.
+    meta: Table,
+    /// The metatable every part proxy shares.
+    part_meta: Table,
+    /// By agent index: the view table's address (0: no view made) and the agent it was made or
+    /// last checked for.
+    ptrs: RefCell<Vec<usize>>,
+    ids: RefCell<Vec<String>>,
+    /// View table address → agent index.
+    by_ptr: RefCell<FastMap<usize, u32>>,
+    /// `self` table address → the agent index it is linked to.
+    selves: RefCell<FastMap<usize, u32>>,
+    /// Part proxy address → agent index and part (`POS`, `VEL` or `TILE`).
+    parts: RefCell<FastMap<usize, (u32, u8)>>,
+    /// By agent index: which parts its `self` holds raw (bit `1 << k`, `k` the part's place
+    /// in [`SELF_PARTS`]; a hint of what its `decide` reads, the proxy is looked up all the
+    /// same), and [`HAS_MEMORY`] once its `memory` is made. One byte per agent, the only
+    /// thing the decision loop reads of an agent whose script reads neither (a crowd of
+    /// 20,000: 20 KB, not the 480 KB of [`Own`]s).
+    own_bits: RefCell<Vec<u8>>,
+    /// By agent index: where its own tables are ([`Own`]), read only when `own_bits` says so.
+    own: RefCell<Vec<Own>>,
+    /// The part proxy read last, and its entry (`pos.x` is most often followed by `pos.y`).
+    last_part: Cell<(usize, (u32, u8))>,
+    /// The address and agent index of the view handed out last.
+    last: Cell<(usize, usize)>,
+    /// The field names as Lua strings, in [`KEY_NAMES`] order.
+    pub names: Vec<LuaString>,
+    /// The `self` table of the agent deciding now (null between decisions), and its index.
+    deciding: Cell<*const c_void>,
+    deciding_index: Cell<Option<usize>>,
+    /// Registry reference of what the decision loop needs to lend the deciding agent its own
+    /// parts (see [`FAST_SLOTS`]).
+    pub fast_ref: c_int,
+    /// Each script's number in `size_hints` (a Rust map, so finding it makes no Lua string:
+    /// a long path string made per table landed between an agent's `self` and its `params`).
+    hint_keys: RefCell<std::collections::BTreeMap<std::path::PathBuf, i64>>,
+    /// The last table [`Views::sized_table`] made for each use (`self` or `memory`, and the
+    /// script), held weakly: the next one is made with the room it has grown to.
+    size_hints: Table,
+}
+
+/// The bit of [`Views::own_bits`] saying an agent's `memory` was made.
+const HAS_MEMORY: u8 = 1 << 7;
+
+/// Where an agent index's own tables are, one record per agent (the decision loop reads them
+/// in agent order: one stream of cache lines, not one per field).
+#[derive(Clone, Copy, Default)]
+struct Own {
+    /// Its `pos` proxy's address (0 until made), so the most common read, the deciding
+    /// agent's own `self.pos.x`, is found without the map.
+    pos: usize,
+    /// The address of the `memory` table its `self` was given (0: none yet) and the bytes
+    /// from there its header and slots span ([`table_span`]), for [`Views::prefetch_own`].
+    memory: usize,
+    memory_bytes: usize,
+}
+
+/// What [`Views::fast_ref`] holds, in this order, and the decision loop keeps on its stack:
+/// the proxies table, the strings `"x"` and `"y"`, and the part names `"pos"`, `"vel"` and
+/// `"tile"` (in `SELF_PARTS` order).
+///
+/// Every part proxy is a read-only table (`lua_setreadonly`, patched Lua) with nodes for `x`
+/// and `y` and both empty, so reads go to its `__index` ([`part_index`]) and every write, even
+/// to a field it holds, to its `__newindex` (the same refusal). While an agent decides, each
+/// proxy of its own that its `self` holds is lent the agent's numbers from the world being
+/// decided as its raw `x` and `y` (`lua_lend`, one call that allocates nothing, finding the
+/// proxy in `self`'s own field, which the script reads anyway, not in the proxies table, a
+/// cache line more per agent): `self.pos.x`
+/// is then a plain field read, no metamethod and no call. Once `decide` returns (or raises),
+/// the fields are emptied again (`lua_lendback`), so a proxy kept elsewhere reads the world
+/// through [`part_index`] again. Only the deciding agent's own proxies are ever lent.
+pub const FAST_SLOTS: c_int = 6;
+pub const FAST_PROXIES: c_int = 0;
+const FAST_X: c_int = 1;
+const FAST_Y: c_int = 2;
+const FAST_PARTS: c_int = 3;
+
+/// Makes the views of a state and stores them in its app data.
+pub fn install(lua: &Lua) -> mlua::Result<()> {
+    let names = KEY_NAMES
+        .iter()
+        .map(|k| lua.create_string(k))
+        .collect::<mlua::Result<Vec<_>>>()?;
+    let (proxies, part_meta) = (lua.create_table()?, lua.create_table()?);
+    let refuse = lua.create_function(refuse_part)?;
+    let fast = lua.create_table()?;
+    fast.raw_push(&proxies)?;
+    fast.raw_push(&names[X])?;
+    fast.raw_push(&names[Y])?;
+    for part in SELF_PARTS {
+        fast.raw_push(&names[part])?;
+    }
+    // SAFETY: takes a registry reference of the table `exec_raw` pushed (kept for the state's
+    // life); `luaL_ref` can raise only on allocation, which `exec_raw` protects.
+    let fast_ref = unsafe {
+        lua.exec_raw::<i64>(fast, |state| {
+            let r = ffi::luaL_ref(state, ffi::LUA_REGISTRYINDEX);
+            ffi::lua_pushinteger(state, r as ffi::lua_Integer);
+        })?
+    } as c_int;
+    let views = Rc::new(Views {
+        world: Cell::new(std::ptr::null()),
+        checked: Cell::new(0),
+        prepared: Cell::new(0),
+        roster: Cell::new(0),
+        store: lua.create_table()?,
+        proxies,
+        meta: lua.create_table()?,
+        part_meta,
+        ptrs: RefCell::new(Vec::new()),
+        ids: RefCell::new(Vec::new()),
+        by_ptr: RefCell::new(FastMap::default()),
+        selves: RefCell::new(FastMap::default()),
+        parts: RefCell::new(FastMap::default()),
+        own_bits: RefCell::new(Vec::new()),
+        own: RefCell::new(Vec::new()),
+        last_part: Cell::new((0, (0, 0))),
+        last: Cell::new((0, 0)),
+        names,
+        deciding: Cell::new(std::ptr::null()),
+        deciding_index: Cell::new(None),
+        fast_ref,
+        hint_keys: RefCell::new(std::collections::BTreeMap::new()),
+        size_hints: weak_values(lua)?,
+    });
+    // The raw functions find the views through a light userdata: the `Rc` in the app data
+    // keeps them alive (and in place) as long as the state.
+    let at = Value::LightUserData(mlua::LightUserData(Rc::as_ptr(&views) as *mut c_void));
+    let fill = lua.create_function(fill)?;
+    let index = raw_closure(
+        lua,
+        field_index,
+        vec![
+            at.clone(),
+            Value::Function(fill),
+            Value::Table(views.proxies.clone()),
+        ],
+    )?;
+    views.meta.raw_set("__index", index)?;
+    views
+        .meta
+        .raw_set("__newindex", lua.create_function(refuse_field)?)?;
+    views.meta.raw_set("__metatable", "agent (locked)")?;
+    views
+        .part_meta
+        .raw_set("__index", raw_closure(lua, part_index, vec![at])?)?;
+    views.part_meta.raw_set("__newindex", refuse)?;
+    views.part_meta.raw_set("__metatable", PART_LOCK)?;
+    lua.set_app_data(views);
+    Ok(())
+}
+
+/// A C closure of `f` over `upvalues`.
+pub fn raw_closure(
+    lua: &Lua,
+    f: ffi::lua_CFunction,
+    upvalues: Vec<Value>,
+) -> mlua::Result<Function> {
+    let count = upvalues.len() as c_int;
+    // SAFETY: pushes a C closure over the values on the stack; nothing here can raise but the
+    // allocation of the closure, which `exec_raw` protects.
+    unsafe {
+        lua.exec_raw::<Function>(mlua::MultiValue::from_iter(upvalues), move |state| {
+            ffi::lua_pushcclosure(state, f, count);
+        })
+    }
+}
+
+/// The views of this state.
+pub fn get(lua: &Lua) -> mlua::Result<Rc<Views>> {
+    lua.app_data_ref::<Rc<Views>>()
+        .map(|v| Rc::clone(&v))
+        .ok_or_else(|| mlua::Error::RuntimeError("agentbox views are not installed".into()))
+}
+
+fn part_slot(index: usize, key: usize) -> i64 {
+    let k = match key {
+        VEL => 1,
+        TILE => 2,
+        _ => 0,
+    };
+    (3 * index + k + 1) as i64
+}
+
+/// Which engine field a key names, if any (`memory` is not one: it is the script's).
+fn field_of(key: &[u8]) -> Option<usize> {
+    KEY_NAMES[..DECIDE]
+        .iter()
+        .position(|n| n.as_bytes() == key)
+        .filter(|&k| k != X && k != Y)
+}
+
+/// `__index` of views and `self` tables (upvalues: the views, [`fill`], the proxies): reads an
+/// engine field of the agent the table stands for from the current world; `nil` for any other
+/// key, and outside a decision.
+unsafe extern "C-unwind" fn field_index(state: *mut ffi::lua_State) -> c_int {
+    // Nothing that needs dropping lives across the Lua calls below.
+    // SAFETY: Lua calls this with the table and the key on a live state of this thread; the
+    // upvalues are the ones `install` gave, the views kept alive by the state's app data.
+    unsafe {
+        let views = &*(ffi::lua_touserdata(state, ffi::lua_upvalueindex(1)) as *const Views);
+        let ptr = ffi::lua_topointer(state, 1) as usize;
+        let key = key_bytes(state, 2);
+        let found = host(state, || {
+            let (index, is_self) = views.owner(ptr)?;
+            let field = match key {
+                Some(b"memory" | b"label") if is_self => None,
+                Some(k) => Some(field_of(k)?),
+                None => return None,
+            };
+            Some((index, is_self, field))
+        });
+        let Some((index, is_self, field)) = found else {
+            ffi::lua_pushnil(state);
+            return 1;
+        };
+        match field {
+            // A `self` keeps its proxy raw: `fill` stores it there on the first read.
+            Some(field @ (POS | VEL | TILE)) if !is_self => {
+                if ffi::lua_rawgeti(state, ffi::lua_upvalueindex(3), part_slot(index, field))
+                    == ffi::LUA_TTABLE
+                {
+                    return 1;
+                }
+                ffi::lua_settop(state, -2);
+            }
+            Some(POS | VEL | TILE) => {}
+            Some(field) => {
+                let value = host(state, || {
+                    let agent = views.world()?.agents.get(index)?;
+                    Some(scalar(field, agent))
+                });
+                match value {
+                    Some(Scalar::Number(n)) => ffi::lua_pushnumber(state, n),
+                    Some(Scalar::Text(s)) => {
+                        ffi::lua_pushlstring(state, s.as_ptr() as *const _, s.len());
+                    }
+                    Some(Scalar::Nil) | None => ffi::lua_pushnil(state),
+                }
+                return 1;
+            }
+            // `self.memory`, read for the first time.
+            None => {}
+        }
+        // Made by `fill` on first read.
+        ffi::lua_pushvalue(state, ffi::lua_upvalueindex(2));
+        ffi::lua_pushvalue(state, 1);
+        ffi::lua_pushvalue(state, 2);
+        ffi::lua_call(state, 2, 1);
+        1
+    }
+}
+
+/// `__index` of part proxies (upvalue: the views): `x` or `y` of the agent's position,
+/// velocity or tile in the current world.
+unsafe extern "C-unwind" fn part_index(state: *mut ffi::lua_State) -> c_int {
+    // SAFETY: as `field_index`.
+    unsafe {
+        let views = &*(ffi::lua_touserdata(state, ffi::lua_upvalueindex(1)) as *const Views);
+        let ptr = ffi::lua_topointer(state, 1) as usize;
+        let axis = match key_bytes(state, 2) {
+            Some(b"x") => 0,
+            Some(b"y") => 1,
+            _ => 2,
+        };
+        // The number, read in Rust under `host` (a panic becomes a Lua error).
+        let value = host(state, || {
+            let (index, part) = match views.last_part.get() {
+                (last, part) if last == ptr => part,
+                _ => {
+                    let part = views.part_of(ptr)?;
+                    views.last_part.set((ptr, part));
+                    part
+                }
+            };
+            part_xy(views.world()?, index as usize, part as usize)?
+                .get(axis)
+                .copied()
+        });
+        match value {
+            Some(n) => push_num(state, n),
+            None => ffi::lua_pushnil(state),
+        }
+        1
+    }
+}
+
+/// The `x` and `y` of part `part` (`POS`, `VEL` or `TILE`) of agent `index` in `world`: what
+/// a part proxy shows, whether read through [`part_index`] or lent to the deciding agent.
+pub fn part_xy(world: &World, index: usize, part: usize) -> Option<[Num; 2]> {
+    let pair = |v: glam::DVec2| [Num::Float(v.x), Num::Float(v.y)];
+    Some(match part {
+        POS => pair(world.agent_pos(index)?),
+        VEL => pair(world.agents.get(index)?.vel),
+        _ => {
+            let t = world.agents.get(index)?.tile();
+            [Num::Int(t.x as i64), Num::Int(t.y as i64)]
+        }
+    })
+}
+
+/// Pushes a coordinate.
+///
+/// # Safety
+/// A live state with room for one value.
+pub unsafe fn push_num(state: *mut ffi::lua_State, n: Num) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        match n {
+            Num::Float(n) => ffi::lua_pushnumber(state, n),
+            Num::Int(n) => ffi::lua_pushinteger(state, n),
+        }
+    }
+}
+
+/// A coordinate of a part: tiles are integers.
+#[derive(Clone, Copy)]
+pub enum Num {
+    Float(f64),
+    Int(i64),
+}
+
+impl Num {
+    /// As a float (a tile coordinate is exact).
+    fn float(self) -> f64 {
+        match self {
+            Num::Float(n) => n,
+            Num::Int(n) => n as f64,
+        }
+    }
+}
+
+/// The bytes of the string at `at`, if it is one (not a number: `lua_tolstring` would convert
+/// it in place).
+///
+/// # Safety
+/// A live state; the slice lives as long as the value stays on the stack.
+unsafe fn key_bytes<'a>(state: *mut ffi::lua_State, at: c_int) -> Option<&'a [u8]> {
+    // SAFETY: the caller's contract.
+    unsafe {
+        if ffi::lua_type(state, at) != ffi::LUA_TSTRING {
+            return None;
+        }
+        let mut len = 0usize;
+        let p = ffi::lua_tolstring(state, at, &mut len);
+        Some(std::slice::from_raw_parts(p as *const u8, len))
+    }
+}
+
+/// The Lua value of a scalar field.
+enum Scalar<'a> {
+    Number(f64),
+    Text(&'a str),
+    Nil,
+}
+
+/// A scalar field of `agent` (`id`, `kind`, `heading`, `speed`, `action`, `sense`).
+fn scalar(field: usize, agent: &Agent) -> Scalar<'_> {
+    match KEY_NAMES[field] {
+        "id" => Scalar::Text(&agent.id),
+        "kind" => Scalar::Text(&agent.kind),
+        "heading" => Scalar::Number(agent.heading()),
+        "speed" => Scalar::Number(agent.speed),
+        "action" => Scalar::Text(agent.action.name()),
+        "sense" => agent.sense.map_or(Scalar::Nil, Scalar::Number),
+        _ => Scalar::Nil,
+    }
+}
+
+/// What [`field_index`] cannot do without mlua: the first read of a part (`pos`, `vel`,
+/// `tile`) makes its proxy, and the first read of `self.memory` makes the table. A `self`
+/// keeps what it read as a raw field.
+fn fill(lua: &Lua, (table, key): (Table, LuaString)) -> mlua::Result<Value> {
+    let views = get(lua)?;
+    let Some((index, is_self)) = views.owner(table.to_pointer() as usize) else {
+        return Ok(Value::Nil);
+    };
+    let value = match field_of(&key.as_bytes()) {
+        Some(field @ (POS | VEL | TILE)) => Value::Table(views.part(lua, index, field)?),
+        None if is_self && &key.as_bytes()[..] == b"memory" => {
+            let script = match views.world().and_then(|w| w.agents.get(index)) {
+                Some(Agent {
+                    brain: agentbox_core::world::Brain::Script(path),
+                    ..
+                }) => path.clone(),
+                _ => std::path::PathBuf::new(),
+            };
+            let (memory, slots) = views.sized_table(lua, &script, Use::Memory, 0)?;
+            let at = memory.to_pointer() as usize;
+            views.set_own(index, HAS_MEMORY, |own| {
+                own.memory = at;
+                own.memory_bytes = table_span(slots);
+            });
+            Value::Table(memory)
+        }
+        // `self:label(name)` (`label.rs`): handed out at each read, never kept on `self`.
+        None if is_self && &key.as_bytes()[..] == b"label" => {
+            return lua.named_registry_value(super::label::REGISTRY);
+        }
+        _ => return Ok(Value::Nil),
+    };
+    if is_self {
+        table.raw_set(&key, &value)?;
+        if let Some(k) =
+            field_of(&key.as_bytes()).and_then(|f| SELF_PARTS.iter().position(|&p| p == f))
+        {
+            views.set_own(index, 1 << k, |_| {});
+        }
+    }
+    Ok(value)
+}
+
+/// `__newindex` of views and `self` tables: a view takes no writes, and `self` none to the
+/// engine's fields (a script's own keys on `self` are kept, as before).
+fn refuse_field(lua: &Lua, (table, key, value): (Table, Value, Value)) -> mlua::Result<()> {
+    let views = get(lua)?;
+    let is_self = views
+        .selves
+        .borrow()
+        .contains_key(&(table.to_pointer() as usize));
+    let name = match &key {
+        Value::String(s) => s.to_string_lossy(),
+        other => other.to_string().unwrap_or_default(),
+    };
+    let engine = matches!(&key, Value::String(s) if KEY_NAMES[..DECIDE].iter().any(|n| n.as_bytes() == &s.as_bytes()[..]) || &s.as_bytes()[..] == b"label");
+    if is_self && !engine {
+        return table.raw_set(key, value);
+    }
+    let whose = if is_self {
+        "self"
+    } else {
+        "another agent's view"
+    };
+    Err(super::errors::located(
+        lua,
+        format!(
+            "cannot set `{name}` on {whose}: agents' fields belong to the engine and are read-only; keep your own data in self.memory"
+        ),
+    ))
+}
+
+/// `__newindex` of every part proxy (one function for all): the error names the part by
+/// what the proxy was registered as (`an agent's pos`).
+fn refuse_part(lua: &Lua, (proxy, _, _): (Table, Value, Value)) -> mlua::Result<()> {
+    let what = super::sandbox::protected_tables(lua)?
+        .raw_get::<Option<String>>(proxy)?
+        .unwrap_or_else(|| "an agent's field".into());
+    Err(super::errors::located(
+        lua,
+        format!(
+            "cannot change {what}: it is read-only (copy the numbers into your own table, e.g. self.memory)"
+        ),
+    ))
+}
+
+impl Views {
+    /// Sets the world the fields are read from (`None` once the round is over). The caller
+    /// keeps the world alive until it clears it.
+    pub fn set_world(&self, world: Option<&World>) {
+        self.world
+            .set(world.map_or(std::ptr::null(), |w| w as *const World));
+    }
+
+    /// The world being decided.
+    pub fn world(&self) -> Option<&World> {
+        // SAFETY: set from a world the host keeps alive (an `Rc` in the app data) until it
+        // clears the pointer at the end of the round.
+        unsafe { self.world.get().as_ref() }
+    }
+
+    /// The agent index a view or linked `self` table stands for, and whether it is a `self`.
+    fn owner(&self, ptr: usize) -> Option<(usize, bool)> {
+        if let Some(&i) = self.by_ptr.borrow().get(&ptr) {
+            return Some((i as usize, false));
+        }
+        self.selves.borrow().get(&ptr).map(|&i| (i as usize, true))
+    }
+
+    /// Starts a round for `world`. Unless the world's agent list is the one already checked
+    /// (same [`World::roster`]), every view's agent is compared, and caches keyed by view index
+    /// are told ([`Self::roster`]) when one shows another agent.
+    pub fn begin_round(&self, world: &World) {
+        if world.roster != 0 && world.roster == self.checked.get() {
+            return;
+        }
+        let ptrs = self.ptrs.borrow();
+        let mut ids = self.ids.borrow_mut();
+        for ((ptr, id), agent) in ptrs.iter().zip(ids.iter_mut()).zip(&world.agents) {
+            if *ptr != 0 && *id != agent.id {
+                id.clone_from(&agent.id);
+                self.roster.set(self.roster.get() + 1);
+            }
+        }
+        self.checked.set(world.roster);
+        self.prepared.set(0);
+    }
+
+    pub fn roster(&self) -> u64 {
+        self.roster.get()
+    }
+
+    /// Makes the views of agents that have none yet, in agent order, so each agent's tables
+    /// sit together in memory (made on first use they would be scattered in query order).
+    /// Only scripted agents' views are made ahead (their `self` shares them); others wait
+    /// until a query needs them, so a scene of many unscripted agents costs no Lua memory.
+    pub fn prepare(&self, lua: &Lua, world: &World) -> mlua::Result<()> {
+        let from = self.prepared.get();
+        for (index, agent) in world.agents.iter().enumerate().skip(from) {
+            if self.view_ptr(index).is_none()
+                && matches!(agent.brain, agentbox_core::world::Brain::Script(_))
+            {
+                self.make(lua, agent, index)?;
+            }
+            self.prepared.set(index + 1);
+        }
+        Ok(())
+    }
+
+    /// The table holding every view.
+    pub fn store(&self) -> &Table {
+        &self.store
+    }
+
+    /// Marks `this` (the `self` of agent `index`) as deciding now (`None`: nobody).
+    pub fn set_deciding(&self, this: Option<(*const c_void, usize)>) {
+        self.deciding.set(this.map_or(std::ptr::null(), |(p, _)| p));
+        self.deciding_index.set(this.map(|(_, i)| i));
+    }
+
+    /// The `self` table address and index of the agent deciding now.
+    pub fn deciding(&self) -> Option<(*const c_void, usize)> {
+        let p = self.deciding.get();
+        match self.deciding_index.get() {
+            Some(i) if !p.is_null() => Some((p, i)),
+            _ => None,
+        }
+    }
+
+    /// Whether a value is the `self` table of the agent deciding now.
+    pub fn is_deciding_self(&self, value: &Value) -> bool {
+        let d = self.deciding.get();
+        !d.is_null() && matches!(value, Value::Table(t) if t.to_pointer() == d)
+    }
+
+    /// The agent index a view table stands for (a view's identity: its fields are read through
+    /// its metatable).
+    pub fn index_of(&self, ptr: *const c_void) -> Option<usize> {
+        // Most often the view the last query handed out (`move.chase(world:nearest(...))`).
+        let (last_ptr, last) = self.last.get();
+        if last_ptr == ptr as usize {
+            return Some(last);
+        }
+        self.by_ptr
+            .borrow()
+            .get(&(ptr as usize))
+            .map(|&i| i as usize)
+    }
+
+    /// The view of agent `index`, made if it has none.
+    pub fn view(&self, lua: &Lua, world: &World, index: usize) -> mlua::Result<Table> {
+        if self.view_ptr(index).is_none() {
+            self.make(lua, &world.agents[index], index)?;
+        }
+        self.store.raw_get(index + 1)
+    }
+
+    /// Makes the view at `index`.
+    fn make(&self, lua: &Lua, agent: &Agent, index: usize) -> mlua::Result<()> {
+        let view = lua.create_table_with_capacity(0, 0)?;
+        view.set_metatable(Some(self.meta.clone()))?;
+        super::sandbox::protect(lua, &view, "another agent's view")?;
+        self.store.raw_set(index + 1, &view)?;
+        let ptr = view.to_pointer() as usize;
+        self.by_ptr.borrow_mut().insert(ptr, index as u32);
+        let (mut ptrs, mut ids) = (self.ptrs.borrow_mut(), self.ids.borrow_mut());
+        if ptrs.len() <= index {
+            ptrs.resize(index + 1, 0);
+            ids.resize(index + 1, String::new());
+        }
+        ptrs[index] = ptr;
+        ids[index].clone_from(&agent.id);
+        Ok(())
+    }
+
+    /// The `pos`, `vel` or `tile` proxy of agent `index`, made if it has none.
+    fn part(&self, lua: &Lua, index: usize, field: usize) -> mlua::Result<Table> {
+        let at = part_slot(index, field);
+        if let Value::Table(p) = self.proxies.raw_get::<Value>(at)? {
+            return Ok(p);
+        }
+        // Nodes for `x` and `y`, left empty, so lending them numbers allocates nothing; then
+        // read-only (see `FAST_SLOTS`).
+        let proxy = lua.create_table_with_capacity(0, 2)?;
+        for axis in [X, Y] {
+            proxy.raw_set(&self.names[axis], 0)?;
+            proxy.raw_set(&self.names[axis], Value::Nil)?;
+        }
+        proxy.set_metatable(Some(self.part_meta.clone()))?;
+        // SAFETY: `exec_raw` pushes the proxy; marking it read-only neither allocates nor raises.
+        unsafe {
+            lua.exec_raw::<()>(&proxy, |state| lua_setreadonly(state, 1))?;
+        }
+        super::sandbox::protect(lua, &proxy, &format!("an agent's {}", KEY_NAMES[field]))?;
+        self.proxies.raw_set(at, &proxy)?;
+        let ptr = proxy.to_pointer() as usize;
+        self.parts
+            .borrow_mut()
+            .insert(ptr, (index as u32, field as u8));
+        if field == POS {
+            self.set_own(index, 0, |own| own.pos = ptr);
+        }
+        Ok(proxy)
+    }
+
+    /// The agent index and part of the proxy at `ptr`.
+    fn part_of(&self, ptr: usize) -> Option<(u32, u8)> {
+        if let Some(me) = self.deciding_index.get() {
+            if self.own.borrow().get(me).map(|own| own.pos) == Some(ptr) {
+                return Some((me as u32, POS as u8));
+            }
+        }
+        self.parts.borrow().get(&ptr).copied()
+    }
+
+    /// Links an agent's `self` to agent index `index` (its engine fields are read through the
+    /// metatable; its parts are its view's) and writes its `id` and `kind`. A `self` that was
+    /// linked to another index forgets that index's parts.
+    pub fn link_self(
+        &self,
+        lua: &Lua,
+        world: &World,
+        this: &Table,
+        index: usize,
+    ) -> mlua::Result<()> {
+        let agent = &world.agents[index];
+        self.view(lua, world, index)?;
+        let ptr = this.to_pointer() as usize;
+        let n = &self.names;
+        let linked = self.selves.borrow().get(&ptr) == Some(&(index as u32));
+        if !linked {
+            for k in SELF_PARTS {
+                this.raw_set(&n[k], Value::Nil)?;
+            }
+            if let Some(bits) = self.own_bits.borrow_mut().get_mut(index) {
+                *bits &= HAS_MEMORY;
+            }
+            this.set_metatable(Some(self.meta.clone()))?;
+            super::sandbox::protect(lua, this, "self")?;
+            self.selves.borrow_mut().insert(ptr, index as u32);
+        }
+        this.raw_set(&n[ID], agent.id.as_str())?;
+        this.raw_set(&n[KIND], agent.kind.as_str())?;
+        Ok(())
+    }
+
+    /// Asks the CPU to start loading the tables of agent `index`'s own that its `decide` is
+    /// likely to touch and its `self` does not lie next to: its `pos` proxy (lent to it) and
+    /// its `memory` table, as first made, each with its slots (made with the table, so they
+    /// follow its header: [`table_span`]). A hint only (see `hot::prefetch_self`): nothing is
+    /// read, and an address that is stale costs nothing but the hint.
+    pub fn prefetch_own(&self, index: usize) {
+        let bits = self.own_bits.borrow().get(index).copied().unwrap_or(0);
+        if bits & (1 | HAS_MEMORY) == 0 {
+            return;
+        }
+        let own = self.own.borrow();
+        let Some(own) = own.get(index) else {
+            return;
+        };
+        if bits & 1 != 0 {
+            prefetch_span(own.pos, table_span(2));
+        }
+        prefetch_span(own.memory, own.memory_bytes);
+    }
+
+    /// Which parts the `self` of agent `index` holds raw (bit `1 << k` for `SELF_PARTS[k]`).
+    pub fn self_parts(&self, index: usize) -> u8 {
+        self.own_bits.borrow().get(index).copied().unwrap_or(0) & !HAS_MEMORY
+    }
+
+    /// Sets `bits` in agent `index`'s [`Views::own_bits`] and changes where its own tables are.
+    fn set_own(&self, index: usize, bits: u8, change: impl FnOnce(&mut Own)) {
+        let mut own_bits = self.own_bits.borrow_mut();
+        let mut own = self.own.borrow_mut();
+        if own.len() <= index {
+            own.resize(index + 1, Own::default());
+            own_bits.resize(index + 1, 0);
+        }
+        own_bits[index] |= bits;
+        change(&mut own[index]);
+    }
+
+    /// Lends agent `index` the parts of `parts` its `self` (at `this`) holds (see
+    /// [`FAST_SLOTS`]): pushes each one's proxy, found in `self`, with its numbers from `world`
+    /// as its raw `x` and `y`. Marks each part lent in `lent` as soon as it is (so a
+    /// raised error leaves it saying what to give back); their proxies are left on the stack
+    /// in part order for [`Views::end_lend`].
+    ///
+    /// # Safety
+    /// A live state with room for four values, the [`FAST_SLOTS`] values from `fast` on; no
+    /// Rust value needing a drop in the caller's frames (a raised error unwinds them).
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn lend(
+        state: *mut ffi::lua_State,
+        fast: c_int,
+        this: c_int,
+        world: &World,
+        index: usize,
+        parts: u8,
+        lent: &mut u8,
+    ) {
+        let mut bits = parts & ((1 << SELF_PARTS.len()) - 1);
+        while bits != 0 {
+            let k = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let field = SELF_PARTS[k];
+            // The numbers, read in Rust under `host` (a panic becomes a Lua error).
+            // SAFETY: the caller's contract.
+            let numbers = unsafe { host(state, || part_xy(world, index, field)) };
+            let Some([x, y]) = numbers else {
+                continue;
+            };
+            let (x, y, ints) = match (x, y) {
+                (Num::Int(x), Num::Int(y)) => (x as f64, y as f64, 1),
+                (x, y) => (x.float(), y.float(), 0),
+            };
+            // SAFETY: the caller's contract (the key strings sit at `fast`'s slots, `self` at
+            // `this`); this neither allocates nor raises.
+            let pushed = unsafe {
+                lua_lend(
+                    state,
+                    this,
+                    fast + FAST_PARTS + k as c_int,
+                    fast + FAST_X,
+                    fast + FAST_Y,
+                    x,
+                    y,
+                    ints,
+                )
+            };
+            if pushed != 0 {
+                *lent |= 1 << k;
+            }
+        }
+    }
+
+    /// Takes the numbers lent back from the proxies lent (`lent`, left on the stack from
+    /// `first` on by [`Views::lend`]).
+    ///
+    /// # Safety
+    /// A live state, the [`FAST_SLOTS`] values from `fast` on, the proxies from `first` on.
+    pub unsafe fn end_lend(state: *mut ffi::lua_State, first: c_int, lent: u8) {
+        for n in 0..lent.count_ones() as c_int {
+            // SAFETY: the caller's contract; this neither allocates nor raises.
+            unsafe { lua_lendback(state, first + n) };
+        }
+    }
+
+    /// The proxies-table slots of agent `index`'s parts, by their place in `SELF_PARTS`.
+    pub fn part_slots(&self, index: usize) -> impl Iterator<Item = (usize, ffi::lua_Integer)> {
+        SELF_PARTS
+            .iter()
+            .enumerate()
+            .map(move |(k, &field)| (k, part_slot(index, field)))
+    }
+
+    /// A new table for `use_` (`self` or `memory`, with the script's path), made with the hash
+    /// room the last table made for the same use has grown to by now (at least `min`, at
+    /// most [`MAX_HINT`]). The agents of a crowd share a script and fill their tables alike, so
+    /// each table is made at its final size at once, its slots allocated right after its
+    /// header, instead of regrown during its first `decide`, into memory far from the header
+    /// (an agent's `self` grew from 4 to 8 slots on its fifth field: every later read of it
+    /// then touched two distant places; `docs/benchmarks.md`, crowd section).
+    /// Also gives the number of hash slots it was made with.
+    pub fn sized_table(
+        &self,
+        lua: &Lua,
+        script: &std::path::Path,
+        use_: Use,
+        min: usize,
+    ) -> mlua::Result<(Table, usize)> {
+        let number = {
+            let mut keys = self.hint_keys.borrow_mut();
+            let next = keys.len() as i64;
+            match keys.get(script) {
+                Some(&n) => n,
+                None => *keys.entry(script.to_path_buf()).or_insert(next),
+            }
+        };
+        let use_ = 2 * number + 1 + use_ as i64;
+        let room = match self.size_hints.raw_get::<Value>(use_)? {
+            Value::Table(last) => hash_size(lua, &last)?,
+            _ => 0,
+        };
+        let room = room.clamp(min, MAX_HINT);
+        let table = lua.create_table_with_capacity(0, room)?;
+        self.size_hints.raw_set(use_, &table)?;
+        Ok((
+            table,
+            if room == 0 {
+                0
+            } else {
+                room.next_power_of_two()
+            },
+        ))
+    }
+
+    /// Forgets a `self` table that is going away.
+    pub fn unlink_self(&self, ptr: *const c_void) {
+        self.selves.borrow_mut().remove(&(ptr as usize));
+    }
+
+    /// Pushes the view table of agent `index` (which must have one) from the view store at
+    /// stack slot `store`.
+    ///
+    /// # Safety
+    /// A live state with room for one value, the store at `store`.
+    pub unsafe fn push_view_raw(&self, state: *mut ffi::lua_State, store: c_int, index: usize) {
+        // SAFETY: the caller's contract.
+        unsafe {
+            ffi::lua_rawgeti(state, store, index as i64 + 1);
+        }
+        // The address as recorded when the view was made (`lua_topointer` costs a call).
+        if let Some(ptr) = self.view_ptr(index) {
+            self.last.set((ptr, index));
+        }
+    }
+
+    /// The address of the view table of agent `index`, if it has one.
+    pub fn view_ptr(&self, index: usize) -> Option<usize> {
+        self.ptrs.borrow().get(index).copied().filter(|&p| p != 0)
+    }
+}
+
+/// The bytes from a table's address that its header and its hash slots span when both were
+/// allocated together (the table made with its room at once): the header (56 bytes), the
+/// allocator's and the memory counter's headers of the slots' block (24), then 24 bytes a
+/// slot. Only a hint for prefetching: nothing is read from it.
+fn table_span(slots: usize) -> usize {
+    80 + 24 * slots
+}
+
+/// Asks the CPU for every cache line of `bytes` from `at` (0: nothing). A hint only.
+fn prefetch_span(at: usize, bytes: usize) {
+    if at == 0 {
+        return;
+    }
+    let mut line = at & !63;
+    while line < at + bytes {
+        super::hot::prefetch_line(line);
+        line += 64;
+    }
+}
+
+/// What a table from [`Views::sized_table`] is for.
+#[derive(Clone, Copy)]
+pub enum Use {
+    /// An agent's `self`.
+    Self_ = 0,
+    /// An agent's `self.memory`.
+    Memory = 1,
+}
+
+/// The number of hash slots `table` has now (patched Lua's `lua_hashsize`).
+fn hash_size(lua: &Lua, table: &Table) -> mlua::Result<usize> {
+    // SAFETY: `exec_raw` pushes the table; `lua_hashsize` reads its size, and the table is
+    // popped and an integer pushed in its place, which cannot raise.
+    let n = unsafe {
+        lua.exec_raw::<i64>(table, |state| {
+            let n = lua_hashsize(state, -1);
+            ffi::lua_settop(state, -2);
+            ffi::lua_pushinteger(state, n as ffi::lua_Integer);
+        })?
+    };
+    Ok(n as usize)
+}
+
+/// A table whose values do not keep their tables alive.
+fn weak_values(lua: &Lua) -> mlua::Result<Table> {
+    let table = lua.create_table()?;
+    let meta = lua.create_table()?;
+    meta.raw_set("__mode", "v")?;
+    table.set_metatable(Some(meta))?;
+    Ok(table)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A table is made with the hash room the last table of the same use grew to (at least
+    /// the minimum, at most `MAX_HINT`); another use, or another script, keeps its own.
+    #[test]
+    fn a_table_is_made_with_the_room_the_last_of_its_use_grew_to() {
+        let lua = Lua::new();
+        install(&lua).unwrap();
+        let views = get(&lua).unwrap();
+        let (a, b) = (std::path::Path::new("a.lua"), std::path::Path::new("b.lua"));
+        let (first, slots) = views.sized_table(&lua, a, Use::Self_, 4).unwrap();
+        assert_eq!((slots, hash_size(&lua, &first).unwrap()), (4, 4));
+        for key in ["id", "kind", "params", "memory", "pos"] {
+            first.raw_set(key, true).unwrap();
+        }
+        assert_eq!(
+            hash_size(&lua, &first).unwrap(),
+            8,
+            "a fifth key regrows it"
+        );
+        let (second, slots) = views.sized_table(&lua, a, Use::Self_, 4).unwrap();
+        assert_eq!((slots, hash_size(&lua, &second).unwrap()), (8, 8));
+        let (other, _) = views.sized_table(&lua, b, Use::Self_, 4).unwrap();
+        assert_eq!(hash_size(&lua, &other).unwrap(), 4);
+        let (memory, slots) = views.sized_table(&lua, a, Use::Memory, 0).unwrap();
+        assert_eq!((slots, hash_size(&lua, &memory).unwrap()), (0, 0));
+        for n in 0..100 {
+            second.raw_set(format!("k{n}"), n).unwrap();
+        }
+        let (third, _) = views.sized_table(&lua, a, Use::Self_, 4).unwrap();
+        assert_eq!(hash_size(&lua, &third).unwrap(), MAX_HINT);
+    }
+}

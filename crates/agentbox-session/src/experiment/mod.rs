@@ -1,0 +1,938 @@
+//! Experiments: `agentbox compare` runs a scene over a range of seeds for each variant (a set
+//! of script substitutions), in parallel, one [`Session`] per run, and records one JSON line
+//! per run after a header; `agentbox merge` joins the files of a study's shards. Both print the
+//! summary (`summary.rs`).
+//!
+//! - **Read once.** The scene file and every script and module are read at most once per study
+//!   (`files.rs`): each run builds its world from the same scene bytes and its scripts from the
+//!   same script bytes, whatever is saved meanwhile. Their SHA-256s go in the header.
+//! - **Deterministic.** A run depends only on the scene, its variant's scripts and its seed;
+//!   lines are written in the study's order (variant, then seed) whatever order the runs
+//!   finish in, so a file is the same for any `--jobs`, and a resumed file equals an
+//!   uninterrupted one.
+//! - **Metrics** (`metrics:` in the scene) run at the end of a run in a fresh Lua state of
+//!   their own, through the [`Metrics`] trait, so they never change the run.
+//!
+//! It drives sessions and reads and writes its own files; it must not draw, watch files, name
+//! mlua, or hold simulation or expectation logic (reach comes from `expect::FirstReach`).
+
+mod files;
+pub mod monitors;
+pub mod record;
+pub mod report;
+pub mod summary;
+pub mod sweep;
+
+use crate::session::Session;
+use agentbox_core::expect::{FirstReach, Metrics};
+use agentbox_core::scene::{self, Scene};
+use agentbox_core::sim::Event;
+use agentbox_lua::ScriptHost;
+use files::{Library, Reader, VariantFiles};
+use record::{Header, Recorded, RunLine, VariantSpec};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc};
+
+pub use summary::Summary;
+
+/// Ticks a run lasts when neither `--ticks` nor `expect.ticks` says.
+pub const DEFAULT_TICKS: u64 = 300;
+
+/// A variant from the command line: `NAME` or `NAME:FROM=TO;FROM=TO...`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Variant {
+    pub name: String,
+    pub replace: Vec<(PathBuf, PathBuf)>,
+    /// A sweep's point: scene numbers to rewrite, by path (none for `compare`).
+    pub params: Vec<(String, f64)>,
+}
+
+impl Variant {
+    /// Parses `NAME[:FROM=TO;FROM=TO...]`: split at the first `:`, each item at its first `=`
+    /// (so `C:\x.lua` survives on the right of a `=`; a FROM with a drive letter should be
+    /// written relative).
+    pub fn parse(text: &str) -> Result<Variant, String> {
+        let (name, rest) = match text.split_once(':') {
+            Some((n, r)) => (n, Some(r)),
+            None => (text, None),
+        };
+        let name = name.trim();
+        if name.is_empty() {
+            return Err(format!("--variant {text:?}: the name before `:` is empty"));
+        }
+        let mut replace = Vec::new();
+        for item in rest.unwrap_or("").split(';') {
+            if item.trim().is_empty() {
+                continue;
+            }
+            let Some((from, to)) = item.split_once('=') else {
+                return Err(format!(
+                    "--variant {text:?}: `{item}` is not FROM=TO (a script and its replacement)"
+                ));
+            };
+            if from.is_empty() || to.is_empty() {
+                return Err(format!("--variant {text:?}: `{item}` has an empty side"));
+            }
+            replace.push((PathBuf::from(from), PathBuf::from(to)));
+        }
+        Ok(Variant {
+            name: name.to_string(),
+            replace,
+            params: Vec::new(),
+        })
+    }
+}
+
+/// Parses `A..B` (both included) or a single seed `N`.
+pub fn parse_seeds(text: &str) -> Result<[u64; 2], String> {
+    let number = |s: &str| {
+        s.trim()
+            .parse::<u64>()
+            .map_err(|_| format!("--seeds {text:?}: `{s}` is not a seed (0 or more)"))
+    };
+    let (a, b) = match text.split_once("..") {
+        Some((a, b)) => (number(a)?, number(b.strip_prefix('=').unwrap_or(b))?),
+        None => {
+            let n = number(text)?;
+            (n, n)
+        }
+    };
+    if a > b {
+        return Err(format!(
+            "--seeds {text:?}: the first seed is after the last"
+        ));
+    }
+    if b - a >= MAX_SEEDS {
+        return Err(format!("--seeds {text:?}: at most {MAX_SEEDS} seeds"));
+    }
+    Ok([a, b])
+}
+
+/// At most this many seeds in one study.
+const MAX_SEEDS: u64 = 10_000_000;
+
+/// Which shard this process runs, 1-based: `K/N`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    pub k: u64,
+    pub n: u64,
+}
+
+impl Shard {
+    fn new(k: u64, n: u64, what: &str) -> Result<Shard, String> {
+        if n == 0 || k == 0 || k > n {
+            return Err(format!(
+                "{what}: shard {k} of {n} does not exist (shards are 1..=N, N at least 1)"
+            ));
+        }
+        Ok(Shard { k, n })
+    }
+
+    /// The shard to run: `--shard K/N`; else `JOB_COMPLETION_INDEX` (0-based, a Kubernetes
+    /// Indexed Job) with N from `--shards`; else `SLURM_ARRAY_TASK_ID` (counted from
+    /// `SLURM_ARRAY_TASK_MIN`, 0 if unset) with N from `SLURM_ARRAY_TASK_COUNT`; else none.
+    pub fn choose(
+        flag: Option<&str>,
+        shards: Option<u64>,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<Option<Shard>, String> {
+        let int = |what: &str, v: &str| {
+            v.trim()
+                .parse::<u64>()
+                .map_err(|_| format!("{what}={v:?} is not a whole number"))
+        };
+        if let Some(text) = flag {
+            let (k, n) = text
+                .split_once('/')
+                .ok_or_else(|| format!("--shard {text:?}: write it as K/N, such as 2/8"))?;
+            return Shard::new(int("--shard", k)?, int("--shard", n)?, "--shard").map(Some);
+        }
+        if let Some(index) = env("JOB_COMPLETION_INDEX") {
+            let n = shards.ok_or(
+                "JOB_COMPLETION_INDEX is set (a Kubernetes Indexed Job): give the job's completions as --shards N",
+            )?;
+            let i = int("JOB_COMPLETION_INDEX", &index)?;
+            return Shard::new(i + 1, n, "JOB_COMPLETION_INDEX").map(Some);
+        }
+        if let Some(id) = env("SLURM_ARRAY_TASK_ID") {
+            let count = env("SLURM_ARRAY_TASK_COUNT")
+                .ok_or("SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not")?;
+            let min = match env("SLURM_ARRAY_TASK_MIN") {
+                Some(m) => int("SLURM_ARRAY_TASK_MIN", &m)?,
+                None => 0,
+            };
+            let id = int("SLURM_ARRAY_TASK_ID", &id)?;
+            let k = id.checked_sub(min).ok_or_else(|| {
+                format!("SLURM_ARRAY_TASK_ID {id} is below SLURM_ARRAY_TASK_MIN {min}")
+            })? + 1;
+            let n = int("SLURM_ARRAY_TASK_COUNT", &count)?;
+            return Shard::new(k, n, "SLURM_ARRAY_TASK_ID").map(Some);
+        }
+        if shards.is_some() {
+            return Err("--shards N is for a Kubernetes Indexed Job, but JOB_COMPLETION_INDEX is not set; use --shard K/N".into());
+        }
+        Ok(None)
+    }
+
+    /// Whether the run at `index` in the study's order is this shard's (round robin).
+    pub fn has(&self, index: u64) -> bool {
+        index % self.n == self.k - 1
+    }
+}
+
+/// What `agentbox compare` was asked.
+pub struct CompareOptions {
+    pub scene: PathBuf,
+    pub variants: Vec<String>,
+    pub seeds: String,
+    pub ticks: Option<u64>,
+    pub jobs: Option<usize>,
+    pub out: Option<PathBuf>,
+    pub shard: Option<String>,
+    pub shards: Option<u64>,
+    /// Show a progress bar on standard error.
+    pub progress: bool,
+    /// `agentbox sweep`'s axes (`PATH=A..B:STEP`): each point of their grid is a variant.
+    pub params: Vec<String>,
+    /// Write monitors and plots of every run here (long CSV: variant,seed,tick,name,value).
+    pub monitors: Option<PathBuf>,
+}
+
+/// How a study ended.
+pub struct Finished {
+    /// The summary of every run in the file (all of them, with `--out`; this process's
+    /// otherwise).
+    pub summary: Summary,
+    /// Runs this process made, and runs it skipped because the file had them.
+    pub ran: usize,
+    pub skipped: usize,
+    /// Runs that could not be made (an internal error), with why.
+    pub failed: Vec<String>,
+    /// What the user should know but that stops nothing (a metric that does not compile: it
+    /// is null and counted as an error in every run).
+    pub warnings: Vec<String>,
+    /// The study's header and every run in the file, in the study's order (for `--report`).
+    pub header: Header,
+    pub runs: Vec<RunLine>,
+}
+
+/// Everything a run needs, shared by the worker threads.
+struct Plan {
+    /// Keep every monitor point (`--monitors`), not only the last tick's.
+    all_points: bool,
+    scene_path: PathBuf,
+    scene_bytes: Vec<u8>,
+    ticks: u64,
+    variants: Vec<PlanVariant>,
+}
+
+/// One variant as the runs need it.
+struct PlanVariant {
+    name: String,
+    files: Arc<VariantFiles>,
+    /// The scene text with a sweep point's numbers written in (none: the scene as read).
+    scene_bytes: Option<Vec<u8>>,
+    params: BTreeMap<String, f64>,
+}
+
+/// The scene built for one variant and seed.
+fn scene_for(plan: &Plan, variant: usize, seed: u64) -> Result<Scene, String> {
+    let bytes = plan
+        .variants
+        .get(variant)
+        .and_then(|v| v.scene_bytes.as_deref())
+        .unwrap_or(&plan.scene_bytes);
+    scene::parse_with_seed(&plan.scene_path, bytes, Some(seed)).map_err(|e| e.to_string())
+}
+
+/// A run's line, and its monitor points (all of them with `--monitors`, else none).
+type Run = (RunLine, Vec<monitors::Point>);
+
+/// Makes one run.
+fn run_one(plan: &Plan, variant: usize, seed: u64) -> Result<Run, String> {
+    let scene = scene_for(plan, variant, seed)?;
+    let PlanVariant {
+        name,
+        files,
+        params,
+        ..
+    } = &plan.variants[variant];
+    let reader: Rc<dyn agentbox_lua::ScriptFiles> = Rc::new(Reader(Arc::clone(files)));
+    let metrics = scene.metrics.clone();
+    let instructions = scene.budget.instructions;
+    let mut watch = monitors::Monitors::new(&scene.monitors, seed, instructions)?;
+    let watching = !watch.is_empty();
+    let mut points = Vec::new();
+    let mut session = Session::from_scene(scene, Some(seed), true, |host| host.set_files(reader))?;
+    let mut errors = session.current_errors().len() as u64;
+    let mut reach = FirstReach::new(session.scene().expect.as_ref());
+    reach.observe(session.world());
+    let mut contacts = 0;
+    for t in 0..plan.ticks {
+        let last = t + 1 == plan.ticks;
+        // Plots are collected only when someone reads them: every tick for the CSV, else the
+        // last tick, whose values the line reports.
+        let collect = watching && (plan.all_points || last);
+        if collect {
+            session.host_mut().collect_plots(true);
+        }
+        let report = session.tick();
+        if collect {
+            let (world, host) = session.world_and_host();
+            let plots = host.take_plots();
+            let evaluate = last || (plan.all_points && watch.due(world.tick));
+            let seen = watch.observe(world, plots, evaluate);
+            if plan.all_points {
+                points.extend(seen);
+            }
+        }
+        errors += report.new_errors.len() as u64;
+        contacts += report
+            .events
+            .iter()
+            .filter(|e| matches!(e, Event::Contact { .. }))
+            .count() as u64;
+        reach.observe(session.world());
+    }
+    // What `world:memory(id)` reads in a metric: the agents' memories as the run left them.
+    let memories = if metrics.is_empty() {
+        BTreeMap::new()
+    } else {
+        session.memories_json()
+    };
+    let (world, _) = session.world_and_host();
+    let measured = measure(world, &metrics, seed, instructions, memories)?;
+    errors += measured.values().filter(|v| v.is_err()).count() as u64;
+    let values = measured
+        .into_iter()
+        .map(|(name, value)| (name, value.ok()))
+        .collect();
+    let line = RunLine {
+        variant: name.clone(),
+        seed,
+        ticks: plan.ticks,
+        reach: reach.results().into_iter().collect(),
+        contacts,
+        errors,
+        metrics: values,
+        params: params.clone(),
+        monitors: watch.latest().clone(),
+    };
+    Ok((line, points))
+}
+
+/// Evaluates a scene's `metrics:` against a world, in a Lua state of their own (made here,
+/// with the scene's seed and instruction budget), so nothing a metric does can reach the
+/// scripts of the run it measures: each metric's number, or why there is none. `memories`
+/// (agent id → `self.memory` as JSON) is what `world:memory(id)` gives a metric.
+pub fn measure(
+    world: &Rc<agentbox_core::world::World>,
+    metrics: &BTreeMap<String, String>,
+    seed: u64,
+    instructions: u64,
+    memories: BTreeMap<String, serde_json::Value>,
+) -> Result<BTreeMap<String, Result<f64, String>>, String> {
+    if metrics.is_empty() {
+        return Ok(BTreeMap::new());
+    }
+    let mut host =
+        ScriptHost::new(seed).map_err(|e| format!("cannot start Lua for metrics: {e}"))?;
+    host.set_instruction_budget(instructions);
+    host.set_memories(memories);
+    Ok(metrics
+        .iter()
+        .map(|(name, code)| {
+            let value = host
+                .compile_metric(name, code)
+                .and_then(|h| host.run_metric(h, world))
+                .map_err(|e| format!("metric `{name}`: {e}"));
+            (name.clone(), value)
+        })
+        .collect())
+}
+
+/// Runs `todo` (variant, seed pairs) on `jobs` threads; `done` gets each result on this
+/// thread in the order of `todo`, as soon as it and all before it have finished.
+fn run_all(
+    plan: &Plan,
+    todo: &[(usize, u64)],
+    jobs: usize,
+    mut done: impl FnMut(Result<Run, String>) -> Result<(), String>,
+) -> Result<(), String> {
+    let next = AtomicUsize::new(0);
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let (tx, rx) = mpsc::channel::<(usize, Result<Run, String>)>();
+    let jobs = jobs.clamp(1, todo.len().max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            let tx = tx.clone();
+            let (next, stop) = (&next, &stop);
+            scope.spawn(move || loop {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&(v, seed)) = todo.get(i) else { break };
+                let result =
+                    std::panic::catch_unwind(|| run_one(plan, v, seed)).unwrap_or_else(|_| {
+                        Err(format!("internal error: the run of seed {seed} panicked"))
+                    });
+                if tx.send((i, result)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        let mut waiting: BTreeMap<usize, Result<Run, String>> = BTreeMap::new();
+        let mut released = 0;
+        for (i, result) in rx {
+            waiting.insert(i, result);
+            while let Some(result) = waiting.remove(&released) {
+                released += 1;
+                if let Err(e) = done(result) {
+                    stop.store(true, Ordering::Relaxed);
+                    return Err(e);
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
+/// The header of a study, after reading its scripts once through a first session of each
+/// variant (which also checks every substitution names a file the scene uses).
+fn prepare(
+    opts: &CompareOptions,
+    variants: &[Variant],
+    seeds: [u64; 2],
+    shard: Option<Shard>,
+) -> Result<(Plan, Header, Vec<String>), String> {
+    let scene_bytes = std::fs::read(&opts.scene).map_err(|e| {
+        format!(
+            "{}: error: cannot read scene file: {e}",
+            opts.scene.display()
+        )
+    })?;
+    let library = Arc::new(Library::default());
+    let mut plan = Plan {
+        all_points: opts.monitors.is_some(),
+        scene_path: opts.scene.clone(),
+        scene_bytes,
+        ticks: 0,
+        variants: Vec::new(),
+    };
+    let first = scene_for(&plan, usize::MAX, seeds[0])?;
+    plan.ticks = opts
+        .ticks
+        .or(first.expect.as_ref().and_then(|e| e.ticks))
+        .unwrap_or(DEFAULT_TICKS);
+    for v in variants {
+        for (from, to) in &v.replace {
+            for (what, p) in [("FROM", from), ("TO", to)] {
+                if !p.is_file() {
+                    return Err(format!(
+                        "--variant {}: {what} {} is not a file",
+                        v.name,
+                        p.display()
+                    ));
+                }
+            }
+        }
+        let files = Arc::new(VariantFiles::new(Arc::clone(&library), &v.replace));
+        let reader: Rc<dyn agentbox_lua::ScriptFiles> = Rc::new(Reader(Arc::clone(&files)));
+        let scene_bytes = if v.params.is_empty() {
+            None
+        } else {
+            let text = std::str::from_utf8(&plan.scene_bytes).map_err(|_| {
+                format!(
+                    "{}: error: the scene is not UTF-8 text",
+                    opts.scene.display()
+                )
+            })?;
+            let scene = opts.scene.display().to_string();
+            Some(sweep::apply(&scene, text, &v.params)?.into_bytes())
+        };
+        plan.variants.push(PlanVariant {
+            name: v.name.clone(),
+            files: Arc::clone(&files),
+            scene_bytes,
+            params: sweep::record(&v.params),
+        });
+        let own = scene_for(&plan, plan.variants.len() - 1, seeds[0])
+            .map_err(|e| format!("--variant {}: {e}", v.name))?;
+        Session::from_scene(own, Some(seeds[0]), true, |h| h.set_files(reader))?;
+        for (from, _) in &v.replace {
+            if !files.was_used(from) {
+                return Err(format!(
+                    "--variant {}: {} is neither a script of {} nor a module its scripts require",
+                    v.name,
+                    from.display(),
+                    opts.scene.display()
+                ));
+            }
+        }
+    }
+    let mut warnings = Vec::new();
+    if !first.metrics.is_empty() {
+        let mut host = ScriptHost::new(seeds[0]).map_err(|e| format!("cannot start Lua: {e}"))?;
+        for (name, code) in &first.metrics {
+            if let Err(e) = host.compile_metric(name, code) {
+                warnings.push(format!(
+                    "{}: warning: metric `{name}` does not compile (null in every run): {e}",
+                    opts.scene.display()
+                ));
+            }
+        }
+    }
+    let header = Header {
+        agentbox: "compare".into(),
+        build: record::build_name(),
+        scene: opts.scene.display().to_string(),
+        scene_sha256: files::sha256(&plan.scene_bytes),
+        ticks: plan.ticks,
+        seeds,
+        variants: variants
+            .iter()
+            .map(|v| VariantSpec {
+                name: v.name.clone(),
+                replace: v
+                    .replace
+                    .iter()
+                    .map(|(f, t)| [f.display().to_string(), t.display().to_string()])
+                    .collect(),
+                params: sweep::record(&v.params),
+            })
+            .collect(),
+        scripts: library.hashes(),
+        shard: shard.map(|s| format!("{}/{}", s.k, s.n)),
+    };
+    Ok((plan, header, warnings))
+}
+
+/// `agentbox compare`: runs the study (or this shard of it), skipping runs `--out` already
+/// holds. `Err` is bad input (exit 1), with the message to print.
+pub fn compare(
+    opts: &CompareOptions,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<Finished, String> {
+    let seeds = parse_seeds(&opts.seeds)?;
+    let mut variants = opts
+        .variants
+        .iter()
+        .map(|v| Variant::parse(v))
+        .collect::<Result<Vec<_>, _>>()?;
+    if !opts.params.is_empty() {
+        if !variants.is_empty() {
+            return Err("sweep: give --param axes or --variant substitutions, not both".into());
+        }
+        let axes = opts
+            .params
+            .iter()
+            .map(|p| sweep::parse_axis(p))
+            .collect::<Result<Vec<_>, _>>()?;
+        for point in sweep::points(&axes)? {
+            variants.push(Variant {
+                name: sweep::name(&point),
+                replace: Vec::new(),
+                params: point,
+            });
+        }
+    }
+    if variants.is_empty() {
+        variants.push(Variant {
+            name: "baseline".into(),
+            replace: Vec::new(),
+            params: Vec::new(),
+        });
+    }
+    for (i, v) in variants.iter().enumerate() {
+        if variants[..i].iter().any(|w| w.name == v.name) {
+            return Err(format!("--variant {}: two variants have this name", v.name));
+        }
+    }
+    if opts.ticks == Some(0) {
+        return Err("--ticks must be at least 1".into());
+    }
+    let shard = Shard::choose(opts.shard.as_deref(), opts.shards, env)?;
+    let (plan, header, warnings) = prepare(opts, &variants, seeds, shard)?;
+    // What the file already holds.
+    let mut kept: Vec<RunLine> = Vec::new();
+    let mut fresh = true;
+    let mut out: Box<dyn Write> = match &opts.out {
+        None => Box::new(std::io::BufWriter::new(std::io::stdout())),
+        Some(path) => {
+            let existing = if path.exists() {
+                record::read(path)?
+            } else {
+                None
+            };
+            // A file with no whole line is either empty or a header cut short; anything else
+            // is not ours to overwrite.
+            if existing.is_none() {
+                let start = std::fs::read(path).unwrap_or_default();
+                let ours = br#"{"agentbox":"compare""#;
+                if !start.is_empty() && !start.starts_with(&ours[..start.len().min(ours.len())]) {
+                    return Err(format!(
+                        "{}: error: not an `agentbox compare` file; give another --out",
+                        path.display()
+                    ));
+                }
+            }
+            let file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?;
+            match existing {
+                Some(Recorded {
+                    header: old,
+                    runs,
+                    good_len,
+                }) => {
+                    if old != header {
+                        return Err(format!(
+                            "{}: error: this file holds another study (its header differs: {}); give another --out or remove it",
+                            path.display(),
+                            header_difference(&old, &header)
+                        ));
+                    }
+                    // Drop a line an interruption left half written.
+                    file.set_len(good_len)
+                        .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?;
+                    kept = runs;
+                    fresh = false;
+                }
+                None => {
+                    file.set_len(0)
+                        .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?;
+                }
+            }
+            Box::new(file)
+        }
+    };
+    let write_failed = |e: std::io::Error| match &opts.out {
+        Some(p) => format!("{}: error: cannot write: {e}", p.display()),
+        None => format!("error: cannot write the runs: {e}"),
+    };
+    if fresh {
+        writeln!(out, "{}", record::line(&header)).map_err(write_failed)?;
+        out.flush().map_err(write_failed)?;
+    }
+    let done: std::collections::BTreeSet<(String, u64)> =
+        kept.iter().map(|r| (r.variant.clone(), r.seed)).collect();
+    let mut todo = Vec::new();
+    let mut skipped = 0;
+    let mut index = 0u64;
+    for (v, variant) in variants.iter().enumerate() {
+        for seed in seeds[0]..=seeds[1] {
+            let mine = shard.is_none_or(|s| s.has(index));
+            index += 1;
+            if !mine {
+                continue;
+            }
+            if done.contains(&(variant.name.clone(), seed)) {
+                skipped += 1;
+            } else {
+                todo.push((v, seed));
+            }
+        }
+    }
+    let jobs = opts
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let bar = if opts.progress {
+        let bar = indicatif::ProgressBar::new(todo.len() as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{bar:40} {pos}/{len} runs, {per_sec}, {eta} left",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let mut failed = Vec::new();
+    let mut ran = 0;
+    let mut made = kept;
+    let mut csv = match &opts.monitors {
+        None => None,
+        Some(path) => {
+            let mut f = std::io::BufWriter::new(
+                std::fs::File::create(path)
+                    .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?,
+            );
+            writeln!(f, "variant,seed,tick,name,value")
+                .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?;
+            Some((f, path.clone()))
+        }
+    };
+    run_all(&plan, &todo, jobs, |result| {
+        bar.inc(1);
+        match result {
+            Ok((run, points)) => {
+                if let Some((f, path)) = &mut csv {
+                    let variant = monitors::csv_field(&run.variant);
+                    for p in &points {
+                        writeln!(
+                            f,
+                            "{variant},{},{},{},{}",
+                            run.seed,
+                            p.tick,
+                            monitors::csv_field(&p.name),
+                            p.value
+                        )
+                        .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?;
+                    }
+                }
+                // Lines to a terminal are written round the bar, not through it; one write per
+                // line, so an interruption seldom tears one.
+                let line = record::line(&run) + "\n";
+                bar.suspend(|| out.write_all(line.as_bytes()).and_then(|()| out.flush()))
+                    .map_err(write_failed)?;
+                ran += 1;
+                made.push(run);
+            }
+            Err(e) => failed.push(e),
+        }
+        Ok(())
+    })?;
+    bar.finish_and_clear();
+    if let Some((mut f, path)) = csv {
+        f.flush()
+            .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?;
+    }
+    made.sort_by_key(|r| header.order(r));
+    Ok(Finished {
+        summary: summary::summarise(&header, &made),
+        ran,
+        skipped,
+        failed,
+        warnings,
+        header,
+        runs: made,
+    })
+}
+
+/// The first field two headers differ in, for the refusal message.
+fn header_difference(old: &Header, new: &Header) -> String {
+    let (a, b) = (
+        serde_json::to_value(old).unwrap_or_default(),
+        serde_json::to_value(new).unwrap_or_default(),
+    );
+    if let (Some(a), Some(b)) = (a.as_object(), b.as_object()) {
+        for (key, value) in b {
+            if a.get(key) != Some(value) {
+                return format!(
+                    "`{key}` was {} and is now {}",
+                    a.get(key).map_or("missing".into(), |v| v.to_string()),
+                    value
+                );
+            }
+        }
+    }
+    "it is not the same".into()
+}
+
+/// What `agentbox merge` gave.
+pub struct Merged {
+    pub header: Header,
+    pub runs: Vec<RunLine>,
+    pub summary: Summary,
+}
+
+/// `agentbox merge`: checks the files' headers describe one study (shards aside), joins their
+/// runs in the study's order (a run in two files must be the same line), and summarises.
+/// With `out`, writes the merged study, which equals one unsharded run's file.
+pub fn merge(paths: &[PathBuf], out: Option<&Path>) -> Result<Merged, String> {
+    let mut header: Option<(Header, &Path)> = None;
+    let mut runs: BTreeMap<(usize, u64), RunLine> = BTreeMap::new();
+    for path in paths {
+        let Some(file) = record::read(path)? else {
+            return Err(format!("{}: error: the file is empty", path.display()));
+        };
+        match &header {
+            None => header = Some((file.header.clone(), path)),
+            Some((h, first)) if !h.same_study(&file.header) => {
+                return Err(format!(
+                    "{}: error: its header does not match {}'s ({})",
+                    path.display(),
+                    first.display(),
+                    header_difference(h, &file.header)
+                ))
+            }
+            Some(_) => {}
+        }
+        let h = &header.as_ref().map(|h| h.0.clone()).unwrap_or(file.header);
+        for run in file.runs {
+            let Some(key) = h.order(&run) else { continue };
+            if let Some(old) = runs.get(&key) {
+                if *old != run {
+                    return Err(format!(
+                        "{}: error: variant {} seed {} differs from the same run in another file",
+                        path.display(),
+                        run.variant,
+                        run.seed
+                    ));
+                }
+            }
+            runs.insert(key, run);
+        }
+    }
+    let Some((mut header, _)) = header else {
+        return Err("error: no files to merge".into());
+    };
+    header.shard = None;
+    let runs: Vec<RunLine> = runs.into_values().collect();
+    if let Some(out) = out {
+        let mut text = record::line(&header) + "\n";
+        for run in &runs {
+            text += &record::line(run);
+            text.push('\n');
+        }
+        std::fs::write(out, text)
+            .map_err(|e| format!("{}: error: cannot write: {e}", out.display()))?;
+    }
+    let summary = summary::summarise(&header, &runs);
+    Ok(Merged {
+        header,
+        runs,
+        summary,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Metrics that try to disturb a run: drawing random numbers, setting globals, writing to
+    /// the world, raising.
+    const NOSY: &str = r#"
+tick: world:tick()
+random: math.random(1, 6) + math.random()
+globals: |
+  _G.tampered = true
+  rawset(_G, "decide", nil)
+  return 1
+write: |
+  local ok = pcall(function() world:agent("hunter-1").pos.x = 0 end)
+  return ok and 1 or 0
+fails: error("no number here")
+"#;
+
+    #[test]
+    fn metrics_never_change_the_trace_even_measured_after_every_tick() {
+        let path = Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../scenes/pursuit.yaml"
+        ));
+        let metrics: BTreeMap<String, String> = serde_yaml::from_str(NOSY).unwrap();
+        let trace = |measured: bool| {
+            let mut session = Session::open_with(path, Some(3), true).unwrap();
+            let mut lines = Vec::new();
+            let mut seen = Vec::new();
+            for _ in 0..120 {
+                let report = session.tick();
+                lines.push(agentbox_core::sim::trace::line(
+                    session.world(),
+                    &report.events,
+                ));
+                if measured {
+                    let (world, _) = session.world_and_host();
+                    seen.push(measure(world, &metrics, 3, 1_000_000, BTreeMap::new()).unwrap());
+                }
+            }
+            (lines, seen)
+        };
+        let (plain, _) = trace(false);
+        let (measured, seen) = trace(true);
+        assert_eq!(plain.len(), 120);
+        assert!(plain == measured, "measuring changed the trace");
+        let last = &seen[119];
+        assert_eq!(last["tick"], Ok(120.0));
+        assert!(last["random"]
+            .as_ref()
+            .is_ok_and(|v| (1.0..7.0).contains(v)));
+        assert_eq!(last["globals"], Ok(1.0));
+        assert_eq!(last["write"], Ok(0.0), "views are read-only");
+        assert!(
+            last["fails"]
+                .as_ref()
+                .is_err_and(|e| e.contains("no number here")),
+            "{:?}",
+            last["fails"]
+        );
+    }
+
+    #[test]
+    fn variants_split_at_the_first_colon_and_each_item_at_its_first_equals() {
+        assert_eq!(
+            Variant::parse("base").unwrap(),
+            Variant {
+                name: "base".into(),
+                replace: vec![],
+                params: vec![]
+            }
+        );
+        let v = Variant::parse(r"win:scripts\a.lua=C:\x\b.lua;lib/m.lua=lib/n.lua").unwrap();
+        assert_eq!(v.name, "win");
+        assert_eq!(
+            v.replace,
+            vec![
+                (
+                    PathBuf::from(r"scripts\a.lua"),
+                    PathBuf::from(r"C:\x\b.lua")
+                ),
+                (PathBuf::from("lib/m.lua"), PathBuf::from("lib/n.lua")),
+            ]
+        );
+        assert!(Variant::parse(":a=b").is_err());
+        assert!(Variant::parse("x:a.lua").is_err());
+        assert!(Variant::parse("x:=b").is_err());
+    }
+
+    #[test]
+    fn seeds_are_inclusive() {
+        assert_eq!(parse_seeds("1..40"), Ok([1, 40]));
+        assert_eq!(parse_seeds("1..=40"), Ok([1, 40]));
+        assert_eq!(parse_seeds("7"), Ok([7, 7]));
+        assert!(parse_seeds("5..4").is_err());
+        assert!(parse_seeds("a..4").is_err());
+    }
+
+    #[test]
+    fn shards_come_from_the_flag_kubernetes_or_slurm() {
+        let none = |_: &str| None;
+        assert_eq!(Shard::choose(None, None, none), Ok(None));
+        assert_eq!(
+            Shard::choose(Some("2/3"), None, none),
+            Ok(Some(Shard { k: 2, n: 3 }))
+        );
+        assert!(Shard::choose(Some("0/3"), None, none).is_err());
+        assert!(Shard::choose(Some("4/3"), None, none).is_err());
+        assert!(Shard::choose(None, Some(3), none).is_err());
+        let k8s = |k: &str| (k == "JOB_COMPLETION_INDEX").then(|| "2".to_string());
+        assert_eq!(
+            Shard::choose(None, Some(3), k8s),
+            Ok(Some(Shard { k: 3, n: 3 }))
+        );
+        assert!(Shard::choose(None, None, k8s).is_err(), "needs --shards");
+        let slurm = |k: &str| match k {
+            "SLURM_ARRAY_TASK_ID" => Some("5".to_string()),
+            "SLURM_ARRAY_TASK_COUNT" => Some("3".to_string()),
+            "SLURM_ARRAY_TASK_MIN" => Some("4".to_string()),
+            _ => None,
+        };
+        assert_eq!(
+            Shard::choose(None, None, slurm),
+            Ok(Some(Shard { k: 2, n: 3 }))
+        );
+        let s = Shard { k: 2, n: 3 };
+        let mine: Vec<u64> = (0..9).filter(|&i| s.has(i)).collect();
+        assert_eq!(mine, vec![1, 4, 7]);
+    }
+}

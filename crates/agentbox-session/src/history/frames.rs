@@ -1,0 +1,323 @@
+//! Past ticks shown without Lua: what the window shows of a tick (the `World`, the errors the
+//! HUD lists, each agent's `self.memory` text and held bytes for the inspector) kept so that
+//! any tick of the recent history can be shown again in a millisecond or two, backwards as
+//! fast as forwards.
+//!
+//! Kept, in the live run's order ([`Frames`]):
+//! - a *segment* start: a copy of the world every [`FRAME_EVERY`] ticks, and whenever an input
+//!   was applied (taken just before the next tick, so it includes the input), with the
+//!   keyboard direction and the HUD's errors then;
+//! - every tick's decisions, as the script host returned them, minus those the simulation would
+//!   only compare (an action equal to the agent's current one, with no error to clear);
+//! - each agent's memory text and held bytes, when they changed.
+//!
+//! A tick T is shown by copying the segment start at or below T and stepping a plain
+//! [`Simulation`] with the kept decisions (no Lua; at most [`FRAME_EVERY`] steps of movement).
+//! Lua state is not part of a frame: branching or playing from T still needs a replay
+//! (`history::Parked`). What is kept is bounded by [`FRAMES_MAX_BYTES`] (an estimate of the
+//! heap it holds): past the cap the oldest segments go, and those ticks are shown by a replay
+//! again. `tests/history.rs` checks that every tick shown so equals a replay's world.
+//!
+//! This file names no engine crate and draws nothing.
+
+use agentbox_core::sim::{Decider, Decision, Simulation};
+use agentbox_core::world::World;
+use glam::IVec2;
+use std::collections::{BTreeMap, VecDeque};
+use std::rc::Rc;
+
+/// A segment starts at least every this many ticks, so a tick is at most this many plain
+/// steps away from a kept world.
+pub const FRAME_EVERY: u64 = 64;
+
+/// The most heap the frames may hold (estimated), 200 MB: 10 minutes of `scenes/crowd100.yaml`
+/// (whose walkers switch between chasing and evading almost every tick, so nearly every
+/// decision is kept) take about 140 MB by this estimate (docs/benchmarks.md); a run that
+/// passes the cap keeps its most recent ticks.
+pub const FRAMES_MAX_BYTES: usize = 200 << 20;
+
+/// What the window shows of a tick: the world, the HUD's errors, the inspector's memory.
+pub trait Shown {
+    fn world(&self) -> &World;
+    /// An agent's `self.memory`, pretty-printed (as [`crate::session::Session::memory_text`]).
+    fn memory_text(&self, agent_id: &str) -> Option<String>;
+    /// Bytes of Lua memory an agent holds (as [`crate::session::Session::memory_held`]).
+    fn memory_held(&self, agent_id: &str) -> Option<usize>;
+    /// The scene's and the scripts' load errors.
+    fn current_errors(&self) -> Vec<String>;
+}
+
+impl Shown for crate::session::Session {
+    fn world(&self) -> &World {
+        crate::session::Session::world(self)
+    }
+    fn memory_text(&self, agent_id: &str) -> Option<String> {
+        crate::session::Session::memory_text(self, agent_id)
+    }
+    fn memory_held(&self, agent_id: &str) -> Option<usize> {
+        crate::session::Session::memory_held(self, agent_id)
+    }
+    fn current_errors(&self) -> Vec<String> {
+        crate::session::Session::current_errors(self)
+    }
+}
+
+/// One past tick, rebuilt from the frames.
+pub struct Frame {
+    pub tick: u64,
+    world: World,
+    errors: Vec<String>,
+    memory: BTreeMap<String, (Option<Rc<str>>, Option<usize>)>,
+}
+
+impl Shown for Frame {
+    fn world(&self) -> &World {
+        &self.world
+    }
+    fn memory_text(&self, agent_id: &str) -> Option<String> {
+        self.memory.get(agent_id)?.0.as_deref().map(str::to_string)
+    }
+    fn memory_held(&self, agent_id: &str) -> Option<usize> {
+        self.memory.get(agent_id)?.1
+    }
+    fn current_errors(&self) -> Vec<String> {
+        self.errors.clone()
+    }
+}
+
+struct Segment {
+    /// Ticks done when the world was copied.
+    at: u64,
+    /// Whether inputs applied at `at` are in `world` (then it stands for the ticks after
+    /// `at` only; tick `at` itself is shown from the segment before).
+    after_inputs: bool,
+    world: World,
+    keyboard: IVec2,
+    errors: Vec<String>,
+}
+
+/// The memory text and held bytes of one agent, from a tick on.
+type MemoryLog = Vec<(u64, Option<Rc<str>>, Option<usize>)>;
+
+/// The kept frames of the live branch.
+#[derive(Default)]
+pub struct Frames {
+    segments: VecDeque<Segment>,
+    /// Decisions of tick `first_decision + i` at index `i`.
+    decisions: VecDeque<Vec<(usize, Decision)>>,
+    first_decision: u64,
+    memory: BTreeMap<String, MemoryLog>,
+    /// Set by an input: the next tick starts a segment first.
+    input_pending: bool,
+    bytes: usize,
+}
+
+fn world_bytes(world: &World) -> usize {
+    let cells = (world.grid().width() * world.grid().height()).max(0) as usize;
+    std::mem::size_of::<World>()
+        + cells * 16
+        + world.agents.len() * (std::mem::size_of::<agentbox_core::world::Agent>() + 1024)
+}
+
+/// A kept decision (a target's id is shared with the world's, not copied).
+const DECISION_BYTES: usize = std::mem::size_of::<(usize, Decision)>();
+
+impl Frames {
+    /// The estimated heap the frames hold.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// How many world copies, kept decisions and memory entries the frames hold.
+    pub fn counts(&self) -> (usize, usize, usize) {
+        (
+            self.segments.len(),
+            self.decisions.iter().map(Vec::len).sum(),
+            self.memory.values().map(Vec::len).sum(),
+        )
+    }
+
+    /// The first tick that can be shown from the frames.
+    pub fn first_tick(&self) -> Option<u64> {
+        self.segments.front().map(|s| s.at + s.after_inputs as u64)
+    }
+
+    /// An input was applied: the next tick starts a segment (with it) first.
+    pub fn input(&mut self) {
+        self.input_pending = true;
+    }
+
+    /// Called before a live tick `at + 1`, with the world after `at` ticks and its inputs.
+    pub fn before_tick(&mut self, at: u64, world: &World, keyboard: IVec2, errors: Vec<String>) {
+        if self.input_pending || self.segments.is_empty() {
+            self.input_pending = false;
+            self.push(Segment {
+                at,
+                after_inputs: true,
+                world: world.clone(),
+                keyboard,
+                errors,
+            });
+        }
+    }
+
+    /// The decisions of the tick being run, as the host made them for `world` (before they
+    /// are applied): those that only compare equal are not kept.
+    pub fn decided(&mut self, tick: u64, world: &World, decisions: &[(usize, Decision)]) {
+        if self.decisions.is_empty() {
+            self.first_decision = tick;
+        }
+        let ascending = decisions.windows(2).all(|w| w[0].0 < w[1].0);
+        let kept: Vec<(usize, Decision)> = decisions
+            .iter()
+            .filter(|(i, d)| {
+                !ascending
+                    || match (d, world.agents.get(*i)) {
+                        (Decision::Act(a), Some(agent)) => {
+                            agent.action != *a || agent.error.is_some()
+                        }
+                        _ => true,
+                    }
+            })
+            .cloned()
+            .collect();
+        let mut kept = kept;
+        kept.shrink_to_fit();
+        self.bytes += kept.len() * DECISION_BYTES + 24;
+        self.decisions.push_back(kept);
+    }
+
+    /// Called after live tick `at`: keeps the memory that changed and, every
+    /// [`FRAME_EVERY`] ticks, the world.
+    pub fn after_tick(
+        &mut self,
+        at: u64,
+        world: &World,
+        keyboard: IVec2,
+        errors: impl FnOnce() -> Vec<String>,
+        memory: impl Fn(&str) -> (Option<String>, Option<usize>),
+    ) {
+        for agent in &world.agents {
+            let (text, held) = memory(&agent.id);
+            let log = self.memory.entry(agent.id.clone()).or_default();
+            let same = log
+                .last()
+                .is_some_and(|(_, t, h)| t.as_deref() == text.as_deref() && *h == held);
+            if !same {
+                self.bytes += 48 + text.as_ref().map_or(0, String::len);
+                log.push((at, text.map(Rc::from), held));
+            }
+        }
+        if at.is_multiple_of(FRAME_EVERY) {
+            self.push(Segment {
+                at,
+                after_inputs: false,
+                world: world.clone(),
+                keyboard,
+                errors: errors(),
+            });
+        }
+        while self.bytes > FRAMES_MAX_BYTES && self.segments.len() > 2 {
+            self.drop_oldest();
+        }
+    }
+
+    fn push(&mut self, s: Segment) {
+        self.bytes += world_bytes(&s.world) + s.errors.iter().map(String::len).sum::<usize>();
+        self.segments.push_back(s);
+    }
+
+    /// Forgets the oldest segment and the decisions and memory only it needed.
+    fn drop_oldest(&mut self) {
+        let Some(old) = self.segments.pop_front() else {
+            return;
+        };
+        self.bytes = self.bytes.saturating_sub(world_bytes(&old.world));
+        let from = self.segments.front().map_or(u64::MAX, |s| s.at);
+        while self.first_decision < from {
+            let Some(d) = self.decisions.pop_front() else {
+                break;
+            };
+            self.bytes = self.bytes.saturating_sub(d.len() * DECISION_BYTES + 24);
+            self.first_decision += 1;
+        }
+        for log in self.memory.values_mut() {
+            // Keep the last entry at or before `from`: it is the memory then.
+            let keep_from = log
+                .partition_point(|(t, _, _)| *t <= from)
+                .saturating_sub(1);
+            for (_, text, _) in log.drain(..keep_from) {
+                self.bytes = self
+                    .bytes
+                    .saturating_sub(48 + text.as_deref().map_or(0, str::len));
+            }
+        }
+    }
+
+    /// Forgets everything after tick `to` (a branch there).
+    pub fn cut(&mut self, to: u64) {
+        while self
+            .segments
+            .back()
+            .is_some_and(|s| s.at > to || (s.at == to && s.after_inputs))
+        {
+            if let Some(s) = self.segments.pop_back() {
+                self.bytes = self.bytes.saturating_sub(world_bytes(&s.world));
+            }
+        }
+        let keep = to.saturating_sub(self.first_decision) as usize;
+        while self.decisions.len() > keep {
+            self.decisions.pop_back();
+        }
+        for log in self.memory.values_mut() {
+            log.retain(|(t, _, _)| *t <= to);
+        }
+        self.input_pending = false;
+    }
+
+    /// Tick `to` as the live run showed it after `to` ticks (before the inputs applied
+    /// then), if the frames reach it.
+    pub fn frame(&self, to: u64) -> Option<Frame> {
+        let i = self
+            .segments
+            .iter()
+            .rposition(|s| s.at < to || (s.at == to && !s.after_inputs))?;
+        let start = &self.segments[i];
+        let mut sim = Simulation::new(start.world.clone());
+        sim.set_keyboard(start.keyboard);
+        for t in start.at..to {
+            let d = self
+                .decisions
+                .get(t.checked_sub(self.first_decision)? as usize)?;
+            sim.step(&mut Kept(d));
+        }
+        let world = sim.world().clone();
+        let memory = world
+            .agents
+            .iter()
+            .map(|a| {
+                let at = self.memory.get(&a.id).and_then(|log| {
+                    let n = log.partition_point(|(t, _, _)| *t <= to);
+                    n.checked_sub(1).map(|k| &log[k])
+                });
+                let entry = at.map_or((None, None), |(_, text, held)| (text.clone(), *held));
+                (a.id.clone(), entry)
+            })
+            .collect();
+        Some(Frame {
+            tick: to,
+            world,
+            errors: start.errors.clone(),
+            memory,
+        })
+    }
+}
+
+/// Hands a tick's kept decisions to the simulation.
+struct Kept<'a>(&'a [(usize, Decision)]);
+
+impl Decider for Kept<'_> {
+    fn decide(&mut self, _world: &Rc<World>) -> Vec<(usize, Decision)> {
+        self.0.to_vec()
+    }
+}

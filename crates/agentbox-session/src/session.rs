@@ -1,0 +1,738 @@
+//! A running scene with everything around it: the last good scene, the simulation, the script
+//! host, and how file changes are applied (script reloads, scene reloads in place, reset).
+//! The headless runner and the window both drive a `Session` and call [`Session::sync`] with
+//! their [`FileWatcher`] once a frame or tick, so reloads work the same way in both; it reads
+//! no clock and draws nothing.
+
+use crate::watch::FileWatcher;
+use agentbox_core::scene::{self, Scene};
+use agentbox_core::sim::{Simulation, TickReport};
+use agentbox_core::world::{centre_of, Agent, Brain, ScriptError, Tile, World};
+use agentbox_lua::sources::Sources;
+use agentbox_lua::ScriptHost;
+/// What scripts drew and the sight queries they made in a tick (`Session::take_drawn`), for
+/// the window.
+pub use agentbox_lua::{DrawColor, DrawFrame, DrawShape, SightQuery};
+use glam::DVec2;
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+/// What [`Session::tick_observed`] shows a tick's decisions to, with the world they were
+/// made for.
+pub type Observer<'a> = dyn FnMut(&World, &[(usize, agentbox_core::sim::Decision)]) + 'a;
+
+/// One scene being run.
+pub struct Session {
+    scene: Scene,
+    seed_override: Option<u64>,
+    sim: Simulation,
+    host: ScriptHost,
+    /// The latest scene reload error, shown until a good version loads.
+    scene_error: Option<String>,
+    /// Whether script errors stay off stderr (the test runner reports them itself).
+    quiet: bool,
+    /// Where the scene and scripts are read from (the disk, or a history's pinned versions).
+    sources: Sources,
+}
+
+/// What applying a file change did, for the terminal and the window.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Reload {
+    ScriptOk(PathBuf),
+    ScriptFailed(String),
+    SceneOk(PathBuf),
+    SceneFailed(String),
+    /// Something the file watcher wants the user to know (a folder gone or back).
+    Watch(String),
+}
+
+impl std::fmt::Display for Reload {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Reload::ScriptOk(p) => write!(f, "reloaded {}", p.display()),
+            Reload::SceneOk(p) => write!(f, "reloaded scene {}", p.display()),
+            Reload::ScriptFailed(e) | Reload::SceneFailed(e) => {
+                write!(f, "{e} (keeping the last good version)")
+            }
+            Reload::Watch(note) => write!(f, "{note}"),
+        }
+    }
+}
+
+fn seeded(mut world: World, seed: Option<u64>) -> World {
+    if let Some(s) = seed {
+        world.seed = s;
+        for agent in &mut world.agents {
+            *agent.rng = agentbox_core::world::rng::stream(s, &agent.id, "move");
+        }
+    }
+    world
+}
+
+impl Session {
+    /// Loads a scene and its scripts. Scene errors are returned as printable lines; script
+    /// errors are not fatal (the agents stand still and show the error until it is fixed).
+    pub fn open(path: &Path, seed: Option<u64>) -> Result<Self, String> {
+        Self::open_with(path, seed, false)
+    }
+
+    /// Like [`Session::open`]; with `quiet`, script errors are kept (see
+    /// [`Session::current_errors`] and the tick reports) but not printed.
+    pub fn open_with(path: &Path, seed: Option<u64>, quiet: bool) -> Result<Self, String> {
+        Self::open_sourced(path, seed, quiet, Sources::disk())
+    }
+
+    /// Like [`Session::open_with`], reading the scene, its scripts and their modules through
+    /// `sources` then and on every reload (see `history/`).
+    pub fn open_sourced(
+        path: &Path,
+        seed: Option<u64>,
+        quiet: bool,
+        sources: Sources,
+    ) -> Result<Self, String> {
+        let scene = load_scene(&sources, path, seed).map_err(|e| e.to_string())?;
+        Self::from_sourced_scene(scene, seed, quiet, sources, |_| {})
+    }
+
+    /// A session of a scene already loaded (with `seed` applied, as [`scene::load_with_seed`]
+    /// does); `setup` prepares the script host before the scripts load (an experiment
+    /// installs the files its runs read). With `quiet`, script errors are kept, not printed.
+    pub fn from_scene(
+        scene: Scene,
+        seed: Option<u64>,
+        quiet: bool,
+        setup: impl FnOnce(&mut ScriptHost),
+    ) -> Result<Self, String> {
+        Self::from_sourced_scene(scene, seed, quiet, Sources::disk(), setup)
+    }
+
+    fn from_sourced_scene(
+        scene: Scene,
+        seed: Option<u64>,
+        quiet: bool,
+        sources: Sources,
+        setup: impl FnOnce(&mut ScriptHost),
+    ) -> Result<Self, String> {
+        let world = seeded(scene.world.clone(), seed);
+        let mut host = ScriptHost::new(world.seed).map_err(|e| format!("cannot start Lua: {e}"))?;
+        host.set_sources(sources.clone());
+        setup(&mut host);
+        apply_budget(&mut host, &scene)?;
+        for script in &scene.scripts {
+            if let Err(e) = host.load(script) {
+                if !quiet {
+                    eprintln!("{e}");
+                }
+            }
+        }
+        Ok(Session {
+            quiet,
+            sim: Simulation::new(world),
+            scene,
+            seed_override: seed,
+            host,
+            scene_error: None,
+            sources,
+        })
+    }
+
+    /// Whether script errors stay off stderr (a replay is quiet; the run it becomes may not be).
+    pub fn set_quiet(&mut self, quiet: bool) {
+        self.quiet = quiet;
+    }
+
+    /// Where this session reads its files from.
+    pub fn sources(&self) -> &Sources {
+        &self.sources
+    }
+
+    pub fn world(&self) -> &World {
+        self.sim.world()
+    }
+
+    pub fn scene_path(&self) -> &Path {
+        &self.scene.path
+    }
+
+    /// The loaded scene (its start world, scripts and expectations).
+    pub fn scene(&self) -> &Scene {
+        &self.scene
+    }
+
+    /// The shared world and the script host together, for expectation checks.
+    pub fn world_and_host(&mut self) -> (&Rc<World>, &mut ScriptHost) {
+        (self.sim.world_rc(), &mut self.host)
+    }
+
+    pub fn sim_mut(&mut self) -> &mut Simulation {
+        &mut self.sim
+    }
+
+    /// The running world, for the window's direct edits (painting, dragging an agent, the
+    /// designer's goal).
+    pub fn world_mut(&mut self) -> &mut World {
+        self.sim.world_mut()
+    }
+
+    /// An agent's `self.memory`, pretty-printed (scripted agents after their first decision).
+    pub fn memory_text(&self, agent_id: &str) -> Option<String> {
+        self.host.memory_text(agent_id)
+    }
+
+    /// Collect what scripts draw and the sight queries they make (the window), or not.
+    pub fn set_drawing(&mut self, on: bool) {
+        self.host.set_drawing(on);
+    }
+
+    /// What scripts drew and asked in the ticks since the last call.
+    pub fn take_drawn(&mut self) -> DrawFrame {
+        self.host.take_drawn()
+    }
+
+    /// Every scripted agent's `self.memory` as JSON by id (`headless --trace-memory`).
+    pub fn memories_json(&self) -> std::collections::BTreeMap<String, serde_json::Value> {
+        self.host.memories_json()
+    }
+
+    /// Bytes of Lua memory an agent's calls allocated and still hold (what its share of the
+    /// memory budget counts).
+    pub fn memory_held(&self, agent_id: &str) -> Option<usize> {
+        self.host.memory_held(agent_id)
+    }
+
+    /// Writes the running map's rows back into the scene file (atomically, the rest of the
+    /// file untouched). The watcher then reloads the scene, which keeps the agents running.
+    pub fn save_map(&self) -> Result<(), String> {
+        scene::save::save_map(&self.scene.path, self.sim.world())
+    }
+
+    /// Sets a tunable (`OWNER.PARAM`) from the next tick: the value, moved into its range and
+    /// onto its step, goes into the `params` of every agent it applies to, in the world and in
+    /// each one's Lua `self`. The value set, or `None` if the scene has no such tunable.
+    pub fn set_tunable(&mut self, name: &str, value: f64) -> Option<f64> {
+        let t = self.scene.tunables.iter().find(|t| t.name == name)?.clone();
+        let value = t.clamp(value);
+        let mut ids = Vec::new();
+        for a in &mut self.sim.world_mut().agents {
+            if t.applies_to(&a.id, &a.kind) {
+                if let Some(map) = a.params.as_object_mut() {
+                    map.insert(t.param.clone(), serde_json::json!(value));
+                }
+                ids.push(a.id.clone());
+            }
+        }
+        for id in ids {
+            self.host.set_param(&id, &t.param, value);
+        }
+        Some(value)
+    }
+
+    /// A tunable's value now: the first agent it applies to has it in its params (the scene's
+    /// value when none does).
+    pub fn tunable_value(&self, t: &scene::tunable::Tunable) -> f64 {
+        t.value_in(self.world())
+    }
+
+    /// Writes every tunable's value now into the scene file (each `value:` rewritten where it
+    /// stands, comments kept); true if the file changed. The watcher then reloads the scene,
+    /// which keeps the agents running, now with these values as the scene's.
+    pub fn save_tunables(&self) -> Result<bool, String> {
+        let changes: Vec<(String, f64)> = self
+            .scene
+            .tunables
+            .iter()
+            .map(|t| (t.name.clone(), self.tunable_value(t)))
+            .collect();
+        if changes.is_empty() {
+            return Ok(false);
+        }
+        scene::save::save_numbers(&self.scene.path, &changes)
+    }
+
+    /// Applies one tick; new script errors go to stderr, one line per message.
+    pub fn tick(&mut self) -> TickReport {
+        let report = self.sim.step(&mut self.host);
+        if !self.quiet {
+            for line in error_lines(&report.new_errors) {
+                eprintln!("{line}");
+            }
+        }
+        report
+    }
+
+    /// [`Session::tick`], with the tick's decisions shown to `observe` (with the world they
+    /// were made for) before they are applied: the history keeps them, so a past tick can be
+    /// shown again without Lua.
+    pub fn tick_observed(&mut self, observe: &mut Observer) -> TickReport {
+        struct Observed<'a> {
+            host: &'a mut ScriptHost,
+            observe: &'a mut Observer<'a>,
+        }
+        impl agentbox_core::sim::Decider for Observed<'_> {
+            fn decide(&mut self, world: &Rc<World>) -> Vec<(usize, agentbox_core::sim::Decision)> {
+                let decisions = agentbox_core::sim::Decider::decide(self.host, world);
+                (self.observe)(world, &decisions);
+                decisions
+            }
+            // Labels and print lines go on as from the host itself: an observed tick is the
+            // same tick (a default here would drop them from the trace and its hashes).
+            fn take_said(&mut self) -> agentbox_core::sim::Said {
+                agentbox_core::sim::Decider::take_said(self.host)
+            }
+        }
+        let report = self.sim.step(&mut Observed {
+            host: &mut self.host,
+            observe,
+        });
+        if !self.quiet {
+            for line in error_lines(&report.new_errors) {
+                eprintln!("{line}");
+            }
+        }
+        report
+    }
+
+    /// The scene file, every script it uses and every module they require: what a watcher
+    /// should watch.
+    pub fn watched_files(&self) -> Vec<PathBuf> {
+        let mut files: BTreeSet<PathBuf> = self.scene.scripts.iter().cloned().collect();
+        files.extend(self.host.required_files());
+        files.insert(self.scene.path.clone());
+        files.into_iter().collect()
+    }
+
+    /// The script host (for measurements and tests).
+    pub fn host_mut(&mut self) -> &mut ScriptHost {
+        &mut self.host
+    }
+
+    /// Applies what changed on disk since the last call: the scene first, then every script
+    /// that changed or requires a module that changed, each once; then watches the files the
+    /// session now uses. The window calls this every frame, `headless --realtime` every tick.
+    pub fn sync(&mut self, watcher: &mut FileWatcher) -> Vec<Reload> {
+        let changes = watcher.poll();
+        let mut out: Vec<Reload> = changes.notes.into_iter().map(Reload::Watch).collect();
+        if changes.files.is_empty() {
+            if !out.is_empty() {
+                watcher.watch(&self.watched_files());
+            }
+            return out;
+        }
+        out.extend(self.apply_changes(&changes.files));
+        watcher.watch(&self.watched_files());
+        out
+    }
+
+    /// Applies that these files changed: the scene first, then every script that changed or
+    /// requires a module that changed, each once. [`Session::sync`] calls it with what the
+    /// watcher saw; a history replays it with the files it recorded.
+    pub fn apply_changes(&mut self, files: &[PathBuf]) -> Vec<Reload> {
+        let mut out = Vec::new();
+        let mut scripts: BTreeSet<PathBuf> = BTreeSet::new();
+        let mut scene_changed = false;
+        for file in files {
+            if *file == self.scene.path {
+                scene_changed = true;
+            }
+            if self.scene.scripts.contains(file) || self.host.knows(file) {
+                scripts.insert(file.clone());
+            }
+            scripts.extend(self.host.dependents(file));
+        }
+        if scene_changed {
+            let reload = self.reload_scene();
+            if let Reload::SceneOk(_) = reload {
+                // New scripts were loaded by the scene reload.
+                scripts.retain(|s| self.host.knows(s));
+            }
+            out.push(reload);
+        }
+        for script in scripts {
+            out.push(self.reload_script(&script));
+        }
+        out
+    }
+
+    fn reload_script(&mut self, path: &Path) -> Reload {
+        match self.host.load(path) {
+            Ok(()) => {
+                // A new version may have fixed what stopped them (`sync` reloads a module's
+                // dependents too, so a fixed module resumes them as well).
+                self.resume_where(|a| matches!(&a.brain, Brain::Script(s) if s == path));
+                Reload::ScriptOk(path.to_path_buf())
+            }
+            Err(e) => Reload::ScriptFailed(e.into()),
+        }
+    }
+
+    /// Lets the suspended agents `pick` chooses run again (their error cleared); how many.
+    fn resume_where(&mut self, pick: impl Fn(&Agent) -> bool) -> usize {
+        if !self
+            .sim
+            .world()
+            .agents
+            .iter()
+            .any(|a| a.suspended && pick(a))
+        {
+            return 0;
+        }
+        let world = self.sim.world_mut();
+        let mut n = 0;
+        for agent in world.agents.iter_mut().filter(|a| a.suspended && pick(a)) {
+            agent.suspended = false;
+            agent.error = None;
+            n += 1;
+        }
+        // The script host's list of who decides goes by the roster.
+        world.roster = agentbox_core::world::new_roster();
+        n
+    }
+
+    /// The designer's "resume" (the inspector's U): the agent's script is called again from
+    /// the next tick. False if it was not suspended.
+    pub fn resume(&mut self, agent_id: &str) -> bool {
+        self.resume_where(|a| a.id == agent_id) > 0
+    }
+
+    /// Errors to show now: the scene's, then each failing script's.
+    pub fn current_errors(&self) -> Vec<String> {
+        let mut out: Vec<String> = self.scene_error.iter().cloned().collect();
+        out.extend(self.host.load_errors().values().map(|e| e.message.clone()));
+        out
+    }
+
+    /// Re-reads the scene; on success applies it in place (map replaced, agents matched by
+    /// id keep their state unless their own entry changed), on failure keeps running.
+    ///
+    /// Applying is O(agents): agents are matched through maps by id, the running agents are
+    /// moved (not cloned) into the new list, and the script host reads the running world in
+    /// place. What a save to a 20,000-agent scene still costs is mostly reading and building
+    /// the new scene (`live_bench save`, docs/benchmarks.md).
+    fn reload_scene(&mut self) -> Reload {
+        let path = self.scene.path.clone();
+        let new = match load_scene(&self.sources, &path, self.seed_override) {
+            Ok(s) => s,
+            Err(e) => {
+                let message = e.to_string();
+                self.scene_error = Some(message.clone());
+                return Reload::SceneFailed(message);
+            }
+        };
+        if let Err(e) = apply_budget(&mut self.host, &new) {
+            self.scene_error = Some(e.clone());
+            return Reload::SceneFailed(e);
+        }
+        self.scene_error = None;
+        for script in new.scripts.difference(&self.scene.scripts) {
+            if let Err(e) = self.host.load(script) {
+                eprintln!("{e}");
+            }
+        }
+        let old_start = std::mem::replace(&mut self.scene, new);
+        let start = &self.scene.world;
+        let world = self.sim.world_mut();
+        world.replace_map(start.grid().clone(), start.terrain().clone());
+        world.waypoints = start.waypoints.clone();
+        world.tick_rate = start.tick_rate;
+        world.name = start.name.clone();
+        // Agents are matched by id. A save usually keeps the agents in their order, so each
+        // is first looked for at its own index; the maps by id are built only when one is
+        // not there (an agent added, removed or moved in the file).
+        let old_agents = &old_start.world.agents;
+        // Tunables are live values: a kept agent keeps its own, unless the file's changed.
+        let tunable_params: Vec<&str> = self
+            .scene
+            .tunables
+            .iter()
+            .map(|t| t.param.as_str())
+            .collect();
+        let mut old_at: Option<HashMap<&str, usize>> = None;
+        // The running agents, moved out so the kept ones are not copied; ids are unique.
+        let mut running: Vec<Option<Agent>> = std::mem::take(&mut world.agents)
+            .into_iter()
+            .map(Some)
+            .collect();
+        let mut running_at: Option<HashMap<String, usize>> = None;
+        let mut agents = Vec::with_capacity(start.agents.len());
+        let mut fresh_ids = Vec::new();
+        for (i, fresh) in start.agents.iter().enumerate() {
+            let old = match old_agents.get(i) {
+                Some(old) if old.id == fresh.id => Some(old),
+                _ => old_at
+                    .get_or_insert_with(|| {
+                        old_agents
+                            .iter()
+                            .enumerate()
+                            .map(|(j, a)| (a.id.as_str(), j))
+                            .collect()
+                    })
+                    .get(fresh.id.as_str())
+                    .map(|&j| &old_agents[j]),
+            };
+            let unchanged = old.is_some_and(|old| same_entry(old, fresh, &tunable_params));
+            let kept = if !unchanged {
+                None
+            } else if running
+                .get(i)
+                .is_some_and(|a| a.as_ref().is_some_and(|a| a.id == fresh.id))
+            {
+                running[i].take()
+            } else {
+                let at = running_at.get_or_insert_with(|| {
+                    running
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(j, a)| Some((a.as_ref()?.id.clone(), j)))
+                        .collect()
+                });
+                at.get(&fresh.id).and_then(|&j| running[j].take())
+            };
+            match kept {
+                Some(mut kept) => {
+                    step_out_of_walls(world, &mut kept);
+                    agents.push(kept);
+                }
+                None => {
+                    fresh_ids.push(fresh.id.clone());
+                    agents.push(fresh.clone());
+                }
+            }
+        }
+        world.agents = agents;
+        self.host.retain_agents(world);
+        for id in fresh_ids {
+            self.host.forget_agent(&id);
+        }
+        // A tunable whose value the file changed (a save, or an edit by hand) takes it now.
+        let changed: Vec<(String, f64)> = self
+            .scene
+            .tunables
+            .iter()
+            .filter(|t| {
+                old_start
+                    .tunables
+                    .iter()
+                    .find(|o| o.name == t.name)
+                    .is_none_or(|o| o.value != t.value)
+            })
+            .map(|t| (t.name.clone(), t.value))
+            .collect();
+        for (name, value) in changed {
+            self.set_tunable(&name, value);
+        }
+        Reload::SceneOk(path)
+    }
+
+    /// Back to the scene's start (R in the window): positions, memory and tick.
+    pub fn reset(&mut self) {
+        self.sim = Simulation::new(seeded(self.scene.world.clone(), self.seed_override));
+        self.host.reset_agents();
+    }
+}
+
+/// Reads and builds the scene file through `sources`.
+fn load_scene(
+    sources: &Sources,
+    path: &Path,
+    seed: Option<u64>,
+) -> Result<Scene, scene::SceneErrors> {
+    match sources.read(path, |p| {
+        agentbox_core::files::read_bounded(p, agentbox_core::files::MAX_SCENE_BYTES)
+    }) {
+        Ok(bytes) => scene::load_bytes(path, &bytes, seed),
+        Err(e) => Err(scene::SceneErrors(vec![scene::SceneError {
+            file: path.to_path_buf(),
+            line: 1,
+            column: 1,
+            message: format!("cannot read scene file: {e}"),
+        }])),
+    }
+}
+
+/// Sets the host's limits from the scene's `budget:`.
+fn apply_budget(host: &mut ScriptHost, scene: &Scene) -> Result<(), String> {
+    host.set_instruction_budget(scene.budget.instructions);
+    host.set_memory_limit((scene.budget.memory_mb as usize) * 1024 * 1024)
+}
+
+/// The free tile nearest to `from` (by straight-line distance; ties go to the smaller row,
+/// then the smaller column), if the map has one.
+pub fn nearest_free_tile(world: &World, from: Tile) -> Option<Tile> {
+    let (w, h) = (world.grid().width(), world.grid().height());
+    let limit = w.max(h) + from.x.abs().max(from.y.abs());
+    let mut best: Option<(i64, i32, i32)> = None;
+    for r in 0..=limit {
+        if let Some((d, _, _)) = best {
+            if (r as i64) * (r as i64) > d {
+                break;
+            }
+        }
+        for y in from.y - r..=from.y + r {
+            for x in from.x - r..=from.x + r {
+                if (x - from.x).abs().max((y - from.y).abs()) != r {
+                    continue;
+                }
+                let tile = Tile::new(x, y);
+                if world.is_blocked(tile) {
+                    continue;
+                }
+                let d = ((x - from.x) as i64).pow(2) + ((y - from.y) as i64).pow(2);
+                let key = (d, y, x);
+                if best.is_none_or(|b| key < b) {
+                    best = Some(key);
+                }
+            }
+        }
+    }
+    best.map(|(_, y, x)| Tile::new(x, y))
+}
+
+/// Moves an agent that a map change left inside a wall to the centre of the nearest free
+/// tile (or of its own tile, if that is free and only its body overlaps a new wall); its route
+/// is dropped so it re-plans.
+fn step_out_of_walls(world: &World, agent: &mut Agent) {
+    if !world.circle_hits_wall(agent.pos, agent.radius) {
+        return;
+    }
+    if let Some(tile) = nearest_free_tile(world, agent.tile()) {
+        agent.pos = centre_of(tile);
+        agent.vel = DVec2::ZERO;
+        agent.route = None;
+    }
+}
+
+/// Whether an agent's scene entry is the same in two versions of the scene.
+fn same_entry(a: &Agent, b: &Agent, tunables: &[&str]) -> bool {
+    let same_params = || match (a.params.as_object(), b.params.as_object()) {
+        (Some(x), Some(y)) if !tunables.is_empty() => {
+            let strip = |m: &serde_json::Map<String, serde_json::Value>| {
+                m.iter()
+                    .filter(|(k, _)| !tunables.contains(&k.as_str()))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect::<serde_json::Map<_, _>>()
+            };
+            strip(x) == strip(y)
+        }
+        _ => a.params == b.params,
+    };
+    a.pos == b.pos
+        && a.kind == b.kind
+        && a.speed == b.speed
+        && same_params()
+        && a.crumbs.max == b.crumbs.max
+        && a.brain == b.brain
+        && a.motion == b.motion
+        && a.turn_rate == b.turn_rate
+        && a.walk == b.walk
+}
+
+/// One line per message of new agent errors, in order of first appearance, naming the agent
+/// or the first agent and how many others: a script that fails for a crowd of 20,000 agents
+/// (a syntax error, say) prints one line, not 20,000. At most 64 KiB of lines a tick
+/// (`ScriptError::MAX_BYTES_PER_TICK`); past that one note says how many bytes were dropped.
+fn error_lines(errors: &[(String, ScriptError)]) -> Vec<String> {
+    let mut grouped: Vec<(&str, &str, usize)> = Vec::new();
+    let mut at: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for (id, error) in errors {
+        let message = &error.message;
+        match at.get(message.as_str()) {
+            Some(&k) => grouped[k].2 += 1,
+            None => {
+                at.insert(message, grouped.len());
+                grouped.push((message, id, 0));
+            }
+        }
+    }
+    let mut lines = Vec::new();
+    let (mut written, mut dropped) = (0, 0);
+    for (message, id, others) in grouped {
+        let line = match others {
+            0 => format!("{message} (agent {id})"),
+            1 => format!("{message} (agent {id} and 1 other)"),
+            n => format!("{message} (agent {id} and {n} others)"),
+        };
+        if written + line.len() + 1 > ScriptError::MAX_BYTES_PER_TICK {
+            dropped += line.len() + 1;
+        } else {
+            written += line.len() + 1;
+            lines.push(line);
+        }
+    }
+    if dropped > 0 {
+        lines.push(format!(
+            "note: {dropped} bytes of error messages dropped this tick: at most {} KiB are written per tick",
+            ScriptError::MAX_BYTES_PER_TICK / 1024
+        ));
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::IVec2;
+
+    #[test]
+    fn error_lines_are_bounded_per_tick_with_a_note() {
+        let errors: Vec<(String, ScriptError)> = (0..100)
+            .map(|i| {
+                let text = format!("a.lua:1: {i} {}", "x".repeat(2000));
+                (format!("a{i}"), ScriptError::runtime(text))
+            })
+            .collect();
+        let lines = error_lines(&errors);
+        let written: usize = lines.iter().map(|l| l.len() + 1).sum();
+        assert!(
+            written <= ScriptError::MAX_BYTES_PER_TICK + 200,
+            "{written}"
+        );
+        let note = lines.last().unwrap();
+        assert!(note.starts_with("note: ") && note.contains("bytes of error messages dropped"));
+        // Whole lines only, in order.
+        assert!(lines[0].starts_with("a.lua:1: 0 x") && lines[0].ends_with("(agent a0)"));
+        assert_eq!(lines.len() - 1, 32);
+    }
+
+    #[test]
+    fn the_nearest_free_tile_is_found_deterministically() {
+        let w = World::from_ascii(&["#####", "#...#", "#.#.#", "#...#", "#####"]);
+        // Free tiles are their own nearest.
+        assert_eq!(
+            nearest_free_tile(&w, IVec2::new(1, 1)),
+            Some(IVec2::new(1, 1))
+        );
+        // The centre wall has four free neighbours at distance 1: the upper one wins.
+        assert_eq!(
+            nearest_free_tile(&w, IVec2::new(2, 2)),
+            Some(IVec2::new(2, 1))
+        );
+        // A corner wall: (1, 1) is at distance sqrt(2), nothing nearer is free.
+        assert_eq!(
+            nearest_free_tile(&w, IVec2::new(0, 0)),
+            Some(IVec2::new(1, 1))
+        );
+        // Outside the map, the nearest tile inside.
+        assert_eq!(
+            nearest_free_tile(&w, IVec2::new(9, 2)),
+            Some(IVec2::new(3, 2))
+        );
+        let walls = World::from_ascii(&["###", "###"]);
+        assert_eq!(nearest_free_tile(&walls, IVec2::new(1, 1)), None);
+    }
+
+    #[test]
+    fn an_agent_in_a_new_wall_steps_out_and_drops_its_route() {
+        let w = World::from_ascii(&["....", ".#..", "...."]);
+        let mut a = Agent::new("a", IVec2::new(1, 1));
+        a.vel = DVec2::new(1.0, 0.0);
+        step_out_of_walls(&w, &mut a);
+        assert_eq!(a.pos, DVec2::new(1.0, 0.0));
+        assert_eq!(a.vel, DVec2::ZERO);
+        // Only the body overlapping a wall: back to its own tile's centre.
+        let mut b = Agent::new("b", IVec2::new(2, 1));
+        b.pos = DVec2::new(1.75, 1.0);
+        step_out_of_walls(&w, &mut b);
+        assert_eq!(b.pos, DVec2::new(2.0, 1.0));
+    }
+}

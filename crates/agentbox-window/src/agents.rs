@@ -1,0 +1,289 @@
+//! Agents on the map: a disc per agent in its kind's colour (one shared disc texture, so all
+//! discs batch into few draw calls), then their heading lines, then labels.
+//!
+//! Labels never pile up: the selected and the hovered agent are always labelled (on a backing
+//! box, drawn first so they win); any other agent is labelled only when its disc is at least
+//! [`LABEL_MIN_RADIUS`] pixels and its label would cover neither a label already placed nor
+//! another agent's disc ([`Occupancy`]). Agents are taken in the world's order, so the same
+//! view always shows the same labels.
+
+use super::camera::Camera;
+use super::palette::kind_color;
+use agentbox_core::world::World;
+use macroquad::prelude::*;
+
+/// A white anti-aliased disc, tinted per agent.
+pub struct Disc(Texture2D);
+
+impl Disc {
+    pub fn new() -> Self {
+        const N: u16 = 64;
+        let mut image = Image::gen_image_color(N, N, Color::new(1.0, 1.0, 1.0, 0.0));
+        let c = N as f32 / 2.0;
+        for y in 0..N {
+            for x in 0..N {
+                let d = ((x as f32 + 0.5 - c).powi(2) + (y as f32 + 0.5 - c).powi(2)).sqrt();
+                // Solid inside, a dark rim, smooth edge.
+                let alpha = (c - d).clamp(0.0, 1.0);
+                let rim = if d > c - 4.0 { 0.55 } else { 1.0 };
+                image.set_pixel(x as u32, y as u32, Color::new(rim, rim, rim, alpha));
+            }
+        }
+        let texture = Texture2D::from_image(&image);
+        texture.set_filter(FilterMode::Linear);
+        Disc(texture)
+    }
+}
+
+/// Where an agent's disc goes and how big it is: a multi-tile body (`size`, top-left cell at
+/// its position) is drawn centred on its footprint.
+fn body(agent: &agentbox_core::world::Agent, camera: &Camera) -> (Vec2, f32) {
+    let extra = (agent.size.max(1) - 1) as f64 / 2.0;
+    let p = camera.to_screen(agent.pos + ::glam::DVec2::splat(extra));
+    let r = (agent.radius.max(agent.size as f64 * 0.42) as f32 * camera.tile).max(2.5);
+    (p, r)
+}
+
+/// Discs smaller than this (in pixels) get no label unless selected or hovered.
+pub const LABEL_MIN_RADIUS: f32 = 7.0;
+/// Label text size in logical pixels.
+const LABEL_SIZE: f32 = 16.0;
+
+/// Screen rectangles already taken, bucketed in a coarse grid so a crowd's labels are placed
+/// in time proportional to the agents on screen.
+pub struct Occupancy {
+    cell: f32,
+    buckets: std::collections::HashMap<(i32, i32), Vec<Rect>>,
+}
+
+impl Occupancy {
+    pub fn new(cell: f32) -> Self {
+        Occupancy {
+            cell: cell.max(1.0),
+            buckets: std::collections::HashMap::new(),
+        }
+    }
+
+    fn cells(&self, r: Rect) -> impl Iterator<Item = (i32, i32)> {
+        let (x0, x1) = (
+            (r.x / self.cell).floor() as i32,
+            ((r.x + r.w) / self.cell).floor() as i32,
+        );
+        let (y0, y1) = (
+            (r.y / self.cell).floor() as i32,
+            ((r.y + r.h) / self.cell).floor() as i32,
+        );
+        (y0..=y1).flat_map(move |y| (x0..=x1).map(move |x| (x, y)))
+    }
+
+    /// Marks `r` as taken.
+    pub fn take(&mut self, r: Rect) {
+        for c in self.cells(r).collect::<Vec<_>>() {
+            self.buckets.entry(c).or_default().push(r);
+        }
+    }
+
+    /// Whether `r` overlaps anything taken; `except` is ignored (an agent's own disc).
+    pub fn overlaps(&self, r: Rect, except: Option<Rect>) -> bool {
+        self.cells(r).any(|c| {
+            self.buckets.get(&c).is_some_and(|rs| {
+                rs.iter()
+                    .any(|o| Some(*o) != except && overlap_area(o, &r) > 0.0)
+            })
+        })
+    }
+}
+
+fn overlap_area(a: &Rect, b: &Rect) -> f32 {
+    let w = (a.x + a.w).min(b.x + b.w) - a.x.max(b.x);
+    let h = (a.y + a.h).min(b.y + b.h) - a.y.max(b.y);
+    w.max(0.0) * h.max(0.0)
+}
+
+/// Which of `labels` to draw: each is (label box, the agent's disc box, forced). Forced labels
+/// (selected, hovered) are always drawn; the others only where they cover no label placed
+/// before them and no other disc. Returns the indices to draw, in drawing order.
+pub fn declutter(labels: &[(Rect, Rect, bool)], discs: &[Rect]) -> Vec<usize> {
+    let cell = labels.iter().map(|(l, _, _)| l.w).fold(16.0_f32, f32::max);
+    let mut taken = Occupancy::new(cell);
+    for d in discs {
+        taken.take(*d);
+    }
+    let mut out = Vec::new();
+    let forced = labels.iter().enumerate().filter(|(_, l)| l.2);
+    let others = labels.iter().enumerate().filter(|(_, l)| !l.2);
+    for (i, (label, own, is_forced)) in forced.chain(others) {
+        if *is_forced || !taken.overlaps(*label, Some(*own)) {
+            taken.take(*label);
+            out.push(i);
+        }
+    }
+    out
+}
+
+pub fn draw(
+    world: &World,
+    camera: &Camera,
+    disc: &Disc,
+    selected: Option<&str>,
+    hovered: Option<&str>,
+) {
+    let visible = |p: Vec2, r: f32| {
+        p.x + r >= 0.0 && p.y + r >= 0.0 && p.x - r <= screen_width() && p.y - r <= screen_height()
+    };
+    for agent in &world.agents {
+        let (p, r) = body(agent, camera);
+        if !visible(p, r) {
+            continue;
+        }
+        draw_texture_ex(
+            &disc.0,
+            p.x - r,
+            p.y - r,
+            kind_color(&agent.kind),
+            DrawTextureParams {
+                dest_size: Some(vec2(2.0 * r, 2.0 * r)),
+                ..Default::default()
+            },
+        );
+    }
+    for agent in &world.agents {
+        let (p, r) = body(agent, camera);
+        if !visible(p, r) || r < 4.0 {
+            continue;
+        }
+        let facing = agent.facing();
+        let dir = vec2(facing.x as f32, facing.y as f32);
+        let tip = p + dir * r * 1.5;
+        draw_line(
+            p.x,
+            p.y,
+            tip.x,
+            tip.y,
+            (r * 0.25).max(1.5),
+            Color::from_rgba(0x10, 0x10, 0x10, 230),
+        );
+        if agent.error.is_some() {
+            draw_circle_lines(p.x, p.y, r * 1.45, 2.0, RED);
+        }
+        if selected == Some(agent.id.as_str()) {
+            draw_circle_lines(
+                p.x,
+                p.y,
+                r * 1.7,
+                2.5,
+                Color::from_rgba(0xff, 0xd0, 0x00, 0xff),
+            );
+        }
+    }
+    draw_labels(world, camera, selected, hovered, visible);
+}
+
+fn draw_labels(
+    world: &World,
+    camera: &Camera,
+    selected: Option<&str>,
+    hovered: Option<&str>,
+    visible: impl Fn(Vec2, f32) -> bool,
+) {
+    let forced = |id: &str| selected == Some(id) || hovered == Some(id);
+    let mut labels = Vec::new();
+    let mut discs = Vec::new();
+    let mut who = Vec::new();
+    for agent in &world.agents {
+        let (p, r) = body(agent, camera);
+        if !visible(p, r) {
+            continue;
+        }
+        let disc = Rect::new(p.x - r, p.y - r, 2.0 * r, 2.0 * r);
+        discs.push(disc);
+        let is_forced = forced(&agent.id);
+        if r < LABEL_MIN_RADIUS && !is_forced {
+            continue;
+        }
+        let size = crate::text::measure(&agent.id, LABEL_SIZE);
+        let label = Rect::new(
+            p.x - size.width / 2.0 - 2.0,
+            p.y - r - 5.0 - size.offset_y - 2.0,
+            size.width + 4.0,
+            size.offset_y + 4.0,
+        );
+        labels.push((label, disc, is_forced));
+        who.push((agent.id.as_str(), p, r, size.width, is_forced));
+    }
+    if labels.iter().all(|l| l.2) {
+        // Only forced labels: nothing to keep clear of.
+        discs.clear();
+    }
+    for i in declutter(&labels, &discs) {
+        let (id, p, r, width, is_forced) = who[i];
+        if is_forced {
+            let b = labels[i].0;
+            draw_rectangle(b.x, b.y, b.w, b.h, Color::from_rgba(0xff, 0xf4, 0xd0, 0xe0));
+        }
+        crate::text::ui_text(
+            id,
+            p.x - width / 2.0,
+            p.y - r - 5.0,
+            LABEL_SIZE,
+            Color::from_rgba(0x10, 0x10, 0x10, 0xff),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn r(x: f32, y: f32, w: f32, h: f32) -> Rect {
+        Rect::new(x, y, w, h)
+    }
+
+    #[test]
+    fn a_label_that_would_cover_another_is_skipped() {
+        let labels = [
+            (r(0.0, 0.0, 40.0, 12.0), r(10.0, 20.0, 20.0, 20.0), false),
+            // Overlaps the first label: skipped.
+            (r(30.0, 5.0, 40.0, 12.0), r(40.0, 25.0, 20.0, 20.0), false),
+            // Clear of both: drawn.
+            (r(100.0, 0.0, 40.0, 12.0), r(110.0, 20.0, 20.0, 20.0), false),
+        ];
+        let discs: Vec<Rect> = labels.iter().map(|l| l.1).collect();
+        assert_eq!(declutter(&labels, &discs), vec![0, 2]);
+    }
+
+    #[test]
+    fn a_label_over_another_agents_disc_is_skipped_but_not_over_its_own() {
+        let labels = [
+            // Touches its own disc only: drawn.
+            (r(0.0, 0.0, 40.0, 12.0), r(10.0, 10.0, 20.0, 20.0), false),
+            // Covers the first agent's disc: skipped.
+            (r(5.0, 15.0, 40.0, 12.0), r(15.0, 28.0, 20.0, 20.0), false),
+        ];
+        let discs: Vec<Rect> = labels.iter().map(|l| l.1).collect();
+        assert_eq!(declutter(&labels, &discs), vec![0]);
+    }
+
+    #[test]
+    fn the_selected_or_hovered_label_wins_wherever_it_is() {
+        let labels = [
+            (r(0.0, 0.0, 40.0, 12.0), r(10.0, 20.0, 20.0, 20.0), false),
+            (r(20.0, 0.0, 40.0, 12.0), r(30.0, 20.0, 20.0, 20.0), true),
+        ];
+        let discs: Vec<Rect> = labels.iter().map(|l| l.1).collect();
+        // The forced one is placed first, so the plain one it covers is dropped.
+        assert_eq!(declutter(&labels, &discs), vec![1]);
+    }
+
+    #[test]
+    fn labels_far_apart_in_a_large_crowd_are_all_kept() {
+        let labels: Vec<(Rect, Rect, bool)> = (0..50)
+            .map(|i| {
+                let x = i as f32 * 100.0;
+                (r(x, 0.0, 40.0, 12.0), r(x + 10.0, 20.0, 20.0, 20.0), false)
+            })
+            .collect();
+        let discs: Vec<Rect> = labels.iter().map(|l| l.1).collect();
+        assert_eq!(declutter(&labels, &discs), (0..50).collect::<Vec<_>>());
+    }
+}

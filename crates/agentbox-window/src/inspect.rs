@@ -1,0 +1,219 @@
+//! The inspector: the selected agent's id, kind, script, current action (and why it has no
+//! route, when it has none), params, memory and last error, refreshed every frame so it follows the agent. Everything is shown as a script
+//! would write it (Lua tables, `path_to tile 3, 4 {diagonal = "never"}`), never as Rust's
+//! `Debug` text or JSON.
+
+use super::text::{panel, wrap};
+use agentbox_core::world::{Agent, Brain};
+use agentbox_session::history::Shown;
+use macroquad::prelude::*;
+
+pub const WIDTH: f32 = 380.0;
+
+/// Draws the panel for agent `id`; returns false if the agent is gone.
+pub fn draw(session: &dyn Shown, id: &str) -> bool {
+    let Some(agent) = session.world().agent(id) else {
+        return false;
+    };
+    let size = 15;
+    let width = WIDTH.min(screen_width() * 0.45);
+    let inner = width - 16.0;
+    let mut lines = vec![
+        format!("kind     {}", agent.kind),
+        format!(
+            "script   {}",
+            match &agent.brain {
+                Brain::Script(p) => p.display().to_string(),
+                Brain::Keyboard => "keyboard".into(),
+                Brain::None => "none (stands still)".into(),
+            }
+        ),
+        format!(
+            "pos      {:.2}, {:.2}  tile {}, {}",
+            agent.pos.x,
+            agent.pos.y,
+            agent.tile().x,
+            agent.tile().y
+        ),
+        format!(
+            "speed    {:.2} tiles/s (now {:.2})",
+            agent.speed,
+            agent.vel.length()
+        ),
+    ];
+    lines.extend(wrap(
+        &format!("action   {}", agent.action.describe()),
+        inner,
+        size,
+    ));
+    if let Some(line) = no_path_line(agent) {
+        lines.extend(wrap(&line, inner, size));
+    }
+    lines.push("params".into());
+    let params = lua_text(&agent.params, 0);
+    lines.extend(
+        wrap(&params, inner, size)
+            .into_iter()
+            .map(|l| format!("  {l}")),
+    );
+    lines.push(match session.memory_held(id) {
+        Some(bytes) if bytes < 1 << 20 => format!(
+            "memory   (it holds {} KB of Lua memory)",
+            bytes.div_ceil(1024)
+        ),
+        Some(bytes) => format!(
+            "memory   (it holds {:.1} MB of Lua memory)",
+            bytes as f64 / 1048576.0
+        ),
+        None => "memory".into(),
+    });
+    let memory = session
+        .memory_text(id)
+        .unwrap_or_else(|| "(no script state yet)".into());
+    lines.extend(
+        wrap(&memory, inner, size)
+            .into_iter()
+            .take(40)
+            .map(|l| format!("  {l}")),
+    );
+    if agent.suspended {
+        lines.push("suspended: its script is not called; U resumes it".into());
+    }
+    if let Some(e) = &agent.error {
+        lines.push(format!("last error ({})", e.kind.name().replace('_', " ")));
+        lines.extend(wrap(e.as_str(), inner, size));
+    }
+    panel(
+        screen_width() - width - 8.0,
+        38.0,
+        width,
+        &format!("agent {id}"),
+        &lines,
+        size,
+    );
+    true
+}
+
+/// Why the agent's route-following action has no route, as the inspector shows it.
+fn no_path_line(agent: &Agent) -> Option<String> {
+    let reason = agent.memory.no_path()?;
+    Some(format!("no path  {}: {}", reason.name(), reason.describe()))
+}
+
+/// A scene's `params` (JSON) as the Lua table a script sees in `self.params`: keys sorted,
+/// one per line, nested tables indented, whole numbers without a fraction.
+pub fn lua_text(value: &serde_json::Value, depth: usize) -> String {
+    use serde_json::Value;
+    let indent = "  ".repeat(depth + 1);
+    let close = "  ".repeat(depth);
+    match value {
+        Value::Null => "nil".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => match (n.as_i64(), n.as_f64()) {
+            (Some(i), _) => i.to_string(),
+            (None, Some(f)) if f.fract() == 0.0 && f.abs() < 1e15 => format!("{f:.1}"),
+            (None, Some(f)) => f.to_string(),
+            (None, None) => n.to_string(),
+        },
+        Value::String(s) => lua_string(s),
+        Value::Array(items) if items.is_empty() => "{}".into(),
+        Value::Array(items) => {
+            let inner: Vec<String> = items.iter().map(|v| lua_text(v, depth + 1)).collect();
+            if items.iter().all(|v| !v.is_object() && !v.is_array()) {
+                format!("{{{}}}", inner.join(", "))
+            } else {
+                format!(
+                    "{{\n{indent}{}\n{close}}}",
+                    inner.join(&format!(",\n{indent}"))
+                )
+            }
+        }
+        Value::Object(map) if map.is_empty() => "{}".into(),
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            let entries: Vec<String> = keys
+                .into_iter()
+                .map(|k| {
+                    let key = if is_lua_name(k) {
+                        k.clone()
+                    } else {
+                        format!("[{}]", lua_string(k))
+                    };
+                    format!("{key} = {}", lua_text(&map[k], depth + 1))
+                })
+                .collect();
+            format!(
+                "{{\n{indent}{}\n{close}}}",
+                entries.join(&format!(",\n{indent}"))
+            )
+        }
+    }
+}
+
+fn is_lua_name(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// A Lua string literal.
+fn lua_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\{}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{lua_text, no_path_line};
+    use agentbox_core::world::{Agent, MoveMemory, NoPath};
+    use glam::IVec2;
+
+    /// The inspector shows the reason the primitive remembered (set by `follow_route`).
+    #[test]
+    fn an_agent_with_no_route_shows_why() {
+        let mut agent = Agent::new("a", IVec2::new(0, 0));
+        assert_eq!(no_path_line(&agent), None);
+        agent.memory = MoveMemory::Wander {
+            direction: 1,
+            ticks_left: 3,
+        };
+        assert_eq!(no_path_line(&agent), None);
+        agent.memory = MoveMemory::NoPath(NoPath::Blocked);
+        assert_eq!(
+            no_path_line(&agent).as_deref(),
+            Some("no path  blocked: the start or the goal is blocked for this body")
+        );
+    }
+
+    #[test]
+    fn params_read_as_the_lua_table_a_script_sees() {
+        let params = serde_json::json!({
+            "space": 1.0,
+            "speed": 2,
+            "name": "say \"hi\"",
+            "patrol": [[1, 2], [3, 4]],
+            "weights": [0.5, 1.5],
+            "on": true,
+            "two words": null,
+        });
+        assert_eq!(
+            lua_text(&params, 0),
+            "{\n  name = \"say \\\"hi\\\"\",\n  on = true,\n  patrol = {\n    {1, 2},\n    {3, 4}\n  },\n  space = 1.0,\n  speed = 2,\n  [\"two words\"] = nil,\n  weights = {0.5, 1.5}\n}"
+        );
+        assert_eq!(lua_text(&serde_json::json!({}), 0), "{}");
+    }
+}

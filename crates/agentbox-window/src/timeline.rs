@@ -1,0 +1,222 @@
+//! The timeline bar along the bottom of the window, drawn with egui: the ticks of the live
+//! branch, reload marks, error and suspension marks, contact events, the ghost branch's extent
+//! and the tick shown. Scrubbing reads the window's own input (`input.rs`), so recorded and
+//! replayed input drives it like the live mouse; egui only paints. It also keeps what the bar
+//! and the ghost show (per-tick marks and trails), and changes nothing.
+
+use egui_macroquad::egui;
+use macroquad::prelude::*;
+
+/// The bar's height in pixels.
+pub const HEIGHT: f32 = 38.0;
+
+/// Above this many agents the window keeps no trails for the ghost (their memory would grow
+/// with agents x ticks); the timeline's marks are kept whatever the count.
+pub const TRAIL_AGENTS: usize = 2000;
+
+/// The window parks a replay every this many ticks of the history (30 s at 30 ticks a second),
+/// so a jump replays at most this many ticks.
+pub const PARK_EVERY: u64 = 900;
+
+/// Ticks of replay a frame spends building parked replays (a few ms for 100 agents). Above
+/// [`TRAIL_AGENTS`] agents none are built: jumps replay from tick 0.
+pub const PARK_BUDGET: u64 = 120;
+
+/// What happened at a tick, for the bar.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Mark {
+    Contact,
+    Suspended,
+    Error,
+}
+
+/// Marks and trails of the live branch, by tick (index 0 is tick 1).
+#[derive(Default)]
+pub struct Track {
+    pub marks: Vec<(u64, Mark)>,
+    /// Every agent's position after each tick (when there are at most [`TRAIL_AGENTS`]).
+    pub trails: Vec<Vec<[f32; 2]>>,
+}
+
+impl Track {
+    /// Drops everything after tick `to` (a branch); what was dropped becomes the ghost.
+    pub fn cut(&mut self, to: u64) -> Vec<Vec<[f32; 2]>> {
+        self.marks.retain(|(t, _)| *t <= to);
+        let keep = (to as usize).min(self.trails.len());
+        self.trails.split_off(keep)
+    }
+}
+
+/// The bar's rectangle on screen.
+pub fn rect() -> Rect {
+    Rect::new(0.0, screen_height() - HEIGHT, screen_width(), HEIGHT)
+}
+
+/// The track part of the bar (left of it sits the tick label).
+fn track_rect() -> Rect {
+    let r = rect();
+    Rect::new(r.x + 150.0, r.y + 6.0, (r.w - 160.0).max(10.0), r.h - 12.0)
+}
+
+/// The tick under screen x on a bar of `last` ticks.
+pub fn tick_at(x: f32, last: u64) -> u64 {
+    let t = track_rect();
+    let f = ((x - t.x) / t.w).clamp(0.0, 1.0) as f64;
+    (f * last as f64).round() as u64
+}
+
+/// What the bar shows.
+pub struct Bar<'a> {
+    pub last: u64,
+    pub shown: u64,
+    pub reloads: &'a [u64],
+    pub marks: &'a [(u64, Mark)],
+    /// The ghost branch's ticks, after the branch point.
+    pub ghost: Option<(u64, u64)>,
+    pub tick_rate: u32,
+}
+
+fn color(c: Color) -> egui::Color32 {
+    let [r, g, b, a]: [u8; 4] = c.into();
+    egui::Color32::from_rgba_unmultiplied(r, g, b, a)
+}
+
+/// Paints the bar into the window's one egui frame (`Window::draw_widgets`).
+pub fn paint(ctx: &egui::Context, bar: &Bar) {
+    let (r, t) = (rect(), track_rect());
+    {
+        // egui works in points; scale from the window's pixels.
+        let k = ctx.pixels_per_point().max(0.1);
+        let p = |x: f32, y: f32| egui::pos2(x / k, y / k);
+        let painter = ctx.layer_painter(egui::LayerId::new(
+            egui::Order::Foreground,
+            egui::Id::new("timeline"),
+        ));
+        painter.rect_filled(
+            egui::Rect::from_min_max(p(r.x, r.y), p(r.x + r.w, r.y + r.h)),
+            0.0,
+            egui::Color32::from_rgba_unmultiplied(0x12, 0x13, 0x17, 0xf0),
+        );
+        let seconds = bar.shown as f64 / bar.tick_rate.max(1) as f64;
+        let label = if bar.shown < bar.last {
+            format!("{} / {}  {seconds:.1}s", bar.shown, bar.last)
+        } else {
+            format!("{}  {seconds:.1}s", bar.last)
+        };
+        painter.text(
+            p(r.x + 8.0, r.y + r.h / 2.0),
+            egui::Align2::LEFT_CENTER,
+            label,
+            egui::FontId::monospace(14.0 / k),
+            egui::Color32::from_gray(0xdd),
+        );
+        painter.rect_filled(
+            egui::Rect::from_min_max(p(t.x, t.y), p(t.x + t.w, t.y + t.h)),
+            2.0,
+            egui::Color32::from_gray(0x2a),
+        );
+        let span = bar.last.max(bar.ghost.map_or(0, |(_, end)| end)).max(1) as f32;
+        let x_of = |tick: u64| t.x + t.w * (tick as f32 / span).min(1.0);
+        if let Some((from, to)) = bar.ghost {
+            painter.rect_filled(
+                egui::Rect::from_min_max(
+                    p(x_of(from), t.y + t.h * 0.35),
+                    p(x_of(to), t.y + t.h * 0.65),
+                ),
+                0.0,
+                egui::Color32::from_rgba_unmultiplied(0x90, 0x90, 0xff, 0x40),
+            );
+        }
+        painter.rect_filled(
+            egui::Rect::from_min_max(p(t.x, t.y + t.h * 0.4), p(x_of(bar.last), t.y + t.h * 0.6)),
+            0.0,
+            egui::Color32::from_gray(0x66),
+        );
+        for (tick, mark) in bar.marks {
+            let (c, top, bottom) = match mark {
+                Mark::Contact => (Color::from_rgba(0x60, 0xc0, 0xff, 0xc0), 0.55, 1.0),
+                Mark::Suspended => (Color::from_rgba(0xff, 0xa0, 0x30, 0xff), 0.0, 0.5),
+                Mark::Error => (Color::from_rgba(0xff, 0x40, 0x40, 0xff), 0.0, 0.5),
+            };
+            let x = x_of(*tick);
+            painter.line_segment(
+                [p(x, t.y + t.h * top), p(x, t.y + t.h * bottom)],
+                egui::Stroke::new(1.5 / k, color(c)),
+            );
+        }
+        for tick in bar.reloads {
+            let x = x_of(*tick);
+            painter.line_segment(
+                [p(x, t.y - 3.0), p(x, t.y + t.h + 3.0)],
+                egui::Stroke::new(2.0 / k, egui::Color32::from_rgb(0x50, 0xe0, 0x70)),
+            );
+        }
+        let x = x_of(bar.shown);
+        painter.rect_filled(
+            egui::Rect::from_center_size(
+                p(x, t.y + t.h / 2.0),
+                egui::vec2(4.0 / k, (t.h + 8.0) / k),
+            ),
+            1.0,
+            egui::Color32::WHITE,
+        );
+    }
+}
+
+/// Draws the ghost: the abandoned branch's trails, faded.
+pub fn draw_ghost(trails: &[Vec<[f32; 2]>], camera: &super::camera::Camera) {
+    let Some(first) = trails.first() else {
+        return;
+    };
+    let faded = Color::from_rgba(0x90, 0x90, 0xff, 0x90);
+    // At most ~400 points per agent, whatever the length.
+    let stride = (trails.len() / 400).max(1);
+    for agent in 0..first.len() {
+        let mut prev: Option<Vec2> = None;
+        for tick in trails.iter().step_by(stride) {
+            let Some(&[x, y]) = tick.get(agent) else {
+                prev = None;
+                continue;
+            };
+            let at = camera.to_screen(::glam::DVec2::new(x as f64, y as f64));
+            if let Some(p) = prev {
+                draw_line(p.x, p.y, at.x, at.y, 3.0, faded);
+            }
+            prev = Some(at);
+        }
+        if let Some(p) = prev {
+            draw_circle_lines(p.x, p.y, 6.0, 2.0, faded);
+        }
+    }
+}
+
+/// A past tick the window shows: a frame rebuilt from the history's kept frames (no Lua, a
+/// millisecond or two, so scrubbing goes backwards as fast as forwards), or, where the frames
+/// do not reach (before the first kept one, a crowd above [`TRAIL_AGENTS`]), a replay.
+pub enum View {
+    Frame(Box<agentbox_session::history::Frame>),
+    Replay(Box<agentbox_session::history::Replayer>),
+}
+
+impl View {
+    pub fn tick(&self) -> u64 {
+        match self {
+            View::Frame(f) => f.tick,
+            View::Replay(r) => r.tick(),
+        }
+    }
+
+    pub fn shown(&self) -> &dyn agentbox_session::history::Shown {
+        match self {
+            View::Frame(f) => &**f,
+            View::Replay(r) => r.session(),
+        }
+    }
+}
+
+/// Keeps frames of the history for showing past ticks, up to [`TRAIL_AGENTS`] agents (above,
+/// copying every agent's memory text each tick would cost the crowd's tick; jumps replay).
+pub fn keep_frames(history: &mut agentbox_session::history::History) {
+    let agents = history.session().world().agents.len();
+    history.keep_frames(agents <= TRAIL_AGENTS);
+}

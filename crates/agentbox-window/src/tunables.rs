@@ -1,0 +1,270 @@
+//! The tunables panel (Tab): a slider per tunable of the scene (`params` declared with a range),
+//! painted with egui; drags are read from the window's own input (`input.rs`), so recorded
+//! input drives them. A change applies from the next tick through `History::set_tunable`, so
+//! it is recorded and a replay applies it; while the designer looks at the past the sliders
+//! show that tick's values and do not move. Ctrl+Z (panel open) undoes the last change, a
+//! click on "reset" restores the scene's values, and Ctrl+S writes the values into the scene
+//! file (`Session::save_tunables`). Below the sliders sits the plots panel (`plots.rs`).
+//!
+//! It changes the run only through `History`; it must not touch the world itself.
+
+use agentbox_core::scene::tunable::Tunable;
+use agentbox_core::world::World;
+use agentbox_session::history::History;
+use agentbox_session::session::Session;
+use egui_macroquad::egui;
+use macroquad::prelude::*;
+
+/// The panel's left edge, top and width, in pixels.
+const LEFT: f32 = 10.0;
+const TOP: f32 = 40.0;
+pub const WIDTH: f32 = 330.0;
+/// A slider row's height, and the title's.
+const ROW: f32 = 40.0;
+const TITLE: f32 = 26.0;
+
+/// The panel's state: open or not, the slider being dragged, the changes to undo.
+#[derive(Default)]
+pub struct Panel {
+    pub open: bool,
+    dragging: Option<usize>,
+    /// (tunable, value before the change), newest last.
+    undo: Vec<(String, f64)>,
+}
+
+/// The track of row `i`.
+fn track(i: usize) -> Rect {
+    Rect::new(
+        LEFT + 10.0,
+        TOP + TITLE + ROW * i as f32 + 20.0,
+        WIDTH - 20.0,
+        12.0,
+    )
+}
+
+/// The reset button under `rows` rows.
+fn reset_button(rows: usize) -> Rect {
+    Rect::new(
+        LEFT + 10.0,
+        TOP + TITLE + ROW * rows as f32 + 4.0,
+        170.0,
+        22.0,
+    )
+}
+
+/// Where the sliders end (the plots start below).
+pub fn bottom(rows: usize) -> f32 {
+    TOP + TITLE + ROW * rows as f32 + 34.0
+}
+
+/// The value at screen x on a tunable's track.
+fn value_at(t: &Tunable, r: Rect, x: f32) -> f64 {
+    let f = ((x - r.x) / r.w).clamp(0.0, 1.0) as f64;
+    t.clamp(t.min + f * (t.max - t.min))
+}
+
+impl Panel {
+    /// Reads a frame's mouse for the panel: true if the panel took it (nothing under it then
+    /// sees the press). `status` gets what to show in the HUD.
+    pub fn handle_mouse(
+        &mut self,
+        input: &super::input::FrameInput,
+        history: &mut History,
+        in_past: bool,
+        status: &mut Option<String>,
+    ) -> bool {
+        if !self.open {
+            return false;
+        }
+        let tunables = history.session().scene().tunables.clone();
+        let n = tunables.len();
+        let inside = Rect::new(LEFT, TOP, WIDTH, bottom(n) - TOP).contains(input.mouse);
+        if input.button_pressed[0] {
+            if let Some(i) = (0..n).find(|&i| {
+                let r = track(i);
+                Rect::new(r.x - 6.0, r.y - 8.0, r.w + 12.0, r.h + 16.0).contains(input.mouse)
+            }) {
+                if in_past {
+                    *status =
+                        Some("looking at the past: Space branches here, End goes back".into());
+                    return true;
+                }
+                self.dragging = Some(i);
+                let t = &tunables[i];
+                self.undo
+                    .push((t.name.clone(), history.session().tunable_value(t)));
+            } else if reset_button(n).contains(input.mouse) {
+                if in_past {
+                    *status =
+                        Some("looking at the past: Space branches here, End goes back".into());
+                } else {
+                    for t in &tunables {
+                        let now = history.session().tunable_value(t);
+                        if now != t.value {
+                            self.undo.push((t.name.clone(), now));
+                            history.set_tunable(&t.name, t.value);
+                        }
+                    }
+                    *status = Some("tunables reset to the scene's values".into());
+                }
+                return true;
+            }
+        }
+        let Some(i) = self.dragging else {
+            return inside && (input.button_pressed[0] || input.button_down[0]);
+        };
+        if let Some(t) = tunables.get(i) {
+            if !in_past {
+                let v = value_at(t, track(i), input.mouse.x);
+                if v != history.session().tunable_value(t) {
+                    if let Some(set) = history.set_tunable(&t.name, v) {
+                        *status = Some(format!("{} = {set} from the next tick", t.name));
+                    }
+                }
+            }
+        }
+        if input.button_released[0] || !input.button_down[0] {
+            self.dragging = None;
+            // A press and release that changed nothing leaves nothing to undo.
+            if let (Some((name, before)), Some(t)) = (self.undo.last(), tunables.get(i)) {
+                if *name == t.name && *before == history.session().tunable_value(t) {
+                    self.undo.pop();
+                }
+            }
+        }
+        true
+    }
+
+    /// Ctrl+Z with the panel open: the last change undone (recorded like any change).
+    pub fn undo(&mut self, history: &mut History) -> Option<String> {
+        let (name, value) = self.undo.pop()?;
+        history.set_tunable(&name, value)?;
+        Some(format!("undone: {name} = {value}"))
+    }
+
+    /// Forgets the undo list (a reset starts a new history).
+    pub fn forget(&mut self) {
+        self.undo.clear();
+        self.dragging = None;
+    }
+}
+
+/// What the panel shows: each tunable with its value in the session shown.
+pub struct View {
+    pub rows: Vec<(Tunable, f64)>,
+    pub past: bool,
+}
+
+impl View {
+    /// The live scene's tunables, with their values in the world shown (a past tick's).
+    pub fn of(session: &Session, shown: &World, past: bool) -> View {
+        View {
+            rows: session
+                .scene()
+                .tunables
+                .iter()
+                .map(|t| (t.clone(), t.value_in(shown)))
+                .collect(),
+            past,
+        }
+    }
+}
+
+fn number(v: f64) -> String {
+    let s = format!("{v:.3}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// Paints the sliders.
+pub fn paint(ctx: &egui::Context, view: &View) {
+    let k = ctx.pixels_per_point().max(0.1);
+    let p = |x: f32, y: f32| egui::pos2(x / k, y / k);
+    let painter = ctx.layer_painter(egui::LayerId::new(
+        egui::Order::Foreground,
+        egui::Id::new("tunables"),
+    ));
+    let n = view.rows.len();
+    painter.rect_filled(
+        egui::Rect::from_min_max(p(LEFT, TOP), p(LEFT + WIDTH, bottom(n))),
+        4.0,
+        egui::Color32::from_rgba_unmultiplied(0x12, 0x13, 0x17, 0xe8),
+    );
+    let font = egui::FontId::monospace(13.0 / k);
+    let title = if view.past {
+        "Tunables at this tick (Space branches)"
+    } else {
+        "Tunables (drag; Ctrl+Z undo, Ctrl+S save)"
+    };
+    painter.text(
+        p(LEFT + 10.0, TOP + 14.0),
+        egui::Align2::LEFT_CENTER,
+        title,
+        font.clone(),
+        egui::Color32::from_gray(0xee),
+    );
+    if n == 0 {
+        painter.text(
+            p(LEFT + 10.0, TOP + TITLE + 14.0),
+            egui::Align2::LEFT_CENTER,
+            "no tunables: params: { NAME: { value, min, max } }",
+            font.clone(),
+            egui::Color32::from_gray(0x99),
+        );
+    }
+    for (i, (t, v)) in view.rows.iter().enumerate() {
+        let r = track(i);
+        let changed = *v != t.value;
+        painter.text(
+            p(r.x, r.y - 10.0),
+            egui::Align2::LEFT_CENTER,
+            &t.name,
+            font.clone(),
+            egui::Color32::from_gray(0xdd),
+        );
+        painter.text(
+            p(r.x + r.w, r.y - 10.0),
+            egui::Align2::RIGHT_CENTER,
+            format!(
+                "{}{}",
+                number(*v),
+                if changed {
+                    format!(" (scene {})", number(t.value))
+                } else {
+                    String::new()
+                }
+            ),
+            font.clone(),
+            if changed {
+                egui::Color32::from_rgb(0xff, 0xc8, 0x57)
+            } else {
+                egui::Color32::from_gray(0xdd)
+            },
+        );
+        painter.rect_filled(
+            egui::Rect::from_min_max(p(r.x, r.y + 4.0), p(r.x + r.w, r.y + 8.0)),
+            2.0,
+            egui::Color32::from_gray(0x55),
+        );
+        let f = ((v - t.min) / (t.max - t.min)).clamp(0.0, 1.0) as f32;
+        let x = r.x + r.w * f;
+        painter.rect_filled(
+            egui::Rect::from_min_max(p(r.x, r.y + 4.0), p(x, r.y + 8.0)),
+            2.0,
+            egui::Color32::from_rgb(0x4a, 0x9e, 0xe8),
+        );
+        painter.circle_filled(p(x, r.y + 6.0), 7.0 / k, egui::Color32::from_gray(0xf4));
+    }
+    let b = reset_button(n);
+    painter.rect_filled(
+        egui::Rect::from_min_max(p(b.x, b.y), p(b.x + b.w, b.y + b.h)),
+        3.0,
+        egui::Color32::from_gray(0x33),
+    );
+    painter.text(
+        p(b.x + b.w / 2.0, b.y + b.h / 2.0),
+        egui::Align2::CENTER_CENTER,
+        "reset to the scene's",
+        font,
+        egui::Color32::from_gray(0xdd),
+    );
+}
