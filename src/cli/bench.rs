@@ -1,0 +1,112 @@
+//! `bench`: CPU time per tick of a scene, against a native Rust peer or another scene.
+
+use super::say;
+use std::io;
+use std::path::Path;
+use std::process::ExitCode;
+pub(super) fn show_figures(what: &str, f: &agentbox_session::bench::Figures) -> io::Result<()> {
+    say(format_args!(
+        "{what}: {} agents, {} ticks: {:.3} ms per tick ({:.1} ticks/s; wall {:.3} ms per tick), {:.0} ns per decision ({} decisions, {} failed)\n",
+        f.agents,
+        f.ticks,
+        f.ms_per_tick(),
+        f.ticks_per_second(),
+        f.wall.as_secs_f64() * 1e3 / f.ticks.max(1) as f64,
+        f.ns_per_decision(),
+        f.decisions,
+        f.failed
+    ))
+}
+
+/// `bench SCENE --against OTHER [--goal RATIO]`.
+pub(super) fn bench_against(
+    path: &Path,
+    other: &Path,
+    ticks: u64,
+    warmup: u64,
+    goal: Option<f64>,
+) -> io::Result<ExitCode> {
+    let pair = match agentbox_session::bench::against(path, other, warmup, ticks) {
+        Ok(pair) => pair,
+        Err(e) => {
+            eprintln!("{e}");
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    show_figures(&path.display().to_string(), &pair.first)?;
+    show_figures(&other.display().to_string(), &pair.second)?;
+    let mut judged = true;
+    for (p, f) in [(path, &pair.first), (other, &pair.second)] {
+        if let Some(warning) = f.failure_warning(&p.display().to_string()) {
+            say(format_args!("{warning}\n"))?;
+            eprintln!("{warning}");
+            judged = false;
+        }
+    }
+    let (lo, hi) = pair
+        .ratios
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(lo, hi), &r| {
+            (lo.min(r), hi.max(r))
+        });
+    let median = pair.median();
+    say(format_args!(
+        "{} / {}: {median:.2}x per tick, median of {} interleaved rounds of {} ticks (min {lo:.2}x, max {hi:.2}x; all ticks together {:.2}x; {})\n",
+        path.display(),
+        other.display(),
+        pair.ratios.len(),
+        agentbox_session::bench::BLOCK,
+        pair.first.ms_per_tick() / pair.second.ms_per_tick(),
+        agentbox_session::bench::CLOCK
+    ))?;
+    if let Some(goal) = goal {
+        say(format_args!("{}\n", pair.verdict(goal)))?;
+    }
+    // Failed decisions make the comparison meaningless: a failure status, whatever the goal.
+    Ok(if judged {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+pub(super) fn bench(path: &Path, ticks: u64, warmup: u64, native: bool) -> io::Result<ExitCode> {
+    if !native {
+        match agentbox_session::bench::lua(path, warmup, ticks) {
+            Ok(lua) => {
+                show_figures("lua", &lua)?;
+                if let Some(warning) = lua.failure_warning("lua") {
+                    say(format_args!("{warning}\n"))?;
+                    eprintln!("{warning}");
+                    return Ok(ExitCode::FAILURE);
+                }
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                return Ok(ExitCode::FAILURE);
+            }
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let (lua, rust) = match agentbox_session::bench::side_by_side(path, warmup, ticks) {
+        Ok(both) => both,
+        Err(e) => {
+            eprintln!("{e}");
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    show_figures("lua", &lua)?;
+    show_figures("rust", &rust)?;
+    if let Some(warning) = lua.failure_warning("lua") {
+        say(format_args!("{warning}\n"))?;
+        eprintln!("{warning}");
+        return Ok(ExitCode::FAILURE);
+    }
+    say(format_args!(
+        "lua/rust: {:.2}x per tick, {:.2}x per decision (taking turns of {} ticks)\n",
+        lua.ms_per_tick() / rust.ms_per_tick(),
+        lua.ns_per_decision() / rust.ns_per_decision(),
+        agentbox_session::bench::BLOCK
+    ))?;
+    Ok(ExitCode::SUCCESS)
+}

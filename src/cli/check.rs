@@ -1,0 +1,134 @@
+//! `check` and `test`: load scenes and compile their scripts, or run their `expect:` sections.
+
+use super::say;
+use agentbox_core::scene;
+use agentbox_lua::ScriptHost;
+use std::io;
+use std::path::PathBuf;
+use std::process::ExitCode;
+/// Scene files named by the arguments: files as given, folders' `.yaml`/`.yml` files sorted.
+pub(super) fn scene_files(paths: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for path in paths {
+        if path.is_dir() {
+            let mut found: Vec<PathBuf> = std::fs::read_dir(path)
+                .into_iter()
+                .flatten()
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
+                .collect();
+            found.sort();
+            out.extend(found);
+        } else {
+            out.push(path.clone());
+        }
+    }
+    out
+}
+
+pub(super) fn check(paths: &[PathBuf]) -> io::Result<ExitCode> {
+    let mut failures = 0;
+    let files = scene_files(paths);
+    if files.is_empty() {
+        eprintln!("error: no scene files found");
+        return Ok(ExitCode::FAILURE);
+    }
+    for file in files {
+        let scene = match scene::load(&file) {
+            Ok(s) => s,
+            Err(errors) => {
+                for e in &errors.0 {
+                    eprintln!("{e}");
+                }
+                failures += 1;
+                continue;
+            }
+        };
+        // Warnings do not fail the check.
+        for w in &scene.warnings {
+            eprintln!("{w}");
+        }
+        let mut host = match ScriptHost::new(scene.world.seed) {
+            Ok(h) => h,
+            Err(e) => {
+                eprintln!("error: cannot start Lua: {e}");
+                return Ok(ExitCode::FAILURE);
+            }
+        };
+        let mut ok = true;
+        for script in &scene.scripts {
+            if let Err(e) = host.load(script) {
+                eprintln!("{}", e.as_str());
+                ok = false;
+            }
+        }
+        if ok {
+            say(format_args!(
+                "ok: {} ({} agents, {} scripts)\n",
+                file.display(),
+                scene.world.agents.len(),
+                scene.scripts.len()
+            ))?;
+        } else {
+            failures += 1;
+        }
+    }
+    Ok(if failures == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// `test`: run the scenes' `expect:` sections in parallel and print one line per scene.
+pub(super) fn test(paths: &[PathBuf], jobs: Option<usize>) -> io::Result<ExitCode> {
+    use agentbox_session::testrun::{run_all, Outcome};
+    use std::io::IsTerminal;
+    let default = [PathBuf::from("scenes")];
+    let files = scene_files(if paths.is_empty() { &default } else { paths });
+    if files.is_empty() {
+        eprintln!("error: no scene files found");
+        return Ok(ExitCode::FAILURE);
+    }
+    let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let bar = if std::io::stderr().is_terminal() {
+        indicatif::ProgressBar::new(files.len() as u64)
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let (mut passed, mut failed) = (0, 0);
+    // The first output error, kept until the runner returns.
+    let mut written = Ok(());
+    run_all(&files, jobs, |path, outcome| {
+        bar.inc(1);
+        let line = bar.suspend(|| match outcome {
+            Outcome::Passed { ticks } => {
+                passed += 1;
+                say(format_args!("pass {} ({ticks} ticks)\n", path.display()))
+            }
+            Outcome::Failed(reasons) => {
+                failed += 1;
+                say(format_args!("FAIL {}\n", path.display()))?;
+                for r in reasons {
+                    say(format_args!("    {r}\n"))?;
+                }
+                Ok(())
+            }
+            Outcome::Skipped => Ok(()),
+        });
+        written = std::mem::replace(&mut written, Ok(())).and(line);
+    });
+    bar.finish_and_clear();
+    written?;
+    if passed + failed == 0 {
+        eprintln!("error: none of these scenes has an `expect:` section");
+        return Ok(ExitCode::FAILURE);
+    }
+    say(format_args!("{passed} passed, {failed} failed\n"))?;
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}

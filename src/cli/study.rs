@@ -1,0 +1,117 @@
+//! `compare`, `sweep` and `merge`: run a study over seeds and variants, or join its shards.
+
+use super::{say, StudyArgs, INCOMPLETE_EXIT};
+use std::io;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// `compare` and `sweep`: run the study, print what stops nothing, the summary (to standard
+/// output with `--out`, else to standard error, after the runs), and write the report.
+pub(super) fn study(
+    scene: PathBuf,
+    variants: Vec<String>,
+    params: Vec<String>,
+    args: StudyArgs,
+) -> io::Result<ExitCode> {
+    use std::io::IsTerminal;
+    let StudyArgs {
+        seeds,
+        ticks,
+        jobs,
+        out,
+        shard,
+        shards,
+        report,
+        monitors,
+    } = args;
+    let options = agentbox_session::experiment::CompareOptions {
+        scene,
+        variants,
+        seeds,
+        ticks,
+        jobs,
+        out,
+        shard,
+        shards,
+        progress: io::stderr().is_terminal(),
+        params,
+        monitors,
+    };
+    let summary_to_stdout = options.out.is_some();
+    let done = match agentbox_session::experiment::compare(&options, |k| std::env::var(k).ok()) {
+        Err(e) => {
+            eprintln!("{e}");
+            return Ok(ExitCode::FAILURE);
+        }
+        Ok(done) => done,
+    };
+    for e in done.warnings.iter().chain(&done.failed) {
+        eprintln!("{e}");
+    }
+    if let Some(path) = &report {
+        if let Err(e) = agentbox_session::experiment::report::write(
+            path,
+            &done.header,
+            &done.runs,
+            &done.summary,
+        ) {
+            eprintln!("{e}");
+            return Ok(ExitCode::FAILURE);
+        }
+    }
+    let text = format!(
+        "{} runs made, {} already recorded\n{}",
+        done.ran,
+        done.skipped,
+        done.summary.text()
+    );
+    if summary_to_stdout {
+        say(format_args!("{text}"))?;
+    } else {
+        eprint!("{text}");
+    }
+    Ok(if done.failed.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(INCOMPLETE_EXIT)
+    })
+}
+
+/// `merge`: join shard files into one record (and a report), and say whether any run is
+/// missing (exit 4).
+pub(super) fn merge(
+    files: &[PathBuf],
+    out: Option<&Path>,
+    report: Option<&Path>,
+) -> io::Result<ExitCode> {
+    Ok(match agentbox_session::experiment::merge(files, out) {
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::FAILURE
+        }
+        Ok(merged) => {
+            if let Some(path) = report {
+                if let Err(e) = agentbox_session::experiment::report::write(
+                    path,
+                    &merged.header,
+                    &merged.runs,
+                    &merged.summary,
+                ) {
+                    eprintln!("{e}");
+                    return Ok(ExitCode::FAILURE);
+                }
+            }
+            say(format_args!("{}", merged.summary.text()))?;
+            if merged.runs.len() as u64 == merged.header.total_runs() {
+                ExitCode::SUCCESS
+            } else {
+                eprintln!(
+                    "merge: {} of {} runs are missing",
+                    merged.header.total_runs() - merged.runs.len() as u64,
+                    merged.header.total_runs()
+                );
+                ExitCode::from(INCOMPLETE_EXIT)
+            }
+        }
+    })
+}
