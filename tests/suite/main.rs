@@ -5,7 +5,8 @@
 //! One binary instead of a file each because each test binary links the workspace's crates,
 //! mlua and the patched Lua with them, and linking is most of a test build: one link replaces
 //! twenty-eight. A new test goes into a module here (a new subject is a new `mod`), never into
-//! a file directly under `tests/`, which Cargo would not build (`autotests = false`).
+//! a file directly under `tests/`, which Cargo would not build (`autotests = false`); `layout`
+//! checks that.
 //!
 //! Tests run in parallel threads of this one process, so a test must not change what the
 //! process shares: no `set_current_dir`, no `set_var`, and scratch files in its own temporary
@@ -29,6 +30,7 @@ mod headless;
 mod history;
 mod hostile;
 mod labels;
+mod layout;
 mod lint;
 mod live_save;
 mod memory;

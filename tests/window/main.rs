@@ -5,7 +5,7 @@
 //!
 //! A binary of their own, apart from the headless `suite`, so that a machine without Xvfb can
 //! still run every headless test (`cargo test --test suite`). A new window test goes into a
-//! module here.
+//! module here; `suite`'s `layout` module checks that no test file is left out.
 //!
 //! Tests run in parallel threads of this one process, so each writes only into its own
 //! temporary folder and changes nothing the process shares (current folder, environment).
