@@ -311,11 +311,17 @@ fn an_interrupted_study_resumes_where_it_stopped() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let start = std::time::Instant::now();
-    while std::fs::read_to_string(&paused).map_or(0, |t| t.lines().count()) < 20 {
-        assert!(start.elapsed().as_secs() < 60, "the study never started");
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
+    let started = common::patiently(|| {
+        if std::fs::read_to_string(&paused).map_or(0, |t| t.lines().count()) >= 20 {
+            return Some(());
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("the study ended ({status}) before it could be interrupted");
+        }
+        std::thread::sleep(common::POLL);
+        None
+    });
+    assert!(started.is_some(), "the study never wrote 20 lines");
     interrupt(&mut child);
     let _ = child.wait();
     // Whole lines only: the interruption may have torn the last one.

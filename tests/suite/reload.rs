@@ -11,10 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
-
-/// How long any one change may take to show (generous: CI machines are busy).
-const PATIENCE: Duration = Duration::from_secs(10);
+use std::time::Duration;
 
 /// A running `agentbox headless --realtime` and what it has printed.
 struct Live {
@@ -75,46 +72,46 @@ impl Live {
         live
     }
 
-    /// Reads trace lines until one satisfies `pred`; fails the test after [`PATIENCE`].
+    /// Reads trace lines until one satisfies `pred`; fails the test if agentbox exits first or
+    /// none does within [`common::PATIENCE`].
     fn until(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
-        let start = Instant::now();
-        while start.elapsed() < PATIENCE {
-            match self.trace.recv_timeout(Duration::from_millis(100)) {
-                Ok(line) => {
-                    self.latest = Some(line.clone());
-                    if pred(&line) {
-                        return line;
-                    }
-                }
-                Err(_) => {
-                    if let Ok(Some(status)) = self.child.try_wait() {
-                        panic!(
-                            "agentbox exited ({status}) waiting for {what}; stderr:\n{}",
-                            self.err()
-                        );
-                    }
-                }
+        let found = common::patiently(|| {
+            let next = self.trace.recv_timeout(Duration::from_millis(100));
+            if let Ok(line) = next {
+                self.latest = Some(line.clone());
+                return pred(&line).then_some(line);
             }
-        }
-        panic!(
-            "timed out waiting for {what}; last trace line: {:?}\nstderr:\n{}",
-            self.latest,
-            self.err()
-        );
+            if let Ok(Some(status)) = self.child.try_wait() {
+                panic!(
+                    "agentbox exited ({status}) waiting for {what}; stderr:\n{}",
+                    self.err()
+                );
+            }
+            None
+        });
+        found.unwrap_or_else(|| {
+            panic!(
+                "timed out waiting for {what}; last trace line: {:?}\nstderr:\n{}",
+                self.latest,
+                self.err()
+            )
+        })
     }
 
     /// Waits until stderr contains `needle`.
     fn until_err(&mut self, needle: &str) {
-        let start = Instant::now();
-        while start.elapsed() < PATIENCE {
+        let found = common::patiently(|| {
             if self.err().contains(needle) {
-                return;
+                return Some(());
             }
             // Keep reading the trace so the process never blocks on a full pipe.
             while self.trace.try_recv().is_ok() {}
-            std::thread::sleep(Duration::from_millis(10));
+            std::thread::sleep(common::POLL);
+            None
+        });
+        if found.is_none() {
+            panic!("stderr never said {needle:?}:\n{}", self.err());
         }
-        panic!("stderr never said {needle:?}:\n{}", self.err());
     }
 
     fn err(&self) -> String {
@@ -397,7 +394,13 @@ fn a_folder_that_disappears_is_reported_and_picked_up_when_back() {
 #[test]
 fn one_save_prints_one_reload_line() {
     use std::io::Write;
-    let dir = scratch(&[("scene.yaml", SCENE), ("scripts/a.lua", STILL)]);
+    // A second agent whose script is saved last, as a marker (below).
+    let scene = format!("{SCENE}  - id: z\n    at: [8, 3]\n    script: scripts/z.lua\n");
+    let dir = scratch(&[
+        ("scene.yaml", &scene),
+        ("scripts/a.lua", STILL),
+        ("scripts/z.lua", STILL),
+    ]);
     let mut live = Live::start(dir.path(), "scene.yaml");
     live.until("standing", |l| action(l, "a") == "stop");
     // An editor's save: truncate, write, and close a moment later, so the close's event comes
@@ -407,12 +410,12 @@ fn one_save_prints_one_reload_line() {
     f.flush().unwrap();
     live.until("the saved version", |l| action(l, "a") == "chase");
     drop(f);
-    // Let any late event land and be polled (ticks are 10 ms apart).
-    let start = Instant::now();
-    while start.elapsed() < Duration::from_millis(500) {
-        while live.trace.try_recv().is_ok() {}
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    // Then a save of the marker: the watcher delivers events in the order they happened, so
+    // once z.lua's save is reloaded the close of a.lua has been polled too, in the same poll or
+    // an earlier one; and a poll reloads its scripts in path order, a.lua before z.lua. So a
+    // second reload line for a.lua would already be on stderr.
+    live.write("scripts/z.lua", CHASE);
+    live.until_err("reloaded scripts/z.lua");
     let err = live.err();
     assert_eq!(
         err.matches("reloaded scripts/a.lua").count(),

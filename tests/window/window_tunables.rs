@@ -6,8 +6,10 @@
 use crate::common;
 use agentbox_session::history::{self, Input};
 use common::*;
+use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::sync::mpsc::{channel, RecvTimeoutError};
+use std::time::Duration;
 
 const SCENE: &str = "\
 # A runner whose goal column is a tunable.
@@ -71,7 +73,7 @@ fn a_slider_change_survives_a_script_reload_and_saving_keeps_comments() {
     let input_file = dir.path().join("input.jsonl");
     std::fs::write(&input_file, input.join("\n")).unwrap();
     let shot = dir.path().join("tunables.png");
-    let child = window_command(dir.path())
+    let mut child = window_command(dir.path())
         .arg("run")
         .arg(dir.path().join("scene.yaml"))
         .args(["--frames", "1200", "--input"])
@@ -81,22 +83,37 @@ fn a_slider_change_survives_a_script_reload_and_saving_keeps_comments() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("xvfb-run is installed (see README)");
+    // The window's stderr, line by line, as it comes.
+    let (lines, said) = channel();
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    std::thread::spawn(move || {
+        for line in stderr.lines().map_while(Result::ok) {
+            if lines.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    // Wait for the window to say it saved the session (frame 40), then save the script.
     let session_file = dir.path().join("scene.session.json");
-    let started = Instant::now();
-    while !session_file.exists() {
-        assert!(
-            started.elapsed() < Duration::from_secs(120),
-            "no session file"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    std::fs::write(dir.path().join("runner.lua"), RUNNER_2).unwrap();
-    let out = child.wait_with_output().unwrap();
+    let saved_line = format!("saved {}", session_file.display());
+    let mut err = String::new();
+    let saved = common::patiently(|| match said.recv_timeout(Duration::from_millis(100)) {
+        Ok(line) => {
+            err.push_str(&line);
+            err.push('\n');
+            line.starts_with(&saved_line).then_some(())
+        }
+        Err(RecvTimeoutError::Timeout) => None,
+        Err(RecvTimeoutError::Disconnected) => panic!("the window ended without saving:\n{err}"),
+    });
     assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        saved.is_some(),
+        "the window never saved the session:\n{err}"
     );
+    std::fs::write(dir.path().join("runner.lua"), RUNNER_2).unwrap();
+    let status = child.wait().unwrap();
+    err.extend(said.iter().map(|line| line + "\n"));
+    assert!(status.success(), "{err}");
 
     let rec = history::load_recording(&session_file).unwrap();
     let set = rec
