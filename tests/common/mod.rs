@@ -8,6 +8,29 @@ pub mod limited;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+/// How long a test waits for something it expects to happen (a reload applied, a trace line, a
+/// file written) before it fails. Only a failing test waits this long: every wait returns as
+/// soon as its event arrives, so the bound is generous for a machine busy with other builds.
+pub const PATIENCE: Duration = Duration::from_secs(60);
+
+/// How often a wait looks again at something that sends no event (a file growing).
+pub const POLL: Duration = Duration::from_millis(5);
+
+/// Calls `check` until it gives a value, for at most [`PATIENCE`]; `None` if it never did.
+/// `check` waits for its event itself, briefly (a channel's `recv_timeout`, the file watcher's
+/// `wait`, or a [`POLL`] sleep), and may fail the test at once when the event can no longer
+/// come (the process it waits on has ended).
+pub fn patiently<T>(mut check: impl FnMut() -> Option<T>) -> Option<T> {
+    let start = Instant::now();
+    while start.elapsed() < PATIENCE {
+        if let Some(value) = check() {
+            return Some(value);
+        }
+    }
+    None
+}
 
 /// The project root (where `scenes/` and `scripts/` live).
 pub fn root() -> PathBuf {
@@ -30,6 +53,30 @@ pub fn agentbox_in(dir: &Path, args: &[&str]) -> Output {
         .current_dir(dir)
         .output()
         .expect("the agentbox binary runs")
+}
+
+/// Runs `test` in a process of its own, for a test that measures the whole process (its
+/// resident size), which the other tests, running in threads of the same process, would
+/// disturb. This test binary is started again on the one test `name` (its path in the binary,
+/// `module::function`); there `test` runs, and here the child must pass that one test.
+pub fn alone(name: &str, test: impl FnOnce()) {
+    const CHILD: &str = "AGENTBOX_TEST_ALONE";
+    if std::env::var_os(CHILD).is_some_and(|n| n == name) {
+        test();
+        return;
+    }
+    let out = Command::new(std::env::current_exe().expect("the test binary's path"))
+        .args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD, name)
+        .output()
+        .expect("the test binary runs");
+    let (said, err) = (stdout(&out), stderr(&out));
+    assert!(
+        out.status.success() && said.contains("test result: ok. 1 passed"),
+        "{name}, run alone, did not pass:\n{said}\n{err}"
+    );
+    // What the test printed, shown as its own output would be.
+    eprint!("{err}");
 }
 
 pub fn stdout(o: &Output) -> String {

@@ -1,0 +1,642 @@
+//! `agentbox compare` and `merge` end to end: the shipped pursuit study (the interceptor ahead
+//! of the plain chaser), compare's runs being headless runs, shards as separate processes
+//! merged into the unsharded file, an interrupted study resumed, substitutions of required
+//! modules, bad input, and the cluster examples run as their engines would run them.
+
+use crate::common;
+use agentbox_session::experiment;
+use common::{agentbox, root, scratch, stderr, stdout};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const INTERCEPTOR: &str = "interceptor:scripts/plain_chaser.lua=scripts/interceptor.lua";
+/// Environment variables that would pick a shard: cleared so a test is not sharded by the
+/// machine it runs on.
+const SHARD_VARS: [&str; 5] = [
+    "JOB_COMPLETION_INDEX",
+    "SLURM_ARRAY_TASK_ID",
+    "SLURM_ARRAY_TASK_COUNT",
+    "SLURM_ARRAY_TASK_MIN",
+    "SLURM_ARRAY_TASK_MAX",
+];
+
+/// `agentbox` from the project root, with `env` set and no inherited shard variables.
+fn command(args: &[&str], env: &[(&str, &str)]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_agentbox"));
+    c.args(args).current_dir(root());
+    for v in SHARD_VARS {
+        c.env_remove(v);
+    }
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c
+}
+
+fn run(args: &[&str], env: &[(&str, &str)]) -> Output {
+    command(args, env).output().expect("agentbox runs")
+}
+
+fn text(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn the_interceptor_is_ahead_of_the_plain_chaser_over_40_seeds() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("pursuit.jsonl");
+    let o = run(
+        &[
+            "compare",
+            "scenes/pursuit.yaml",
+            "--variant",
+            "chaser",
+            "--variant",
+            INTERCEPTOR,
+            "--seeds",
+            "1..40",
+            "--out",
+            s(&out),
+        ],
+        &[],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let summary = stdout(&o);
+    assert!(
+        summary.contains("80 of 80 runs, 300 ticks each"),
+        "{summary}"
+    );
+    assert!(summary.contains("2000 resamples"), "{summary}");
+    assert!(summary.contains("baseline: chaser"), "{summary}");
+    let merged = experiment::merge(std::slice::from_ref(&out), None).unwrap();
+    // The header names the build, the scene and the hash of every script read.
+    let h = &merged.header;
+    assert_eq!((h.ticks, h.seeds), (300, [1, 40]));
+    assert!(h.build.starts_with("agentbox "), "{}", h.build);
+    for script in [
+        "scripts/plain_chaser.lua",
+        "scripts/interceptor.lua",
+        "scripts/runner.lua",
+    ] {
+        let bytes = std::fs::read(root().join(script)).unwrap();
+        use sha2::Digest;
+        let hex: String = sha2::Sha256::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(h.scripts.get(script), Some(&hex), "{script}");
+    }
+    let v = &merged.summary.variants;
+    assert_eq!(
+        (v[0].name.as_str(), v[1].name.as_str()),
+        ("chaser", "interceptor")
+    );
+    let (chaser, interceptor) = (&v[0].reach[0], &v[1].reach[0]);
+    assert_eq!(chaser.key, "hunter->prey");
+    let (c, i) = (
+        chaser.time.clone().unwrap(),
+        interceptor.time.clone().unwrap(),
+    );
+    assert_eq!((c.n, i.n), (40, 40));
+    assert!(
+        i.high < c.low,
+        "the interceptor's interval [{}, {}] is below the chaser's [{}, {}]",
+        i.low,
+        i.high,
+        c.low,
+        c.high
+    );
+    assert!(interceptor.caught >= chaser.caught);
+    let diff = interceptor.time_diff.clone().unwrap();
+    assert!(diff.high < 0.0, "paired difference {diff:?}");
+    // The seed moves the starts: the runs differ.
+    for name in ["chaser", "interceptor"] {
+        let runs: Vec<_> = merged.runs.iter().filter(|r| r.variant == name).collect();
+        let times: std::collections::BTreeSet<Option<u64>> =
+            runs.iter().map(|r| r.reach["hunter->prey"]).collect();
+        let gaps: std::collections::BTreeSet<u64> = runs
+            .iter()
+            .map(|r| r.metrics["gap"].unwrap().to_bits())
+            .collect();
+        assert!(times.len() >= 10, "{name}: {times:?}");
+        assert_eq!(
+            gaps.len(),
+            40,
+            "{name}: every seed's pair ends apart differently"
+        );
+    }
+}
+
+#[test]
+fn a_compare_run_is_the_headless_run_of_its_seed() {
+    let o = run(
+        &[
+            "compare",
+            "scenes/pursuit.yaml",
+            "--seeds",
+            "1..2",
+            "--jobs",
+            "2",
+        ],
+        &[],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3, "a header and two runs");
+    assert_eq!(lines[0]["agentbox"], "compare");
+    assert!(stderr(&o).contains("baseline: baseline"), "{}", stderr(&o));
+    for line in &lines[1..] {
+        let seed = line["seed"].as_u64().unwrap().to_string();
+        let trace = common::trace("scenes/pursuit.yaml", 300, &["--seed", &seed]);
+        let d: Vec<f64> = trace
+            .iter()
+            .map(|t| common::distance(common::pos(t, "hunter-1"), common::pos(t, "prey-1")))
+            .collect();
+        // Trace positions are rounded to 1e-4.
+        let first = d
+            .iter()
+            .position(|&d| d <= 0.6 + 1e-3)
+            .map(|i| i as u64 + 1);
+        let reach = line["reach"]["hunter->prey"].as_u64();
+        assert_eq!(reach, first, "seed {seed}");
+        let contacts: usize = trace
+            .iter()
+            .map(|t| t["events"].as_array().unwrap().len())
+            .sum();
+        assert_eq!(
+            line["contacts"].as_u64(),
+            Some(contacts as u64),
+            "seed {seed}"
+        );
+        let x = common::pos(&trace[299], "prey-1").0;
+        assert!((line["metrics"]["prey_x"].as_f64().unwrap() - x).abs() < 1e-3);
+    }
+}
+
+fn study(out: &Path, extra: &[&str]) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "compare",
+        "scenes/pursuit.yaml",
+        "--variant",
+        "chaser",
+        "--variant",
+        INTERCEPTOR,
+        "--ticks",
+        "150",
+        "--jobs",
+        "2",
+        "--out",
+        s(out),
+    ]
+    .map(String::from)
+    .to_vec();
+    args.extend(extra.iter().map(|a| a.to_string()));
+    args
+}
+
+fn args(a: &[String]) -> Vec<&str> {
+    a.iter().map(String::as_str).collect()
+}
+
+#[test]
+fn three_shards_in_separate_processes_merge_into_the_unsharded_study() {
+    let dir = tempfile::tempdir().unwrap();
+    let full = dir.path().join("full.jsonl");
+    let o = run(&args(&study(&full, &["--seeds", "1..12"])), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let shard = |k: u32| dir.path().join(format!("shard{k}.jsonl"));
+    // One shard by flag, one as a Kubernetes Indexed Job, one as a Slurm array task.
+    let a1 = study(&shard(1), &["--seeds", "1..12", "--shard", "1/3"]);
+    let a2 = study(&shard(2), &["--seeds", "1..12", "--shards", "3"]);
+    let a3 = study(&shard(3), &["--seeds", "1..12"]);
+    let children: Vec<_> = [
+        command(&args(&a1), &[]),
+        command(&args(&a2), &[("JOB_COMPLETION_INDEX", "1")]),
+        command(
+            &args(&a3),
+            &[
+                ("SLURM_ARRAY_TASK_ID", "3"),
+                ("SLURM_ARRAY_TASK_MIN", "1"),
+                ("SLURM_ARRAY_TASK_COUNT", "3"),
+            ],
+        ),
+    ]
+    .into_iter()
+    .map(|mut c| {
+        c.stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    })
+    .collect();
+    for child in children {
+        let o = child.wait_with_output().unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for k in 1..=3 {
+        let t = text(&shard(k));
+        assert!(t
+            .lines()
+            .next()
+            .unwrap()
+            .contains(&format!("\"shard\":\"{k}/3\"")));
+        let runs: Vec<&str> = t.lines().skip(1).collect();
+        assert_eq!(runs.len(), 8, "24 runs in 3 shards");
+        for r in runs {
+            assert!(seen.insert(r.to_string()), "a run in two shards: {r}");
+        }
+    }
+    let merged = dir.path().join("merged.jsonl");
+    let shards: Vec<PathBuf> = (1..=3).map(shard).collect();
+    let mut m = vec!["merge".to_string()];
+    m.extend(shards.iter().map(|p| s(p).to_string()));
+    m.extend(["--out".to_string(), s(&merged).to_string()]);
+    let o = run(&args(&m), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("24 of 24 runs"), "{}", stdout(&o));
+    let (full_text, merged_text) = (text(&full), text(&merged));
+    let sorted = |t: &str| {
+        let mut l: Vec<String> = t.lines().skip(1).map(String::from).collect();
+        l.sort();
+        l
+    };
+    assert_eq!(sorted(&merged_text), sorted(&full_text));
+    assert_eq!(
+        merged_text, full_text,
+        "the merged file is the unsharded file"
+    );
+    // Two shards of three: runs are missing (exit 4); another study's file: refused (exit 1).
+    let o = run(&["merge", s(&shards[0]), s(&shards[1])], &[]);
+    assert_eq!(o.status.code(), Some(4), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("8 of 24 runs are missing"),
+        "{}",
+        stderr(&o)
+    );
+    let other = dir.path().join("other.jsonl");
+    let o = run(
+        &args(&study(&other, &["--seeds", "1..3", "--shard", "2/3"])),
+        &[],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(&["merge", s(&shards[0]), s(&other)], &[]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("does not match"), "{}", stderr(&o));
+}
+
+#[test]
+fn an_interrupted_study_resumes_where_it_stopped() {
+    let dir = tempfile::tempdir().unwrap();
+    let whole = dir.path().join("whole.jsonl");
+    let paused = dir.path().join("paused.jsonl");
+    let seeds = ["--seeds", "1..400"];
+    let o = run(&args(&study(&whole, &seeds)), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let total = text(&whole).lines().count();
+    assert_eq!(total, 801);
+    // Start it again elsewhere, one run at a time, and stop it (Ctrl-C) part way.
+    let mut a = study(&paused, &seeds);
+    let jobs = a.iter().position(|x| x == "--jobs").unwrap();
+    a[jobs + 1] = "1".into();
+    let mut child = command(&args(&a), &[])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = common::patiently(|| {
+        if std::fs::read_to_string(&paused).map_or(0, |t| t.lines().count()) >= 20 {
+            return Some(());
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("the study ended ({status}) before it could be interrupted");
+        }
+        std::thread::sleep(common::POLL);
+        None
+    });
+    assert!(started.is_some(), "the study never wrote 20 lines");
+    interrupt(&mut child);
+    let _ = child.wait();
+    // Whole lines only: the interruption may have torn the last one.
+    let cut = text(&paused).matches('\n').count();
+    assert!(
+        cut < total,
+        "the study was interrupted ({cut} of {total} lines)"
+    );
+    // An interrupted write leaves a torn line: it is dropped, not taken for a run.
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&paused)
+        .unwrap();
+    std::io::Write::write_all(&mut f, b"{\"variant\":\"cha").unwrap();
+    drop(f);
+    let o = run(&args(&study(&paused, &seeds)), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let said = stdout(&o);
+    assert!(
+        said.contains(&format!("{} already recorded", cut - 1)),
+        "{said}"
+    );
+    assert_eq!(
+        text(&paused),
+        text(&whole),
+        "the resumed file is the whole study"
+    );
+    // Done: running it again makes nothing.
+    let o = run(&args(&study(&paused, &seeds)), &[]);
+    assert!(
+        stdout(&o).starts_with("0 runs made, 800 already recorded"),
+        "{}",
+        stdout(&o)
+    );
+    // Another study into the same file is refused, and the file is left alone.
+    let o = run(&args(&study(&paused, &["--seeds", "1..401"])), &[]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("header differs"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("`seeds`"), "{}", stderr(&o));
+    assert_eq!(text(&paused), text(&whole));
+    // Nor is a file that is not a study, even one without a whole line.
+    let notes = dir.path().join("notes.txt");
+    std::fs::write(&notes, "my notes").unwrap();
+    let o = run(&args(&study(&notes, &["--seeds", "1..2"])), &[]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("not an `agentbox compare` file"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(text(&notes), "my notes");
+}
+
+/// Ctrl-C for a child: SIGINT where there are signals.
+fn interrupt(child: &mut std::process::Child) {
+    #[cfg(unix)]
+    {
+        // SAFETY: kill(2) with the pid of a child this test started and has not yet waited
+        // for, so the pid cannot have been reused.
+        let r = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+        assert_eq!(r, 0);
+    }
+    #[cfg(not(unix))]
+    child.kill().unwrap();
+}
+
+const GOAL_SCENE: &str = r#"
+name: goals
+map:
+  rows: |
+    ############
+    #..........#
+    ############
+agents:
+  - { id: walker, at: [1, 1], script: walker.lua, speed: 4 }
+  - { id: broken, at: [10, 1], script: broken.lua }
+metrics:
+  x: world:agent("walker").pos.x
+  nothing: nil
+  broken: "1 +"
+"#;
+
+#[test]
+fn variants_replace_required_modules_and_script_errors_are_counted() {
+    let dir = scratch(&[
+        ("goals.yaml", GOAL_SCENE),
+        (
+            "walker.lua",
+            "local goal = require(\"lib.goal\")\nlocal M = {}\nfunction M.decide(self, world) return move.to(goal) end\nreturn M\n",
+        ),
+        ("broken.lua", "local M = {}\nfunction M.decide(self, world) error(\"boom\") end\nreturn M\n"),
+        ("lib/goal.lua", "return {3, 1}\n"),
+        ("lib/far.lua", "return {9, 1}\n"),
+    ]);
+    let scene = dir.path().join("goals.yaml");
+    let module = dir.path().join("lib/goal.lua");
+    let far = format!("far:{}={}", s(&module), s(&dir.path().join("lib/far.lua")));
+    let o = run(
+        &[
+            "compare",
+            s(&scene),
+            "--variant",
+            "near",
+            "--variant",
+            &far,
+            "--seeds",
+            "1..2",
+            "--ticks",
+            "60",
+        ],
+        &[],
+    );
+    assert!(
+        o.status.success(),
+        "script errors are not fatal: {}",
+        stderr(&o)
+    );
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 5);
+    let x = |i: usize| lines[i]["metrics"]["x"].as_f64().unwrap();
+    assert!(
+        (x(1) - 3.0).abs() < 0.1 && (x(3) - 9.0).abs() < 0.1,
+        "{lines:?}"
+    );
+    for line in &lines[1..] {
+        assert_eq!(
+            line["errors"], 3,
+            "the failing script, the nil metric and the broken one: {line}"
+        );
+        assert_eq!(line["metrics"]["nothing"], serde_json::Value::Null);
+        assert_eq!(line["metrics"]["broken"], serde_json::Value::Null);
+    }
+    assert!(
+        stderr(&o).contains("warning: metric `broken` does not compile"),
+        "{}",
+        stderr(&o)
+    );
+    let scripts = lines[0]["scripts"].as_object().unwrap();
+    assert!(
+        scripts.keys().any(|k| k.ends_with("far.lua")),
+        "{scripts:?}"
+    );
+    assert!(
+        scripts.keys().any(|k| k.ends_with("goal.lua")),
+        "{scripts:?}"
+    );
+}
+
+#[test]
+fn bad_input_exits_1_with_a_clear_message() {
+    let cases: [(&[&str], &str); 6] = [
+        (
+            &["compare", "scenes/none.yaml", "--seeds", "1..2"],
+            "cannot read scene file",
+        ),
+        (
+            &["compare", "scenes/pursuit.yaml", "--seeds", "5..2"],
+            "after the last",
+        ),
+        (
+            &[
+                "compare",
+                "scenes/pursuit.yaml",
+                "--seeds",
+                "1",
+                "--variant",
+                "x:scripts/hunter.lua=scripts/interceptor.lua",
+            ],
+            "neither a script of",
+        ),
+        (
+            &[
+                "compare",
+                "scenes/pursuit.yaml",
+                "--seeds",
+                "1",
+                "--variant",
+                "x:scripts/plain_chaser.lua",
+            ],
+            "is not FROM=TO",
+        ),
+        (
+            &[
+                "compare",
+                "scenes/pursuit.yaml",
+                "--seeds",
+                "1",
+                "--variant",
+                "a",
+                "--variant",
+                "a",
+            ],
+            "two variants have this name",
+        ),
+        (
+            &[
+                "compare",
+                "scenes/pursuit.yaml",
+                "--seeds",
+                "1",
+                "--shard",
+                "4/3",
+            ],
+            "does not exist",
+        ),
+    ];
+    for (a, message) in cases {
+        let o = agentbox(a);
+        assert_eq!(o.status.code(), Some(1), "{a:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(message), "{a:?}: {}", stderr(&o));
+        assert!(stdout(&o).is_empty(), "{a:?}");
+    }
+}
+
+/// The `agentbox compare` words of a shell command line in the examples, split as a shell
+/// would split these simple ones.
+fn words(line: &str) -> Vec<String> {
+    line.split_whitespace()
+        .map(|w| w.trim_matches('"').to_string())
+        .collect()
+}
+
+#[test]
+fn the_cluster_examples_parse_and_run_as_their_engines_would_run_them() {
+    let dir = tempfile::tempdir().unwrap();
+    // Kubernetes: an Indexed Job whose completions are the study's --shards.
+    let job: serde_yaml::Value =
+        serde_yaml::from_str(&text(&root().join("examples/cluster/job.yaml"))).unwrap();
+    assert_eq!(job["kind"], "Job");
+    assert_eq!(job["apiVersion"], "batch/v1");
+    let spec = &job["spec"];
+    assert_eq!(spec["completionMode"], "Indexed");
+    let completions = spec["completions"].as_u64().unwrap();
+    let container = &spec["template"]["spec"]["containers"][0];
+    assert!(spec["template"]["spec"]["restartPolicy"].as_str().is_some());
+    let cmd: Vec<String> = container["command"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .chain(container["args"].as_sequence().into_iter().flatten())
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    let shell = cmd.last().unwrap().clone();
+    assert_eq!(&cmd[..2], ["sh", "-c"], "{cmd:?}");
+    let line = shell
+        .lines()
+        .find(|l| l.contains("agentbox compare"))
+        .unwrap();
+    let w = words(line);
+    let at = |flag: &str| w.iter().position(|x| x == flag).map(|i| w[i + 1].clone());
+    assert_eq!(at("--shards"), Some(completions.to_string()));
+    // Run each index's command line as the Job would, then merge.
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_agentbox"));
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out_dir = s(dir.path()).to_string();
+    for index in 0..completions {
+        let mut c = Command::new("sh");
+        c.arg("-c").arg(&shell).current_dir(root());
+        for v in SHARD_VARS {
+            c.env_remove(v);
+        }
+        c.env("PATH", &path)
+            .env("JOB_COMPLETION_INDEX", index.to_string())
+            .env("RESULTS", &out_dir)
+            .env("SEEDS", "1..6")
+            .env("TICKS", "60");
+        let o = c.output().unwrap();
+        assert!(o.status.success(), "index {index}: {}", stderr(&o));
+    }
+    let files: Vec<PathBuf> = (0..completions)
+        .map(|i| dir.path().join(format!("shard-{i}.jsonl")))
+        .collect();
+    let m = experiment::merge(&files, None).unwrap();
+    assert_eq!(m.runs.len() as u64, m.header.total_runs());
+    assert_eq!(m.header.total_runs(), 12);
+
+    // Slurm: an array job of N tasks running the same study.
+    let script = text(&root().join("examples/cluster/slurm.sh"));
+    assert!(script.starts_with("#!/bin/bash"));
+    let array = script
+        .lines()
+        .find_map(|l| l.strip_prefix("#SBATCH --array="))
+        .unwrap();
+    let (lo, hi) = array.split_once('-').unwrap();
+    let (lo, hi): (u64, u64) = (lo.parse().unwrap(), hi.trim().parse().unwrap());
+    let slurm = dir.path().join("slurm");
+    std::fs::create_dir(&slurm).unwrap();
+    for task in lo..=hi {
+        let mut c = Command::new("bash");
+        c.arg(root().join("examples/cluster/slurm.sh"))
+            .current_dir(root());
+        for v in SHARD_VARS {
+            c.env_remove(v);
+        }
+        c.env("PATH", &path)
+            .env("SLURM_ARRAY_TASK_ID", task.to_string())
+            .env("SLURM_ARRAY_TASK_MIN", lo.to_string())
+            .env("SLURM_ARRAY_TASK_MAX", hi.to_string())
+            .env("SLURM_ARRAY_TASK_COUNT", (hi - lo + 1).to_string())
+            .env("RESULTS", s(&slurm))
+            .env("SEEDS", "1..6")
+            .env("TICKS", "60");
+        let o = c.output().unwrap();
+        assert!(o.status.success(), "task {task}: {}", stderr(&o));
+    }
+    let files: Vec<PathBuf> = (lo..=hi)
+        .map(|t| slurm.join(format!("shard-{t}.jsonl")))
+        .collect();
+    let m2 = experiment::merge(&files, None).unwrap();
+    assert_eq!(m2.runs, m.runs, "both engines ran the same study");
+}
