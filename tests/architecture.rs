@@ -24,7 +24,7 @@ const ENGINES: [(&str, &str); 4] = [
 /// What each module of the core may name in the core, besides itself, bottom-up.
 const CORE_RULES: &[(&str, &[&str])] = &[
     ("files", &[]),
-    ("movingai", &[]),
+    ("movingai", &["files"]),
     ("world", &[]),
     ("nav", &["world"]),
     ("movement", &["world", "nav"]),

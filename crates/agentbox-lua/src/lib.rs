@@ -23,7 +23,6 @@ pub mod plot;
 mod predicate;
 pub mod registry;
 mod sandbox;
-pub mod sources;
 mod tunable;
 mod views;
 
@@ -47,8 +46,6 @@ pub use budget::{Mode as BudgetMode, DEFAULT_INSTRUCTIONS, DEFAULT_MEMORY};
 pub use draw::{
     Color as DrawColor, Drawn, Frame as DrawFrame, Query as SightQuery, Shape as DrawShape,
 };
-pub use files::ScriptFiles;
-pub use sandbox::read_script;
 
 /// The registry table of every agent's `self` by id, for `world:memory(id)`.
 pub(crate) const SELVES: &str = "agentbox.selves";
@@ -191,11 +188,6 @@ pub struct ScriptHost {
     victims: std::cell::RefCell<BTreeMap<usize, usize>>,
 }
 
-/// Reads a script file as the host does (regular files only, bounded in size).
-pub fn read_script_file(path: &Path) -> std::io::Result<Vec<u8>> {
-    sandbox::read_script(path)
-}
-
 /// The name Lua reports for a script (`scripts/x.lua`).
 fn display(path: &Path) -> String {
     path.display().to_string()
@@ -329,11 +321,6 @@ impl ScriptHost {
         })
     }
 
-    /// Reads scripts and modules through `sources` from now on (see [`sources::Sources`]).
-    pub fn set_sources(&mut self, sources: sources::Sources) {
-        self.lua.set_app_data(sources);
-    }
-
     /// Sets the work budget of one call of `init`, `decide` or `on_reload` (see `budget.rs`).
     pub fn set_instruction_budget(&mut self, instructions: u64) {
         self.budget.set_instructions(instructions);
@@ -352,7 +339,7 @@ impl ScriptHost {
     }
 
     /// Reads every later script load and `require` through `files` instead of the disk.
-    pub fn set_files(&mut self, files: std::rc::Rc<dyn ScriptFiles>) {
+    pub fn set_files(&mut self, files: Rc<dyn agentbox_core::files::Files>) {
         self.lua.set_app_data(files::Installed(files));
     }
 
@@ -424,7 +411,7 @@ impl ScriptHost {
             error.message = in_script(&name, &error.message);
             error
         };
-        let source = files::read_source(&self.lua, path)
+        let source = files::read_script(&self.lua, path)
             .map_err(|e| ScriptError::runtime(format!("{name}: cannot read script: {e}")))?;
         let root = path.parent().unwrap_or(Path::new(".")).to_path_buf();
         let ctx = sandbox::new_context(&self.lua, &root, load).map_err(|e| located(&e))?;

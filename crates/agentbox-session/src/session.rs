@@ -5,10 +5,10 @@
 //! no clock and draws nothing.
 
 use crate::watch::FileWatcher;
+use agentbox_core::files::{Disk, Files};
 use agentbox_core::scene::{self, Scene};
 use agentbox_core::sim::{Simulation, TickReport};
 use agentbox_core::world::{centre_of, Agent, Brain, ScriptError, Tile, World};
-use agentbox_lua::sources::Sources;
 use agentbox_lua::ScriptHost;
 /// What scripts drew and the sight queries they made in a tick (`Session::take_drawn`), for
 /// the window.
@@ -32,8 +32,9 @@ pub struct Session {
     scene_error: Option<String>,
     /// Whether script errors stay off stderr (the test runner reports them itself).
     quiet: bool,
-    /// Where the scene and scripts are read from (the disk, or a history's pinned versions).
-    sources: Sources,
+    /// Where the scene and scripts are read from (the disk, a history's recorded files, a
+    /// study's files read once).
+    files: Rc<dyn Files>,
 }
 
 /// What applying a file change did, for the terminal and the window.
@@ -80,44 +81,33 @@ impl Session {
     /// Like [`Session::open`]; with `quiet`, script errors are kept (see
     /// [`Session::current_errors`] and the tick reports) but not printed.
     pub fn open_with(path: &Path, seed: Option<u64>, quiet: bool) -> Result<Self, String> {
-        Self::open_sourced(path, seed, quiet, Sources::disk())
+        Self::open_reading(path, seed, quiet, Rc::new(Disk))
     }
 
     /// Like [`Session::open_with`], reading the scene, its scripts and their modules through
-    /// `sources` then and on every reload (see `history/`).
-    pub fn open_sourced(
+    /// `files` then and on every reload (a history's recorded files, see `history/`).
+    pub fn open_reading(
         path: &Path,
         seed: Option<u64>,
         quiet: bool,
-        sources: Sources,
+        files: Rc<dyn Files>,
     ) -> Result<Self, String> {
-        let scene = load_scene(&sources, path, seed).map_err(|e| e.to_string())?;
-        Self::from_sourced_scene(scene, seed, quiet, sources, |_| {})
+        let scene = scene::load_from(&*files, path, seed).map_err(|e| e.to_string())?;
+        Self::from_scene(scene, seed, quiet, files)
     }
 
     /// A session of a scene already loaded (with `seed` applied, as [`scene::load_with_seed`]
-    /// does); `setup` prepares the script host before the scripts load (an experiment
-    /// installs the files its runs read). With `quiet`, script errors are kept, not printed.
+    /// does), whose scripts and modules are read through `files` (an experiment's, read once).
+    /// With `quiet`, script errors are kept, not printed.
     pub fn from_scene(
         scene: Scene,
         seed: Option<u64>,
         quiet: bool,
-        setup: impl FnOnce(&mut ScriptHost),
-    ) -> Result<Self, String> {
-        Self::from_sourced_scene(scene, seed, quiet, Sources::disk(), setup)
-    }
-
-    fn from_sourced_scene(
-        scene: Scene,
-        seed: Option<u64>,
-        quiet: bool,
-        sources: Sources,
-        setup: impl FnOnce(&mut ScriptHost),
+        files: Rc<dyn Files>,
     ) -> Result<Self, String> {
         let world = seeded(scene.world.clone(), seed);
         let mut host = ScriptHost::new(world.seed).map_err(|e| format!("cannot start Lua: {e}"))?;
-        host.set_sources(sources.clone());
-        setup(&mut host);
+        host.set_files(Rc::clone(&files));
         apply_budget(&mut host, &scene)?;
         for script in &scene.scripts {
             if let Err(e) = host.load(script) {
@@ -133,18 +123,13 @@ impl Session {
             seed_override: seed,
             host,
             scene_error: None,
-            sources,
+            files,
         })
     }
 
     /// Whether script errors stay off stderr (a replay is quiet; the run it becomes may not be).
     pub fn set_quiet(&mut self, quiet: bool) {
         self.quiet = quiet;
-    }
-
-    /// Where this session reads its files from.
-    pub fn sources(&self) -> &Sources {
-        &self.sources
     }
 
     pub fn world(&self) -> &World {
@@ -384,8 +369,6 @@ impl Session {
             agent.error = None;
             n += 1;
         }
-        // The script host's list of who decides goes by the roster.
-        world.roster = agentbox_core::world::new_roster();
         n
     }
 
@@ -411,7 +394,7 @@ impl Session {
     /// the new scene (`live_bench save`, docs/benchmarks.md).
     fn reload_scene(&mut self) -> Reload {
         let path = self.scene.path.clone();
-        let new = match load_scene(&self.sources, &path, self.seed_override) {
+        let new = match scene::load_from(&*self.files, &path, self.seed_override) {
             Ok(s) => s,
             Err(e) => {
                 let message = e.to_string();
@@ -528,25 +511,6 @@ impl Session {
     pub fn reset(&mut self) {
         self.sim = Simulation::new(seeded(self.scene.world.clone(), self.seed_override));
         self.host.reset_agents();
-    }
-}
-
-/// Reads and builds the scene file through `sources`.
-fn load_scene(
-    sources: &Sources,
-    path: &Path,
-    seed: Option<u64>,
-) -> Result<Scene, scene::SceneErrors> {
-    match sources.read(path, |p| {
-        agentbox_core::files::read_bounded(p, agentbox_core::files::MAX_SCENE_BYTES)
-    }) {
-        Ok(bytes) => scene::load_bytes(path, &bytes, seed),
-        Err(e) => Err(scene::SceneErrors(vec![scene::SceneError {
-            file: path.to_path_buf(),
-            line: 1,
-            column: 1,
-            message: format!("cannot read scene file: {e}"),
-        }])),
     }
 }
 

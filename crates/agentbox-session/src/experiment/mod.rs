@@ -25,6 +25,7 @@ pub mod sweep;
 
 use crate::session::Session;
 use agentbox_core::expect::{FirstReach, Metrics};
+use agentbox_core::files::{Disk, FileKind, Files};
 use agentbox_core::scene::{self, Scene};
 use agentbox_core::sim::Event;
 use agentbox_lua::ScriptHost;
@@ -261,13 +262,13 @@ fn run_one(plan: &Plan, variant: usize, seed: u64) -> Result<Run, String> {
         params,
         ..
     } = &plan.variants[variant];
-    let reader: Rc<dyn agentbox_lua::ScriptFiles> = Rc::new(Reader(Arc::clone(files)));
+    let reader: Rc<dyn Files> = Rc::new(Reader(Arc::clone(files)));
     let metrics = scene.metrics.clone();
     let instructions = scene.budget.instructions;
     let mut watch = monitors::Monitors::new(&scene.monitors, seed, instructions)?;
     let watching = !watch.is_empty();
     let mut points = Vec::new();
-    let mut session = Session::from_scene(scene, Some(seed), true, |host| host.set_files(reader))?;
+    let mut session = Session::from_scene(scene, Some(seed), true, reader)?;
     let mut errors = session.current_errors().len() as u64;
     let mut reach = FirstReach::new(session.scene().expect.as_ref());
     reach.observe(session.world());
@@ -411,7 +412,7 @@ fn prepare(
     seeds: [u64; 2],
     shard: Option<Shard>,
 ) -> Result<(Plan, Header, Vec<String>), String> {
-    let scene_bytes = std::fs::read(&opts.scene).map_err(|e| {
+    let scene_bytes = Disk.read(&opts.scene, FileKind::Scene).map_err(|e| {
         format!(
             "{}: error: cannot read scene file: {e}",
             opts.scene.display()
@@ -443,7 +444,7 @@ fn prepare(
             }
         }
         let files = Arc::new(VariantFiles::new(Arc::clone(&library), &v.replace));
-        let reader: Rc<dyn agentbox_lua::ScriptFiles> = Rc::new(Reader(Arc::clone(&files)));
+        let reader: Rc<dyn Files> = Rc::new(Reader(Arc::clone(&files)));
         let scene_bytes = if v.params.is_empty() {
             None
         } else {
@@ -464,7 +465,7 @@ fn prepare(
         });
         let own = scene_for(&plan, plan.variants.len() - 1, seeds[0])
             .map_err(|e| format!("--variant {}: {e}", v.name))?;
-        Session::from_scene(own, Some(seeds[0]), true, |h| h.set_files(reader))?;
+        Session::from_scene(own, Some(seeds[0]), true, reader)?;
         for (from, _) in &v.replace {
             if !files.was_used(from) {
                 return Err(format!(
