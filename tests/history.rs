@@ -420,7 +420,7 @@ fn shown_text(s: &dyn history::Shown) -> String {
         "tick {} goal {:?} map {} {:?}\n{:?}\n",
         w.tick,
         w.goal,
-        w.map_version,
+        w.map_version(),
         s.current_errors(),
         w.agents
     );

@@ -29,7 +29,7 @@ mod views;
 use agentbox_core::sim::{Decider, Decision};
 use agentbox_core::world::script_error::error_line;
 use agentbox_core::world::spatial::{FastMap, Fnv1a};
-use agentbox_core::world::{rng, Agent, Brain, ErrorKind, ScriptError, World};
+use agentbox_core::world::{rng, Agent, Brain, ErrorKind, Roster, ScriptError, World};
 use api::CurrentWorld;
 use budget::{Budget, Stop};
 use convert::json_to_lua;
@@ -81,7 +81,7 @@ struct Slot {
     /// table's registry reference, and the world roster. While no script has loaded since,
     /// the module, its generation and `init` are known good, so the raw loop may run it; while
     /// the roster stays, so is the agent's script.
-    checked: Option<(u64, std::ffi::c_int, u64)>,
+    checked: Option<(u64, std::ffi::c_int, Roster)>,
 }
 
 /// Agents' slots by agent id, and each agent index's slot as found for the current world
@@ -92,7 +92,7 @@ struct Slots {
     free: Vec<usize>,
     by_id: FastMap<String, usize>,
     at: Vec<usize>,
-    roster: u64,
+    roster: Roster,
 }
 
 impl Slots {
@@ -101,8 +101,8 @@ impl Slots {
     }
 
     /// Starts a round for a world with this agent roster.
-    fn begin_round(&mut self, roster: u64) {
-        if roster == 0 || roster != self.roster {
+    fn begin_round(&mut self, roster: Roster) {
+        if !roster.is_known() || roster != self.roster {
             self.at.clear();
             self.roster = roster;
         }
@@ -775,7 +775,7 @@ impl ScriptHost {
                 slot.seen_generation = None;
                 None
             } else {
-                Some((generations, module_ref, world.roster))
+                Some((generations, module_ref, world.roster()))
             };
         }
         match outcome {
@@ -790,11 +790,11 @@ impl ScriptHost {
     fn plan_turns(&mut self, world: &World) {
         let stamp = (
             self.generations,
-            world.roster,
+            world.roster(),
             self.hot.views.roster(),
             self.slot_changes,
         );
-        if world.roster != 0 && self.turns.stamp == Some(stamp) {
+        if world.roster().is_known() && self.turns.stamp == Some(stamp) {
             return;
         }
         let views = Rc::clone(&self.hot.views);
@@ -1025,7 +1025,7 @@ enum Turn {
 struct Turns {
     /// What the list was made for: the load generation, the world's roster, the views'
     /// roster and the host's slot changes.
-    stamp: Option<(u64, u64, u64, u64)>,
+    stamp: Option<(u64, Roster, u64, u64)>,
     list: Vec<Turn>,
 }
 
@@ -1046,8 +1046,8 @@ fn ready(
     let k = slots.find(index, &agent.id)?;
     let slot = slots.all.get(k)?.as_ref()?;
     let (checked, module, roster) = slot.checked?;
-    let same_script =
-        (roster != 0 && roster == world.roster) || slot.script.as_os_str() == script.as_os_str();
+    let same_script = (roster.is_known() && roster == world.roster())
+        || slot.script.as_os_str() == script.as_os_str();
     if checked != generations
         || slot.seen_generation.is_none()
         || !same_script
@@ -1145,7 +1145,7 @@ impl Decider for ScriptHost {
         self.lua.set_app_data(CurrentWorld(Rc::clone(world)));
         self.hot.set_world(Some(world));
         self.hot.views.begin_round(world);
-        self.slots.begin_round(world.roster);
+        self.slots.begin_round(world.roster());
         // A failure here only means views are made one by one on first use.
         let _ = self.hot.views.prepare(&self.lua, world);
         self.plan_turns(world);

@@ -79,7 +79,7 @@ impl TickReport {
 impl Simulation {
     pub fn new(mut world: World) -> Self {
         world.reindex();
-        world.roster = crate::world::new_roster();
+        world.new_roster();
         world.seal();
         Simulation {
             keyboard_agents: keyboard_agents(&world),
@@ -117,7 +117,7 @@ impl Simulation {
         self.dirty = true;
         let world = Rc::make_mut(&mut self.world);
         // The caller may change the agent list: caches by agent index must check again.
-        world.roster = crate::world::new_roster();
+        world.new_roster();
         world.unseal();
         world
     }
@@ -132,7 +132,7 @@ impl Simulation {
         if !self
             .world
             .waypoint_table
-            .is_current(&self.world.waypoints, self.world.map_version)
+            .is_current(&self.world.waypoints, self.world.map_version())
         {
             // The node table is built once and again only when the map or the nodes change.
             let table = crate::nav::waypoints::build(&self.world, &self.world.waypoints);
@@ -340,7 +340,7 @@ fn apply(world: &mut World, index: usize, decision: &mut Decision, report: &mut 
     apply_to(agent, decision, report);
     if suspends {
         // The deciders' caches of who decides go by the roster.
-        world.roster = crate::world::new_roster();
+        world.new_roster();
     }
 }
 
