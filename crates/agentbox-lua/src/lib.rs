@@ -1216,7 +1216,7 @@ impl Decider for ScriptHost {
         out
     }
 
-    fn take_said(&mut self) -> agentbox_core::sim::Said {
+    fn take_remarks(&mut self) -> agentbox_core::sim::Remarks {
         let labels = match self.lua.app_data_ref::<Rc<label::Labels>>() {
             Some(l) => l.take(),
             None => Vec::new(),
@@ -1225,7 +1225,7 @@ impl Decider for ScriptHost {
             Some(out) => out.take_lines(),
             None => Vec::new(),
         };
-        agentbox_core::sim::Said { labels, prints }
+        agentbox_core::sim::Remarks { labels, prints }
     }
 }
 

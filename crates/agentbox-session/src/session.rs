@@ -262,8 +262,8 @@ impl Session {
             }
             // Labels and print lines go on as from the host itself: an observed tick is the
             // same tick (a default here would drop them from the trace and its hashes).
-            fn take_said(&mut self) -> agentbox_core::sim::Said {
-                agentbox_core::sim::Decider::take_said(self.host)
+            fn take_remarks(&mut self) -> agentbox_core::sim::Remarks {
+                agentbox_core::sim::Decider::take_remarks(self.host)
             }
         }
         let report = self.sim.step(&mut Observed {

@@ -16,7 +16,7 @@ pub mod decider;
 pub mod events;
 pub mod trace;
 
-pub use decider::{Decider, Decision, Said};
+pub use decider::{Decider, Decision, Remarks};
 pub use events::Event;
 
 use crate::movement::{self, slide::slide};
@@ -151,11 +151,11 @@ impl Simulation {
             world.seal();
         }
         let decisions = decider.decide(&self.world);
-        let said = decider.take_said();
+        let remarks = decider.take_remarks();
         let keyboard = self.keyboard;
         let world = Rc::make_mut(&mut self.world);
         let mut report = TickReport::default();
-        for (i, label) in said.labels {
+        for (i, label) in remarks.labels {
             if let Some(agent) = world.agents.get_mut(i) {
                 agent.label = label.map(String::into_boxed_str);
             }
@@ -261,7 +261,7 @@ impl Simulation {
         world.seal();
 
         let walls = std::mem::take(&mut report.events);
-        report.events = said
+        report.events = remarks
             .prints
             .into_iter()
             .map(|(agent, text)| Event::Print { agent, text })

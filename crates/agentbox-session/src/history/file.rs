@@ -11,7 +11,7 @@
 //! ```
 
 use super::{Blob, FileRead};
-use super::{Event, Input, Recording};
+use super::{Input, Recording, TimedInput};
 use agentbox_core::files::{Disk, FileKind, Files, ReadError};
 use glam::IVec2;
 use serde::{Deserialize, Serialize};
@@ -251,7 +251,7 @@ pub fn from_text(text: &str, origin: &Path) -> Result<Recording, String> {
             InputForm::Resume(a) => Input::Resume(a),
             InputForm::Tunable { name, value } => Input::Tunable { name, value },
         };
-        events.push(Event { at: e.at, input });
+        events.push(TimedInput { at: e.at, input });
     }
     Ok(Recording {
         scene: form.scene,

@@ -27,7 +27,7 @@ mod frames;
 
 pub use file::{load as load_recording, save as save_recording};
 pub use files::{Blob, FileRead, HistoryFiles};
-pub use frames::{Frame, Frames, Shown, FRAMES_MAX_BYTES, FRAME_EVERY};
+pub use frames::{Frame, Frames, TickView, FRAMES_MAX_BYTES, FRAME_EVERY};
 
 use crate::session::{Reload, Session};
 use crate::watch::FileWatcher;
@@ -68,7 +68,7 @@ pub enum Input {
 
 /// An input and when it was applied: after `at` ticks, before tick `at + 1`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Event {
+pub struct TimedInput {
     pub at: u64,
     pub input: Input,
 }
@@ -80,7 +80,7 @@ pub struct Recording {
     pub scene: PathBuf,
     pub seed: Option<u64>,
     /// In the order applied; the first is the opening read of the files.
-    pub events: Vec<Event>,
+    pub events: Vec<TimedInput>,
     /// Ticks run.
     pub ticks: u64,
     /// The trace line's hash after every [`HASH_EVERY`]th tick.
@@ -157,7 +157,7 @@ impl History {
             recording: Recording {
                 scene: live.scene_path().to_path_buf(),
                 seed,
-                events: vec![Event {
+                events: vec![TimedInput {
                     at: 0,
                     input: Input::Files {
                         changed: Vec::new(),
@@ -236,7 +236,7 @@ impl History {
         if let Some(f) = self.frames.as_mut() {
             f.input();
         }
-        self.recording.events.push(Event {
+        self.recording.events.push(TimedInput {
             at: self.recording.ticks,
             input,
         });
@@ -425,7 +425,7 @@ impl History {
     }
 }
 
-fn is_opening(e: &Event) -> bool {
+fn is_opening(e: &TimedInput) -> bool {
     e.at == 0 && matches!(&e.input, Input::Files { changed, .. } if changed.is_empty())
 }
 
