@@ -419,10 +419,6 @@ impl Session {
         world.waypoints = start.waypoints.clone();
         world.tick_rate = start.tick_rate;
         world.name = start.name.clone();
-        // Agents are matched by id. A save usually keeps the agents in their order, so each
-        // is first looked for at its own index; the maps by id are built only when one is
-        // not there (an agent added, removed or moved in the file).
-        let old_agents = &old_start.world.agents;
         // Tunables are live values: a kept agent keeps its own, unless the file's changed.
         let tunable_params: Vec<&str> = self
             .scene
@@ -430,59 +426,12 @@ impl Session {
             .iter()
             .map(|t| t.param.as_str())
             .collect();
-        let mut old_at: Option<HashMap<&str, usize>> = None;
-        // The running agents, moved out so the kept ones are not copied; ids are unique.
-        let mut running: Vec<Option<Agent>> = std::mem::take(&mut world.agents)
-            .into_iter()
-            .map(Some)
-            .collect();
-        let mut running_at: Option<HashMap<String, usize>> = None;
-        let mut agents = Vec::with_capacity(start.agents.len());
-        let mut fresh_ids = Vec::new();
-        for (i, fresh) in start.agents.iter().enumerate() {
-            let old = match old_agents.get(i) {
-                Some(old) if old.id == fresh.id => Some(old),
-                _ => old_at
-                    .get_or_insert_with(|| {
-                        old_agents
-                            .iter()
-                            .enumerate()
-                            .map(|(j, a)| (a.id.as_str(), j))
-                            .collect()
-                    })
-                    .get(fresh.id.as_str())
-                    .map(|&j| &old_agents[j]),
-            };
-            let unchanged = old.is_some_and(|old| same_entry(old, fresh, &tunable_params));
-            let kept = if !unchanged {
-                None
-            } else if running
-                .get(i)
-                .is_some_and(|a| a.as_ref().is_some_and(|a| a.id == fresh.id))
-            {
-                running[i].take()
-            } else {
-                let at = running_at.get_or_insert_with(|| {
-                    running
-                        .iter()
-                        .enumerate()
-                        .filter_map(|(j, a)| Some((a.as_ref()?.id.clone(), j)))
-                        .collect()
-                });
-                at.get(&fresh.id).and_then(|&j| running[j].take())
-            };
-            match kept {
-                Some(mut kept) => {
-                    step_out_of_walls(world, &mut kept);
-                    agents.push(kept);
-                }
-                None => {
-                    fresh_ids.push(fresh.id.clone());
-                    agents.push(fresh.clone());
-                }
-            }
-        }
-        world.agents = agents;
+        let fresh_ids = keep_running_agents(
+            world,
+            &old_start.world.agents,
+            &start.agents,
+            &tunable_params,
+        );
         self.host.retain_agents(world);
         for id in fresh_ids {
             self.host.forget_agent(&id);
@@ -512,6 +461,75 @@ impl Session {
         self.sim = Simulation::new(seeded(self.scene.world.clone(), self.seed_override));
         self.host.reset_agents();
     }
+}
+
+/// Puts the agents of a reloaded scene (`fresh_agents`) into the running world: an agent whose
+/// entry is the same as in the scene before (`old_agents`; tunable `params` aside) keeps
+/// running as it is (stepped out of a new wall if it is in one); any other starts afresh.
+/// Returns the ids of the agents that start afresh.
+fn keep_running_agents(
+    world: &mut World,
+    old_agents: &[Agent],
+    fresh_agents: &[Agent],
+    tunable_params: &[&str],
+) -> Vec<String> {
+    // Agents are matched by id. A save usually keeps the agents in their order, so each
+    // is first looked for at its own index; the maps by id are built only when one is
+    // not there (an agent added, removed or moved in the file).
+    let mut old_at: Option<HashMap<&str, usize>> = None;
+    // The running agents, moved out so the kept ones are not copied; ids are unique.
+    let mut running: Vec<Option<Agent>> = std::mem::take(&mut world.agents)
+        .into_iter()
+        .map(Some)
+        .collect();
+    let mut running_at: Option<HashMap<String, usize>> = None;
+    let mut agents = Vec::with_capacity(fresh_agents.len());
+    let mut fresh_ids = Vec::new();
+    for (i, fresh) in fresh_agents.iter().enumerate() {
+        let old = match old_agents.get(i) {
+            Some(old) if old.id == fresh.id => Some(old),
+            _ => old_at
+                .get_or_insert_with(|| {
+                    old_agents
+                        .iter()
+                        .enumerate()
+                        .map(|(j, a)| (a.id.as_str(), j))
+                        .collect()
+                })
+                .get(fresh.id.as_str())
+                .map(|&j| &old_agents[j]),
+        };
+        let unchanged = old.is_some_and(|old| same_entry(old, fresh, tunable_params));
+        let kept = if !unchanged {
+            None
+        } else if running
+            .get(i)
+            .is_some_and(|a| a.as_ref().is_some_and(|a| a.id == fresh.id))
+        {
+            running[i].take()
+        } else {
+            let at = running_at.get_or_insert_with(|| {
+                running
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(j, a)| Some((a.as_ref()?.id.clone(), j)))
+                    .collect()
+            });
+            at.get(&fresh.id).and_then(|&j| running[j].take())
+        };
+        match kept {
+            Some(mut kept) => {
+                step_out_of_walls(world, &mut kept);
+                agents.push(kept);
+            }
+            None => {
+                fresh_ids.push(fresh.id.clone());
+                agents.push(fresh.clone());
+            }
+        }
+    }
+    world.agents = agents;
+    fresh_ids
 }
 
 /// Sets the host's limits from the scene's `budget:`.

@@ -643,14 +643,14 @@ fn variants_of(opts: &CompareOptions) -> Result<Vec<Variant>, String> {
     Ok(variants)
 }
 
+/// Where the runs' lines go, and the runs already there (see [`open_out`]).
+type OpenedOut = (Box<dyn Write>, Option<Vec<RunLine>>);
+
 /// Where the runs' lines go: standard output, or `--out` opened to append. `Some` with the
 /// runs `--out` already holds when it holds this study (a line cut short by an interruption
 /// dropped); `None` when the header is still to be written (a new, empty or cut-short file,
 /// or standard output). A file of another study, or not of `agentbox compare`, is refused.
-fn open_out(
-    opts: &CompareOptions,
-    header: &Header,
-) -> Result<(Box<dyn Write>, Option<Vec<RunLine>>), String> {
+fn open_out(opts: &CompareOptions, header: &Header) -> Result<OpenedOut, String> {
     let Some(path) = &opts.out else {
         return Ok((Box::new(std::io::BufWriter::new(std::io::stdout())), None));
     };

@@ -205,52 +205,7 @@ pub fn from_text(text: &str, origin: &Path) -> Result<Recording, String> {
             ));
         }
         last = e.at;
-        let input = match e.input {
-            InputForm::Files { changed, reads } => {
-                let mut out = Vec::with_capacity(reads.len());
-                for r in reads {
-                    let read: FileRead = match (r.file, r.error) {
-                        (Some(k), None) => match blobs.get(&k) {
-                            Some(b) => Ok(b.clone()),
-                            None => {
-                                return Err(format!(
-                                    "{}: event {i} reads {} as file {k}, which is not in \"files\"",
-                                    origin.display(),
-                                    r.path.display()
-                                ))
-                            }
-                        },
-                        // Only the text and whether the file was missing are kept.
-                        (None, Some(message)) if r.missing => Err(ReadError::Missing(message)),
-                        (None, Some(message)) => Err(ReadError::Other(message)),
-                        _ => {
-                            return Err(format!(
-                                "{}: event {i}: a read of {} needs either \"file\" or \"error\"",
-                                origin.display(),
-                                r.path.display()
-                            ))
-                        }
-                    };
-                    out.push((r.path, read));
-                }
-                Input::Files {
-                    changed,
-                    reads: out,
-                }
-            }
-            InputForm::Keyboard(d) => Input::Keyboard(from_tile(d).clamp(-IVec2::ONE, IVec2::ONE)),
-            InputForm::Terrain { tile: t, id } => Input::Terrain {
-                tile: from_tile(t),
-                id,
-            },
-            InputForm::Place { agent, tile: t } => Input::Place {
-                agent,
-                tile: from_tile(t),
-            },
-            InputForm::Goal(g) => Input::Goal(g.map(from_tile)),
-            InputForm::Resume(a) => Input::Resume(a),
-            InputForm::Tunable { name, value } => Input::Tunable { name, value },
-        };
+        let input = input_from(e.input, &blobs, i, origin)?;
         events.push(TimedInput { at: e.at, input });
     }
     Ok(Recording {
@@ -260,6 +215,71 @@ pub fn from_text(text: &str, origin: &Path) -> Result<Recording, String> {
         ticks: form.ticks,
         hashes: form.hashes,
     })
+}
+
+/// An input from its session-file form; `blobs` are the file's stored versions by key, `i`
+/// and `origin` name the event in errors.
+fn input_from(
+    input: InputForm,
+    blobs: &BTreeMap<String, Blob>,
+    i: usize,
+    origin: &Path,
+) -> Result<Input, String> {
+    Ok(match input {
+        InputForm::Files { changed, reads } => Input::Files {
+            changed,
+            reads: reads_from(reads, blobs, i, origin)?,
+        },
+        InputForm::Keyboard(d) => Input::Keyboard(from_tile(d).clamp(-IVec2::ONE, IVec2::ONE)),
+        InputForm::Terrain { tile: t, id } => Input::Terrain {
+            tile: from_tile(t),
+            id,
+        },
+        InputForm::Place { agent, tile: t } => Input::Place {
+            agent,
+            tile: from_tile(t),
+        },
+        InputForm::Goal(g) => Input::Goal(g.map(from_tile)),
+        InputForm::Resume(a) => Input::Resume(a),
+        InputForm::Tunable { name, value } => Input::Tunable { name, value },
+    })
+}
+
+/// The reads of a `files` event from their session-file form: each names a stored version
+/// (`blobs`, by key) or keeps a failure's text and whether the file was missing.
+fn reads_from(
+    reads: Vec<ReadForm>,
+    blobs: &BTreeMap<String, Blob>,
+    i: usize,
+    origin: &Path,
+) -> Result<Vec<(PathBuf, FileRead)>, String> {
+    let mut out = Vec::with_capacity(reads.len());
+    for r in reads {
+        let read: FileRead = match (r.file, r.error) {
+            (Some(k), None) => match blobs.get(&k) {
+                Some(b) => Ok(b.clone()),
+                None => {
+                    return Err(format!(
+                        "{}: event {i} reads {} as file {k}, which is not in \"files\"",
+                        origin.display(),
+                        r.path.display()
+                    ))
+                }
+            },
+            // Only the text and whether the file was missing are kept.
+            (None, Some(message)) if r.missing => Err(ReadError::Missing(message)),
+            (None, Some(message)) => Err(ReadError::Other(message)),
+            _ => {
+                return Err(format!(
+                    "{}: event {i}: a read of {} needs either \"file\" or \"error\"",
+                    origin.display(),
+                    r.path.display()
+                ))
+            }
+        };
+        out.push((r.path, read));
+    }
+    Ok(out)
 }
 
 /// Writes a recording to a session file.
