@@ -43,6 +43,12 @@ pub fn too_deep_flow(text: &str, max: usize) -> Option<usize> {
 /// The first bound `text` breaks: flow nesting deeper than `max_depth`, or more than
 /// `max_values` values (counted as the tokenizer sees them: each key, scalar and flow
 /// collection).
+///
+/// Longer than 80 lines on purpose: it is one pass over the bytes whose state (position,
+/// flow depth, line start and indentation, block scalar, entry start, value count) lives in
+/// locals shared by its two halves, the block context and the flow context; split, every
+/// half would take all of it by reference, and the pass is easier to check against YAML's
+/// rules when each byte's case is read in one place.
 pub fn scan(text: &str, max_depth: usize, max_values: usize) -> Option<Exceeded> {
     let b = text.as_bytes();
     let n = b.len();
