@@ -20,7 +20,7 @@ use std::rc::Rc;
 
 /// What [`Session::tick_observed`] shows a tick's decisions to, with the world they were
 /// made for.
-pub type Observer<'a> = dyn FnMut(&World, &[(usize, agentbox_core::sim::Decision)]) + 'a;
+pub(crate) type Observer<'a> = dyn FnMut(&World, &[(usize, agentbox_core::sim::Decision)]) + 'a;
 
 /// One scene being run.
 pub struct Session {
@@ -86,7 +86,7 @@ impl Session {
 
     /// Like [`Session::open_with`], reading the scene, its scripts and their modules through
     /// `files` then and on every reload (a history's recorded files, see `history/`).
-    pub fn open_reading(
+    pub(crate) fn open_reading(
         path: &Path,
         seed: Option<u64>,
         quiet: bool,
@@ -99,7 +99,7 @@ impl Session {
     /// A session of a scene already loaded (with `seed` applied, as [`scene::load_with_seed`]
     /// does), whose scripts and modules are read through `files` (an experiment's, read once).
     /// With `quiet`, script errors are kept, not printed.
-    pub fn from_scene(
+    pub(crate) fn from_scene(
         scene: Scene,
         seed: Option<u64>,
         quiet: bool,
@@ -128,7 +128,7 @@ impl Session {
     }
 
     /// Whether script errors stay off stderr (a replay is quiet; the run it becomes may not be).
-    pub fn set_quiet(&mut self, quiet: bool) {
+    pub(crate) fn set_quiet(&mut self, quiet: bool) {
         self.quiet = quiet;
     }
 
@@ -150,7 +150,7 @@ impl Session {
         (self.sim.world_rc(), &mut self.host)
     }
 
-    pub fn sim_mut(&mut self) -> &mut Simulation {
+    pub(crate) fn sim_mut(&mut self) -> &mut Simulation {
         &mut self.sim
     }
 
@@ -249,7 +249,7 @@ impl Session {
     /// [`Session::tick`], with the tick's decisions shown to `observe` (with the world they
     /// were made for) before they are applied: the history keeps them, so a past tick can be
     /// shown again without Lua.
-    pub fn tick_observed(&mut self, observe: &mut Observer) -> TickReport {
+    pub(crate) fn tick_observed(&mut self, observe: &mut Observer) -> TickReport {
         struct Observed<'a> {
             host: &'a mut ScriptHost,
             observe: &'a mut Observer<'a>,
@@ -540,7 +540,7 @@ fn apply_budget(host: &mut ScriptHost, scene: &Scene) -> Result<(), String> {
 
 /// The free tile nearest to `from` (by straight-line distance; ties go to the smaller row,
 /// then the smaller column), if the map has one.
-pub fn nearest_free_tile(world: &World, from: Tile) -> Option<Tile> {
+fn nearest_free_tile(world: &World, from: Tile) -> Option<Tile> {
     let (w, h) = (world.grid().width(), world.grid().height());
     let limit = w.max(h) + from.x.abs().max(from.y.abs());
     let mut best: Option<(i64, i32, i32)> = None;

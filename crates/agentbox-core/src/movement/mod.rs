@@ -3,37 +3,37 @@
 //! Each primitive is a pure function in its own file (naming its published source in its doc)
 //! that returns how far to move this tick, the state it keeps across ticks (a route, a
 //! Bresenham path, a tracing start, a direction) and debug shapes for the overlays; the
-//! simulation applies the move and resolves walls with [`slide::slide`]. Grid algorithms
+//! simulation applies the move and resolves walls with `slide::slide`. Grid algorithms
 //! (tracing, crumbs, roads, wall tracing) step from tile centre to tile centre through
-//! [`tiles::drive`] whatever the agent's motion; line-of-sight chase and random avoidance step on
+//! `tiles::drive` whatever the agent's motion; line-of-sight chase and random avoidance step on
 //! tiles for tile agents and move continuously for free ones; continuous primitives (chase,
 //! evade, intercept, potentials) move freely, or pick the best neighbour tile for
 //! tile-stepping agents. Nothing
 //! here draws, reads input or names mlua, macroquad or notify.
 
-pub mod basic_chase;
-pub mod basic_evade;
-pub mod chase;
+pub(crate) mod basic_chase;
+pub(crate) mod basic_evade;
+pub(crate) mod chase;
 pub mod crumbs;
-pub mod dirs;
-pub mod evade;
-pub mod flow_to;
-pub mod follow_route;
-pub mod go_to;
-pub mod intercept;
-pub mod los_chase;
+pub(crate) mod dirs;
+pub(crate) mod evade;
+pub(crate) mod flow_to;
+pub(crate) mod follow_route;
+pub(crate) mod go_to;
+pub(crate) mod intercept;
+pub(crate) mod los_chase;
 pub mod potential;
-pub mod road;
-pub mod slide;
-pub mod steer;
-pub mod tank;
-pub mod tiles;
-pub mod trace;
-pub mod turn;
-pub mod walk;
-pub mod wall_trace;
-pub mod wander_avoid;
-pub mod waypoints;
+pub(crate) mod road;
+pub(crate) mod slide;
+pub(crate) mod steer;
+pub(crate) mod tank;
+pub(crate) mod tiles;
+pub(crate) mod trace;
+pub(crate) mod turn;
+pub(crate) mod walk;
+pub(crate) mod wall_trace;
+pub(crate) mod wander_avoid;
+pub(crate) mod waypoints;
 
 use crate::world::{
     centre_of, tile_of, Action, Agent, MoveMemory, Role, Route, Shape, Tile, World,

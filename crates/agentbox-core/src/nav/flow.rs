@@ -20,7 +20,7 @@
 //! sqrt 2 diagonal) times that cell's entry cost; a diagonal step obeys the diagonal rule on
 //! its two side cells. The search runs backwards from the goal, so `cost(x)` is the cheapest
 //! cost of walking from `x` to the goal and `next(x)` is the first step of such a walk; ties
-//! go to the neighbour found first in [`DIRS`] order, so a field is the same on every run.
+//! go to the neighbour found first in `DIRS` order, so a field is the same on every run.
 //!
 //! Like the rest of `nav/`, this module only reads the world and never names an engine crate.
 
@@ -106,7 +106,7 @@ impl FlowField {
         DIRS.get(d as usize).map(|&(dx, dy)| t + IVec2::new(dx, dy))
     }
 
-    /// The step directions of every cell (indices into [`DIRS`] or [`NO_STEP`]), row-major.
+    /// The step directions of every cell (indices into `DIRS` or [`NO_STEP`]), row-major.
     pub fn dirs(&self) -> &[u8] {
         &self.dir
     }

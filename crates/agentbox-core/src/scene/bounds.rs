@@ -2,7 +2,7 @@
 //!
 //! YAML parsers keep one "possible key" per open flow collection (`[` or `{`) and re-check all
 //! of them at every token, so a file of 200 KB nested 50,000 deep costs billions of steps
-//! before any depth limit of theirs is reached. [`too_deep_flow`] finds the first bracket past
+//! before any depth limit of theirs is reached. [`scan`] finds the first bracket past
 //! [`MAX_FLOW_DEPTH`] in one linear pass over the text, so such a file is refused at once with
 //! its place. Block nesting (indentation, `- - -`) costs the parser nothing extra and is
 //! stopped by its own limit, [`MAX_DEPTH`].
@@ -29,15 +29,6 @@ pub enum Exceeded {
     FlowDepth(usize),
     /// The value that is one too many starts here.
     Values(usize),
-}
-
-/// The byte offset of the first `[` or `{` that opens a flow collection nested deeper than
-/// `max`, if there is one.
-pub fn too_deep_flow(text: &str, max: usize) -> Option<usize> {
-    match scan(text, max, usize::MAX) {
-        Some(Exceeded::FlowDepth(at)) => Some(at),
-        _ => None,
-    }
 }
 
 /// The first bound `text` breaks: flow nesting deeper than `max_depth`, or more than
@@ -211,6 +202,15 @@ fn end_of_quoted(b: &[u8], i: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The byte offset of the first `[` or `{` that opens a flow collection nested deeper
+    /// than `max`, if there is one.
+    fn too_deep_flow(text: &str, max: usize) -> Option<usize> {
+        match scan(text, max, usize::MAX) {
+            Some(Exceeded::FlowDepth(at)) => Some(at),
+            _ => None,
+        }
+    }
 
     fn nested(depth: usize) -> String {
         format!("a: {}{}\n", "[".repeat(depth), "]".repeat(depth))

@@ -25,11 +25,11 @@
 //! );
 //! ```
 
-pub mod bounds;
+pub(crate) mod bounds;
 mod build;
 pub mod error;
 pub mod file;
-pub mod locate;
+pub(crate) mod locate;
 pub mod numbers;
 pub mod save;
 pub mod schema;

@@ -2,13 +2,13 @@
 //!
 //! A [`History`] wraps the live [`Session`] and records everything that changes the run, as
 //! data ([`Recording`]): the scene file and every version of every script and module it read,
-//! with the tick at which it was loaded (through the log of its [`HistoryFiles`]), and every
+//! with the tick at which it was loaded (through the log of its `HistoryFiles`), and every
 //! input (keyboard direction, painted tiles, dragged agents, the goal, resumes), each stamped
 //! with the number of ticks done when it was applied.
 //!
 //! Lua state beyond `self.memory` (module locals, upvalues, globals) cannot be copied, so a
 //! rewind never restores a copy: [`replay`] opens a fresh session that reads only the recorded
-//! bytes (strict [`HistoryFiles`]) and re-simulates from tick 0 with the recorded inputs. Every
+//! bytes (strict `HistoryFiles`) and re-simulates from tick 0 with the recorded inputs. Every
 //! [`HASH_EVERY`] ticks the live run records the hash of its trace line, and a replay checks
 //! its own against it, so a replay that went astray is reported, never shown as the past.
 //!
@@ -18,7 +18,7 @@
 //! that runs new code is T+1. A headless branch ([`branch_run`]) does the same with another
 //! file's bytes standing in for a script.
 //!
-//! This module reads files only through [`HistoryFiles`] (`files.rs`) and a recording's file
+//! This module reads files only through `HistoryFiles` (`files.rs`) and a recording's file
 //! (`file.rs`); it names no engine crate and draws nothing.
 
 mod file;
@@ -26,7 +26,8 @@ mod files;
 mod frames;
 
 pub use file::{load as load_recording, save as save_recording};
-pub use files::{Blob, FileRead, HistoryFiles};
+use files::HistoryFiles;
+pub use files::{Blob, FileRead};
 pub use frames::{Frame, Frames, TickView, FRAMES_MAX_BYTES, FRAME_EVERY};
 
 use crate::session::{Reload, Session};
