@@ -7,20 +7,7 @@
 //! | an edit of the map | [`World::map_version`]: how many times this world's map was edited | [`World::set_terrain`] and [`World::replace_map`], even when the content comes back | what was planned on the map: agents' routes ([`Route::map_version`]), the waypoint node table |
 //! | the agent list | [`Roster`]: a generation never handed out twice in a process | the simulation, whenever the list may have changed | caches by agent index (the Lua host's slots, its list of turns, its views) |
 //!
-//! **A change of the map** (a painted tile, a reloaded map) goes through [`World::set_terrain`]
-//! or [`World::replace_map`], which move both map keys; nothing else can write them. Caches of
-//! what is a function of the costs alone key by [`MapKey`], so a reset, a reload with the same
-//! map or a restored snapshot finds them again, in any world on the thread. What an agent
-//! planned re-plans after every edit ([`World::map_version`]), so when a route re-plans never
-//! depends on what the map held before: that number counts one world's edits (a copy keeps
-//! it) and means nothing across worlds.
-//!
-//! **A change of the agents** that may change which agent stands at which index, its id, its
-//! brain or whether it is suspended, goes through `Simulation::world_mut` (a reload, a reset
-//! of agents, a drag, a resume), which takes a new [`Roster`]; the simulation also takes one
-//! when a decision suspends an agent. The agents' positions, actions and memory move every tick
-//! and are no part of the roster. A world no simulation holds has [`Roster::UNKNOWN`], which
-//! matches nothing: a cache then checks every agent.
+//! Which key a change of the map or of the agents must move is said on [`Roster`].
 //!
 //! Not a key: `World::seal` is the simulation's promise, while it holds its world between
 //! its re-index and the write-back, that the spatial index describes the agents exactly; a
@@ -75,6 +62,28 @@ fn mix(mut z: u64) -> u64 {
 /// it. A roster is never handed out twice in a process, so a cache kept across worlds (a reset
 /// makes a new world, a replay another) never takes one world's list for another's; only
 /// equality means anything, and no run's output depends on the number.
+///
+/// # Which key a change must move
+///
+/// **A change of the map** (a painted tile, a reloaded map) goes through [`World::set_terrain`]
+/// or [`World::replace_map`], which move both map keys; nothing else can write them. Caches of
+/// what is a function of the costs alone key by [`MapKey`], so a reset, a reload with the same
+/// map or a restored snapshot finds them again, in any world on the thread. What an agent
+/// planned re-plans after every edit ([`World::map_version`]), so when a route re-plans never
+/// depends on what the map held before: that number counts one world's edits (a copy keeps
+/// it) and means nothing across worlds.
+///
+/// **A change of the agents** that may change which agent stands at which index, its id, its
+/// brain or whether it is suspended, goes through `Simulation::world_mut` (a reload, a drag, a
+/// resume) or starts a new `Simulation` (a reset, a replay), each of which takes a new
+/// [`Roster`]; the simulation also takes one when a decision suspends an agent. The agents'
+/// positions, actions and memory move every tick and are no part of the roster. A world no
+/// simulation holds has [`Roster::UNKNOWN`], which matches nothing: a cache then checks every
+/// agent.
+///
+/// [`World::set_terrain`]: super::World::set_terrain
+/// [`World::replace_map`]: super::World::replace_map
+/// [`World::map_version`]: super::World::map_version
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Roster(u64);
 
