@@ -24,9 +24,10 @@ const ENGINES: [(&str, &str); 4] = [
 /// What each module of the core may name in the core, besides itself, bottom-up.
 const CORE_RULES: &[(&str, &[&str])] = &[
     ("files", &[]),
-    ("movingai", &[]),
+    ("lru", &[]),
+    ("movingai", &["files"]),
     ("world", &[]),
-    ("nav", &["world"]),
+    ("nav", &["world", "lru"]),
     ("movement", &["world", "nav"]),
     ("scene", &["world", "files"]),
     ("sim", &["world", "nav", "movement"]),

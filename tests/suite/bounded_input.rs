@@ -98,7 +98,7 @@ fn two_thousand_waypoints_are_refused_and_a_world_with_more_uses_the_first_256()
     let table = &sim.world().waypoint_table;
     assert_eq!(table.nodes.len(), 256);
     assert_eq!(table.next.len(), 256 * 256);
-    assert!(table.is_current(&sim.world().waypoints, sim.world().map_version));
+    assert!(table.is_current(&sim.world().waypoints, sim.world().map_version()));
 }
 
 #[cfg(target_os = "linux")]

@@ -7,6 +7,7 @@
 
 pub mod expect;
 pub mod files;
+mod lru;
 pub mod movement;
 pub mod movingai;
 pub mod nav;

@@ -38,9 +38,18 @@ pub struct Scenario {
     pub optimal: f64,
 }
 
+/// Reads a `.map` or `.scen` file as text (bounded, regular files only: see `crate::files`).
 fn read(path: &Path) -> Result<String, String> {
-    std::fs::read_to_string(path)
-        .map_err(|e| format!("{}: error: cannot read: {e}", path.display()))
+    use crate::files::{Disk, FileKind, Files};
+    let bytes = Disk
+        .read(path, FileKind::MovingAi)
+        .map_err(|e| format!("{}: error: cannot read: {e}", path.display()))?;
+    String::from_utf8(bytes).map_err(|_| {
+        format!(
+            "{}: error: cannot read: stream did not contain valid UTF-8",
+            path.display()
+        )
+    })
 }
 
 /// Parses a `.map` file's text (`type octile`, `height H`, `width W`, `map`, then H rows).

@@ -23,14 +23,13 @@ pub mod plot;
 mod predicate;
 pub mod registry;
 mod sandbox;
-pub mod sources;
 mod tunable;
 mod views;
 
 use agentbox_core::sim::{Decider, Decision};
 use agentbox_core::world::script_error::error_line;
 use agentbox_core::world::spatial::{FastMap, Fnv1a};
-use agentbox_core::world::{rng, Agent, Brain, ErrorKind, ScriptError, World};
+use agentbox_core::world::{rng, Agent, Brain, ErrorKind, Roster, ScriptError, World};
 use api::CurrentWorld;
 use budget::{Budget, Stop};
 use convert::json_to_lua;
@@ -47,8 +46,6 @@ pub use budget::{Mode as BudgetMode, DEFAULT_INSTRUCTIONS, DEFAULT_MEMORY};
 pub use draw::{
     Color as DrawColor, Drawn, Frame as DrawFrame, Query as SightQuery, Shape as DrawShape,
 };
-pub use files::ScriptFiles;
-pub use sandbox::read_script;
 
 /// The registry table of every agent's `self` by id, for `world:memory(id)`.
 pub(crate) const SELVES: &str = "agentbox.selves";
@@ -84,7 +81,7 @@ struct Slot {
     /// table's registry reference, and the world roster. While no script has loaded since,
     /// the module, its generation and `init` are known good, so the raw loop may run it; while
     /// the roster stays, so is the agent's script.
-    checked: Option<(u64, std::ffi::c_int, u64)>,
+    checked: Option<(u64, std::ffi::c_int, Roster)>,
 }
 
 /// Agents' slots by agent id, and each agent index's slot as found for the current world
@@ -95,7 +92,7 @@ struct Slots {
     free: Vec<usize>,
     by_id: FastMap<String, usize>,
     at: Vec<usize>,
-    roster: u64,
+    roster: Roster,
 }
 
 impl Slots {
@@ -104,8 +101,8 @@ impl Slots {
     }
 
     /// Starts a round for a world with this agent roster.
-    fn begin_round(&mut self, roster: u64) {
-        if roster == 0 || roster != self.roster {
+    fn begin_round(&mut self, roster: Roster) {
+        if !roster.is_known() || roster != self.roster {
             self.at.clear();
             self.roster = roster;
         }
@@ -189,11 +186,6 @@ pub struct ScriptHost {
     /// Agents stopped because all scripts together hit the memory cap while they held the
     /// most (by slot, with the bytes they held), told at their next turn.
     victims: std::cell::RefCell<BTreeMap<usize, usize>>,
-}
-
-/// Reads a script file as the host does (regular files only, bounded in size).
-pub fn read_script_file(path: &Path) -> std::io::Result<Vec<u8>> {
-    sandbox::read_script(path)
 }
 
 /// The name Lua reports for a script (`scripts/x.lua`).
@@ -329,11 +321,6 @@ impl ScriptHost {
         })
     }
 
-    /// Reads scripts and modules through `sources` from now on (see [`sources::Sources`]).
-    pub fn set_sources(&mut self, sources: sources::Sources) {
-        self.lua.set_app_data(sources);
-    }
-
     /// Sets the work budget of one call of `init`, `decide` or `on_reload` (see `budget.rs`).
     pub fn set_instruction_budget(&mut self, instructions: u64) {
         self.budget.set_instructions(instructions);
@@ -352,7 +339,7 @@ impl ScriptHost {
     }
 
     /// Reads every later script load and `require` through `files` instead of the disk.
-    pub fn set_files(&mut self, files: std::rc::Rc<dyn ScriptFiles>) {
+    pub fn set_files(&mut self, files: Rc<dyn agentbox_core::files::Files>) {
         self.lua.set_app_data(files::Installed(files));
     }
 
@@ -424,7 +411,7 @@ impl ScriptHost {
             error.message = in_script(&name, &error.message);
             error
         };
-        let source = files::read_source(&self.lua, path)
+        let source = files::read_script(&self.lua, path)
             .map_err(|e| ScriptError::runtime(format!("{name}: cannot read script: {e}")))?;
         let root = path.parent().unwrap_or(Path::new(".")).to_path_buf();
         let ctx = sandbox::new_context(&self.lua, &root, load).map_err(|e| located(&e))?;
@@ -788,7 +775,7 @@ impl ScriptHost {
                 slot.seen_generation = None;
                 None
             } else {
-                Some((generations, module_ref, world.roster))
+                Some((generations, module_ref, world.roster()))
             };
         }
         match outcome {
@@ -803,11 +790,11 @@ impl ScriptHost {
     fn plan_turns(&mut self, world: &World) {
         let stamp = (
             self.generations,
-            world.roster,
+            world.roster(),
             self.hot.views.roster(),
             self.slot_changes,
         );
-        if world.roster != 0 && self.turns.stamp == Some(stamp) {
+        if world.roster().is_known() && self.turns.stamp == Some(stamp) {
             return;
         }
         let views = Rc::clone(&self.hot.views);
@@ -1038,7 +1025,7 @@ enum Turn {
 struct Turns {
     /// What the list was made for: the load generation, the world's roster, the views'
     /// roster and the host's slot changes.
-    stamp: Option<(u64, u64, u64, u64)>,
+    stamp: Option<(u64, Roster, u64, u64)>,
     list: Vec<Turn>,
 }
 
@@ -1059,8 +1046,8 @@ fn ready(
     let k = slots.find(index, &agent.id)?;
     let slot = slots.all.get(k)?.as_ref()?;
     let (checked, module, roster) = slot.checked?;
-    let same_script =
-        (roster != 0 && roster == world.roster) || slot.script.as_os_str() == script.as_os_str();
+    let same_script = (roster.is_known() && roster == world.roster())
+        || slot.script.as_os_str() == script.as_os_str();
     if checked != generations
         || slot.seen_generation.is_none()
         || !same_script
@@ -1158,7 +1145,7 @@ impl Decider for ScriptHost {
         self.lua.set_app_data(CurrentWorld(Rc::clone(world)));
         self.hot.set_world(Some(world));
         self.hot.views.begin_round(world);
-        self.slots.begin_round(world.roster);
+        self.slots.begin_round(world.roster());
         // A failure here only means views are made one by one on first use.
         let _ = self.hot.views.prepare(&self.lua, world);
         self.plan_turns(world);
@@ -1229,7 +1216,7 @@ impl Decider for ScriptHost {
         out
     }
 
-    fn take_said(&mut self) -> agentbox_core::sim::Said {
+    fn take_remarks(&mut self) -> agentbox_core::sim::Remarks {
         let labels = match self.lua.app_data_ref::<Rc<label::Labels>>() {
             Some(l) => l.take(),
             None => Vec::new(),
@@ -1238,7 +1225,7 @@ impl Decider for ScriptHost {
             Some(out) => out.take_lines(),
             None => Vec::new(),
         };
-        agentbox_core::sim::Said { labels, prints }
+        agentbox_core::sim::Remarks { labels, prints }
     }
 }
 

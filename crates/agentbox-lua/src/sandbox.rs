@@ -198,26 +198,6 @@ pub fn protect(lua: &Lua, table: &Table, what: &str) -> mlua::Result<()> {
     protected_tables(lua)?.raw_set(table, what)
 }
 
-pub use agentbox_core::files::MAX_SCRIPT_BYTES;
-
-/// Reads a script or module file: only regular files (a FIFO or a device would hang or never
-/// end), and at most [`MAX_SCRIPT_BYTES`] (the reader scene files use too).
-pub fn read_script(path: &Path) -> std::io::Result<Vec<u8>> {
-    agentbox_core::files::read_bounded(path, MAX_SCRIPT_BYTES)
-}
-
-/// Reads a script or module through the host's [`super::sources::Sources`] (pinned bytes in a
-/// replay or a branch, else the file through [`read_script`]).
-pub fn read_source(lua: &Lua, path: &Path) -> std::io::Result<Vec<u8>> {
-    let sources = lua
-        .app_data_ref::<super::sources::Sources>()
-        .map(|s| s.clone());
-    match sources {
-        Some(s) => s.read(path, read_script),
-        None => read_script(path),
-    }
-}
-
 /// The module files each script load asked for (found or not), by load id: a change to any of
 /// them reloads the script. Kept in the Lua state's app data, filled by `require`.
 #[derive(Default)]
@@ -430,10 +410,11 @@ fn require_in(lua: &Lua, (ctx, name): (Table, String)) -> mlua::Result<Value> {
             format!("require: module {name:?} requires itself (a require cycle)"),
         ));
     }
-    let source = super::files::read_source(lua, &path).map_err(|e| {
-        let why = match e.kind() {
-            std::io::ErrorKind::NotFound => format!("there is no file {}", path.display()),
-            _ => format!("{}: {e}", path.display()),
+    let source = super::files::read_script(lua, &path).map_err(|e| {
+        let why = if e.is_missing() {
+            format!("there is no file {}", path.display())
+        } else {
+            format!("{}: {e}", path.display())
         };
         located(
             lua,

@@ -92,7 +92,7 @@ pub struct Views {
     /// The world being decided (or checked by an `expect` predicate); null outside.
     world: Cell<*const World>,
     /// The world roster the views' agents were last checked against.
-    checked: Cell<u64>,
+    checked: Cell<agentbox_core::world::Roster>,
     /// Agents below this index have been looked at by [`Views::prepare`].
     prepared: Cell<usize>,
     /// Bumped whenever a view index starts showing another agent (caches keyed by index check
@@ -205,7 +205,7 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
     } as c_int;
     let views = Rc::new(Views {
         world: Cell::new(std::ptr::null()),
-        checked: Cell::new(0),
+        checked: Cell::new(agentbox_core::world::Roster::UNKNOWN),
         prepared: Cell::new(0),
         roster: Cell::new(0),
         store: lua.create_table()?,
@@ -585,7 +585,7 @@ impl Views {
     /// (same [`World::roster`]), every view's agent is compared, and caches keyed by view index
     /// are told ([`Self::roster`]) when one shows another agent.
     pub fn begin_round(&self, world: &World) {
-        if world.roster != 0 && world.roster == self.checked.get() {
+        if world.roster().is_known() && world.roster() == self.checked.get() {
             return;
         }
         let ptrs = self.ptrs.borrow();
@@ -596,7 +596,7 @@ impl Views {
                 self.roster.set(self.roster.get() + 1);
             }
         }
-        self.checked.set(world.roster);
+        self.checked.set(world.roster());
         self.prepared.set(0);
     }
 

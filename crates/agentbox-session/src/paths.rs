@@ -177,26 +177,7 @@ pub fn check(
                 }
                 expanded[k] += result.expanded;
                 let at = format!("{scen_name}:{}", s.line);
-                let (worse, problem) = match result.path {
-                    None => (
-                        2,
-                        Some(format!(
-                            "{at}: no path found, expected length {} ({name})",
-                            s.optimal
-                        )),
-                    ),
-                    Some(path) => match movingai::recost(map, s.start, s.goal, &path) {
-                        Ok(len) if (len - s.optimal).abs() <= TOLERANCE => (0, None),
-                        Ok(len) => (
-                            1,
-                            Some(format!(
-                                "{at}: path length {len:.8}, expected {:.8} ({name})",
-                                s.optimal
-                            )),
-                        ),
-                        Err(why) => (1, Some(format!("{at}: illegal path: {why} ({name})"))),
-                    },
-                };
+                let (worse, problem) = judge(map, s, result.path.as_deref(), &at, name);
                 verdict[q] = verdict[q].max(worse);
                 report.problems.extend(problem);
             }
@@ -223,6 +204,37 @@ pub fn check(
         });
     }
     report
+}
+
+/// How a search answered scenario `s`: 0 optimal, 1 suboptimal or illegal, 2 unsolved, with
+/// the problem (named `at` and by the search's `name`) unless optimal.
+fn judge(
+    map: &Map,
+    s: &Scenario,
+    path: Option<&[glam::IVec2]>,
+    at: &str,
+    name: &str,
+) -> (u8, Option<String>) {
+    match path {
+        None => (
+            2,
+            Some(format!(
+                "{at}: no path found, expected length {} ({name})",
+                s.optimal
+            )),
+        ),
+        Some(path) => match movingai::recost(map, s.start, s.goal, path) {
+            Ok(len) if (len - s.optimal).abs() <= TOLERANCE => (0, None),
+            Ok(len) => (
+                1,
+                Some(format!(
+                    "{at}: path length {len:.8}, expected {:.8} ({name})",
+                    s.optimal
+                )),
+            ),
+            Err(why) => (1, Some(format!("{at}: illegal path: {why} ({name})"))),
+        },
+    }
 }
 
 /// Checks that every scenario fits the map.

@@ -5,10 +5,10 @@
 //! no clock and draws nothing.
 
 use crate::watch::FileWatcher;
+use agentbox_core::files::{Disk, Files};
 use agentbox_core::scene::{self, Scene};
 use agentbox_core::sim::{Simulation, TickReport};
 use agentbox_core::world::{centre_of, Agent, Brain, ScriptError, Tile, World};
-use agentbox_lua::sources::Sources;
 use agentbox_lua::ScriptHost;
 /// What scripts drew and the sight queries they made in a tick (`Session::take_drawn`), for
 /// the window.
@@ -20,7 +20,7 @@ use std::rc::Rc;
 
 /// What [`Session::tick_observed`] shows a tick's decisions to, with the world they were
 /// made for.
-pub type Observer<'a> = dyn FnMut(&World, &[(usize, agentbox_core::sim::Decision)]) + 'a;
+pub(crate) type Observer<'a> = dyn FnMut(&World, &[(usize, agentbox_core::sim::Decision)]) + 'a;
 
 /// One scene being run.
 pub struct Session {
@@ -32,8 +32,9 @@ pub struct Session {
     scene_error: Option<String>,
     /// Whether script errors stay off stderr (the test runner reports them itself).
     quiet: bool,
-    /// Where the scene and scripts are read from (the disk, or a history's pinned versions).
-    sources: Sources,
+    /// Where the scene and scripts are read from (the disk, a history's recorded files, a
+    /// study's files read once).
+    files: Rc<dyn Files>,
 }
 
 /// What applying a file change did, for the terminal and the window.
@@ -80,44 +81,33 @@ impl Session {
     /// Like [`Session::open`]; with `quiet`, script errors are kept (see
     /// [`Session::current_errors`] and the tick reports) but not printed.
     pub fn open_with(path: &Path, seed: Option<u64>, quiet: bool) -> Result<Self, String> {
-        Self::open_sourced(path, seed, quiet, Sources::disk())
+        Self::open_reading(path, seed, quiet, Rc::new(Disk))
     }
 
     /// Like [`Session::open_with`], reading the scene, its scripts and their modules through
-    /// `sources` then and on every reload (see `history/`).
-    pub fn open_sourced(
+    /// `files` then and on every reload (a history's recorded files, see `history/`).
+    pub(crate) fn open_reading(
         path: &Path,
         seed: Option<u64>,
         quiet: bool,
-        sources: Sources,
+        files: Rc<dyn Files>,
     ) -> Result<Self, String> {
-        let scene = load_scene(&sources, path, seed).map_err(|e| e.to_string())?;
-        Self::from_sourced_scene(scene, seed, quiet, sources, |_| {})
+        let scene = scene::load_from(&*files, path, seed).map_err(|e| e.to_string())?;
+        Self::from_scene(scene, seed, quiet, files)
     }
 
     /// A session of a scene already loaded (with `seed` applied, as [`scene::load_with_seed`]
-    /// does); `setup` prepares the script host before the scripts load (an experiment
-    /// installs the files its runs read). With `quiet`, script errors are kept, not printed.
-    pub fn from_scene(
+    /// does), whose scripts and modules are read through `files` (an experiment's, read once).
+    /// With `quiet`, script errors are kept, not printed.
+    pub(crate) fn from_scene(
         scene: Scene,
         seed: Option<u64>,
         quiet: bool,
-        setup: impl FnOnce(&mut ScriptHost),
-    ) -> Result<Self, String> {
-        Self::from_sourced_scene(scene, seed, quiet, Sources::disk(), setup)
-    }
-
-    fn from_sourced_scene(
-        scene: Scene,
-        seed: Option<u64>,
-        quiet: bool,
-        sources: Sources,
-        setup: impl FnOnce(&mut ScriptHost),
+        files: Rc<dyn Files>,
     ) -> Result<Self, String> {
         let world = seeded(scene.world.clone(), seed);
         let mut host = ScriptHost::new(world.seed).map_err(|e| format!("cannot start Lua: {e}"))?;
-        host.set_sources(sources.clone());
-        setup(&mut host);
+        host.set_files(Rc::clone(&files));
         apply_budget(&mut host, &scene)?;
         for script in &scene.scripts {
             if let Err(e) = host.load(script) {
@@ -133,18 +123,13 @@ impl Session {
             seed_override: seed,
             host,
             scene_error: None,
-            sources,
+            files,
         })
     }
 
     /// Whether script errors stay off stderr (a replay is quiet; the run it becomes may not be).
-    pub fn set_quiet(&mut self, quiet: bool) {
+    pub(crate) fn set_quiet(&mut self, quiet: bool) {
         self.quiet = quiet;
-    }
-
-    /// Where this session reads its files from.
-    pub fn sources(&self) -> &Sources {
-        &self.sources
     }
 
     pub fn world(&self) -> &World {
@@ -165,7 +150,7 @@ impl Session {
         (self.sim.world_rc(), &mut self.host)
     }
 
-    pub fn sim_mut(&mut self) -> &mut Simulation {
+    pub(crate) fn sim_mut(&mut self) -> &mut Simulation {
         &mut self.sim
     }
 
@@ -264,7 +249,7 @@ impl Session {
     /// [`Session::tick`], with the tick's decisions shown to `observe` (with the world they
     /// were made for) before they are applied: the history keeps them, so a past tick can be
     /// shown again without Lua.
-    pub fn tick_observed(&mut self, observe: &mut Observer) -> TickReport {
+    pub(crate) fn tick_observed(&mut self, observe: &mut Observer) -> TickReport {
         struct Observed<'a> {
             host: &'a mut ScriptHost,
             observe: &'a mut Observer<'a>,
@@ -277,8 +262,8 @@ impl Session {
             }
             // Labels and print lines go on as from the host itself: an observed tick is the
             // same tick (a default here would drop them from the trace and its hashes).
-            fn take_said(&mut self) -> agentbox_core::sim::Said {
-                agentbox_core::sim::Decider::take_said(self.host)
+            fn take_remarks(&mut self) -> agentbox_core::sim::Remarks {
+                agentbox_core::sim::Decider::take_remarks(self.host)
             }
         }
         let report = self.sim.step(&mut Observed {
@@ -384,8 +369,6 @@ impl Session {
             agent.error = None;
             n += 1;
         }
-        // The script host's list of who decides goes by the roster.
-        world.roster = agentbox_core::world::new_roster();
         n
     }
 
@@ -411,7 +394,7 @@ impl Session {
     /// the new scene (`live_bench save`, docs/benchmarks.md).
     fn reload_scene(&mut self) -> Reload {
         let path = self.scene.path.clone();
-        let new = match load_scene(&self.sources, &path, self.seed_override) {
+        let new = match scene::load_from(&*self.files, &path, self.seed_override) {
             Ok(s) => s,
             Err(e) => {
                 let message = e.to_string();
@@ -436,10 +419,6 @@ impl Session {
         world.waypoints = start.waypoints.clone();
         world.tick_rate = start.tick_rate;
         world.name = start.name.clone();
-        // Agents are matched by id. A save usually keeps the agents in their order, so each
-        // is first looked for at its own index; the maps by id are built only when one is
-        // not there (an agent added, removed or moved in the file).
-        let old_agents = &old_start.world.agents;
         // Tunables are live values: a kept agent keeps its own, unless the file's changed.
         let tunable_params: Vec<&str> = self
             .scene
@@ -447,59 +426,12 @@ impl Session {
             .iter()
             .map(|t| t.param.as_str())
             .collect();
-        let mut old_at: Option<HashMap<&str, usize>> = None;
-        // The running agents, moved out so the kept ones are not copied; ids are unique.
-        let mut running: Vec<Option<Agent>> = std::mem::take(&mut world.agents)
-            .into_iter()
-            .map(Some)
-            .collect();
-        let mut running_at: Option<HashMap<String, usize>> = None;
-        let mut agents = Vec::with_capacity(start.agents.len());
-        let mut fresh_ids = Vec::new();
-        for (i, fresh) in start.agents.iter().enumerate() {
-            let old = match old_agents.get(i) {
-                Some(old) if old.id == fresh.id => Some(old),
-                _ => old_at
-                    .get_or_insert_with(|| {
-                        old_agents
-                            .iter()
-                            .enumerate()
-                            .map(|(j, a)| (a.id.as_str(), j))
-                            .collect()
-                    })
-                    .get(fresh.id.as_str())
-                    .map(|&j| &old_agents[j]),
-            };
-            let unchanged = old.is_some_and(|old| same_entry(old, fresh, &tunable_params));
-            let kept = if !unchanged {
-                None
-            } else if running
-                .get(i)
-                .is_some_and(|a| a.as_ref().is_some_and(|a| a.id == fresh.id))
-            {
-                running[i].take()
-            } else {
-                let at = running_at.get_or_insert_with(|| {
-                    running
-                        .iter()
-                        .enumerate()
-                        .filter_map(|(j, a)| Some((a.as_ref()?.id.clone(), j)))
-                        .collect()
-                });
-                at.get(&fresh.id).and_then(|&j| running[j].take())
-            };
-            match kept {
-                Some(mut kept) => {
-                    step_out_of_walls(world, &mut kept);
-                    agents.push(kept);
-                }
-                None => {
-                    fresh_ids.push(fresh.id.clone());
-                    agents.push(fresh.clone());
-                }
-            }
-        }
-        world.agents = agents;
+        let fresh_ids = keep_running_agents(
+            world,
+            &old_start.world.agents,
+            &start.agents,
+            &tunable_params,
+        );
         self.host.retain_agents(world);
         for id in fresh_ids {
             self.host.forget_agent(&id);
@@ -531,23 +463,73 @@ impl Session {
     }
 }
 
-/// Reads and builds the scene file through `sources`.
-fn load_scene(
-    sources: &Sources,
-    path: &Path,
-    seed: Option<u64>,
-) -> Result<Scene, scene::SceneErrors> {
-    match sources.read(path, |p| {
-        agentbox_core::files::read_bounded(p, agentbox_core::files::MAX_SCENE_BYTES)
-    }) {
-        Ok(bytes) => scene::load_bytes(path, &bytes, seed),
-        Err(e) => Err(scene::SceneErrors(vec![scene::SceneError {
-            file: path.to_path_buf(),
-            line: 1,
-            column: 1,
-            message: format!("cannot read scene file: {e}"),
-        }])),
+/// Puts the agents of a reloaded scene (`fresh_agents`) into the running world: an agent whose
+/// entry is the same as in the scene before (`old_agents`; tunable `params` aside) keeps
+/// running as it is (stepped out of a new wall if it is in one); any other starts afresh.
+/// Returns the ids of the agents that start afresh.
+fn keep_running_agents(
+    world: &mut World,
+    old_agents: &[Agent],
+    fresh_agents: &[Agent],
+    tunable_params: &[&str],
+) -> Vec<String> {
+    // Agents are matched by id. A save usually keeps the agents in their order, so each
+    // is first looked for at its own index; the maps by id are built only when one is
+    // not there (an agent added, removed or moved in the file).
+    let mut old_at: Option<HashMap<&str, usize>> = None;
+    // The running agents, moved out so the kept ones are not copied; ids are unique.
+    let mut running: Vec<Option<Agent>> = std::mem::take(&mut world.agents)
+        .into_iter()
+        .map(Some)
+        .collect();
+    let mut running_at: Option<HashMap<String, usize>> = None;
+    let mut agents = Vec::with_capacity(fresh_agents.len());
+    let mut fresh_ids = Vec::new();
+    for (i, fresh) in fresh_agents.iter().enumerate() {
+        let old = match old_agents.get(i) {
+            Some(old) if old.id == fresh.id => Some(old),
+            _ => old_at
+                .get_or_insert_with(|| {
+                    old_agents
+                        .iter()
+                        .enumerate()
+                        .map(|(j, a)| (a.id.as_str(), j))
+                        .collect()
+                })
+                .get(fresh.id.as_str())
+                .map(|&j| &old_agents[j]),
+        };
+        let unchanged = old.is_some_and(|old| same_entry(old, fresh, tunable_params));
+        let kept = if !unchanged {
+            None
+        } else if running
+            .get(i)
+            .is_some_and(|a| a.as_ref().is_some_and(|a| a.id == fresh.id))
+        {
+            running[i].take()
+        } else {
+            let at = running_at.get_or_insert_with(|| {
+                running
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(j, a)| Some((a.as_ref()?.id.clone(), j)))
+                    .collect()
+            });
+            at.get(&fresh.id).and_then(|&j| running[j].take())
+        };
+        match kept {
+            Some(mut kept) => {
+                step_out_of_walls(world, &mut kept);
+                agents.push(kept);
+            }
+            None => {
+                fresh_ids.push(fresh.id.clone());
+                agents.push(fresh.clone());
+            }
+        }
     }
+    world.agents = agents;
+    fresh_ids
 }
 
 /// Sets the host's limits from the scene's `budget:`.
@@ -558,7 +540,7 @@ fn apply_budget(host: &mut ScriptHost, scene: &Scene) -> Result<(), String> {
 
 /// The free tile nearest to `from` (by straight-line distance; ties go to the smaller row,
 /// then the smaller column), if the map has one.
-pub fn nearest_free_tile(world: &World, from: Tile) -> Option<Tile> {
+fn nearest_free_tile(world: &World, from: Tile) -> Option<Tile> {
     let (w, h) = (world.grid().width(), world.grid().height());
     let limit = w.max(h) + from.x.abs().max(from.y.abs());
     let mut best: Option<(i64, i32, i32)> = None;

@@ -4,7 +4,7 @@
 
 use super::camera::BAR;
 use super::text::{panel, wrap};
-use agentbox_session::history::Shown;
+use agentbox_session::history::TickView;
 use macroquad::prelude::*;
 
 #[derive(Default)]
@@ -40,7 +40,7 @@ impl Hud {
     }
 
     /// Every error worth showing now: the scene's and failing scripts', then agents' own.
-    fn errors(session: &dyn Shown) -> Vec<String> {
+    fn errors(session: &dyn TickView) -> Vec<String> {
         let mut lines = session.current_errors();
         for agent in &session.world().agents {
             if let Some(e) = &agent.error {
@@ -55,7 +55,7 @@ impl Hud {
         lines
     }
 
-    pub fn draw(&mut self, session: &dyn Shown, bar: BarState) {
+    pub fn draw(&mut self, session: &dyn TickView, bar: BarState) {
         let world = session.world();
         draw_rectangle(
             0.0,

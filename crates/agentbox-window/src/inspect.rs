@@ -5,13 +5,13 @@
 
 use super::text::{panel, wrap};
 use agentbox_core::world::{Agent, Brain};
-use agentbox_session::history::Shown;
+use agentbox_session::history::TickView;
 use macroquad::prelude::*;
 
 pub const WIDTH: f32 = 380.0;
 
 /// Draws the panel for agent `id`; returns false if the agent is gone.
-pub fn draw(session: &dyn Shown, id: &str) -> bool {
+pub fn draw(session: &dyn TickView, id: &str) -> bool {
     let Some(agent) = session.world().agent(id) else {
         return false;
     };

@@ -25,7 +25,7 @@ mod text;
 mod timeline;
 mod tunables;
 
-use agentbox_session::history::{History, Shown};
+use agentbox_session::history::{History, TickView};
 use agentbox_session::watch::FileWatcher;
 use camera::Camera;
 use input::{FrameInput, Source};
@@ -325,7 +325,7 @@ impl Window {
     }
 
     /// The tick shown: the past one while looking at the past, else the live session.
-    fn shown(&self) -> &dyn Shown {
+    fn shown(&self) -> &dyn TickView {
         shown_of(&self.view, &self.history)
     }
 
@@ -1019,7 +1019,7 @@ impl paint::Painter {
 }
 
 /// The tick shown: the past one while looking at the past, else the live session.
-fn shown_of<'a>(view: &'a Option<timeline::View>, history: &'a History) -> &'a dyn Shown {
+fn shown_of<'a>(view: &'a Option<timeline::View>, history: &'a History) -> &'a dyn TickView {
     match view {
         Some(v) => v.shown(),
         None => history.session(),

@@ -16,7 +16,7 @@ pub struct MapTexture {
 impl MapTexture {
     pub fn draw(&mut self, world: &World, camera: &Camera) {
         let grid = world.grid();
-        let key = (world.map_version, grid.width(), grid.height());
+        let key = (world.map_version(), grid.width(), grid.height());
         if self.built_for != Some(key) || self.texture.is_none() {
             let (w, h) = (
                 grid.width().clamp(1, 65535) as u16,

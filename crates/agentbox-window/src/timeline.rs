@@ -206,7 +206,7 @@ impl View {
         }
     }
 
-    pub fn shown(&self) -> &dyn agentbox_session::history::Shown {
+    pub fn shown(&self) -> &dyn agentbox_session::history::TickView {
         match self {
             View::Frame(f) => &**f,
             View::Replay(r) => r.session(),

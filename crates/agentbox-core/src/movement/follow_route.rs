@@ -37,7 +37,7 @@ pub fn follow(world: &World, agent: &Agent, goal: Tile, opts: &PathOptions, reac
 
 /// Whether a kept route still serves: same planner and goal, same map, agent still on it.
 pub fn is_current(world: &World, agent: &Agent, r: &Route, goal: Tile, kind: &RouteKind) -> bool {
-    r.goal == goal && r.map_version == world.map_version && r.kind == *kind && on_route(agent, r)
+    r.goal == goal && r.map_version == world.map_version() && r.kind == *kind && on_route(agent, r)
 }
 
 /// Walks along the polyline of tile centres, spending the whole reach.
@@ -86,7 +86,7 @@ fn plan(world: &World, agent: &Agent, goal: Tile, opts: &PathOptions) -> Result<
     let path = result.path.ok_or(reason.unwrap_or(NoPath::Unreachable))?;
     Ok(Route {
         goal,
-        map_version: world.map_version,
+        map_version: world.map_version(),
         tiles: path.into_iter().collect::<VecDeque<_>>(),
         kind: RouteKind::AStar(opts),
         legs: VecDeque::new(),

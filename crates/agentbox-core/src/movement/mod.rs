@@ -3,37 +3,37 @@
 //! Each primitive is a pure function in its own file (naming its published source in its doc)
 //! that returns how far to move this tick, the state it keeps across ticks (a route, a
 //! Bresenham path, a tracing start, a direction) and debug shapes for the overlays; the
-//! simulation applies the move and resolves walls with [`slide::slide`]. Grid algorithms
+//! simulation applies the move and resolves walls with `slide::slide`. Grid algorithms
 //! (tracing, crumbs, roads, wall tracing) step from tile centre to tile centre through
-//! [`tiles::drive`] whatever the agent's motion; line-of-sight chase and random avoidance step on
+//! `tiles::drive` whatever the agent's motion; line-of-sight chase and random avoidance step on
 //! tiles for tile agents and move continuously for free ones; continuous primitives (chase,
 //! evade, intercept, potentials) move freely, or pick the best neighbour tile for
 //! tile-stepping agents. Nothing
 //! here draws, reads input or names mlua, macroquad or notify.
 
-pub mod basic_chase;
-pub mod basic_evade;
-pub mod chase;
+pub(crate) mod basic_chase;
+pub(crate) mod basic_evade;
+pub(crate) mod chase;
 pub mod crumbs;
-pub mod dirs;
-pub mod evade;
-pub mod flow_to;
-pub mod follow_route;
-pub mod go_to;
-pub mod intercept;
-pub mod los_chase;
+pub(crate) mod dirs;
+pub(crate) mod evade;
+pub(crate) mod flow_to;
+pub(crate) mod follow_route;
+pub(crate) mod go_to;
+pub(crate) mod intercept;
+pub(crate) mod los_chase;
 pub mod potential;
-pub mod road;
-pub mod slide;
-pub mod steer;
-pub mod tank;
-pub mod tiles;
-pub mod trace;
-pub mod turn;
-pub mod walk;
-pub mod wall_trace;
-pub mod wander_avoid;
-pub mod waypoints;
+pub(crate) mod road;
+pub(crate) mod slide;
+pub(crate) mod steer;
+pub(crate) mod tank;
+pub(crate) mod tiles;
+pub(crate) mod trace;
+pub(crate) mod turn;
+pub(crate) mod walk;
+pub(crate) mod wall_trace;
+pub(crate) mod wander_avoid;
+pub(crate) mod waypoints;
 
 use crate::world::{
     centre_of, tile_of, Action, Agent, MoveMemory, Role, Route, Shape, Tile, World,
@@ -96,19 +96,7 @@ pub fn step_with(world: &World, agent: &Agent, dt: f64, mut shapes: Vec<Shape>) 
             None => Step::default(),
         },
         Action::WanderAvoid(target) if !agent.motion.is_tiles() => match world.target_pos(target) {
-            Some(goal) => {
-                let mut memory = agent.memory.clone();
-                let mut rng = (*agent.rng).clone();
-                let (delta, shapes) =
-                    wander_avoid::free_step(world, agent, goal, reach, &mut memory, &mut rng);
-                Step {
-                    delta,
-                    shapes,
-                    memory,
-                    rng: Some(Box::new(rng)),
-                    ..Default::default()
-                }
-            }
+            Some(goal) => wander_free(world, agent, goal, reach),
             None => Step::default(),
         },
         Action::WanderAvoid(target) => match tile_target(target) {
@@ -135,51 +123,84 @@ pub fn step_with(world: &World, agent: &Agent, dt: f64, mut shapes: Vec<Shape>) 
             tiles::drive(world, agent, reach, &mut |c| wall_trace::next(c, *hand))
         }
         Action::BasicChase(target) | Action::BasicEvade(target) if agent.motion.is_tiles() => {
-            let chase = matches!(agent.action, Action::BasicChase(_));
-            let diagonal = agent.motion.diagonal();
             match tile_target(target) {
-                Some(goal) => tiles::drive(world, agent, reach, &mut |c| {
-                    c.shapes.push(Shape::Line {
-                        role: Role::Goal,
-                        from: centre_of(c.at),
-                        to: centre_of(goal),
-                    });
-                    if chase {
-                        (c.at != goal).then(|| basic_chase::tile_step(c.at, goal, diagonal))
-                    } else {
-                        Some(basic_evade::tile_step(c.at, goal, diagonal))
-                    }
-                }),
+                Some(goal) => basic_on_tiles(world, agent, goal, reach),
                 None => Step::default(),
             }
         }
-        _ if agent.motion.is_tiles() => {
-            let diagonal = agent.motion.diagonal();
-            tiles::drive(world, agent, reach, &mut |c| {
-                let from = centre_of(c.at);
-                let desired = continuous(world, agent, from, reach, dt, c.shapes)?;
-                // Too weak a pull to pick a direction (a potential in balance): stay.
-                if desired.length() < reach * 0.05 {
-                    return None;
-                }
-                dirs::quantize(world, c.at, desired, diagonal)
-            })
+        _ if agent.motion.is_tiles() => continuous_on_tiles(world, agent, reach, dt),
+        _ => continuous_free(world, agent, reach, dt, shapes),
+    }
+}
+
+/// `wander_avoid` for a free agent towards `goal`: its memory and random stream move on.
+fn wander_free(world: &World, agent: &Agent, goal: DVec2, reach: f64) -> Step {
+    let mut memory = agent.memory.clone();
+    let mut rng = (*agent.rng).clone();
+    let (delta, shapes) = wander_avoid::free_step(world, agent, goal, reach, &mut memory, &mut rng);
+    Step {
+        delta,
+        shapes,
+        memory,
+        rng: Some(Box::new(rng)),
+        ..Default::default()
+    }
+}
+
+/// `basic_chase` or `basic_evade` (the agent's action says which) tile by tile from or to the
+/// tile `goal`.
+fn basic_on_tiles(world: &World, agent: &Agent, goal: Tile, reach: f64) -> Step {
+    let chase = matches!(agent.action, Action::BasicChase(_));
+    let diagonal = agent.motion.diagonal();
+    tiles::drive(world, agent, reach, &mut |c| {
+        c.shapes.push(Shape::Line {
+            role: Role::Goal,
+            from: centre_of(c.at),
+            to: centre_of(goal),
+        });
+        if chase {
+            (c.at != goal).then(|| basic_chase::tile_step(c.at, goal, diagonal))
+        } else {
+            Some(basic_evade::tile_step(c.at, goal, diagonal))
         }
-        _ => {
-            let mut delta =
-                continuous(world, agent, agent.pos, reach, dt, &mut shapes).unwrap_or_default();
-            if let Some(rate) = agent.turn_rate {
-                if agent.vel.length_squared() > 1e-18 || delta.length_squared() > 1e-18 {
-                    delta = turn::limit_turn(agent.heading(), delta, rate * dt);
-                }
-            }
-            Step {
-                delta,
-                shapes,
-                memory: agent.memory.clone(),
-                ..Default::default()
-            }
+    })
+}
+
+/// A continuous primitive driven tile by tile: its wanted displacement from each tile's
+/// centre, quantised to a neighbour.
+fn continuous_on_tiles(world: &World, agent: &Agent, reach: f64, dt: f64) -> Step {
+    let diagonal = agent.motion.diagonal();
+    tiles::drive(world, agent, reach, &mut |c| {
+        let from = centre_of(c.at);
+        let desired = continuous(world, agent, from, reach, dt, c.shapes)?;
+        // Too weak a pull to pick a direction (a potential in balance): stay.
+        if desired.length() < reach * 0.05 {
+            return None;
         }
+        dirs::quantize(world, c.at, desired, diagonal)
+    })
+}
+
+/// A continuous primitive for a free agent, its turn limited to its turn rate; its shapes
+/// drawn into `shapes`.
+fn continuous_free(
+    world: &World,
+    agent: &Agent,
+    reach: f64,
+    dt: f64,
+    mut shapes: Vec<Shape>,
+) -> Step {
+    let mut delta = continuous(world, agent, agent.pos, reach, dt, &mut shapes).unwrap_or_default();
+    if let Some(rate) = agent.turn_rate {
+        if agent.vel.length_squared() > 1e-18 || delta.length_squared() > 1e-18 {
+            delta = turn::limit_turn(agent.heading(), delta, rate * dt);
+        }
+    }
+    Step {
+        delta,
+        shapes,
+        memory: agent.memory.clone(),
+        ..Default::default()
     }
 }
 
@@ -232,28 +253,7 @@ fn continuous(
             shapes.push(goal_line(threat));
             basic_evade::free_step(from, threat, reach)
         }
-        Action::Intercept(t) => {
-            let prey = world.target_pos(t)?;
-            let prey_vel = match t {
-                crate::world::Target::Agent(r) => world
-                    .resolve(r)
-                    .map_or(DVec2::ZERO, |i| world.agents[i].vel),
-                crate::world::Target::Point(_) => DVec2::ZERO,
-            };
-            let st = intercept::intercept_point(from, agent.vel, prey, prey_vel);
-            shapes.push(goal_line(st));
-            shapes.push(Shape::Circle {
-                role: Role::Goal,
-                centre: st,
-                radius: 0.3,
-            });
-            shapes.push(Shape::Vector {
-                role: Role::Force,
-                from: prey,
-                delta: prey_vel,
-            });
-            chase::chase(from, st, reach)
-        }
+        Action::Intercept(t) => intercept_step(world, agent, t, from, reach, shapes)?,
         Action::Potential(spec) => {
             let (f, force_shapes) = potential::force(world, agent, spec, from);
             shapes.extend(force_shapes);
@@ -266,6 +266,42 @@ fn continuous(
         | Action::FollowRoad { .. }
         | Action::WallTrace(_) => DVec2::ZERO,
     })
+}
+
+/// `intercept` of target `t` from `from`: a chase of the point where the prey, holding its
+/// velocity, can be met; `None` when the target is gone.
+fn intercept_step(
+    world: &World,
+    agent: &Agent,
+    t: &crate::world::Target,
+    from: DVec2,
+    reach: f64,
+    shapes: &mut Vec<Shape>,
+) -> Option<DVec2> {
+    let prey = world.target_pos(t)?;
+    let prey_vel = match t {
+        crate::world::Target::Agent(r) => world
+            .resolve(r)
+            .map_or(DVec2::ZERO, |i| world.agents[i].vel),
+        crate::world::Target::Point(_) => DVec2::ZERO,
+    };
+    let st = intercept::intercept_point(from, agent.vel, prey, prey_vel);
+    shapes.push(Shape::Line {
+        role: Role::Goal,
+        from,
+        to: st,
+    });
+    shapes.push(Shape::Circle {
+        role: Role::Goal,
+        centre: st,
+        radius: 0.3,
+    });
+    shapes.push(Shape::Vector {
+        role: Role::Force,
+        from: prey,
+        delta: prey_vel,
+    });
+    Some(chase::chase(from, st, reach))
 }
 
 #[cfg(test)]

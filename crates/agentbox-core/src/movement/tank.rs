@@ -52,7 +52,7 @@ pub fn plan(world: &World, agent: &Agent, goal: Tile) -> Result<Route, NoPath> {
         .collect();
     Ok(Route {
         goal,
-        map_version: world.map_version,
+        map_version: world.map_version(),
         tiles,
         kind: RouteKind::Tank,
         legs: legs.into(),

@@ -20,7 +20,7 @@ pub fn travel(world: &World, agent: &Agent, goal: Tile, reach: f64) -> Step {
             match waypoints::route_tiles(world, &table, agent.tile(), goal) {
                 Some(tiles) => Route {
                     goal,
-                    map_version: world.map_version,
+                    map_version: world.map_version(),
                     tiles: tiles.into(),
                     kind,
                     legs: Default::default(),

@@ -7,7 +7,7 @@
 //! painted cell, a reloaded scene, a reset or a restored snapshot gives a new key exactly when
 //! the map's content differs, so a grid is built once per map content and never served for
 //! another map. The few most recently used grids are kept (a painted map and its body sizes),
-//! the oldest dropped first.
+//! the least recently used dropped first (`lru.rs`).
 //!
 //! Determinism: a query's answer depends only on the map and its arguments, never on what the
 //! cache held (the search buffers are stamped per query, the grid is a function of the key),
@@ -20,6 +20,7 @@ use super::grid::NavGrid;
 use super::landmarks;
 use super::options::{Algorithm, NoPath, PathOptions, PathResult};
 use super::search::Search;
+use crate::lru::Lru;
 use crate::world::{MapKey, Tile, World};
 use std::cell::{Cell, RefCell};
 
@@ -36,17 +37,19 @@ self_cell::self_cell!(
     }
 );
 
-struct Entry {
-    key: MapKey,
-    size: u32,
-    grid: OwnedGrid,
+struct Cache {
+    /// Grids by map content and body size, each of weight 1 (at most [`KEEP`]).
+    grids: Lru<(MapKey, u32), OwnedGrid>,
+    search: Search,
 }
 
-#[derive(Default)]
-struct Cache {
-    /// Most recently used last.
-    grids: Vec<Entry>,
-    search: Search,
+impl Default for Cache {
+    fn default() -> Self {
+        Cache {
+            grids: Lru::new(KEEP),
+            search: Search::default(),
+        }
+    }
 }
 
 thread_local! {
@@ -103,25 +106,10 @@ pub fn with_grid<R>(
             return None;
         };
         let cache = &mut *cache;
-        let at = match cache
+        let grid = cache
             .grids
-            .iter()
-            .position(|e| e.key == key && e.size == size)
-        {
-            Some(at) => at,
-            None => {
-                let grid = build(world, size)?;
-                if cache.grids.len() >= KEEP {
-                    cache.grids.remove(0);
-                }
-                cache.grids.push(Entry { key, size, grid });
-                cache.grids.len() - 1
-            }
-        };
-        // Most recently used last.
-        cache.grids[at..].rotate_left(1);
-        let last = cache.grids.len() - 1;
-        let grid = cache.grids[last].grid.borrow_dependent();
+            .get_or_insert_with((key, size), || Some((build(world, size)?, 1)))?
+            .borrow_dependent();
         let f = f.take()?;
         Some(f(grid, &mut cache.search))
     });

@@ -7,8 +7,9 @@
 //! size and the diagonal rule, and is kept in a per-thread cache keyed by exactly those, never
 //! by a counter, beside the grid cache of [`super::cache`] (whose grids it is built on). The
 //! cache holds at most [`CACHE_MB`] megabytes of fields (a 512x512 field is 1.25 MB: a cost
-//! and a direction per cell); past that the least recently used field is dropped. Fields are
-//! shared (`Arc`), so a handle a script holds stays valid after eviction.
+//! and a direction per cell); past that the least recently used field is dropped
+//! (`lru.rs`). Fields are shared (`Arc`), so a handle a script holds stays valid after
+//! eviction.
 //!
 //! A moving goal (a prey) gets the field of the tile it stands on: while it stays on that tile
 //! every asker reuses the field, and the handful of tiles it last stood on stay cached, so
@@ -19,13 +20,14 @@
 //! sqrt 2 diagonal) times that cell's entry cost; a diagonal step obeys the diagonal rule on
 //! its two side cells. The search runs backwards from the goal, so `cost(x)` is the cheapest
 //! cost of walking from `x` to the goal and `next(x)` is the first step of such a walk; ties
-//! go to the neighbour found first in [`DIRS`] order, so a field is the same on every run.
+//! go to the neighbour found first in `DIRS` order, so a field is the same on every run.
 //!
 //! Like the rest of `nav/`, this module only reads the world and never names an engine crate.
 
 use super::cache;
 use super::grid::NavGrid;
 use super::search::DIRS;
+use crate::lru::Lru;
 use crate::world::path_options::Diagonal;
 use crate::world::{MapKey, Tile, World};
 use glam::IVec2;
@@ -104,7 +106,7 @@ impl FlowField {
         DIRS.get(d as usize).map(|&(dx, dy)| t + IVec2::new(dx, dy))
     }
 
-    /// The step directions of every cell (indices into [`DIRS`] or [`NO_STEP`]), row-major.
+    /// The step directions of every cell (indices into `DIRS` or [`NO_STEP`]), row-major.
     pub fn dirs(&self) -> &[u8] {
         &self.dir
     }
@@ -201,14 +203,9 @@ const fn opposite(k: usize) -> usize {
     }
 }
 
-struct Cache {
-    /// Most recently used last.
-    fields: Vec<Arc<FlowField>>,
-    bytes: usize,
-}
-
 thread_local! {
-    static CACHE: RefCell<Cache> = const { RefCell::new(Cache { fields: Vec::new(), bytes: 0 }) };
+    /// Fields by key, each weighing its bytes, at most [`CACHE_MB`] MB of them.
+    static CACHE: RefCell<Lru<FlowKey, Arc<FlowField>>> = const { RefCell::new(Lru::new(CACHE_MB << 20)) };
     static BUILDS: Cell<u64> = const { Cell::new(0) };
 }
 
@@ -219,7 +216,7 @@ pub fn builds() -> u64 {
 
 /// Bytes of fields this thread's cache holds (at most [`CACHE_MB`] MB).
 pub fn cached_bytes() -> usize {
-    CACHE.with(|c| c.borrow().bytes)
+    CACHE.with(|c| c.borrow().weight())
 }
 
 /// The key of the field towards `goal` on `world`'s map with `opts`; `None` when the goal is
@@ -236,15 +233,7 @@ pub fn key(world: &World, goal: Tile, opts: FlowOptions) -> Option<FlowKey> {
 /// The cached field of `key` if this thread has one (marked most recently used).
 pub fn cached(key: &FlowKey) -> Option<Arc<FlowField>> {
     CACHE
-        .try_with(|c| {
-            let mut c = c.try_borrow_mut().ok()?;
-            let at = c.fields.iter().rposition(|f| f.key == *key)?;
-            let last = c.fields.len() - 1;
-            if at != last {
-                c.fields[at..].rotate_left(1);
-            }
-            Some(c.fields[last].clone())
-        })
+        .try_with(|c| c.try_borrow_mut().ok()?.get(key).cloned())
         .ok()
         .flatten()
 }
@@ -262,16 +251,7 @@ pub fn field(world: &World, goal: Tile, opts: FlowOptions) -> Option<Arc<FlowFie
     let built = Arc::new(built);
     let _ = CACHE.try_with(|c| {
         if let Ok(mut c) = c.try_borrow_mut() {
-            let cap = CACHE_MB << 20;
-            let size = built.bytes();
-            while !c.fields.is_empty() && c.bytes + size > cap {
-                let old = c.fields.remove(0);
-                c.bytes -= old.bytes();
-            }
-            if size <= cap {
-                c.bytes += size;
-                c.fields.push(built.clone());
-            }
+            c.insert(key, Arc::clone(&built), built.bytes());
         }
     });
     Some(built)

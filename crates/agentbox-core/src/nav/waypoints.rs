@@ -57,7 +57,7 @@ pub fn build(world: &World, nodes: &[Tile]) -> WaypointTable {
     }
     WaypointTable {
         nodes: nodes.to_vec(),
-        map_version: Some(world.map_version),
+        map_version: Some(world.map_version()),
         next,
         cost,
     }
@@ -67,7 +67,7 @@ pub fn build(world: &World, nodes: &[Tile]) -> WaypointTable {
 pub fn table(world: &World) -> std::borrow::Cow<'_, WaypointTable> {
     if world
         .waypoint_table
-        .is_current(&world.waypoints, world.map_version)
+        .is_current(&world.waypoints, world.map_version())
     {
         std::borrow::Cow::Borrowed(&world.waypoint_table)
     } else {
@@ -185,10 +185,10 @@ mod tests {
     fn a_map_change_cuts_links_and_unseen_ends_have_no_route() {
         let (mut w, nodes) = rooms();
         let table = build(&w, &nodes);
-        assert!(table.is_current(&nodes, w.map_version));
+        assert!(table.is_current(&nodes, w.map_version()));
         let wall = w.terrain().by_name("wall").unwrap();
         w.set_terrain(t(5, 2), wall);
-        assert!(!table.is_current(&nodes, w.map_version));
+        assert!(!table.is_current(&nodes, w.map_version()));
         let table = build(&w, &nodes);
         assert_eq!(table.next(0, 2), None);
         assert_eq!(route(&w, &table, t(1, 1), t(9, 3)), None);

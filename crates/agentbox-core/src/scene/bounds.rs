@@ -2,7 +2,7 @@
 //!
 //! YAML parsers keep one "possible key" per open flow collection (`[` or `{`) and re-check all
 //! of them at every token, so a file of 200 KB nested 50,000 deep costs billions of steps
-//! before any depth limit of theirs is reached. [`too_deep_flow`] finds the first bracket past
+//! before any depth limit of theirs is reached. [`scan`] finds the first bracket past
 //! [`MAX_FLOW_DEPTH`] in one linear pass over the text, so such a file is refused at once with
 //! its place. Block nesting (indentation, `- - -`) costs the parser nothing extra and is
 //! stopped by its own limit, [`MAX_DEPTH`].
@@ -31,18 +31,15 @@ pub enum Exceeded {
     Values(usize),
 }
 
-/// The byte offset of the first `[` or `{` that opens a flow collection nested deeper than
-/// `max`, if there is one.
-pub fn too_deep_flow(text: &str, max: usize) -> Option<usize> {
-    match scan(text, max, usize::MAX) {
-        Some(Exceeded::FlowDepth(at)) => Some(at),
-        _ => None,
-    }
-}
-
 /// The first bound `text` breaks: flow nesting deeper than `max_depth`, or more than
 /// `max_values` values (counted as the tokenizer sees them: each key, scalar and flow
 /// collection).
+///
+/// Longer than 80 lines on purpose: it is one pass over the bytes whose state (position,
+/// flow depth, line start and indentation, block scalar, entry start, value count) lives in
+/// locals shared by its two halves, the block context and the flow context; split, every
+/// half would take all of it by reference, and the pass is easier to check against YAML's
+/// rules when each byte's case is read in one place.
 pub fn scan(text: &str, max_depth: usize, max_values: usize) -> Option<Exceeded> {
     let b = text.as_bytes();
     let n = b.len();
@@ -205,6 +202,15 @@ fn end_of_quoted(b: &[u8], i: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The byte offset of the first `[` or `{` that opens a flow collection nested deeper
+    /// than `max`, if there is one.
+    fn too_deep_flow(text: &str, max: usize) -> Option<usize> {
+        match scan(text, max, usize::MAX) {
+            Some(Exceeded::FlowDepth(at)) => Some(at),
+            _ => None,
+        }
+    }
 
     fn nested(depth: usize) -> String {
         format!("a: {}{}\n", "[".repeat(depth), "]".repeat(depth))

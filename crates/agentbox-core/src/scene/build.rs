@@ -202,87 +202,12 @@ fn plain_serde_words(message: &str) -> String {
     format!("{head}, expected {wanted}")
 }
 
+/// Builds a scene from a scene file's bytes (read from `file`, which locates the errors and
+/// the scripts), with its seed replaced if `seed` is given: every rule checked, every error
+/// found reported with its place.
 pub fn build(file: &Path, bytes: &[u8], seed: Option<u64>) -> Result<Scene, SceneErrors> {
-    let text = match std::str::from_utf8(bytes) {
-        Ok(t) => t,
-        Err(e) => {
-            return Err(single(
-                file,
-                position_of(bytes, e.valid_up_to()),
-                "not a text file: scene files are UTF-8 YAML".into(),
-            ))
-        }
-    };
-    if text.contains('\0') {
-        let at = text.find('\0').unwrap_or(0);
-        return Err(single(
-            file,
-            position_of(bytes, at),
-            "not a text file: NUL byte in a scene file".into(),
-        ));
-    }
-    if text
-        .lines()
-        .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
-    {
-        return Err(single(
-            file,
-            (1, 1),
-            "scene file is empty: it needs at least a map".into(),
-        ));
-    }
-    match bounds::scan(text, bounds::MAX_FLOW_DEPTH, bounds::MAX_VALUES) {
-        Some(bounds::Exceeded::FlowDepth(at)) => {
-            return Err(single(
-                file,
-                position_of(bytes, at),
-                format!(
-                    "nested too deeply: `[` and `{{` may nest at most {} deep",
-                    bounds::MAX_FLOW_DEPTH
-                ),
-            ))
-        }
-        Some(bounds::Exceeded::Values(at)) => {
-            return Err(single(
-                file,
-                position_of(bytes, at),
-                format!(
-                    "too many values: a scene file may have at most {} (keys, numbers, texts and lists); place crowds with `spawn:`",
-                    bounds::MAX_VALUES
-                ),
-            ))
-        }
-        None => {}
-    }
-    // YAML syntax first: the typed read below stops at the first field it does not know, so
-    // a syntax error after an unknown key would otherwise be reported as the unknown key.
-    let typed = serde_yaml::from_str::<SceneFile>(text).map_err(|e| {
-        match serde_yaml::from_str::<serde_yaml::Value>(text) {
-            Err(syntax) if is_syntax_error(&syntax) => (syntax, true),
-            _ => (e, false),
-        }
-    });
-    let mut spec: SceneFile = match typed {
-        Ok(s) => s,
-        Err((e, syntax)) => {
-            let pos = e
-                .location()
-                .map_or((1, 1), |l| (l.line().max(1), l.column().max(1)));
-            let at_tab = text
-                .lines()
-                .nth(pos.0 - 1)
-                .and_then(|l| l.chars().nth(pos.1 - 1))
-                == Some('\t');
-            let message = if at_tab {
-                "a tab character: YAML is indented with spaces, not tabs".to_string()
-            } else if syntax {
-                syntax_message(&e.to_string())
-            } else {
-                tidy_serde_message(&e.to_string())
-            };
-            return Err(single(file, pos, message));
-        }
-    };
+    let text = scene_text(file, bytes)?;
+    let mut spec = parse_spec(file, text)?;
     if seed.is_some() {
         spec.seed = seed;
     }
@@ -301,27 +226,7 @@ pub fn build(file: &Path, bytes: &[u8], seed: Option<u64>) -> Result<Scene, Scen
         None => Vec::new(),
     };
     if let Some(w) = &world {
-        let mut ids: BTreeSet<&str> = spec.agents.iter().map(|a| a.id.as_str()).collect();
-        for (i, a) in spawned.iter().enumerate() {
-            if !ids.insert(a.id.as_str()) {
-                let entry = spawn::entry_of(&spec, i);
-                checker.error(
-                    &format!("spawn.{entry}.kind"),
-                    format!("spawned id `{}` is already an agent's id", a.id),
-                );
-            }
-        }
-        let kinds: BTreeSet<&str> = spec.spawn.iter().map(|s| s.kind.as_str()).collect();
-        if let Some(expect) = &spec.expect {
-            spawn::check_expect(&mut checker, expect, w, &ids, &kinds);
-        }
-        spawn::check_metrics(&mut checker, &spec.metrics);
-        if let Some(m) = &spec.monitors {
-            spawn::check_named_code(&mut checker, "monitors.values", &m.values);
-            if m.every == Some(0) {
-                checker.error("monitors.every", "every must be at least 1 tick");
-            }
-        }
+        check_names(&mut checker, &spec, w, &spawned);
     }
     let mut errors = std::mem::take(&mut checker.errors);
     errors.sort();
@@ -353,6 +258,114 @@ pub fn build(file: &Path, bytes: &[u8], seed: Option<u64>) -> Result<Scene, Scen
             })
         }
         _ => Err(SceneErrors(errors)),
+    }
+}
+
+/// The scene file's text, if it is UTF-8 text without NUL bytes, not empty, and within the
+/// bounds on nesting and values (`bounds.rs`), checked before any YAML parsing.
+fn scene_text<'a>(file: &Path, bytes: &'a [u8]) -> Result<&'a str, SceneErrors> {
+    let text = match std::str::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            return Err(single(
+                file,
+                position_of(bytes, e.valid_up_to()),
+                "not a text file: scene files are UTF-8 YAML".into(),
+            ))
+        }
+    };
+    if text.contains('\0') {
+        let at = text.find('\0').unwrap_or(0);
+        return Err(single(
+            file,
+            position_of(bytes, at),
+            "not a text file: NUL byte in a scene file".into(),
+        ));
+    }
+    if text
+        .lines()
+        .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
+    {
+        return Err(single(
+            file,
+            (1, 1),
+            "scene file is empty: it needs at least a map".into(),
+        ));
+    }
+    match bounds::scan(text, bounds::MAX_FLOW_DEPTH, bounds::MAX_VALUES) {
+        Some(bounds::Exceeded::FlowDepth(at)) => Err(single(
+            file,
+            position_of(bytes, at),
+            format!(
+                "nested too deeply: `[` and `{{` may nest at most {} deep",
+                bounds::MAX_FLOW_DEPTH
+            ),
+        )),
+        Some(bounds::Exceeded::Values(at)) => Err(single(
+            file,
+            position_of(bytes, at),
+            format!(
+                "too many values: a scene file may have at most {} (keys, numbers, texts and lists); place crowds with `spawn:`",
+                bounds::MAX_VALUES
+            ),
+        )),
+        None => Ok(text),
+    }
+}
+
+/// The scene file's fields, or the first YAML or type error, located.
+fn parse_spec(file: &Path, text: &str) -> Result<SceneFile, SceneErrors> {
+    // YAML syntax first: the typed read below stops at the first field it does not know, so
+    // a syntax error after an unknown key would otherwise be reported as the unknown key.
+    let typed = serde_yaml::from_str::<SceneFile>(text).map_err(|e| {
+        match serde_yaml::from_str::<serde_yaml::Value>(text) {
+            Err(syntax) if is_syntax_error(&syntax) => (syntax, true),
+            _ => (e, false),
+        }
+    });
+    typed.map_err(|(e, syntax)| {
+        let pos = e
+            .location()
+            .map_or((1, 1), |l| (l.line().max(1), l.column().max(1)));
+        let at_tab = text
+            .lines()
+            .nth(pos.0 - 1)
+            .and_then(|l| l.chars().nth(pos.1 - 1))
+            == Some('\t');
+        let message = if at_tab {
+            "a tab character: YAML is indented with spaces, not tabs".to_string()
+        } else if syntax {
+            syntax_message(&e.to_string())
+        } else {
+            tidy_serde_message(&e.to_string())
+        };
+        single(file, pos, message)
+    })
+}
+
+/// Checks what names agents and kinds on a built map: spawned ids against the listed ones,
+/// `expect:`, `metrics:` and `monitors:`.
+fn check_names(c: &mut Checker, spec: &SceneFile, world: &World, spawned: &[Agent]) {
+    let mut ids: BTreeSet<&str> = spec.agents.iter().map(|a| a.id.as_str()).collect();
+    for (i, a) in spawned.iter().enumerate() {
+        if !ids.insert(a.id.as_str()) {
+            let entry = spawn::entry_of(spec, i);
+            c.error(
+                &format!("spawn.{entry}.kind"),
+                format!("spawned id `{}` is already an agent's id", a.id),
+            );
+        }
+    }
+    let kinds: BTreeSet<&str> = spec.spawn.iter().map(|s| s.kind.as_str()).collect();
+    if let Some(expect) = &spec.expect {
+        spawn::check_expect(c, expect, world, &ids, &kinds);
+    }
+    spawn::check_metrics(c, &spec.metrics);
+    if let Some(m) = &spec.monitors {
+        spawn::check_named_code(c, "monitors.values", &m.values);
+        if m.every == Some(0) {
+            c.error("monitors.every", "every must be at least 1 tick");
+        }
     }
 }
 
@@ -461,7 +474,34 @@ fn build_world(c: &mut Checker, spec: &SceneFile) -> Option<World> {
         c.error_at((1, 1), "scene has no `map`: add `map: { rows: ... }`");
         return None;
     };
-    for (glyph, name) in &map.legend {
+    bind_legend(c, &mut table, &map.legend);
+    let grid = build_grid(c, &map.rows, &table)?;
+    let name = spec.name.clone().unwrap_or_else(|| {
+        c.file
+            .file_stem()
+            .map_or("scene".into(), |s| s.to_string_lossy().into_owned())
+    });
+    let world = World::new(name, grid, table, tick_rate, spec.seed.unwrap_or(0));
+    let most = WaypointTable::MAX_NODES;
+    if spec.waypoints.len() > most {
+        c.error(
+            &format!("waypoints.{most}"),
+            format!(
+                "too many waypoints: {}, the most is {most} (the route table grows with the cube of their number)",
+                spec.waypoints.len()
+            ),
+        );
+    }
+    for (i, w) in spec.waypoints.iter().enumerate().take(most) {
+        check_tile(c, &world, &format!("waypoints.{i}"), "waypoint", *w);
+    }
+    Some(world)
+}
+
+/// Binds the map's `legend:` characters to their terrain kinds in `table`, reporting a key
+/// that is not one character and an unknown terrain.
+fn bind_legend(c: &mut Checker, table: &mut TerrainTable, legend: &BTreeMap<String, String>) {
+    for (glyph, name) in legend {
         let path = format!("map.legend.{glyph}");
         let mut chars = glyph.chars();
         let (Some(ch), None) = (chars.next(), chars.next()) else {
@@ -486,8 +526,12 @@ fn build_world(c: &mut Checker, spec: &SceneFile) -> Option<World> {
             }
         }
     }
-    let rows: Vec<&str> = map
-        .rows
+}
+
+/// The map's grid from its `rows:` text, or none with the error located: no rows, too large,
+/// ragged, or a character the legend does not name.
+fn build_grid(c: &mut Checker, rows: &str, table: &TerrainTable) -> Option<Grid> {
+    let rows: Vec<&str> = rows
         .split('\n')
         .map(|r| r.strip_suffix('\r').unwrap_or(r))
         .collect();
@@ -506,15 +550,15 @@ fn build_world(c: &mut Checker, spec: &SceneFile) -> Option<World> {
         );
         return None;
     }
-    let grid = match Grid::from_rows(rows, |ch| table.by_glyph(ch)) {
-        Ok(g) => g,
+    match Grid::from_rows(rows, |ch| table.by_glyph(ch)) {
+        Ok(g) => Some(g),
         Err(RowError::Ragged { row, len, expected }) => {
             let pos = c.locator().row_char(row, 0);
             c.error_at(
                 pos,
                 format!("ragged map: row {row} has {len} characters, row 0 has {expected}"),
             );
-            return None;
+            None
         }
         Err(RowError::Unknown { row, column, glyph }) => {
             let pos = c.locator().row_char(row, column);
@@ -522,32 +566,11 @@ fn build_world(c: &mut Checker, spec: &SceneFile) -> Option<World> {
                 pos,
                 format!("unknown map character {glyph:?} at column {column} of row {row}: add it to map.legend"),
             );
-            return None;
+            None
         }
-    };
-    let name = spec.name.clone().unwrap_or_else(|| {
-        c.file
-            .file_stem()
-            .map_or("scene".into(), |s| s.to_string_lossy().into_owned())
-    });
-    let world = World::new(name, grid, table, tick_rate, spec.seed.unwrap_or(0));
-    let most = WaypointTable::MAX_NODES;
-    if spec.waypoints.len() > most {
-        c.error(
-            &format!("waypoints.{most}"),
-            format!(
-                "too many waypoints: {}, the most is {most} (the route table grows with the cube of their number)",
-                spec.waypoints.len()
-            ),
-        );
     }
-    for (i, w) in spec.waypoints.iter().enumerate().take(most) {
-        check_tile(c, &world, &format!("waypoints.{i}"), "waypoint", *w);
-    }
-    Some(world)
 }
 
-/// Checks that `[column, row]` is a free tile; reports at `path`.
 /// Resolves an agent's or spawn entry's `script` from the scene file's folder; records it in
 /// `scripts`, or reports a located error at `{path}.script` if the file is not there.
 pub(super) fn resolve_script(
@@ -582,6 +605,7 @@ pub(super) fn resolve_script(
     }
 }
 
+/// Checks that `[column, row]` is a free tile; reports at `path`.
 pub(super) fn check_tile(c: &mut Checker, world: &World, path: &str, what: &str, at: [i64; 2]) {
     let (w, h) = (world.grid().width() as i64, world.grid().height() as i64);
     if at[0] < 0 || at[1] < 0 || at[0] >= w || at[1] >= h {

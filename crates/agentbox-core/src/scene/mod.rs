@@ -25,11 +25,11 @@
 //! );
 //! ```
 
-pub mod bounds;
+pub(crate) mod bounds;
 mod build;
 pub mod error;
 pub mod file;
-pub mod locate;
+pub(crate) mod locate;
 pub mod numbers;
 pub mod save;
 pub mod schema;
@@ -92,7 +92,16 @@ pub fn load(path: &Path) -> Result<Scene, SceneErrors> {
 /// Like [`load`], with the scene's seed replaced (`--seed`): spawned crowds are placed, and
 /// the world seeded, from it.
 pub fn load_with_seed(path: &Path, seed: Option<u64>) -> Result<Scene, SceneErrors> {
-    match crate::files::read_bounded(path, crate::files::MAX_SCENE_BYTES) {
+    load_from(&crate::files::Disk, path, seed)
+}
+
+/// Like [`load_with_seed`], reading the file through `files` (a history's recorded versions).
+pub fn load_from(
+    files: &dyn crate::files::Files,
+    path: &Path,
+    seed: Option<u64>,
+) -> Result<Scene, SceneErrors> {
+    match files.read(path, crate::files::FileKind::Scene) {
         Ok(bytes) => build::build(path, &bytes, seed),
         Err(e) => Err(SceneErrors(vec![SceneError {
             file: path.to_path_buf(),
@@ -101,11 +110,6 @@ pub fn load_with_seed(path: &Path, seed: Option<u64>) -> Result<Scene, SceneErro
             message: format!("cannot read scene file: {e}"),
         }])),
     }
-}
-
-/// Like [`load_with_seed`], from bytes already read (a history's recorded version of the file).
-pub fn load_bytes(path: &Path, bytes: &[u8], seed: Option<u64>) -> Result<Scene, SceneErrors> {
-    build::build(path, bytes, seed)
 }
 
 /// Validates scene bytes as if read from `path` (script paths resolve from its folder).

@@ -48,42 +48,10 @@ pub fn locate(text: &str, path: &str) -> Result<Located, String> {
     }
     let mut resolved: Vec<String> = Vec::new();
     let mut node = &doc;
-    let tunable = !TOP.contains(&parts[0]);
-    let parts: Vec<String> = if tunable {
-        // OWNER.PARAM: an agent's id or a spawn group's kind, then a param declared as a range.
-        let [owner, param] = parts[..] else {
-            return Err(format!(
-                "`{path}` is neither a scene path (starting with {}) nor a tunable's name (OWNER.PARAM)",
-                TOP.join(", ")
-            ));
-        };
-        let in_list = |list: &str, key: &str| {
-            doc.get(list)
-                .and_then(|l| l.as_sequence())
-                .and_then(|s| {
-                    s.iter()
-                        .position(|a| a.get(key).and_then(|v| v.as_str()) == Some(owner))
-                })
-                .map(|i| format!("{list}.{i}"))
-        };
-        let Some(base) = in_list("agents", "id").or_else(|| in_list("spawn", "kind")) else {
-            return Err(format!(
-                "`{path}`: no agent with id `{owner}` and no spawn group of kind `{owner}`"
-            ));
-        };
-        let full = format!("{base}.params.{param}");
-        let declared = full
-            .split('.')
-            .try_fold(&doc, |n, p| step(n, p).map(|(n, _)| n))
-            .is_some_and(|n| n.get("value").is_some());
-        if !declared {
-            return Err(format!(
-                "`{path}`: `{owner}` has no tunable `{param}` (declare it as params: {{ {param}: {{ value: V, min: A, max: B }} }})"
-            ));
-        }
-        full.split('.').map(str::to_string).collect()
-    } else {
+    let parts: Vec<String> = if TOP.contains(&parts[0]) {
         parts.iter().map(|p| p.to_string()).collect()
+    } else {
+        tunable_path(&doc, path, &parts)?
     };
     for part in &parts {
         let Some((next, name)) = step(node, part) else {
@@ -137,6 +105,48 @@ pub fn locate(text: &str, path: &str) -> Result<Located, String> {
         end,
         value,
     })
+}
+
+/// The scene path a tunable's name (`OWNER.PARAM`) stands for, as parts: the agent with id
+/// OWNER (else the spawn group of kind OWNER), then `params.PARAM`, which must be declared as a
+/// range (a mapping with a `value`).
+fn tunable_path(
+    doc: &serde_yaml::Value,
+    path: &str,
+    parts: &[&str],
+) -> Result<Vec<String>, String> {
+    // OWNER.PARAM: an agent's id or a spawn group's kind, then a param declared as a range.
+    let [owner, param] = parts[..] else {
+        return Err(format!(
+            "`{path}` is neither a scene path (starting with {}) nor a tunable's name (OWNER.PARAM)",
+            TOP.join(", ")
+        ));
+    };
+    let in_list = |list: &str, key: &str| {
+        doc.get(list)
+            .and_then(|l| l.as_sequence())
+            .and_then(|s| {
+                s.iter()
+                    .position(|a| a.get(key).and_then(|v| v.as_str()) == Some(owner))
+            })
+            .map(|i| format!("{list}.{i}"))
+    };
+    let Some(base) = in_list("agents", "id").or_else(|| in_list("spawn", "kind")) else {
+        return Err(format!(
+            "`{path}`: no agent with id `{owner}` and no spawn group of kind `{owner}`"
+        ));
+    };
+    let full = format!("{base}.params.{param}");
+    let declared = full
+        .split('.')
+        .try_fold(doc, |n, p| step(n, p).map(|(n, _)| n))
+        .is_some_and(|n| n.get("value").is_some());
+    if !declared {
+        return Err(format!(
+            "`{path}`: `{owner}` has no tunable `{param}` (declare it as params: {{ {param}: {{ value: V, min: A, max: B }} }})"
+        ));
+    }
+    Ok(full.split('.').map(str::to_string).collect())
 }
 
 /// One step down: a mapping's key, or a list's index, or (in `agents` and `spawn`) an agent's

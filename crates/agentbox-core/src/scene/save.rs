@@ -3,6 +3,7 @@
 //! atomic (a temporary file renamed over the scene), so a watcher never sees half a file.
 
 use super::locate::Locator;
+use crate::files::{Disk, FileKind, Files};
 use crate::world::World;
 use std::path::Path;
 
@@ -63,7 +64,8 @@ pub fn replace_rows(text: &str, rows: &[String]) -> Result<String, String> {
 /// Writes numbers (by path, `scene::numbers`) into the scene file at `path`, atomically,
 /// every other byte as it was; nothing is written when none changes.
 pub fn save_numbers(path: &Path, changes: &[(String, f64)]) -> Result<bool, String> {
-    let bytes = crate::files::read_bounded(path, crate::files::MAX_SCENE_BYTES)
+    let bytes = Disk
+        .read(path, FileKind::Scene)
         .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
     let text = String::from_utf8(bytes)
         .map_err(|_| format!("{}: cannot read: not UTF-8 text", path.display()))?;
@@ -88,7 +90,8 @@ fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
 
 /// Saves the world's map into the scene file at `path`, atomically.
 pub fn save_map(path: &Path, world: &World) -> Result<(), String> {
-    let bytes = crate::files::read_bounded(path, crate::files::MAX_SCENE_BYTES)
+    let bytes = Disk
+        .read(path, FileKind::Scene)
         .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
     let text = String::from_utf8(bytes)
         .map_err(|_| format!("{}: cannot read: not UTF-8 text", path.display()))?;

@@ -106,6 +106,8 @@ pub(super) fn place(
     out
 }
 
+/// Places one spawn entry's agents (numbered from `first + 1`) on free tiles not yet `taken`,
+/// chosen by the seed; none if the entry is wrong or the tiles too few (reported).
 #[allow(clippy::too_many_arguments)]
 fn place_one(
     c: &mut Checker,
@@ -117,71 +119,8 @@ fn place_one(
     taken: &mut [bool],
     scripts: &mut BTreeSet<PathBuf>,
 ) -> Option<Vec<Agent>> {
-    let mut ok = true;
-    if s.kind.trim().is_empty() {
-        c.error(&format!("{path}.kind"), "spawn kind must not be empty");
-        ok = false;
-    }
-    if s.count == 0 {
-        c.error(&format!("{path}.count"), "count must be at least 1");
-        ok = false;
-    }
-    let speed = check_speed(c, &format!("{path}.speed"), s.speed);
-    ok &= speed.is_some();
-    if let Some(params) = &s.params {
-        if !params.is_object() {
-            c.error(
-                &format!("{path}.params"),
-                "params must be a mapping, e.g. { flee_from: wolf }",
-            );
-            ok = false;
-        }
-        let before = c.error_count();
-        super::tunable::check(c, &format!("{path}.params"), params);
-        ok &= c.error_count() == before;
-    }
-    let brain = match &s.script {
-        Some(script) => match super::build::resolve_script(c, path, script, scripts) {
-            Some(resolved) => Brain::Script(resolved),
-            None => {
-                ok = false;
-                Brain::None
-            }
-        },
-        None => Brain::None,
-    };
-    let candidates: Vec<IVec2> = match (&s.area, &s.tiles) {
-        (Some(_), Some(_)) => {
-            c.error(
-                &format!("{path}.tiles"),
-                "a spawn entry has either an area or tiles, not both",
-            );
-            return None;
-        }
-        (Some(area), None) => area_tiles(c, &format!("{path}.area"), area, world)?,
-        (None, Some(tiles)) => {
-            let mut out = Vec::new();
-            let mut seen = BTreeSet::new();
-            for (j, t) in tiles.iter().enumerate() {
-                let before = c.error_count();
-                check_tile(c, world, &format!("{path}.tiles.{j}"), "spawn tile", *t);
-                if c.error_count() == before && seen.insert(*t) {
-                    out.push(IVec2::new(t[0] as i32, t[1] as i32));
-                }
-            }
-            out
-        }
-        (None, None) => {
-            let whole = AreaSpec {
-                from: [0, 0],
-                to: [
-                    world.grid().width() as i64 - 1,
-                    world.grid().height() as i64 - 1,
-                ],
-            };
-            area_tiles(c, path, &whole, world)?
-        }
-    };
+    let (ok, speed, brain) = check_entry(c, path, s, scripts);
+    let candidates = candidate_tiles(c, path, s, world)?;
     let width = world.grid().width() as usize;
     let index = |t: IVec2| t.y as usize * width + t.x as usize;
     let mut free: Vec<IVec2> = candidates
@@ -235,6 +174,93 @@ fn place_one(
     Some(agents)
 }
 
+/// Checks a spawn entry's kind, count, speed, params and script: whether all are good, the
+/// speed range, and the brain its agents get.
+fn check_entry(
+    c: &mut Checker,
+    path: &str,
+    s: &SpawnSpec,
+    scripts: &mut BTreeSet<PathBuf>,
+) -> (bool, Option<(f64, f64)>, Brain) {
+    let mut ok = true;
+    if s.kind.trim().is_empty() {
+        c.error(&format!("{path}.kind"), "spawn kind must not be empty");
+        ok = false;
+    }
+    if s.count == 0 {
+        c.error(&format!("{path}.count"), "count must be at least 1");
+        ok = false;
+    }
+    let speed = check_speed(c, &format!("{path}.speed"), s.speed);
+    ok &= speed.is_some();
+    if let Some(params) = &s.params {
+        if !params.is_object() {
+            c.error(
+                &format!("{path}.params"),
+                "params must be a mapping, e.g. { flee_from: wolf }",
+            );
+            ok = false;
+        }
+        let before = c.error_count();
+        super::tunable::check(c, &format!("{path}.params"), params);
+        ok &= c.error_count() == before;
+    }
+    let brain = match &s.script {
+        Some(script) => match super::build::resolve_script(c, path, script, scripts) {
+            Some(resolved) => Brain::Script(resolved),
+            None => {
+                ok = false;
+                Brain::None
+            }
+        },
+        None => Brain::None,
+    };
+    (ok, speed, brain)
+}
+
+/// The tiles a spawn entry may place its agents on: its `area`, its `tiles` (each checked,
+/// duplicates once) or the whole map; none if they are wrong (reported).
+fn candidate_tiles(
+    c: &mut Checker,
+    path: &str,
+    s: &SpawnSpec,
+    world: &World,
+) -> Option<Vec<IVec2>> {
+    let candidates = match (&s.area, &s.tiles) {
+        (Some(_), Some(_)) => {
+            c.error(
+                &format!("{path}.tiles"),
+                "a spawn entry has either an area or tiles, not both",
+            );
+            return None;
+        }
+        (Some(area), None) => area_tiles(c, &format!("{path}.area"), area, world)?,
+        (None, Some(tiles)) => {
+            let mut out = Vec::new();
+            let mut seen = BTreeSet::new();
+            for (j, t) in tiles.iter().enumerate() {
+                let before = c.error_count();
+                check_tile(c, world, &format!("{path}.tiles.{j}"), "spawn tile", *t);
+                if c.error_count() == before && seen.insert(*t) {
+                    out.push(IVec2::new(t[0] as i32, t[1] as i32));
+                }
+            }
+            out
+        }
+        (None, None) => {
+            let whole = AreaSpec {
+                from: [0, 0],
+                to: [
+                    world.grid().width() as i64 - 1,
+                    world.grid().height() as i64 - 1,
+                ],
+            };
+            area_tiles(c, path, &whole, world)?
+        }
+    };
+    Some(candidates)
+}
+
 /// Checks that an `expect:` section names agents, terrain and tiles that exist.
 pub(super) fn check_expect(
     c: &mut Checker,
@@ -248,17 +274,6 @@ pub(super) fn check_expect(
             c.error(&path, format!("no agent with id `{id}` in this scene"));
         }
     };
-    // A reach may also name a spawn group by its kind.
-    let agent_or_group = |c: &mut Checker, path: String, id: &str| {
-        if !ids.contains(id) && !kinds.contains(id) {
-            c.error(
-                &path,
-                format!(
-                    "no agent with id `{id}` in this scene (nor a `spawn:` group of that kind)"
-                ),
-            );
-        }
-    };
     if let Some(t) = expect.ticks {
         if t == 0 || t > MAX_TEST_TICKS {
             c.error(
@@ -267,33 +282,7 @@ pub(super) fn check_expect(
             );
         }
     }
-    for (i, r) in expect.reach.iter().enumerate() {
-        let path = format!("expect.reach.{i}");
-        agent_or_group(c, format!("{path}.agent"), &r.agent);
-        match &r.target {
-            TargetSpec::Agent(id) => agent_or_group(c, format!("{path}.target"), id),
-            TargetSpec::Point(p) if !(p[0].is_finite() && p[1].is_finite()) => {
-                c.error(&format!("{path}.target"), "target must be finite")
-            }
-            TargetSpec::Point(_) => {}
-        }
-        if let Some(w) = r.within {
-            if !(w.is_finite() && w >= 0.0) {
-                c.error(
-                    &format!("{path}.within"),
-                    "within must be a distance in tiles, 0 or more",
-                );
-            }
-        }
-        if let (Some(by), Some(ticks)) = (r.by_tick, expect.ticks) {
-            if by > ticks {
-                c.error(
-                    &format!("{path}.by_tick"),
-                    format!("by_tick {by} is after the test's last tick ({ticks})"),
-                );
-            }
-        }
-    }
+    check_reaches(c, expect, ids, kinds);
     for (i, n) in expect.never_on.iter().enumerate() {
         let path = format!("expect.never_on.{i}");
         agent(c, format!("{path}.agent"), &n.agent);
@@ -333,6 +322,53 @@ pub(super) fn check_expect(
                 &format!("expect.lua.{i}.check"),
                 "check must be Lua code, e.g. `return world:tick() > 0`",
             );
+        }
+    }
+}
+
+/// Checks `expect.reach`: each names an agent or a spawn group (by its kind), a finite target,
+/// a distance of 0 or more, and a tick within the test.
+fn check_reaches(
+    c: &mut Checker,
+    expect: &ExpectSpec,
+    ids: &BTreeSet<&str>,
+    kinds: &BTreeSet<&str>,
+) {
+    let agent_or_group = |c: &mut Checker, path: String, id: &str| {
+        if !ids.contains(id) && !kinds.contains(id) {
+            c.error(
+                &path,
+                format!(
+                    "no agent with id `{id}` in this scene (nor a `spawn:` group of that kind)"
+                ),
+            );
+        }
+    };
+    for (i, r) in expect.reach.iter().enumerate() {
+        let path = format!("expect.reach.{i}");
+        agent_or_group(c, format!("{path}.agent"), &r.agent);
+        match &r.target {
+            TargetSpec::Agent(id) => agent_or_group(c, format!("{path}.target"), id),
+            TargetSpec::Point(p) if !(p[0].is_finite() && p[1].is_finite()) => {
+                c.error(&format!("{path}.target"), "target must be finite")
+            }
+            TargetSpec::Point(_) => {}
+        }
+        if let Some(w) = r.within {
+            if !(w.is_finite() && w >= 0.0) {
+                c.error(
+                    &format!("{path}.within"),
+                    "within must be a distance in tiles, 0 or more",
+                );
+            }
+        }
+        if let (Some(by), Some(ticks)) = (r.by_tick, expect.ticks) {
+            if by > ticks {
+                c.error(
+                    &format!("{path}.by_tick"),
+                    format!("by_tick {by} is after the test's last tick ({ticks})"),
+                );
+            }
         }
     }
 }

@@ -20,17 +20,18 @@ pub trait Decider {
     /// `Rc` past returning (the simulation then changes the world without copying it).
     fn decide(&mut self, world: &Rc<World>) -> Vec<(usize, Decision)>;
 
-    /// What the last `decide` said besides its decisions: the labels agents set and the lines
-    /// they printed (taken, so a second call returns nothing). Deciders that say nothing keep
-    /// the default.
-    fn take_said(&mut self) -> Said {
-        Said::default()
+    /// What agents remarked in the last `decide` besides their decisions: the labels they set
+    /// and the lines they printed (taken, so a second call returns nothing). Deciders whose
+    /// agents remark nothing keep the default.
+    fn take_remarks(&mut self) -> Remarks {
+        Remarks::default()
     }
 }
 
-/// What agents said while deciding one tick, in the order they decided.
+/// What agents remarked while deciding one tick besides their decisions (their labels and
+/// `print` lines), in the order they decided.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Said {
+pub struct Remarks {
     /// `(agent index, label)`: a label set (`self:label("search")`), or cleared (`None`).
     pub labels: Vec<(usize, Option<String>)>,
     /// `(agent id, line)`: `print` output kept within the print bounds.

@@ -16,7 +16,7 @@ pub mod decider;
 pub mod events;
 pub mod trace;
 
-pub use decider::{Decider, Decision, Said};
+pub use decider::{Decider, Decision, Remarks};
 pub use events::Event;
 
 use crate::movement::{self, slide::slide};
@@ -79,7 +79,7 @@ impl TickReport {
 impl Simulation {
     pub fn new(mut world: World) -> Self {
         world.reindex();
-        world.roster = crate::world::new_roster();
+        world.new_roster();
         world.seal();
         Simulation {
             keyboard_agents: keyboard_agents(&world),
@@ -117,7 +117,7 @@ impl Simulation {
         self.dirty = true;
         let world = Rc::make_mut(&mut self.world);
         // The caller may change the agent list: caches by agent index must check again.
-        world.roster = crate::world::new_roster();
+        world.new_roster();
         world.unseal();
         world
     }
@@ -129,10 +129,40 @@ impl Simulation {
 
     /// Applies one fixed step.
     pub fn step(&mut self, decider: &mut dyn Decider) -> TickReport {
+        self.prepare_step();
+        let decisions = decider.decide(&self.world);
+        let remarks = decider.take_remarks();
+        let world = Rc::make_mut(&mut self.world);
+        let mut report = TickReport::default();
+        for (i, label) in remarks.labels {
+            if let Some(agent) = world.agents.get_mut(i) {
+                agent.label = label.map(String::into_boxed_str);
+            }
+        }
+        steer_keyboard_agents(world, &self.keyboard_agents, self.keyboard);
+        let (moved, spare) = (&mut self.moved, &mut self.spare_shapes);
+        step_agents(world, decisions, &mut report, moved, spare);
+        write_back(world, moved, &self.crumb_agents);
+
+        let walls = std::mem::take(&mut report.events);
+        report.events = remarks
+            .prints
+            .into_iter()
+            .map(|(agent, text)| Event::Print { agent, text })
+            .collect();
+        report.events.extend(self.contacts());
+        report.events.extend(walls);
+        report
+    }
+
+    /// Readies the world for a step: the waypoint node table current, and (after a change
+    /// from outside, or if the index went stale) the agents re-indexed, the keyboard and
+    /// breadcrumb agents found again and the world sealed.
+    fn prepare_step(&mut self) {
         if !self
             .world
             .waypoint_table
-            .is_current(&self.world.waypoints, self.world.map_version)
+            .is_current(&self.world.waypoints, self.world.map_version())
         {
             // The node table is built once and again only when the map or the nodes change.
             let table = crate::nav::waypoints::build(&self.world, &self.world.waypoints);
@@ -150,125 +180,6 @@ impl Simulation {
             // so the index now describes them exactly.
             world.seal();
         }
-        let decisions = decider.decide(&self.world);
-        let said = decider.take_said();
-        let keyboard = self.keyboard;
-        let world = Rc::make_mut(&mut self.world);
-        let mut report = TickReport::default();
-        for (i, label) in said.labels {
-            if let Some(agent) = world.agents.get_mut(i) {
-                agent.label = label.map(String::into_boxed_str);
-            }
-        }
-
-        for &i in &self.keyboard_agents {
-            let Some(agent) = world.agents.get_mut(i) else {
-                continue;
-            };
-            let mut action = if keyboard != IVec2::ZERO {
-                Action::Steer(keyboard)
-            } else if !agent.walk.tiles.is_empty() {
-                Action::Walk
-            } else {
-                Action::Stop
-            };
-            set_action(agent, &mut action);
-        }
-        // Decisions are taken from the list in place: an action equal to the current one is
-        // only compared, never moved. They normally come one per agent in ascending order;
-        // then each is applied just before its agent's step (no primitive reads another
-        // agent's action, memory or error), so each agent's struct is visited once. In any
-        // other order they are all applied first, in list order.
-        let mut decisions = decisions;
-        if !decisions.windows(2).all(|w| w[0].0 < w[1].0) {
-            for (index, decision) in &mut decisions {
-                apply(world, *index, decision, &mut report);
-            }
-            decisions.clear();
-        }
-        let mut pending = decisions.iter_mut().peekable();
-
-        // Every primitive sees the same snapshot, so agent order never changes the outcome:
-        // what other agents' primitives read (positions, velocities, breadcrumbs) is written
-        // only after every agent has stepped; the rest of an agent's state (heading, route,
-        // memory, shapes, random stream) only its own primitive reads, so it is written as
-        // soon as the agent has stepped.
-        let dt = world.dt();
-        world.seal(); // a copy made for `make_mut` above starts unsealed
-        let (moved, spare) = (&mut self.moved, &mut self.spare_shapes);
-        moved.clear();
-        for i in 0..world.agents.len() {
-            while let Some((index, decision)) = pending.next_if(|(index, _)| *index <= i) {
-                apply(world, *index, decision, &mut report);
-            }
-            let agent = &world.agents[i];
-            let step = movement::step_with(world, agent, dt, spare.pop().unwrap_or_default());
-            // Walls are fixed during the tick, so the move is resolved with the step.
-            let pos = slide(world, agent.pos, agent.radius, step.delta);
-            // A planned move (one that follows a route or field on the grid, which promises a
-            // way clear of walls) that a wall cut short. Steering primitives press into walls
-            // by design and are not reported, so their traces stay as they were.
-            let planned = matches!(
-                agent.action,
-                Action::FlowTo(_) | Action::PathTo(..) | Action::Waypoints(_) | Action::TankTo(_)
-            );
-            let short = if planned && step.delta.is_finite() {
-                (agent.pos + step.delta).distance(pos)
-            } else {
-                0.0
-            };
-            if short > 1e-9 {
-                report.events.push(Event::WallContact {
-                    agent: agent.id.clone(),
-                    short: (short * 1e4).round() / 1e4,
-                });
-            }
-            let agent = &mut world.agents[i];
-            let delta = pos - agent.pos;
-            if delta.length_squared() > 1e-18 {
-                agent.face(delta);
-            }
-            if step.route.is_some() || agent.route.is_some() {
-                agent.route = step.route;
-            }
-            spare.push(std::mem::replace(&mut agent.debug, step.shapes));
-            agent.memory = step.memory;
-            agent.stepping = step.stepping;
-            if let Some(rng) = step.rng {
-                agent.rng = rng;
-            }
-            if let Some(next) = step.walk_next {
-                agent.walk.next = next;
-            }
-            moved.push(pos);
-        }
-        // Decisions for agents past the end of the list name nobody.
-        drop(pending);
-        world.unseal();
-        for (agent, &pos) in world.agents.iter_mut().zip(moved.iter()) {
-            agent.vel = (pos - agent.pos) / dt;
-            agent.pos = pos;
-        }
-        for &i in &self.crumb_agents {
-            if let Some(agent) = world.agents.get_mut(i) {
-                let tile = agent.tile();
-                agent.crumbs.drop_on(tile);
-            }
-        }
-        world.tick += 1;
-        // The tick moved the agents to `moved` and changed nothing else the index keeps.
-        world.reindex_moved_to(moved);
-        world.seal();
-
-        let walls = std::mem::take(&mut report.events);
-        report.events = said
-            .prints
-            .into_iter()
-            .map(|(agent, text)| Event::Print { agent, text })
-            .collect();
-        report.events.extend(self.contacts());
-        report.events.extend(walls);
-        report
     }
 
     /// Contact events for pairs that touch now and did not last tick.
@@ -301,6 +212,127 @@ impl Simulation {
         self.touching = pairs;
         events
     }
+}
+
+/// Gives the keyboard-controlled agents (at `agents`) their action: steer in `keyboard`'s
+/// direction, else walk their clicked tiles, else stop.
+fn steer_keyboard_agents(world: &mut World, agents: &[usize], keyboard: IVec2) {
+    for &i in agents {
+        let Some(agent) = world.agents.get_mut(i) else {
+            continue;
+        };
+        let mut action = if keyboard != IVec2::ZERO {
+            Action::Steer(keyboard)
+        } else if !agent.walk.tiles.is_empty() {
+            Action::Walk
+        } else {
+            Action::Stop
+        };
+        set_action(agent, &mut action);
+    }
+}
+
+/// Applies the decisions and runs every agent's primitive against the same snapshot: each
+/// agent's own state is written as soon as it has stepped, where it ends up goes to `moved`
+/// (in agent order) for [`write_back`]. Wall contacts of planned moves go to `report`;
+/// `spare` lends and takes back the debug shape lists.
+fn step_agents(
+    world: &mut World,
+    mut decisions: Vec<(usize, Decision)>,
+    report: &mut TickReport,
+    moved: &mut Vec<DVec2>,
+    spare: &mut Vec<Vec<Shape>>,
+) {
+    // Decisions are taken from the list in place: an action equal to the current one is
+    // only compared, never moved. They normally come one per agent in ascending order;
+    // then each is applied just before its agent's step (no primitive reads another
+    // agent's action, memory or error), so each agent's struct is visited once. In any
+    // other order they are all applied first, in list order.
+    if !decisions.windows(2).all(|w| w[0].0 < w[1].0) {
+        for (index, decision) in &mut decisions {
+            apply(world, *index, decision, report);
+        }
+        decisions.clear();
+    }
+    let mut pending = decisions.iter_mut().peekable();
+
+    // Every primitive sees the same snapshot, so agent order never changes the outcome:
+    // what other agents' primitives read (positions, velocities, breadcrumbs) is written
+    // only after every agent has stepped; the rest of an agent's state (heading, route,
+    // memory, shapes, random stream) only its own primitive reads, so it is written as
+    // soon as the agent has stepped.
+    let dt = world.dt();
+    world.seal(); // a copy made for `make_mut` above starts unsealed
+    moved.clear();
+    for i in 0..world.agents.len() {
+        while let Some((index, decision)) = pending.next_if(|(index, _)| *index <= i) {
+            apply(world, *index, decision, report);
+        }
+        let agent = &world.agents[i];
+        let step = movement::step_with(world, agent, dt, spare.pop().unwrap_or_default());
+        // Walls are fixed during the tick, so the move is resolved with the step.
+        let pos = slide(world, agent.pos, agent.radius, step.delta);
+        // A planned move (one that follows a route or field on the grid, which promises a
+        // way clear of walls) that a wall cut short. Steering primitives press into walls
+        // by design and are not reported, so their traces stay as they were.
+        let planned = matches!(
+            agent.action,
+            Action::FlowTo(_) | Action::PathTo(..) | Action::Waypoints(_) | Action::TankTo(_)
+        );
+        let short = if planned && step.delta.is_finite() {
+            (agent.pos + step.delta).distance(pos)
+        } else {
+            0.0
+        };
+        if short > 1e-9 {
+            report.events.push(Event::WallContact {
+                agent: agent.id.clone(),
+                short: (short * 1e4).round() / 1e4,
+            });
+        }
+        let agent = &mut world.agents[i];
+        let delta = pos - agent.pos;
+        if delta.length_squared() > 1e-18 {
+            agent.face(delta);
+        }
+        if step.route.is_some() || agent.route.is_some() {
+            agent.route = step.route;
+        }
+        spare.push(std::mem::replace(&mut agent.debug, step.shapes));
+        agent.memory = step.memory;
+        agent.stepping = step.stepping;
+        if let Some(rng) = step.rng {
+            agent.rng = rng;
+        }
+        if let Some(next) = step.walk_next {
+            agent.walk.next = next;
+        }
+        moved.push(pos);
+    }
+    // Decisions for agents past the end of the list name nobody.
+    drop(pending);
+    world.unseal();
+}
+
+/// Writes what other agents' primitives read, once every agent has stepped: positions from
+/// `moved` and the velocities they make, breadcrumbs; then the tick ends and the world is
+/// re-indexed and sealed.
+fn write_back(world: &mut World, moved: &[DVec2], crumb_agents: &[usize]) {
+    let dt = world.dt();
+    for (agent, &pos) in world.agents.iter_mut().zip(moved.iter()) {
+        agent.vel = (pos - agent.pos) / dt;
+        agent.pos = pos;
+    }
+    for &i in crumb_agents {
+        if let Some(agent) = world.agents.get_mut(i) {
+            let tile = agent.tile();
+            agent.crumbs.drop_on(tile);
+        }
+    }
+    world.tick += 1;
+    // The tick moved the agents to `moved` and changed nothing else the index keeps.
+    world.reindex_moved_to(moved);
+    world.seal();
 }
 
 /// The indices of the agents that leave breadcrumbs.
@@ -340,7 +372,7 @@ fn apply(world: &mut World, index: usize, decision: &mut Decision, report: &mut 
     apply_to(agent, decision, report);
     if suspends {
         // The deciders' caches of who decides go by the roster.
-        world.roster = crate::world::new_roster();
+        world.new_roster();
     }
 }
 

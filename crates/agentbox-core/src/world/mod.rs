@@ -9,6 +9,7 @@ pub mod action;
 pub mod agent;
 pub mod debug;
 pub mod grid;
+pub mod keys;
 pub mod motion;
 pub mod path_options;
 pub mod rng;
@@ -23,6 +24,7 @@ pub use action::{
 pub use agent::{Agent, Brain, Crumbs, Leg, Route, RouteKind};
 pub use debug::{Role, Shape};
 pub use grid::{Grid, RowError, BOUND_MARGIN};
+pub use keys::{MapKey, Roster};
 pub use motion::{Motion, MoveMemory, TraceMode, TraceState, Walk};
 pub use path_options::{NoPath, PathOptions};
 pub use script_error::{ErrorKind, ScriptError};
@@ -81,11 +83,10 @@ pub struct World {
     pub tick_rate: u32,
     /// The seed all randomness derives from.
     pub seed: u64,
-    /// Bumped on every terrain change so cached routes know to re-plan.
-    pub map_version: u64,
+    /// How many times the map was edited ([`World::map_version`]; see [`keys`]).
+    map_version: u64,
     /// A hash of the map's content (its size and every cell's entry cost), kept in step with
-    /// `costs` cell by cell ([`MapKey`]): what the navigation grid cache is keyed by, so two
-    /// worlds with the same map share a grid whatever their history.
+    /// `costs` cell by cell ([`MapKey`]; see [`keys`]).
     map_key: MapKey,
     /// A goal tile set by the designer (right-click in the window); scripts read it with
     /// `world:goal()`.
@@ -96,19 +97,10 @@ pub struct World {
     /// Where the agents were at the last [`World::reindex`]; queries fall back to a scan of
     /// all agents when it is stale.
     index: SpatialIndex,
-    /// Names one arrangement of the agent list (which id is at which index): the simulation
-    /// takes a new number ([`new_roster`]) whenever the list may have changed, so caches kept
-    /// by agent index (the script host's) can trust it while it stays. 0: not known.
-    pub roster: u64,
+    /// The agent list's generation ([`Roster`]; see [`keys`]), taken by the simulation.
+    roster: Roster,
     /// Whether `index` describes the agents exactly as they stand (see [`World::seal`]).
     sealed: Sealed,
-}
-
-/// A roster number never handed out before in this process (see [`World::roster`]).
-pub fn new_roster() -> u64 {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static NEXT: AtomicU64 = AtomicU64::new(1);
-    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 /// Set by the simulation for the world it holds while the index describes the agents exactly;
@@ -132,7 +124,7 @@ impl World {
         seed: u64,
     ) -> Self {
         let mut world = World {
-            roster: 0,
+            roster: Roster::UNKNOWN,
             name: name.into(),
             grid,
             terrain,
@@ -211,9 +203,29 @@ impl World {
     }
 
     /// The hash of the map's content ([`MapKey`]): equal for equal maps (size and entry costs),
-    /// whether painted, reloaded, reset or restored.
+    /// whether painted, reloaded, reset or restored. What caches of functions of the costs
+    /// key by (see [`keys`]).
     pub fn map_key(&self) -> MapKey {
         self.map_key
+    }
+
+    /// How many times this world's map was edited (a painted tile, a replaced map), counting
+    /// an edit that restores the content too: what was planned on the map re-plans when it
+    /// moves (see [`keys`]). It counts one world's edits (a copy keeps it); caches shared
+    /// between worlds key by [`World::map_key`] instead.
+    pub fn map_version(&self) -> u64 {
+        self.map_version
+    }
+
+    /// The agent list's generation (see [`keys`]): while it stays, every index holds the same
+    /// agent (id, brain, suspended or not) as when it was taken.
+    pub fn roster(&self) -> Roster {
+        self.roster
+    }
+
+    /// Takes a new roster: the agent list may have changed (only the simulation calls this).
+    pub(crate) fn new_roster(&mut self) {
+        self.roster = Roster::next();
     }
 
     /// Replaces the map and its terrain (a scene reload); routes re-plan.
@@ -501,45 +513,6 @@ impl World {
     }
 }
 
-/// A 128-bit hash of a map's content: its width and height and each cell's entry cost. It is
-/// the XOR of one mixed term per cell (Zobrist hashing), so painting a cell updates it in
-/// constant time ([`MapKey::replace`]) and it depends only on the content, never on the order
-/// of the edits that led there. Two different maps share a key with probability about 2^-128.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct MapKey(u64, u64);
-
-impl MapKey {
-    /// The key of a `width` x `height` map with these costs (row-major).
-    pub fn of(width: i32, height: i32, costs: &[f32]) -> Self {
-        let size = ((width as u32 as u64) << 32) | height as u32 as u64;
-        let mut key = MapKey(mix(size ^ 0x5bd1_e995), mix(size ^ 0x9e37_79b9_7f4a_7c15));
-        for (i, &c) in costs.iter().enumerate() {
-            key.toggle(i, c);
-        }
-        key
-    }
-
-    /// The key after cell `index`'s cost changed from `old` to `new`.
-    pub fn replace(&mut self, index: usize, old: f32, new: f32) {
-        self.toggle(index, old);
-        self.toggle(index, new);
-    }
-
-    fn toggle(&mut self, index: usize, cost: f32) {
-        let term = ((index as u64) << 32) | cost.to_bits() as u64;
-        self.0 ^= mix(term);
-        self.1 ^= mix(term ^ 0xd6e8_feb8_6659_fd93);
-    }
-}
-
-/// SplitMix64's finaliser: every input bit moves every output bit.
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
 fn cost_of(terrain: &Terrain) -> f32 {
     if terrain.blocked {
         f32::INFINITY
@@ -617,7 +590,7 @@ mod tests {
         // Painted back: the same content, the same key, although the version moved on.
         assert!(w.set_terrain(IVec2::new(3, 2), floor));
         assert_eq!(w.map_key(), first);
-        assert_eq!(w.map_version, 2);
+        assert_eq!(w.map_version(), 2);
         // Mud costs differently from floor, and a wall elsewhere is another map.
         assert!(w.set_terrain(IVec2::new(0, 0), mud));
         assert_ne!(w.map_key(), first);

@@ -367,26 +367,43 @@ impl SpatialIndex {
         self.nearest_of_rank(centre, Some(rank), keep)
     }
 
+    /// The agent of `members` (a small kind's list) nearest to `centre` that `keep` keeps; ties
+    /// go to the agent listed first.
+    #[inline]
+    fn nearest_in(
+        &self,
+        members: &[u32],
+        centre: DVec2,
+        keep: impl Fn(usize) -> bool,
+    ) -> Option<usize> {
+        let mut best = Nearest::default();
+        for &i in members {
+            let d = self.pos[i as usize].distance_squared(centre);
+            if best.beaten_by(d, i) && keep(i as usize) {
+                best.take(d, i);
+            }
+        }
+        best.agent()
+    }
+
     /// [`SpatialIndex::nearest`] with the kind given by its rank.
+    ///
+    /// A little over 80 lines on purpose: the ring search and the bounds that stop it share
+    /// the best so far and the centre's distances to its cell's sides, so they are read in
+    /// one place; it answers every nearest-agent query of a crowd, every tick.
     fn nearest_of_rank(
         &self,
         centre: DVec2,
         rank: Option<u32>,
         keep: impl Fn(usize) -> bool,
     ) -> Option<usize> {
-        let mut best = Nearest::default();
         if let Some(r) = rank {
             let members = self.members.get(r as usize)?;
             if members.len() <= SMALL_KIND {
-                for &i in members {
-                    let d = self.pos[i as usize].distance_squared(centre);
-                    if best.beaten_by(d, i) && keep(i as usize) {
-                        best.take(d, i);
-                    }
-                }
-                return best.agent();
+                return self.nearest_in(members, centre, keep);
             }
         }
+        let mut best = Nearest::default();
         let (cx, cy) = self.cell_xy(centre);
         let run = |best: &mut Nearest, y: i32, xa: i32, xb: i32| {
             for s in &self.slots[self.row_slots(y, xa, xb)] {

@@ -1,12 +1,12 @@
 //! The script and module files of a study, each read once: a [`Library`] shared by every run
 //! keeps the bytes of each file the first time any run asks for it, and a [`VariantFiles`]
 //! serves one variant's runs, with its substitutions, from that library. A save made while a
-//! study runs therefore never mixes versions within it.
+//! study runs therefore never mixes versions within it. Files are read from the disk through
+//! `agentbox_core::files`, each as the kind the run asks for.
 
-use agentbox_lua::{read_script, ScriptFiles};
+use agentbox_core::files::{Disk, FileKind, Files, ReadError};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet};
-use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 /// be read.
 struct Entry {
     name: PathBuf,
-    bytes: Result<Arc<Vec<u8>>, (io::ErrorKind, String)>,
+    bytes: Result<Arc<Vec<u8>>, ReadError>,
 }
 
 /// Every file the study's runs have read, by canonical path (or the path as given, where it
@@ -44,19 +44,17 @@ pub fn sha256(bytes: &[u8]) -> String {
 }
 
 impl Library {
-    /// The bytes of `path`, read from the disk the first time only.
-    pub fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+    /// The bytes of `path`, read from the disk as a `kind` file the first time only.
+    pub fn read(&self, path: &Path, kind: FileKind) -> Result<Vec<u8>, ReadError> {
         let key = canonical(path);
         let mut files = lock(&self.files);
         let entry = files.entry(key).or_insert_with(|| Entry {
             name: path.to_path_buf(),
-            bytes: read_script(path)
-                .map(Arc::new)
-                .map_err(|e| (e.kind(), e.to_string())),
+            bytes: Disk.read(path, kind).map(Arc::new),
         });
         match &entry.bytes {
             Ok(bytes) => Ok(bytes.as_ref().clone()),
-            Err((kind, message)) => Err(io::Error::new(*kind, message.clone())),
+            Err(e) => Err(e.clone()),
         }
     }
 
@@ -101,20 +99,20 @@ impl VariantFiles {
     }
 }
 
-/// The [`ScriptFiles`] a run's script host reads through (one per run, on the run's thread).
+/// The [`Files`] a run's session reads through (one per run, on the run's thread).
 pub struct Reader(pub Arc<VariantFiles>);
 
-impl ScriptFiles for Reader {
-    fn read(&self, path: &Path) -> io::Result<Vec<u8>> {
+impl Files for Reader {
+    fn read(&self, path: &Path, kind: FileKind) -> Result<Vec<u8>, ReadError> {
         let files = &self.0;
         if !files.replace.is_empty() {
             let key = canonical(path);
             if let Some(to) = files.replace.get(&key) {
                 lock(&files.used).insert(key);
-                return files.library.read(to);
+                return files.library.read(to, kind);
             }
         }
-        files.library.read(path)
+        files.library.read(path, kind)
     }
 }
 
@@ -134,17 +132,24 @@ mod tests {
             Arc::clone(&library),
             &[(a.clone(), b.clone())],
         ));
-        assert_eq!(plain.read(&a).unwrap(), b"A1");
+        assert_eq!(plain.read(&a, FileKind::Script).unwrap(), b"A1");
         std::fs::write(&a, "A2").unwrap();
         assert_eq!(
-            plain.read(&a).unwrap(),
+            plain.read(&a, FileKind::Script).unwrap(),
             b"A1",
             "read once, at the first ask"
         );
         assert!(!swapped.was_used(&a));
-        assert_eq!(Reader(Arc::clone(&swapped)).read(&a).unwrap(), b"B1");
+        assert_eq!(
+            Reader(Arc::clone(&swapped))
+                .read(&a, FileKind::Script)
+                .unwrap(),
+            b"B1"
+        );
         assert!(swapped.was_used(&a));
-        assert!(plain.read(&dir.path().join("none.lua")).is_err());
+        assert!(plain
+            .read(&dir.path().join("none.lua"), FileKind::Script)
+            .is_err());
         let hashes = library.hashes();
         assert_eq!(hashes.len(), 2, "{hashes:?}");
         assert_eq!(hashes[&a.display().to_string()], sha256(b"A1"));

@@ -25,6 +25,7 @@ pub mod sweep;
 
 use crate::session::Session;
 use agentbox_core::expect::{FirstReach, Metrics};
+use agentbox_core::files::{Disk, FileKind, Files};
 use agentbox_core::scene::{self, Scene};
 use agentbox_core::sim::Event;
 use agentbox_lua::ScriptHost;
@@ -261,13 +262,13 @@ fn run_one(plan: &Plan, variant: usize, seed: u64) -> Result<Run, String> {
         params,
         ..
     } = &plan.variants[variant];
-    let reader: Rc<dyn agentbox_lua::ScriptFiles> = Rc::new(Reader(Arc::clone(files)));
+    let reader: Rc<dyn Files> = Rc::new(Reader(Arc::clone(files)));
     let metrics = scene.metrics.clone();
     let instructions = scene.budget.instructions;
     let mut watch = monitors::Monitors::new(&scene.monitors, seed, instructions)?;
     let watching = !watch.is_empty();
     let mut points = Vec::new();
-    let mut session = Session::from_scene(scene, Some(seed), true, |host| host.set_files(reader))?;
+    let mut session = Session::from_scene(scene, Some(seed), true, reader)?;
     let mut errors = session.current_errors().len() as u64;
     let mut reach = FirstReach::new(session.scene().expect.as_ref());
     reach.observe(session.world());
@@ -411,7 +412,7 @@ fn prepare(
     seeds: [u64; 2],
     shard: Option<Shard>,
 ) -> Result<(Plan, Header, Vec<String>), String> {
-    let scene_bytes = std::fs::read(&opts.scene).map_err(|e| {
+    let scene_bytes = Disk.read(&opts.scene, FileKind::Scene).map_err(|e| {
         format!(
             "{}: error: cannot read scene file: {e}",
             opts.scene.display()
@@ -431,63 +432,9 @@ fn prepare(
         .or(first.expect.as_ref().and_then(|e| e.ticks))
         .unwrap_or(DEFAULT_TICKS);
     for v in variants {
-        for (from, to) in &v.replace {
-            for (what, p) in [("FROM", from), ("TO", to)] {
-                if !p.is_file() {
-                    return Err(format!(
-                        "--variant {}: {what} {} is not a file",
-                        v.name,
-                        p.display()
-                    ));
-                }
-            }
-        }
-        let files = Arc::new(VariantFiles::new(Arc::clone(&library), &v.replace));
-        let reader: Rc<dyn agentbox_lua::ScriptFiles> = Rc::new(Reader(Arc::clone(&files)));
-        let scene_bytes = if v.params.is_empty() {
-            None
-        } else {
-            let text = std::str::from_utf8(&plan.scene_bytes).map_err(|_| {
-                format!(
-                    "{}: error: the scene is not UTF-8 text",
-                    opts.scene.display()
-                )
-            })?;
-            let scene = opts.scene.display().to_string();
-            Some(sweep::apply(&scene, text, &v.params)?.into_bytes())
-        };
-        plan.variants.push(PlanVariant {
-            name: v.name.clone(),
-            files: Arc::clone(&files),
-            scene_bytes,
-            params: sweep::record(&v.params),
-        });
-        let own = scene_for(&plan, plan.variants.len() - 1, seeds[0])
-            .map_err(|e| format!("--variant {}: {e}", v.name))?;
-        Session::from_scene(own, Some(seeds[0]), true, |h| h.set_files(reader))?;
-        for (from, _) in &v.replace {
-            if !files.was_used(from) {
-                return Err(format!(
-                    "--variant {}: {} is neither a script of {} nor a module its scripts require",
-                    v.name,
-                    from.display(),
-                    opts.scene.display()
-                ));
-            }
-        }
+        plan_variant(&mut plan, opts, v, &library, seeds[0])?;
     }
-    let mut warnings = Vec::new();
-    if !first.metrics.is_empty() {
-        let mut host = ScriptHost::new(seeds[0]).map_err(|e| format!("cannot start Lua: {e}"))?;
-        for (name, code) in &first.metrics {
-            if let Err(e) = host.compile_metric(name, code) {
-                warnings.push(format!(
-                    "{}: warning: metric `{name}` does not compile (null in every run): {e}",
-                    opts.scene.display()
-                ));
-            }
-        }
-    }
+    let warnings = metric_warnings(opts, &first, seeds[0])?;
     let header = Header {
         agentbox: "compare".into(),
         build: record::build_name(),
@@ -513,6 +460,80 @@ fn prepare(
     Ok((plan, header, warnings))
 }
 
+/// Adds variant `v` to the plan: its files (served from `library`), its scene text (a sweep
+/// point's numbers written in), and a first session at `seed` that reads its scripts, which
+/// checks every substitution names a file the scene uses.
+fn plan_variant(
+    plan: &mut Plan,
+    opts: &CompareOptions,
+    v: &Variant,
+    library: &Arc<Library>,
+    seed: u64,
+) -> Result<(), String> {
+    for (from, to) in &v.replace {
+        for (what, p) in [("FROM", from), ("TO", to)] {
+            if !p.is_file() {
+                return Err(format!(
+                    "--variant {}: {what} {} is not a file",
+                    v.name,
+                    p.display()
+                ));
+            }
+        }
+    }
+    let files = Arc::new(VariantFiles::new(Arc::clone(library), &v.replace));
+    let reader: Rc<dyn Files> = Rc::new(Reader(Arc::clone(&files)));
+    let scene_bytes = if v.params.is_empty() {
+        None
+    } else {
+        let text = std::str::from_utf8(&plan.scene_bytes).map_err(|_| {
+            format!(
+                "{}: error: the scene is not UTF-8 text",
+                opts.scene.display()
+            )
+        })?;
+        let scene = opts.scene.display().to_string();
+        Some(sweep::apply(&scene, text, &v.params)?.into_bytes())
+    };
+    plan.variants.push(PlanVariant {
+        name: v.name.clone(),
+        files: Arc::clone(&files),
+        scene_bytes,
+        params: sweep::record(&v.params),
+    });
+    let own = scene_for(plan, plan.variants.len() - 1, seed)
+        .map_err(|e| format!("--variant {}: {e}", v.name))?;
+    Session::from_scene(own, Some(seed), true, reader)?;
+    for (from, _) in &v.replace {
+        if !files.was_used(from) {
+            return Err(format!(
+                "--variant {}: {} is neither a script of {} nor a module its scripts require",
+                v.name,
+                from.display(),
+                opts.scene.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A warning for each of the scene's `metrics:` that does not compile (it is null in every run).
+fn metric_warnings(opts: &CompareOptions, scene: &Scene, seed: u64) -> Result<Vec<String>, String> {
+    let mut warnings = Vec::new();
+    if !scene.metrics.is_empty() {
+        let mut host = ScriptHost::new(seed).map_err(|e| format!("cannot start Lua: {e}"))?;
+        for (name, code) in &scene.metrics {
+            if let Err(e) = host.compile_metric(name, code) {
+                warnings.push(format!(
+                    "{}: warning: metric `{name}` does not compile (null in every run): {e}",
+                    opts.scene.display()
+                ));
+            }
+        }
+    }
+    Ok(warnings)
+}
+
 /// `agentbox compare`: runs the study (or this shard of it), skipping runs `--out` already
 /// holds. `Err` is bad input (exit 1), with the message to print.
 pub fn compare(
@@ -520,6 +541,71 @@ pub fn compare(
     env: impl Fn(&str) -> Option<String>,
 ) -> Result<Finished, String> {
     let seeds = parse_seeds(&opts.seeds)?;
+    let variants = variants_of(opts)?;
+    if opts.ticks == Some(0) {
+        return Err("--ticks must be at least 1".into());
+    }
+    let shard = Shard::choose(opts.shard.as_deref(), opts.shards, env)?;
+    let (plan, header, warnings) = prepare(opts, &variants, seeds, shard)?;
+    let (mut out, kept) = open_out(opts, &header)?;
+    let write_failed = |e: std::io::Error| match &opts.out {
+        Some(p) => format!("{}: error: cannot write: {e}", p.display()),
+        None => format!("error: cannot write the runs: {e}"),
+    };
+    if kept.is_none() {
+        writeln!(out, "{}", record::line(&header)).map_err(write_failed)?;
+        out.flush().map_err(write_failed)?;
+    }
+    let kept = kept.unwrap_or_default();
+    let (todo, skipped) = runs_to_make(&variants, seeds, shard, &kept);
+    let jobs = opts
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let bar = progress_bar(opts.progress, todo.len());
+    let mut failed = Vec::new();
+    let mut ran = 0;
+    let mut made = kept;
+    let mut csv = open_monitors_csv(opts)?;
+    run_all(&plan, &todo, jobs, |result| {
+        bar.inc(1);
+        match result {
+            Ok((run, points)) => {
+                if let Some((f, path)) = &mut csv {
+                    write_points(f, &run, &points)
+                        .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?;
+                }
+                // Lines to a terminal are written round the bar, not through it; one write per
+                // line, so an interruption seldom tears one.
+                let line = record::line(&run) + "\n";
+                bar.suspend(|| out.write_all(line.as_bytes()).and_then(|()| out.flush()))
+                    .map_err(write_failed)?;
+                ran += 1;
+                made.push(run);
+            }
+            Err(e) => failed.push(e),
+        }
+        Ok(())
+    })?;
+    bar.finish_and_clear();
+    if let Some((mut f, path)) = csv {
+        f.flush()
+            .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?;
+    }
+    made.sort_by_key(|r| header.order(r));
+    Ok(Finished {
+        summary: summary::summarise(&header, &made),
+        ran,
+        skipped,
+        failed,
+        warnings,
+        header,
+        runs: made,
+    })
+}
+
+/// The study's variants: the `--variant`s given, or a sweep's grid points (`--param`), or one
+/// baseline; an error for both kinds at once or two variants of one name.
+fn variants_of(opts: &CompareOptions) -> Result<Vec<Variant>, String> {
     let mut variants = opts
         .variants
         .iter()
@@ -554,74 +640,77 @@ pub fn compare(
             return Err(format!("--variant {}: two variants have this name", v.name));
         }
     }
-    if opts.ticks == Some(0) {
-        return Err("--ticks must be at least 1".into());
+    Ok(variants)
+}
+
+/// Where the runs' lines go, and the runs already there (see [`open_out`]).
+type OpenedOut = (Box<dyn Write>, Option<Vec<RunLine>>);
+
+/// Where the runs' lines go: standard output, or `--out` opened to append. `Some` with the
+/// runs `--out` already holds when it holds this study (a line cut short by an interruption
+/// dropped); `None` when the header is still to be written (a new, empty or cut-short file,
+/// or standard output). A file of another study, or not of `agentbox compare`, is refused.
+fn open_out(opts: &CompareOptions, header: &Header) -> Result<OpenedOut, String> {
+    let Some(path) = &opts.out else {
+        return Ok((Box::new(std::io::BufWriter::new(std::io::stdout())), None));
+    };
+    let existing = if path.exists() {
+        record::read(path)?
+    } else {
+        None
+    };
+    // A file with no whole line is either empty or a header cut short; anything else
+    // is not ours to overwrite.
+    if existing.is_none() {
+        let start = std::fs::read(path).unwrap_or_default();
+        let ours = br#"{"agentbox":"compare""#;
+        if !start.is_empty() && !start.starts_with(&ours[..start.len().min(ours.len())]) {
+            return Err(format!(
+                "{}: error: not an `agentbox compare` file; give another --out",
+                path.display()
+            ));
+        }
     }
-    let shard = Shard::choose(opts.shard.as_deref(), opts.shards, env)?;
-    let (plan, header, warnings) = prepare(opts, &variants, seeds, shard)?;
-    // What the file already holds.
-    let mut kept: Vec<RunLine> = Vec::new();
-    let mut fresh = true;
-    let mut out: Box<dyn Write> = match &opts.out {
-        None => Box::new(std::io::BufWriter::new(std::io::stdout())),
-        Some(path) => {
-            let existing = if path.exists() {
-                record::read(path)?
-            } else {
-                None
-            };
-            // A file with no whole line is either empty or a header cut short; anything else
-            // is not ours to overwrite.
-            if existing.is_none() {
-                let start = std::fs::read(path).unwrap_or_default();
-                let ours = br#"{"agentbox":"compare""#;
-                if !start.is_empty() && !start.starts_with(&ours[..start.len().min(ours.len())]) {
-                    return Err(format!(
-                        "{}: error: not an `agentbox compare` file; give another --out",
-                        path.display()
-                    ));
-                }
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?;
+    let kept = match existing {
+        Some(Recorded {
+            header: old,
+            runs,
+            good_len,
+        }) => {
+            if old != *header {
+                return Err(format!(
+                    "{}: error: this file holds another study (its header differs: {}); give another --out or remove it",
+                    path.display(),
+                    header_difference(&old, header)
+                ));
             }
-            let file = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
+            // Drop a line an interruption left half written.
+            file.set_len(good_len)
                 .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?;
-            match existing {
-                Some(Recorded {
-                    header: old,
-                    runs,
-                    good_len,
-                }) => {
-                    if old != header {
-                        return Err(format!(
-                            "{}: error: this file holds another study (its header differs: {}); give another --out or remove it",
-                            path.display(),
-                            header_difference(&old, &header)
-                        ));
-                    }
-                    // Drop a line an interruption left half written.
-                    file.set_len(good_len)
-                        .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?;
-                    kept = runs;
-                    fresh = false;
-                }
-                None => {
-                    file.set_len(0)
-                        .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?;
-                }
-            }
-            Box::new(file)
+            Some(runs)
+        }
+        None => {
+            file.set_len(0)
+                .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?;
+            None
         }
     };
-    let write_failed = |e: std::io::Error| match &opts.out {
-        Some(p) => format!("{}: error: cannot write: {e}", p.display()),
-        None => format!("error: cannot write the runs: {e}"),
-    };
-    if fresh {
-        writeln!(out, "{}", record::line(&header)).map_err(write_failed)?;
-        out.flush().map_err(write_failed)?;
-    }
+    Ok((Box::new(file), kept))
+}
+
+/// The (variant, seed) runs this shard makes, in the study's order, leaving out those `kept`
+/// already holds; and how many were left out so.
+fn runs_to_make(
+    variants: &[Variant],
+    seeds: [u64; 2],
+    shard: Option<Shard>,
+    kept: &[RunLine],
+) -> (Vec<(usize, u64)>, usize) {
     let done: std::collections::BTreeSet<(String, u64)> =
         kept.iter().map(|r| (r.variant.clone(), r.seed)).collect();
     let mut todo = Vec::new();
@@ -641,81 +730,56 @@ pub fn compare(
             }
         }
     }
-    let jobs = opts
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let bar = if opts.progress {
-        let bar = indicatif::ProgressBar::new(todo.len() as u64);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{bar:40} {pos}/{len} runs, {per_sec}, {eta} left",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        bar
-    } else {
-        indicatif::ProgressBar::hidden()
-    };
-    let mut failed = Vec::new();
-    let mut ran = 0;
-    let mut made = kept;
-    let mut csv = match &opts.monitors {
-        None => None,
-        Some(path) => {
-            let mut f = std::io::BufWriter::new(
-                std::fs::File::create(path)
-                    .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?,
-            );
-            writeln!(f, "variant,seed,tick,name,value")
-                .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?;
-            Some((f, path.clone()))
-        }
-    };
-    run_all(&plan, &todo, jobs, |result| {
-        bar.inc(1);
-        match result {
-            Ok((run, points)) => {
-                if let Some((f, path)) = &mut csv {
-                    let variant = monitors::csv_field(&run.variant);
-                    for p in &points {
-                        writeln!(
-                            f,
-                            "{variant},{},{},{},{}",
-                            run.seed,
-                            p.tick,
-                            monitors::csv_field(&p.name),
-                            p.value
-                        )
-                        .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?;
-                    }
-                }
-                // Lines to a terminal are written round the bar, not through it; one write per
-                // line, so an interruption seldom tears one.
-                let line = record::line(&run) + "\n";
-                bar.suspend(|| out.write_all(line.as_bytes()).and_then(|()| out.flush()))
-                    .map_err(write_failed)?;
-                ran += 1;
-                made.push(run);
-            }
-            Err(e) => failed.push(e),
-        }
-        Ok(())
-    })?;
-    bar.finish_and_clear();
-    if let Some((mut f, path)) = csv {
-        f.flush()
-            .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?;
+    (todo, skipped)
+}
+
+/// The progress bar of `runs` runs (`--progress`), or a hidden one.
+fn progress_bar(show: bool, runs: usize) -> indicatif::ProgressBar {
+    if !show {
+        return indicatif::ProgressBar::hidden();
     }
-    made.sort_by_key(|r| header.order(r));
-    Ok(Finished {
-        summary: summary::summarise(&header, &made),
-        ran,
-        skipped,
-        failed,
-        warnings,
-        header,
-        runs: made,
-    })
+    let bar = indicatif::ProgressBar::new(runs as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} runs, {per_sec}, {eta} left")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar
+}
+
+/// The `--monitors` CSV file, created with its header line, and its path for messages.
+fn open_monitors_csv(
+    opts: &CompareOptions,
+) -> Result<Option<(std::io::BufWriter<std::fs::File>, PathBuf)>, String> {
+    let Some(path) = &opts.monitors else {
+        return Ok(None);
+    };
+    let mut f = std::io::BufWriter::new(
+        std::fs::File::create(path)
+            .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?,
+    );
+    writeln!(f, "variant,seed,tick,name,value")
+        .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?;
+    Ok(Some((f, path.clone())))
+}
+
+/// One run's monitor points as CSV lines.
+fn write_points(
+    f: &mut impl Write,
+    run: &RunLine,
+    points: &[monitors::Point],
+) -> std::io::Result<()> {
+    let variant = monitors::csv_field(&run.variant);
+    for p in points {
+        writeln!(
+            f,
+            "{variant},{},{},{},{}",
+            run.seed,
+            p.tick,
+            monitors::csv_field(&p.name),
+            p.value
+        )?;
+    }
+    Ok(())
 }
 
 /// The first field two headers differ in, for the refusal message.

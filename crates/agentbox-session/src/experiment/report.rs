@@ -164,9 +164,9 @@ fn quantile(sorted: &[f64], q: f64) -> f64 {
     sorted[lo] + (sorted[hi] - sorted[lo]) * (at - lo as f64)
 }
 
-/// One measure's distribution per variant: a row each, dots over a quartile box.
-fn distribution(header: &Header, runs: &[RunLine], m: &Measure, out: &mut String) {
-    let rows: Vec<(String, Vec<f64>)> = header
+/// One measure's finite values per variant, sorted, in the header's variant order.
+fn values_by_variant(header: &Header, runs: &[RunLine], m: &Measure) -> Vec<(String, Vec<f64>)> {
+    header
         .variants
         .iter()
         .map(|v| {
@@ -179,7 +179,12 @@ fn distribution(header: &Header, runs: &[RunLine], m: &Measure, out: &mut String
             xs.sort_by(f64::total_cmp);
             (v.name.clone(), xs)
         })
-        .collect();
+        .collect()
+}
+
+/// One measure's distribution per variant: a row each, dots over a quartile box.
+fn distribution(header: &Header, runs: &[RunLine], m: &Measure, out: &mut String) {
+    let rows = values_by_variant(header, runs, m);
     let all: Vec<f64> = rows.iter().flat_map(|r| r.1.iter().copied()).collect();
     if all.is_empty() {
         return;
@@ -208,32 +213,8 @@ fn distribution(header: &Header, runs: &[RunLine], m: &Measure, out: &mut String
             y + 4.0,
             esc(name)
         );
-        if xs.is_empty() {
-            continue;
-        }
-        let (q1, q2, q3) = (quantile(xs, 0.25), quantile(xs, 0.5), quantile(xs, 0.75));
-        let _ = write!(
-            out,
-            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" class=box />\
-             <line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" class=med />",
-            x(q1),
-            y - 7.0,
-            (x(q3) - x(q1)).max(1.0),
-            14.0,
-            x(q2),
-            x(q2),
-            y - 8.0,
-            y + 8.0
-        );
-        for (j, v) in xs.iter().enumerate() {
-            // A small fixed jitter by rank keeps equal values visible without randomness.
-            let dy = ((j % 5) as f64 - 2.0) * 2.0;
-            let _ = write!(
-                out,
-                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"2.5\" class=dot />",
-                x(*v),
-                y + dy
-            );
+        if !xs.is_empty() {
+            box_and_dots(xs, y, &x, out);
         }
     }
     let base = row_h * rows.len() as f64 + 12.0;
@@ -249,6 +230,35 @@ fn distribution(header: &Header, runs: &[RunLine], m: &Measure, out: &mut String
         base + 14.0,
         num(hi)
     );
+}
+
+/// One variant's row of a distribution at height `y`: its quartile box, its median, and a dot
+/// per value (`xs` sorted and not empty; `x` places a value).
+fn box_and_dots(xs: &[f64], y: f64, x: &impl Fn(f64) -> f64, out: &mut String) {
+    let (q1, q2, q3) = (quantile(xs, 0.25), quantile(xs, 0.5), quantile(xs, 0.75));
+    let _ = write!(
+        out,
+        "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{:.1}\" height=\"{:.1}\" class=box />\
+         <line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" class=med />",
+        x(q1),
+        y - 7.0,
+        (x(q3) - x(q1)).max(1.0),
+        14.0,
+        x(q2),
+        x(q2),
+        y - 8.0,
+        y + 8.0
+    );
+    for (j, v) in xs.iter().enumerate() {
+        // A small fixed jitter by rank keeps equal values visible without randomness.
+        let dy = ((j % 5) as f64 - 2.0) * 2.0;
+        let _ = write!(
+            out,
+            "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"2.5\" class=dot />",
+            x(*v),
+            y + dy
+        );
+    }
 }
 
 /// Colour for a share between 0 and 1 (light yellow to dark blue).
@@ -296,75 +306,97 @@ fn heat_maps(header: &Header, runs: &[RunLine], measures: &[Measure], out: &mut 
         }
     );
     for m in measures {
-        let mut cells: BTreeMap<(usize, usize), (f64, usize)> = BTreeMap::new();
-        for r in runs {
-            let (Some(px), Some(py)) = (r.params.get(&ax), r.params.get(&ay)) else {
-                continue;
-            };
-            let (Some(i), Some(j)) = (
-                xs.iter().position(|v| v == px),
-                ys.iter().position(|v| v == py),
-            ) else {
-                continue;
-            };
-            if let Some(v) = (m.get)(r).filter(|v| v.is_finite()) {
-                let c = cells.entry((i, j)).or_insert((0.0, 0));
-                c.0 += v;
-                c.1 += 1;
-            }
+        let means = cell_means(runs, m, (&ax, &xs), (&ay, &ys));
+        if !means.is_empty() {
+            heat_map(m, &xs, &ys, &means, out);
         }
-        if cells.is_empty() {
+    }
+}
+
+/// A measure's mean per heat-map cell, by (column, row): the runs whose values on the two
+/// axes are `x.1[column]` and `y.1[row]`, averaged over their finite values.
+fn cell_means(
+    runs: &[RunLine],
+    m: &Measure,
+    x: (&str, &[f64]),
+    y: (&str, &[f64]),
+) -> BTreeMap<(usize, usize), f64> {
+    let mut cells: BTreeMap<(usize, usize), (f64, usize)> = BTreeMap::new();
+    for r in runs {
+        let (Some(px), Some(py)) = (r.params.get(x.0), r.params.get(y.0)) else {
             continue;
+        };
+        let (Some(i), Some(j)) = (
+            x.1.iter().position(|v| v == px),
+            y.1.iter().position(|v| v == py),
+        ) else {
+            continue;
+        };
+        if let Some(v) = (m.get)(r).filter(|v| v.is_finite()) {
+            let c = cells.entry((i, j)).or_insert((0.0, 0));
+            c.0 += v;
+            c.1 += 1;
         }
-        let means: BTreeMap<(usize, usize), f64> = cells
-            .iter()
-            .map(|(k, (s, n))| (*k, s / *n as f64))
-            .collect();
-        let lo = means.values().copied().fold(f64::INFINITY, f64::min);
-        let hi = means.values().copied().fold(f64::NEG_INFINITY, f64::max);
-        let (cw, ch, left, top) = (64.0, 30.0, 70.0, 24.0);
-        let w = left + cw * xs.len() as f64 + 10.0;
-        let h = top + ch * ys.len() as f64 + 10.0;
+    }
+    cells
+        .iter()
+        .map(|(k, (s, n))| (*k, s / *n as f64))
+        .collect()
+}
+
+/// One measure's heat map: a cell per (column, row) mean, coloured from the lowest mean to
+/// the highest, under the axes' values.
+fn heat_map(
+    m: &Measure,
+    xs: &[f64],
+    ys: &[f64],
+    means: &BTreeMap<(usize, usize), f64>,
+    out: &mut String,
+) {
+    let lo = means.values().copied().fold(f64::INFINITY, f64::min);
+    let hi = means.values().copied().fold(f64::NEG_INFINITY, f64::max);
+    let (cw, ch, left, top) = (64.0, 30.0, 70.0, 24.0);
+    let w = left + cw * xs.len() as f64 + 10.0;
+    let h = top + ch * ys.len() as f64 + 10.0;
+    let _ = write!(
+        out,
+        "<figure><figcaption>{} (mean per cell; {} to {})</figcaption><svg width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\">",
+        esc(&m.title),
+        num(lo),
+        num(hi)
+    );
+    for (i, x) in xs.iter().enumerate() {
         let _ = write!(
             out,
-            "<figure><figcaption>{} (mean per cell; {} to {})</figcaption><svg width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\">",
-            esc(&m.title),
-            num(lo),
-            num(hi)
+            "<text x=\"{:.1}\" y=\"16\" text-anchor=\"middle\" class=lab>{}</text>",
+            left + cw * (i as f64 + 0.5),
+            num(*x)
         );
-        for (i, x) in xs.iter().enumerate() {
-            let _ = write!(
-                out,
-                "<text x=\"{:.1}\" y=\"16\" text-anchor=\"middle\" class=lab>{}</text>",
-                left + cw * (i as f64 + 0.5),
-                num(*x)
-            );
-        }
-        for (j, y) in ys.iter().enumerate() {
-            let _ = write!(
-                out,
-                "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" class=lab>{}</text>",
-                left - 6.0,
-                top + ch * (j as f64 + 0.5) + 4.0,
-                num(*y)
-            );
-        }
-        for ((i, j), v) in &means {
-            let t = if hi > lo { (v - lo) / (hi - lo) } else { 0.5 };
-            let ink = if t > 0.55 { "#fff" } else { "#000" };
-            let (cx, cy) = (left + cw * *i as f64, top + ch * *j as f64);
-            let _ = write!(
-                out,
-                "<rect x=\"{cx}\" y=\"{cy}\" width=\"{cw}\" height=\"{ch}\" fill=\"{}\" />\
-                 <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"{ink}\" class=cell>{}</text>",
-                colour(t),
-                cx + cw / 2.0,
-                cy + ch / 2.0 + 4.0,
-                num(*v)
-            );
-        }
-        out.push_str("</svg></figure>");
     }
+    for (j, y) in ys.iter().enumerate() {
+        let _ = write!(
+            out,
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" class=lab>{}</text>",
+            left - 6.0,
+            top + ch * (j as f64 + 0.5) + 4.0,
+            num(*y)
+        );
+    }
+    for ((i, j), v) in means {
+        let t = if hi > lo { (v - lo) / (hi - lo) } else { 0.5 };
+        let ink = if t > 0.55 { "#fff" } else { "#000" };
+        let (cx, cy) = (left + cw * *i as f64, top + ch * *j as f64);
+        let _ = write!(
+            out,
+            "<rect x=\"{cx}\" y=\"{cy}\" width=\"{cw}\" height=\"{ch}\" fill=\"{}\" />\
+             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"{ink}\" class=cell>{}</text>",
+            colour(t),
+            cx + cw / 2.0,
+            cy + ch / 2.0 + 4.0,
+            num(*v)
+        );
+    }
+    out.push_str("</svg></figure>");
 }
 
 const STYLE: &str = "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;background:#fff}\

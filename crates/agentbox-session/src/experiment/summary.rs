@@ -134,6 +134,48 @@ fn paired(
     stats(&diffs)
 }
 
+/// One `expect.reach` key over a variant's runs (by seed), with the paired differences from
+/// the baseline's runs if there is one.
+fn reach_summary(
+    key: &str,
+    mine: &BTreeMap<u64, &RunLine>,
+    base: Option<&BTreeMap<u64, &RunLine>>,
+) -> ReachSummary {
+    let time = |r: &RunLine| {
+        let t = r.reach.get(key)?;
+        Some(t.unwrap_or(r.ticks) as f64)
+    };
+    let caught = |r: &RunLine| Some(f64::from(u8::from(r.reach.get(key)?.is_some())));
+    let times: Vec<f64> = mine.values().filter_map(|r| time(r)).collect();
+    ReachSummary {
+        key: key.to_string(),
+        caught: mine
+            .values()
+            .filter(|r| r.reach.get(key).is_some_and(Option::is_some))
+            .count(),
+        runs: times.len(),
+        time: stats(&times),
+        caught_diff: paired(mine, base, caught),
+        time_diff: paired(mine, base, time),
+    }
+}
+
+/// One metric over a variant's runs (by seed), with the paired differences from the
+/// baseline's runs if there is one.
+fn metric_summary(
+    name: &str,
+    mine: &BTreeMap<u64, &RunLine>,
+    base: Option<&BTreeMap<u64, &RunLine>>,
+) -> MetricSummary {
+    let value = |r: &RunLine| r.metrics.get(name).copied().flatten();
+    let values: Vec<f64> = mine.values().filter_map(|r| value(r)).collect();
+    MetricSummary {
+        name: name.to_string(),
+        stats: stats(&values),
+        diff: paired(mine, base, value),
+    }
+}
+
 /// Summarises the runs of a study (in any order).
 pub fn summarise(header: &Header, runs: &[RunLine]) -> Summary {
     let by_variant: Vec<BTreeMap<u64, &RunLine>> = header
@@ -168,38 +210,11 @@ pub fn summarise(header: &Header, runs: &[RunLine]) -> Summary {
             let base = baseline.filter(|&b| b != i).map(|b| &by_variant[b]);
             let reach = reach_keys
                 .iter()
-                .map(|key| {
-                    let time = |r: &RunLine| {
-                        let t = r.reach.get(key)?;
-                        Some(t.unwrap_or(r.ticks) as f64)
-                    };
-                    let caught =
-                        |r: &RunLine| Some(f64::from(u8::from(r.reach.get(key)?.is_some())));
-                    let times: Vec<f64> = mine.values().filter_map(|r| time(r)).collect();
-                    ReachSummary {
-                        key: key.clone(),
-                        caught: mine
-                            .values()
-                            .filter(|r| r.reach.get(key).is_some_and(Option::is_some))
-                            .count(),
-                        runs: times.len(),
-                        time: stats(&times),
-                        caught_diff: paired(mine, base, caught),
-                        time_diff: paired(mine, base, time),
-                    }
-                })
+                .map(|key| reach_summary(key, mine, base))
                 .collect();
             let metrics = metric_names
                 .iter()
-                .map(|name| {
-                    let value = |r: &RunLine| r.metrics.get(name).copied().flatten();
-                    let values: Vec<f64> = mine.values().filter_map(|r| value(r)).collect();
-                    MetricSummary {
-                        name: name.clone(),
-                        stats: stats(&values),
-                        diff: paired(mine, base, value),
-                    }
-                })
+                .map(|name| metric_summary(name, mine, base))
                 .collect();
             VariantSummary {
                 name: v.name.clone(),

@@ -10,8 +10,9 @@
 //!  "hashes":{"64":123}}
 //! ```
 
-use super::{Event, Input, Recording};
-use agentbox_lua::sources::{Blob, Read};
+use super::{Blob, FileRead};
+use super::{Input, Recording, TimedInput};
+use agentbox_core::files::{Disk, FileKind, Files, ReadError};
 use glam::IVec2;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -110,7 +111,7 @@ pub fn to_text(rec: &Recording) -> String {
                     reads: reads
                         .iter()
                         .map(|(path, read)| match read {
-                            Read::Bytes(b) => {
+                            Ok(b) => {
                                 let k = key(b);
                                 files.entry(k.clone()).or_insert_with(
                                     || match std::str::from_utf8(b) {
@@ -125,11 +126,11 @@ pub fn to_text(rec: &Recording) -> String {
                                     error: None,
                                 }
                             }
-                            Read::Failed { missing, message } => ReadForm {
+                            Err(e) => ReadForm {
                                 path: path.clone(),
                                 file: None,
-                                missing: *missing,
-                                error: Some(message.clone()),
+                                missing: e.is_missing(),
+                                error: Some(e.to_string()),
                             },
                         })
                         .collect(),
@@ -204,54 +205,8 @@ pub fn from_text(text: &str, origin: &Path) -> Result<Recording, String> {
             ));
         }
         last = e.at;
-        let input = match e.input {
-            InputForm::Files { changed, reads } => {
-                let mut out = Vec::with_capacity(reads.len());
-                for r in reads {
-                    let read = match (r.file, r.error) {
-                        (Some(k), None) => match blobs.get(&k) {
-                            Some(b) => Read::Bytes(b.clone()),
-                            None => {
-                                return Err(format!(
-                                    "{}: event {i} reads {} as file {k}, which is not in \"files\"",
-                                    origin.display(),
-                                    r.path.display()
-                                ))
-                            }
-                        },
-                        (None, Some(message)) => Read::Failed {
-                            missing: r.missing,
-                            message,
-                        },
-                        _ => {
-                            return Err(format!(
-                                "{}: event {i}: a read of {} needs either \"file\" or \"error\"",
-                                origin.display(),
-                                r.path.display()
-                            ))
-                        }
-                    };
-                    out.push((r.path, read));
-                }
-                Input::Files {
-                    changed,
-                    reads: out,
-                }
-            }
-            InputForm::Keyboard(d) => Input::Keyboard(from_tile(d).clamp(-IVec2::ONE, IVec2::ONE)),
-            InputForm::Terrain { tile: t, id } => Input::Terrain {
-                tile: from_tile(t),
-                id,
-            },
-            InputForm::Place { agent, tile: t } => Input::Place {
-                agent,
-                tile: from_tile(t),
-            },
-            InputForm::Goal(g) => Input::Goal(g.map(from_tile)),
-            InputForm::Resume(a) => Input::Resume(a),
-            InputForm::Tunable { name, value } => Input::Tunable { name, value },
-        };
-        events.push(Event { at: e.at, input });
+        let input = input_from(e.input, &blobs, i, origin)?;
+        events.push(TimedInput { at: e.at, input });
     }
     Ok(Recording {
         scene: form.scene,
@@ -262,17 +217,80 @@ pub fn from_text(text: &str, origin: &Path) -> Result<Recording, String> {
     })
 }
 
+/// An input from its session-file form; `blobs` are the file's stored versions by key, `i`
+/// and `origin` name the event in errors.
+fn input_from(
+    input: InputForm,
+    blobs: &BTreeMap<String, Blob>,
+    i: usize,
+    origin: &Path,
+) -> Result<Input, String> {
+    Ok(match input {
+        InputForm::Files { changed, reads } => Input::Files {
+            changed,
+            reads: reads_from(reads, blobs, i, origin)?,
+        },
+        InputForm::Keyboard(d) => Input::Keyboard(from_tile(d).clamp(-IVec2::ONE, IVec2::ONE)),
+        InputForm::Terrain { tile: t, id } => Input::Terrain {
+            tile: from_tile(t),
+            id,
+        },
+        InputForm::Place { agent, tile: t } => Input::Place {
+            agent,
+            tile: from_tile(t),
+        },
+        InputForm::Goal(g) => Input::Goal(g.map(from_tile)),
+        InputForm::Resume(a) => Input::Resume(a),
+        InputForm::Tunable { name, value } => Input::Tunable { name, value },
+    })
+}
+
+/// The reads of a `files` event from their session-file form: each names a stored version
+/// (`blobs`, by key) or keeps a failure's text and whether the file was missing.
+fn reads_from(
+    reads: Vec<ReadForm>,
+    blobs: &BTreeMap<String, Blob>,
+    i: usize,
+    origin: &Path,
+) -> Result<Vec<(PathBuf, FileRead)>, String> {
+    let mut out = Vec::with_capacity(reads.len());
+    for r in reads {
+        let read: FileRead = match (r.file, r.error) {
+            (Some(k), None) => match blobs.get(&k) {
+                Some(b) => Ok(b.clone()),
+                None => {
+                    return Err(format!(
+                        "{}: event {i} reads {} as file {k}, which is not in \"files\"",
+                        origin.display(),
+                        r.path.display()
+                    ))
+                }
+            },
+            // Only the text and whether the file was missing are kept.
+            (None, Some(message)) if r.missing => Err(ReadError::Missing(message)),
+            (None, Some(message)) => Err(ReadError::Other(message)),
+            _ => {
+                return Err(format!(
+                    "{}: event {i}: a read of {} needs either \"file\" or \"error\"",
+                    origin.display(),
+                    r.path.display()
+                ))
+            }
+        };
+        out.push((r.path, read));
+    }
+    Ok(out)
+}
+
 /// Writes a recording to a session file.
 pub fn save(rec: &Recording, path: &Path) -> Result<(), String> {
     std::fs::write(path, to_text(rec)).map_err(|e| format!("{}: cannot write: {e}", path.display()))
 }
 
-/// The largest session file read (it holds every version of every file a run read).
-pub const MAX_SESSION_BYTES: u64 = 256 * 1024 * 1024;
-
 /// Reads a session file.
 pub fn load(path: &Path) -> Result<Recording, String> {
-    let bytes = agentbox_core::files::read_bounded(path, MAX_SESSION_BYTES)
+    let bytes = Disk
+        .read(path, FileKind::Recording)
         .map_err(|e| format!("{}: cannot read the session file: {e}", path.display()))?;
     let text = String::from_utf8(bytes)
         .map_err(|_| format!("{}: the session file is not UTF-8 text", path.display()))?;

@@ -37,7 +37,7 @@ pub const FRAME_EVERY: u64 = 64;
 pub const FRAMES_MAX_BYTES: usize = 200 << 20;
 
 /// What the window shows of a tick: the world, the HUD's errors, the inspector's memory.
-pub trait Shown {
+pub trait TickView {
     fn world(&self) -> &World;
     /// An agent's `self.memory`, pretty-printed (as [`crate::session::Session::memory_text`]).
     fn memory_text(&self, agent_id: &str) -> Option<String>;
@@ -47,7 +47,7 @@ pub trait Shown {
     fn current_errors(&self) -> Vec<String>;
 }
 
-impl Shown for crate::session::Session {
+impl TickView for crate::session::Session {
     fn world(&self) -> &World {
         crate::session::Session::world(self)
     }
@@ -70,7 +70,7 @@ pub struct Frame {
     memory: BTreeMap<String, (Option<Rc<str>>, Option<usize>)>,
 }
 
-impl Shown for Frame {
+impl TickView for Frame {
     fn world(&self) -> &World {
         &self.world
     }

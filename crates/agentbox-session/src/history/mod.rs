@@ -2,13 +2,13 @@
 //!
 //! A [`History`] wraps the live [`Session`] and records everything that changes the run, as
 //! data ([`Recording`]): the scene file and every version of every script and module it read,
-//! with the tick at which it was loaded (through the session's [`Sources`] log), and every
+//! with the tick at which it was loaded (through the log of its `HistoryFiles`), and every
 //! input (keyboard direction, painted tiles, dragged agents, the goal, resumes), each stamped
 //! with the number of ticks done when it was applied.
 //!
 //! Lua state beyond `self.memory` (module locals, upvalues, globals) cannot be copied, so a
 //! rewind never restores a copy: [`replay`] opens a fresh session that reads only the recorded
-//! bytes (strict sources) and re-simulates from tick 0 with the recorded inputs. Every
+//! bytes (strict `HistoryFiles`) and re-simulates from tick 0 with the recorded inputs. Every
 //! [`HASH_EVERY`] ticks the live run records the hash of its trace line, and a replay checks
 //! its own against it, so a replay that went astray is reported, never shown as the past.
 //!
@@ -18,24 +18,28 @@
 //! that runs new code is T+1. A headless branch ([`branch_run`]) does the same with another
 //! file's bytes standing in for a script.
 //!
-//! This module reads files only through the session's sources and a recording's file (see
-//! `file.rs`); it names no engine crate and draws nothing.
+//! This module reads files only through `HistoryFiles` (`files.rs`) and a recording's file
+//! (`file.rs`); it names no engine crate and draws nothing.
 
 mod file;
+mod files;
 mod frames;
 
 pub use file::{load as load_recording, save as save_recording};
-pub use frames::{Frame, Frames, Shown, FRAMES_MAX_BYTES, FRAME_EVERY};
+use files::HistoryFiles;
+pub use files::{Blob, FileRead};
+pub use frames::{Frame, Frames, TickView, FRAMES_MAX_BYTES, FRAME_EVERY};
 
 use crate::session::{Reload, Session};
 use crate::watch::FileWatcher;
+use agentbox_core::files::{Disk, FileKind, Files};
 use agentbox_core::sim::{trace, TickReport};
 use agentbox_core::world::{centre_of, TerrainId, Tile};
-use agentbox_lua::sources::{Blob, Read, Sources};
 use glam::IVec2;
 use std::collections::BTreeMap;
 use std::hash::Hasher;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 /// The live run hashes its trace line every this many ticks; a replay checks its own there.
 pub const HASH_EVERY: u64 = 64;
@@ -47,7 +51,7 @@ pub enum Input {
     /// files changed (`changed`, as [`Session::apply_changes`] takes them).
     Files {
         changed: Vec<PathBuf>,
-        reads: Vec<(PathBuf, Read)>,
+        reads: Vec<(PathBuf, FileRead)>,
     },
     /// The direction keyboard-controlled agents move in.
     Keyboard(IVec2),
@@ -65,7 +69,7 @@ pub enum Input {
 
 /// An input and when it was applied: after `at` ticks, before tick `at + 1`.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Event {
+pub struct TimedInput {
     pub at: u64,
     pub input: Input,
 }
@@ -77,7 +81,7 @@ pub struct Recording {
     pub scene: PathBuf,
     pub seed: Option<u64>,
     /// In the order applied; the first is the opening read of the files.
-    pub events: Vec<Event>,
+    pub events: Vec<TimedInput>,
     /// Ticks run.
     pub ticks: u64,
     /// The trace line's hash after every [`HASH_EVERY`]th tick.
@@ -103,10 +107,7 @@ impl Recording {
             if let Input::Files { reads, .. } = &event.input {
                 for (p, read) in reads {
                     if p == path {
-                        found = match read {
-                            Read::Bytes(b) => Some(b.clone()),
-                            Read::Failed { .. } => None,
-                        };
+                        found = read.as_ref().ok().cloned();
                     }
                 }
             }
@@ -130,6 +131,8 @@ pub fn line_hash_bytes(bytes: &[u8]) -> u64 {
 /// The live run and its history.
 pub struct History {
     live: Session,
+    /// The files the live session reads through (logged, and pinned while replaying).
+    files: HistoryFiles,
     recording: Recording,
     keyboard: IVec2,
     /// Whether the live session keeps script errors off stderr (replays always do).
@@ -146,15 +149,16 @@ impl History {
 
     /// Like [`History::open`]; `quiet` keeps script errors off stderr.
     pub fn open_with(path: &Path, seed: Option<u64>, quiet: bool) -> Result<Self, String> {
-        let sources = Sources::disk();
-        sources.set_logging(true);
-        let live = Session::open_sourced(path, seed, quiet, sources.clone())?;
-        let reads = sources.take_log();
+        let files = HistoryFiles::disk();
+        files.set_logging(true);
+        let live = Session::open_reading(path, seed, quiet, Rc::new(files.clone()))?;
+        let reads = files.take_log();
         Ok(History {
+            files,
             recording: Recording {
                 scene: live.scene_path().to_path_buf(),
                 seed,
-                events: vec![Event {
+                events: vec![TimedInput {
                     at: 0,
                     input: Input::Files {
                         changed: Vec::new(),
@@ -179,6 +183,7 @@ impl History {
         let to = r.tick;
         let mut history = History {
             live: r.session,
+            files: r.files,
             recording: rec.clone(),
             keyboard: IVec2::ZERO,
             quiet: false,
@@ -232,7 +237,7 @@ impl History {
         if let Some(f) = self.frames.as_mut() {
             f.input();
         }
-        self.recording.events.push(Event {
+        self.recording.events.push(TimedInput {
             at: self.recording.ticks,
             input,
         });
@@ -289,7 +294,7 @@ impl History {
     /// [`Session::apply_changes`], recorded with the bytes every load read.
     pub fn apply_changes(&mut self, files: &[PathBuf]) -> Vec<Reload> {
         let out = self.live.apply_changes(files);
-        let reads = self.live.sources().take_log();
+        let reads = self.files.take_log();
         self.record(Input::Files {
             changed: files.to_vec(),
             reads,
@@ -375,6 +380,7 @@ impl History {
     pub fn branch_from(&mut self, replayed: Replayer) -> (Recording, Vec<Reload>) {
         let to = replayed.tick.min(self.recording.ticks);
         self.live = replayed.session;
+        self.files = replayed.files;
         self.settle(to)
     }
 
@@ -395,17 +401,18 @@ impl History {
         self.live.set_quiet(self.quiet);
         self.live.sim_mut().set_keyboard(self.keyboard);
         // From now on the live session reads the disk again.
-        let sources = self.live.sources().clone();
-        sources.unpin_all();
-        sources.set_strict(false);
-        sources.set_logging(true);
+        self.files.unpin_all();
+        self.files.set_strict(false);
+        self.files.set_logging(true);
         let mut changed = Vec::new();
         for (path, had) in pinned {
-            // Bounded like every read of the project's files (a FIFO or a device is refused).
-            let now = Read::from_result(&agentbox_core::files::read_bounded(
-                &path,
-                agentbox_core::files::MAX_SCENE_BYTES,
-            ));
+            // Each file read as what it is, with its own limit, as the session reads it.
+            let kind = if path == self.recording.scene {
+                FileKind::Scene
+            } else {
+                FileKind::Script
+            };
+            let now = Disk.read(&path, kind).map(Blob::from);
             if now != had {
                 changed.push(path);
             }
@@ -419,7 +426,7 @@ impl History {
     }
 }
 
-fn is_opening(e: &Event) -> bool {
+fn is_opening(e: &TimedInput) -> bool {
     e.at == 0 && matches!(&e.input, Input::Files { changed, .. } if changed.is_empty())
 }
 
@@ -436,7 +443,7 @@ fn keyboard_at(rec: &Recording) -> IVec2 {
 }
 
 /// Every file the recording read by tick `at`, with what its last read gave.
-fn files_at(rec: &Recording, at: u64) -> BTreeMap<PathBuf, Read> {
+fn files_at(rec: &Recording, at: u64) -> BTreeMap<PathBuf, FileRead> {
     let mut out = BTreeMap::new();
     for event in rec.events.iter().take_while(|e| e.at <= at) {
         if let Input::Files { reads, .. } = &event.input {
@@ -495,11 +502,11 @@ pub fn replay(
 }
 
 /// A replay that can be moved forward a bit at a time (the window's scrubbing): a fresh
-/// session, its strict sources and where it is in a copy of the recording.
+/// session, its strict files and where it is in a copy of the recording.
 pub struct Replayer {
     rec: Recording,
     session: Session,
-    sources: Sources,
+    files: HistoryFiles,
     next: usize,
     tick: u64,
 }
@@ -507,20 +514,20 @@ pub struct Replayer {
 impl Replayer {
     /// A replay of `rec` at tick 0.
     pub fn new(rec: &Recording) -> Result<Self, String> {
-        let sources = Sources::strict();
+        let files = HistoryFiles::strict();
         match rec.events.first() {
             Some(e) if is_opening(e) => {
                 if let Input::Files { reads, .. } = &e.input {
-                    pin_all(&sources, reads);
+                    pin_all(&files, reads);
                 }
             }
             _ => return Err("the recording does not start with the scene's files".into()),
         }
-        let session = Session::open_sourced(&rec.scene, rec.seed, true, sources.clone())?;
+        let session = Session::open_reading(&rec.scene, rec.seed, true, Rc::new(files.clone()))?;
         Ok(Replayer {
             rec: rec.clone(),
             session,
-            sources,
+            files,
             next: 1,
             tick: 0,
         })
@@ -554,7 +561,7 @@ impl Replayer {
             let t = self.tick;
             while let Some(e) = self.rec.events.get(self.next).filter(|e| e.at == t) {
                 if let Input::Files { reads, .. } = &e.input {
-                    pin_all(&self.sources, reads);
+                    pin_all(&self.files, reads);
                 }
                 apply(&mut self.session, &e.input);
                 self.next += 1;
@@ -576,9 +583,9 @@ impl Replayer {
     }
 }
 
-fn pin_all(sources: &Sources, reads: &[(PathBuf, Read)]) {
+fn pin_all(files: &HistoryFiles, reads: &[(PathBuf, FileRead)]) {
     for (path, read) in reads {
-        sources.pin(path, read.clone());
+        files.pin(path, read.clone());
     }
 }
 
@@ -617,7 +624,8 @@ pub fn resolve_replacement(session: &Session, spec: &str) -> Result<Replacement,
             scene.display()
         )));
     };
-    let bytes = agentbox_lua::read_script_file(&other_path)
+    let bytes = Disk
+        .read(&other_path, FileKind::Script)
         .map_err(|e| BranchError(format!("--replace: OTHER {other}: {e}")))?;
     Ok(Replacement {
         script,
@@ -638,10 +646,7 @@ pub fn branch_run(
     for t in 0..ticks {
         if t == at {
             for r in replacements {
-                history
-                    .live
-                    .sources()
-                    .pin(&r.script, Read::Bytes(r.other.clone()));
+                history.files.pin(&r.script, Ok(r.other.clone()));
             }
             let files: Vec<PathBuf> = replacements.iter().map(|r| r.script.clone()).collect();
             for reload in history.apply_changes(&files) {
@@ -676,8 +681,8 @@ pub fn export_branch(rec: &Recording, dir: &Path) -> Result<String, String> {
     let start = files_at(rec, 0);
     let root = common_folder(start.keys().chain(std::iter::once(&rec.scene)));
     let rel = |p: &Path| p.strip_prefix(&root).unwrap_or(p).to_path_buf();
-    let write = |to: PathBuf, read: &Read| -> Result<(), String> {
-        if let Read::Bytes(b) = read {
+    let write = |to: PathBuf, read: &FileRead| -> Result<(), String> {
+        if let Ok(b) = read {
             if let Some(parent) = to.parent() {
                 std::fs::create_dir_all(parent)
                     .map_err(|e| format!("{}: cannot create: {e}", parent.display()))?;

@@ -66,8 +66,8 @@ pub struct FileWatcher {
 type Fingerprint = Option<u64>;
 
 fn fingerprint(path: &Path) -> Fingerprint {
-    let bytes =
-        agentbox_core::files::read_bounded(path, agentbox_core::files::MAX_SCENE_BYTES).ok()?;
+    use agentbox_core::files::{Disk, FileKind, Files};
+    let bytes = Disk.read(path, FileKind::Watched).ok()?;
     let mut h = DefaultHasher::new();
     bytes.hash(&mut h);
     Some(h.finish())

@@ -14,7 +14,7 @@ pub struct Cache {
 
 impl Cache {
     pub fn draw(&mut self, world: &World, camera: &Camera) {
-        let key = (world.map_version, world.waypoints.clone());
+        let key = (world.map_version(), world.waypoints.clone());
         if self.built_for.as_ref() != Some(&key) {
             let nodes = &world.waypoints;
             self.links = (0..nodes.len())
