@@ -44,10 +44,6 @@ pub struct FrameInput {
 pub struct KeyCodeOrd(pub u16);
 
 impl FrameInput {
-    pub fn key(&self, key: KeyCode) -> bool {
-        self.pressed.contains(&key)
-    }
-
     pub fn held(&self, key: KeyCode) -> bool {
         self.down.contains(&KeyCodeOrd(key as u16))
     }
@@ -78,8 +74,9 @@ pub struct Event {
     pub wheel: Option<f32>,
 }
 
-/// Keys a replay may name, by the names macroquad's `KeyCode` has.
-const KEYS: [(&str, KeyCode); 53] = [
+/// Keys a replay may name, by the names macroquad's `KeyCode` has. Recorded files use these
+/// names: they must never change (add new ones), so old recordings replay.
+pub const KEYS: [(&str, KeyCode); 53] = [
     ("Space", KeyCode::Space),
     ("Escape", KeyCode::Escape),
     ("Tab", KeyCode::Tab),
@@ -135,11 +132,13 @@ const KEYS: [(&str, KeyCode); 53] = [
     ("End", KeyCode::End),
 ];
 
-fn key_by_name(name: &str) -> Option<KeyCode> {
+/// The key a recorded file names.
+fn recorded_key(name: &str) -> Option<KeyCode> {
     KEYS.iter().find(|(n, _)| *n == name).map(|(_, k)| *k)
 }
 
-fn key_name(key: KeyCode) -> Option<&'static str> {
+/// A key's name in recorded files.
+pub fn recorded_name(key: KeyCode) -> Option<&'static str> {
     KEYS.iter().find(|(_, k)| *k == key).map(|(n, _)| *n)
 }
 
@@ -173,7 +172,7 @@ pub fn load_replay(path: &std::path::Path) -> Result<Source, String> {
             .into_iter()
             .flatten()
         {
-            if key_by_name(name).is_none() && button_index(name).is_none() {
+            if recorded_key(name).is_none() && button_index(name).is_none() {
                 return Err(format!(
                     "{}:{}:1: error: unknown key {name:?}",
                     path.display(),
@@ -207,7 +206,7 @@ impl Source {
                     if let Some(at) = e.at.or(e.move_to) {
                         *mouse_tile = at;
                     }
-                    if let Some(k) = e.key.as_deref().and_then(key_by_name) {
+                    if let Some(k) = e.key.as_deref().and_then(recorded_key) {
                         input.pressed.push(k);
                         if k == KeyCode::Slash && e.shift {
                             input.chars.push('?');
@@ -215,11 +214,11 @@ impl Source {
                     }
                     input.ctrl |= e.ctrl;
                     input.shift |= e.shift;
-                    if let Some(k) = e.hold.as_deref().and_then(key_by_name) {
+                    if let Some(k) = e.hold.as_deref().and_then(recorded_key) {
                         held.insert(KeyCodeOrd(k as u16));
                     }
                     if let Some(name) = &e.release {
-                        if let Some(k) = key_by_name(name) {
+                        if let Some(k) = recorded_key(name) {
                             held.remove(&KeyCodeOrd(k as u16));
                         }
                         if let Some(b) = button_index(name) {
@@ -304,7 +303,7 @@ impl Recorder {
             ..Default::default()
         };
         for k in &input.pressed {
-            if let Some(name) = key_name(*k) {
+            if let Some(name) = recorded_name(*k) {
                 events.push(Event {
                     key: Some(name.into()),
                     ctrl: input.ctrl,

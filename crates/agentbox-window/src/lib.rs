@@ -13,6 +13,7 @@ mod help;
 mod hud;
 mod input;
 mod inspect;
+mod keymap;
 mod labels;
 mod map_texture;
 mod overlays;
@@ -29,6 +30,7 @@ use agentbox_session::history::{History, Shown};
 use agentbox_session::watch::FileWatcher;
 use camera::Camera;
 use input::{FrameInput, Source};
+use keymap::{Action, Actions, Dir, Mode};
 use macroquad::prelude::*;
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -486,8 +488,8 @@ impl Window {
     }
 
     /// Keys for time: pause/branch, stepping and jumping, the ghost, saving the session.
-    fn handle_time_keys(&mut self, input: &FrameInput) {
-        if input.key(KeyCode::Space) {
+    fn handle_time_keys(&mut self, input: &FrameInput, keys: &Actions) {
+        if keys.has(Action::PlayPause) {
             if self.in_past() {
                 self.branch_here();
             } else {
@@ -502,11 +504,11 @@ impl Window {
         } else {
             1
         };
-        if input.key(KeyCode::Comma) {
+        if keys.has(Action::StepBack) {
             let to = self.shown_tick().saturating_sub(step);
             self.set_view(to);
         }
-        if (input.key(KeyCode::Period) || input.key(KeyCode::N)) && self.paused {
+        if keys.has(Action::StepForward) && self.paused {
             if self.in_past() {
                 let to = self.shown_tick() + step;
                 self.set_view(to);
@@ -514,17 +516,17 @@ impl Window {
                 self.step_once = true;
             }
         }
-        if input.key(KeyCode::End) {
+        if keys.has(Action::ToEnd) {
             self.view = None;
         }
-        if input.key(KeyCode::G) {
+        if keys.has(Action::ToggleGhost) {
             self.show_ghost = !self.show_ghost;
             self.hud.status(format!(
                 "ghost {}",
                 if self.show_ghost { "shown" } else { "hidden" }
             ));
         }
-        if input.key(KeyCode::E) && input.ctrl {
+        if keys.has(Action::SaveSession) {
             self.save_session();
         }
     }
@@ -615,16 +617,16 @@ impl Window {
 
     /// Ctrl+O opens the session list; while it is open it takes every key and click (arrows,
     /// Enter or a click open a session, Esc closes). True if it took this frame's input.
-    fn handle_picker(&mut self, input: &FrameInput) -> bool {
+    fn handle_picker(&mut self, input: &FrameInput, keys: &Actions) -> bool {
         if self.picker.is_none() {
-            if input.ctrl && input.key(KeyCode::O) {
+            if keys.has(Action::OpenSessions) {
                 self.picker = Some(sessions::Picker::new(self.history.session().scene_path()));
                 return true;
             }
             return false;
         }
         let choice = match self.picker.as_mut() {
-            Some(p) => p.handle(input),
+            Some(p) => p.handle(input, keys),
             None => return false,
         };
         match choice {
@@ -693,26 +695,41 @@ impl Window {
         }
     }
 
+    /// Who takes this frame's keys.
+    fn mode(&self) -> Mode {
+        if self.picker.is_some() {
+            Mode::Sessions
+        } else if self.search.open {
+            Mode::Search
+        } else if self.hud.expanded.is_some() {
+            Mode::Message
+        } else {
+            Mode::Map
+        }
+    }
+
     /// Applies one frame of input; false to quit.
     fn handle(&mut self, input: &FrameInput) -> bool {
-        if self.handle_picker(input) {
+        let mode = self.mode();
+        let keys = Actions::of(input, mode);
+        if self.handle_picker(input, &keys) {
             return true;
         }
-        if self.search.open {
-            self.handle_search(input);
+        if mode == Mode::Search {
+            self.handle_search(input, &keys);
             return true;
         }
-        let dir = keyboard_direction(input, !self.painter.active && !input.ctrl);
+        let dir = keyboard_direction(&Actions::held(input, mode), !self.painter.active);
         if self.view.is_none() {
             self.history.set_keyboard(dir);
         }
-        if self.hud.expanded.is_some() {
-            if input.button_pressed[0] || input.key(KeyCode::Escape) {
+        if mode == Mode::Message {
+            if input.button_pressed[0] || keys.has(Action::Close) {
                 self.hud.expanded = None;
             }
             return true;
         }
-        if input.key(KeyCode::Escape) {
+        if keys.has(Action::Close) {
             if self.help {
                 self.help = false;
             } else if self.selected.is_some() {
@@ -721,23 +738,23 @@ impl Window {
                 return false;
             }
         }
-        if input.key(KeyCode::F1) || input.chars.contains(&'?') {
+        if keys.has(Action::Help) {
             self.help = !self.help;
         }
-        self.handle_keys(input);
+        self.handle_keys(input, &keys);
         self.handle_mouse(input);
         true
     }
 
-    fn handle_keys(&mut self, input: &FrameInput) {
-        self.handle_time_keys(input);
-        if input.key(KeyCode::LeftBracket) {
+    fn handle_keys(&mut self, input: &FrameInput, keys: &Actions) {
+        self.handle_time_keys(input, keys);
+        if keys.has(Action::Slower) {
             self.speed = self.speed.saturating_sub(1);
         }
-        if input.key(KeyCode::RightBracket) {
+        if keys.has(Action::Faster) {
             self.speed = (self.speed + 1).min(SPEEDS.len() - 1);
         }
-        if input.key(KeyCode::U) {
+        if keys.has(Action::Resume) {
             if let Some(id) = self.selected.clone() {
                 if self.in_past() {
                     // Nothing to do: the past is not edited (Space branches first).
@@ -746,7 +763,7 @@ impl Window {
                 }
             }
         }
-        if input.key(KeyCode::R) {
+        if keys.has(Action::Reset) {
             match History::open(
                 &self.history.recording().scene.clone(),
                 self.history.recording().seed,
@@ -767,46 +784,47 @@ impl Window {
             }
             self.painter = paint::Painter::default();
         }
-        if input.key(KeyCode::C) {
+        if keys.has(Action::ToggleConsole) {
             self.console.open = !self.console.open;
         }
-        if input.key(KeyCode::Q) {
+        if keys.has(Action::ToggleSearch) {
             self.enter_search();
         }
-        if input.key(KeyCode::L) {
+        if keys.has(Action::ToggleLabels) {
             self.show_labels = !self.show_labels;
             self.hud.status(format!(
                 "labels {}",
                 if self.show_labels { "shown" } else { "hidden" }
             ));
         }
-        if input.key(KeyCode::V) {
+        if keys.has(Action::ToggleDrawings) {
             self.show_drawings = !self.show_drawings;
             self.hud.status(format!(
                 "debug drawing {}",
                 if self.show_drawings { "on" } else { "off" }
             ));
         }
-        if input.key(KeyCode::F) || input.key(KeyCode::Home) {
+        if keys.has(Action::Fit) {
             self.camera.fit(shown_of(&self.view, &self.history).world());
         }
-        if input.key(KeyCode::Equal) {
+        if keys.has(Action::ZoomIn) {
             self.camera.zoom_at(input.mouse, 1.25);
         }
-        if input.key(KeyCode::Minus) {
+        if keys.has(Action::ZoomOut) {
             self.camera.zoom_at(input.mouse, 0.8);
         }
-        for key in &input.pressed {
-            if let Some((name, on)) = self.overlays.toggle_key(*key) {
+        for action in keys.iter() {
+            if let Action::Overlay(overlay) = action {
+                let (name, on) = self.overlays.toggle(overlay);
                 self.hud
                     .status(format!("overlay {name} {}", if on { "on" } else { "off" }));
             }
         }
-        if input.key(KeyCode::P) {
+        if keys.has(Action::TogglePaint) {
             self.painter.active = !self.painter.active;
             self.painter.end_stroke();
         }
-        if input.key(KeyCode::T) {
+        if keys.has(Action::NextBrush) {
             let id = self.painter.next_brush(self.history.session().world());
             let name = self
                 .history
@@ -818,10 +836,10 @@ impl Window {
                 .clone();
             self.hud.status(format!("brush: {name}"));
         }
-        if input.key(KeyCode::Tab) || input.key(KeyCode::J) {
+        if keys.has(Action::ToggleTunables) {
             self.tunables.open = !self.tunables.open;
         }
-        if input.key(KeyCode::Z) && input.ctrl && self.tunables.open {
+        if keys.has(Action::Undo) && self.tunables.open {
             let undone = if self.in_past() {
                 None
             } else {
@@ -829,7 +847,7 @@ impl Window {
             };
             self.hud
                 .status(undone.unwrap_or_else(|| "no tunable change to undo".into()));
-        } else if input.key(KeyCode::Z) && input.ctrl {
+        } else if keys.has(Action::Undo) {
             let undone = !self.in_past() && self.painter.undo(&mut self.history);
             self.hud.status(if undone {
                 "undone".into()
@@ -838,8 +856,10 @@ impl Window {
             });
         }
         // S saves in paint mode (outside it, S is "down" for keyboard agents); Ctrl+S always.
-        if input.key(KeyCode::S)
-            && (input.ctrl || (self.painter.active && !self.painter.active_drag(input)))
+        if keys.has(Action::Save)
+            || (keys.has(Action::SaveInPaintMode)
+                && self.painter.active
+                && !self.painter.active_drag(input))
         {
             // One save for the painted rows and the tunables' values.
             let saved = self
@@ -1026,16 +1046,14 @@ fn shown_of<'a>(view: &'a Option<timeline::View>, history: &'a History) -> &'a d
     }
 }
 
-/// Arrow keys (and WASD unless those keys are busy painting or saving) as a direction.
-fn keyboard_direction(input: &FrameInput, wasd: bool) -> ::glam::IVec2 {
-    let any = |keys: [KeyCode; 2]| {
-        keys[..if wasd { 2 } else { 1 }]
-            .iter()
-            .any(|k| input.held(*k))
+/// The held driving keys as a direction (the letters only when `letters`: paint mode takes S).
+fn keyboard_direction(held: &Actions, letters: bool) -> ::glam::IVec2 {
+    let any = |dir: Dir| {
+        held.has(Action::Drive(dir)) || (letters && held.has(Action::DriveByLetter(dir)))
     };
     ::glam::IVec2::new(
-        any([KeyCode::Right, KeyCode::D]) as i32 - any([KeyCode::Left, KeyCode::A]) as i32,
-        any([KeyCode::Down, KeyCode::S]) as i32 - any([KeyCode::Up, KeyCode::W]) as i32,
+        any(Dir::Right) as i32 - any(Dir::Left) as i32,
+        any(Dir::Down) as i32 - any(Dir::Up) as i32,
     )
 }
 

@@ -13,6 +13,7 @@
 
 use super::camera::{Camera, BAR};
 use super::input::FrameInput;
+use super::keymap::{self, Action, Actions, Mode};
 use super::map_texture::MapTexture;
 use super::text::ui_text;
 use agentbox_core::nav::replay::{Cell, CellState, Replay};
@@ -429,8 +430,14 @@ impl SearchMode {
     }
 
     /// Reads a frame's input; false when the mode closes (Esc or Q).
-    pub fn handle(&mut self, input: &FrameInput, camera: &mut Camera, frames: bool) -> bool {
-        if input.key(KeyCode::Escape) || input.key(KeyCode::Q) {
+    pub fn handle(
+        &mut self,
+        input: &FrameInput,
+        keys: &Actions,
+        camera: &mut Camera,
+        frames: bool,
+    ) -> bool {
+        if keys.has(Action::Close) || keys.has(Action::ToggleSearch) {
             self.leave(camera);
             return false;
         }
@@ -445,8 +452,8 @@ impl SearchMode {
             camera.zoom_at(local(input.mouse), f);
             self.fitted = false;
         }
-        if input.key(KeyCode::Equal) || input.key(KeyCode::Minus) {
-            let f = if input.key(KeyCode::Equal) { 1.25 } else { 0.8 };
+        if keys.has(Action::ZoomIn) || keys.has(Action::ZoomOut) {
+            let f = if keys.has(Action::ZoomIn) { 1.25 } else { 0.8 };
             camera.zoom_at(local(input.mouse), f);
             self.fitted = false;
         }
@@ -457,7 +464,7 @@ impl SearchMode {
             }
         }
         self.last_mouse = Some(input.mouse);
-        if input.key(KeyCode::F) || input.key(KeyCode::Home) {
+        if keys.has(Action::Fit) {
             self.fit(camera);
         }
         // The choices: keys, or a click on their row of the panel.
@@ -471,18 +478,18 @@ impl SearchMode {
             }
         };
         let mut changed = false;
-        if input.key(KeyCode::M) || clicked(0) {
+        if keys.has(Action::CycleAlgorithm) || clicked(0) {
             self.method = cycle(self.method, METHODS.len());
             changed = true;
             if self.fitted {
                 self.fit(camera);
             }
         }
-        if input.key(KeyCode::H) || clicked(1) {
+        if keys.has(Action::CycleHeuristic) || clicked(1) {
             self.heuristic = cycle(self.heuristic, HEURISTICS.len());
             changed = true;
         }
-        if input.key(KeyCode::X) || clicked(2) {
+        if keys.has(Action::CycleDiagonal) || clicked(2) {
             self.diagonal = cycle(self.diagonal, DIAGONALS.len());
             changed = true;
         }
@@ -495,33 +502,31 @@ impl SearchMode {
             );
             self.report();
         }
-        if input.key(KeyCode::LeftBracket) {
+        if keys.has(Action::Slower) {
             self.rate = self.rate.saturating_sub(1);
         }
-        if input.key(KeyCode::RightBracket) {
+        if keys.has(Action::Faster) {
             self.rate = (self.rate + 1).min(RATES.len() - 1);
         }
-        if input.key(KeyCode::Backspace) {
+        if keys.has(Action::ClearSearch) {
             (self.start, self.goal) = (None, None);
             self.rerun(0);
             eprintln!("search cleared");
         }
-        if input.key(KeyCode::End) {
+        if keys.has(Action::ToEnd) {
             self.running = false;
             self.seek(usize::MAX);
             self.report();
         }
-        if input.key(KeyCode::Enter) {
-            if input.shift {
-                self.running = !self.running && self.step < self.last_step();
-                if !self.running {
-                    self.report();
-                }
-            } else {
-                self.running = false;
-                self.seek(self.step + 1);
+        if keys.has(Action::SearchRun) {
+            self.running = !self.running && self.step < self.last_step();
+            if !self.running {
                 self.report();
             }
+        } else if keys.has(Action::SearchStep) {
+            self.running = false;
+            self.seek(self.step + 1);
+            self.report();
         }
         if !panel_rect().contains(input.mouse) {
             if let Some((_, tile)) = under {
@@ -961,16 +966,9 @@ pub fn paint(ctx: &egui::Context, view: &PanelView) {
         y += 17.0;
     }
     y += 6.0;
-    for line in [
-        "Enter        one expansion",
-        "Shift+Enter  run / pause",
-        "Backspace    clear",
-        "M H X        algorithm, heuristic,",
-        "             diagonal (Shift: back)",
-        "End          the last step",
-        "[ ]          animation speed",
-        "cells: F top, G and H below",
-    ] {
+    let mut keys = keymap::key_list(Mode::Search, 13, per_line);
+    keys.push("cells: F top, G and H below".into());
+    for line in &keys {
         text(y, line, grey);
         y += 16.0;
     }
@@ -1003,16 +1001,16 @@ impl super::Window {
     }
 
     /// A frame's input while the search mode is open: it takes every key and click but help.
-    pub(super) fn handle_search(&mut self, input: &FrameInput) {
-        if input.key(KeyCode::F1) || input.chars.contains(&'?') {
+    pub(super) fn handle_search(&mut self, input: &FrameInput, keys: &Actions) {
+        if keys.has(Action::Help) {
             self.help = !self.help;
         }
-        if self.help && input.key(KeyCode::Escape) {
+        if self.help && keys.has(Action::Close) {
             self.help = false;
             return;
         }
         let frames = self.options.frames.is_some();
-        if !self.search.handle(input, &mut self.camera, frames) {
+        if !self.search.handle(input, keys, &mut self.camera, frames) {
             self.paused = self.search.was_paused;
             self.hud.status("left the search mode".into());
         }
