@@ -146,8 +146,42 @@ fn button_index(name: &str) -> Option<usize> {
     ["left", "right", "middle"].iter().position(|b| *b == name)
 }
 
+/// Where the window's input comes from (the keyboard and mouse, or a replayed file) and where
+/// it is recorded, if anywhere.
+pub struct Feed {
+    source: Source,
+    recorder: Option<Recorder>,
+}
+
+impl Feed {
+    /// Live input, or `input`'s replay; recorded to `record` if given.
+    pub fn open(
+        input: Option<&std::path::Path>,
+        record: Option<&std::path::Path>,
+    ) -> Result<Feed, String> {
+        let source = match input {
+            Some(path) => load_replay(path)?,
+            None => Source::Live,
+        };
+        let recorder = match record {
+            Some(path) => Some(Recorder::create(path)?),
+            None => None,
+        };
+        Ok(Feed { source, recorder })
+    }
+
+    /// This frame's input, recorded.
+    pub fn frame(&mut self, frame: u64, camera: &Camera) -> FrameInput {
+        let input = self.source.frame(frame, camera);
+        if let Some(recorder) = self.recorder.as_mut() {
+            recorder.record(frame, &input, camera);
+        }
+        input
+    }
+}
+
 /// Where a frame's input comes from.
-pub enum Source {
+enum Source {
     Live,
     Replay {
         events: BTreeMap<u64, Vec<Event>>,
@@ -158,7 +192,7 @@ pub enum Source {
 }
 
 /// Reads an input file.
-pub fn load_replay(path: &std::path::Path) -> Result<Source, String> {
+fn load_replay(path: &std::path::Path) -> Result<Source, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
     let mut events: BTreeMap<u64, Vec<Event>> = BTreeMap::new();
@@ -192,7 +226,7 @@ pub fn load_replay(path: &std::path::Path) -> Result<Source, String> {
 
 impl Source {
     /// This frame's input.
-    pub fn frame(&mut self, frame: u64, camera: &Camera) -> FrameInput {
+    fn frame(&mut self, frame: u64, camera: &Camera) -> FrameInput {
         match self {
             Source::Live => live(),
             Source::Replay {
@@ -275,13 +309,13 @@ fn live() -> FrameInput {
 }
 
 /// Writes live input as a replayable file.
-pub struct Recorder {
+struct Recorder {
     out: std::io::BufWriter<std::fs::File>,
     held: BTreeSet<KeyCodeOrd>,
 }
 
 impl Recorder {
-    pub fn create(path: &std::path::Path) -> Result<Self, String> {
+    fn create(path: &std::path::Path) -> Result<Self, String> {
         let file = std::fs::File::create(path)
             .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
         Ok(Recorder {
@@ -291,7 +325,7 @@ impl Recorder {
     }
 
     /// Appends this frame's events.
-    pub fn record(&mut self, frame: u64, input: &FrameInput, camera: &Camera) {
+    fn record(&mut self, frame: u64, input: &FrameInput, camera: &Camera) {
         let at = camera.to_world(input.mouse);
         let at = Some([
             (at.x * 100.0).round() / 100.0,

@@ -992,9 +992,9 @@ fn wrap(s: &str, width: usize) -> Vec<String> {
 impl super::Window {
     /// Q: opens the search mode on the map shown; the simulation pauses while it is open.
     pub(super) fn enter_search(&mut self) {
-        let world = super::shown_of(&self.view, &self.history).world().clone();
-        self.search.was_paused = self.paused;
-        self.paused = true;
+        let world = self.travel.shown(&self.history).world().clone();
+        self.search.was_paused = self.clock.paused;
+        self.clock.paused = true;
         // No status flash: it would sit over the top pane's corner, and the top bar and the
         // panel already say the mode is open and how to leave it.
         self.search.enter(world, &mut self.camera);
@@ -1003,16 +1003,16 @@ impl super::Window {
     /// A frame's input while the search mode is open: it takes every key and click but help.
     pub(super) fn handle_search(&mut self, input: &FrameInput, keys: &Actions) {
         if keys.has(Action::Help) {
-            self.help = !self.help;
+            self.panels.help = !self.panels.help;
         }
-        if self.help && keys.has(Action::Close) {
-            self.help = false;
+        if self.panels.help && keys.has(Action::Close) {
+            self.panels.help = false;
             return;
         }
         let frames = self.options.frames.is_some();
         if !self.search.handle(input, keys, &mut self.camera, frames) {
-            self.paused = self.search.was_paused;
-            self.hud.status("left the search mode".into());
+            self.clock.paused = self.search.was_paused;
+            self.panels.hud.status("left the search mode".into());
         }
     }
 }

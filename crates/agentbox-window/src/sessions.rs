@@ -1,7 +1,7 @@
 //! The session list (Ctrl+O): the `*.session.json` files beside the scene, one chosen with
 //! the arrows and Enter or a click, Esc to close. egui only paints it; keys and clicks come
 //! from the window's own input (`input.rs`), so recorded input drives it. It opens nothing
-//! itself: the window opens the chosen file (`Window::open_session`).
+//! itself: the window opens the chosen file (`runs.rs`).
 
 use super::input::FrameInput;
 use super::keymap::{Action, Actions};

@@ -150,15 +150,15 @@ impl Panel {
 }
 
 /// What the panel shows: each tunable with its value in the session shown.
-pub struct View {
+pub struct Sliders {
     pub rows: Vec<(Tunable, f64)>,
     pub past: bool,
 }
 
-impl View {
+impl Sliders {
     /// The live scene's tunables, with their values in the world shown (a past tick's).
-    pub fn of(session: &Session, shown: &World, past: bool) -> View {
-        View {
+    pub fn of(session: &Session, shown: &World, past: bool) -> Sliders {
+        Sliders {
             rows: session
                 .scene()
                 .tunables
@@ -176,7 +176,7 @@ fn number(v: f64) -> String {
 }
 
 /// Paints the sliders.
-pub fn paint(ctx: &egui::Context, view: &View) {
+pub fn paint(ctx: &egui::Context, view: &Sliders) {
     let k = ctx.pixels_per_point().max(0.1);
     let p = |x: f32, y: f32| egui::pos2(x / k, y / k);
     let painter = ctx.layer_painter(egui::LayerId::new(
