@@ -340,11 +340,16 @@ fn row_keys(row: &Row, code: &dyn Fn(&str) -> String) -> String {
     }
 }
 
+/// The first key bound to `action` in `mode`, as the help writes it.
+pub fn key_label(mode: Mode, action: Action) -> Option<String> {
+    bindings(mode)
+        .find(|(_, a)| *a == action)
+        .map(|(chord, _)| label_of(chord.key))
+}
+
 /// The key that toggles an overlay, as the help writes it.
 pub fn overlay_key(overlay: Overlay) -> String {
-    bindings(Mode::Map)
-        .find(|(_, action)| *action == Action::Overlay(overlay))
-        .map_or_else(|| "-".to_string(), |(chord, _)| label_of(chord.key))
+    key_label(Mode::Map, Action::Overlay(overlay)).unwrap_or_else(|| "-".to_string())
 }
 
 /// A mode's key list for a panel: each row with a short text, its keys padded to `keys`
