@@ -240,7 +240,7 @@ impl Default for Panels {
 }
 
 /// What the frame loop keeps between frames besides the window.
-struct Frames {
+struct FrameLoop {
     count: u64,
     watcher: FileWatcher,
     map: map_texture::MapTexture,
@@ -254,7 +254,7 @@ impl Window {
     async fn run(mut self) -> Result<(), String> {
         let mut watcher = FileWatcher::new();
         watcher.watch(&self.history.session().watched_files());
-        let mut frames = Frames {
+        let mut frame_loop = FrameLoop {
             count: 0,
             watcher,
             map: map_texture::MapTexture::default(),
@@ -264,19 +264,19 @@ impl Window {
         };
         loop {
             let started = std::time::Instant::now();
-            if !self.update(&mut frames) {
+            if !self.update(&mut frame_loop) {
                 break;
             }
             let drawing = std::time::Instant::now();
-            self.draw(&mut frames.map, &frames.disc);
-            frames
+            self.draw(&mut frame_loop.map, &frame_loop.disc);
+            frame_loop
                 .build_times
                 .push(started.elapsed().as_secs_f64() * 1000.0);
-            frames
+            frame_loop
                 .draw_times
                 .push(drawing.elapsed().as_secs_f64() * 1000.0);
-            frames.count += 1;
-            if self.options.frames.is_some_and(|n| frames.count >= n) {
+            frame_loop.count += 1;
+            if self.options.frames.is_some_and(|n| frame_loop.count >= n) {
                 if let Some(path) = &self.options.screenshot {
                     save_screenshot(path);
                 }
@@ -287,21 +287,21 @@ impl Window {
         if self.options.frame_stats {
             let agents = self.history.session().world().agents.len();
             let whole = "whole frame (input, ticks, drawing)";
-            print_frame_stats(whole, &mut frames.build_times, agents);
-            print_frame_stats("drawing only", &mut frames.draw_times, agents);
+            print_frame_stats(whole, &mut frame_loop.build_times, agents);
+            print_frame_stats("drawing only", &mut frame_loop.draw_times, agents);
         }
         Ok(())
     }
 
     /// A frame's input, reloads, ticks and parking; false to quit.
-    fn update(&mut self, frames: &mut Frames) -> bool {
+    fn update(&mut self, frame_loop: &mut FrameLoop) -> bool {
         let shown = self.travel.shown(&self.history).world();
         self.camera.update(shown, screen_width(), screen_height());
-        let input = self.feed.frame(frames.count, &self.camera);
+        let input = self.feed.frame(frame_loop.count, &self.camera);
         if is_quit_requested() || !self.handle(&input) {
             return false;
         }
-        for reload in self.history.sync(&mut frames.watcher) {
+        for reload in self.history.sync(&mut frame_loop.watcher) {
             eprintln!("{reload}");
             self.panels.hud.status(reload.to_string());
         }

@@ -64,7 +64,7 @@ impl SearchMode {
         for (i, &r) in panes.iter().enumerate() {
             let text = match self.panes.get(i) {
                 Some(p) => self.caption(p),
-                None => self.kinds()[i].name().to_string(),
+                None => self.searchers()[i].name().to_string(),
             };
             // At the bottom: the status messages of the window sit under the bar.
             let y = r.y + r.h - CAPTION;

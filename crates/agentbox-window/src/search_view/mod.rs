@@ -24,29 +24,29 @@ mod panel;
 
 pub use panel::paint;
 
-/// The algorithms a pane can run.
+/// What a pane runs (an algorithm, or Dijkstra: A* with a zero heuristic).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
+enum Searcher {
     AStar,
     Jps,
     /// A* with a zero heuristic.
     Dijkstra,
 }
 
-impl Kind {
+impl Searcher {
     fn name(self) -> &'static str {
         match self {
-            Kind::AStar => "A*",
-            Kind::Jps => "JPS",
-            Kind::Dijkstra => "Dijkstra",
+            Searcher::AStar => "A*",
+            Searcher::Jps => "JPS",
+            Searcher::Dijkstra => "Dijkstra",
         }
     }
 
     fn options(self, heuristic: Heuristic, diagonal: Diagonal) -> PathOptions {
         let (algorithm, heuristic) = match self {
-            Kind::AStar => (Algorithm::AStar, heuristic),
-            Kind::Jps => (Algorithm::Jps, heuristic),
-            Kind::Dijkstra => (Algorithm::AStar, Heuristic::Zero),
+            Searcher::AStar => (Algorithm::AStar, heuristic),
+            Searcher::Jps => (Algorithm::Jps, heuristic),
+            Searcher::Dijkstra => (Algorithm::AStar, Heuristic::Zero),
         };
         PathOptions {
             algorithm,
@@ -58,12 +58,12 @@ impl Kind {
 }
 
 /// The algorithm choice (M): side by side first.
-const METHODS: [(&str, &[Kind]); 5] = [
-    ("A* | JPS", &[Kind::AStar, Kind::Jps]),
-    ("Dijkstra | A*", &[Kind::Dijkstra, Kind::AStar]),
-    ("A*", &[Kind::AStar]),
-    ("JPS", &[Kind::Jps]),
-    ("Dijkstra", &[Kind::Dijkstra]),
+const METHODS: [(&str, &[Searcher]); 5] = [
+    ("A* | JPS", &[Searcher::AStar, Searcher::Jps]),
+    ("Dijkstra | A*", &[Searcher::Dijkstra, Searcher::AStar]),
+    ("A*", &[Searcher::AStar]),
+    ("JPS", &[Searcher::Jps]),
+    ("Dijkstra", &[Searcher::Dijkstra]),
 ];
 
 /// The heuristic choice (H), the core's variants.
@@ -107,7 +107,7 @@ const BACKGROUND: Color = Color::new(0.118, 0.125, 0.149, 1.0);
 
 /// One pane: an algorithm and its replayed search.
 struct Pane {
-    kind: Kind,
+    searcher: Searcher,
     replay: Replay,
     /// The sets as a texture, a pixel per tile, and the step it shows: rebuilt only when the
     /// step changes, so a whole map of cells is one draw call.
@@ -286,7 +286,7 @@ impl SearchMode {
         }
     }
 
-    fn kinds(&self) -> &'static [Kind] {
+    fn searchers(&self) -> &'static [Searcher] {
         METHODS[self.query.method].1
     }
 
@@ -295,7 +295,7 @@ impl SearchMode {
         let Some(world) = &self.world else {
             return;
         };
-        let n = self.kinds().len();
+        let n = self.searchers().len();
         let (w, h) = (
             world.grid().width().max(1) as f32,
             world.grid().height().max(1) as f32,
@@ -331,12 +331,12 @@ impl SearchMode {
         };
         let heuristic = HEURISTICS[self.query.heuristic].0;
         let diagonal = DIAGONALS[self.query.diagonal].0;
-        for &kind in METHODS[self.query.method].1 {
+        for &searcher in METHODS[self.query.method].1 {
             if let Some(replay) =
-                Replay::run(world, start, goal, &kind.options(heuristic, diagonal))
+                Replay::run(world, start, goal, &searcher.options(heuristic, diagonal))
             {
                 self.panes.push(Pane {
-                    kind,
+                    searcher,
                     replay,
                     sets: Default::default(),
                 });
@@ -364,8 +364,8 @@ impl SearchMode {
     /// One line per pane: what it shows at this step (the caption), for the window and stderr.
     fn caption(&self, pane: &Pane) -> String {
         let r = &pane.replay;
-        let mut name = pane.kind.name().to_string();
-        if pane.kind == Kind::Jps && !r.result().used_jps {
+        let mut name = pane.searcher.name().to_string();
+        if pane.searcher == Searcher::Jps && !r.result().used_jps {
             name.push_str(" (not valid here: A* ran)");
         }
         let passed = if r.passed_count() > 0 {
@@ -435,7 +435,7 @@ impl SearchMode {
 
     /// The panes' rectangles on the screen.
     fn panes_on_screen(&self) -> Vec<Rect> {
-        let n = self.kinds().len();
+        let n = self.searchers().len();
         (0..n)
             .map(|i| pane_rect(i, n, self.layout.stacked))
             .collect()
@@ -650,7 +650,7 @@ impl SearchMode {
                 g.y,
                 self.panes
                     .iter()
-                    .map(|p| format!("{} {}", p.kind.name(), p.replay.steps()))
+                    .map(|p| format!("{} {}", p.searcher.name(), p.replay.steps()))
                     .collect::<Vec<_>>()
                     .join(", ")
             );

@@ -16,7 +16,7 @@ impl SearchMode {
     /// What the panel shows.
     pub fn panel(&self) -> PanelView {
         let cell_line = |p: &Pane, t: Tile| -> String {
-            let name = p.kind.name();
+            let name = p.searcher.name();
             match p.replay.cell(t) {
                 Some(c) if c.state != CellState::Unseen => {
                     let state = match c.state {
