@@ -182,11 +182,36 @@ pub fn paint(ctx: &egui::Context, strip: &Strip) {
         0.0,
         egui::Color32::from_gray(0x2a),
     );
-    let span = strip.last.max(1) as f32;
-    let x_of = |tick: u64| t.x + t.w * (tick as f32 / span).min(1.0);
     let Some(log) = log else {
         return;
     };
+    paint_track(&painter, k, log, strip);
+    painter.text(
+        p(r.x + 8.0, t.y + t.h + 10.0),
+        egui::Align2::LEFT_CENTER,
+        doing_at(log, strip.shown),
+        egui::FontId::monospace(12.0 / k),
+        egui::Color32::from_gray(0xe0),
+    );
+    let chars = ((r.w - 16.0) / 7.2).max(10.0) as usize;
+    if let Some(line) = printed_at(log, strip.shown, chars) {
+        painter.text(
+            p(r.x + 8.0, t.y + t.h + 26.0),
+            egui::Align2::LEFT_CENTER,
+            line,
+            egui::FontId::monospace(12.0 / k),
+            egui::Color32::from_rgb(0xff, 0xf0, 0xb0),
+        );
+    }
+}
+
+/// The track's runs (action below, label above, errors and suspensions at the bottom), a
+/// white tick where the agent printed, and the tick shown.
+fn paint_track(painter: &egui::Painter, k: f32, log: &Log, strip: &Strip) {
+    let t = track();
+    let p = |x: f32, y: f32| egui::pos2(x / k, y / k);
+    let span = strip.last.max(1) as f32;
+    let x_of = |tick: u64| t.x + t.w * (tick as f32 / span).min(1.0);
     for run in &log.runs {
         // A run covers the ticks from..=to: from the end of tick from-1 to the end of to.
         let (x0, x1) = (
@@ -222,14 +247,17 @@ pub fn paint(ctx: &egui::Context, strip: &Strip) {
         1.0,
         egui::Color32::WHITE,
     );
-    // What it was doing at the tick shown, and what it printed then.
+}
+
+/// What the agent was doing at tick `shown`.
+fn doing_at(log: &Log, shown: u64) -> String {
     let now = log
         .runs
         .iter()
-        .find(|run| run.from <= strip.shown && strip.shown <= run.to);
-    let what = match now {
+        .find(|run| run.from <= shown && shown <= run.to);
+    match now {
         Some(run) => {
-            let mut s = format!("tick {}: {}", strip.shown, run.action);
+            let mut s = format!("tick {shown}: {}", run.action);
             if let Some(l) = &run.label {
                 s.push_str(&format!(" [{l}]"));
             }
@@ -240,35 +268,23 @@ pub fn paint(ctx: &egui::Context, strip: &Strip) {
             }
             s
         }
-        None => format!("tick {}: not recorded", strip.shown),
-    };
-    painter.text(
-        p(r.x + 8.0, t.y + t.h + 10.0),
-        egui::Align2::LEFT_CENTER,
-        what,
-        egui::FontId::monospace(12.0 / k),
-        egui::Color32::from_gray(0xe0),
-    );
+        None => format!("tick {shown}: not recorded"),
+    }
+}
+
+/// The first line the agent printed at tick `shown` (and how many more), cut to `chars`.
+fn printed_at(log: &Log, shown: u64, chars: usize) -> Option<String> {
     let printed: Vec<&str> = log
         .prints
         .iter()
-        .filter(|(tick, _)| *tick == strip.shown)
+        .filter(|(tick, _)| *tick == shown)
         .map(|(_, text)| text.as_str())
         .collect();
-    if let Some(text) = printed.first() {
-        let chars = ((r.w - 16.0) / 7.2).max(10.0) as usize;
-        let more = if printed.len() > 1 {
-            format!(" (+{})", printed.len() - 1)
-        } else {
-            String::new()
-        };
-        let line: String = format!("print: {text}{more}").chars().take(chars).collect();
-        painter.text(
-            p(r.x + 8.0, t.y + t.h + 26.0),
-            egui::Align2::LEFT_CENTER,
-            line,
-            egui::FontId::monospace(12.0 / k),
-            egui::Color32::from_rgb(0xff, 0xf0, 0xb0),
-        );
-    }
+    let text = printed.first()?;
+    let more = if printed.len() > 1 {
+        format!(" (+{})", printed.len() - 1)
+    } else {
+        String::new()
+    };
+    Some(format!("print: {text}{more}").chars().take(chars).collect())
 }

@@ -16,12 +16,12 @@ pub const KEEP_SHAPES: usize = 200_000;
 
 /// Each live tick's shapes and queries, by tick.
 #[derive(Default)]
-pub struct Record {
+pub struct Drawn {
     ticks: BTreeMap<u64, DrawFrame>,
     total: usize,
 }
 
-impl Record {
+impl Drawn {
     /// Keeps what tick `tick` drew (replacing what an abandoned branch drew at that tick).
     pub fn keep(&mut self, tick: u64, frame: DrawFrame) {
         if let Some(old) = self.ticks.remove(&tick) {

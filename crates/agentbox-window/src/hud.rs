@@ -4,6 +4,7 @@
 
 use super::camera::BAR;
 use super::text::{panel, wrap};
+use agentbox_core::world::World;
 use agentbox_session::history::TickView;
 use macroquad::prelude::*;
 
@@ -55,8 +56,27 @@ impl Hud {
         lines
     }
 
+    /// Draws the status bar, the status message, the error list and the error shown whole.
     pub fn draw(&mut self, session: &dyn TickView, bar: BarState) {
-        let world = session.world();
+        let text = Self::draw_bar(session.world(), &bar);
+        self.draw_status(&text);
+        self.draw_errors(&Self::errors(session));
+        if let Some(full) = &self.expanded {
+            let width = (screen_width() - 80.0).min(900.0);
+            let lines = wrap(full, width - 16.0, 16);
+            panel(
+                40.0,
+                screen_height() / 3.0,
+                width,
+                "error (click anywhere to close)",
+                &lines,
+                16,
+            );
+        }
+    }
+
+    /// The bar along the top; returns its text.
+    fn draw_bar(world: &World, bar: &BarState) -> String {
         draw_rectangle(
             0.0,
             0.0,
@@ -88,40 +108,50 @@ impl Hud {
             20.0,
             Color::from_rgba(0xe8, 0xe8, 0xe8, 0xff),
         );
-        if let Some((message, since)) = &self.status {
-            if get_time() - since < 4.0 {
-                // On the bar's right when it fits beside the bar's text, else on a strip below.
-                let used = crate::text::measure(&text, (20) as f32).width + 30.0;
-                let size = crate::text::measure(message, (18) as f32);
-                let green = Color::from_rgba(0x9f, 0xd8, 0x9f, 0xff);
-                if used + size.width + 10.0 <= screen_width() {
-                    crate::text::ui_text(
-                        message,
-                        screen_width() - size.width - 10.0,
-                        20.0,
-                        18.0,
-                        green,
-                    );
-                } else {
-                    draw_rectangle(
-                        0.0,
-                        BAR,
-                        size.width + 20.0,
-                        24.0,
-                        Color::from_rgba(0x12, 0x13, 0x17, 0xf0),
-                    );
-                    crate::text::ui_text(message, 10.0, BAR + 17.0, 18.0, green);
-                }
-            }
+        text
+    }
+
+    /// The status message, for four seconds: on the bar's right when it fits beside the bar's
+    /// `text`, else on a strip below.
+    fn draw_status(&self, text: &str) {
+        let Some((message, since)) = &self.status else {
+            return;
+        };
+        if get_time() - since >= 4.0 {
+            return;
         }
-        let errors = Self::errors(session);
+        let used = crate::text::measure(text, 20.0).width + 30.0;
+        let size = crate::text::measure(message, 18.0);
+        let green = Color::from_rgba(0x9f, 0xd8, 0x9f, 0xff);
+        if used + size.width + 10.0 <= screen_width() {
+            crate::text::ui_text(
+                message,
+                screen_width() - size.width - 10.0,
+                20.0,
+                18.0,
+                green,
+            );
+        } else {
+            draw_rectangle(
+                0.0,
+                BAR,
+                size.width + 20.0,
+                24.0,
+                Color::from_rgba(0x12, 0x13, 0x17, 0xf0),
+            );
+            crate::text::ui_text(message, 10.0, BAR + 17.0, 18.0, green);
+        }
+    }
+
+    /// The latest errors above the timeline (six at most, cut to the window's width), kept as
+    /// rows for clicks.
+    fn draw_errors(&mut self, errors: &[String]) {
         self.error_rows.clear();
         let shown = errors.len().min(6);
         let mut y = screen_height() - super::timeline::HEIGHT - 8.0 - 22.0 * shown as f32;
         for line in errors.iter().take(shown) {
-            let max_chars = ((screen_width() - 40.0)
-                / crate::text::measure("M", (18) as f32).width.max(1.0))
-                as usize;
+            let max_chars =
+                ((screen_width() - 40.0) / crate::text::measure("M", 18.0).width.max(1.0)) as usize;
             let short: String = if line.chars().count() > max_chars {
                 line.chars()
                     .take(max_chars.saturating_sub(3))
@@ -130,7 +160,7 @@ impl Hud {
             } else {
                 line.clone()
             };
-            let size = crate::text::measure(&short, (18) as f32);
+            let size = crate::text::measure(&short, 18.0);
             let rect = Rect::new(6.0, y, size.width + 10.0, 20.0);
             draw_rectangle(
                 rect.x,
@@ -148,18 +178,6 @@ impl Hud {
             );
             self.error_rows.push((rect, line.clone()));
             y += 22.0;
-        }
-        if let Some(full) = &self.expanded {
-            let width = (screen_width() - 80.0).min(900.0);
-            let lines = wrap(full, width - 16.0, 16);
-            panel(
-                40.0,
-                screen_height() / 3.0,
-                width,
-                "error (click anywhere to close)",
-                &lines,
-                16,
-            );
         }
     }
 }

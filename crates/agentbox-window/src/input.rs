@@ -44,10 +44,6 @@ pub struct FrameInput {
 pub struct KeyCodeOrd(pub u16);
 
 impl FrameInput {
-    pub fn key(&self, key: KeyCode) -> bool {
-        self.pressed.contains(&key)
-    }
-
     pub fn held(&self, key: KeyCode) -> bool {
         self.down.contains(&KeyCodeOrd(key as u16))
     }
@@ -78,8 +74,9 @@ pub struct Event {
     pub wheel: Option<f32>,
 }
 
-/// Keys a replay may name, by the names macroquad's `KeyCode` has.
-const KEYS: [(&str, KeyCode); 53] = [
+/// Keys a replay may name, by the names macroquad's `KeyCode` has. Recorded files use these
+/// names: they must never change (add new ones), so old recordings replay.
+pub const KEYS: [(&str, KeyCode); 53] = [
     ("Space", KeyCode::Space),
     ("Escape", KeyCode::Escape),
     ("Tab", KeyCode::Tab),
@@ -135,11 +132,13 @@ const KEYS: [(&str, KeyCode); 53] = [
     ("End", KeyCode::End),
 ];
 
-fn key_by_name(name: &str) -> Option<KeyCode> {
+/// The key a recorded file names.
+fn recorded_key(name: &str) -> Option<KeyCode> {
     KEYS.iter().find(|(n, _)| *n == name).map(|(_, k)| *k)
 }
 
-fn key_name(key: KeyCode) -> Option<&'static str> {
+/// A key's name in recorded files.
+pub fn recorded_name(key: KeyCode) -> Option<&'static str> {
     KEYS.iter().find(|(_, k)| *k == key).map(|(n, _)| *n)
 }
 
@@ -147,8 +146,42 @@ fn button_index(name: &str) -> Option<usize> {
     ["left", "right", "middle"].iter().position(|b| *b == name)
 }
 
+/// Where the window's input comes from (the keyboard and mouse, or a replayed file) and where
+/// it is recorded, if anywhere.
+pub struct Feed {
+    source: Source,
+    recorder: Option<Recorder>,
+}
+
+impl Feed {
+    /// Live input, or `input`'s replay; recorded to `record` if given.
+    pub fn open(
+        input: Option<&std::path::Path>,
+        record: Option<&std::path::Path>,
+    ) -> Result<Feed, String> {
+        let source = match input {
+            Some(path) => load_replay(path)?,
+            None => Source::Live,
+        };
+        let recorder = match record {
+            Some(path) => Some(Recorder::create(path)?),
+            None => None,
+        };
+        Ok(Feed { source, recorder })
+    }
+
+    /// This frame's input, recorded.
+    pub fn frame(&mut self, frame: u64, camera: &Camera) -> FrameInput {
+        let input = self.source.frame(frame, camera);
+        if let Some(recorder) = self.recorder.as_mut() {
+            recorder.record(frame, &input, camera);
+        }
+        input
+    }
+}
+
 /// Where a frame's input comes from.
-pub enum Source {
+enum Source {
     Live,
     Replay {
         events: BTreeMap<u64, Vec<Event>>,
@@ -159,7 +192,7 @@ pub enum Source {
 }
 
 /// Reads an input file.
-pub fn load_replay(path: &std::path::Path) -> Result<Source, String> {
+fn load_replay(path: &std::path::Path) -> Result<Source, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
     let mut events: BTreeMap<u64, Vec<Event>> = BTreeMap::new();
@@ -173,7 +206,7 @@ pub fn load_replay(path: &std::path::Path) -> Result<Source, String> {
             .into_iter()
             .flatten()
         {
-            if key_by_name(name).is_none() && button_index(name).is_none() {
+            if recorded_key(name).is_none() && button_index(name).is_none() {
                 return Err(format!(
                     "{}:{}:1: error: unknown key {name:?}",
                     path.display(),
@@ -193,7 +226,7 @@ pub fn load_replay(path: &std::path::Path) -> Result<Source, String> {
 
 impl Source {
     /// This frame's input.
-    pub fn frame(&mut self, frame: u64, camera: &Camera) -> FrameInput {
+    fn frame(&mut self, frame: u64, camera: &Camera) -> FrameInput {
         match self {
             Source::Live => live(),
             Source::Replay {
@@ -207,7 +240,7 @@ impl Source {
                     if let Some(at) = e.at.or(e.move_to) {
                         *mouse_tile = at;
                     }
-                    if let Some(k) = e.key.as_deref().and_then(key_by_name) {
+                    if let Some(k) = e.key.as_deref().and_then(recorded_key) {
                         input.pressed.push(k);
                         if k == KeyCode::Slash && e.shift {
                             input.chars.push('?');
@@ -215,11 +248,11 @@ impl Source {
                     }
                     input.ctrl |= e.ctrl;
                     input.shift |= e.shift;
-                    if let Some(k) = e.hold.as_deref().and_then(key_by_name) {
+                    if let Some(k) = e.hold.as_deref().and_then(recorded_key) {
                         held.insert(KeyCodeOrd(k as u16));
                     }
                     if let Some(name) = &e.release {
-                        if let Some(k) = key_by_name(name) {
+                        if let Some(k) = recorded_key(name) {
                             held.remove(&KeyCodeOrd(k as u16));
                         }
                         if let Some(b) = button_index(name) {
@@ -276,13 +309,13 @@ fn live() -> FrameInput {
 }
 
 /// Writes live input as a replayable file.
-pub struct Recorder {
+struct Recorder {
     out: std::io::BufWriter<std::fs::File>,
     held: BTreeSet<KeyCodeOrd>,
 }
 
 impl Recorder {
-    pub fn create(path: &std::path::Path) -> Result<Self, String> {
+    fn create(path: &std::path::Path) -> Result<Self, String> {
         let file = std::fs::File::create(path)
             .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
         Ok(Recorder {
@@ -292,7 +325,7 @@ impl Recorder {
     }
 
     /// Appends this frame's events.
-    pub fn record(&mut self, frame: u64, input: &FrameInput, camera: &Camera) {
+    fn record(&mut self, frame: u64, input: &FrameInput, camera: &Camera) {
         let at = camera.to_world(input.mouse);
         let at = Some([
             (at.x * 100.0).round() / 100.0,
@@ -304,7 +337,7 @@ impl Recorder {
             ..Default::default()
         };
         for k in &input.pressed {
-            if let Some(name) = key_name(*k) {
+            if let Some(name) = recorded_name(*k) {
                 events.push(Event {
                     key: Some(name.into()),
                     ctrl: input.ctrl,

@@ -1,6 +1,6 @@
 //! The inspector: the selected agent's id, kind, script, current action (and why it has no
-//! route, when it has none), params, memory and last error, refreshed every frame so it follows the agent. Everything is shown as a script
-//! would write it (Lua tables, `path_to tile 3, 4 {diagonal = "never"}`), never as Rust's
+//! route, when it has none), params, memory and last error, refreshed every frame so it
+//! follows the agent. Everything is shown as a script would write it (Lua tables, `path_to tile 3, 4 {diagonal = "never"}`), never as Rust's
 //! `Debug` text or JSON.
 
 use super::text::{panel, wrap};
@@ -56,26 +56,7 @@ pub fn draw(session: &dyn TickView, id: &str) -> bool {
             .into_iter()
             .map(|l| format!("  {l}")),
     );
-    lines.push(match session.memory_held(id) {
-        Some(bytes) if bytes < 1 << 20 => format!(
-            "memory   (it holds {} KB of Lua memory)",
-            bytes.div_ceil(1024)
-        ),
-        Some(bytes) => format!(
-            "memory   (it holds {:.1} MB of Lua memory)",
-            bytes as f64 / 1048576.0
-        ),
-        None => "memory".into(),
-    });
-    let memory = session
-        .memory_text(id)
-        .unwrap_or_else(|| "(no script state yet)".into());
-    lines.extend(
-        wrap(&memory, inner, size)
-            .into_iter()
-            .take(40)
-            .map(|l| format!("  {l}")),
-    );
+    lines.extend(memory_lines(session, id, inner, size));
     if agent.suspended {
         lines.push("suspended: its script is not called; U resumes it".into());
     }
@@ -92,6 +73,32 @@ pub fn draw(session: &dyn TickView, id: &str) -> bool {
         size,
     );
     true
+}
+
+/// The memory heading (with what the agent holds) and its script state, as Lua, 40 lines at
+/// most.
+fn memory_lines(session: &dyn TickView, id: &str, inner: f32, size: u16) -> Vec<String> {
+    let mut lines = vec![match session.memory_held(id) {
+        Some(bytes) if bytes < 1 << 20 => format!(
+            "memory   (it holds {} KB of Lua memory)",
+            bytes.div_ceil(1024)
+        ),
+        Some(bytes) => format!(
+            "memory   (it holds {:.1} MB of Lua memory)",
+            bytes as f64 / 1048576.0
+        ),
+        None => "memory".into(),
+    }];
+    let memory = session
+        .memory_text(id)
+        .unwrap_or_else(|| "(no script state yet)".into());
+    lines.extend(
+        wrap(&memory, inner, size)
+            .into_iter()
+            .take(40)
+            .map(|l| format!("  {l}")),
+    );
+    lines
 }
 
 /// Why the agent's route-following action has no route, as the inspector shows it.

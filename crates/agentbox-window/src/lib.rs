@@ -1,34 +1,47 @@
-//! Rendering: the designer's window. The only module that names macroquad. It draws the map,
-//! the agents, the debug overlays, the HUD and panels; it turns input (live, or replayed from
-//! a file) into time control, camera moves, inspection and edits, and drives the `Session`
-//! with fixed simulation steps whatever the frame rate. It changes the world only through the
-//! session (ticks, reloads, reset, paint, drag, goal).
+//! The designer's window, the only crate that names macroquad and egui. It draws the map, the
+//! agents, the debug overlays, the HUD and panels; it turns input (live, or replayed from a
+//! file) into time control, camera moves, inspection and edits, and drives the `History` with
+//! fixed simulation steps whatever the frame rate. It changes the world only through the
+//! history (ticks, reloads, reset, paint, drag, goal, tunables, branches).
+//!
+//! [`Window`] is made of parts with one job each: the [`clock::Clock`] (pause, speed, ticks
+//! owed), [`travel::Travel`] (the past shown, the ghost), the camera, the [`Pointer`], the
+//! painter, the [`Records`] the live ticks leave for panels, the [`Panels`] and the search
+//! mode. `controls.rs` turns a frame's input into calls on them (the keys through the keymap,
+//! `keymap/`), `runs.rs` replaces or saves the whole run, and this file runs the frame loop.
 
 mod agents;
 mod camera;
+mod clock;
 mod console;
+mod controls;
 mod decisions;
 mod drawings;
 mod help;
 mod hud;
 mod input;
 mod inspect;
+mod keymap;
 mod labels;
 mod map_texture;
 mod overlays;
 mod paint;
 mod palette;
 mod plots;
+mod runs;
 mod search_view;
 mod sessions;
 mod text;
 mod timeline;
+mod travel;
 mod tunables;
 
-use agentbox_session::history::{History, TickView};
+use agentbox_core::sim::TickReport;
+use agentbox_core::world::World;
+use agentbox_session::history::History;
+use agentbox_session::session::DrawFrame;
 use agentbox_session::watch::FileWatcher;
 use camera::Camera;
-use input::{FrameInput, Source};
 use macroquad::prelude::*;
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -52,9 +65,6 @@ pub struct WindowOptions {
     pub session: Option<PathBuf>,
 }
 
-/// Simulation speeds the `[` and `]` keys step through.
-const SPEEDS: [f64; 6] = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0];
-
 /// Why the window cannot open, in words a user can act on.
 fn no_display_message() -> Option<String> {
     let has = |v: &str| std::env::var_os(v).is_some_and(|s| !s.is_empty());
@@ -74,19 +84,12 @@ pub fn run_window(scene: &Path, seed: Option<u64>, options: WindowOptions) -> Re
     if let Some(message) = no_display_message() {
         return Err(message);
     }
-    let source = match &options.input {
-        Some(path) => input::load_replay(path)?,
-        None => Source::Live,
-    };
-    let recorder = match &options.record {
-        Some(path) => Some(input::Recorder::create(path)?),
-        None => None,
-    };
+    let feed = input::Feed::open(options.input.as_deref(), options.record.as_deref())?;
     let mut history = match &options.session {
         Some(file) => History::resume_recording(&agentbox_session::history::load_recording(file)?)?,
         None => History::open(scene, seed)?,
     };
-    timeline::keep_frames(&mut history);
+    travel::keep_frames(&mut history);
     let outcome: Rc<RefCell<Result<(), String>>> = Rc::new(RefCell::new(Ok(())));
     let result = Rc::clone(&outcome);
     let conf = Conf {
@@ -100,37 +103,15 @@ pub fn run_window(scene: &Path, seed: Option<u64>, options: WindowOptions) -> Re
     macroquad::Window::from_config(conf, async move {
         let window = Window {
             history,
-            view: None,
-            track: timeline::Track::default(),
-            ghost: Vec::new(),
-            ghost_at: 0,
-            show_ghost: true,
-            scrubbing: false,
-            parked: agentbox_session::history::Parked::new(timeline::PARK_EVERY),
-            picker: None,
             options,
-            source,
-            recorder,
+            feed,
+            clock: clock::Clock::default(),
+            travel: travel::Travel::new(),
             camera: Camera::new(),
-            overlays: overlays::Overlays::default(),
+            pointer: Pointer::default(),
             painter: paint::Painter::default(),
-            hud: hud::Hud::default(),
-            help: false,
-            selected: None,
-            hovered: None,
-            dragging: None,
-            paused: false,
-            speed: 2,
-            carry: 0.0,
-            step_once: false,
-            last_mouse: None,
-            tunables: tunables::Panel::default(),
-            plots: plots::Plots::default(),
-            console: console::Console::default(),
-            decisions: decisions::Decisions::default(),
-            drawn: drawings::Record::default(),
-            show_labels: true,
-            show_drawings: false,
+            records: Records::default(),
+            panels: Panels::default(),
             search: search_view::SearchMode::default(),
         };
         *result.borrow_mut() = window.run().await;
@@ -140,137 +121,162 @@ pub fn run_window(scene: &Path, seed: Option<u64>, options: WindowOptions) -> Re
         .unwrap_or(Ok(()))
 }
 
+/// The window's state, by part.
 struct Window {
     /// The live run and its history.
     history: History,
-    /// The tick shown while the designer looks at the past.
-    view: Option<timeline::View>,
-    /// The live branch's marks and trails, for the timeline and the ghost.
-    track: timeline::Track,
-    /// The trails of the last abandoned branch, after its branch point, and that tick.
-    ghost: Vec<Vec<[f32; 2]>>,
-    ghost_at: u64,
-    show_ghost: bool,
-    /// A left press on the timeline is being dragged.
-    scrubbing: bool,
-    /// Replays parked along the history, so a jump replays a few seconds, not all of it.
-    parked: agentbox_session::history::Parked,
-    /// The session list (Ctrl+O), while open.
-    picker: Option<sessions::Picker>,
     options: WindowOptions,
-    source: Source,
-    recorder: Option<input::Recorder>,
+    /// Where input comes from, and where it is recorded.
+    feed: input::Feed,
+    /// Pause, speed and the ticks owed.
+    clock: clock::Clock,
+    /// The past tick shown, the live branch's track, the ghost, parked replays.
+    travel: travel::Travel,
     camera: Camera,
-    overlays: overlays::Overlays,
+    pointer: Pointer,
+    /// Paint mode, the brush and the stroke.
     painter: paint::Painter,
-    hud: hud::Hud,
-    help: bool,
+    records: Records,
+    panels: Panels,
+    /// The search mode (Q): watch A* and JPS step by step.
+    search: search_view::SearchMode,
+}
+
+/// The mouse's hold on the agents.
+#[derive(Default)]
+struct Pointer {
+    /// The agent inspected.
     selected: Option<String>,
     /// The agent under the mouse (labelled whatever the zoom).
     hovered: Option<String>,
     /// The agent under the last left press, and where the press was (it becomes a drag only
     /// once the mouse has moved, so a click on a moving agent just selects it).
     dragging: Option<(String, Vec2)>,
-    paused: bool,
-    /// Index into `SPEEDS`.
-    speed: usize,
-    /// Ticks owed to the simulation (fractional).
-    carry: f64,
-    step_once: bool,
+    /// Where the mouse was last frame (middle-drag pans by the difference).
     last_mouse: Option<Vec2>,
-    /// The tunables and plots panel (Tab or J).
-    tunables: tunables::Panel,
-    plots: plots::Plots,
+}
+
+/// What the live run's ticks left for the panels, cut back when a branch replaces the future.
+#[derive(Default)]
+struct Records {
     /// What scripts printed (C).
     console: console::Console,
     /// Each agent's decision history, for the inspector's strip.
     decisions: decisions::Decisions,
     /// What scripts drew and the sight queries they made, per live tick.
-    drawn: drawings::Record,
+    drawn: drawings::Drawn,
+    /// Monitors and `plot` values, for the plots panel.
+    plots: plots::Plots,
+}
+
+impl Records {
+    /// Keeps what live tick `t` left: problems and prints for the console, the decisions,
+    /// the drawings.
+    fn after_tick(
+        &mut self,
+        t: u64,
+        world: &World,
+        drawn: DrawFrame,
+        report: &TickReport,
+        selected: Option<&str>,
+    ) {
+        for (agent, problem) in &drawn.problems {
+            let id = world.agents.get(*agent).map_or("?", |a| a.id.as_str());
+            self.console.push(t, id, problem);
+        }
+        self.decisions.record(t, world, selected);
+        self.drawn.keep(t, drawn);
+        for (agent, text) in report.prints() {
+            self.console.push(t, agent, text);
+            self.decisions.print(t, agent, text);
+        }
+    }
+
+    /// Drops what came after tick `at` (a branch).
+    fn cut(&mut self, at: u64) {
+        self.plots.cut(at);
+        self.console.cut(at);
+        self.decisions.cut(at);
+        self.drawn.cut(at);
+    }
+
+    /// A new history from the scene's start (R). The console keeps its lines.
+    fn restart(&mut self) {
+        self.plots.cut(0);
+        self.decisions.clear();
+        self.drawn = drawings::Drawn::default();
+    }
+}
+
+/// What is drawn over the map besides the records' panels, and what is on.
+struct Panels {
+    /// The status bar and the error list.
+    hud: hud::Hud,
+    /// The help panel (F1 or ?).
+    help: bool,
+    /// The session list (Ctrl+O), while open.
+    picker: Option<sessions::Picker>,
+    /// The tunables and plots panel (Tab or J).
+    tunables: tunables::Panel,
+    overlays: overlays::Overlays,
     /// State labels over the agents (L).
-    show_labels: bool,
+    labels: bool,
     /// The scripts' `draw.*` shapes (V).
-    show_drawings: bool,
-    /// The search mode (Q): watch A* and JPS step by step.
-    search: search_view::SearchMode,
+    drawings: bool,
+}
+
+impl Default for Panels {
+    fn default() -> Self {
+        Panels {
+            hud: hud::Hud::default(),
+            help: false,
+            picker: None,
+            tunables: tunables::Panel::default(),
+            overlays: overlays::Overlays::default(),
+            labels: true,
+            drawings: false,
+        }
+    }
+}
+
+/// What the frame loop keeps between frames besides the window.
+struct FrameLoop {
+    count: u64,
+    watcher: FileWatcher,
+    map: map_texture::MapTexture,
+    disc: agents::Disc,
+    /// Whole-frame and drawing-only build times, in ms (`--frame-stats`).
+    build_times: Vec<f64>,
+    draw_times: Vec<f64>,
 }
 
 impl Window {
     async fn run(mut self) -> Result<(), String> {
         let mut watcher = FileWatcher::new();
         watcher.watch(&self.history.session().watched_files());
-        let mut map = map_texture::MapTexture::default();
-        let disc = agents::Disc::new();
-        let mut frame = 0u64;
-        let mut build_times = Vec::new();
-        let mut draw_times = Vec::new();
+        let mut frame_loop = FrameLoop {
+            count: 0,
+            watcher,
+            map: map_texture::MapTexture::default(),
+            disc: agents::Disc::new(),
+            build_times: Vec::new(),
+            draw_times: Vec::new(),
+        };
         loop {
             let started = std::time::Instant::now();
-            self.camera.update(
-                shown_of(&self.view, &self.history).world(),
-                screen_width(),
-                screen_height(),
-            );
-            let input = self.source.frame(frame, &self.camera);
-            if let Some(r) = self.recorder.as_mut() {
-                r.record(frame, &input, &self.camera);
-            }
-            if is_quit_requested() || !self.handle(&input) {
+            if !self.update(&mut frame_loop) {
                 break;
             }
-            for reload in self.history.sync(&mut watcher) {
-                eprintln!("{reload}");
-                self.hud.status(reload.to_string());
-            }
-            self.advance();
-            if self.history.session().world().agents.len() <= timeline::TRAIL_AGENTS {
-                if let Err(e) = self
-                    .parked
-                    .work(self.history.recording(), timeline::PARK_BUDGET)
-                {
-                    self.hud.status(e);
-                }
-            }
-
             let drawing = std::time::Instant::now();
-            clear_background(Color::from_rgba(0x1e, 0x20, 0x26, 0xff));
-            let shown = shown_of(&self.view, &self.history);
-            map.draw(shown.world(), &self.camera);
-            if self.show_ghost {
-                timeline::draw_ghost(&self.ghost, &self.camera);
-            }
-            self.overlays
-                .draw_under(shown.world(), &self.camera, self.selected.as_deref());
-            agents::draw(
-                shown.world(),
-                &self.camera,
-                &disc,
-                self.selected.as_deref(),
-                self.hovered.as_deref(),
-            );
-            self.overlays.draw_over(shown.world(), &self.camera);
-            let frame_drawn = self.drawn.at(self.shown_tick());
-            if let Some(frame_drawn) = frame_drawn {
-                if self.show_drawings {
-                    drawings::draw_shapes(frame_drawn, &self.camera);
-                }
-                if self.overlays.on.contains(&overlays::Overlay::Sight) {
-                    drawings::draw_queries(&frame_drawn.queries, &self.camera);
-                }
-            }
-            if self.show_labels {
-                labels::draw(shown.world(), &self.camera);
-            }
-            if self.search.open {
-                self.search.draw(&mut map, &self.camera);
-            }
-            self.draw_panels();
-            self.draw_widgets();
-            build_times.push(started.elapsed().as_secs_f64() * 1000.0);
-            draw_times.push(drawing.elapsed().as_secs_f64() * 1000.0);
-
-            frame += 1;
-            if self.options.frames.is_some_and(|n| frame >= n) {
+            self.draw(&mut frame_loop.map, &frame_loop.disc);
+            frame_loop
+                .build_times
+                .push(started.elapsed().as_secs_f64() * 1000.0);
+            frame_loop
+                .draw_times
+                .push(drawing.elapsed().as_secs_f64() * 1000.0);
+            frame_loop.count += 1;
+            if self.options.frames.is_some_and(|n| frame_loop.count >= n) {
                 if let Some(path) = &self.options.screenshot {
                     save_screenshot(path);
                 }
@@ -280,70 +286,83 @@ impl Window {
         }
         if self.options.frame_stats {
             let agents = self.history.session().world().agents.len();
-            print_frame_stats(
-                "whole frame (input, ticks, drawing)",
-                &mut build_times,
-                agents,
-            );
-            print_frame_stats("drawing only", &mut draw_times, agents);
+            let whole = "whole frame (input, ticks, drawing)";
+            print_frame_stats(whole, &mut frame_loop.build_times, agents);
+            print_frame_stats("drawing only", &mut frame_loop.draw_times, agents);
         }
         Ok(())
     }
 
-    /// Runs the ticks this frame owes: by the clock, or one per frame (times the speed) in
-    /// `--frames` runs so screenshots are reproducible.
+    /// A frame's input, reloads, ticks and parking; false to quit.
+    fn update(&mut self, frame_loop: &mut FrameLoop) -> bool {
+        let shown = self.travel.shown(&self.history).world();
+        self.camera.update(shown, screen_width(), screen_height());
+        let input = self.feed.frame(frame_loop.count, &self.camera);
+        if is_quit_requested() || !self.handle(&input) {
+            return false;
+        }
+        for reload in self.history.sync(&mut frame_loop.watcher) {
+            eprintln!("{reload}");
+            self.panels.hud.status(reload.to_string());
+        }
+        self.advance();
+        if let Err(e) = self.travel.park(&self.history) {
+            self.panels.hud.status(e);
+        }
+        true
+    }
+
+    /// Draws the frame: the map, the ghost, overlays, agents, drawings, labels, the search
+    /// mode's panes, then the panels and widgets.
+    fn draw(&mut self, map: &mut map_texture::MapTexture, disc: &agents::Disc) {
+        clear_background(Color::from_rgba(0x1e, 0x20, 0x26, 0xff));
+        let shown = self.travel.shown(&self.history);
+        let world = shown.world();
+        let (camera, selected) = (&self.camera, self.pointer.selected.as_deref());
+        map.draw(world, camera);
+        if self.travel.ghost.shown {
+            timeline::draw_ghost(&self.travel.ghost.trails, camera);
+        }
+        let overlays = &mut self.panels.overlays;
+        overlays.draw_under(world, camera, selected);
+        agents::draw(
+            world,
+            camera,
+            disc,
+            selected,
+            self.pointer.hovered.as_deref(),
+        );
+        overlays.draw_over(world, camera);
+        if let Some(drawn) = self.records.drawn.at(self.travel.tick(&self.history)) {
+            if self.panels.drawings {
+                drawings::draw_shapes(drawn, camera);
+            }
+            if overlays.on.contains(&overlays::Overlay::Sight) {
+                drawings::draw_queries(&drawn.queries, camera);
+            }
+        }
+        if self.panels.labels {
+            labels::draw(world, camera);
+        }
+        if self.search.open {
+            self.search.draw(map, camera);
+        }
+        self.draw_panels();
+        self.draw_widgets();
+    }
+
+    /// Runs the ticks this frame owes (see [`clock::Clock::ticks_due`]).
     fn advance(&mut self) {
         let dt = self.history.session().world().dt();
-        let speed = SPEEDS[self.speed];
-        if self.step_once {
-            self.step_once = false;
+        let (past, fixed) = (self.travel.in_past(), self.options.frames.is_some());
+        for _ in 0..self.clock.ticks_due(past, fixed, dt) {
             self.live_tick();
-            return;
         }
-        if self.view.is_some() {
-            // Looking at the past: the live run waits (Space branches).
-            self.carry = 0.0;
-            return;
-        }
-        if self.paused {
-            self.carry = 0.0;
-            return;
-        }
-        if self.options.frames.is_some() {
-            self.carry += speed;
-        } else {
-            self.carry += (get_frame_time() as f64).min(0.25) * speed / dt;
-        }
-        // Never fall into a spiral: at most 64 ticks in one frame.
-        let mut n = 0;
-        while self.carry >= 1.0 && n < 64 {
-            self.live_tick();
-            self.carry -= 1.0;
-            n += 1;
-        }
-        self.carry = self.carry.min(1.0);
     }
 
-    /// The tick shown: the past one while looking at the past, else the live session.
-    fn shown(&self) -> &dyn TickView {
-        shown_of(&self.view, &self.history)
-    }
-
-    /// Whether the window shows a tick before the live end.
-    fn in_past(&self) -> bool {
-        self.view.is_some()
-    }
-
-    /// The tick shown.
-    fn shown_tick(&self) -> u64 {
-        self.view
-            .as_ref()
-            .map_or(self.history.ticks(), timeline::View::tick)
-    }
-
-    /// One live tick, with its marks and trails kept for the timeline and the ghost.
+    /// One live tick, with what it left kept for the panels, the timeline and the ghost.
     fn live_tick(&mut self) {
-        if self.view.is_some() {
+        if self.travel.in_past() {
             return;
         }
         // Scripts' shapes and sight queries are collected for the live run only (display
@@ -351,210 +370,51 @@ impl Window {
         // puts another session live.
         self.history.session_mut().set_drawing(true);
         let report = self.history.tick();
-        self.plots.after_tick(&mut self.history);
+        self.records.plots.after_tick(&mut self.history);
         let t = self.history.ticks();
         let drawn = self.history.session_mut().take_drawn();
-        {
-            let world = self.history.session().world();
-            for (agent, problem) in &drawn.problems {
-                let id = world.agents.get(*agent).map_or("?", |a| a.id.as_str());
-                self.console.push(t, id, problem);
-            }
-            self.decisions.record(t, world, self.selected.as_deref());
-        }
-        self.drawn.keep(t, drawn);
-        for (agent, text) in report.prints() {
-            self.console.push(t, agent, text);
-            self.decisions.print(t, agent, text);
-        }
-        let mut marks = std::collections::BTreeSet::new();
-        for (_, e) in &report.new_errors {
-            marks.insert(match e.kind {
-                agentbox_core::world::ErrorKind::Budget
-                | agentbox_core::world::ErrorKind::Memory
-                | agentbox_core::world::ErrorKind::Suspended => timeline::Mark::Suspended,
-                _ => timeline::Mark::Error,
-            });
-        }
-        if report.has_contact() {
-            marks.insert(timeline::Mark::Contact);
-        }
-        self.track.marks.extend(marks.into_iter().map(|m| (t, m)));
         let world = self.history.session().world();
-        if world.agents.len() <= timeline::TRAIL_AGENTS {
-            self.track.trails.push(
-                world
-                    .agents
-                    .iter()
-                    .map(|a| [a.pos.x as f32, a.pos.y as f32])
-                    .collect(),
-            );
-        }
+        let selected = self.pointer.selected.as_deref();
+        self.records.after_tick(t, world, drawn, &report, selected);
+        self.travel.track.after_tick(t, &report, world);
     }
 
-    /// Shows tick `to` (the live end shows the live session); pauses.
-    fn set_view(&mut self, to: u64) {
-        self.paused = true;
-        let last = self.history.ticks();
-        if to >= last {
-            self.view = None;
-            return;
-        }
-        if let Some(frame) = self.history.frame(to) {
-            self.view = Some(timeline::View::Frame(Box::new(frame)));
-            return;
-        }
-        let reuse = match self.view.take() {
-            Some(timeline::View::Replay(r))
-                if r.tick() <= to && r.follows(self.history.recording()) =>
-            {
-                Some(*r)
-            }
-            _ => None,
-        };
-        let replayer = match reuse {
-            Some(r) => Ok(r),
-            None => self.parked.take(self.history.recording(), to),
-        };
-        let moved = replayer.and_then(|mut r| r.advance_to(to, |_, _| {}).map(|()| r));
-        match moved {
-            Ok(r) => self.view = Some(timeline::View::Replay(Box::new(r))),
-            Err(e) => {
-                eprintln!("{e}");
-                self.hud.status(format!("cannot show tick {to}: {e}"));
-            }
-        }
-    }
-
-    /// Space at a past tick: the replay there becomes the live run, with today's files.
-    fn branch_here(&mut self) {
-        let replayer = match self.view.take() {
-            None => return,
-            Some(timeline::View::Replay(r)) => *r,
-            // A frame has no Lua state: the replay parked below goes on to its tick.
-            Some(timeline::View::Frame(f)) => {
-                match self.parked.take(self.history.recording(), f.tick) {
-                    Ok(r) => r,
-                    Err(e) => {
-                        self.hud
-                            .status(format!("cannot branch at tick {}: {e}", f.tick));
-                        self.view = Some(timeline::View::Frame(f));
-                        return;
-                    }
-                }
-            }
-        };
-        let at = replayer.tick();
-        // Play after a rewind uses the sliders' values as they are now.
-        let live = self.history.session();
-        let now: Vec<(String, f64)> = live
-            .scene()
-            .tunables
-            .iter()
-            .map(|t| (t.name.clone(), live.tunable_value(t)))
-            .collect();
-        let (_, reloads) = self.history.branch_from(replayer);
-        for (name, value) in now {
-            let t = self
-                .history
-                .session()
-                .scene()
-                .tunables
-                .iter()
-                .find(|t| t.name == name)
-                .cloned();
-            if t.is_some_and(|t| self.history.session().tunable_value(&t) != value) {
-                self.history.set_tunable(&name, value);
-            }
-        }
-        self.plots.cut(at);
-        let ghost = self.track.cut(at);
-        self.console.cut(at);
-        self.decisions.cut(at);
-        self.drawn.cut(at);
-        if !ghost.is_empty() {
-            self.ghost = ghost;
-            self.ghost_at = at;
-        }
-        let mut status = format!("branched at tick {at}");
-        for reload in &reloads {
-            eprintln!("{reload}");
-            status = format!("{status}; {reload}");
-        }
-        self.hud.status(status);
-        self.paused = false;
-    }
-
-    /// Keys for time: pause/branch, stepping and jumping, the ghost, saving the session.
-    fn handle_time_keys(&mut self, input: &FrameInput) {
-        if input.key(KeyCode::Space) {
-            if self.in_past() {
-                self.branch_here();
+    /// The status bar, the inspector and the help.
+    fn draw_panels(&mut self) {
+        let mode = if self.search.open {
+            Some(self.search.hud_text())
+        } else if self.painter.active {
+            let world = self.history.session().world();
+            let brush = self.painter.brush.unwrap_or(0);
+            let unsaved = if self.painter.dirty {
+                " (unsaved: S)"
             } else {
-                self.paused = !self.paused;
-            }
-        }
-        let rate = self.history.session().world().tick_rate.max(1) as u64;
-        let step = if input.ctrl {
-            10 * rate
-        } else if input.shift {
-            rate
+                ""
+            };
+            Some(format!(
+                "PAINT {}{unsaved}",
+                world.terrain().get(brush).name
+            ))
         } else {
-            1
+            None
         };
-        if input.key(KeyCode::Comma) {
-            let to = self.shown_tick().saturating_sub(step);
-            self.set_view(to);
-        }
-        if (input.key(KeyCode::Period) || input.key(KeyCode::N)) && self.paused {
-            if self.in_past() {
-                let to = self.shown_tick() + step;
-                self.set_view(to);
-            } else {
-                self.step_once = true;
+        let fps = self.options.frames.is_none().then(get_fps);
+        let shown = self.travel.shown(&self.history);
+        let bar = hud::BarState {
+            paused: self.clock.paused,
+            speed: self.clock.speed(),
+            fps,
+            mode: mode.as_deref(),
+        };
+        self.panels.hud.draw(shown, bar);
+        if let Some(id) = self.pointer.selected.clone().filter(|_| !self.search.open) {
+            if !inspect::draw(shown, &id) {
+                self.pointer.selected = None;
             }
         }
-        if input.key(KeyCode::End) {
-            self.view = None;
+        if self.panels.help {
+            help::draw(&self.panels.overlays);
         }
-        if input.key(KeyCode::G) {
-            self.show_ghost = !self.show_ghost;
-            self.hud.status(format!(
-                "ghost {}",
-                if self.show_ghost { "shown" } else { "hidden" }
-            ));
-        }
-        if input.key(KeyCode::E) && input.ctrl {
-            self.save_session();
-        }
-    }
-
-    /// A left press on the timeline scrubs while it is held; true if the timeline took it.
-    fn handle_timeline(&mut self, input: &FrameInput) -> bool {
-        if input.button_pressed[0] && timeline::rect().contains(input.mouse) {
-            self.scrubbing = true;
-        }
-        if !self.scrubbing {
-            return false;
-        }
-        if input.button_down[0] || input.button_pressed[0] || input.button_released[0] {
-            let to = timeline::tick_at(input.mouse.x, self.bar_span());
-            if to != self.shown_tick() || !self.paused {
-                self.set_view(to);
-            }
-        }
-        if input.button_released[0] || !input.button_down[0] {
-            self.scrubbing = false;
-        }
-        true
-    }
-
-    /// The ticks the bar's scale spans (the live branch, or the ghost when it is longer);
-    /// scrubbing reaches the live branch's ticks.
-    fn bar_span(&self) -> u64 {
-        let ghost = (self.show_ghost && !self.ghost.is_empty())
-            .then(|| self.ghost_at + self.ghost.len() as u64);
-        self.history.ticks().max(ghost.unwrap_or(0))
     }
 
     /// Paints every egui widget in one egui frame per window frame (egui-macroquad allows
@@ -563,494 +423,54 @@ impl Window {
     /// and replayed input drives them like the live mouse.
     fn draw_widgets(&self) {
         let reloads = self.history.recording().reload_ticks();
-        let ghost = (self.show_ghost && !self.ghost.is_empty())
-            .then(|| (self.ghost_at, self.ghost_at + self.ghost.len() as u64));
+        let shown = self.travel.tick(&self.history);
         let bar = timeline::Bar {
             last: self.history.ticks(),
-            shown: self.shown_tick(),
+            shown,
             reloads: &reloads,
-            marks: &self.track.marks,
-            ghost,
+            marks: &self.travel.track.marks,
+            ghost: self.travel.ghost_span(),
             tick_rate: self.history.session().world().tick_rate,
         };
         let search = self.search.open.then(|| self.search.panel());
-        let panel = (self.tunables.open && search.is_none()).then(|| {
-            tunables::View::of(
-                self.history.session(),
-                shown_of(&self.view, &self.history).world(),
-                self.in_past(),
-            )
+        let sliders = (self.panels.tunables.open && search.is_none()).then(|| {
+            let world = self.travel.shown(&self.history).world();
+            tunables::Sliders::of(self.history.session(), world, self.travel.in_past())
         });
-        let shown = self.shown_tick();
-        let strip = self.selected.as_deref().map(|agent| decisions::Strip {
-            decisions: &self.decisions,
-            agent,
-            last: self.history.ticks(),
-            shown: self.shown_tick(),
-        });
+        let strip = self
+            .pointer
+            .selected
+            .as_deref()
+            .map(|agent| decisions::Strip {
+                decisions: &self.records.decisions,
+                agent,
+                last: self.history.ticks(),
+                shown,
+            });
         egui_macroquad::ui(|ctx| {
             timeline::paint(ctx, &bar);
-            if let Some(picker) = &self.picker {
+            if let Some(picker) = &self.panels.picker {
                 sessions::paint(ctx, picker);
             }
-            if let Some(view) = &panel {
-                tunables::paint(ctx, view);
-                plots::paint(
-                    ctx,
-                    &self.plots,
-                    tunables::bottom(view.rows.len()) + 8.0,
-                    shown,
-                );
+            if let Some(sliders) = &sliders {
+                tunables::paint(ctx, sliders);
+                let top = tunables::bottom(sliders.rows.len()) + 8.0;
+                plots::paint(ctx, &self.records.plots, top, shown);
             }
             if let Some(strip) = &strip {
                 decisions::paint(ctx, strip);
             }
-            self.console.paint(ctx);
-            if let Some(view) = &search {
-                search_view::paint(ctx, view);
+            self.records.console.paint(ctx);
+            if let Some(panel) = &search {
+                search_view::paint(ctx, panel);
             }
         });
         egui_macroquad::draw();
     }
-
-    /// Ctrl+O opens the session list; while it is open it takes every key and click (arrows,
-    /// Enter or a click open a session, Esc closes). True if it took this frame's input.
-    fn handle_picker(&mut self, input: &FrameInput) -> bool {
-        if self.picker.is_none() {
-            if input.ctrl && input.key(KeyCode::O) {
-                self.picker = Some(sessions::Picker::new(self.history.session().scene_path()));
-                return true;
-            }
-            return false;
-        }
-        let choice = match self.picker.as_mut() {
-            Some(p) => p.handle(input),
-            None => return false,
-        };
-        match choice {
-            sessions::Choice::Stay => {}
-            sessions::Choice::Close => self.picker = None,
-            sessions::Choice::Open(file) => {
-                self.picker = None;
-                self.open_session(&file);
-            }
-        }
-        true
-    }
-
-    /// Opens a saved session: its run replayed to its last tick becomes the live one.
-    fn open_session(&mut self, file: &Path) {
-        let opened = agentbox_session::history::load_recording(file)
-            .and_then(|rec| History::resume_recording(&rec));
-        match opened {
-            Ok(mut h) => {
-                timeline::keep_frames(&mut h);
-                self.history = h;
-                self.view = None;
-                self.track = timeline::Track::default();
-                self.ghost.clear();
-                self.parked = agentbox_session::history::Parked::new(timeline::PARK_EVERY);
-                self.painter = paint::Painter::default();
-                self.paused = true;
-                let status = format!("opened {} at tick {}", file.display(), self.history.ticks());
-                eprintln!("{status}");
-                self.hud.status(status);
-            }
-            Err(e) => {
-                eprintln!("{}: {e}", file.display());
-                self.hud
-                    .status(format!("cannot open {}: {e}", file.display()));
-            }
-        }
-    }
-
-    /// Ctrl+E: writes the session file beside the scene and prints the branch's headless
-    /// command.
-    fn save_session(&mut self) {
-        let scene = self.history.session().scene_path().to_path_buf();
-        let file = scene.with_extension("session.json");
-        match agentbox_session::history::save_recording(self.history.recording(), &file) {
-            Ok(()) => {
-                let dir = scene.with_extension("branch");
-                let command =
-                    agentbox_session::history::export_branch(self.history.recording(), &dir);
-                match command {
-                    Ok(c) => {
-                        eprintln!("saved {}\n{c}", file.display());
-                        self.hud
-                            .status(format!("saved {}; branch: {c}", file.display()));
-                    }
-                    Err(e) => {
-                        eprintln!("saved {} ({e})", file.display());
-                        self.hud.status(format!("saved {} ({e})", file.display()));
-                    }
-                }
-            }
-            Err(e) => {
-                eprintln!("{e}");
-                self.hud.status(e);
-            }
-        }
-    }
-
-    /// Applies one frame of input; false to quit.
-    fn handle(&mut self, input: &FrameInput) -> bool {
-        if self.handle_picker(input) {
-            return true;
-        }
-        if self.search.open {
-            self.handle_search(input);
-            return true;
-        }
-        let dir = keyboard_direction(input, !self.painter.active && !input.ctrl);
-        if self.view.is_none() {
-            self.history.set_keyboard(dir);
-        }
-        if self.hud.expanded.is_some() {
-            if input.button_pressed[0] || input.key(KeyCode::Escape) {
-                self.hud.expanded = None;
-            }
-            return true;
-        }
-        if input.key(KeyCode::Escape) {
-            if self.help {
-                self.help = false;
-            } else if self.selected.is_some() {
-                self.selected = None;
-            } else {
-                return false;
-            }
-        }
-        if input.key(KeyCode::F1) || input.chars.contains(&'?') {
-            self.help = !self.help;
-        }
-        self.handle_keys(input);
-        self.handle_mouse(input);
-        true
-    }
-
-    fn handle_keys(&mut self, input: &FrameInput) {
-        self.handle_time_keys(input);
-        if input.key(KeyCode::LeftBracket) {
-            self.speed = self.speed.saturating_sub(1);
-        }
-        if input.key(KeyCode::RightBracket) {
-            self.speed = (self.speed + 1).min(SPEEDS.len() - 1);
-        }
-        if input.key(KeyCode::U) {
-            if let Some(id) = self.selected.clone() {
-                if self.in_past() {
-                    // Nothing to do: the past is not edited (Space branches first).
-                } else if self.history.resume(&id) {
-                    self.hud.status(format!("resumed {id}"));
-                }
-            }
-        }
-        if input.key(KeyCode::R) {
-            match History::open(
-                &self.history.recording().scene.clone(),
-                self.history.recording().seed,
-            ) {
-                Ok(mut h) => {
-                    timeline::keep_frames(&mut h);
-                    self.history = h;
-                    self.view = None;
-                    self.track = timeline::Track::default();
-                    self.ghost.clear();
-                    self.tunables.forget();
-                    self.plots.cut(0);
-                    self.decisions.clear();
-                    self.drawn = drawings::Record::default();
-                    self.hud.status("reset to the scene's start".into());
-                }
-                Err(e) => self.hud.status(format!("cannot reset: {e}")),
-            }
-            self.painter = paint::Painter::default();
-        }
-        if input.key(KeyCode::C) {
-            self.console.open = !self.console.open;
-        }
-        if input.key(KeyCode::Q) {
-            self.enter_search();
-        }
-        if input.key(KeyCode::L) {
-            self.show_labels = !self.show_labels;
-            self.hud.status(format!(
-                "labels {}",
-                if self.show_labels { "shown" } else { "hidden" }
-            ));
-        }
-        if input.key(KeyCode::V) {
-            self.show_drawings = !self.show_drawings;
-            self.hud.status(format!(
-                "debug drawing {}",
-                if self.show_drawings { "on" } else { "off" }
-            ));
-        }
-        if input.key(KeyCode::F) || input.key(KeyCode::Home) {
-            self.camera.fit(shown_of(&self.view, &self.history).world());
-        }
-        if input.key(KeyCode::Equal) {
-            self.camera.zoom_at(input.mouse, 1.25);
-        }
-        if input.key(KeyCode::Minus) {
-            self.camera.zoom_at(input.mouse, 0.8);
-        }
-        for key in &input.pressed {
-            if let Some((name, on)) = self.overlays.toggle_key(*key) {
-                self.hud
-                    .status(format!("overlay {name} {}", if on { "on" } else { "off" }));
-            }
-        }
-        if input.key(KeyCode::P) {
-            self.painter.active = !self.painter.active;
-            self.painter.end_stroke();
-        }
-        if input.key(KeyCode::T) {
-            let id = self.painter.next_brush(self.history.session().world());
-            let name = self
-                .history
-                .session()
-                .world()
-                .terrain()
-                .get(id)
-                .name
-                .clone();
-            self.hud.status(format!("brush: {name}"));
-        }
-        if input.key(KeyCode::Tab) || input.key(KeyCode::J) {
-            self.tunables.open = !self.tunables.open;
-        }
-        if input.key(KeyCode::Z) && input.ctrl && self.tunables.open {
-            let undone = if self.in_past() {
-                None
-            } else {
-                self.tunables.undo(&mut self.history)
-            };
-            self.hud
-                .status(undone.unwrap_or_else(|| "no tunable change to undo".into()));
-        } else if input.key(KeyCode::Z) && input.ctrl {
-            let undone = !self.in_past() && self.painter.undo(&mut self.history);
-            self.hud.status(if undone {
-                "undone".into()
-            } else {
-                "nothing to undo".into()
-            });
-        }
-        // S saves in paint mode (outside it, S is "down" for keyboard agents); Ctrl+S always.
-        if input.key(KeyCode::S)
-            && (input.ctrl || (self.painter.active && !self.painter.active_drag(input)))
-        {
-            // One save for the painted rows and the tunables' values.
-            let saved = self
-                .history
-                .session()
-                .save_tunables()
-                .and_then(|_| self.history.session().save_map());
-            match saved {
-                Ok(()) => {
-                    self.painter.dirty = false;
-                    self.hud.status(format!(
-                        "saved the map and tunables into {}",
-                        self.history.session().scene_path().display()
-                    ));
-                }
-                Err(e) => {
-                    eprintln!("{e}");
-                    self.hud.status(format!("cannot save: {e}"));
-                }
-            }
-        }
-    }
-
-    fn handle_mouse(&mut self, input: &FrameInput) {
-        let world_pos = self.camera.to_world(input.mouse);
-        let tile = self.camera.tile_at(input.mouse);
-        if input.wheel != 0.0 {
-            self.camera.zoom_at(
-                input.mouse,
-                if input.wheel > 0.0 { 1.15 } else { 1.0 / 1.15 },
-            );
-        }
-        if input.button_down[2] {
-            // Middle-drag pans: the world point under the cursor follows it.
-            if let Some(prev) = self.last_mouse {
-                self.camera.pan(input.mouse - prev);
-            }
-        }
-        self.last_mouse = Some(input.mouse);
-        self.hovered = agent_at(self.shown().world(), world_pos);
-        if self.handle_timeline(input) {
-            return;
-        }
-        let mut status = None;
-        let past = self.in_past();
-        let took = self
-            .tunables
-            .handle_mouse(input, &mut self.history, past, &mut status);
-        if let Some(s) = status {
-            self.hud.status(s);
-        }
-        if took {
-            return;
-        }
-        if input.button_pressed[0] {
-            if self.console.click(input.mouse) {
-                return;
-            }
-            if self.selected.is_some() {
-                if let Some(to) = decisions::tick_at(input.mouse, self.history.ticks()) {
-                    self.set_view(to);
-                    return;
-                }
-            }
-        }
-        if input.button_pressed[0] {
-            if let Some(e) = self.hud.error_at(input.mouse) {
-                self.hud.expanded = Some(e);
-                return;
-            }
-        }
-        if self.painter.active {
-            if self.in_past() {
-                if input.button_pressed[0] || input.button_pressed[1] {
-                    self.hud
-                        .status("looking at the past: Space branches here, End goes back".into());
-                }
-                return;
-            }
-            if input.button_down[0] {
-                let brush = self.painter.brush(self.history.session().world());
-                self.painter.paint(&mut self.history, tile, brush);
-            } else if input.button_down[1] {
-                let floor = self
-                    .history
-                    .session()
-                    .world()
-                    .terrain()
-                    .by_name("floor")
-                    .unwrap_or(0);
-                self.painter.paint(&mut self.history, tile, floor);
-            }
-            if input.button_released[0] || input.button_released[1] {
-                self.painter.end_stroke();
-            }
-            return;
-        }
-        if input.button_pressed[0] {
-            let hit = agent_at(self.shown().world(), world_pos);
-            self.selected = hit.clone();
-            self.dragging = hit.map(|id| (id, input.mouse));
-        }
-        if input.button_released[0] {
-            let dragged = self
-                .dragging
-                .take()
-                .filter(|(_, from)| from.distance(input.mouse) > 6.0);
-            if let Some((id, _)) = dragged.filter(|_| !self.in_past()) {
-                if self.history.place(&id, tile) {
-                    self.hud
-                        .status(format!("moved {id} to {}, {}", tile.x, tile.y));
-                }
-            }
-        }
-        if input.button_pressed[1] && !self.in_past() {
-            let world = self.history.session().world();
-            if world.in_bounds(tile) {
-                let goal = if world.goal == Some(tile) {
-                    None
-                } else {
-                    Some(tile)
-                };
-                self.history.set_goal(goal);
-                self.hud.status(match goal {
-                    Some(g) => format!("goal set to {}, {}", g.x, g.y),
-                    None => "goal cleared".into(),
-                });
-            }
-        }
-    }
-
-    fn draw_panels(&mut self) {
-        let mode = if self.search.open {
-            Some(self.search.hud_text())
-        } else if self.painter.active {
-            let world = self.history.session().world();
-            let brush = self.painter.brush.unwrap_or(0);
-            Some(format!(
-                "PAINT {}{}",
-                world.terrain().get(brush).name,
-                if self.painter.dirty {
-                    " (unsaved: S)"
-                } else {
-                    ""
-                }
-            ))
-        } else {
-            None
-        };
-        let fps = self.options.frames.is_none().then(get_fps);
-        let shown = shown_of(&self.view, &self.history);
-        self.hud.draw(
-            shown,
-            hud::BarState {
-                paused: self.paused,
-                speed: SPEEDS[self.speed],
-                fps,
-                mode: mode.as_deref(),
-            },
-        );
-        if let Some(id) = self.selected.clone().filter(|_| !self.search.open) {
-            if !inspect::draw(shown, &id) {
-                self.selected = None;
-            }
-        }
-        if self.help {
-            help::draw(&self.overlays);
-        }
-    }
-}
-
-impl paint::Painter {
-    /// Whether a stroke is in progress (S then paints nothing and is not a save).
-    fn active_drag(&self, input: &FrameInput) -> bool {
-        self.active && (input.button_down[0] || input.button_down[1])
-    }
-}
-
-/// The tick shown: the past one while looking at the past, else the live session.
-fn shown_of<'a>(view: &'a Option<timeline::View>, history: &'a History) -> &'a dyn TickView {
-    match view {
-        Some(v) => v.shown(),
-        None => history.session(),
-    }
-}
-
-/// Arrow keys (and WASD unless those keys are busy painting or saving) as a direction.
-fn keyboard_direction(input: &FrameInput, wasd: bool) -> ::glam::IVec2 {
-    let any = |keys: [KeyCode; 2]| {
-        keys[..if wasd { 2 } else { 1 }]
-            .iter()
-            .any(|k| input.held(*k))
-    };
-    ::glam::IVec2::new(
-        any([KeyCode::Right, KeyCode::D]) as i32 - any([KeyCode::Left, KeyCode::A]) as i32,
-        any([KeyCode::Down, KeyCode::S]) as i32 - any([KeyCode::Up, KeyCode::W]) as i32,
-    )
 }
 
 /// Saves the window as an opaque PNG (the framebuffer's alpha is whatever blending left, which
 /// image viewers would composite over their own background).
-/// The agent whose body is under a world point (the nearest, if bodies overlap).
-fn agent_at(world: &agentbox_core::world::World, at: ::glam::DVec2) -> Option<String> {
-    world
-        .agents
-        .iter()
-        .filter(|a| a.pos.distance(at) <= a.radius.max(0.45))
-        .min_by(|a, b| a.pos.distance(at).total_cmp(&b.pos.distance(at)))
-        .map(|a| a.id.clone())
-}
-
 fn save_screenshot(path: &Path) {
     let mut image = get_screen_data();
     for px in image.bytes.chunks_exact_mut(4) {

@@ -1,9 +1,10 @@
 //! The session list (Ctrl+O): the `*.session.json` files beside the scene, one chosen with
 //! the arrows and Enter or a click, Esc to close. egui only paints it; keys and clicks come
 //! from the window's own input (`input.rs`), so recorded input drives it. It opens nothing
-//! itself: the window opens the chosen file (`Window::open_session`).
+//! itself: the window opens the chosen file (`runs.rs`).
 
 use super::input::FrameInput;
+use super::keymap::{Action, Actions};
 use egui_macroquad::egui;
 use macroquad::prelude::*;
 use std::path::{Path, PathBuf};
@@ -80,15 +81,15 @@ impl Picker {
     }
 
     /// Applies a frame's input: arrows move, Enter or a click on a row opens, Esc closes.
-    pub fn handle(&mut self, input: &FrameInput) -> Choice {
-        if input.key(KeyCode::Escape) {
+    pub fn handle(&mut self, input: &FrameInput, keys: &Actions) -> Choice {
+        if keys.has(Action::Close) {
             return Choice::Close;
         }
         let n = self.files.len();
-        if input.key(KeyCode::Down) && n > 0 {
+        if keys.has(Action::NextRow) && n > 0 {
             self.selected = (self.selected + 1).min(n - 1);
         }
-        if input.key(KeyCode::Up) {
+        if keys.has(Action::PreviousRow) {
             self.selected = self.selected.saturating_sub(1);
         }
         if input.button_pressed[0] {
@@ -98,7 +99,7 @@ impl Picker {
                 return Choice::Open(self.files[self.selected].clone());
             }
         }
-        if input.key(KeyCode::Enter) {
+        if keys.has(Action::OpenRow) {
             if let Some(f) = self.files.get(self.selected) {
                 return Choice::Open(f.clone());
             }

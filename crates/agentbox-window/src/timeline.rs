@@ -4,6 +4,8 @@
 //! replayed input drives it like the live mouse; egui only paints. It also keeps what the bar
 //! and the ghost show (per-tick marks and trails), and changes nothing.
 
+use agentbox_core::sim::TickReport;
+use agentbox_core::world::{ErrorKind, World};
 use egui_macroquad::egui;
 use macroquad::prelude::*;
 
@@ -13,14 +15,6 @@ pub const HEIGHT: f32 = 38.0;
 /// Above this many agents the window keeps no trails for the ghost (their memory would grow
 /// with agents x ticks); the timeline's marks are kept whatever the count.
 pub const TRAIL_AGENTS: usize = 2000;
-
-/// The window parks a replay every this many ticks of the history (30 s at 30 ticks a second),
-/// so a jump replays at most this many ticks.
-pub const PARK_EVERY: u64 = 900;
-
-/// Ticks of replay a frame spends building parked replays (a few ms for 100 agents). Above
-/// [`TRAIL_AGENTS`] agents none are built: jumps replay from tick 0.
-pub const PARK_BUDGET: u64 = 120;
 
 /// What happened at a tick, for the bar.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -39,6 +33,27 @@ pub struct Track {
 }
 
 impl Track {
+    /// Keeps live tick `t`'s marks (errors, suspensions, contacts) and, up to
+    /// [`TRAIL_AGENTS`] agents, every agent's position.
+    pub fn after_tick(&mut self, t: u64, report: &TickReport, world: &World) {
+        let mut marks = std::collections::BTreeSet::new();
+        for (_, e) in &report.new_errors {
+            marks.insert(match e.kind {
+                ErrorKind::Budget | ErrorKind::Memory | ErrorKind::Suspended => Mark::Suspended,
+                _ => Mark::Error,
+            });
+        }
+        if report.has_contact() {
+            marks.insert(Mark::Contact);
+        }
+        self.marks.extend(marks.into_iter().map(|m| (t, m)));
+        if world.agents.len() <= TRAIL_AGENTS {
+            let positions = world.agents.iter();
+            let positions = positions.map(|a| [a.pos.x as f32, a.pos.y as f32]);
+            self.trails.push(positions.collect());
+        }
+    }
+
     /// Drops everything after tick `to` (a branch); what was dropped becomes the ghost.
     pub fn cut(&mut self, to: u64) -> Vec<Vec<[f32; 2]>> {
         self.marks.retain(|(t, _)| *t <= to);
@@ -188,35 +203,4 @@ pub fn draw_ghost(trails: &[Vec<[f32; 2]>], camera: &super::camera::Camera) {
             draw_circle_lines(p.x, p.y, 6.0, 2.0, faded);
         }
     }
-}
-
-/// A past tick the window shows: a frame rebuilt from the history's kept frames (no Lua, a
-/// millisecond or two, so scrubbing goes backwards as fast as forwards), or, where the frames
-/// do not reach (before the first kept one, a crowd above [`TRAIL_AGENTS`]), a replay.
-pub enum View {
-    Frame(Box<agentbox_session::history::Frame>),
-    Replay(Box<agentbox_session::history::Replayer>),
-}
-
-impl View {
-    pub fn tick(&self) -> u64 {
-        match self {
-            View::Frame(f) => f.tick,
-            View::Replay(r) => r.tick(),
-        }
-    }
-
-    pub fn shown(&self) -> &dyn agentbox_session::history::TickView {
-        match self {
-            View::Frame(f) => &**f,
-            View::Replay(r) => r.session(),
-        }
-    }
-}
-
-/// Keeps frames of the history for showing past ticks, up to [`TRAIL_AGENTS`] agents (above,
-/// copying every agent's memory text each tick would cost the crowd's tick; jumps replay).
-pub fn keep_frames(history: &mut agentbox_session::history::History) {
-    let agents = history.session().world().agents.len();
-    history.keep_frames(agents <= TRAIL_AGENTS);
 }

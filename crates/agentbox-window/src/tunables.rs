@@ -150,15 +150,15 @@ impl Panel {
 }
 
 /// What the panel shows: each tunable with its value in the session shown.
-pub struct View {
+pub struct Sliders {
     pub rows: Vec<(Tunable, f64)>,
     pub past: bool,
 }
 
-impl View {
+impl Sliders {
     /// The live scene's tunables, with their values in the world shown (a past tick's).
-    pub fn of(session: &Session, shown: &World, past: bool) -> View {
-        View {
+    pub fn of(session: &Session, shown: &World, past: bool) -> Sliders {
+        Sliders {
             rows: session
                 .scene()
                 .tunables
@@ -176,7 +176,7 @@ fn number(v: f64) -> String {
 }
 
 /// Paints the sliders.
-pub fn paint(ctx: &egui::Context, view: &View) {
+pub fn paint(ctx: &egui::Context, view: &Sliders) {
     let k = ctx.pixels_per_point().max(0.1);
     let p = |x: f32, y: f32| egui::pos2(x / k, y / k);
     let painter = ctx.layer_painter(egui::LayerId::new(
@@ -212,47 +212,7 @@ pub fn paint(ctx: &egui::Context, view: &View) {
         );
     }
     for (i, (t, v)) in view.rows.iter().enumerate() {
-        let r = track(i);
-        let changed = *v != t.value;
-        painter.text(
-            p(r.x, r.y - 10.0),
-            egui::Align2::LEFT_CENTER,
-            &t.name,
-            font.clone(),
-            egui::Color32::from_gray(0xdd),
-        );
-        painter.text(
-            p(r.x + r.w, r.y - 10.0),
-            egui::Align2::RIGHT_CENTER,
-            format!(
-                "{}{}",
-                number(*v),
-                if changed {
-                    format!(" (scene {})", number(t.value))
-                } else {
-                    String::new()
-                }
-            ),
-            font.clone(),
-            if changed {
-                egui::Color32::from_rgb(0xff, 0xc8, 0x57)
-            } else {
-                egui::Color32::from_gray(0xdd)
-            },
-        );
-        painter.rect_filled(
-            egui::Rect::from_min_max(p(r.x, r.y + 4.0), p(r.x + r.w, r.y + 8.0)),
-            2.0,
-            egui::Color32::from_gray(0x55),
-        );
-        let f = ((v - t.min) / (t.max - t.min)).clamp(0.0, 1.0) as f32;
-        let x = r.x + r.w * f;
-        painter.rect_filled(
-            egui::Rect::from_min_max(p(r.x, r.y + 4.0), p(x, r.y + 8.0)),
-            2.0,
-            egui::Color32::from_rgb(0x4a, 0x9e, 0xe8),
-        );
-        painter.circle_filled(p(x, r.y + 6.0), 7.0 / k, egui::Color32::from_gray(0xf4));
+        paint_slider(&painter, k, &font, track(i), t, *v);
     }
     let b = reset_button(n);
     painter.rect_filled(
@@ -267,4 +227,57 @@ pub fn paint(ctx: &egui::Context, view: &View) {
         font,
         egui::Color32::from_gray(0xdd),
     );
+}
+
+/// One slider on track `r`: the name, the value (and the scene's when it differs), the bar
+/// and the knob.
+fn paint_slider(
+    painter: &egui::Painter,
+    k: f32,
+    font: &egui::FontId,
+    r: Rect,
+    t: &Tunable,
+    v: f64,
+) {
+    let p = |x: f32, y: f32| egui::pos2(x / k, y / k);
+    let changed = v != t.value;
+    painter.text(
+        p(r.x, r.y - 10.0),
+        egui::Align2::LEFT_CENTER,
+        &t.name,
+        font.clone(),
+        egui::Color32::from_gray(0xdd),
+    );
+    painter.text(
+        p(r.x + r.w, r.y - 10.0),
+        egui::Align2::RIGHT_CENTER,
+        format!(
+            "{}{}",
+            number(v),
+            if changed {
+                format!(" (scene {})", number(t.value))
+            } else {
+                String::new()
+            }
+        ),
+        font.clone(),
+        if changed {
+            egui::Color32::from_rgb(0xff, 0xc8, 0x57)
+        } else {
+            egui::Color32::from_gray(0xdd)
+        },
+    );
+    painter.rect_filled(
+        egui::Rect::from_min_max(p(r.x, r.y + 4.0), p(r.x + r.w, r.y + 8.0)),
+        2.0,
+        egui::Color32::from_gray(0x55),
+    );
+    let f = ((v - t.min) / (t.max - t.min)).clamp(0.0, 1.0) as f32;
+    let x = r.x + r.w * f;
+    painter.rect_filled(
+        egui::Rect::from_min_max(p(r.x, r.y + 4.0), p(x, r.y + 8.0)),
+        2.0,
+        egui::Color32::from_rgb(0x4a, 0x9e, 0xe8),
+    );
+    painter.circle_filled(p(x, r.y + 6.0), 7.0 / k, egui::Color32::from_gray(0xf4));
 }

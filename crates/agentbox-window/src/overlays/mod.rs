@@ -33,52 +33,56 @@ pub enum Overlay {
     Flow,
 }
 
-/// `(overlay, key, key label, name, what it shows)`.
-pub const ALL: [(Overlay, KeyCode, &str, &str, &str); 11] = [
-    (
-        Overlay::Routes,
-        KeyCode::Key1,
-        "1",
-        "routes",
-        "each agent's A* route and goal",
-    ),
+/// `(overlay, name, what it shows)`, in key order (the keys are the keymap's).
+pub const ALL: [(Overlay, &str, &str); 11] = [
+    (Overlay::Routes, "routes", "each agent's A* route and goal"),
     (
         Overlay::Sight,
-        KeyCode::Key2,
-        "2",
         "sight",
         "line of sight to each target: Bresenham cells, green = seen, red = blocked",
     ),
     (
         Overlay::Crumbs,
-        KeyCode::Key3,
-        "3",
         "crumbs",
         "breadcrumb trails, newest brightest (index 0 = newest)",
     ),
     (
         Overlay::Waypoints,
-        KeyCode::Key4,
-        "4",
         "waypoints",
         "waypoint nodes and the links between nodes that see each other",
     ),
-    (Overlay::Search, KeyCode::Key5, "5", "search", "the A* search behind a route (selected agent, else all): closed red, open green, G/H/F when zoomed in"),
-    (Overlay::Weights, KeyCode::Key6, "6", "weights", "the numbers a primitive compared (road followers' direction weights)"),
-    (Overlay::Probes, KeyCode::Key7, "7", "probes", "cells and points primitives looked at: wall-tracing feelers, crumb scans, tracing starts, aim points"),
-    (Overlay::Forces, KeyCode::Key8, "8", "forces", "potential-function forces as arrows (obstacle push, total)"),
-    (Overlay::Heat, KeyCode::Key9, "9", "heat", "the potential field of the selected (or first) potential agent: blue weak, red strong"),
+    (
+        Overlay::Search,
+        "search",
+        "the A* search behind a route (selected agent, else all): closed red, open green, G/H/F when zoomed in",
+    ),
+    (
+        Overlay::Weights,
+        "weights",
+        "the numbers a primitive compared (road followers' direction weights)",
+    ),
+    (
+        Overlay::Probes,
+        "probes",
+        "cells and points primitives looked at: wall-tracing feelers, crumb scans, tracing starts, aim points",
+    ),
+    (
+        Overlay::Forces,
+        "forces",
+        "potential-function forces as arrows (obstacle push, total)",
+    ),
+    (
+        Overlay::Heat,
+        "heat",
+        "the potential field of the selected (or first) potential agent: blue weak, red strong",
+    ),
     (
         Overlay::Bodies,
-        KeyCode::Key0,
-        "0",
         "bodies",
         "body and contact radii, sensing radii",
     ),
     (
         Overlay::Flow,
-        KeyCode::O,
-        "O",
         "flow",
         "the flow field of the selected (or first) flow_to agent: cost to the goal blue near, red far, arrows when zoomed in",
     ),
@@ -93,16 +97,16 @@ pub struct Overlays {
 }
 
 impl Overlays {
-    /// Toggles the overlay bound to `key`; returns its name and new state.
-    pub fn toggle_key(&mut self, key: KeyCode) -> Option<(&'static str, bool)> {
-        let (overlay, _, _, name, _) = ALL.iter().find(|o| o.1 == key)?;
-        let now = if self.on.remove(overlay) {
+    /// Toggles an overlay; returns its name and new state.
+    pub fn toggle(&mut self, overlay: Overlay) -> (&'static str, bool) {
+        let name = ALL.iter().find(|o| o.0 == overlay).map_or("?", |o| o.1);
+        let now = if self.on.remove(&overlay) {
             false
         } else {
-            self.on.insert(*overlay);
+            self.on.insert(overlay);
             true
         };
-        Some((name, now))
+        (name, now)
     }
 
     /// Draws the overlays that sit under the agents.

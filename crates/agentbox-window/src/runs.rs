@@ -1,0 +1,118 @@
+//! Replacing or saving the whole run: reset to the scene's start (R), the session list and
+//! opening a saved session from it (Ctrl+O), saving the session (Ctrl+E) and saving the
+//! painted map and tunables into the scene file (Ctrl+S). Each reports in the status bar (and
+//! on stderr where a file was written or could not be).
+
+use super::input::FrameInput;
+use super::keymap::{Action, Actions};
+use super::{paint, sessions, travel, Window};
+use agentbox_session::history::{self, History};
+use std::path::Path;
+
+impl Window {
+    /// R: a new history from the scene's files as they are now.
+    pub(super) fn reset(&mut self) {
+        let recording = self.history.recording();
+        match History::open(&recording.scene.clone(), recording.seed) {
+            Ok(mut h) => {
+                travel::keep_frames(&mut h);
+                self.history = h;
+                self.travel.restart();
+                self.panels.tunables.forget();
+                self.records.restart();
+                self.panels.hud.status("reset to the scene's start".into());
+            }
+            Err(e) => self.panels.hud.status(format!("cannot reset: {e}")),
+        }
+        self.painter = paint::Painter::default();
+    }
+
+    /// Ctrl+S (or S in paint mode): one save for the painted rows and the tunables' values.
+    pub(super) fn save_scene(&mut self) {
+        let session = self.history.session();
+        match session.save_tunables().and_then(|_| session.save_map()) {
+            Ok(()) => {
+                self.painter.dirty = false;
+                self.panels.hud.status(format!(
+                    "saved the map and tunables into {}",
+                    session.scene_path().display()
+                ));
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                self.panels.hud.status(format!("cannot save: {e}"));
+            }
+        }
+    }
+
+    /// Ctrl+O opens the session list; while it is open it takes every key and click (arrows,
+    /// Enter or a click open a session, Esc closes). True if it took this frame's input.
+    pub(super) fn handle_picker(&mut self, input: &FrameInput, keys: &Actions) -> bool {
+        let Some(picker) = self.panels.picker.as_mut() else {
+            if keys.has(Action::OpenSessions) {
+                let scene = self.history.session().scene_path();
+                self.panels.picker = Some(sessions::Picker::new(scene));
+                return true;
+            }
+            return false;
+        };
+        match picker.handle(input, keys) {
+            sessions::Choice::Stay => {}
+            sessions::Choice::Close => self.panels.picker = None,
+            sessions::Choice::Open(file) => {
+                self.panels.picker = None;
+                self.open_session(&file);
+            }
+        }
+        true
+    }
+
+    /// Opens a saved session: its run replayed to its last tick becomes the live one.
+    fn open_session(&mut self, file: &Path) {
+        let opened = history::load_recording(file).and_then(|rec| History::resume_recording(&rec));
+        match opened {
+            Ok(mut h) => {
+                travel::keep_frames(&mut h);
+                self.history = h;
+                self.travel.restart();
+                self.travel.forget_parked();
+                self.painter = paint::Painter::default();
+                self.clock.paused = true;
+                let status = format!("opened {} at tick {}", file.display(), self.history.ticks());
+                eprintln!("{status}");
+                self.panels.hud.status(status);
+            }
+            Err(e) => {
+                eprintln!("{}: {e}", file.display());
+                let status = format!("cannot open {}: {e}", file.display());
+                self.panels.hud.status(status);
+            }
+        }
+    }
+
+    /// Ctrl+E: writes the session file beside the scene and prints the branch's headless
+    /// command.
+    pub(super) fn save_session(&mut self) {
+        let scene = self.history.session().scene_path().to_path_buf();
+        let file = scene.with_extension("session.json");
+        if let Err(e) = history::save_recording(self.history.recording(), &file) {
+            eprintln!("{e}");
+            self.panels.hud.status(e);
+            return;
+        }
+        let dir = scene.with_extension("branch");
+        match history::export_branch(self.history.recording(), &dir) {
+            Ok(c) => {
+                eprintln!("saved {}\n{c}", file.display());
+                let status = format!("saved {}; branch: {c}", file.display());
+                self.panels.hud.status(status);
+            }
+            Err(e) => {
+                eprintln!("saved {} ({e})", file.display());
+                self.panels
+                    .hud
+                    .status(format!("saved {} ({e})", file.display()));
+            }
+        }
+    }
+}
