@@ -393,14 +393,14 @@ LUA_API lua_State *lua_newstate (lua_Alloc f, void *ud) {
   g->warnf = NULL;
   g->ud_warn = NULL;
   g->work = MAX_LMEM;  /* agentbox: no budget until the host sets one */
-  g->memlimit = 0;
-  g->addrorder = 0;
+  g->memlimit = 0;  /* agentbox: no memory limit until the host sets one */
   g->memout = 0;
-  g->held = NULL;
+  g->held = NULL;  /* agentbox: no owner counted until the host sets one */
   g->nheld = 0;
   g->owner = 0;
   g->victim = 0;
   g->quota = 0;
+  g->addrorder = 0;  /* agentbox: no key visited in address order yet */
   g->mainthread = L;
   g->seed = luai_makeseed(L);
   g->gcstp = GCSTPGC;  /* no GC while building state */
