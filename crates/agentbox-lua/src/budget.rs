@@ -23,22 +23,12 @@
 //! the largest holder (the *victim*) and the host stops it and releases its memory after the
 //! call. No agent gets a memory error for another's bytes.
 
+use crate::ffi::{
+    lua_addrorder, lua_getwork, lua_held, lua_memout, lua_setmemlimit, lua_setowner, lua_setquota,
+    lua_setwork, lua_victim,
+};
 use mlua::{ffi, Lua};
 use std::cell::Cell;
-use std::ffi::{c_int, c_longlong, c_uint};
-
-// The functions the patched Lua adds (lapi.c); mlua-sys links that Lua.
-extern "C-unwind" {
-    fn lua_setwork(state: *mut ffi::lua_State, units: c_longlong);
-    fn lua_getwork(state: *mut ffi::lua_State) -> c_longlong;
-    fn lua_setmemlimit(state: *mut ffi::lua_State, bytes: usize);
-    fn lua_addrorder(state: *mut ffi::lua_State) -> c_int;
-    fn lua_memout(state: *mut ffi::lua_State) -> c_int;
-    fn lua_setowner(state: *mut ffi::lua_State, owner: c_uint) -> c_int;
-    fn lua_held(state: *mut ffi::lua_State, owner: c_uint) -> usize;
-    fn lua_setquota(state: *mut ffi::lua_State, bytes: usize);
-    fn lua_victim(state: *mut ffi::lua_State) -> c_uint;
-}
 
 /// Units a budget without limit holds (the patched `LUA_NOWORKLIMIT`).
 const NO_LIMIT: i64 = 0x3fff_ffff_ffff_ffff;

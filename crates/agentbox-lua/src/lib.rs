@@ -11,6 +11,7 @@ mod budget;
 mod convert;
 mod draw;
 mod errors;
+mod ffi;
 mod files;
 mod flow;
 mod hot;

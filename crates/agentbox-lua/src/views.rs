@@ -32,6 +32,7 @@
 //! a position copies its numbers.
 
 use super::hot::host;
+use crate::ffi::{lua_hashsize, lua_lend, lua_lendback, lua_setreadonly};
 use agentbox_core::world::spatial::FastMap;
 use agentbox_core::world::{Agent, World};
 use mlua::ffi;
@@ -56,28 +57,6 @@ pub const DECIDE: usize = 11;
 
 /// The raw fields a linked `self` may hold of the engine's: its part proxies.
 const SELF_PARTS: [usize; 3] = [POS, VEL, TILE];
-
-// The functions the patched Lua adds for [`Views::lend`] (lapi.c): `lua_setreadonly` makes a
-// table refuse every write through the VM and the standard API, raw fields included (each goes
-// to its `__newindex`); `lua_lend` sets the existing `x`/`y` fields of the proxy an owner table
-// (the deciding agent's `self`) holds raw under a part's name and pushes it (0 and nothing pushed if it is not a table with those keys); `lua_lendback` empties
-// them again. None of them allocates or raises.
-extern "C-unwind" {
-    fn lua_setreadonly(state: *mut ffi::lua_State, idx: c_int);
-    #[allow(clippy::too_many_arguments)]
-    fn lua_lend(
-        state: *mut ffi::lua_State,
-        owner: c_int,
-        kpart: c_int,
-        kx: c_int,
-        ky: c_int,
-        x: f64,
-        y: f64,
-        ints: c_int,
-    ) -> c_int;
-    fn lua_lendback(state: *mut ffi::lua_State, obj: c_int);
-    fn lua_hashsize(state: *mut ffi::lua_State, idx: c_int) -> c_int;
-}
 
 /// The most hash slots a table is made with from [`Views::sized_table`]'s hint (a script that
 /// fills one agent's table with hundreds of keys does not make every later agent's that big

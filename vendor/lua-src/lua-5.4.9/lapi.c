@@ -1465,8 +1465,7 @@ LUA_API void lua_upvaluejoin (lua_State *L, int fidx1, int n1,
 
 
 /*
-** agentbox: the work budget, the memory limit and the order flag
-** (see lua.h).
+** agentbox: the work budget (see lua.h and 'luaE_chargework' in lstate.h).
 */
 LUA_API void lua_setwork (lua_State *L, long long units) {
   G(L)->work = (units > LUA_NOWORKLIMIT) ? LUA_NOWORKLIMIT : cast(l_mem, units);
@@ -1475,21 +1474,6 @@ LUA_API void lua_setwork (lua_State *L, long long units) {
 
 LUA_API long long lua_getwork (lua_State *L) {
   return G(L)->work;
-}
-
-
-/*
-** agentbox: the number of levels 'lua_getstack' accepts, counted in one walk
-** of the CallInfo list ('lua_getstack' walks it once per level it is asked).
-*/
-LUA_API int lua_stackdepth (lua_State *L) {
-  int n = 0;
-  CallInfo *ci;
-  lua_lock(L);
-  for (ci = L->ci; ci != &L->base_ci; ci = ci->previous)
-    n++;
-  lua_unlock(L);
-  return n;
 }
 
 
@@ -1504,6 +1488,9 @@ LUA_API void lua_chargework (lua_State *L, long long units) {
 }
 
 
+/*
+** agentbox: the memory limit (see 'luaM_roomfor' in lmem.c).
+*/
 LUA_API void lua_setmemlimit (lua_State *L, size_t bytes) {
   G(L)->memlimit = (bytes > cast_sizet(MAX_LMEM)) ? MAX_LMEM : cast(l_mem, bytes);
 }
@@ -1511,13 +1498,6 @@ LUA_API void lua_setmemlimit (lua_State *L, size_t bytes) {
 
 LUA_API size_t lua_memused (lua_State *L) {
   return cast_sizet(gettotalbytes(G(L)));
-}
-
-
-LUA_API int lua_addrorder (lua_State *L) {
-  int seen = G(L)->addrorder;
-  G(L)->addrorder = 0;
-  return seen;
 }
 
 
@@ -1565,24 +1545,40 @@ LUA_API int lua_setowner (lua_State *L, unsigned int owner) {
 }
 
 
+LUA_API size_t lua_held (lua_State *L, unsigned int owner) {
+  global_State *g = G(L);
+  return (owner < g->nheld && g->held[owner] > 0)
+         ? cast_sizet(g->held[owner]) : 0;
+}
+
+
+LUA_API void lua_setquota (lua_State *L, size_t bytes) {
+  G(L)->quota = (bytes > cast_sizet(MAX_LMEM)) ? MAX_LMEM : cast(l_mem, bytes);
+}
+
+
+LUA_API unsigned int lua_victim (lua_State *L) {
+  unsigned int victim = G(L)->victim;
+  G(L)->victim = 0;
+  return victim;
+}
+
+
 /*
-** agentbox: lending a read-only proxy its numbers for one call. The host's
-** decision loop lends an agent its own position this way (Views::lend in
-** src/script/views.rs), so 'self.pos.x' is a raw field read, while the proxy,
-** read-only (BITRO), still refuses every write through its '__newindex', and
-** once the numbers are taken back reads through its '__index' again.
-**
-** 'lua_setreadonly' makes the table at 'idx' read-only (it must have a
-** '__newindex', or a write to it raises a plain error).
-**
-** 'lua_lend' sets the fields of the proxy owner[kpart] (the raw field of the
-** table at 'owner' named by the short string at 'kpart': the deciding agent's
-** 'self', whose fields its script reads anyway, so no other table is
-** touched to find it) named by the short strings at 'kx' and 'ky' to 'x' and
-** 'y' (integers if 'ints'), pushes the proxy and returns 1; if owner[kpart]
-** is not a table or has no node for either key (see 'luaH_lendslot'), it sets
-** nothing, pushes nothing and returns 0. 'lua_lendback' empties every field of the table at 'obj'
-** (a lent proxy holds no other: nothing can be added to a read-only table). Neither allocates nor raises. Indices must be positive.
+** agentbox: whether 'next' visited a key hashed by its address since the
+** last call (see 'luaH_next' in ltable.c).
+*/
+LUA_API int lua_addrorder (lua_State *L) {
+  int seen = G(L)->addrorder;
+  G(L)->addrorder = 0;
+  return seen;
+}
+
+
+/*
+** agentbox: makes the table at 'idx' read-only (BITRO, lobject.h): every
+** write through the VM or the standard API goes to its '__newindex' (it
+** must have one, or a write to it raises a plain error).
 */
 LUA_API void lua_setreadonly (lua_State *L, int idx) {
   lua_lock(L);
@@ -1591,6 +1587,25 @@ LUA_API void lua_setreadonly (lua_State *L, int idx) {
 }
 
 
+/*
+** agentbox: lending a read-only proxy its numbers for one call. The host's
+** decision loop lends an agent its own position this way (Views::lend in
+** crates/agentbox-lua/src/views.rs), so 'self.pos.x' is a raw field read,
+** while the proxy, read-only, still refuses every write through its
+** '__newindex', and once the numbers are taken back reads through its
+** '__index' again.
+**
+** 'lua_lend' sets the fields of the proxy owner[kpart] (the raw field of the
+** table at 'owner' named by the short string at 'kpart': the deciding agent's
+** 'self', whose fields its script reads anyway, so no other table is
+** touched to find it) named by the short strings at 'kx' and 'ky' to 'x' and
+** 'y' (integers if 'ints'), pushes the proxy and returns 1; if owner[kpart]
+** is not a table or has no node for either key (see 'luaH_lendslot'), it
+** sets nothing, pushes nothing and returns 0. 'lua_lendback' empties every
+** field of the table at 'obj' (a lent proxy holds no other: nothing can be
+** added to a read-only table). Neither allocates nor raises. Indices must be
+** positive.
+*/
 LUA_API int lua_lend (lua_State *L, int owner, int kpart, int kx, int ky,
                       lua_Number x, lua_Number y, int ints) {
   const TValue *pv;
@@ -1634,6 +1649,18 @@ LUA_API int lua_lend (lua_State *L, int owner, int kpart, int kx, int ky,
 }
 
 
+LUA_API void lua_lendback (lua_State *L, int obj) {
+  Table *p;
+  unsigned int i, size;
+  lua_lock(L);
+  p = hvalue(index2value(L, obj));
+  size = allocsizenode(p);
+  for (i = 0; i < size; i++)
+    setempty(gval(gnode(p, i)));
+  lua_unlock(L);
+}
+
+
 /*
 ** agentbox: the number of nodes of the hash part of the table at 'idx' (0
 ** when it has none), so the host can make the next table of the same use
@@ -1648,32 +1675,24 @@ LUA_API int lua_hashsize (lua_State *L, int idx) {
 }
 
 
-LUA_API void lua_lendback (lua_State *L, int obj) {
-  Table *p;
-  unsigned int i, size;
+/*
+** agentbox: the number of levels 'lua_getstack' accepts, counted in one walk
+** of the CallInfo list ('lua_getstack' walks it once per level it is asked).
+*/
+LUA_API int lua_stackdepth (lua_State *L) {
+  int n = 0;
+  CallInfo *ci;
   lua_lock(L);
-  p = hvalue(index2value(L, obj));
-  size = allocsizenode(p);
-  for (i = 0; i < size; i++)
-    setempty(gval(gnode(p, i)));
+  for (ci = L->ci; ci != &L->base_ci; ci = ci->previous)
+    n++;
   lua_unlock(L);
+  return n;
 }
 
 
-LUA_API size_t lua_held (lua_State *L, unsigned int owner) {
-  global_State *g = G(L);
-  return (owner < g->nheld && g->held[owner] > 0)
-         ? cast_sizet(g->held[owner]) : 0;
-}
-
-
-LUA_API void lua_setquota (lua_State *L, size_t bytes) {
-  G(L)->quota = (bytes > cast_sizet(MAX_LMEM)) ? MAX_LMEM : cast(l_mem, bytes);
-}
-
-
-LUA_API unsigned int lua_victim (lua_State *L) {
-  unsigned int victim = G(L)->victim;
-  G(L)->victim = 0;
-  return victim;
+/*
+** agentbox: the level of the extension API above (see lua.h).
+*/
+LUA_API int lua_agentbox_patchlevel (void) {
+  return LUA_AGENTBOX_PATCHLEVEL;
 }

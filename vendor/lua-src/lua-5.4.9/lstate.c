@@ -151,16 +151,17 @@ void luaE_shrinkCI (lua_State *L) {
   CallInfo *next;
   if (ci == NULL)
     return;  /* no extra elements */
-  /* agentbox: free all of them but the first, not every other one: after
-     a deep recursion the halves left behind were reused out of memory
-     order, and every later walk of the list (each stack reallocation walks
-     it) missed the cache more, tick after tick */
-  next = ci->next;
-  ci->next = NULL;
-  while ((ci = next) != NULL) {
-    next = ci->next;
-    luaM_free(L, ci);
+  while ((next = ci->next) != NULL) {  /* two extra elements? */
+    CallInfo *next2 = next->next;  /* next's next */
+    ci->next = next2;  /* remove next from the list */
     L->nci--;
+    luaM_free(L, next);  /* free next */
+    if (next2 == NULL)
+      break;  /* no more elements */
+    else {
+      next2->previous = ci;
+      ci = next2;  /* continue */
+    }
   }
 }
 
@@ -392,14 +393,14 @@ LUA_API lua_State *lua_newstate (lua_Alloc f, void *ud) {
   g->warnf = NULL;
   g->ud_warn = NULL;
   g->work = MAX_LMEM;  /* agentbox: no budget until the host sets one */
-  g->memlimit = 0;
-  g->addrorder = 0;
+  g->memlimit = 0;  /* agentbox: no memory limit until the host sets one */
   g->memout = 0;
-  g->held = NULL;
+  g->held = NULL;  /* agentbox: no owner counted until the host sets one */
   g->nheld = 0;
   g->owner = 0;
   g->victim = 0;
   g->quota = 0;
+  g->addrorder = 0;  /* agentbox: no key visited in address order yet */
   g->mainthread = L;
   g->seed = luai_makeseed(L);
   g->gcstp = GCSTPGC;  /* no GC while building state */

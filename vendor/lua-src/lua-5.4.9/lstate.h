@@ -300,10 +300,10 @@ typedef struct global_State {
   TString *strcache[STRCACHE_N][STRCACHE_M];  /* cache for strings in API */
   lua_WarnFunction warnf;  /* warning function */
   void *ud_warn;         /* auxiliary data to 'warnf' */
-  /* agentbox: the work budget, the memory limit and the order flag */
+  /* agentbox: the work budget (see 'lua_setwork' in lapi.c) */
   l_mem work;  /* work units the running call may still spend; < 0: spent */
+  /* agentbox: the memory limit (see 'luaM_roomfor' in lmem.c) */
   l_mem memlimit;  /* bytes in use may not grow beyond this (0: no limit) */
-  lu_byte addrorder;  /* 'next' visited a key hashed by its address */
   lu_byte memout;  /* an allocation was refused for 'memlimit' */
   /* agentbox: memory held per owner (see 'lua_setowner' in lapi.c) */
   l_mem *held;  /* bytes held by each owner's blocks (raw block, 'nheld' long) */
@@ -311,6 +311,8 @@ typedef struct global_State {
   unsigned int owner;  /* the owner of the blocks allocated now (0: the host) */
   unsigned int victim;  /* owner stopped for the shared cap (0: none) */
   l_mem quota;  /* bytes one owner other than 0 may hold (0: no quota) */
+  /* agentbox: the order flag (see 'lua_addrorder' in lapi.c) */
+  lu_byte addrorder;  /* 'next' visited a key hashed by its address */
 } global_State;
 
 

@@ -320,22 +320,20 @@ LUA_API int (lua_isyieldable) (lua_State *L);
 ** Warning-related functions
 */
 LUA_API void (lua_setwarnf) (lua_State *L, lua_WarnFunction f, void *ud);
+LUA_API void (lua_warning)  (lua_State *L, const char *msg, int tocont);
+
 
 /*
 ** agentbox: a work budget counted by the VM (calls and jumps back) and
-** charged by the libraries for work done in C, a memory limit the host
-** can move between calls, and a flag set when 'next' visits a key whose
-** hash is its address (so its order may differ between runs).
+** charged by the libraries for work done in C.
 */
 #define LUA_NOWORKLIMIT	((long long)0x3fffffffffffffffLL)
 LUA_API void (lua_setwork) (lua_State *L, long long units);
 LUA_API long long (lua_getwork) (lua_State *L);
 LUA_API void (lua_chargework) (lua_State *L, long long units);
-/* agentbox: the number of active call levels, counted in one walk */
-LUA_API int (lua_stackdepth) (lua_State *L);
+/* agentbox: a memory limit the host can move between calls */
 LUA_API void (lua_setmemlimit) (lua_State *L, size_t bytes);
 LUA_API size_t (lua_memused) (lua_State *L);
-LUA_API int (lua_addrorder) (lua_State *L);
 LUA_API int (lua_memout) (lua_State *L);
 LUA_API int (lua_memroom) (lua_State *L, size_t bytes);
 /* agentbox: memory held per owner */
@@ -343,13 +341,27 @@ LUA_API int (lua_setowner) (lua_State *L, unsigned int owner);
 LUA_API size_t (lua_held) (lua_State *L, unsigned int owner);
 LUA_API void (lua_setquota) (lua_State *L, size_t bytes);
 LUA_API unsigned int (lua_victim) (lua_State *L);
-/* agentbox: read-only tables; lends a proxy its numbers for one call */
+/* agentbox: whether 'next' visited a key hashed by its address (so its
+   order may differ between runs) */
+LUA_API int (lua_addrorder) (lua_State *L);
+/* agentbox: read-only tables */
 LUA_API void (lua_setreadonly) (lua_State *L, int idx);
+/* agentbox: lends a proxy its numbers for one call */
 LUA_API int (lua_lend) (lua_State *L, int owner, int kpart, int kx, int ky,
                         lua_Number x, lua_Number y, int ints);
 LUA_API void (lua_lendback) (lua_State *L, int obj);
+/* agentbox: the number of hash slots of a table */
 LUA_API int (lua_hashsize) (lua_State *L, int idx);
-LUA_API void (lua_warning)  (lua_State *L, const char *msg, int tocont);
+/* agentbox: the number of active call levels, counted in one walk */
+LUA_API int (lua_stackdepth) (lua_State *L);
+/*
+** agentbox: the level of this extension API, bumped whenever one of the
+** functions above is added, removed or changes its signature or meaning
+** (crates/agentbox-lua/src/ffi.rs declares them for Rust and checks it).
+*/
+#define LUA_AGENTBOX_PATCHLEVEL	1
+LUA_API int (lua_agentbox_patchlevel) (void);
+
 
 
 /*

@@ -1,0 +1,441 @@
+//! The extension API of agentbox's patched Lua, declared for Rust in one place.
+//!
+//! The functions below are the ones the patch series in `vendor/lua-src/patches` adds to
+//! `lapi.c` and `lua.h` and the host calls; `vendor/lua-src/PATCHES.md` says why each exists.
+//! mlua-sys links the Lua that `[patch.crates-io] lua-src` at the repository root points at, so
+//! these symbols exist only if that patch applied. What keeps the two sides in step:
+//! - the build script (`build.rs`) refuses a `lua.h` without `LUA_AGENTBOX_PATCHLEVEL` (an
+//!   unpatched Lua) and hands its level to [`PATCHLEVEL`]'s compile-time check here;
+//! - the tests below call each function once on a fresh state and check its effect, and
+//!   compare every declaration with its prototype in the `lua.h` that was compiled.
+//!
+//! The patched Lua adds a few functions Rust does not call (the tests' `C_ONLY`). A change to
+//! the extension API bumps `LUA_AGENTBOX_PATCHLEVEL` in the patch series and [`PATCHLEVEL`]
+//! here, together with the declarations. This module declares; it calls nothing itself.
+
+use mlua::ffi::lua_State;
+use std::ffi::{c_int, c_longlong, c_uint};
+
+/// The level of the extension API declared here: the patched `lua.h`'s
+/// `LUA_AGENTBOX_PATCHLEVEL`, which the build script reads (a mismatch does not compile).
+pub const PATCHLEVEL: c_int = 1;
+
+const _: () = assert!(
+    level_is(env!("AGENTBOX_LUA_PATCHLEVEL"), PATCHLEVEL),
+    "the patched lua.h is at another LUA_AGENTBOX_PATCHLEVEL than crates/agentbox-lua/src/ffi.rs \
+     declares: bring the declarations there and its PATCHLEVEL up to date with lua.h"
+);
+
+/// Whether `text` is the decimal number `level` (a `const fn`, for the check above).
+const fn level_is(text: &str, level: c_int) -> bool {
+    let bytes = text.as_bytes();
+    if bytes.is_empty() {
+        return false;
+    }
+    let mut value: c_int = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        if !bytes[i].is_ascii_digit() || value > (c_int::MAX - 9) / 10 {
+            return false;
+        }
+        value = value * 10 + (bytes[i] - b'0') as c_int;
+        i += 1;
+    }
+    value == level
+}
+
+extern "C-unwind" {
+    /// Sets the work units the running call may still spend (`LUA_NOWORKLIMIT`,
+    /// `0x3fff_ffff_ffff_ffff`, for no limit; larger values are clamped to it). The VM charges
+    /// 4 per call and a loop body's length per jump back, the libraries the work they do in C;
+    /// once below zero, every charge raises `instruction budget exceeded`.
+    pub fn lua_setwork(state: *mut lua_State, units: c_longlong);
+
+    /// The work units left: negative once the budget is spent.
+    pub fn lua_getwork(state: *mut lua_State) -> c_longlong;
+
+    /// Sets the bytes the whole state may hold (0: no limit). An allocation past it collects
+    /// garbage first, then fails with a memory error and sets the flag [`lua_memout`] reads.
+    pub fn lua_setmemlimit(state: *mut lua_State, bytes: usize);
+
+    /// Whether an allocation was refused for the memory limit or a quota since the last call
+    /// (1 or 0); clears the flag.
+    pub fn lua_memout(state: *mut lua_State) -> c_int;
+
+    /// Makes `owner` (0 is the host) the owner of the blocks allocated from now on: their bytes
+    /// count against it until they are freed. 0 if its count could not be made (the owner is
+    /// then not counted), else 1.
+    pub fn lua_setowner(state: *mut lua_State, owner: c_uint) -> c_int;
+
+    /// The bytes the blocks of `owner` hold now (0 for an owner never made current).
+    pub fn lua_held(state: *mut lua_State, owner: c_uint) -> usize;
+
+    /// Sets the bytes one owner other than the host may hold (0: no quota). An owner past it
+    /// is refused memory.
+    pub fn lua_setquota(state: *mut lua_State, bytes: usize);
+
+    /// The owner the VM chose to stop when the shared limit was hit by another owner's
+    /// allocation (the largest holder; 0 if none since the last call); clears it.
+    pub fn lua_victim(state: *mut lua_State) -> c_uint;
+
+    /// Whether `next` visited a key hashed by its address (a table, a function...), whose
+    /// order may differ between runs, since the last call (1 or 0); clears the flag.
+    pub fn lua_addrorder(state: *mut lua_State) -> c_int;
+
+    /// Makes the table at `idx` read-only: every write through the VM or the standard API
+    /// (`lua_setfield`, `lua_settable`, `lua_seti`) goes to its `__newindex`, even for a key it
+    /// holds (without one, the write raises); `lua_rawset` still writes. Never raises.
+    pub fn lua_setreadonly(state: *mut lua_State, idx: c_int);
+
+    /// Lends a proxy its numbers: sets the existing fields named by the short strings at `kx`
+    /// and `ky` of the table that the table at `owner` holds raw under the short string at
+    /// `kpart` to `x` and `y` (integers if `ints` is not 0), pushes that proxy and returns 1;
+    /// returns 0 and pushes nothing if there is no such table or it has no slot for either key.
+    /// Allocates nothing and never raises. Indices must be positive.
+    #[allow(clippy::too_many_arguments)]
+    pub fn lua_lend(
+        state: *mut lua_State,
+        owner: c_int,
+        kpart: c_int,
+        kx: c_int,
+        ky: c_int,
+        x: f64,
+        y: f64,
+        ints: c_int,
+    ) -> c_int;
+
+    /// Empties every field of the table at `obj` (a lent proxy), keeping its slots for the next
+    /// [`lua_lend`]. Allocates nothing and never raises. The index must be positive.
+    pub fn lua_lendback(state: *mut lua_State, obj: c_int);
+
+    /// The number of hash slots of the table at `idx` (0 when it has none).
+    pub fn lua_hashsize(state: *mut lua_State, idx: c_int) -> c_int;
+
+    /// The level of the extension API the linked Lua was built with
+    /// (`LUA_AGENTBOX_PATCHLEVEL`). Only the tests call it: the host is checked against the
+    /// header's level when it compiles.
+    #[cfg(test)]
+    pub fn lua_agentbox_patchlevel() -> c_int;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mlua::ffi;
+    use std::ffi::CStr;
+
+    /// Functions of the extension API that only the patched C code calls (the libraries' work
+    /// charges, the memory check of `luaL_Buffer` boxes, the traceback's depth).
+    const C_ONLY: [&str; 4] = [
+        "lua_chargework",
+        "lua_memused",
+        "lua_memroom",
+        "lua_stackdepth",
+    ];
+
+    /// A fresh state with the standard libraries, closed on drop.
+    struct State(*mut lua_State);
+
+    impl State {
+        fn new() -> State {
+            // SAFETY: `luaL_newstate` makes a new state (null only if out of memory, checked);
+            // `luaL_openlibs` only needs a live state.
+            unsafe {
+                let state = ffi::luaL_newstate();
+                assert!(!state.is_null());
+                ffi::luaL_openlibs(state);
+                State(state)
+            }
+        }
+
+        /// Runs `code`; the error message if it raised. Leaves the stack as it found it.
+        fn run(&self, code: &CStr) -> Result<(), String> {
+            // SAFETY: a live state; the chunk and its error are popped before returning.
+            unsafe {
+                let top = ffi::lua_gettop(self.0);
+                let status = match ffi::luaL_loadstring(self.0, code.as_ptr()) {
+                    ffi::LUA_OK => ffi::lua_pcall(self.0, 0, 0, 0),
+                    failed => failed,
+                };
+                let result = if status == ffi::LUA_OK {
+                    Ok(())
+                } else {
+                    let message = ffi::lua_tolstring(self.0, -1, std::ptr::null_mut());
+                    Err(CStr::from_ptr(message).to_string_lossy().into_owned())
+                };
+                ffi::lua_settop(self.0, top);
+                result
+            }
+        }
+
+        /// The integer value of the global `name` (0 if it is not a number).
+        fn global(&self, name: &CStr) -> i64 {
+            // SAFETY: a live state; the value is popped again.
+            unsafe {
+                ffi::lua_getglobal(self.0, name.as_ptr());
+                let value = ffi::lua_tointegerx(self.0, -1, std::ptr::null_mut());
+                ffi::lua_settop(self.0, -2);
+                value
+            }
+        }
+
+        /// The bytes the state holds (Lua's own count).
+        fn bytes(&self) -> usize {
+            // SAFETY: a live state; `lua_gc` with COUNT and COUNTB only reads the count.
+            unsafe {
+                let kib = ffi::lua_gc(self.0, ffi::LUA_GCCOUNT, 0, 0) as usize;
+                kib * 1024 + ffi::lua_gc(self.0, ffi::LUA_GCCOUNTB, 0, 0) as usize
+            }
+        }
+    }
+
+    impl Drop for State {
+        fn drop(&mut self) {
+            // SAFETY: the state was made by `State::new` and is closed once, here.
+            unsafe { ffi::lua_close(self.0) }
+        }
+    }
+
+    #[test]
+    fn the_linked_lua_is_at_the_declared_level() {
+        // SAFETY: takes no state and only returns a constant.
+        assert_eq!(unsafe { lua_agentbox_patchlevel() }, PATCHLEVEL);
+    }
+
+    #[test]
+    fn a_spent_work_budget_stops_a_loop() {
+        let lua = State::new();
+        // SAFETY: a live state; the setters only store a number.
+        unsafe {
+            lua_setwork(lua.0, 1000);
+            assert_eq!(lua_getwork(lua.0), 1000);
+        }
+        let error = lua.run(c"for i = 1, 1e9 do end").unwrap_err();
+        assert!(error.contains("instruction budget exceeded"), "{error}");
+        // SAFETY: as above.
+        assert!(unsafe { lua_getwork(lua.0) } < 0);
+    }
+
+    #[test]
+    fn the_memory_limit_refuses_and_says_so() {
+        let lua = State::new();
+        // SAFETY: a live state; the setter only stores a number, the flag reader clears one.
+        unsafe {
+            lua_setmemlimit(lua.0, lua.bytes() + 64 * 1024);
+            assert_eq!(lua_memout(lua.0), 0);
+        }
+        let error = lua.run(c"big = string.rep('x', 1000000)").unwrap_err();
+        assert!(error.contains("not enough memory"), "{error}");
+        // SAFETY: as above.
+        unsafe {
+            assert_eq!(lua_memout(lua.0), 1);
+            assert_eq!(lua_memout(lua.0), 0, "reading the flag clears it");
+            lua_setmemlimit(lua.0, 0);
+        }
+        lua.run(c"big = string.rep('x', 1000000)").unwrap();
+    }
+
+    #[test]
+    fn memory_counts_against_its_owner_its_quota_and_the_largest_holder() {
+        let lua = State::new();
+        // SAFETY: a live state throughout; the setters store numbers, `lua_setowner` grows
+        // the owners' counts, the readers read (and the victim's reader clears) one.
+        unsafe {
+            lua_setquota(lua.0, 1 << 20);
+            assert_eq!(lua_setowner(lua.0, 1), 1);
+            lua.run(c"one = string.rep('a', 600000)").unwrap();
+            assert!(lua_held(lua.0, 1) >= 600_000, "{}", lua_held(lua.0, 1));
+            assert_eq!(lua_held(lua.0, 2), 0);
+
+            // Owner 2 is refused past its quota, and only owner 2.
+            assert_eq!(lua_setowner(lua.0, 2), 1);
+            let error = lua.run(c"two = string.rep('b', 2000000)").unwrap_err();
+            assert!(error.contains("not enough memory"), "{error}");
+            assert_eq!(lua_memout(lua.0), 1);
+
+            // At the shared limit, owner 2 goes on and owner 1, the largest holder, is named.
+            lua_setmemlimit(lua.0, lua.bytes() + 200 * 1024);
+            lua.run(c"two = string.rep('b', 300000)").unwrap();
+            assert_eq!(lua_victim(lua.0), 1);
+            assert_eq!(lua_victim(lua.0), 0, "reading the victim clears it");
+            assert_eq!(lua_setowner(lua.0, 0), 1);
+        }
+    }
+
+    #[test]
+    fn next_over_a_table_key_raises_the_order_flag() {
+        let lua = State::new();
+        lua.run(c"next({ answer = 42 })").unwrap();
+        // SAFETY: a live state; the reader clears a flag.
+        assert_eq!(unsafe { lua_addrorder(lua.0) }, 0);
+        lua.run(c"next({ [{}] = 42 })").unwrap();
+        // SAFETY: as above.
+        unsafe {
+            assert_eq!(lua_addrorder(lua.0), 1);
+            assert_eq!(lua_addrorder(lua.0), 0, "reading the flag clears it");
+        }
+    }
+
+    #[test]
+    fn a_read_only_table_sends_every_write_to_newindex() {
+        let lua = State::new();
+        lua.run(c"hits = 0; ro = setmetatable({ x = 1 }, { __newindex = function() hits = hits + 1 end })")
+            .unwrap();
+        // SAFETY: a live state; `ro` is a table at index 1 while it is made read-only.
+        unsafe {
+            ffi::lua_getglobal(lua.0, c"ro".as_ptr());
+            lua_setreadonly(lua.0, 1);
+            ffi::lua_settop(lua.0, 0);
+        }
+        lua.run(c"ro.x = 2; rawset(ro, 'y', 3); held = rawget(ro, 'x') * 10 + ro.y")
+            .unwrap();
+        assert_eq!(
+            lua.global(c"hits"),
+            1,
+            "the write to a held key went to __newindex"
+        );
+        assert_eq!(
+            lua.global(c"held"),
+            13,
+            "the held key kept its value; rawset wrote"
+        );
+    }
+
+    #[test]
+    fn a_lent_proxy_holds_the_numbers_until_given_back() {
+        let lua = State::new();
+        lua.run(c"proxy = { x = 0, y = 0 }; owner = { pos = proxy }")
+            .unwrap();
+        // SAFETY: a live state; the owner table and three short strings sit at 1 to 4, the
+        // lent proxy is pushed at 5 and given back from there.
+        unsafe {
+            ffi::lua_getglobal(lua.0, c"owner".as_ptr());
+            for key in [c"pos", c"x", c"y"] {
+                ffi::lua_pushstring(lua.0, key.as_ptr());
+            }
+            assert_eq!(lua_lend(lua.0, 1, 2, 3, 4, 1.5, 2.5, 0), 1);
+            assert_eq!(ffi::lua_gettop(lua.0), 5);
+            lua.run(c"lent = proxy.x * 10 + proxy.y * 100").unwrap();
+            lua_lendback(lua.0, 5);
+            ffi::lua_settop(lua.0, 0);
+        }
+        assert_eq!(lua.global(c"lent"), 265);
+        lua.run(c"assert(proxy.x == nil and proxy.y == nil)")
+            .unwrap();
+    }
+
+    #[test]
+    fn hashsize_counts_a_tables_slots() {
+        let lua = State::new();
+        // SAFETY: a live state; the two tables are pushed and popped again.
+        unsafe {
+            ffi::lua_createtable(lua.0, 0, 5);
+            assert_eq!(lua_hashsize(lua.0, -1), 8);
+            ffi::lua_createtable(lua.0, 4, 0);
+            assert_eq!(lua_hashsize(lua.0, -1), 0);
+            ffi::lua_settop(lua.0, 0);
+        }
+    }
+
+    /// A C type as written in a prototype, without the parameter's name and extra spaces.
+    fn c_type(param: &str) -> String {
+        let param = param.trim();
+        let bare = param.trim_end_matches(|c: char| c.is_alphanumeric() || c == '_');
+        let ty = if bare.trim().is_empty() { param } else { bare };
+        ty.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .replace(" *", "*")
+    }
+
+    /// The C type a Rust type of the declarations above stands for.
+    fn as_c(rust: &str) -> &'static str {
+        match rust.trim() {
+            "*mut lua_State" => "lua_State*",
+            "c_longlong" => "long long",
+            "usize" => "size_t",
+            "c_int" => "int",
+            "c_uint" => "unsigned int",
+            "f64" => "lua_Number",
+            "" => "void",
+            other => panic!("add {other} to as_c"),
+        }
+    }
+
+    /// (name, return type, parameter types) of each declaration in the extern block above.
+    fn rust_declarations() -> Vec<(String, String, Vec<String>)> {
+        let source = include_str!("ffi.rs");
+        let start = source.find("extern \"C-unwind\" {").unwrap();
+        let end = start + source[start..].find("\n}\n").unwrap();
+        let code: String = source[start..end]
+            .lines()
+            .skip(1)
+            .filter(|l| !l.trim_start().starts_with("///") && !l.trim_start().starts_with("#["))
+            .collect::<Vec<_>>()
+            .join(" ");
+        code.split(';')
+            .filter_map(|item| item.split_once("fn "))
+            .map(|(_, item)| {
+                let (name, rest) = item.split_once('(').unwrap();
+                let (params, ret) = rest.rsplit_once(')').unwrap();
+                let ret = ret.trim().trim_start_matches("->");
+                let params = params
+                    .split(',')
+                    .filter(|p| !p.trim().is_empty())
+                    .map(|p| as_c(p.split_once(':').unwrap().1).to_string())
+                    .collect();
+                (name.trim().to_string(), as_c(ret).to_string(), params)
+            })
+            .collect()
+    }
+
+    /// The same of each function `lua.h` declares after its first `agentbox:` comment.
+    fn header_prototypes() -> Vec<(String, String, Vec<String>)> {
+        let path = std::path::Path::new(env!("AGENTBOX_LUA_INCLUDE")).join("lua.h");
+        let header = std::fs::read_to_string(&path).unwrap();
+        let ours = &header[header.find("agentbox:").expect("a patched lua.h")..];
+        let mut out = Vec::new();
+        let mut rest = ours;
+        while let Some(at) = rest.find("LUA_API") {
+            let end = at + rest[at..].find(';').unwrap();
+            let proto = rest[at + "LUA_API".len()..end].replace('\n', " ");
+            rest = &rest[end..];
+            // `ret (name) (params)`
+            let (ret, after) = proto.split_once('(').unwrap();
+            let (name, params) = after.split_once(')').unwrap();
+            let params = params.trim().trim_start_matches('(').trim_end_matches(')');
+            let params = if params.trim() == "void" {
+                Vec::new()
+            } else {
+                params.split(',').map(c_type).collect()
+            };
+            let ret = ret.split_whitespace().collect::<Vec<_>>().join(" ");
+            out.push((name.trim().to_string(), ret, params));
+            if name.trim() == "lua_agentbox_patchlevel" {
+                break;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn each_declaration_matches_its_prototype_in_the_compiled_lua_h() {
+        let header = header_prototypes();
+        let rust = rust_declarations();
+        assert_eq!(rust.len(), 14, "{rust:?}");
+        for declared in &rust {
+            let proto = header.iter().find(|p| p.0 == declared.0);
+            assert_eq!(proto, Some(declared), "{} differs from lua.h", declared.0);
+        }
+        for proto in &header {
+            assert!(
+                rust.iter().any(|r| r.0 == proto.0) || C_ONLY.contains(&proto.0.as_str()),
+                "lua.h's {} is neither declared here nor listed in C_ONLY",
+                proto.0
+            );
+        }
+        for name in C_ONLY {
+            assert!(header.iter().any(|p| p.0 == name), "{name} is not in lua.h");
+        }
+    }
+}
