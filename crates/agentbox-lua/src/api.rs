@@ -64,25 +64,21 @@ use agentbox_core::world::{
 use mlua::{IntoLuaMulti, Lua, Table, Value, Variadic};
 use std::rc::Rc;
 
-/// The world of the tick being decided, set by the host around each round of decisions.
-pub struct CurrentWorld(pub Rc<World>);
-
-/// Runs `f` with the current world, or fails with a clear message outside a decision.
+/// Runs `f` with the world lent to Lua (`lent.rs`), or fails with a clear message outside a
+/// decision.
 pub(super) fn with_world<R>(
     lua: &Lua,
     what: &str,
     f: impl FnOnce(&World) -> mlua::Result<R>,
 ) -> mlua::Result<R> {
-    let world = lua
-        .app_data_ref::<CurrentWorld>()
-        .map(|w| Rc::clone(&w.0))
-        .ok_or_else(|| {
-            located(
-                lua,
-                format!("{what} can only be used inside init or decide"),
-            )
-        })?;
-    f(&world)
+    let outside = || {
+        located(
+            lua,
+            format!("{what} can only be used inside init or decide"),
+        )
+    };
+    let lent = super::lent::of(lua).ok_or_else(outside)?;
+    lent.with(f).ok_or_else(outside)?
 }
 
 /// The `world` argument of `decide`: an empty, locked table whose metatable's `__index` holds

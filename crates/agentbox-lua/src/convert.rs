@@ -175,10 +175,8 @@ fn read_xy(views: &super::views::Views, t: &Table) -> mlua::Result<Option<DVec2>
 /// is no map to bound it to; the primitive bounds it when it runs.
 pub fn to_point(lua: &Lua, value: &Value, arg: Arg) -> mlua::Result<DVec2> {
     let p = to_pos(lua, value, arg)?;
-    Ok(match lua.app_data_ref::<super::api::CurrentWorld>() {
-        Some(w) => w.0.bound_pos(p).unwrap_or(p),
-        None => p,
-    })
+    let bounded = super::lent::of(lua).and_then(|lent| lent.with(|w| w.bound_pos(p)));
+    Ok(bounded.flatten().unwrap_or(p))
 }
 
 /// A tile from a position (rounded to the nearest tile centre), bounded as [`to_point`].

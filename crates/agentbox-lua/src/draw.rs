@@ -312,9 +312,10 @@ fn pos_of(lua: &Lua, value: &Value, arg: Arg) -> mlua::Result<DVec2> {
             None => None,
         };
         if let Some(i) = index {
-            let world = lua.app_data_ref::<super::api::CurrentWorld>();
-            if let Some(agent) = world.as_ref().and_then(|w| w.0.agents.get(i)) {
-                return Ok(agent.pos);
+            let pos =
+                super::lent::of(lua).and_then(|lent| lent.with(|w| w.agents.get(i).map(|a| a.pos)));
+            if let Some(pos) = pos.flatten() {
+                return Ok(pos);
             }
         }
     }

@@ -96,14 +96,9 @@ pub fn get(lua: &Lua) -> mlua::Result<Rc<Hot>> {
 }
 
 impl Hot {
-    /// Sets the world raw functions read (`None` once the round is over). The caller keeps
-    /// the world alive until it clears it.
-    pub fn set_world(&self, world: Option<&World>) {
-        self.views.set_world(world);
-    }
-
-    fn world(&self) -> Option<&World> {
-        self.views.world()
+    /// Runs `f` with the world lent to Lua (`lent.rs`); `None` outside a loan.
+    fn with_world<R>(&self, f: impl FnOnce(&World) -> R) -> Option<R> {
+        self.views.lent().with(f)
     }
 
     /// A new cache of actions by target agent, made by `make` and kept in `actions`; its
@@ -286,7 +281,6 @@ unsafe fn try_nearest(state: *mut ffi::lua_State) -> Option<c_int> {
         if !(2..=3).contains(&ffi::lua_gettop(state)) {
             return None;
         }
-        let world = hot.world()?;
         let (me_ptr, me) = hot.views.deciding()?;
         // Only the deciding agent's own table has its address (whatever the argument's type).
         if ffi::lua_topointer(state, 2) != me_ptr {
@@ -301,9 +295,12 @@ unsafe fn try_nearest(state: *mut ffi::lua_State) -> Option<c_int> {
             }
             _ => return None,
         };
+        // `None` outside a loan of the world: the full function says why.
         let found = host(state, || {
-            nearest_of(world, From::Agent(me), kind).map(|(j, d)| (j, d, hot.views.view_ptr(j)))
-        });
+            hot.with_world(|world| {
+                nearest_of(world, From::Agent(me), kind).map(|(j, d)| (j, d, hot.views.view_ptr(j)))
+            })
+        })?;
         match found {
             None => {
                 ffi::lua_pushnil(state);
@@ -348,8 +345,8 @@ pub fn world_number(lua: &Lua, which: Number) -> mlua::Result<Function> {
 unsafe extern "C-unwind" fn tick_raw(state: *mut ffi::lua_State) -> c_int {
     // SAFETY: Lua calls it on a live state of this thread with the upvalue `world_number` gave.
     unsafe {
-        match hot_of(state).world() {
-            Some(w) => ffi::lua_pushinteger(state, w.tick as i64),
+        match hot_of(state).with_world(|w| w.tick as i64) {
+            Some(tick) => ffi::lua_pushinteger(state, tick),
             None => outside(state, c"world:tick can only be used inside init or decide"),
         }
         1
@@ -359,8 +356,8 @@ unsafe extern "C-unwind" fn tick_raw(state: *mut ffi::lua_State) -> c_int {
 unsafe extern "C-unwind" fn time_raw(state: *mut ffi::lua_State) -> c_int {
     // SAFETY: as `tick_raw`.
     unsafe {
-        match hot_of(state).world() {
-            Some(w) => ffi::lua_pushnumber(state, w.time()),
+        match hot_of(state).with_world(World::time) {
+            Some(time) => ffi::lua_pushnumber(state, time),
             None => outside(state, c"world:time can only be used inside init or decide"),
         }
         1

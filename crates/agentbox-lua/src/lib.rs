@@ -16,6 +16,7 @@ mod flow;
 mod hot;
 mod inspect;
 mod label;
+mod lent;
 mod memory;
 mod metric;
 mod output;
@@ -31,10 +32,10 @@ use agentbox_core::sim::{Decider, Decision};
 use agentbox_core::world::script_error::error_line;
 use agentbox_core::world::spatial::{FastMap, Fnv1a};
 use agentbox_core::world::{rng, Agent, Brain, ErrorKind, ScriptError, World};
-use api::CurrentWorld;
 use budget::{Budget, Stop};
 use convert::json_to_lua;
 use hot::{Batch, Hot, Outcome, Ready};
+use lent::LentWorld;
 use mlua::chunk::ChunkMode;
 use mlua::{Function, Lua, LuaOptions, MultiValue, RegistryKey, StdLib, Table, Value};
 use sandbox::{Requires, Rngs};
@@ -158,6 +159,8 @@ pub struct ScriptHost {
     seed: u64,
     budget: Rc<Budget>,
     hot: Rc<Hot>,
+    /// The world lent to Lua while a round, a predicate or a metric runs.
+    lent: Rc<LentWorld>,
     /// The `world` argument of every call (see `api::world_table`).
     world_table: Table,
     /// The real `xpcall` and the message handler every budgeted call runs under.
@@ -286,7 +289,9 @@ impl ScriptHost {
         lua.set_app_data(Requires::default());
         lua.set_app_data(Rc::new(output::Output::default()));
         label::install(&lua)?;
-        views::install(&lua)?;
+        let lent = Rc::new(LentWorld::default());
+        lua.set_app_data(Rc::clone(&lent));
+        views::install(&lua, Rc::clone(&lent))?;
         let hot = hot::install(&lua)?;
         lua.set_named_registry_value("agentbox.move", api::move_table(&lua)?)?;
         lua.set_named_registry_value("agentbox.nav", api::nav_table(&lua)?)?;
@@ -309,6 +314,7 @@ impl ScriptHost {
             seed,
             budget,
             hot,
+            lent,
             world_table,
             xpcall,
             handler,
@@ -1155,8 +1161,26 @@ impl Batch for FastRound<'_> {
 
 impl Decider for ScriptHost {
     fn decide(&mut self, world: &Rc<World>) -> Vec<(usize, Decision)> {
-        self.lua.set_app_data(CurrentWorld(Rc::clone(world)));
-        self.hot.set_world(Some(world));
+        let lent = Rc::clone(&self.lent);
+        lent.lend(world, || self.decide_round(world))
+    }
+
+    fn take_said(&mut self) -> agentbox_core::sim::Said {
+        let labels = match self.lua.app_data_ref::<Rc<label::Labels>>() {
+            Some(l) => l.take(),
+            None => Vec::new(),
+        };
+        let prints = match self.lua.app_data_ref::<Rc<output::Output>>() {
+            Some(out) => out.take_lines(),
+            None => Vec::new(),
+        };
+        agentbox_core::sim::Said { labels, prints }
+    }
+}
+
+impl ScriptHost {
+    /// One round of decisions, with `world` lent to Lua.
+    fn decide_round(&mut self, world: &World) -> Vec<(usize, Decision)> {
         self.hot.views.begin_round(world);
         self.slots.begin_round(world.roster);
         // A failure here only means views are made one by one on first use.
@@ -1213,8 +1237,6 @@ impl Decider for ScriptHost {
                 index += 1;
             }
         }
-        self.hot.set_world(None);
-        self.lua.remove_app_data::<CurrentWorld>();
         if let Some(out) = self.lua.app_data_ref::<Rc<output::Output>>() {
             out.end_tick();
         }
@@ -1227,18 +1249,6 @@ impl Decider for ScriptHost {
             );
         }
         out
-    }
-
-    fn take_said(&mut self) -> agentbox_core::sim::Said {
-        let labels = match self.lua.app_data_ref::<Rc<label::Labels>>() {
-            Some(l) => l.take(),
-            None => Vec::new(),
-        };
-        let prints = match self.lua.app_data_ref::<Rc<output::Output>>() {
-            Some(out) => out.take_lines(),
-            None => Vec::new(),
-        };
-        agentbox_core::sim::Said { labels, prints }
     }
 }
 

@@ -4,7 +4,6 @@
 //! so the experiment logic never names mlua. The caller decides which host runs them (an
 //! experiment uses a fresh one, so a metric cannot reach the run's Lua state).
 
-use super::api::CurrentWorld;
 use super::{errors, sandbox, ScriptHost};
 use agentbox_core::expect::Metrics;
 use agentbox_core::world::World;
@@ -57,12 +56,8 @@ impl Metrics for ScriptHost {
             .and_then(|t| t.raw_get(handle))
             .map_err(describe)?;
         self.hot.views.begin_round(world);
-        self.lua.set_app_data(CurrentWorld(Rc::clone(world)));
-        self.hot.set_world(Some(world));
         let args = MultiValue::from_iter([Value::Table(self.world_table.clone())]);
-        let result = self.call(&function, args);
-        self.hot.set_world(None);
-        self.lua.remove_app_data::<CurrentWorld>();
+        let result = self.lent.lend(world, || self.call(&function, args));
         let value = match result.map_err(String::from)? {
             Value::Integer(i) => i as f64,
             Value::Number(n) => n,

@@ -2,7 +2,6 @@
 //! `world` in its own sandbox and run against the world after a tick. Implements
 //! [`agentbox_core::expect::Predicates`] for the host, so the expectation logic never names mlua.
 
-use super::api::CurrentWorld;
 use super::{errors, sandbox, ScriptHost};
 use agentbox_core::expect::Predicates;
 use agentbox_core::world::World;
@@ -53,12 +52,8 @@ impl Predicates for ScriptHost {
             .map_err(describe)?;
         // Views cached during the last round of decisions show the world before that tick.
         self.hot.views.begin_round(world);
-        self.lua.set_app_data(CurrentWorld(Rc::clone(world)));
-        self.hot.set_world(Some(world));
         let args = MultiValue::from_iter([Value::Table(self.world_table.clone())]);
-        let result = self.call(&function, args);
-        self.hot.set_world(None);
-        self.lua.remove_app_data::<CurrentWorld>();
+        let result = self.lent.lend(world, || self.call(&function, args));
         match result.map_err(String::from)? {
             Value::Boolean(true) => Ok(()),
             Value::String(s) => Err(s.to_string_lossy()),

@@ -32,6 +32,7 @@
 //! a position copies its numbers.
 
 use super::hot::host;
+use super::lent::LentWorld;
 use agentbox_core::world::spatial::FastMap;
 use agentbox_core::world::{Agent, World};
 use mlua::ffi;
@@ -89,8 +90,8 @@ const PART_LOCK: &str = "agent part (read-only)";
 
 /// Per-state views, kept in the Lua state's app data.
 pub struct Views {
-    /// The world being decided (or checked by an `expect` predicate); null outside.
-    world: Cell<*const World>,
+    /// The world being decided (or checked by an `expect` predicate), as lent to Lua.
+    lent: Rc<LentWorld>,
     /// The world roster the views' agents were last checked against.
     checked: Cell<u64>,
     /// Agents below this index have been looked at by [`Views::prepare`].
@@ -180,8 +181,8 @@ const FAST_X: c_int = 1;
 const FAST_Y: c_int = 2;
 const FAST_PARTS: c_int = 3;
 
-/// Makes the views of a state and stores them in its app data.
-pub fn install(lua: &Lua) -> mlua::Result<()> {
+/// Makes the views of a state, reading the world `lent` holds, and stores them in its app data.
+pub fn install(lua: &Lua, lent: Rc<LentWorld>) -> mlua::Result<()> {
     let names = KEY_NAMES
         .iter()
         .map(|k| lua.create_string(k))
@@ -204,7 +205,7 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
         })?
     } as c_int;
     let views = Rc::new(Views {
-        world: Cell::new(std::ptr::null()),
+        lent,
         checked: Cell::new(0),
         prepared: Cell::new(0),
         roster: Cell::new(0),
@@ -331,16 +332,20 @@ unsafe extern "C-unwind" fn field_index(state: *mut ffi::lua_State) -> c_int {
             }
             Some(POS | VEL | TILE) => {}
             Some(field) => {
-                let value = host(state, || {
-                    let agent = views.world()?.agents.get(index)?;
-                    Some(scalar(field, agent))
-                });
-                match value {
-                    Some(Scalar::Number(n)) => ffi::lua_pushnumber(state, n),
-                    Some(Scalar::Text(s)) => {
-                        ffi::lua_pushlstring(state, s.as_ptr() as *const _, s.len());
+                // The value is pushed while the world is lent (a text borrows from it); the
+                // frames a memory error would jump over hold nothing that needs dropping.
+                let pushed = views.lent.with(|w| {
+                    let value = host(state, || w.agents.get(index).map(|a| scalar(field, a)));
+                    match value {
+                        Some(Scalar::Number(n)) => ffi::lua_pushnumber(state, n),
+                        Some(Scalar::Text(s)) => {
+                            ffi::lua_pushlstring(state, s.as_ptr() as *const _, s.len());
+                        }
+                        Some(Scalar::Nil) | None => ffi::lua_pushnil(state),
                     }
-                    Some(Scalar::Nil) | None => ffi::lua_pushnil(state),
+                });
+                if pushed.is_none() {
+                    ffi::lua_pushnil(state);
                 }
                 return 1;
             }
@@ -378,9 +383,10 @@ unsafe extern "C-unwind" fn part_index(state: *mut ffi::lua_State) -> c_int {
                     part
                 }
             };
-            part_xy(views.world()?, index as usize, part as usize)?
-                .get(axis)
-                .copied()
+            let xy = views
+                .lent
+                .with(|w| part_xy(w, index as usize, part as usize));
+            xy.flatten()?.get(axis).copied()
         });
         match value {
             Some(n) => push_num(state, n),
@@ -483,13 +489,14 @@ fn fill(lua: &Lua, (table, key): (Table, LuaString)) -> mlua::Result<Value> {
     let value = match field_of(&key.as_bytes()) {
         Some(field @ (POS | VEL | TILE)) => Value::Table(views.part(lua, index, field)?),
         None if is_self && &key.as_bytes()[..] == b"memory" => {
-            let script = match views.world().and_then(|w| w.agents.get(index)) {
+            let script = views.lent.with(|w| match w.agents.get(index) {
                 Some(Agent {
                     brain: agentbox_core::world::Brain::Script(path),
                     ..
                 }) => path.clone(),
                 _ => std::path::PathBuf::new(),
-            };
+            });
+            let script = script.unwrap_or_default();
             let (memory, slots) = views.sized_table(lua, &script, Use::Memory, 0)?;
             let at = memory.to_pointer() as usize;
             views.set_own(index, HAS_MEMORY, |own| {
@@ -559,18 +566,9 @@ fn refuse_part(lua: &Lua, (proxy, _, _): (Table, Value, Value)) -> mlua::Result<
 }
 
 impl Views {
-    /// Sets the world the fields are read from (`None` once the round is over). The caller
-    /// keeps the world alive until it clears it.
-    pub fn set_world(&self, world: Option<&World>) {
-        self.world
-            .set(world.map_or(std::ptr::null(), |w| w as *const World));
-    }
-
-    /// The world being decided.
-    pub fn world(&self) -> Option<&World> {
-        // SAFETY: set from a world the host keeps alive (an `Rc` in the app data) until it
-        // clears the pointer at the end of the round.
-        unsafe { self.world.get().as_ref() }
+    /// The world lent to Lua, which the fields are read from.
+    pub fn lent(&self) -> &LentWorld {
+        &self.lent
     }
 
     /// The agent index a view or linked `self` table stands for, and whether it is a `self`.
@@ -998,7 +996,7 @@ mod tests {
     #[test]
     fn a_table_is_made_with_the_room_the_last_of_its_use_grew_to() {
         let lua = Lua::new();
-        install(&lua).unwrap();
+        install(&lua, Rc::default()).unwrap();
         let views = get(&lua).unwrap();
         let (a, b) = (std::path::Path::new("a.lua"), std::path::Path::new("b.lua"));
         let (first, slots) = views.sized_table(&lua, a, Use::Self_, 4).unwrap();
