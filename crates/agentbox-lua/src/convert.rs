@@ -37,7 +37,14 @@ impl UserData for LuaAction {
         methods.add_meta_method(MetaMethod::ToString, |_, this, ()| {
             Ok(format!("move.{}", this.action.name()))
         });
-        methods.add_method("name", |_, this, ()| Ok(this.action.name()));
+        // `action:*`, as declared in `bindings/action.rs`.
+        for binding in crate::bindings::action::ACTION.bindings {
+            if let crate::bindings::Make::ActionMethod(method) = binding.make {
+                methods.add_method(binding.short_name(), move |_, this, ()| {
+                    Ok(method(&this.action))
+                });
+            }
+        }
     }
 }
 

@@ -6,13 +6,12 @@
 //! [`Decider`], so the simulation asks it for actions without knowing about Lua. It reads
 //! script files; it never changes the world, draws or watches files.
 
-mod api;
+mod bindings;
 mod budget;
 mod convert;
 mod draw;
 mod errors;
 mod files;
-mod flow;
 mod hot;
 mod inspect;
 mod label;
@@ -161,7 +160,7 @@ pub struct ScriptHost {
     hot: Rc<Hot>,
     /// The world lent to Lua while a round, a predicate or a metric runs.
     lent: Rc<LentWorld>,
-    /// The `world` argument of every call (see `api::world_table`).
+    /// The `world` argument of every call (see `bindings::world::world_table`).
     world_table: Table,
     /// The real `xpcall` and the message handler every budgeted call runs under.
     xpcall: Function,
@@ -293,10 +292,15 @@ impl ScriptHost {
         lua.set_app_data(Rc::clone(&lent));
         views::install(&lua, Rc::clone(&lent))?;
         let hot = hot::install(&lua)?;
-        lua.set_named_registry_value("agentbox.move", api::move_table(&lua)?)?;
-        lua.set_named_registry_value("agentbox.nav", api::nav_table(&lua)?)?;
-        lua.set_named_registry_value("agentbox.draw", draw::install(&lua)?)?;
-        let world_table = api::world_table(&lua)?;
+        let move_table = bindings::table(&lua, &bindings::moves::MOVE)?;
+        lua.set_named_registry_value("agentbox.move", move_table)?;
+        let nav_table = bindings::table(&lua, &bindings::nav::NAV)?;
+        lua.set_named_registry_value("agentbox.nav", nav_table)?;
+        draw::install(&lua);
+        let draw_table = bindings::table(&lua, &bindings::draw::DRAW)?;
+        sandbox::protect(&lua, &draw_table, "draw")?;
+        lua.set_named_registry_value("agentbox.draw", draw_table)?;
+        let world_table = bindings::world::world_table(&lua)?;
         let xpcall: Function = lua.globals().raw_get("xpcall")?;
         let handled = Rc::new(std::cell::Cell::new(None));
         let seen = Rc::clone(&handled);

@@ -277,6 +277,9 @@ fn random(lua: &Lua, args: Variadic<i64>) -> mlua::Result<Value> {
     }
 }
 
+/// What the sandbox's `print` does, for the reference page (`registry::markdown`).
+pub const PRINT_DOC: &str = "`print(...)` writes its arguments (through `tostring`, tab-separated) as one line prefixed with the caller's `file.lua:LINE:`. Lines printed while an agent decides go to stderr, to the window's console (C: stamped with the tick and the agent, filterable, the last 1,000 lines) and to the agent's decision timeline, and headless into the trace as events `{\"type\":\"print\",\"agent\":ID,\"text\":LINE}`. Bounded: at most 4 KiB per agent and 64 KiB in all per tick; past that lines are dropped and one note per tick on stderr says how many bytes, for whom.";
+
 /// Builds a fresh global table for one script (or module) loaded in `ctx` (see
 /// [`new_context`]); `move` and `nav` are copied from the registry's `agentbox.move`/`.nav`.
 pub fn new_env(lua: &Lua, ctx: &Table) -> mlua::Result<Table> {
@@ -345,7 +348,7 @@ pub fn new_env(lua: &Lua, ctx: &Table) -> mlua::Result<Table> {
             Ok(())
         })?,
     )?;
-    super::plot::install(lua, &env)?;
+    super::bindings::globals::install(lua, &env)?;
     let move_t: Table = lua.named_registry_value("agentbox.move")?;
     let nav_t: Table = lua.named_registry_value("agentbox.nav")?;
     env.raw_set("move", shallow_copy(lua, &move_t, &[])?)?;
