@@ -60,7 +60,8 @@ impl LentWorld {
     }
 
     /// Whether a world is lent now.
-    pub fn is_lent(&self) -> bool {
+    #[cfg(test)]
+    fn is_lent(&self) -> bool {
         !self.world.get().is_null()
     }
 }

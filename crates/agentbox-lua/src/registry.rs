@@ -244,10 +244,10 @@ pub fn stubs() -> String {
         library(Home::World).doc
     ));
     stub_functions(&mut out, Home::World, "World:");
-    for home in [Home::Move, Home::Nav, Home::Draw] {
-        let table = home.title();
-        out.push_str(&format!("---{}\n{table} = {{}}\n\n", library(home).doc));
-        stub_functions(&mut out, home, &format!("{table}."));
+    for table in LIBRARIES.iter().filter(|l| l.home.is_table()) {
+        let name = table.home.title();
+        out.push_str(&format!("---{}\n{name} = {{}}\n\n", table.doc));
+        stub_functions(&mut out, table.home, &format!("{name}."));
     }
     out
 }
@@ -410,11 +410,11 @@ pub fn luacheckrc() -> String {
             ));
         }
     }
-    for home in [Home::Move, Home::Nav, Home::Draw] {
+    for table in LIBRARIES.iter().filter(|l| l.home.is_table()) {
         out.push_str(&format!(
             "    {} = {{ fields = {{ {} }} }},\n",
-            home.title(),
-            field_list(&mut library(home).bindings.iter().map(|b| b.short_name()))
+            table.home.title(),
+            field_list(&mut table.bindings.iter().map(|b| b.short_name()))
         ));
     }
     out.push_str("  },\n}\nstd = \"agentbox\"\n");

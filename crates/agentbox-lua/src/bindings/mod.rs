@@ -55,6 +55,12 @@ impl Home {
         }
     }
 
+    /// Whether its bindings are the fields of a global table scripts get (`move`, `nav`,
+    /// `draw`).
+    pub fn is_table(self) -> bool {
+        matches!(self, Home::Move | Home::Nav | Home::Draw)
+    }
+
     /// What a binding's name starts with: `move.`, `world:`...
     #[cfg(test)]
     fn prefix(self) -> &'static str {
