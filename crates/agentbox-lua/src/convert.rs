@@ -5,14 +5,34 @@
 //! the core applies again when it runs.
 
 use super::errors::located;
-use super::hot::ActionBook;
 use super::views::{ID, POS, X, Y};
+use agentbox_core::world::spatial::FastMap;
 use agentbox_core::world::{tile_of, Action, AgentRef, Target, World};
 use glam::{DVec2, IVec2};
 use mlua::{ffi, AnyUserData, Lua, MetaMethod, Table, UserData, UserDataMethods, Value};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::ffi::c_int;
 use std::rc::{Rc, Weak};
+
+/// Every live action userdata by address (entries leave when the userdata is collected), so
+/// the decision loop reads what `decide` returned without an mlua type check.
+#[derive(Default)]
+pub struct ActionBook(RefCell<FastMap<usize, Action>>);
+
+impl ActionBook {
+    pub fn insert(&self, at: usize, action: Action) {
+        self.0.borrow_mut().insert(at, action);
+    }
+
+    pub fn remove(&self, at: usize) {
+        self.0.borrow_mut().remove(&at);
+    }
+
+    /// The action of the userdata at `at`, if it is one.
+    pub fn get(&self, at: usize) -> Option<Action> {
+        self.0.borrow().get(&at).cloned()
+    }
+}
 
 /// An action returned by a `move.*` function, handed back by `decide`. Made only by
 /// [`make_action`], which lists it in the state's [`ActionBook`] by address until it is
@@ -50,7 +70,7 @@ impl UserData for LuaAction {
 
 /// A new action userdata, listed in the book.
 pub fn make_action(lua: &Lua, action: Action) -> mlua::Result<AnyUserData> {
-    let book = super::hot::get(lua)?.book.clone();
+    let book = super::raw::get(lua)?.book.clone();
     let ud = lua.create_userdata(LuaAction {
         action: action.clone(),
         book: Rc::downgrade(&book),

@@ -9,10 +9,10 @@
 mod bindings;
 mod budget;
 mod convert;
+mod decide_loop;
 mod draw;
 mod errors;
 mod files;
-mod hot;
 mod inspect;
 mod label;
 mod lent;
@@ -21,6 +21,7 @@ mod metric;
 mod output;
 pub mod plot;
 mod predicate;
+mod raw;
 pub mod registry;
 mod sandbox;
 pub mod sources;
@@ -33,10 +34,11 @@ use agentbox_core::world::spatial::{FastMap, Fnv1a};
 use agentbox_core::world::{rng, Agent, Brain, ErrorKind, ScriptError, World};
 use budget::{Budget, Stop};
 use convert::json_to_lua;
-use hot::{Batch, Hot, Outcome, Ready};
+use decide_loop::{Batch, Outcome, Ready};
 use lent::LentWorld;
 use mlua::chunk::ChunkMode;
 use mlua::{Function, Lua, LuaOptions, MultiValue, RegistryKey, StdLib, Table, Value};
+use raw::RawContext;
 use sandbox::{Requires, Rngs};
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::c_void;
@@ -73,7 +75,7 @@ struct Slot {
     this_ref: std::ffi::c_int,
     this_ptr: *const c_void,
     /// How many cache lines from `this_ptr` hold its header, its fields and its `params`
-    /// (`hot::prefetch_self`).
+    /// (`decide_loop::prefetch_self`).
     lines: u8,
     script: PathBuf,
     /// The module generation `init`/`on_reload` last ran for; `None` before `init`.
@@ -157,7 +159,7 @@ pub struct ScriptHost {
     lua: Lua,
     seed: u64,
     budget: Rc<Budget>,
-    hot: Rc<Hot>,
+    raw: Rc<RawContext>,
     /// The world lent to Lua while a round, a predicate or a metric runs.
     lent: Rc<LentWorld>,
     /// The `world` argument of every call (see `bindings::world::world_table`).
@@ -270,8 +272,8 @@ impl ScriptHost {
         let lua = Lua::new_with(libs, LuaOptions::default())?;
         // Generational collection: a crowd makes short-lived garbage every tick (argument
         // tables, actions) beside long-lived `self` tables; the incremental collector's
-        // cycles ended in 150 to 350 ms ticks for 20,000 agents, a whole stall budget
-        // (docs/benchmarks.md, "A scene save to a running crowd"). mlua 0.12 does not export
+        // cycles stalled single ticks of a large crowd for a whole stall budget (the figures:
+        // docs/benchmarks.md, "A scene save to a running crowd"). mlua 0.12 does not export
         // its `GcMode`, so the mode is set through the C API.
         // SAFETY: `lua_gc` with LUA_GCGEN and two integer arguments (0: keep the defaults)
         // only switches the collector's mode; it pushes and pops nothing.
@@ -291,7 +293,7 @@ impl ScriptHost {
         let lent = Rc::new(LentWorld::default());
         lua.set_app_data(Rc::clone(&lent));
         views::install(&lua, Rc::clone(&lent))?;
-        let hot = hot::install(&lua)?;
+        let raw = raw::install(&lua)?;
         let move_table = bindings::table(&lua, &bindings::moves::MOVE)?;
         lua.set_named_registry_value("agentbox.move", move_table)?;
         let nav_table = bindings::table(&lua, &bindings::nav::NAV)?;
@@ -317,7 +319,7 @@ impl ScriptHost {
             lua,
             seed,
             budget,
-            hot,
+            raw,
             lent,
             world_table,
             xpcall,
@@ -595,7 +597,7 @@ impl ScriptHost {
             let _ = selves.raw_set(id, Value::Nil);
         }
         if let Some(slot) = self.slots.remove(id) {
-            self.hot.views.unlink_self(slot.this_ptr);
+            self.raw.views.unlink_self(slot.this_ptr);
             let _ = self.lua.remove_registry_value(slot.this);
         }
     }
@@ -618,10 +620,10 @@ impl ScriptHost {
         // for as many as the last `self` of this script holds by now (`Views::sized_table`);
         // `memory` is made on first use (see `views`), so a crowd that never reads it keeps
         // its tables small.
-        let (this, slots) = self
-            .hot
-            .views
-            .sized_table(&self.lua, script, views::Use::Self_, 4)?;
+        let (this, slots) =
+            self.raw
+                .views
+                .sized_table(&self.lua, script, views::TableUse::Self_, 4)?;
         this.raw_set("params", json_to_lua(&self.lua, &agent.params)?)?;
         let this_ptr = this.to_pointer();
         self.registry_table(SELVES)?
@@ -632,7 +634,7 @@ impl ScriptHost {
             owner,
             this_ref: key.id(),
             this_ptr,
-            lines: hot::self_lines(slots),
+            lines: decide_loop::self_lines(slots),
             this: key,
             script: script.to_path_buf(),
             seen_generation: None,
@@ -756,7 +758,7 @@ impl ScriptHost {
                     let (k, old) = self.slots.insert(slot);
                     self.rngs.start(k, rng::stream(self.seed, &agent.id, "lua"));
                     if let Some(old) = old {
-                        self.hot.views.unlink_self(old.this_ptr);
+                        self.raw.views.unlink_self(old.this_ptr);
                         let _ = self.lua.remove_registry_value(old.this);
                     }
                     k
@@ -773,7 +775,7 @@ impl ScriptHost {
             Ok(t) => t,
             Err(e) => return Err(Decision::Failed(errors::error_in(&name, &e))),
         };
-        let views = Rc::clone(&self.hot.views);
+        let views = Rc::clone(&self.raw.views);
         match views.link_self(&self.lua, world, &this, index) {
             Ok(()) => {
                 slot.linked = views.view_ptr(index).map(|p| (index, p));
@@ -814,13 +816,13 @@ impl ScriptHost {
         let stamp = (
             self.generations,
             world.roster,
-            self.hot.views.roster(),
+            self.raw.views.roster(),
             self.slot_changes,
         );
         if world.roster != 0 && self.turns.stamp == Some(stamp) {
             return;
         }
-        let views = Rc::clone(&self.hot.views);
+        let views = Rc::clone(&self.raw.views);
         let mut list = std::mem::take(&mut self.turns.list);
         list.clear();
         for (index, agent) in world.agents.iter().enumerate() {
@@ -847,9 +849,9 @@ impl ScriptHost {
         let mut args = vec![
             Value::Function(self.handler.clone()),
             Value::Table(self.world_table.clone()),
-            Value::String(self.hot.views.names[views::DECIDE].clone()),
+            Value::String(self.raw.views.names[views::DECIDE].clone()),
         ];
-        args.extend(self.hot.caches().into_iter().map(Value::Table));
+        args.extend(self.raw.caches().into_iter().map(Value::Table));
         let mut batch = FastRound {
             turns: &self.turns.list,
             slots: &self.slots,
@@ -864,14 +866,14 @@ impl ScriptHost {
             handled: &self.handled,
             cleanup: None,
         };
-        let hot = Rc::clone(&self.hot);
+        let raw = Rc::clone(&self.raw);
         let budget = Rc::clone(&self.budget);
         // SAFETY: `run_batch` gets the stack it documents (the arguments pushed here); the
         // batch lives in this frame, outside the protected call.
         let _ = unsafe {
             self.lua
                 .exec_raw::<()>(MultiValue::from_iter(args), |state| {
-                    hot::run_batch(state, &hot, world, &budget, &mut batch);
+                    decide_loop::run_batch(state, &raw, world, &budget, &mut batch);
                     mlua::ffi::lua_settop(state, 0);
                 })
         };
@@ -1004,7 +1006,7 @@ const SUSPENDED: &str =
 
 const MB: usize = 1024 * 1024;
 
-/// The host's side of one raw batch (see `hot::run_batch`).
+/// The host's side of one raw batch (see `decide_loop::run_batch`).
 struct FastRound<'a> {
     turns: &'a [Turn],
     /// The slots, for each agent's memory owner.
@@ -1110,8 +1112,10 @@ impl Batch for FastRound<'_> {
                 }
                 Turn::Raw(k, ready) => {
                     let k = k as usize;
-                    if let Some(Turn::Raw(_, later)) = self.turns.get(self.cursor + hot::AHEAD) {
-                        hot::prefetch_self(later.this_ptr, later.lines);
+                    if let Some(Turn::Raw(_, later)) =
+                        self.turns.get(self.cursor + decide_loop::AHEAD)
+                    {
+                        decide_loop::prefetch_self(later.this_ptr, later.lines);
                     }
                     if let Some(Some(slot)) = self.slots.all.get(k) {
                         self.budget.own(slot.owner);
@@ -1185,10 +1189,10 @@ impl Decider for ScriptHost {
 impl ScriptHost {
     /// One round of decisions, with `world` lent to Lua.
     fn decide_round(&mut self, world: &World) -> Vec<(usize, Decision)> {
-        self.hot.views.begin_round(world);
+        self.raw.views.begin_round(world);
         self.slots.begin_round(world.roster);
         // A failure here only means views are made one by one on first use.
-        let _ = self.hot.views.prepare(&self.lua, world);
+        let _ = self.raw.views.prepare(&self.lua, world);
         self.plan_turns(world);
         // Sized for every agent up front: growing it by doubling copied megabytes per tick.
         let mut out = Vec::with_capacity(world.agents.len());
@@ -1219,7 +1223,7 @@ impl ScriptHost {
                     index += 1;
                     continue;
                 }
-                let views = Rc::clone(&self.hot.views);
+                let views = Rc::clone(&self.raw.views);
                 match ready(&mut self.slots, &views, self.generations, world, index) {
                     Some((k, r)) if index < self.turns.list.len() => {
                         self.turns.list[index] = Turn::Raw(k as u32, r)

@@ -55,7 +55,7 @@ impl Metrics for ScriptHost {
             .metrics()
             .and_then(|t| t.raw_get(handle))
             .map_err(describe)?;
-        self.hot.views.begin_round(world);
+        self.raw.views.begin_round(world);
         let args = MultiValue::from_iter([Value::Table(self.world_table.clone())]);
         let result = self.lent.lend(world, || self.call(&function, args));
         let value = match result.map_err(String::from)? {

@@ -51,7 +51,7 @@ impl Predicates for ScriptHost {
             .and_then(|t| t.raw_get(handle))
             .map_err(describe)?;
         // Views cached during the last round of decisions show the world before that tick.
-        self.hot.views.begin_round(world);
+        self.raw.views.begin_round(world);
         let args = MultiValue::from_iter([Value::Table(self.world_table.clone())]);
         let result = self.lent.lend(world, || self.call(&function, args));
         match result.map_err(String::from)? {

@@ -9,14 +9,12 @@
 
 use super::{p, Binding, Charge, Home, Library, Make};
 use crate::convert::{to_pos, to_tile, Arg};
-use crate::draw::{color_named, get, Color, Drawings, Shape, COLOR_NAMES, MAX_TEXT};
+use crate::draw::{color_named, get, Color, Shape, COLOR_NAMES, MAX_TEXT};
 use crate::errors::located;
-use crate::views::{self, raw_closure};
+use crate::views;
 use agentbox_core::nav::sees::View;
 use glam::{DVec2, IVec2};
-use mlua::{ffi, Lua, Value, Variadic};
-use std::ffi::{c_int, c_void};
-use std::rc::Rc;
+use mlua::{Lua, Value, Variadic};
 
 /// The `draw` library, in the order its table is made.
 pub const DRAW: Library = Library {
@@ -92,8 +90,8 @@ pub const TILE: Binding = Binding {
     make: Make::Function(|lua| draw_fn(lua, Kind::Tile)),
 };
 
-/// A `draw.*` function: the raw gate, in front of the function that reads its arguments and
-/// adds the shape.
+/// A `draw.*` function: the raw gate (`raw::draw_gate`), in front of the function that reads
+/// its arguments and adds the shape.
 fn draw_fn(lua: &Lua, kind: Kind) -> mlua::Result<mlua::Function> {
     let slow = lua.create_function(move |lua, args: Variadic<Value>| {
         // Never raises (display only): a bad call is noted and skipped.
@@ -108,39 +106,11 @@ fn draw_fn(lua: &Lua, kind: Kind) -> mlua::Result<mlua::Function> {
     })?;
     let drawings =
         get(lua).ok_or_else(|| mlua::Error::runtime("agentbox drawings are not installed"))?;
-    let ptr = Rc::as_ptr(&drawings) as *mut c_void;
-    raw_closure(
-        lua,
-        gate,
-        vec![
-            Value::LightUserData(mlua::LightUserData(ptr)),
-            Value::Function(slow),
-        ],
-    )
+    crate::raw::draw_gate(lua, &drawings, slow)
 }
 
 fn deciding(lua: &Lua) -> Option<usize> {
     views::get(lua).ok()?.deciding().map(|(_, i)| i)
-}
-
-/// Each `draw.*` function: returns at once unless collecting, else hands its arguments to
-/// the function that reads them (upvalue 2). Upvalue 1 is the collector, kept alive by the
-/// state's app data for the state's life.
-unsafe extern "C-unwind" fn gate(state: *mut ffi::lua_State) -> c_int {
-    // Upvalue 1 is the `Drawings` pointer `install` gave (alive while the state is), upvalue
-    // 2 a function; reading a `Cell<bool>` cannot panic; nothing needing a drop lives across
-    // `lua_call`. SAFETY: Lua calls this with a live state of this thread and those upvalues.
-    unsafe {
-        let d = &*(ffi::lua_touserdata(state, ffi::lua_upvalueindex(1)) as *const Drawings);
-        if !d.enabled.get() {
-            return 0;
-        }
-        let n = ffi::lua_gettop(state);
-        ffi::lua_pushvalue(state, ffi::lua_upvalueindex(2));
-        ffi::lua_rotate(state, 1, 1);
-        ffi::lua_call(state, n, 0);
-        0
-    }
 }
 
 #[derive(Clone, Copy)]

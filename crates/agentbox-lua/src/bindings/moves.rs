@@ -29,7 +29,7 @@ use super::options::{
 use super::{p, with_world, Binding, Charge, Home, Library, Make};
 use crate::convert::{make_action, to_point, to_target, to_tile, Arg};
 use crate::errors::located;
-use crate::hot;
+use crate::raw;
 use agentbox_core::world::{Action, LennardJones, PotentialSpec, Target, TraceVariant};
 use mlua::{Lua, Table, Value};
 use std::rc::Rc;
@@ -113,38 +113,38 @@ pub const FLOW_TO: Binding = Binding {
 
 /// A `move.*` function taking a target and returning an action built from it: the mlua
 /// function reads any target and caches the action it makes for a target agent; its raw twin
-/// (`hot::target`) hands that action out again.
+/// (`raw::target`) hands that action out again.
 fn target_fn(
     lua: &Lua,
     name: &'static str,
     make: fn(Target) -> Action,
 ) -> mlua::Result<mlua::Function> {
-    let hot = hot::get(lua)?;
+    let context = raw::get(lua)?;
     let actions = lua.create_table()?;
-    let cache = hot.new_cache(make, &actions);
+    let cache = context.new_cache(make, &actions);
     let kept = actions.clone();
-    let context = Rc::clone(&hot);
+    let kept_context = Rc::clone(&context);
     let full = lua.create_function(move |lua, target: Value| {
         with_world(lua, name, |w| {
-            let hot = &context;
-            match hot.view_index(&target) {
+            let context = &kept_context;
+            match context.view_index(&target) {
                 // A view of this round stands for its agent whatever its fields say now.
                 Some(j) => {
-                    let Some(target) = hot::target_of(w, j) else {
+                    let Some(target) = raw::target_of(w, j) else {
                         return make_action(
                             lua,
                             make(to_target(lua, w, &target, Arg::new(name, 1))?),
                         );
                     };
                     let ud = make_action(lua, make(target))?;
-                    hot::remember(hot, &kept, cache, j, &ud)?;
+                    raw::remember(context, &kept, cache, j, &ud)?;
                     Ok(ud)
                 }
                 None => make_action(lua, make(to_target(lua, w, &target, Arg::new(name, 1))?)),
             }
         })
     })?;
-    hot::target(lua, &hot, full, cache, actions)
+    raw::target(lua, &context, full, cache, actions)
 }
 
 pub const TO: Binding = Binding {

@@ -10,7 +10,8 @@
 use super::{charge, p, table, with_world, Binding, Charge, Home, Library, Make};
 use crate::convert::{tile_list, tile_table, to_pos, to_tile, Arg};
 use crate::errors::located;
-use crate::{hot, views};
+use crate::raw::{self, Origin, WorldNumber};
+use crate::views;
 use agentbox_core::world::World;
 use mlua::{IntoLuaMulti, Lua, Table, Value, Variadic};
 
@@ -143,12 +144,12 @@ pub const NEAREST: Binding = Binding {
     charge: Charge::None,
     make: Make::Function(|lua| {
         let full = lua.create_function(nearest)?;
-        hot::nearest(lua, &hot::get(lua)?, full)
+        raw::nearest(lua, &raw::get(lua)?, full)
     }),
 };
 
-/// `world:nearest` for any arguments; its raw twin (`hot::nearest`) answers the deciding
-/// agent's own `self` and hands everything else here. The query is `hot::nearest_of`, for
+/// `world:nearest` for any arguments; its raw twin (`raw::nearest`) answers the deciding
+/// agent's own `self` and hands everything else here. The query is `raw::nearest_of`, for
 /// both.
 fn nearest(
     lua: &Lua,
@@ -157,14 +158,14 @@ fn nearest(
     with_world(lua, NEAREST.name, |w| {
         let views = views::get(lua)?;
         let from = match views.deciding() {
-            Some((_, i)) if views.is_deciding_self(&from) => hot::From::Agent(i),
-            _ => hot::From::Point(
+            Some((_, i)) if views.is_deciding_self(&from) => Origin::Agent(i),
+            _ => Origin::Point(
                 to_pos(lua, &from, Arg::new(NEAREST.name, 1))?,
                 own_index(lua, w, &from)?,
             ),
         };
         let kind = kind.as_ref().map(|k| k.as_bytes());
-        match hot::nearest_of(w, from, kind.as_deref()) {
+        match raw::nearest_of(w, from, kind.as_deref()) {
             Some((i, distance)) => (views.view(lua, w, i)?, distance).into_lua_multi(lua),
             None => Value::Nil.into_lua_multi(lua),
         }
@@ -177,7 +178,7 @@ pub const TICK: Binding = Binding {
     returns: &[("integer", "Ticks applied so far.")],
     doc: "The current tick.",
     charge: Charge::None,
-    make: Make::Function(|lua| hot::world_number(lua, hot::Number::Tick)),
+    make: Make::Function(|lua| raw::world_number(lua, WorldNumber::Tick)),
 };
 
 pub const TIME: Binding = Binding {
@@ -186,7 +187,7 @@ pub const TIME: Binding = Binding {
     returns: &[("number", "Simulated seconds since the start.")],
     doc: "Simulated time (ticks times the fixed step).",
     charge: Charge::None,
-    make: Make::Function(|lua| hot::world_number(lua, hot::Number::Time)),
+    make: Make::Function(|lua| raw::world_number(lua, WorldNumber::Time)),
 };
 
 pub const SIZE: Binding = Binding {
