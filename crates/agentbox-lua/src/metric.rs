@@ -24,8 +24,8 @@ impl ScriptHost {
 impl Metrics for ScriptHost {
     fn compile_metric(&mut self, name: &str, code: &str) -> Result<usize, String> {
         let describe = |e: mlua::Error| errors::describe(&e);
-        self.loads += 1;
-        let ctx = sandbox::new_context(&self.lua, Path::new("."), self.loads).map_err(describe)?;
+        let load = self.modules.next_load();
+        let ctx = sandbox::new_context(&self.lua, Path::new("."), load).map_err(describe)?;
         let env = sandbox::new_env(&self.lua, &ctx).map_err(describe)?;
         let compile = |source: String| {
             self.lua

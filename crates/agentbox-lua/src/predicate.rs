@@ -22,8 +22,8 @@ impl ScriptHost {
 impl Predicates for ScriptHost {
     fn compile_predicate(&mut self, name: &str, code: &str) -> Result<usize, String> {
         let describe = |e: mlua::Error| errors::describe(&e);
-        self.loads += 1;
-        let ctx = sandbox::new_context(&self.lua, Path::new("."), self.loads).map_err(describe)?;
+        let load = self.modules.next_load();
+        let ctx = sandbox::new_context(&self.lua, Path::new("."), load).map_err(describe)?;
         let env = sandbox::new_env(&self.lua, &ctx).map_err(describe)?;
         // The check runs as a function on the same line, so line numbers in messages are its
         // own; its `true` or `false, reason` become one value: true, or the reason.
