@@ -18,7 +18,7 @@ pub type Blob = Rc<[u8]>;
 
 /// What reading a path gave.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Read {
+pub enum FileRead {
     Bytes(Blob),
     /// The read failed: whether the file was missing, and the error's text.
     Failed {
@@ -27,12 +27,12 @@ pub enum Read {
     },
 }
 
-impl Read {
+impl FileRead {
     /// What a read that gave `result` recorded.
-    pub fn from_result(result: &io::Result<Vec<u8>>) -> Read {
+    pub fn from_result(result: &io::Result<Vec<u8>>) -> FileRead {
         match result {
-            Ok(bytes) => Read::Bytes(Rc::from(bytes.as_slice())),
-            Err(e) => Read::Failed {
+            Ok(bytes) => FileRead::Bytes(Rc::from(bytes.as_slice())),
+            Err(e) => FileRead::Failed {
                 missing: e.kind() == io::ErrorKind::NotFound,
                 message: e.to_string(),
             },
@@ -41,8 +41,8 @@ impl Read {
 
     fn to_result(&self) -> io::Result<Vec<u8>> {
         match self {
-            Read::Bytes(b) => Ok(b.to_vec()),
-            Read::Failed { missing, message } => Err(io::Error::new(
+            FileRead::Bytes(b) => Ok(b.to_vec()),
+            FileRead::Failed { missing, message } => Err(io::Error::new(
                 if *missing {
                     io::ErrorKind::NotFound
                 } else {
@@ -56,11 +56,11 @@ impl Read {
 
 #[derive(Default)]
 struct Inner {
-    pinned: BTreeMap<PathBuf, Read>,
+    pinned: BTreeMap<PathBuf, FileRead>,
     /// Only pinned paths may be read (a replay: anything else means it went astray).
     strict: bool,
     logging: bool,
-    log: Vec<(PathBuf, Read)>,
+    log: Vec<(PathBuf, FileRead)>,
 }
 
 /// A shared handle: clones read and pin the same table.
@@ -86,7 +86,7 @@ impl Sources {
     }
 
     /// From now on, reading `path` gives `read` instead of the file.
-    pub fn pin(&self, path: &Path, read: Read) {
+    pub fn pin(&self, path: &Path, read: FileRead) {
         self.0.borrow_mut().pinned.insert(path.to_path_buf(), read);
     }
 
@@ -101,7 +101,7 @@ impl Sources {
     }
 
     /// What `path` is pinned to, if it is.
-    pub fn pinned(&self, path: &Path) -> Option<Read> {
+    pub fn pinned(&self, path: &Path) -> Option<FileRead> {
         self.0.borrow().pinned.get(path).cloned()
     }
 
@@ -118,7 +118,7 @@ impl Sources {
         let (result, read) = match pinned {
             Some(read) => (read.to_result(), read),
             None if strict => {
-                let read = Read::Failed {
+                let read = FileRead::Failed {
                     missing: false,
                     message: "not in the recorded history".into(),
                 };
@@ -126,7 +126,7 @@ impl Sources {
             }
             None => {
                 let result = from_disk(path);
-                let read = Read::from_result(&result);
+                let read = FileRead::from_result(&result);
                 (result, read)
             }
         };
@@ -138,7 +138,7 @@ impl Sources {
     }
 
     /// The reads logged since the last call, in order.
-    pub fn take_log(&self) -> Vec<(PathBuf, Read)> {
+    pub fn take_log(&self) -> Vec<(PathBuf, FileRead)> {
         std::mem::take(&mut self.0.borrow_mut().log)
     }
 }
@@ -153,11 +153,14 @@ mod tests {
         let s = Sources::disk();
         s.set_logging(true);
         assert_eq!(s.read(Path::new("a.lua"), disk).unwrap(), b"disk");
-        s.pin(Path::new("a.lua"), Read::Bytes(Rc::from(&b"pinned"[..])));
+        s.pin(
+            Path::new("a.lua"),
+            FileRead::Bytes(Rc::from(&b"pinned"[..])),
+        );
         assert_eq!(s.read(Path::new("a.lua"), disk).unwrap(), b"pinned");
         let log = s.take_log();
         assert_eq!(log.len(), 2);
-        assert_eq!(log[0].1, Read::Bytes(Rc::from(&b"disk"[..])));
+        assert_eq!(log[0].1, FileRead::Bytes(Rc::from(&b"disk"[..])));
         assert!(s.take_log().is_empty());
 
         let strict = Sources::strict();
@@ -165,7 +168,7 @@ mod tests {
         assert!(e.to_string().contains("not in the recorded history"), "{e}");
         strict.pin(
             Path::new("b.lua"),
-            Read::Failed {
+            FileRead::Failed {
                 missing: true,
                 message: "gone".into(),
             },

@@ -11,7 +11,7 @@
 //! ```
 
 use super::{Event, Input, Recording};
-use agentbox_lua::sources::{Blob, Read};
+use agentbox_lua::sources::{Blob, FileRead};
 use glam::IVec2;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -110,7 +110,7 @@ pub fn to_text(rec: &Recording) -> String {
                     reads: reads
                         .iter()
                         .map(|(path, read)| match read {
-                            Read::Bytes(b) => {
+                            FileRead::Bytes(b) => {
                                 let k = key(b);
                                 files.entry(k.clone()).or_insert_with(
                                     || match std::str::from_utf8(b) {
@@ -125,7 +125,7 @@ pub fn to_text(rec: &Recording) -> String {
                                     error: None,
                                 }
                             }
-                            Read::Failed { missing, message } => ReadForm {
+                            FileRead::Failed { missing, message } => ReadForm {
                                 path: path.clone(),
                                 file: None,
                                 missing: *missing,
@@ -210,7 +210,7 @@ pub fn from_text(text: &str, origin: &Path) -> Result<Recording, String> {
                 for r in reads {
                     let read = match (r.file, r.error) {
                         (Some(k), None) => match blobs.get(&k) {
-                            Some(b) => Read::Bytes(b.clone()),
+                            Some(b) => FileRead::Bytes(b.clone()),
                             None => {
                                 return Err(format!(
                                     "{}: event {i} reads {} as file {k}, which is not in \"files\"",
@@ -219,7 +219,7 @@ pub fn from_text(text: &str, origin: &Path) -> Result<Recording, String> {
                                 ))
                             }
                         },
-                        (None, Some(message)) => Read::Failed {
+                        (None, Some(message)) => FileRead::Failed {
                             missing: r.missing,
                             message,
                         },

@@ -31,7 +31,7 @@ use crate::session::{Reload, Session};
 use crate::watch::FileWatcher;
 use agentbox_core::sim::{trace, TickReport};
 use agentbox_core::world::{centre_of, TerrainId, Tile};
-use agentbox_lua::sources::{Blob, Read, Sources};
+use agentbox_lua::sources::{Blob, FileRead, Sources};
 use glam::IVec2;
 use std::collections::BTreeMap;
 use std::hash::Hasher;
@@ -47,7 +47,7 @@ pub enum Input {
     /// files changed (`changed`, as [`Session::apply_changes`] takes them).
     Files {
         changed: Vec<PathBuf>,
-        reads: Vec<(PathBuf, Read)>,
+        reads: Vec<(PathBuf, FileRead)>,
     },
     /// The direction keyboard-controlled agents move in.
     Keyboard(IVec2),
@@ -104,8 +104,8 @@ impl Recording {
                 for (p, read) in reads {
                     if p == path {
                         found = match read {
-                            Read::Bytes(b) => Some(b.clone()),
-                            Read::Failed { .. } => None,
+                            FileRead::Bytes(b) => Some(b.clone()),
+                            FileRead::Failed { .. } => None,
                         };
                     }
                 }
@@ -402,7 +402,7 @@ impl History {
         let mut changed = Vec::new();
         for (path, had) in pinned {
             // Bounded like every read of the project's files (a FIFO or a device is refused).
-            let now = Read::from_result(&agentbox_core::files::read_bounded(
+            let now = FileRead::from_result(&agentbox_core::files::read_bounded(
                 &path,
                 agentbox_core::files::MAX_SCENE_BYTES,
             ));
@@ -436,7 +436,7 @@ fn keyboard_at(rec: &Recording) -> IVec2 {
 }
 
 /// Every file the recording read by tick `at`, with what its last read gave.
-fn files_at(rec: &Recording, at: u64) -> BTreeMap<PathBuf, Read> {
+fn files_at(rec: &Recording, at: u64) -> BTreeMap<PathBuf, FileRead> {
     let mut out = BTreeMap::new();
     for event in rec.events.iter().take_while(|e| e.at <= at) {
         if let Input::Files { reads, .. } = &event.input {
@@ -576,7 +576,7 @@ impl Replayer {
     }
 }
 
-fn pin_all(sources: &Sources, reads: &[(PathBuf, Read)]) {
+fn pin_all(sources: &Sources, reads: &[(PathBuf, FileRead)]) {
     for (path, read) in reads {
         sources.pin(path, read.clone());
     }
@@ -641,7 +641,7 @@ pub fn branch_run(
                 history
                     .live
                     .sources()
-                    .pin(&r.script, Read::Bytes(r.other.clone()));
+                    .pin(&r.script, FileRead::Bytes(r.other.clone()));
             }
             let files: Vec<PathBuf> = replacements.iter().map(|r| r.script.clone()).collect();
             for reload in history.apply_changes(&files) {
@@ -676,8 +676,8 @@ pub fn export_branch(rec: &Recording, dir: &Path) -> Result<String, String> {
     let start = files_at(rec, 0);
     let root = common_folder(start.keys().chain(std::iter::once(&rec.scene)));
     let rel = |p: &Path| p.strip_prefix(&root).unwrap_or(p).to_path_buf();
-    let write = |to: PathBuf, read: &Read| -> Result<(), String> {
-        if let Read::Bytes(b) = read {
+    let write = |to: PathBuf, read: &FileRead| -> Result<(), String> {
+        if let FileRead::Bytes(b) = read {
             if let Some(parent) = to.parent() {
                 std::fs::create_dir_all(parent)
                     .map_err(|e| format!("{}: cannot create: {e}", parent.display()))?;
