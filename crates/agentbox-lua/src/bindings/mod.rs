@@ -205,6 +205,16 @@ pub(crate) fn charge(lua: &Lua, units: u64) -> mlua::Result<()> {
     }
 }
 
+/// Runs `code` as an `expect:` check (the body of a function of `world` returning true, or
+/// false and a reason) against `world` in a fresh host: how a binding's tests call it.
+#[cfg(test)]
+pub(crate) fn check(world: World, code: &str) -> Result<(), String> {
+    use agentbox_core::expect::Predicates;
+    let mut host = crate::ScriptHost::new(0).map_err(|e| e.to_string())?;
+    let handle = host.compile_predicate("test", code)?;
+    host.run_predicate(handle, &std::rc::Rc::new(world))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

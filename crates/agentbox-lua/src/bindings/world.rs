@@ -402,3 +402,34 @@ fn tile_arg(lua: &Lua, w: &World, args: &[Value], what: &str) -> mlua::Result<gl
         [] => Err(located(lua, format!("{what}: expected a tile"))),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::bindings::check;
+    use agentbox_core::world::World;
+
+    #[test]
+    fn the_tile_queries_read_the_map_and_bound_what_is_off_it() {
+        let map = || World::from_ascii(&["..#", "..."]);
+        assert_eq!(
+            check(map(), "local w, h = world:size(); return w == 3 and h == 2"),
+            Ok(())
+        );
+        assert_eq!(
+            check(
+                map(),
+                "return world:blocked(2, 0) and not world:blocked({x = 1, y = 1})"
+            ),
+            Ok(())
+        );
+        assert_eq!(
+            check(
+                map(),
+                "return world:blocked(-50, 0) and world:terrain(99, 99) == nil"
+            ),
+            Ok(())
+        );
+        let outside = check(map(), "return world:blocked(0 / 0, 1)");
+        assert!(outside.is_err_and(|e| e.contains("not a finite number")));
+    }
+}
