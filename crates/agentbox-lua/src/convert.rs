@@ -29,6 +29,7 @@ impl ActionBook {
     }
 
     /// The action of the userdata at `at`, if it is one.
+    #[inline]
     pub fn get(&self, at: usize) -> Option<Action> {
         self.0.borrow().get(&at).cloned()
     }

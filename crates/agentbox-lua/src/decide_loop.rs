@@ -438,6 +438,7 @@ unsafe fn give_back(state: *mut ffi::lua_State, context: &RawContext, index: usi
 /// # Safety
 /// `state` is the running Lua state; no Rust value that needs dropping may be alive in the
 /// caller's frames (the error unwinds them with `longjmp`).
+#[inline(always)]
 pub(crate) unsafe fn host<R>(state: *mut ffi::lua_State, f: impl FnOnce() -> R) -> R {
     let payload = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
         Ok(r) => return r,

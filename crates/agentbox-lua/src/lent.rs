@@ -5,7 +5,9 @@
 //! The host lends a world for the length of one call ([`LentWorld::lend`]): the loan starts
 //! when the call starts and ends when it returns, unwinds or returns early, through a guard
 //! kept inside `lend` that no caller can hold or forget. Readers get the world only inside a
-//! closure ([`LentWorld::with`]), so no reference to it outlives the loan. Outside a loan
+//! closure ([`LentWorld::with`]), so no reference to it outlives the loan (the raw C functions,
+//! which read it on every call, take it for the length of their call: the unsafe
+//! [`LentWorld::get`]). Outside a loan
 //! there is no world: the bindings say they can only be used inside `init` or `decide`.
 //!
 //! It never changes the world; it only holds the loan.
@@ -57,6 +59,19 @@ impl LentWorld {
         // frame. `f` cannot keep the reference: its lifetime is this call's.
         let world = unsafe { self.world.get().as_ref() };
         world.map(f)
+    }
+
+    /// The world lent now, for a raw C function Lua calls, which reads it many times and
+    /// cannot afford a closure per read; `None` outside a loan.
+    ///
+    /// # Safety
+    /// The reference must not outlive the Lua call it is taken in: a raw C function takes it,
+    /// uses it and drops it before it returns (a loan ends only after every Lua call made
+    /// inside it has returned).
+    #[inline]
+    pub unsafe fn get(&self) -> Option<&World> {
+        // SAFETY: as in `with`; the caller keeps the reference within its Lua call.
+        unsafe { self.world.get().as_ref() }
     }
 
     /// Whether a world is lent now.

@@ -83,9 +83,14 @@ pub fn get(lua: &Lua) -> mlua::Result<Rc<RawContext>> {
 }
 
 impl RawContext {
-    /// Runs `f` with the world lent to Lua (`lent.rs`); `None` outside a loan.
-    fn with_world<R>(&self, f: impl FnOnce(&World) -> R) -> Option<R> {
-        self.views.lent().with(f)
+    /// The world lent to Lua (`lent.rs`); `None` outside a loan.
+    ///
+    /// # Safety
+    /// As `LentWorld::get`: only for the length of the raw function's call.
+    #[inline]
+    unsafe fn world(&self) -> Option<&World> {
+        // SAFETY: the caller's contract.
+        unsafe { self.views.lent().get() }
     }
 
     /// A new cache of actions by target agent, made by `make` and kept in `actions`; its
@@ -110,6 +115,7 @@ impl RawContext {
 
     /// The action the fast path handed out last, made again from its target (the same action
     /// as the cached userdata's, without reading the userdata).
+    #[inline]
     pub(crate) fn handed_action(&self, world: &World) -> Option<Action> {
         let (cache, j) = self.handed.get()?;
         let make = *self.makers.borrow().get(cache)?;
@@ -142,6 +148,7 @@ impl RawContext {
 
 /// The target standing for agent `j` of `world` (its id from the shared list while the world
 /// is sealed, so no string is copied).
+#[inline]
 pub fn target_of(world: &World, j: usize) -> Option<Target> {
     let agent = match world.agent_ref(j) {
         Some(a) => a,
@@ -281,6 +288,8 @@ unsafe fn try_nearest(state: *mut ffi::lua_State) -> Option<c_int> {
         if !(2..=3).contains(&ffi::lua_gettop(state)) {
             return None;
         }
+        // Outside a loan of the world the full function says why.
+        let world = context.world()?;
         let (me_ptr, me) = context.views.deciding()?;
         // Only the deciding agent's own table has its address (whatever the argument's type).
         if ffi::lua_topointer(state, 2) != me_ptr {
@@ -295,13 +304,10 @@ unsafe fn try_nearest(state: *mut ffi::lua_State) -> Option<c_int> {
             }
             _ => return None,
         };
-        // `None` outside a loan of the world: the full function says why.
         let found = host(state, || {
-            context.with_world(|world| {
-                nearest_of(world, Origin::Agent(me), kind)
-                    .map(|(j, d)| (j, d, context.views.view_ptr(j)))
-            })
-        })?;
+            nearest_of(world, Origin::Agent(me), kind)
+                .map(|(j, d)| (j, d, context.views.view_ptr(j)))
+        });
         match found {
             None => {
                 ffi::lua_pushnil(state);
@@ -346,10 +352,11 @@ pub fn world_number(lua: &Lua, which: WorldNumber) -> mlua::Result<Function> {
 }
 
 unsafe extern "C-unwind" fn tick_raw(state: *mut ffi::lua_State) -> c_int {
-    // SAFETY: Lua calls it on a live state of this thread with the upvalue `world_number` gave.
+    // SAFETY: Lua calls it on a live state of this thread with the upvalue `world_number` gave;
+    // the lent world is read only within this call.
     unsafe {
-        match context_of(state).with_world(|w| w.tick as i64) {
-            Some(tick) => ffi::lua_pushinteger(state, tick),
+        match context_of(state).world() {
+            Some(w) => ffi::lua_pushinteger(state, w.tick as i64),
             None => outside(state, c"world:tick can only be used inside init or decide"),
         }
         1
@@ -359,8 +366,8 @@ unsafe extern "C-unwind" fn tick_raw(state: *mut ffi::lua_State) -> c_int {
 unsafe extern "C-unwind" fn time_raw(state: *mut ffi::lua_State) -> c_int {
     // SAFETY: as `tick_raw`.
     unsafe {
-        match context_of(state).with_world(World::time) {
-            Some(time) => ffi::lua_pushnumber(state, time),
+        match context_of(state).world() {
+            Some(w) => ffi::lua_pushnumber(state, w.time()),
             None => outside(state, c"world:time can only be used inside init or decide"),
         }
         1
@@ -538,7 +545,8 @@ unsafe extern "C-unwind" fn gate(state: *mut ffi::lua_State) -> c_int {
 pub unsafe extern "C-unwind" fn field_index(state: *mut ffi::lua_State) -> c_int {
     // Nothing that needs dropping lives across the Lua calls below.
     // SAFETY: Lua calls this with the table and the key on a live state of this thread; the
-    // upvalues are the ones `install` gave, the views kept alive by the state's app data.
+    // upvalues are the ones `install` gave, the views kept alive by the state's app data; the
+    // lent world is read only within this call.
     unsafe {
         let views = &*(ffi::lua_touserdata(state, ffi::lua_upvalueindex(1)) as *const Views);
         let ptr = ffi::lua_topointer(state, 1) as usize;
@@ -568,20 +576,16 @@ pub unsafe extern "C-unwind" fn field_index(state: *mut ffi::lua_State) -> c_int
             }
             Some(POS | VEL | TILE) => {}
             Some(field) => {
-                // The value is pushed while the world is lent (a text borrows from it); the
-                // frames a memory error would jump over hold nothing that needs dropping.
-                let pushed = views.lent().with(|w| {
-                    let value = host(state, || w.agents.get(index).map(|a| scalar(field, a)));
-                    match value {
-                        Some(Scalar::Number(n)) => ffi::lua_pushnumber(state, n),
-                        Some(Scalar::Text(s)) => {
-                            ffi::lua_pushlstring(state, s.as_ptr() as *const _, s.len());
-                        }
-                        Some(Scalar::Nil) | None => ffi::lua_pushnil(state),
-                    }
+                let value = host(state, || {
+                    let agent = views.lent().get()?.agents.get(index)?;
+                    Some(scalar(field, agent))
                 });
-                if pushed.is_none() {
-                    ffi::lua_pushnil(state);
+                match value {
+                    Some(Scalar::Number(n)) => ffi::lua_pushnumber(state, n),
+                    Some(Scalar::Text(s)) => {
+                        ffi::lua_pushlstring(state, s.as_ptr() as *const _, s.len());
+                    }
+                    Some(Scalar::Nil) | None => ffi::lua_pushnil(state),
                 }
                 return 1;
             }
@@ -612,10 +616,9 @@ pub unsafe extern "C-unwind" fn part_index(state: *mut ffi::lua_State) -> c_int 
         // The number, read in Rust under `host` (a panic becomes a Lua error).
         let value = host(state, || {
             let (index, part) = views.part_at(ptr)?;
-            let xy = views
-                .lent()
-                .with(|w| part_xy(w, index as usize, part as usize));
-            xy.flatten()?.get(axis).copied()
+            part_xy(views.lent().get()?, index as usize, part as usize)?
+                .get(axis)
+                .copied()
         });
         match value {
             Some(n) => push_num(state, n),

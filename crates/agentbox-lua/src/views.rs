@@ -422,6 +422,7 @@ fn refuse_part(lua: &Lua, (proxy, _, _): (Table, Value, Value)) -> mlua::Result<
 
 impl Views {
     /// The world lent to Lua, which the fields are read from.
+    #[inline]
     pub fn lent(&self) -> &LentWorld {
         &self.lent
     }
