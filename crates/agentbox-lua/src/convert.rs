@@ -5,14 +5,35 @@
 //! the core applies again when it runs.
 
 use super::errors::located;
-use super::hot::ActionBook;
 use super::views::{ID, POS, X, Y};
+use agentbox_core::world::spatial::FastMap;
 use agentbox_core::world::{tile_of, Action, AgentRef, Target, World};
 use glam::{DVec2, IVec2};
 use mlua::{ffi, AnyUserData, Lua, MetaMethod, Table, UserData, UserDataMethods, Value};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::ffi::c_int;
 use std::rc::{Rc, Weak};
+
+/// Every live action userdata by address (entries leave when the userdata is collected), so
+/// the decision loop reads what `decide` returned without an mlua type check.
+#[derive(Default)]
+pub struct ActionBook(RefCell<FastMap<usize, Action>>);
+
+impl ActionBook {
+    pub fn insert(&self, at: usize, action: Action) {
+        self.0.borrow_mut().insert(at, action);
+    }
+
+    pub fn remove(&self, at: usize) {
+        self.0.borrow_mut().remove(&at);
+    }
+
+    /// The action of the userdata at `at`, if it is one.
+    #[inline]
+    pub fn get(&self, at: usize) -> Option<Action> {
+        self.0.borrow().get(&at).cloned()
+    }
+}
 
 /// An action returned by a `move.*` function, handed back by `decide`. Made only by
 /// [`make_action`], which lists it in the state's [`ActionBook`] by address until it is
@@ -37,13 +58,20 @@ impl UserData for LuaAction {
         methods.add_meta_method(MetaMethod::ToString, |_, this, ()| {
             Ok(format!("move.{}", this.action.name()))
         });
-        methods.add_method("name", |_, this, ()| Ok(this.action.name()));
+        // `action:*`, as declared in `bindings/action.rs`.
+        for binding in crate::bindings::action::ACTION.bindings {
+            if let crate::bindings::Make::ActionMethod(method) = binding.make {
+                methods.add_method(binding.short_name(), move |_, this, ()| {
+                    Ok(method(&this.action))
+                });
+            }
+        }
     }
 }
 
 /// A new action userdata, listed in the book.
 pub fn make_action(lua: &Lua, action: Action) -> mlua::Result<AnyUserData> {
-    let book = super::hot::get(lua)?.book.clone();
+    let book = super::raw::get(lua)?.book.clone();
     let ud = lua.create_userdata(LuaAction {
         action: action.clone(),
         book: Rc::downgrade(&book),
@@ -175,10 +203,8 @@ fn read_xy(views: &super::views::Views, t: &Table) -> mlua::Result<Option<DVec2>
 /// is no map to bound it to; the primitive bounds it when it runs.
 pub fn to_point(lua: &Lua, value: &Value, arg: Arg) -> mlua::Result<DVec2> {
     let p = to_pos(lua, value, arg)?;
-    Ok(match lua.app_data_ref::<super::api::CurrentWorld>() {
-        Some(w) => w.0.bound_pos(p).unwrap_or(p),
-        None => p,
-    })
+    let bounded = super::lent::of(lua).and_then(|lent| lent.with(|w| w.bound_pos(p)));
+    Ok(bounded.flatten().unwrap_or(p))
 }
 
 /// A tile from a position (rounded to the nearest tile centre), bounded as [`to_point`].

@@ -22,6 +22,9 @@ impl Labels {
     }
 }
 
+/// What `self:label` does, for the reference page (`registry::markdown`).
+pub const DOC: &str = "`self:label(\"search\")` names the agent's state (at most 32 bytes; `self:label(nil)` clears it). It stays until changed, is shown over the agent (L), on its decision timeline, and in the trace as the agent's `label`.";
+
 /// The registry name of the `label` function `self` hands out.
 pub const REGISTRY: &str = "agentbox.label";
 

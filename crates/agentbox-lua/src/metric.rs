@@ -4,7 +4,6 @@
 //! so the experiment logic never names mlua. The caller decides which host runs them (an
 //! experiment uses a fresh one, so a metric cannot reach the run's Lua state).
 
-use super::api::CurrentWorld;
 use super::{errors, sandbox, ScriptHost};
 use agentbox_core::expect::Metrics;
 use agentbox_core::world::World;
@@ -25,8 +24,8 @@ impl ScriptHost {
 impl Metrics for ScriptHost {
     fn compile_metric(&mut self, name: &str, code: &str) -> Result<usize, String> {
         let describe = |e: mlua::Error| errors::describe(&e);
-        self.loads += 1;
-        let ctx = sandbox::new_context(&self.lua, Path::new("."), self.loads).map_err(describe)?;
+        let load = self.modules.next_load();
+        let ctx = sandbox::new_context(&self.lua, Path::new("."), load).map_err(describe)?;
         let env = sandbox::new_env(&self.lua, &ctx).map_err(describe)?;
         let compile = |source: String| {
             self.lua
@@ -56,13 +55,9 @@ impl Metrics for ScriptHost {
             .metrics()
             .and_then(|t| t.raw_get(handle))
             .map_err(describe)?;
-        self.hot.views.begin_round(world);
-        self.lua.set_app_data(CurrentWorld(Rc::clone(world)));
-        self.hot.set_world(Some(world));
+        self.raw.views.begin_round(world);
         let args = MultiValue::from_iter([Value::Table(self.world_table.clone())]);
-        let result = self.call(&function, args);
-        self.hot.set_world(None);
-        self.lua.remove_app_data::<CurrentWorld>();
+        let result = self.lent.lend(world, || self.call(&function, args));
         let value = match result.map_err(String::from)? {
             Value::Integer(i) => i as f64,
             Value::Number(n) => n,

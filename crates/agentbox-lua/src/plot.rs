@@ -1,4 +1,5 @@
-//! `plot(name, value)` for scripts: values for the window's chart and for `--monitors`. Many
+//! What scripts `plot(name, value)` (the global, bound in `bindings/globals.rs`): values for
+//! the window's chart and for `--monitors`. Many
 //! agents plotting one name in one tick are folded by the name's rule (sum, mean or last; the
 //! scene's `monitors.plots`, mean when not stated) by whoever reads them; this file only keeps
 //! each name's sum, count and last value for the tick.
@@ -8,7 +9,6 @@
 //! costs one lookup and keeps nothing.
 
 use super::ScriptHost;
-use mlua::{Lua, Value};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -23,78 +23,15 @@ pub struct Tally {
 
 /// At most this many names per tick (a script plotting in a loop with new names each time
 /// costs this much and no more).
-const MAX_NAMES: usize = 256;
+pub(crate) const MAX_NAMES: usize = 256;
 
 /// The tick's plotted values, by name (kept in the Lua state's app data while collecting).
 #[derive(Default)]
-struct Plots(RefCell<BTreeMap<String, Tally>>);
+pub(crate) struct Plots(pub(crate) RefCell<BTreeMap<String, Tally>>);
 
-/// The registry entries: the shared `plot` and the table whose `on` says whether plots are
-/// collected.
-const PLOT: &str = "agentbox.plot";
-const STATE: &str = "agentbox.plot_state";
-
-/// The global `plot`: a Lua function that returns at once unless plots are collected (a call
-/// into Rust costs several times a Lua call, and a crowd may plot every tick), made once per
-/// Lua state and shared by every sandbox.
-pub fn install(lua: &Lua, env: &mlua::Table) -> mlua::Result<()> {
-    if let Ok(f) = lua.named_registry_value::<mlua::Function>(PLOT) {
-        return env.raw_set("plot", f);
-    }
-    let state = lua.create_table()?;
-    let wrapper: mlua::Function = lua
-        .load("local state, real = ...\nreturn function(name, value) if state.on then return real(name, value) end end")
-        .set_name("=plot")
-        .set_mode(mlua::chunk::ChunkMode::Text)
-        .call((state.clone(), collector(lua)?))?;
-    lua.set_named_registry_value(STATE, state)?;
-    lua.set_named_registry_value(PLOT, wrapper.clone())?;
-    env.raw_set("plot", wrapper)
-}
-
-/// The Rust side of `plot`, called only while plots are collected.
-fn collector(lua: &Lua) -> mlua::Result<mlua::Function> {
-    {
-        lua.create_function(|lua, (name, value): (Value, Value)| {
-            let Some(plots) = lua.app_data_ref::<Rc<Plots>>().map(|p| Rc::clone(&p)) else {
-                return Ok(());
-            };
-            let name = match name {
-                Value::String(s) => s.to_str()?.to_string(),
-                other => {
-                    return Err(mlua::Error::runtime(format!(
-                        "plot(name, value): name must be a string, not {}",
-                        other.type_name()
-                    )))
-                }
-            };
-            let value = match value {
-                Value::Integer(i) => i as f64,
-                Value::Number(n) if n.is_finite() => n,
-                other => {
-                    return Err(mlua::Error::runtime(format!(
-                        "plot(\"{name}\", value): value must be a finite number, not {}",
-                        match other {
-                            Value::Number(n) => n.to_string(),
-                            o => o.type_name().to_string(),
-                        }
-                    )))
-                }
-            };
-            let Ok(mut map) = plots.0.try_borrow_mut() else {
-                return Ok(());
-            };
-            if map.len() >= MAX_NAMES && !map.contains_key(&name) {
-                return Ok(());
-            }
-            let t = map.entry(name).or_default();
-            t.sum += value;
-            t.count += 1;
-            t.last = value;
-            Ok(())
-        })
-    }
-}
+/// The registry entry of the table whose `on` says whether plots are collected (read by the
+/// global `plot`, `bindings/globals.rs`).
+pub(crate) const STATE: &str = "agentbox.plot_state";
 
 impl ScriptHost {
     /// Starts (or stops) keeping what scripts plot; stopped, `plot` keeps nothing.

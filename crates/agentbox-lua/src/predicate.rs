@@ -2,7 +2,6 @@
 //! `world` in its own sandbox and run against the world after a tick. Implements
 //! [`agentbox_core::expect::Predicates`] for the host, so the expectation logic never names mlua.
 
-use super::api::CurrentWorld;
 use super::{errors, sandbox, ScriptHost};
 use agentbox_core::expect::Predicates;
 use agentbox_core::world::World;
@@ -23,8 +22,8 @@ impl ScriptHost {
 impl Predicates for ScriptHost {
     fn compile_predicate(&mut self, name: &str, code: &str) -> Result<usize, String> {
         let describe = |e: mlua::Error| errors::describe(&e);
-        self.loads += 1;
-        let ctx = sandbox::new_context(&self.lua, Path::new("."), self.loads).map_err(describe)?;
+        let load = self.modules.next_load();
+        let ctx = sandbox::new_context(&self.lua, Path::new("."), load).map_err(describe)?;
         let env = sandbox::new_env(&self.lua, &ctx).map_err(describe)?;
         // The check runs as a function on the same line, so line numbers in messages are its
         // own; its `true` or `false, reason` become one value: true, or the reason.
@@ -52,13 +51,9 @@ impl Predicates for ScriptHost {
             .and_then(|t| t.raw_get(handle))
             .map_err(describe)?;
         // Views cached during the last round of decisions show the world before that tick.
-        self.hot.views.begin_round(world);
-        self.lua.set_app_data(CurrentWorld(Rc::clone(world)));
-        self.hot.set_world(Some(world));
+        self.raw.views.begin_round(world);
         let args = MultiValue::from_iter([Value::Table(self.world_table.clone())]);
-        let result = self.call(&function, args);
-        self.hot.set_world(None);
-        self.lua.remove_app_data::<CurrentWorld>();
+        let result = self.lent.lend(world, || self.call(&function, args));
         match result.map_err(String::from)? {
             Value::Boolean(true) => Ok(()),
             Value::String(s) => Err(s.to_string_lossy()),

@@ -4,7 +4,7 @@
 
 use super::budget::Budget;
 use super::errors::located;
-use agentbox_core::world::rng;
+use agentbox_core::world::{rng, World};
 use mlua::chunk::ChunkMode;
 use mlua::{Function, Lua, MultiValue, Table, Value, Variadic};
 use rand_chacha::ChaCha8Rng;
@@ -175,8 +175,9 @@ pub fn prepare(lua: &Lua) -> mlua::Result<()> {
 
 /// The simulated seconds since the scene started: what `os.clock` and `os.time` return.
 fn sim_seconds(lua: &Lua) -> f64 {
-    lua.app_data_ref::<super::api::CurrentWorld>()
-        .map_or(0.0, |w| w.0.time())
+    super::lent::of(lua)
+        .and_then(|lent| lent.with(World::time))
+        .unwrap_or(0.0)
 }
 
 /// The host's tables scripts may read but not change, with what to call them in the error:
@@ -256,6 +257,9 @@ fn random(lua: &Lua, args: Variadic<i64>) -> mlua::Result<Value> {
     }
 }
 
+/// What the sandbox's `print` does, for the reference page (`registry::markdown`).
+pub const PRINT_DOC: &str = "`print(...)` writes its arguments (through `tostring`, tab-separated) as one line prefixed with the caller's `file.lua:LINE:`. Lines printed while an agent decides go to stderr, to the window's console (C: stamped with the tick and the agent, filterable, the last 1,000 lines) and to the agent's decision timeline, and headless into the trace as events `{\"type\":\"print\",\"agent\":ID,\"text\":LINE}`. Bounded: at most 4 KiB per agent and 64 KiB in all per tick; past that lines are dropped and one note per tick on stderr says how many bytes, for whom.";
+
 /// Builds a fresh global table for one script (or module) loaded in `ctx` (see
 /// [`new_context`]); `move` and `nav` are copied from the registry's `agentbox.move`/`.nav`.
 pub fn new_env(lua: &Lua, ctx: &Table) -> mlua::Result<Table> {
@@ -303,16 +307,20 @@ pub fn new_env(lua: &Lua, ctx: &Table) -> mlua::Result<Table> {
                 .collect::<mlua::Result<Vec<String>>>()?;
             let at = super::errors::caller_location(lua).unwrap_or_default();
             let line = format!("{at}: {}", parts.join("\t"));
-            let world = lua.app_data_ref::<super::api::CurrentWorld>();
             let deciding = super::views::get(lua)
                 .ok()
                 .and_then(|v| v.deciding())
                 .map(|(_, i)| i);
-            let agent = deciding.and_then(|i| {
-                let id = &world.as_ref()?.0.agents.get(i)?.id;
-                Some((i, id.as_str()))
-            });
-            let tick = world.as_ref().map_or(0, |w| w.0.tick);
+            // The tick and the deciding agent's index and id, from the world lent now.
+            let (tick, agent) = super::lent::of(lua)
+                .and_then(|lent| {
+                    lent.with(|w| {
+                        let agent = deciding.and_then(|i| Some((i, w.agents.get(i)?.id.clone())));
+                        (w.tick, agent)
+                    })
+                })
+                .unwrap_or((0, None));
+            let agent = agent.as_ref().map(|(i, id)| (*i, id.as_str()));
             match lua.app_data_ref::<Rc<super::output::Output>>() {
                 Some(out) => out.print(tick, agent, &line),
                 None => eprintln!("{line}"),
@@ -320,7 +328,7 @@ pub fn new_env(lua: &Lua, ctx: &Table) -> mlua::Result<Table> {
             Ok(())
         })?,
     )?;
-    super::plot::install(lua, &env)?;
+    super::bindings::globals::install(lua, &env)?;
     let move_t: Table = lua.named_registry_value("agentbox.move")?;
     let nav_t: Table = lua.named_registry_value("agentbox.nav")?;
     env.raw_set("move", shallow_copy(lua, &move_t, &[])?)?;

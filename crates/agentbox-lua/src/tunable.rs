@@ -8,13 +8,10 @@ use mlua::Table;
 impl ScriptHost {
     /// Sets `self.params[param] = value` for an agent that has a `self`; false if it has none.
     pub fn set_param(&mut self, agent: &str, param: &str, value: f64) -> bool {
-        let Some(slot) = self.slots.get(agent) else {
+        let Some(this) = self.agents.this(&self.lua, agent) else {
             return false;
         };
-        let params = self
-            .lua
-            .registry_value::<Table>(&slot.this)
-            .and_then(|this| this.raw_get::<Table>("params"));
+        let params = this.raw_get::<Table>("params");
         match params {
             Ok(p) => p.raw_set(param, value).is_ok(),
             Err(_) => false,

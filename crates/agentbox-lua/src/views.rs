@@ -23,20 +23,22 @@
 //! emptied again when `decide` returns or raises; the numbers come from the same [`part_xy`]
 //! that [`part_index`] reads.
 //!
-//! The two raw functions are the only readers of the fields; what they cannot do themselves,
-//! making a proxy or `self.memory` on first read, they ask of [`fill`] (through mlua). They
-//! catch panics (`hot::host`) and hold no Rust value that needs dropping across a Lua call.
+//! The two raw functions (`raw.rs`, with the other raw twins) are the only readers of the
+//! fields; what they cannot do themselves, making a proxy or `self.memory` on first read, they
+//! ask of [`fill`] (through mlua).
 //!
 //! A view is a snapshot of the tick being decided, to be read, not written: `self.pos`,
 //! `view.pos` and friends show the current tick's numbers at every read, so a script that keeps
 //! a position copies its numbers.
 
-use super::hot::host;
+use super::decide_loop::host;
+use super::lent::LentWorld;
+use super::raw::{field_index, part_index, raw_closure};
 use crate::ffi::{lua_hashsize, lua_lend, lua_lendback, lua_setreadonly};
 use agentbox_core::world::spatial::FastMap;
 use agentbox_core::world::{Agent, World};
 use mlua::ffi;
-use mlua::{Function, Lua, LuaString, Table, Value};
+use mlua::{Lua, LuaString, Table, Value};
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_int, c_void};
 use std::rc::Rc;
@@ -51,8 +53,8 @@ pub const Y: usize = 1;
 pub const ID: usize = 6;
 pub const KIND: usize = 7;
 pub const POS: usize = 8;
-const VEL: usize = 9;
-const TILE: usize = 10;
+pub const VEL: usize = 9;
+pub const TILE: usize = 10;
 pub const DECIDE: usize = 11;
 
 /// The raw fields a linked `self` may hold of the engine's: its part proxies.
@@ -68,8 +70,8 @@ const PART_LOCK: &str = "agent part (read-only)";
 
 /// Per-state views, kept in the Lua state's app data.
 pub struct Views {
-    /// The world being decided (or checked by an `expect` predicate); null outside.
-    world: Cell<*const World>,
+    /// The world being decided (or checked by an `expect` predicate), as lent to Lua.
+    lent: Rc<LentWorld>,
     /// The world roster the views' agents were last checked against.
     checked: Cell<agentbox_core::world::Roster>,
     /// Agents below this index have been looked at by [`Views::prepare`].
@@ -99,10 +101,10 @@ pub struct Views {
     /// in [`SELF_PARTS`]; a hint of what its `decide` reads, the proxy is looked up all the
     /// same), and [`HAS_MEMORY`] once its `memory` is made. One byte per agent, the only
     /// thing the decision loop reads of an agent whose script reads neither (a crowd of
-    /// 20,000: 20 KB, not the 480 KB of [`Own`]s).
+    /// 20,000: 20 KB, not the 480 KB of [`OwnTables`]s).
     own_bits: RefCell<Vec<u8>>,
-    /// By agent index: where its own tables are ([`Own`]), read only when `own_bits` says so.
-    own: RefCell<Vec<Own>>,
+    /// By agent index: where its own tables are ([`OwnTables`]), read only when `own_bits` says so.
+    own: RefCell<Vec<OwnTables>>,
     /// The part proxy read last, and its entry (`pos.x` is most often followed by `pos.y`).
     last_part: Cell<(usize, (u32, u8))>,
     /// The address and agent index of the view handed out last.
@@ -129,7 +131,7 @@ const HAS_MEMORY: u8 = 1 << 7;
 /// Where an agent index's own tables are, one record per agent (the decision loop reads them
 /// in agent order: one stream of cache lines, not one per field).
 #[derive(Clone, Copy, Default)]
-struct Own {
+struct OwnTables {
     /// Its `pos` proxy's address (0 until made), so the most common read, the deciding
     /// agent's own `self.pos.x`, is found without the map.
     pos: usize,
@@ -159,8 +161,8 @@ const FAST_X: c_int = 1;
 const FAST_Y: c_int = 2;
 const FAST_PARTS: c_int = 3;
 
-/// Makes the views of a state and stores them in its app data.
-pub fn install(lua: &Lua) -> mlua::Result<()> {
+/// Makes the views of a state, reading the world `lent` holds, and stores them in its app data.
+pub fn install(lua: &Lua, lent: Rc<LentWorld>) -> mlua::Result<()> {
     let names = KEY_NAMES
         .iter()
         .map(|k| lua.create_string(k))
@@ -183,7 +185,7 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
         })?
     } as c_int;
     let views = Rc::new(Views {
-        world: Cell::new(std::ptr::null()),
+        lent,
         checked: Cell::new(agentbox_core::world::Roster::UNKNOWN),
         prepared: Cell::new(0),
         roster: Cell::new(0),
@@ -234,22 +236,6 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
     Ok(())
 }
 
-/// A C closure of `f` over `upvalues`.
-pub fn raw_closure(
-    lua: &Lua,
-    f: ffi::lua_CFunction,
-    upvalues: Vec<Value>,
-) -> mlua::Result<Function> {
-    let count = upvalues.len() as c_int;
-    // SAFETY: pushes a C closure over the values on the stack; nothing here can raise but the
-    // allocation of the closure, which `exec_raw` protects.
-    unsafe {
-        lua.exec_raw::<Function>(mlua::MultiValue::from_iter(upvalues), move |state| {
-            ffi::lua_pushcclosure(state, f, count);
-        })
-    }
-}
-
 /// The views of this state.
 pub fn get(lua: &Lua) -> mlua::Result<Rc<Views>> {
     lua.app_data_ref::<Rc<Views>>()
@@ -257,7 +243,8 @@ pub fn get(lua: &Lua) -> mlua::Result<Rc<Views>> {
         .ok_or_else(|| mlua::Error::RuntimeError("agentbox views are not installed".into()))
 }
 
-fn part_slot(index: usize, key: usize) -> i64 {
+/// The proxies-table slot of agent `index`'s part `key` (`POS`, `VEL` or `TILE`).
+pub fn part_slot(index: usize, key: usize) -> i64 {
     let k = match key {
         VEL => 1,
         TILE => 2,
@@ -267,106 +254,11 @@ fn part_slot(index: usize, key: usize) -> i64 {
 }
 
 /// Which engine field a key names, if any (`memory` is not one: it is the script's).
-fn field_of(key: &[u8]) -> Option<usize> {
+pub fn field_of(key: &[u8]) -> Option<usize> {
     KEY_NAMES[..DECIDE]
         .iter()
         .position(|n| n.as_bytes() == key)
         .filter(|&k| k != X && k != Y)
-}
-
-/// `__index` of views and `self` tables (upvalues: the views, [`fill`], the proxies): reads an
-/// engine field of the agent the table stands for from the current world; `nil` for any other
-/// key, and outside a decision.
-unsafe extern "C-unwind" fn field_index(state: *mut ffi::lua_State) -> c_int {
-    // Nothing that needs dropping lives across the Lua calls below.
-    // SAFETY: Lua calls this with the table and the key on a live state of this thread; the
-    // upvalues are the ones `install` gave, the views kept alive by the state's app data.
-    unsafe {
-        let views = &*(ffi::lua_touserdata(state, ffi::lua_upvalueindex(1)) as *const Views);
-        let ptr = ffi::lua_topointer(state, 1) as usize;
-        let key = key_bytes(state, 2);
-        let found = host(state, || {
-            let (index, is_self) = views.owner(ptr)?;
-            let field = match key {
-                Some(b"memory" | b"label") if is_self => None,
-                Some(k) => Some(field_of(k)?),
-                None => return None,
-            };
-            Some((index, is_self, field))
-        });
-        let Some((index, is_self, field)) = found else {
-            ffi::lua_pushnil(state);
-            return 1;
-        };
-        match field {
-            // A `self` keeps its proxy raw: `fill` stores it there on the first read.
-            Some(field @ (POS | VEL | TILE)) if !is_self => {
-                if ffi::lua_rawgeti(state, ffi::lua_upvalueindex(3), part_slot(index, field))
-                    == ffi::LUA_TTABLE
-                {
-                    return 1;
-                }
-                ffi::lua_settop(state, -2);
-            }
-            Some(POS | VEL | TILE) => {}
-            Some(field) => {
-                let value = host(state, || {
-                    let agent = views.world()?.agents.get(index)?;
-                    Some(scalar(field, agent))
-                });
-                match value {
-                    Some(Scalar::Number(n)) => ffi::lua_pushnumber(state, n),
-                    Some(Scalar::Text(s)) => {
-                        ffi::lua_pushlstring(state, s.as_ptr() as *const _, s.len());
-                    }
-                    Some(Scalar::Nil) | None => ffi::lua_pushnil(state),
-                }
-                return 1;
-            }
-            // `self.memory`, read for the first time.
-            None => {}
-        }
-        // Made by `fill` on first read.
-        ffi::lua_pushvalue(state, ffi::lua_upvalueindex(2));
-        ffi::lua_pushvalue(state, 1);
-        ffi::lua_pushvalue(state, 2);
-        ffi::lua_call(state, 2, 1);
-        1
-    }
-}
-
-/// `__index` of part proxies (upvalue: the views): `x` or `y` of the agent's position,
-/// velocity or tile in the current world.
-unsafe extern "C-unwind" fn part_index(state: *mut ffi::lua_State) -> c_int {
-    // SAFETY: as `field_index`.
-    unsafe {
-        let views = &*(ffi::lua_touserdata(state, ffi::lua_upvalueindex(1)) as *const Views);
-        let ptr = ffi::lua_topointer(state, 1) as usize;
-        let axis = match key_bytes(state, 2) {
-            Some(b"x") => 0,
-            Some(b"y") => 1,
-            _ => 2,
-        };
-        // The number, read in Rust under `host` (a panic becomes a Lua error).
-        let value = host(state, || {
-            let (index, part) = match views.last_part.get() {
-                (last, part) if last == ptr => part,
-                _ => {
-                    let part = views.part_of(ptr)?;
-                    views.last_part.set((ptr, part));
-                    part
-                }
-            };
-            part_xy(views.world()?, index as usize, part as usize)?
-                .get(axis)
-                .copied()
-        });
-        match value {
-            Some(n) => push_num(state, n),
-            None => ffi::lua_pushnil(state),
-        }
-        1
-    }
 }
 
 /// The `x` and `y` of part `part` (`POS`, `VEL` or `TILE`) of agent `index` in `world`: what
@@ -381,20 +273,6 @@ pub fn part_xy(world: &World, index: usize, part: usize) -> Option<[Num; 2]> {
             [Num::Int(t.x as i64), Num::Int(t.y as i64)]
         }
     })
-}
-
-/// Pushes a coordinate.
-///
-/// # Safety
-/// A live state with room for one value.
-pub unsafe fn push_num(state: *mut ffi::lua_State, n: Num) {
-    // SAFETY: the caller's contract.
-    unsafe {
-        match n {
-            Num::Float(n) => ffi::lua_pushnumber(state, n),
-            Num::Int(n) => ffi::lua_pushinteger(state, n),
-        }
-    }
 }
 
 /// A coordinate of a part: tiles are integers.
@@ -414,32 +292,15 @@ impl Num {
     }
 }
 
-/// The bytes of the string at `at`, if it is one (not a number: `lua_tolstring` would convert
-/// it in place).
-///
-/// # Safety
-/// A live state; the slice lives as long as the value stays on the stack.
-unsafe fn key_bytes<'a>(state: *mut ffi::lua_State, at: c_int) -> Option<&'a [u8]> {
-    // SAFETY: the caller's contract.
-    unsafe {
-        if ffi::lua_type(state, at) != ffi::LUA_TSTRING {
-            return None;
-        }
-        let mut len = 0usize;
-        let p = ffi::lua_tolstring(state, at, &mut len);
-        Some(std::slice::from_raw_parts(p as *const u8, len))
-    }
-}
-
 /// The Lua value of a scalar field.
-enum Scalar<'a> {
+pub enum Scalar<'a> {
     Number(f64),
     Text(&'a str),
     Nil,
 }
 
 /// A scalar field of `agent` (`id`, `kind`, `heading`, `speed`, `action`, `sense`).
-fn scalar(field: usize, agent: &Agent) -> Scalar<'_> {
+pub fn scalar(field: usize, agent: &Agent) -> Scalar<'_> {
     match KEY_NAMES[field] {
         "id" => Scalar::Text(&agent.id),
         "kind" => Scalar::Text(&agent.kind),
@@ -462,14 +323,15 @@ fn fill(lua: &Lua, (table, key): (Table, LuaString)) -> mlua::Result<Value> {
     let value = match field_of(&key.as_bytes()) {
         Some(field @ (POS | VEL | TILE)) => Value::Table(views.part(lua, index, field)?),
         None if is_self && &key.as_bytes()[..] == b"memory" => {
-            let script = match views.world().and_then(|w| w.agents.get(index)) {
+            let script = views.lent().with(|w| match w.agents.get(index) {
                 Some(Agent {
                     brain: agentbox_core::world::Brain::Script(path),
                     ..
                 }) => path.clone(),
                 _ => std::path::PathBuf::new(),
-            };
-            let (memory, slots) = views.sized_table(lua, &script, Use::Memory, 0)?;
+            });
+            let script = script.unwrap_or_default();
+            let (memory, slots) = views.sized_table(lua, &script, TableUse::Memory, 0)?;
             let at = memory.to_pointer() as usize;
             views.set_own(index, HAS_MEMORY, |own| {
                 own.memory = at;
@@ -538,22 +400,14 @@ fn refuse_part(lua: &Lua, (proxy, _, _): (Table, Value, Value)) -> mlua::Result<
 }
 
 impl Views {
-    /// Sets the world the fields are read from (`None` once the round is over). The caller
-    /// keeps the world alive until it clears it.
-    pub fn set_world(&self, world: Option<&World>) {
-        self.world
-            .set(world.map_or(std::ptr::null(), |w| w as *const World));
-    }
-
-    /// The world being decided.
-    pub fn world(&self) -> Option<&World> {
-        // SAFETY: set from a world the host keeps alive (an `Rc` in the app data) until it
-        // clears the pointer at the end of the round.
-        unsafe { self.world.get().as_ref() }
+    /// The world lent to Lua, which the fields are read from.
+    #[inline]
+    pub fn lent(&self) -> &LentWorld {
+        &self.lent
     }
 
     /// The agent index a view or linked `self` table stands for, and whether it is a `self`.
-    fn owner(&self, ptr: usize) -> Option<(usize, bool)> {
+    pub fn owner(&self, ptr: usize) -> Option<(usize, bool)> {
         if let Some(&i) = self.by_ptr.borrow().get(&ptr) {
             return Some((i as usize, false));
         }
@@ -696,6 +550,19 @@ impl Views {
         Ok(proxy)
     }
 
+    /// The agent index and part of the proxy at `ptr`, remembered for the next read
+    /// (`pos.x` is most often followed by `pos.y`).
+    pub fn part_at(&self, ptr: usize) -> Option<(u32, u8)> {
+        match self.last_part.get() {
+            (last, part) if last == ptr => Some(part),
+            _ => {
+                let part = self.part_of(ptr)?;
+                self.last_part.set((ptr, part));
+                Some(part)
+            }
+        }
+    }
+
     /// The agent index and part of the proxy at `ptr`.
     fn part_of(&self, ptr: usize) -> Option<(u32, u8)> {
         if let Some(me) = self.deciding_index.get() {
@@ -740,7 +607,7 @@ impl Views {
     /// Asks the CPU to start loading the tables of agent `index`'s own that its `decide` is
     /// likely to touch and its `self` does not lie next to: its `pos` proxy (lent to it) and
     /// its `memory` table, as first made, each with its slots (made with the table, so they
-    /// follow its header: [`table_span`]). A hint only (see `hot::prefetch_self`): nothing is
+    /// follow its header: [`table_span`]). A hint only (see `decide_loop::prefetch_self`): nothing is
     /// read, and an address that is stale costs nothing but the hint.
     pub fn prefetch_own(&self, index: usize) {
         let bits = self.own_bits.borrow().get(index).copied().unwrap_or(0);
@@ -763,11 +630,11 @@ impl Views {
     }
 
     /// Sets `bits` in agent `index`'s [`Views::own_bits`] and changes where its own tables are.
-    fn set_own(&self, index: usize, bits: u8, change: impl FnOnce(&mut Own)) {
+    fn set_own(&self, index: usize, bits: u8, change: impl FnOnce(&mut OwnTables)) {
         let mut own_bits = self.own_bits.borrow_mut();
         let mut own = self.own.borrow_mut();
         if own.len() <= index {
-            own.resize(index + 1, Own::default());
+            own.resize(index + 1, OwnTables::default());
             own_bits.resize(index + 1, 0);
         }
         own_bits[index] |= bits;
@@ -860,7 +727,7 @@ impl Views {
         &self,
         lua: &Lua,
         script: &std::path::Path,
-        use_: Use,
+        use_: TableUse,
         min: usize,
     ) -> mlua::Result<(Table, usize)> {
         let number = {
@@ -931,14 +798,14 @@ fn prefetch_span(at: usize, bytes: usize) {
     }
     let mut line = at & !63;
     while line < at + bytes {
-        super::hot::prefetch_line(line);
+        super::decide_loop::prefetch_line(line);
         line += 64;
     }
 }
 
 /// What a table from [`Views::sized_table`] is for.
 #[derive(Clone, Copy)]
-pub enum Use {
+pub enum TableUse {
     /// An agent's `self`.
     Self_ = 0,
     /// An agent's `self.memory`.
@@ -977,10 +844,10 @@ mod tests {
     #[test]
     fn a_table_is_made_with_the_room_the_last_of_its_use_grew_to() {
         let lua = Lua::new();
-        install(&lua).unwrap();
+        install(&lua, Rc::default()).unwrap();
         let views = get(&lua).unwrap();
         let (a, b) = (std::path::Path::new("a.lua"), std::path::Path::new("b.lua"));
-        let (first, slots) = views.sized_table(&lua, a, Use::Self_, 4).unwrap();
+        let (first, slots) = views.sized_table(&lua, a, TableUse::Self_, 4).unwrap();
         assert_eq!((slots, hash_size(&lua, &first).unwrap()), (4, 4));
         for key in ["id", "kind", "params", "memory", "pos"] {
             first.raw_set(key, true).unwrap();
@@ -990,16 +857,16 @@ mod tests {
             8,
             "a fifth key regrows it"
         );
-        let (second, slots) = views.sized_table(&lua, a, Use::Self_, 4).unwrap();
+        let (second, slots) = views.sized_table(&lua, a, TableUse::Self_, 4).unwrap();
         assert_eq!((slots, hash_size(&lua, &second).unwrap()), (8, 8));
-        let (other, _) = views.sized_table(&lua, b, Use::Self_, 4).unwrap();
+        let (other, _) = views.sized_table(&lua, b, TableUse::Self_, 4).unwrap();
         assert_eq!(hash_size(&lua, &other).unwrap(), 4);
-        let (memory, slots) = views.sized_table(&lua, a, Use::Memory, 0).unwrap();
+        let (memory, slots) = views.sized_table(&lua, a, TableUse::Memory, 0).unwrap();
         assert_eq!((slots, hash_size(&lua, &memory).unwrap()), (0, 0));
         for n in 0..100 {
             second.raw_set(format!("k{n}"), n).unwrap();
         }
-        let (third, _) = views.sized_table(&lua, a, Use::Self_, 4).unwrap();
+        let (third, _) = views.sized_table(&lua, a, TableUse::Self_, 4).unwrap();
         assert_eq!(hash_size(&lua, &third).unwrap(), MAX_HINT);
     }
 }

@@ -1,0 +1,498 @@
+//! The decision loop: calls `decide` for a round's agents in the raw Lua C API, each under the
+//! work budget and the message handler, in one protected call ([`run_batch`]). This is what a
+//! crowd of thousands pays for every decision, so it is kept to plain stack operations (an
+//! mlua call is a protected call of its own; `docs/benchmarks.md`, "Figures the Lua host's
+//! code relies on").
+//!
+//! The host (`round.rs`) readies an agent through mlua first when its slot, module, `init` or
+//! `on_reload` or view is new, then hands the loop compact entries ([`Ready`]); the loop lends
+//! the deciding agent its own `pos`/`vel`/`tile` numbers for its call (`Views::lend`), reads
+//! what `decide` returned without an mlua type check (the action a raw twin handed out, or the
+//! book of live actions) and gives each agent's [`Outcome`] back through [`Batch`]. While a
+//! batch runs, the raw twins (`raw.rs`) find their context through [`raw::in_batch`].
+//!
+//! Nothing here may leave a Rust value that needs dropping alive across a Lua call that can
+//! raise (a raised error unwinds with `longjmp`): the code copies what it needs and calls Lua
+//! with only references and plain numbers in its frames. It never changes the world.
+
+use crate::budget::{Budget, Call, Stop};
+use crate::raw::{self, RawContext};
+use crate::views::{Views, FAST_PROXIES, FAST_SLOTS};
+use agentbox_core::world::{Action, World};
+use mlua::ffi;
+use std::ffi::{c_int, c_void};
+
+/// One agent of a batch: everything the raw loop needs, resolved beforehand.
+#[derive(Clone, Copy)]
+pub struct Ready {
+    pub index: usize,
+    /// Registry references of its script's module table and its `self` table.
+    pub module: c_int,
+    pub this: c_int,
+    pub this_ptr: *const c_void,
+    /// How many cache lines [`prefetch_self`] asks for ([`self_lines`]).
+    pub lines: u8,
+}
+
+/// How many agents ahead of the one deciding [`prefetch_self`] is asked for.
+pub const AHEAD: usize = 3;
+
+/// Asks the CPU to start loading an agent's `self` table a few agents before it decides: its
+/// header, its fields and, made right after it, its `params` table (five cache lines from its
+/// address for a `self` of four slots, more for a bigger one: [`self_lines`], as the allocator
+/// lays out an agent's tables made together). In a crowd those were the misses left in the
+/// decision loop (the `self.kind` and `self.params.space` reads); what it saved is in
+/// `docs/benchmarks.md`, "Figures the Lua host's code relies on". A hint only: nothing is
+/// read. `lines` is [`self_lines`] of the `self`.
+#[inline]
+pub fn prefetch_self(this: *const c_void, lines: u8) {
+    // The usual five lines unrolled (a crowd's every agent), then any more.
+    #[cfg(target_arch = "x86_64")]
+    {
+        let at = |line: usize| {
+            // SAFETY: a prefetch never faults and changes no memory, whatever the address.
+            unsafe {
+                use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+                _mm_prefetch::<_MM_HINT_T0>((this as *const i8).wrapping_add(64 * line));
+            }
+        };
+        at(0);
+        at(1);
+        at(2);
+        at(3);
+        at(4);
+        let mut line = 5;
+        while line < lines as usize {
+            at(line);
+            line += 1;
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (this, lines);
+}
+
+/// How many cache lines from a `self` table's address [`prefetch_self`] covers for a `self`
+/// made with `slots` hash slots: five for the usual four (its header, its slots and its
+/// `params`, allocated one after the other), and the lines its extra slots (24 bytes each)
+/// push `params` further.
+pub fn self_lines(slots: usize) -> u8 {
+    (5 + (24 * slots.saturating_sub(4)).div_ceil(64)).min(16) as u8
+}
+
+/// Asks the CPU to start loading the cache line at `at` (0: nothing). A hint only.
+#[inline]
+pub fn prefetch_line(at: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if at != 0 {
+        // SAFETY: a prefetch never faults and changes no memory, whatever the address.
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            _mm_prefetch::<_MM_HINT_T0>(at as *const i8);
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = at;
+}
+
+/// How a raw result came back.
+pub enum Outcome {
+    /// `decide` returned an action.
+    Act(Action),
+    /// `decide` returned something else: its Lua type name (`nil`, `table`, `userdata`...).
+    Returned(&'static str),
+    /// `decide` failed with this message (the message handler's, or the raw error; empty
+    /// when a `pcall` swallowed a limit's stop), and whether a limit stopped it.
+    Failed(String, Stop),
+    /// The module has no `decide` function (any more).
+    NoDecide,
+}
+
+/// The host's side of a batch. Neither method may call Lua.
+pub trait Batch {
+    /// The next agent to decide, made current (its random stream in place); `None` ends the
+    /// batch.
+    fn next(&mut self) -> Option<Ready>;
+    /// What the agent's `decide` gave; false ends the batch after it.
+    fn done(&mut self, ready: &Ready, outcome: Outcome) -> bool;
+}
+
+/// Runs `decide` for the agents `batch` hands out, each under the budget: the one place a
+/// `decide` is called. Ends early only when the stack cannot grow (then no agent was called).
+///
+/// The stack holds the message handler at 1, `world` at 2, the string `"decide"` at 3, then
+/// every cache's table of actions (`RawContext::caches`).
+///
+/// The agents are called one after another inside one protected call ([`decide_loop`]), each
+/// with a plain `lua_call` (a protected call per agent costs more: `docs/benchmarks.md`,
+/// "Figures the Lua host's code relies on").
+/// An error in a `decide` ends that protected call (after the message handler has made its
+/// message); the agent is given the failure and the loop is entered again for the next.
+///
+/// A module's `decide` is read once for a run of agents sharing the module (in a crowd, the
+/// whole round): a script that assigns its module's `decide` while deciding changes what the
+/// next round calls.
+///
+/// # Safety
+/// `state` is the host's Lua state inside `exec_raw`, with that stack; `batch` lives outside
+/// this call.
+pub unsafe fn run_batch(
+    state: *mut ffi::lua_State,
+    context: &RawContext,
+    world: &World,
+    budget: &Budget,
+    batch: &mut dyn Batch,
+) {
+    // SAFETY: this function's contract (its `# Safety` section, or for a function Lua
+    // calls, a live state on this thread with the stack Lua documents) is upheld by the caller.
+    unsafe {
+        let layout = Layout::new(context);
+        // Room for what the loop pushes above its copy of the arguments (a C function is promised
+        // only 20 slots).
+        if ffi::lua_checkstack(state, layout.module_slot + 24) == 0 {
+            return;
+        }
+        // What the fast paths handed out before belongs to another round.
+        context.handed.set(None);
+        let base = ffi::lua_gettop(state);
+        let mut frame = LoopFrame {
+            context,
+            world,
+            budget,
+            batch,
+            layout,
+            deciding: None,
+            lent: (0, 0),
+        };
+        let frame_ptr: *mut LoopFrame = &mut frame;
+        loop {
+            ffi::lua_pushcfunction(state, decide_loop);
+            ffi::lua_pushlightuserdata(state, frame_ptr as *mut c_void);
+            for slot in 2..=base {
+                ffi::lua_pushvalue(state, slot);
+            }
+            // The protected call always returns here, so the batch's context is set only for it.
+            let status = raw::in_batch(context, || ffi::lua_pcall(state, base, 0, 1));
+            // SAFETY: the loop's frame, the only other user of `frame`, is gone.
+            let frame = &mut *frame_ptr;
+            if frame.lent.1 != 0 {
+                let (index, lent) = frame.lent;
+                ffi::lua_settop(state, base + 1);
+                give_back(state, frame.context, index, lent);
+                frame.lent = (0, 0);
+            }
+            if status == ffi::LUA_OK {
+                break;
+            }
+            // An error outside a `decide` ends the batch with the agent undecided, as the
+            // caller expects of a `longjmp` past it.
+            let Some((ready, call)) = frame.deciding.take() else {
+                break;
+            };
+            let stop = match frame.budget.end(call) {
+                Stop::None if status == ffi::LUA_ERRMEM => Stop::Memory,
+                stop => stop,
+            };
+            frame.context.views.set_deciding(None);
+            let outcome = Outcome::Failed(error_text(state), stop);
+            ffi::lua_settop(state, base);
+            if !host(state, || frame.batch.done(&ready, outcome)) {
+                break;
+            }
+        }
+        ffi::lua_settop(state, base);
+    }
+}
+
+/// Where the fixed values sit on the stack of a batch (and of [`decide_loop`], whose frame
+/// copies them, with its context in place of the message handler at 1).
+#[derive(Clone, Copy)]
+struct Layout {
+    /// The string `"decide"`.
+    decide_name: c_int,
+    /// The first cache's table of actions.
+    first_cache: c_int,
+    /// Above the caches, pushed by the loop: what lends the deciding agent its own parts
+    /// (`views::FAST_SLOTS` values).
+    fast: c_int,
+    /// Above the fixed slots: the module being run, then its `decide`.
+    module_slot: c_int,
+}
+
+impl Layout {
+    fn new(context: &RawContext) -> Self {
+        let fast = 4 + context.cache_count() as c_int;
+        Layout {
+            decide_name: 3,
+            first_cache: 4,
+            fast,
+            module_slot: fast + FAST_SLOTS,
+        }
+    }
+}
+
+/// What [`decide_loop`] works with, owned by [`run_batch`]'s frame.
+struct LoopFrame<'a> {
+    context: &'a RawContext,
+    world: &'a World,
+    budget: &'a Budget,
+    batch: &'a mut dyn Batch,
+    layout: Layout,
+    /// The agent whose `decide` is running and its budget call (left set when it raises).
+    deciding: Option<(Ready, Call)>,
+    /// The agent index and the parts lent to it while it decides (`Views::lend`), given back
+    /// when it raises.
+    lent: (usize, u8),
+}
+
+/// The loop over a batch's agents (see [`run_batch`]): its context is a light userdata at 1.
+/// Nothing in this frame needs dropping: a raised error unwinds it with `longjmp`.
+unsafe extern "C-unwind" fn decide_loop(state: *mut ffi::lua_State) -> c_int {
+    // SAFETY: Lua calls this (through `run_batch`'s `lua_pcall`) on a live state of this
+    // thread, with `run_batch`'s frame at 1 and the batch's stack copied above it.
+    unsafe {
+        let frame = &mut *(ffi::lua_touserdata(state, 1) as *mut LoopFrame);
+        let (context, budget) = (frame.context, frame.budget);
+        let Layout {
+            fast, module_slot, ..
+        } = frame.layout;
+        let decide_slot = module_slot + 1;
+        push_fast_slots(state, context, fast);
+        let mut module = None;
+        while let Some(ready) = host(state, || frame.batch.next()) {
+            if module != Some(ready.module) {
+                if !enter_module(state, frame.layout, ready.module) {
+                    module = None;
+                    if host(state, || frame.batch.done(&ready, Outcome::NoDecide)) {
+                        continue;
+                    }
+                    break;
+                }
+                module = Some(ready.module);
+            }
+            // The agents of a crowd decide in index order, so the one a few ahead is most often
+            // index + AHEAD: its own tables are asked for now (a hint, never a read).
+            context.views.prefetch_own(ready.index + AHEAD);
+            // Its `self` above `decide_slot`, then its own parts it reads, lent (their proxies
+            // left above `self`, found in it).
+            let this_slot = decide_slot + 1;
+            ffi::lua_rawgeti(state, ffi::LUA_REGISTRYINDEX, ready.this as i64);
+            let parts = context.views.self_parts(ready.index);
+            if parts != 0 {
+                frame.lent = (ready.index, 0);
+                Views::lend(
+                    state,
+                    fast,
+                    this_slot,
+                    frame.world,
+                    ready.index,
+                    parts,
+                    &mut frame.lent.1,
+                );
+            }
+            ffi::lua_pushvalue(state, decide_slot);
+            ffi::lua_pushvalue(state, this_slot);
+            ffi::lua_pushvalue(state, 2);
+            context
+                .views
+                .set_deciding(Some((ready.this_ptr, ready.index)));
+            frame.deciding = Some((ready, budget.begin()));
+            ffi::lua_callk(state, 2, 1, 0, None);
+            let stop = match frame.deciding.take() {
+                Some((_, call)) => budget.end(call),
+                None => Stop::None,
+            };
+            context.views.set_deciding(None);
+            if frame.lent.1 != 0 {
+                Views::end_lend(state, this_slot + 1, frame.lent.1);
+                frame.lent = (0, 0);
+            }
+            let outcome = read_outcome(state, frame, stop);
+            ffi::lua_settop(state, decide_slot);
+            if !host(state, || frame.batch.done(&ready, outcome)) {
+                break;
+            }
+        }
+        0
+    }
+}
+
+/// Pushes the [`FAST_SLOTS`] values the lending reads (`Views::fast_ref`) at `fast`, above the
+/// batch's fixed slots.
+///
+/// # Safety
+/// Inside [`decide_loop`], with room for [`FAST_SLOTS`] + 1 values.
+#[inline(always)]
+unsafe fn push_fast_slots(state: *mut ffi::lua_State, context: &RawContext, fast: c_int) {
+    // SAFETY: the caller's contract; reads of a registry reference and a table's fields, which
+    // do not raise.
+    unsafe {
+        ffi::lua_settop(state, fast - 1);
+        ffi::lua_rawgeti(
+            state,
+            ffi::LUA_REGISTRYINDEX,
+            context.views.fast_ref as ffi::lua_Integer,
+        );
+        for n in 0..FAST_SLOTS {
+            ffi::lua_rawgeti(state, fast, n as ffi::lua_Integer + 1);
+        }
+        // The reference's table out, its values in place.
+        ffi::lua_rotate(state, fast, -1);
+        ffi::lua_settop(state, -2);
+    }
+}
+
+/// Puts the module with registry reference `module` at the layout's module slot and its
+/// `decide` above it, which stay for the next agents sharing the module; false (and the slots
+/// emptied) when `decide` is not a function.
+///
+/// # Safety
+/// Inside [`decide_loop`], with the batch's stack.
+#[inline(always)]
+unsafe fn enter_module(state: *mut ffi::lua_State, layout: Layout, module: c_int) -> bool {
+    // SAFETY: the caller's contract; a raw get of a registry reference and of a table field.
+    unsafe {
+        ffi::lua_settop(state, layout.module_slot - 1);
+        ffi::lua_rawgeti(state, ffi::LUA_REGISTRYINDEX, module as i64);
+        ffi::lua_pushvalue(state, layout.decide_name);
+        ffi::lua_rawget(state, -2);
+        if ffi::lua_type(state, -1) != ffi::LUA_TFUNCTION {
+            ffi::lua_settop(state, layout.module_slot - 1);
+            return false;
+        }
+        true
+    }
+}
+
+/// What the `decide` just called gave, on top of the stack: an action (most often the one a
+/// raw twin just handed out, the entry of its cache for its target, known by comparing values
+/// without reading the userdata: `docs/benchmarks.md`, "Figures the Lua host's code relies
+/// on"), another value, or a failure when a limit stopped it (a `pcall` may have swallowed the
+/// stop: the call failed all the same).
+///
+/// # Safety
+/// Inside [`decide_loop`], right after the call, with room for one value.
+#[inline(always)]
+unsafe fn read_outcome(state: *mut ffi::lua_State, frame: &LoopFrame, stop: Stop) -> Outcome {
+    // SAFETY: the caller's contract; raw reads that do not raise.
+    unsafe {
+        let context = frame.context;
+        let result = ffi::lua_gettop(state);
+        match ffi::lua_type(state, -1) {
+            _ if stop != Stop::None => Outcome::Failed(String::new(), stop),
+            ffi::LUA_TUSERDATA => {
+                let known = match context.handed.get() {
+                    Some((cache, j)) => {
+                        let cache_slot = frame.layout.first_cache + cache as c_int;
+                        ffi::lua_rawgeti(state, cache_slot, j as i64 + 1);
+                        let handed = ffi::lua_rawequal(state, -1, result) != 0;
+                        handed.then(|| context.handed_action(frame.world)).flatten()
+                    }
+                    None => None,
+                };
+                let at = || ffi::lua_touserdata(state, result) as usize;
+                match known.or_else(|| context.book.get(at())) {
+                    Some(action) => Outcome::Act(action),
+                    None => Outcome::Returned("userdata"),
+                }
+            }
+            t => Outcome::Returned(type_name(t)),
+        }
+    }
+}
+
+/// Gives the parts `lent` to agent `index` back after its `decide` raised (the loop's stack,
+/// which held their proxies, is gone).
+///
+/// # Safety
+/// A live state with room for [`FAST_SLOTS`] + 2 values; nothing that needs dropping in the
+/// caller's frames.
+unsafe fn give_back(state: *mut ffi::lua_State, context: &RawContext, index: usize, lent: u8) {
+    // SAFETY: the caller's contract; these reads and `lua_lendback` do not raise.
+    unsafe {
+        let top = ffi::lua_gettop(state);
+        ffi::lua_rawgeti(
+            state,
+            ffi::LUA_REGISTRYINDEX,
+            context.views.fast_ref as ffi::lua_Integer,
+        );
+        let fast = top + 1;
+        for n in 0..FAST_SLOTS {
+            ffi::lua_rawgeti(state, fast, n as ffi::lua_Integer + 1);
+        }
+        let values = fast + 1;
+        let first = ffi::lua_gettop(state) + 1;
+        for (k, slot) in context.views.part_slots(index) {
+            if lent & (1 << k) != 0 {
+                ffi::lua_rawgeti(state, values + FAST_PROXIES, slot);
+            }
+        }
+        Views::end_lend(state, first, lent);
+        ffi::lua_settop(state, top);
+    }
+}
+
+/// Runs host code (Rust only, no Lua call) for a function Lua calls: a panic becomes a Lua
+/// error raised from here, after everything the panic left is dropped, instead of unwinding
+/// into Lua's C frames.
+///
+/// # Safety
+/// `state` is the running Lua state; no Rust value that needs dropping may be alive in the
+/// caller's frames (the error unwinds them with `longjmp`).
+#[inline(always)]
+pub(crate) unsafe fn host<R>(state: *mut ffi::lua_State, f: impl FnOnce() -> R) -> R {
+    let payload = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(r) => return r,
+        Err(payload) => payload,
+    };
+    let mut buf = [0u8; 200];
+    let n = {
+        let text = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        let text = format!("internal error (a bug in agentbox, please report it): {text}");
+        let n = text.len().min(buf.len());
+        buf[..n].copy_from_slice(&text.as_bytes()[..n]);
+        n
+    };
+    drop(payload);
+    // SAFETY: the caller's contract; nothing above needs dropping any more.
+    unsafe {
+        ffi::lua_pushlstring(state, buf.as_ptr() as *const _, n);
+        ffi::lua_error(state)
+    }
+}
+
+fn type_name(t: c_int) -> &'static str {
+    match t {
+        ffi::LUA_TNIL => "nil",
+        ffi::LUA_TBOOLEAN => "boolean",
+        ffi::LUA_TLIGHTUSERDATA | ffi::LUA_TUSERDATA => "userdata",
+        ffi::LUA_TNUMBER => "number",
+        ffi::LUA_TSTRING => "string",
+        ffi::LUA_TTABLE => "table",
+        ffi::LUA_TFUNCTION => "function",
+        ffi::LUA_TTHREAD => "thread",
+        _ => "no value",
+    }
+}
+
+/// The error on top of the stack as text (the message handler makes every error a string;
+/// a memory error skips the handler and is Lua's own string).
+unsafe fn error_text(state: *mut ffi::lua_State) -> String {
+    // SAFETY: this function's contract (its `# Safety` section, or for a function Lua
+    // calls, a live state on this thread with the stack Lua documents) is upheld by the caller.
+    unsafe {
+        if ffi::lua_type(state, -1) == ffi::LUA_TSTRING {
+            let mut len = 0usize;
+            let p = ffi::lua_tolstring(state, -1, &mut len);
+            String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len)).into_owned()
+        } else {
+            format!(
+                "error thrown with a {} instead of a message",
+                type_name(ffi::lua_type(state, -1))
+            )
+        }
+    }
+}

@@ -1,0 +1,629 @@
+//! The raw C-API twins of bindings: C functions Lua calls on the hot path of a crowd, in
+//! front of (or instead of) an mlua function. An mlua function converts its arguments and
+//! results through protected calls; these read the common arguments off the stack themselves
+//! and hand every other case (other argument shapes, errors with their messages) to the mlua
+//! function behind them. This file is the one place such twins live, and each is kept only
+//! because a measurement shows it pays: `docs/benchmarks.md`, "The Lua host's raw C-API
+//! twins", gives the figure for each (instructions per agent and tick by cachegrind, with the
+//! twin and with the mlua function alone).
+//!
+//! | twin | in front of | what it answers itself |
+//! | --- | --- | --- |
+//! | [`nearest`] (`world:nearest`) | `bindings::world`'s `nearest` | the deciding agent's own `self` and a kind string; the query is [`nearest_of`] for both |
+//! | [`target`] (the one-target `move.*`) | `bindings::moves`' `target_fn` | a view of this round: hands out the action the mlua function made for that agent (one per target instead of a new userdata per call) |
+//! | [`world_number`] (`world:tick`, `world:time`) | nothing: a raw C function only | everything (outside a loan, a located error) |
+//! | [`draw_gate`] (`draw.*`) | `bindings::draw`'s shape reader | returns at once unless the window collects drawings |
+//! | [`field_index`], [`part_index`] (views' and `self`'s `__index`) | `views::fill`, for the first read of a part or of `self.memory` | every engine field of an agent, read from the world lent now |
+//!
+//! The context the twins read is [`RawContext`] (one per Lua state, in its app data; the
+//! decision loop, `decide_loop.rs`, reads it too): the views, the book of live actions, and
+//! the one-target `move.*` caches of actions by target agent.
+//!
+//! Audit rules, for every function here:
+//! - Each `unsafe` block says why it is sound. A raw function reads its context through a light
+//!   userdata upvalue pointing into an `Rc` that the state's app data holds for the state's
+//!   life (or, inside a batch, through [`BATCH_CONTEXT`], set only for the batch's protected
+//!   call).
+//! - Rust code runs under `decide_loop::host`, so a panic becomes a Lua error.
+//! - Nothing that needs dropping is alive across a Lua call that can raise (a raised error
+//!   unwinds with `longjmp`): only references and plain numbers are held there.
+//! - The world is read only through the loan (`lent.rs`); nothing here changes it.
+
+use crate::convert::ActionBook;
+use crate::decide_loop::host;
+use crate::draw::Drawings;
+use crate::views::{field_of, part_slot, part_xy, scalar, Num, Scalar, Views, POS, TILE, VEL};
+use agentbox_core::world::{Action, Target, World};
+use glam::DVec2;
+use mlua::ffi;
+use mlua::{AnyUserData, Function, Lua, Table, Value};
+use std::cell::{Cell, RefCell};
+use std::ffi::{c_int, c_void};
+use std::rc::Rc;
+
+/// How a `move.*` function of one target makes its action.
+pub type MakeAction = fn(Target) -> Action;
+
+/// What the raw functions (and the decision loop) read while scripts run; one per Lua state,
+/// in its app data.
+pub struct RawContext {
+    pub views: Rc<Views>,
+    pub book: Rc<ActionBook>,
+    /// Per cache of actions by target agent: the views' roster its entries were made for
+    /// (entries of an older roster are dropped before the next is added).
+    stamps: RefCell<Vec<u64>>,
+    /// Per cache: how its actions are made from their target.
+    makers: RefCell<Vec<MakeAction>>,
+    /// Per cache: its table of actions by target agent (`[j+1]`).
+    caches: RefCell<Vec<Table>>,
+    /// The cached action a `move.*` fast path handed out last: its cache and the index of its
+    /// target agent.
+    pub(crate) handed: Cell<Option<(usize, usize)>>,
+}
+
+/// Makes the raw context of a state and stores it in its app data.
+pub fn install(lua: &Lua) -> mlua::Result<Rc<RawContext>> {
+    let context = Rc::new(RawContext {
+        views: crate::views::get(lua)?,
+        book: Rc::new(ActionBook::default()),
+        stamps: RefCell::new(Vec::new()),
+        makers: RefCell::new(Vec::new()),
+        caches: RefCell::new(Vec::new()),
+        handed: Cell::new(None),
+    });
+    lua.set_app_data(Rc::clone(&context));
+    Ok(context)
+}
+
+/// The raw context of a state.
+pub fn get(lua: &Lua) -> mlua::Result<Rc<RawContext>> {
+    lua.app_data_ref::<Rc<RawContext>>()
+        .map(|c| Rc::clone(&c))
+        .ok_or_else(|| mlua::Error::RuntimeError("agentbox raw context is not installed".into()))
+}
+
+impl RawContext {
+    /// The world lent to Lua (`lent.rs`); `None` outside a loan.
+    ///
+    /// # Safety
+    /// As `LentWorld::get`: only for the length of the raw function's call.
+    #[inline]
+    unsafe fn world(&self) -> Option<&World> {
+        // SAFETY: the caller's contract.
+        unsafe { self.views.lent().get() }
+    }
+
+    /// A new cache of actions by target agent, made by `make` and kept in `actions`; its
+    /// number.
+    pub fn new_cache(&self, make: MakeAction, actions: &Table) -> usize {
+        self.makers.borrow_mut().push(make);
+        self.caches.borrow_mut().push(actions.clone());
+        let mut stamps = self.stamps.borrow_mut();
+        stamps.push(0);
+        stamps.len() - 1
+    }
+
+    /// How many caches of actions there are.
+    pub fn cache_count(&self) -> usize {
+        self.caches.borrow().len()
+    }
+
+    /// Every cache's table of actions, in cache order.
+    pub fn caches(&self) -> Vec<Table> {
+        self.caches.borrow().clone()
+    }
+
+    /// The action the fast path handed out last, made again from its target (the same action
+    /// as the cached userdata's, without reading the userdata).
+    #[inline]
+    pub(crate) fn handed_action(&self, world: &World) -> Option<Action> {
+        let (cache, j) = self.handed.get()?;
+        let make = *self.makers.borrow().get(cache)?;
+        Some(make(target_of(world, j)?))
+    }
+
+    /// Whether the entries of cache `cache` are current (made for the views' roster).
+    fn cache_current(&self, cache: usize) -> bool {
+        let roster = self.views.roster();
+        self.stamps.borrow().get(cache) == Some(&roster)
+    }
+
+    /// Makes cache `cache` current, emptying `actions` if it held entries of an older roster.
+    fn renew(&self, cache: usize, actions: &Table) -> mlua::Result<()> {
+        if !self.cache_current(cache) {
+            actions.clear()?;
+            if let Some(stamp) = self.stamps.borrow_mut().get_mut(cache) {
+                *stamp = self.views.roster();
+            }
+        }
+        Ok(())
+    }
+
+    /// The agent index of a view.
+    pub fn view_index(&self, value: &Value) -> Option<usize> {
+        let Value::Table(t) = value else { return None };
+        self.views.index_of(t.to_pointer())
+    }
+}
+
+/// The target standing for agent `j` of `world` (its id from the shared list while the world
+/// is sealed, so no string is copied).
+#[inline]
+pub fn target_of(world: &World, j: usize) -> Option<Target> {
+    let agent = match world.agent_ref(j) {
+        Some(a) => a,
+        None => world.agents.get(j)?.id.as_str().into(),
+    };
+    Some(Target::Agent(agent))
+}
+
+/// Upvalues of every raw entry: the raw context, the fallback, the view store; then the
+/// function's own.
+const UP_CONTEXT: c_int = 1;
+const UP_FALLBACK: c_int = 2;
+const UP_STORE: c_int = 3;
+const UP_OWN: c_int = 4;
+
+/// Makes a raw entry: `raw` with upvalues the context, `fallback`, the view store, `own...`.
+fn make_raw(
+    lua: &Lua,
+    context: &Rc<RawContext>,
+    raw: ffi::lua_CFunction,
+    fallback: Function,
+    own: Vec<Value>,
+) -> mlua::Result<Function> {
+    let mut args: Vec<Value> = vec![
+        Value::LightUserData(mlua::LightUserData(Rc::as_ptr(context) as *mut c_void)),
+        Value::Function(fallback),
+        Value::Table(context.views.store().clone()),
+    ];
+    args.extend(own);
+    raw_closure(lua, raw, args)
+}
+
+/// Calls the fallback (upvalue 2) with this call's arguments; returns its results.
+unsafe fn fallback(state: *mut ffi::lua_State) -> c_int {
+    // SAFETY: this function's contract (its `# Safety` section, or for a function Lua
+    // calls, a live state on this thread with the stack Lua documents) is upheld by the caller.
+    unsafe {
+        let n = ffi::lua_gettop(state);
+        ffi::lua_pushvalue(state, ffi::lua_upvalueindex(UP_FALLBACK));
+        ffi::lua_rotate(state, 1, 1);
+        ffi::lua_call(state, n, ffi::LUA_MULTRET);
+        ffi::lua_gettop(state)
+    }
+}
+
+thread_local! {
+    /// The raw context of the batch running on this thread, null outside one. Raw functions
+    /// read it instead of their upvalue (a Lua API call each, twice per agent in a crowd); no
+    /// other state's function can run inside a batch, as states share no values. Set only by
+    /// [`in_batch`].
+    static BATCH_CONTEXT: Cell<*const RawContext> = const { Cell::new(std::ptr::null()) };
+}
+
+/// Restores [`BATCH_CONTEXT`] when dropped; private to [`in_batch`], so nothing can leak it.
+struct EndBatch(*const RawContext);
+
+impl Drop for EndBatch {
+    fn drop(&mut self) {
+        BATCH_CONTEXT.with(|c| c.set(self.0));
+    }
+}
+
+/// Runs `f` (a batch's protected call) with `context` as the batch's: raw functions called
+/// during `f` find it in [`BATCH_CONTEXT`]. What was there before is back when `f` returns or
+/// unwinds.
+pub fn in_batch<R>(context: &RawContext, f: impl FnOnce() -> R) -> R {
+    let _end = EndBatch(BATCH_CONTEXT.with(|c| c.replace(context)));
+    f()
+}
+
+/// The raw context of the raw function running now.
+///
+/// # Safety
+/// Called by a raw entry made by [`make_raw`] or [`world_number`] (its first upvalue is the
+/// context), on the state's thread.
+unsafe fn context_of<'a>(state: *mut ffi::lua_State) -> &'a RawContext {
+    // SAFETY: the batch's context is set only while `in_batch`'s call runs, which encloses
+    // every Lua call made inside it; the upvalue points into an `Rc` the state's app data
+    // holds for the state's life.
+    unsafe {
+        let batch = BATCH_CONTEXT.with(|c| c.get());
+        if !batch.is_null() {
+            return &*batch;
+        }
+        &*(ffi::lua_touserdata(state, ffi::lua_upvalueindex(UP_CONTEXT)) as *const RawContext)
+    }
+}
+
+/// Where `world:nearest` measures from.
+#[derive(Clone, Copy)]
+pub enum Origin {
+    /// An agent's position, leaving that agent out.
+    Agent(usize),
+    /// A point, leaving out the agent of this index if any.
+    Point(DVec2, Option<usize>),
+}
+
+/// `world:nearest`'s query, for both of its entries: the nearest agent of `kind` (any kind for
+/// `None`) to `from`, and its distance.
+pub fn nearest_of(world: &World, from: Origin, kind: Option<&[u8]>) -> Option<(usize, f64)> {
+    let (origin, exclude) = match from {
+        Origin::Agent(me) => (world.agent_pos(me)?, Some(me)),
+        Origin::Point(p, exclude) => (p, exclude),
+    };
+    let found = match (from, kind) {
+        // `world:nearest(self, self.kind)`: the kind is found by its number.
+        (Origin::Agent(me), Some(k)) if world.is_kind_of(me, k) => world.nearest_of_own_kind(me),
+        // No agent's kind is text that is not UTF-8.
+        (_, Some(k)) => world.nearest_agent(origin, Some(std::str::from_utf8(k).ok()?), exclude),
+        (_, None) => world.nearest_agent(origin, None, exclude),
+    }?;
+    Some((found, world.agent_pos(found)?.distance(origin)))
+}
+
+/// `world:nearest(from, kind)`: the raw entry reads the deciding agent's own `self` and a kind
+/// string (or none); `full` reads any other arguments.
+pub fn nearest(lua: &Lua, context: &Rc<RawContext>, full: Function) -> mlua::Result<Function> {
+    make_raw(lua, context, nearest_raw, full, Vec::new())
+}
+
+unsafe extern "C-unwind" fn nearest_raw(state: *mut ffi::lua_State) -> c_int {
+    // SAFETY: this function's contract (its `# Safety` section, or for a function Lua
+    // calls, a live state on this thread with the stack Lua documents) is upheld by the caller.
+    unsafe {
+        match try_nearest(state) {
+            Some(n) => n,
+            None => fallback(state),
+        }
+    }
+}
+
+unsafe fn try_nearest(state: *mut ffi::lua_State) -> Option<c_int> {
+    // SAFETY: this function's contract (its `# Safety` section, or for a function Lua
+    // calls, a live state on this thread with the stack Lua documents) is upheld by the caller.
+    unsafe {
+        let context = context_of(state);
+        if !(2..=3).contains(&ffi::lua_gettop(state)) {
+            return None;
+        }
+        // Outside a loan of the world the full function says why.
+        let world = context.world()?;
+        let (me_ptr, me) = context.views.deciding()?;
+        // Only the deciding agent's own table has its address (whatever the argument's type).
+        if ffi::lua_topointer(state, 2) != me_ptr {
+            return None;
+        }
+        let kind = match ffi::lua_type(state, 3) {
+            ffi::LUA_TNONE | ffi::LUA_TNIL => None,
+            ffi::LUA_TSTRING => {
+                let mut len = 0usize;
+                let p = ffi::lua_tolstring(state, 3, &mut len);
+                Some(std::slice::from_raw_parts(p as *const u8, len))
+            }
+            _ => return None,
+        };
+        let found = host(state, || {
+            nearest_of(world, Origin::Agent(me), kind)
+                .map(|(j, d)| (j, d, context.views.view_ptr(j)))
+        });
+        match found {
+            None => {
+                ffi::lua_pushnil(state);
+                Some(1)
+            }
+            // A view not made yet: `full` makes it.
+            Some((_, _, None)) => None,
+            Some((j, distance, Some(_))) => {
+                context
+                    .views
+                    .push_view_raw(state, ffi::lua_upvalueindex(UP_STORE), j);
+                ffi::lua_pushnumber(state, distance);
+                Some(2)
+            }
+        }
+    }
+}
+
+/// A number of the world a raw `world:*` method gives.
+#[derive(Clone, Copy)]
+pub enum WorldNumber {
+    /// `world:tick()`: the tick being decided.
+    Tick,
+    /// `world:time()`: simulated seconds.
+    Time,
+}
+
+/// `world:tick()` or `world:time()`: a raw C function (a crowd reads the tick every decision;
+/// through mlua it cost several times as much: `docs/benchmarks.md`). Outside `init` and
+/// `decide` it raises a located error.
+pub fn world_number(lua: &Lua, which: WorldNumber) -> mlua::Result<Function> {
+    raw_closure(
+        lua,
+        match which {
+            WorldNumber::Tick => tick_raw,
+            WorldNumber::Time => time_raw,
+        },
+        vec![Value::LightUserData(mlua::LightUserData(
+            Rc::as_ptr(&get(lua)?) as *mut c_void,
+        ))],
+    )
+}
+
+unsafe extern "C-unwind" fn tick_raw(state: *mut ffi::lua_State) -> c_int {
+    // SAFETY: Lua calls it on a live state of this thread with the upvalue `world_number` gave;
+    // the lent world is read only within this call.
+    unsafe {
+        match context_of(state).world() {
+            Some(w) => ffi::lua_pushinteger(state, w.tick as i64),
+            None => outside(state, c"world:tick can only be used inside init or decide"),
+        }
+        1
+    }
+}
+
+unsafe extern "C-unwind" fn time_raw(state: *mut ffi::lua_State) -> c_int {
+    // SAFETY: as `tick_raw`.
+    unsafe {
+        match context_of(state).world() {
+            Some(w) => ffi::lua_pushnumber(state, w.time()),
+            None => outside(state, c"world:time can only be used inside init or decide"),
+        }
+        1
+    }
+}
+
+/// Raises `message`, located at the script's line as `errors::located` does.
+///
+/// # Safety
+/// A live state inside a function Lua called; nothing that needs dropping in the caller's
+/// frames.
+unsafe fn outside(state: *mut ffi::lua_State, message: &std::ffi::CStr) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        ffi::luaL_where(state, 1);
+        ffi::lua_pushstring(state, message.as_ptr());
+        ffi::lua_concat(state, 2);
+        ffi::lua_error(state);
+    }
+}
+
+/// A `move.*` function of one target: the raw entry hands out the cached action for a view;
+/// `full` makes (and caches) it, and reads any other target.
+pub fn target(
+    lua: &Lua,
+    context: &Rc<RawContext>,
+    full: Function,
+    cache: usize,
+    actions: Table,
+) -> mlua::Result<Function> {
+    make_raw(
+        lua,
+        context,
+        target_raw,
+        full,
+        vec![Value::Integer(cache as i64), Value::Table(actions)],
+    )
+}
+
+unsafe extern "C-unwind" fn target_raw(state: *mut ffi::lua_State) -> c_int {
+    // SAFETY: this function's contract (its `# Safety` section, or for a function Lua
+    // calls, a live state on this thread with the stack Lua documents) is upheld by the caller.
+    unsafe {
+        match try_target(state) {
+            Some(n) => n,
+            None => fallback(state),
+        }
+    }
+}
+
+unsafe fn try_target(state: *mut ffi::lua_State) -> Option<c_int> {
+    // SAFETY: this function's contract (its `# Safety` section, or for a function Lua
+    // calls, a live state on this thread with the stack Lua documents) is upheld by the caller.
+    unsafe {
+        let context = context_of(state);
+        // Extra arguments are ignored, as the full function ignores them
+        // (`move.chase(world:nearest(self))` passes the distance too).
+        if ffi::lua_gettop(state) < 1 {
+            return None;
+        }
+        // Only a view table has a view's address (whatever the argument's type).
+        let index = context.views.index_of(ffi::lua_topointer(state, 1))?;
+        let cache = ffi::lua_tointeger(state, ffi::lua_upvalueindex(UP_OWN)) as usize;
+        if !context.cache_current(cache) {
+            return None;
+        }
+        if ffi::lua_rawgeti(state, ffi::lua_upvalueindex(UP_OWN + 1), index as i64 + 1)
+            != ffi::LUA_TUSERDATA
+        {
+            ffi::lua_settop(state, -2);
+            return None;
+        }
+        context.handed.set(Some((cache, index)));
+        Some(1)
+    }
+}
+
+/// Caches `ud` as the action of cache `cache` for agent `index`.
+pub fn remember(
+    context: &RawContext,
+    actions: &Table,
+    cache: usize,
+    index: usize,
+    ud: &AnyUserData,
+) -> mlua::Result<()> {
+    context.renew(cache, actions)?;
+    actions.raw_set(index + 1, ud)
+}
+
+/// A C closure of `f` over `upvalues`.
+pub fn raw_closure(
+    lua: &Lua,
+    f: ffi::lua_CFunction,
+    upvalues: Vec<Value>,
+) -> mlua::Result<Function> {
+    let count = upvalues.len() as c_int;
+    // SAFETY: pushes a C closure over the values on the stack; nothing here can raise but the
+    // allocation of the closure, which `exec_raw` protects.
+    unsafe {
+        lua.exec_raw::<Function>(mlua::MultiValue::from_iter(upvalues), move |state| {
+            ffi::lua_pushcclosure(state, f, count);
+        })
+    }
+}
+
+/// The bytes of the string at `at`, if it is one (not a number: `lua_tolstring` would convert
+/// it in place).
+///
+/// # Safety
+/// A live state; the slice lives as long as the value stays on the stack.
+unsafe fn key_bytes<'a>(state: *mut ffi::lua_State, at: c_int) -> Option<&'a [u8]> {
+    // SAFETY: the caller's contract.
+    unsafe {
+        if ffi::lua_type(state, at) != ffi::LUA_TSTRING {
+            return None;
+        }
+        let mut len = 0usize;
+        let p = ffi::lua_tolstring(state, at, &mut len);
+        Some(std::slice::from_raw_parts(p as *const u8, len))
+    }
+}
+
+/// Pushes a coordinate.
+///
+/// # Safety
+/// A live state with room for one value.
+pub unsafe fn push_num(state: *mut ffi::lua_State, n: Num) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        match n {
+            Num::Float(n) => ffi::lua_pushnumber(state, n),
+            Num::Int(n) => ffi::lua_pushinteger(state, n),
+        }
+    }
+}
+
+/// A `draw.*` function: [`gate`] in front of `slow`, the function that reads the arguments
+/// and adds the shape to `drawings` (the state's collector, in its app data for the state's
+/// life).
+pub fn draw_gate(lua: &Lua, drawings: &Rc<Drawings>, slow: Function) -> mlua::Result<Function> {
+    let ptr = Rc::as_ptr(drawings) as *mut c_void;
+    raw_closure(
+        lua,
+        gate,
+        vec![
+            Value::LightUserData(mlua::LightUserData(ptr)),
+            Value::Function(slow),
+        ],
+    )
+}
+
+/// Each `draw.*` function: returns at once unless collecting, else hands its arguments to
+/// the function that reads them (upvalue 2). Upvalue 1 is the collector, kept alive by the
+/// state's app data for the state's life.
+unsafe extern "C-unwind" fn gate(state: *mut ffi::lua_State) -> c_int {
+    // Upvalue 1 is the `Drawings` pointer `install` gave (alive while the state is), upvalue
+    // 2 a function; reading a `Cell<bool>` cannot panic; nothing needing a drop lives across
+    // `lua_call`. SAFETY: Lua calls this with a live state of this thread and those upvalues.
+    unsafe {
+        let d = &*(ffi::lua_touserdata(state, ffi::lua_upvalueindex(1)) as *const Drawings);
+        if !d.enabled.get() {
+            return 0;
+        }
+        let n = ffi::lua_gettop(state);
+        ffi::lua_pushvalue(state, ffi::lua_upvalueindex(2));
+        ffi::lua_rotate(state, 1, 1);
+        ffi::lua_call(state, n, 0);
+        0
+    }
+}
+
+/// `__index` of views and `self` tables (upvalues: the views, `views::fill`, the proxies): reads an
+/// engine field of the agent the table stands for from the current world; `nil` for any other
+/// key, and outside a decision.
+pub unsafe extern "C-unwind" fn field_index(state: *mut ffi::lua_State) -> c_int {
+    // Nothing that needs dropping lives across the Lua calls below.
+    // SAFETY: Lua calls this with the table and the key on a live state of this thread; the
+    // upvalues are the ones `install` gave, the views kept alive by the state's app data; the
+    // lent world is read only within this call.
+    unsafe {
+        let views = &*(ffi::lua_touserdata(state, ffi::lua_upvalueindex(1)) as *const Views);
+        let ptr = ffi::lua_topointer(state, 1) as usize;
+        let key = key_bytes(state, 2);
+        let found = host(state, || {
+            let (index, is_self) = views.owner(ptr)?;
+            let field = match key {
+                Some(b"memory" | b"label") if is_self => None,
+                Some(k) => Some(field_of(k)?),
+                None => return None,
+            };
+            Some((index, is_self, field))
+        });
+        let Some((index, is_self, field)) = found else {
+            ffi::lua_pushnil(state);
+            return 1;
+        };
+        match field {
+            // A `self` keeps its proxy raw: `fill` stores it there on the first read.
+            Some(field @ (POS | VEL | TILE)) if !is_self => {
+                if ffi::lua_rawgeti(state, ffi::lua_upvalueindex(3), part_slot(index, field))
+                    == ffi::LUA_TTABLE
+                {
+                    return 1;
+                }
+                ffi::lua_settop(state, -2);
+            }
+            Some(POS | VEL | TILE) => {}
+            Some(field) => {
+                let value = host(state, || {
+                    let agent = views.lent().get()?.agents.get(index)?;
+                    Some(scalar(field, agent))
+                });
+                match value {
+                    Some(Scalar::Number(n)) => ffi::lua_pushnumber(state, n),
+                    Some(Scalar::Text(s)) => {
+                        ffi::lua_pushlstring(state, s.as_ptr() as *const _, s.len());
+                    }
+                    Some(Scalar::Nil) | None => ffi::lua_pushnil(state),
+                }
+                return 1;
+            }
+            // `self.memory`, read for the first time.
+            None => {}
+        }
+        // Made by `fill` on first read.
+        ffi::lua_pushvalue(state, ffi::lua_upvalueindex(2));
+        ffi::lua_pushvalue(state, 1);
+        ffi::lua_pushvalue(state, 2);
+        ffi::lua_call(state, 2, 1);
+        1
+    }
+}
+
+/// `__index` of part proxies (upvalue: the views): `x` or `y` of the agent's position,
+/// velocity or tile in the current world.
+pub unsafe extern "C-unwind" fn part_index(state: *mut ffi::lua_State) -> c_int {
+    // SAFETY: as `field_index`.
+    unsafe {
+        let views = &*(ffi::lua_touserdata(state, ffi::lua_upvalueindex(1)) as *const Views);
+        let ptr = ffi::lua_topointer(state, 1) as usize;
+        let axis = match key_bytes(state, 2) {
+            Some(b"x") => 0,
+            Some(b"y") => 1,
+            _ => 2,
+        };
+        // The number, read in Rust under `host` (a panic becomes a Lua error).
+        let value = host(state, || {
+            let (index, part) = views.part_at(ptr)?;
+            part_xy(views.lent().get()?, index as usize, part as usize)?
+                .get(axis)
+                .copied()
+        });
+        match value {
+            Some(n) => push_num(state, n),
+            None => ffi::lua_pushnil(state),
+        }
+        1
+    }
+}
