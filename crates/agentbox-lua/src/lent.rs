@@ -53,10 +53,10 @@ impl LentWorld {
     /// Runs `f` with the world lent now; `None` outside a loan.
     #[inline]
     pub fn with<R>(&self, f: impl FnOnce(&World) -> R) -> Option<R> {
-        // SAFETY: the pointer is non-null only while a `lend` call is running on this thread
-        // (the `Cell` keeps the handle on it), with the world borrowed for that call; `with`
-        // runs inside it, since the loan ends only when `lend`'s call returns past this
-        // frame. `f` cannot keep the reference: its lifetime is this call's.
+        // The pointer is non-null only while a `lend` call is running on this thread (the
+        // `Cell` keeps the handle on it), with the world borrowed for that call; `with` runs
+        // inside it, since the loan ends only when `lend`'s call returns past this frame.
+        // SAFETY: as just said, and `f` cannot keep the reference: its lifetime is this call's.
         let world = unsafe { self.world.get().as_ref() };
         world.map(f)
     }

@@ -225,9 +225,9 @@ pub fn in_batch<R>(context: &RawContext, f: impl FnOnce() -> R) -> R {
 /// Called by a raw entry made by [`make_raw`] or [`world_number`] (its first upvalue is the
 /// context), on the state's thread.
 unsafe fn context_of<'a>(state: *mut ffi::lua_State) -> &'a RawContext {
-    // SAFETY: the batch's context is set only while `in_batch`'s call runs, which encloses
-    // every Lua call made inside it; the upvalue points into an `Rc` the state's app data
-    // holds for the state's life.
+    // The batch's context is set only while `in_batch`'s call runs, which encloses every Lua
+    // call made inside it; the upvalue points into an `Rc` the state's app data holds.
+    // SAFETY: as just said, both references outlive this raw call.
     unsafe {
         let batch = BATCH_CONTEXT.with(|c| c.get());
         if !batch.is_null() {
@@ -544,9 +544,9 @@ unsafe extern "C-unwind" fn gate(state: *mut ffi::lua_State) -> c_int {
 /// key, and outside a decision.
 pub unsafe extern "C-unwind" fn field_index(state: *mut ffi::lua_State) -> c_int {
     // Nothing that needs dropping lives across the Lua calls below.
-    // SAFETY: Lua calls this with the table and the key on a live state of this thread; the
-    // upvalues are the ones `install` gave, the views kept alive by the state's app data; the
-    // lent world is read only within this call.
+    // Lua calls this with the table and the key on a live state of this thread; the upvalues
+    // are the ones `install` gave, the views kept alive by the state's app data.
+    // SAFETY: as just said, and the lent world is read only within this call.
     unsafe {
         let views = &*(ffi::lua_touserdata(state, ffi::lua_upvalueindex(1)) as *const Views);
         let ptr = ffi::lua_topointer(state, 1) as usize;
