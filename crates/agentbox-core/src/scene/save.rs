@@ -2,7 +2,7 @@
 //! comments, key order and everything else stay as the designer wrote them. The write is
 //! atomic (a temporary file renamed over the scene), so a watcher never sees half a file.
 
-use super::locate::Locator;
+use super::tree::Tree;
 use crate::files::{Disk, FileKind, Files};
 use crate::world::World;
 use std::path::Path;
@@ -29,8 +29,13 @@ pub fn rows_of(world: &World) -> Result<Vec<String>, String> {
 
 /// `text` with the lines of its `map.rows` block replaced by `rows`.
 pub fn replace_rows(text: &str, rows: &[String]) -> Result<String, String> {
-    let locator = Locator::new(text);
-    let (first_line, column) = locator.rows_block().ok_or(
+    let tree = Tree::parse(text).map_err(|e| {
+        format!(
+            "the scene does not parse ({} at line {} column {})",
+            e.message, e.line, e.column
+        )
+    })?;
+    let (first_line, column, _) = tree.rows_block().ok_or(
         "map.rows is not a `|` block in the scene file, so it cannot be rewritten in place",
     )?;
     let indent = column - 1;
