@@ -16,12 +16,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// Limits that keep numbers sensible.
-const MAX_TICK_RATE: u32 = 1000;
-const MAX_SPEED: f64 = 1000.0;
-const MAX_COST: f64 = 1e6;
-const MAX_CRUMBS: u32 = 100_000;
+pub(super) const MAX_TICK_RATE: u32 = 1000;
+pub(super) const MAX_SPEED: f64 = 1000.0;
+pub(super) const MAX_COST: f64 = 1e6;
+pub(super) const MAX_CRUMBS: u32 = 100_000;
 const MAX_MAP_SIDE: usize = 4096;
-const MAX_BODY: u32 = 64;
+pub(super) const MAX_BODY: u32 = 64;
 pub(super) const MAX_SPEED_LIMIT: f64 = MAX_SPEED;
 
 pub(super) struct Checker<'a> {
@@ -239,8 +239,8 @@ fn check_names(c: &mut Checker, spec: &SceneFile, world: &World, spawned: &[Agen
 
 /// Limits of `budget:`: enough for real scripts, small enough to stop a runaway soon and keep
 /// the process well under 1 GB.
-const BUDGET_INSTRUCTIONS: std::ops::RangeInclusive<u64> = 10_000..=10_000_000_000;
-const BUDGET_MEMORY_MB: std::ops::RangeInclusive<u64> = 8..=768;
+pub(super) const BUDGET_INSTRUCTIONS: std::ops::RangeInclusive<u64> = 10_000..=10_000_000_000;
+pub(super) const BUDGET_MEMORY_MB: std::ops::RangeInclusive<u64> = 8..=768;
 
 fn check_budget(c: &mut Checker, spec: &SceneFile) -> ScriptBudget {
     let mut budget = ScriptBudget::default();
@@ -629,7 +629,7 @@ fn check_agent(
 }
 
 /// Most degrees per second a `turn_rate` may be.
-const MAX_TURN_RATE: f64 = 36_000.0;
+pub(super) const MAX_TURN_RATE: f64 = 36_000.0;
 
 /// The motion keys: `motion`, `directions`, `turn_rate` and a keyboard agent's `route`.
 fn check_motion(c: &mut Checker, path: &str, agent: &AgentSpec, world: Option<&World>) {
