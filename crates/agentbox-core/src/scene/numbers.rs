@@ -38,17 +38,55 @@ pub struct Located {
     pub value: f64,
 }
 
+/// Why there is no number to rewrite at a path; its `Display` names the path and says why.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum NumberError {
+    #[error("`{path}`: the scene does not parse: {message} at line {line} column {column}")]
+    Unparsable {
+        path: String,
+        message: String,
+        line: usize,
+        column: usize,
+    },
+    #[error("`{path}`: an empty name between dots")]
+    EmptyName { path: String },
+    #[error("`{path}` is neither a scene path (starting with {}) nor a tunable's name (OWNER.PARAM)", TOP.join(", "))]
+    NotAPath { path: String },
+    #[error("`{path}`: no agent with id `{owner}` and no spawn group of kind `{owner}`")]
+    NoOwner { path: String, owner: String },
+    #[error("`{path}`: `{owner}` has no tunable `{param}` (declare it as params: {{ {param}: {{ value: V, min: A, max: B }} }})")]
+    NoTunable {
+        path: String,
+        owner: String,
+        param: String,
+    },
+    /// `within` is `the scene` or a path in backquotes.
+    #[error("`{path}`: {within} has no `{part}`")]
+    NoSuchKey {
+        path: String,
+        within: String,
+        part: String,
+    },
+    /// `what` is `a mapping`, `a list` or the value in backquotes.
+    #[error("`{path}` is {what}, not a number")]
+    NotANumber { path: String, what: String },
+    #[error("`{path}` is written `{written}`, which cannot be rewritten in place (write it as a plain number)")]
+    NotPlain { path: String, written: String },
+    #[error("`{path}`: {value} is not a finite number")]
+    NotFinite { path: String, value: f64 },
+}
+
 /// Finds the number at `path` in a scene's `text`, or says clearly why there is none.
-pub fn locate(text: &str, path: &str) -> Result<Located, String> {
-    let tree = Tree::parse(text).map_err(|e| {
-        format!(
-            "`{path}`: the scene does not parse: {} at line {} column {}",
-            e.message, e.line, e.column
-        )
+pub fn locate(text: &str, path: &str) -> Result<Located, NumberError> {
+    let tree = Tree::parse(text).map_err(|e| NumberError::Unparsable {
+        path: path.into(),
+        message: e.message,
+        line: e.line,
+        column: e.column,
     })?;
     let parts: Vec<&str> = path.split('.').collect();
     if parts.iter().any(|p| p.is_empty()) {
-        return Err(format!("`{path}`: an empty name between dots"));
+        return Err(NumberError::EmptyName { path: path.into() });
     }
     let mut resolved: Vec<String> = Vec::new();
     let mut node = &tree.root;
@@ -64,7 +102,11 @@ pub fn locate(text: &str, path: &str) -> Result<Located, String> {
             } else {
                 format!("`{}`", resolved.join("."))
             };
-            return Err(format!("`{path}`: {at} has no `{part}`"));
+            return Err(NumberError::NoSuchKey {
+                path: path.into(),
+                within: at,
+                part: part.clone(),
+            });
         };
         resolved.push(name);
         node = next;
@@ -78,19 +120,23 @@ pub fn locate(text: &str, path: &str) -> Result<Located, String> {
         node = value;
     }
     let joined = resolved.join(".");
+    let not_a_number = |what: String| NumberError::NotANumber {
+        path: path.into(),
+        what,
+    };
     let value = match node.value {
         Value::Int(n) => n as f64,
         Value::Float(x) => x,
-        Value::Map(_) => return Err(format!("`{path}` is a mapping, not a number")),
-        Value::List(_) => return Err(format!("`{path}` is a list, not a number")),
-        _ => return Err(format!("`{path}` is `{}`, not a number", tree.raw(node))),
+        Value::Map(_) => return Err(not_a_number("a mapping".into())),
+        Value::List(_) => return Err(not_a_number("a list".into())),
+        _ => return Err(not_a_number(format!("`{}`", tree.raw(node)))),
     };
     let (start, end) = (node.start, node.end);
     if text[start..end].parse::<f64>().is_err() {
-        return Err(format!(
-            "`{path}` is written `{}`, which cannot be rewritten in place (write it as a plain number)",
-            &text[start..end]
-        ));
+        return Err(NumberError::NotPlain {
+            path: path.into(),
+            written: text[start..end].into(),
+        });
     }
     Ok(Located {
         path: joined,
@@ -112,13 +158,10 @@ fn text_of<'n>(tree: &'n Tree, node: &'n Node) -> Option<&'n str> {
 /// The scene path a tunable's name (`OWNER.PARAM`) stands for, as parts: the agent with id
 /// OWNER (else the spawn group of kind OWNER), then `params.PARAM`, which must be declared as a
 /// range (a mapping with a `value`).
-fn tunable_path(tree: &Tree, path: &str, parts: &[&str]) -> Result<Vec<String>, String> {
+fn tunable_path(tree: &Tree, path: &str, parts: &[&str]) -> Result<Vec<String>, NumberError> {
     // OWNER.PARAM: an agent's id or a spawn group's kind, then a param declared as a range.
     let [owner, param] = parts[..] else {
-        return Err(format!(
-            "`{path}` is neither a scene path (starting with {}) nor a tunable's name (OWNER.PARAM)",
-            TOP.join(", ")
-        ));
+        return Err(NumberError::NotAPath { path: path.into() });
     };
     let in_list = |list: &str, key: &str| {
         let Value::List(items) = &tree.get(list)?.value else {
@@ -132,18 +175,21 @@ fn tunable_path(tree: &Tree, path: &str, parts: &[&str]) -> Result<Vec<String>, 
             .map(|i| format!("{list}.{i}"))
     };
     let Some(base) = in_list("agents", "id").or_else(|| in_list("spawn", "kind")) else {
-        return Err(format!(
-            "`{path}`: no agent with id `{owner}` and no spawn group of kind `{owner}`"
-        ));
+        return Err(NumberError::NoOwner {
+            path: path.into(),
+            owner: owner.into(),
+        });
     };
     let full = format!("{base}.params.{param}");
     let declared = tree
         .get(&full)
         .is_some_and(|n| tree.child(n, "value").is_some());
     if !declared {
-        return Err(format!(
-            "`{path}`: `{owner}` has no tunable `{param}` (declare it as params: {{ {param}: {{ value: V, min: A, max: B }} }})"
-        ));
+        return Err(NumberError::NoTunable {
+            path: path.into(),
+            owner: owner.into(),
+            param: param.into(),
+        });
     }
     Ok(full.split('.').map(str::to_string).collect())
 }
@@ -174,11 +220,14 @@ pub fn format_number(value: f64) -> String {
 }
 
 /// `text` with the numbers at `changes` (path, value) rewritten, everything else untouched.
-pub fn set_numbers(text: &str, changes: &[(String, f64)]) -> Result<String, String> {
+pub fn set_numbers(text: &str, changes: &[(String, f64)]) -> Result<String, NumberError> {
     let mut out = text.to_string();
     for (path, value) in changes {
         if !value.is_finite() {
-            return Err(format!("`{path}`: {value} is not a finite number"));
+            return Err(NumberError::NotFinite {
+                path: path.clone(),
+                value: *value,
+            });
         }
         let at = locate(&out, path)?;
         out.replace_range(at.start..at.end, &format_number(*value));
@@ -221,7 +270,7 @@ mod tests {
 
     #[test]
     fn bad_paths_say_why() {
-        let e = |p: &str| locate(DOC, p).unwrap_err();
+        let e = |p: &str| locate(DOC, p).unwrap_err().to_string();
         assert!(
             e("agents.wolf.speed").contains("has no `wolf`"),
             "{}",
