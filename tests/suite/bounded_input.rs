@@ -71,10 +71,11 @@ fn too_many_values_are_refused_before_parsing() {
         e.ends_with("error: too many values: a scene file may have at most 500000 (keys, numbers, texts and lists); place crowds with `spawn:`"),
         "{e}"
     );
-    // The 500,001st value: 6 before the waypoints (name, its text, map, rows, `|`,
-    // waypoints), then 4 per waypoint (`-`, `[`, two numbers) from line 7.
-    let line = 7 + (500_001 - 7) / 4;
-    assert!(e.starts_with(&format!("bad.yaml:{line}:")), "{e}");
+    // The 500,001st value, as the parser counts nodes: 9 before the waypoints (the top
+    // mapping, name, its text, map, its mapping, rows, its text, waypoints, its list), then 3
+    // per waypoint (the `[` list and two numbers) from line 7: the second number of a line.
+    let line = 7 + (500_001 - 9 - 1) / 3;
+    assert!(e.starts_with(&format!("bad.yaml:{line}:9: ")), "{e}");
 }
 
 #[test]

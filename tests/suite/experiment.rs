@@ -551,8 +551,8 @@ fn words(line: &str) -> Vec<String> {
 fn the_cluster_examples_parse_and_run_as_their_engines_would_run_them() {
     let dir = tempfile::tempdir().unwrap();
     // Kubernetes: an Indexed Job whose completions are the study's --shards.
-    let job: serde_yaml::Value =
-        serde_yaml::from_str(&text(&root().join("examples/cluster/job.yaml"))).unwrap();
+    let job: serde_json::Value =
+        serde_saphyr::from_str(&text(&root().join("examples/cluster/job.yaml"))).unwrap();
     assert_eq!(job["kind"], "Job");
     assert_eq!(job["apiVersion"], "batch/v1");
     let spec = &job["spec"];
@@ -561,10 +561,10 @@ fn the_cluster_examples_parse_and_run_as_their_engines_would_run_them() {
     let container = &spec["template"]["spec"]["containers"][0];
     assert!(spec["template"]["spec"]["restartPolicy"].as_str().is_some());
     let cmd: Vec<String> = container["command"]
-        .as_sequence()
+        .as_array()
         .unwrap()
         .iter()
-        .chain(container["args"].as_sequence().into_iter().flatten())
+        .chain(container["args"].as_array().into_iter().flatten())
         .map(|v| v.as_str().unwrap().to_string())
         .collect();
     let shell = cmd.last().unwrap().clone();

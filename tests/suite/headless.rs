@@ -9,7 +9,7 @@ use common::*;
 /// loader it is testing.
 fn blocked_tiles(scene: &str) -> Vec<Vec<bool>> {
     let text = std::fs::read_to_string(root().join(scene)).unwrap();
-    let doc: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+    let doc: serde_json::Value = serde_saphyr::from_str(&text).unwrap();
     doc["map"]["rows"]
         .as_str()
         .unwrap()

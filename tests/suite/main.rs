@@ -42,6 +42,7 @@ mod readme;
 mod reload;
 mod scene_errors;
 mod scene_fuzz;
+mod schema;
 mod soak;
 mod standalone;
 mod sweep;

@@ -9,7 +9,7 @@ use serde_json::Value;
 /// The scene's map rows, read with the library's own loader.
 fn map_rows(scene: &str) -> Vec<Vec<char>> {
     let text = std::fs::read_to_string(common::root().join(scene)).unwrap();
-    let yaml: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+    let yaml: serde_json::Value = serde_saphyr::from_str(&text).unwrap();
     yaml["map"]["rows"]
         .as_str()
         .unwrap()

@@ -9,7 +9,7 @@ const GOOD_AGENT: &str =
 
 /// `(name, scene text, expected "LINE:COL", words the message must contain)`.
 const CASES: &[(&str, &str, &str, &str)] = &[
-    ("malformed yaml", "map:\n  rows: \"unterminated\n", "3:1", "unexpected end of stream"),
+    ("malformed yaml", "map:\n  rows: \"unterminated\n", "2:9", "YAML syntax error: unclosed quote"),
     ("tab indentation", "map:\n\trows: |\n    ...\n", "2:1", "not tabs"),
     ("unknown key", "map:\n  rows: |\n    ...\ncolour: red\n", "4:1", "unknown field `colour`"),
     ("unknown agent key", "map:\n  rows: |\n    ...\nagents:\n  - id: a\n    at: [0, 0]\n    sped: 3\n", "7:5", "unknown field `sped`"),
@@ -20,8 +20,8 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("a number for a flag", "terrain:\n  mud: { blocked: 3 }\nmap:\n  rows: |\n    ...\n", "2:19", "blocked: expected true or false, got the number 3"),
     ("a list for an id", "map:\n  rows: |\n    ...\nagents:\n  - id: [1]\n    at: [0, 0]\n", "5:9", "id: expected text, got a list"),
     ("a fraction for the seed", "seed: 1.5\nmap:\n  rows: |\n    ...\n", "1:7", "seed: expected a whole number (0 or more), got the number 1.5"),
-    ("an unclosed list after an unknown key", "map:\n  rows: |\n    ...\ngarbage: [\n", "5:1", "YAML syntax error: did not find expected node content (is a `[` or `{` never closed?)"),
-    ("an unclosed mapping after an unknown key", "map:\n  rows: |\n    ...\nagents: []\ngarbage: {a: 1\n", "6:1", "YAML syntax error"),
+    ("an unclosed list after an unknown key", "map:\n  rows: |\n    ...\ngarbage: [\n", "4:10", "YAML syntax error: unclosed bracket '['"),
+    ("an unclosed mapping after an unknown key", "map:\n  rows: |\n    ...\nagents: []\ngarbage: {a: 1\n", "5:10", "YAML syntax error: unclosed bracket '{'"),
     ("ragged rows", "map:\n  rows: |\n    ....\n    ...\n", "4:5", "ragged map: row 1 has 3"),
     ("unknown map character", "map:\n  rows: |\n    ....\n    ..X.\n", "4:7", "unknown map character 'X'"),
     ("agent outside the map", "map:\n  rows: |\n    ...\nagents:\n  - id: a\n    at: [5, 0]\n", "6:9", "outside the 3x1 map"),
@@ -151,5 +151,27 @@ fn a_route_leg_through_a_wall_is_a_located_warning_and_check_still_passes() {
     assert!(
         warnings[0].starts_with("s.yaml:12:13: warning: the route of `player` from [5, 3] to [0, 1] runs into a wall near [2, 1];"),
         "{err}"
+    );
+}
+
+/// The issue's four-mistake scene (a text `tick_rate`, a one-number `at`, a negative `speed`
+/// and a misspelt key): one `check` run reports all four, located, and exits 1.
+#[test]
+fn four_independent_mistakes_are_reported_in_one_run() {
+    let out = agentbox(&["check", "tests/fixtures/four_mistakes.yaml"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let errors: Vec<String> = stderr(&out)
+        .lines()
+        .filter(|l| l.contains(": error: "))
+        .map(|l| l.replace("tests/fixtures/four_mistakes.yaml:", ""))
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            "4:12: error: tick_rate: expected a whole number (0 or more), got text \"fast\"",
+            "11:9: error: agents[0].at: expected a list of two numbers [x, y], got 1 item",
+            "12:12: error: speed must be from 0 to 1000 tiles per second, got -2",
+            "15:5: error: agents[1]: unknown field `spede` (did you mean speed?)",
+        ]
     );
 }

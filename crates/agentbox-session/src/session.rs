@@ -189,7 +189,7 @@ impl Session {
     /// Writes the running map's rows back into the scene file (atomically, the rest of the
     /// file untouched). The watcher then reloads the scene, which keeps the agents running.
     pub fn save_map(&self) -> Result<(), String> {
-        scene::save::save_map(&self.scene.path, self.sim.world())
+        scene::save::save_map(&self.scene.path, self.sim.world()).map_err(|e| e.to_string())
     }
 
     /// Sets a tunable (`OWNER.PARAM`) from the next tick: the value, moved into its range and
@@ -232,7 +232,7 @@ impl Session {
         if changes.is_empty() {
             return Ok(false);
         }
-        scene::save::save_numbers(&self.scene.path, &changes)
+        scene::save::save_numbers(&self.scene.path, &changes).map_err(|e| e.to_string())
     }
 
     /// Applies one tick; new script errors go to stderr, one line per message.

@@ -411,7 +411,7 @@ mod tests {
     }
 
     fn spec(yaml: &str) -> ExpectSpec {
-        serde_yaml::from_str(yaml).expect("expect spec parses")
+        serde_saphyr::from_str(yaml).expect("expect spec parses")
     }
 
     fn walk(spec: &ExpectSpec, path: &[(f64, f64)], limit: u64) -> Vec<String> {

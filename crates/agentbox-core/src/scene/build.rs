@@ -1,10 +1,11 @@
-//! From bytes to a validated [`Scene`]: syntax and shape through serde_yaml, then every rule a
-//! designer can break, each reported at the place to fix.
+//! From bytes to a validated [`Scene`]: the YAML tree (`tree.rs`, one parse within the bounds
+//! on nesting and size), its typed read (`shape.rs`, every shape mistake at once), then every
+//! rule a designer can break, each reported at the place to fix.
 
-use super::bounds;
 use super::file::{AgentSpec, SceneFile, TerrainSpec};
-use super::locate::Locator;
+use super::shape;
 use super::spawn;
+use super::tree::Tree;
 use super::{resolve_relative, Scene, SceneError, SceneErrors, SceneWarning, ScriptBudget};
 use crate::world::{
     rng, tile_of, Agent, Brain, Crumbs, Grid, Motion, RowError, Terrain, TerrainTable, Walk,
@@ -15,27 +16,28 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// Limits that keep numbers sensible.
-const MAX_TICK_RATE: u32 = 1000;
-const MAX_SPEED: f64 = 1000.0;
-const MAX_COST: f64 = 1e6;
-const MAX_CRUMBS: u32 = 100_000;
+pub(super) const MAX_TICK_RATE: u32 = 1000;
+pub(super) const MAX_SPEED: f64 = 1000.0;
+pub(super) const MAX_COST: f64 = 1e6;
+pub(super) const MAX_CRUMBS: u32 = 100_000;
 const MAX_MAP_SIDE: usize = 4096;
-const MAX_BODY: u32 = 64;
+pub(super) const MAX_BODY: u32 = 64;
 pub(super) const MAX_SPEED_LIMIT: f64 = MAX_SPEED;
 
 pub(super) struct Checker<'a> {
     pub(super) file: &'a Path,
-    text: &'a str,
-    /// Built on the first error: a valid scene never pays for the second parse.
-    locator: std::cell::OnceCell<Locator>,
+    tree: &'a Tree<'a>,
+    /// Paths whose values had a shape mistake (already reported): the checks of meaning stay
+    /// quiet about them and everything under them.
+    poisoned: BTreeSet<String>,
     /// Each `script:` text as written, and the file it names if it exists.
     scripts_seen: BTreeMap<String, Option<std::path::PathBuf>>,
     errors: Vec<SceneError>,
 }
 
 impl Checker<'_> {
-    fn locator(&self) -> &Locator {
-        self.locator.get_or_init(|| Locator::new(self.text))
+    fn tree(&self) -> &Tree<'_> {
+        self.tree
     }
 
     pub(super) fn error_at(&mut self, (line, column): (usize, usize), message: impl Into<String>) {
@@ -51,8 +53,29 @@ impl Checker<'_> {
         self.errors.len()
     }
 
+    /// Whether `path` or a path above it had a shape mistake.
+    pub(super) fn poisoned(&self, path: &str) -> bool {
+        self.poisoned.iter().any(|p| {
+            path == p
+                || path
+                    .strip_prefix(p.as_str())
+                    .is_some_and(|r| r.starts_with('.'))
+        })
+    }
+
+    /// Whether anything at or under `path` had a shape mistake.
+    pub(super) fn poisoned_under(&self, path: &str) -> bool {
+        self.poisoned
+            .iter()
+            .any(|p| p == path || p.strip_prefix(path).is_some_and(|r| r.starts_with('.')))
+    }
+
+    /// Reports `message` at the node at `path`, unless a shape mistake there was reported.
     pub(super) fn error(&mut self, path: &str, message: impl Into<String>) {
-        let pos = self.locator().at(path);
+        if self.poisoned(path) {
+            return;
+        }
+        let pos = self.tree.at(path);
         self.error_at(pos, message);
     }
 }
@@ -78,143 +101,33 @@ fn position_of(bytes: &[u8], offset: usize) -> (usize, usize) {
     (line, column)
 }
 
-/// serde_yaml's message without its own " at line L column C" tail, in plainer words.
-fn tidy_serde_message(message: &str) -> String {
-    let base = match message.find(" at line ") {
-        Some(i) => &message[..i],
-        None => message,
-    };
-    if base.starts_with("invalid type:") && base.ends_with("expected struct SceneFile") {
-        return "a scene must be a YAML mapping with keys such as name, map and agents".into();
-    }
-    let base = plain_serde_words(base);
-    base.replace("struct SceneFile", "a scene mapping")
-        .replace("struct MapSpec", "a map mapping (legend, rows)")
-        .replace("struct AgentSpec", "an agent mapping")
-        .replace(
-            "struct SpawnSpec",
-            "a spawn mapping (count, kind, area, ...)",
-        )
-        .replace(
-            "struct ExpectSpec",
-            "an expect mapping (ticks, reach, never_on, ...)",
-        )
-        .replace(
-            "struct TerrainSpec",
-            "a terrain mapping (blocked, cost, color)",
-        )
-}
-
-/// Whether reading YAML as a plain value failed on its syntax (not on a duplicate key, which
-/// the typed read reports as well).
-fn is_syntax_error(e: &serde_yaml::Error) -> bool {
-    !e.to_string().starts_with("duplicate entry")
-}
-
-/// The YAML parser's message, said to be about syntax, with a hint for the commonest cause.
-fn syntax_message(raw: &str) -> String {
-    let base = match raw.find(" at line ") {
-        Some(i) => &raw[..i],
-        None => raw,
-    };
-    if base == "recursion limit exceeded" {
-        return format!(
-            "nested too deeply: lists and mappings may nest at most {} deep",
-            bounds::MAX_DEPTH
-        );
-    }
-    let hint = if raw.contains("while parsing a flow") {
-        " (is a `[` or `{` never closed?)"
-    } else if raw.contains("quoted scalar") {
-        " (is a quote never closed?)"
-    } else {
-        ""
-    };
-    format!("YAML syntax error: {base}{hint}")
-}
-
-/// What serde calls a type, in a designer's words.
-fn plain_type(serde: &str) -> String {
-    match serde.trim() {
-        "f64" | "f32" => "a number".into(),
-        "i64" | "i32" | "i16" | "i8" | "isize" => "a whole number".into(),
-        "u64" | "u32" | "u16" | "u8" | "usize" => "a whole number (0 or more)".into(),
-        "a string" | "a borrowed string" | "string" | "char" | "a character" => "text".into(),
-        "a boolean" | "bool" => "true or false".into(),
-        "an array of length 2" | "sequence of 2 elements" | "a tuple of size 2" => {
-            "a list of two numbers [x, y]".into()
-        }
-        "a sequence" | "sequence" => "a list".into(),
-        "a map" | "map" => "a mapping (key: value lines)".into(),
-        other => other.into(),
-    }
-}
-
-/// What serde says it found (`string "x"`, ``integer `5` ``, `sequence`), in a designer's words.
-fn plain_found(serde: &str) -> String {
-    let serde = serde.trim();
-    let quoted = |prefix: &str| {
-        serde
-            .strip_prefix(prefix)
-            .map(|rest| rest.trim().trim_matches('`').to_string())
-    };
-    if let Some(text) = serde.strip_prefix("string ") {
-        return format!("text {text}");
-    }
-    if let Some(n) = quoted("integer").or_else(|| quoted("floating point")) {
-        return format!("the number {n}");
-    }
-    if let Some(b) = quoted("boolean") {
-        return b;
-    }
-    match serde {
-        "sequence" => "a list".into(),
-        "map" => "a mapping".into(),
-        "unit value" | "unit" => "nothing (null)".into(),
-        other => other.into(),
-    }
-}
-
-/// serde's `invalid type: string "x", expected f64` as `expected a number, got text "x"`, and
-/// its other type words (`i64`, `a boolean`, `an array of length 2`) likewise.
-fn plain_serde_words(message: &str) -> String {
-    let Some((head, expected)) = message.rsplit_once(", expected ") else {
-        return message.into();
-    };
-    if expected.starts_with("one of") {
-        return message.into();
-    }
-    let (path, what) = match head.rfind(": invalid ") {
-        Some(i) => (&head[..i + 2], &head[i + 2..]),
-        None => ("", head),
-    };
-    let wanted = plain_type(expected);
-    if let Some(found) = what
-        .strip_prefix("invalid type: ")
-        .or_else(|| what.strip_prefix("invalid value: "))
-    {
-        return format!("{path}expected {wanted}, got {}", plain_found(found));
-    }
-    if let Some(n) = what.strip_prefix("invalid length ") {
-        let items = if n.trim() == "1" { "item" } else { "items" };
-        return format!("{path}expected {wanted}, got {} {items}", n.trim());
-    }
-    format!("{head}, expected {wanted}")
-}
-
 /// Builds a scene from a scene file's bytes (read from `file`, which locates the errors and
 /// the scripts), with its seed replaced if `seed` is given: every rule checked, every error
 /// found reported with its place.
 pub fn build(file: &Path, bytes: &[u8], seed: Option<u64>) -> Result<Scene, SceneErrors> {
     let text = scene_text(file, bytes)?;
-    let mut spec = parse_spec(file, text)?;
+    let tree = Tree::parse(text).map_err(|e| single(file, (e.line, e.column), e.message))?;
+    let shaped = shape::read::<SceneFile>(&tree);
+    let shape_errors: Vec<SceneError> = shaped
+        .errors
+        .into_iter()
+        .map(|e| SceneError {
+            file: file.to_path_buf(),
+            line: e.line,
+            column: e.column,
+            message: e.message,
+        })
+        .collect();
+    let Some(mut spec) = shaped.value else {
+        return Err(SceneErrors(shape_errors));
+    };
     if seed.is_some() {
         spec.seed = seed;
     }
     let mut checker = Checker {
         file,
-        text,
-        locator: std::cell::OnceCell::new(),
+        tree: &tree,
+        poisoned: shaped.poisoned,
         scripts_seen: BTreeMap::new(),
         errors: Vec::new(),
     };
@@ -228,9 +141,13 @@ pub fn build(file: &Path, bytes: &[u8], seed: Option<u64>) -> Result<Scene, Scen
     if let Some(w) = &world {
         check_names(&mut checker, &spec, w, &spawned);
     }
-    let mut errors = std::mem::take(&mut checker.errors);
-    errors.sort();
-    errors.dedup();
+    let mut checked = std::mem::take(&mut checker.errors);
+    checked.sort();
+    checked.dedup();
+    // Shape mistakes first where both are at one place; file order overall.
+    let mut errors = shape_errors;
+    errors.extend(checked);
+    errors.sort_by_key(|e| (e.line, e.column));
     match world {
         Some(mut world) if errors.is_empty() => {
             world.agents = spec
@@ -261,8 +178,7 @@ pub fn build(file: &Path, bytes: &[u8], seed: Option<u64>) -> Result<Scene, Scen
     }
 }
 
-/// The scene file's text, if it is UTF-8 text without NUL bytes, not empty, and within the
-/// bounds on nesting and values (`bounds.rs`), checked before any YAML parsing.
+/// The scene file's text, if it is UTF-8 text without NUL bytes and not empty.
 fn scene_text<'a>(file: &Path, bytes: &'a [u8]) -> Result<&'a str, SceneErrors> {
     let text = match std::str::from_utf8(bytes) {
         Ok(t) => t,
@@ -292,55 +208,7 @@ fn scene_text<'a>(file: &Path, bytes: &'a [u8]) -> Result<&'a str, SceneErrors> 
             "scene file is empty: it needs at least a map".into(),
         ));
     }
-    match bounds::scan(text, bounds::MAX_FLOW_DEPTH, bounds::MAX_VALUES) {
-        Some(bounds::Exceeded::FlowDepth(at)) => Err(single(
-            file,
-            position_of(bytes, at),
-            format!(
-                "nested too deeply: `[` and `{{` may nest at most {} deep",
-                bounds::MAX_FLOW_DEPTH
-            ),
-        )),
-        Some(bounds::Exceeded::Values(at)) => Err(single(
-            file,
-            position_of(bytes, at),
-            format!(
-                "too many values: a scene file may have at most {} (keys, numbers, texts and lists); place crowds with `spawn:`",
-                bounds::MAX_VALUES
-            ),
-        )),
-        None => Ok(text),
-    }
-}
-
-/// The scene file's fields, or the first YAML or type error, located.
-fn parse_spec(file: &Path, text: &str) -> Result<SceneFile, SceneErrors> {
-    // YAML syntax first: the typed read below stops at the first field it does not know, so
-    // a syntax error after an unknown key would otherwise be reported as the unknown key.
-    let typed = serde_yaml::from_str::<SceneFile>(text).map_err(|e| {
-        match serde_yaml::from_str::<serde_yaml::Value>(text) {
-            Err(syntax) if is_syntax_error(&syntax) => (syntax, true),
-            _ => (e, false),
-        }
-    });
-    typed.map_err(|(e, syntax)| {
-        let pos = e
-            .location()
-            .map_or((1, 1), |l| (l.line().max(1), l.column().max(1)));
-        let at_tab = text
-            .lines()
-            .nth(pos.0 - 1)
-            .and_then(|l| l.chars().nth(pos.1 - 1))
-            == Some('\t');
-        let message = if at_tab {
-            "a tab character: YAML is indented with spaces, not tabs".to_string()
-        } else if syntax {
-            syntax_message(&e.to_string())
-        } else {
-            tidy_serde_message(&e.to_string())
-        };
-        single(file, pos, message)
-    })
+    Ok(text)
 }
 
 /// Checks what names agents and kinds on a built map: spawned ids against the listed ones,
@@ -371,8 +239,8 @@ fn check_names(c: &mut Checker, spec: &SceneFile, world: &World, spawned: &[Agen
 
 /// Limits of `budget:`: enough for real scripts, small enough to stop a runaway soon and keep
 /// the process well under 1 GB.
-const BUDGET_INSTRUCTIONS: std::ops::RangeInclusive<u64> = 10_000..=10_000_000_000;
-const BUDGET_MEMORY_MB: std::ops::RangeInclusive<u64> = 8..=768;
+pub(super) const BUDGET_INSTRUCTIONS: std::ops::RangeInclusive<u64> = 10_000..=10_000_000_000;
+pub(super) const BUDGET_MEMORY_MB: std::ops::RangeInclusive<u64> = 8..=768;
 
 fn check_budget(c: &mut Checker, spec: &SceneFile) -> ScriptBudget {
     let mut budget = ScriptBudget::default();
@@ -471,7 +339,9 @@ fn build_world(c: &mut Checker, spec: &SceneFile) -> Option<World> {
         );
     }
     let Some(map) = &spec.map else {
-        c.error_at((1, 1), "scene has no `map`: add `map: { rows: ... }`");
+        if !c.poisoned("map") {
+            c.error_at((1, 1), "scene has no `map`: add `map: { rows: ... }`");
+        }
         return None;
     };
     bind_legend(c, &mut table, &map.legend);
@@ -505,7 +375,7 @@ fn bind_legend(c: &mut Checker, table: &mut TerrainTable, legend: &BTreeMap<Stri
         let path = format!("map.legend.{glyph}");
         let mut chars = glyph.chars();
         let (Some(ch), None) = (chars.next(), chars.next()) else {
-            let pos = c.locator().key_at(&path);
+            let pos = c.tree().key_at(&path);
             c.error_at(
                 pos,
                 format!("legend keys are single map characters, got {glyph:?}"),
@@ -553,15 +423,17 @@ fn build_grid(c: &mut Checker, rows: &str, table: &TerrainTable) -> Option<Grid>
     match Grid::from_rows(rows, |ch| table.by_glyph(ch)) {
         Ok(g) => Some(g),
         Err(RowError::Ragged { row, len, expected }) => {
-            let pos = c.locator().row_char(row, 0);
+            let pos = c.tree().row_char(row, 0);
             c.error_at(
                 pos,
                 format!("ragged map: row {row} has {len} characters, row 0 has {expected}"),
             );
             None
         }
+        // A legend with a shape mistake was left out: its characters are unknown for that.
+        Err(RowError::Unknown { .. }) if c.poisoned_under("map.legend") => None,
         Err(RowError::Unknown { row, column, glyph }) => {
-            let pos = c.locator().row_char(row, column);
+            let pos = c.tree().row_char(row, column);
             c.error_at(
                 pos,
                 format!("unknown map character {glyph:?} at column {column} of row {row}: add it to map.legend"),
@@ -692,7 +564,9 @@ fn check_agent(
     if agent.id.trim().is_empty() {
         c.error(&format!("{path}.id"), "agent id must not be empty");
     }
-    if let Some(world) = world {
+    // An `at` with a shape mistake stands in as [0, 0]: nothing to check there.
+    let placed = !c.poisoned(&format!("{path}.at"));
+    if let (Some(world), true) = (world, placed) {
         check_tile(
             c,
             world,
@@ -709,7 +583,7 @@ fn check_agent(
             );
         }
     }
-    if let (Some(size), Some(world)) = (agent.size, world) {
+    if let (Some(size), Some(world), true) = (agent.size, world, placed) {
         check_body(c, world, path, agent, size);
     }
     if let Some(sense) = agent.sense {
@@ -755,7 +629,7 @@ fn check_agent(
 }
 
 /// Most degrees per second a `turn_rate` may be.
-const MAX_TURN_RATE: f64 = 36_000.0;
+pub(super) const MAX_TURN_RATE: f64 = 36_000.0;
 
 /// The motion keys: `motion`, `directions`, `turn_rate` and a keyboard agent's `route`.
 fn check_motion(c: &mut Checker, path: &str, agent: &AgentSpec, world: Option<&World>) {
@@ -846,7 +720,7 @@ fn route_warnings(
             let to = DVec2::new(point[0] as f64, point[1] as f64);
             if let Some(hit) = leg_hits_wall(world, from, to, agent.radius) {
                 // The locator is built only when there is something to locate.
-                let (line, column) = checker.locator().at(&format!("agents.{i}.route.{k}"));
+                let (line, column) = checker.tree().at(&format!("agents.{i}.route.{k}"));
                 // The blocked tile (or the tile off the map) the body touches there.
                 let at = tile_of(hit);
                 let near = (-1..=1)

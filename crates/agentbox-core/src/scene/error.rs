@@ -4,28 +4,15 @@ use std::fmt;
 use std::path::PathBuf;
 
 /// One problem in a scene file, with the place to fix it (line and column are 1-based).
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+/// Its `Display` is the line `agentbox check` prints: `FILE:LINE:COL: error: message`.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, thiserror::Error)]
+#[error("{}:{line}:{column}: error: {message}", file.display())]
 pub struct SceneError {
     pub file: PathBuf,
     pub line: usize,
     pub column: usize,
     pub message: String,
 }
-
-impl fmt::Display for SceneError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}:{}:{}: error: {}",
-            self.file.display(),
-            self.line,
-            self.column,
-            self.message
-        )
-    }
-}
-
-impl std::error::Error for SceneError {}
 
 /// Something in a scene file that loads but probably does not do what was meant (a keyboard
 /// agent's `route:` leg that runs into a wall), with its place; printed by `agentbox check`.
@@ -46,20 +33,16 @@ impl fmt::Display for SceneWarning {
     }
 }
 
-/// All the problems found in one scene file, in file order.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// All the problems found in one scene file, in file order; its `Display` is one
+/// `FILE:LINE:COL: error: message` line per problem.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{}", lines(.0))]
 pub struct SceneErrors(pub Vec<SceneError>);
 
-impl fmt::Display for SceneErrors {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for (i, e) in self.0.iter().enumerate() {
-            if i > 0 {
-                writeln!(f)?;
-            }
-            write!(f, "{e}")?;
-        }
-        Ok(())
-    }
+fn lines(errors: &[SceneError]) -> String {
+    errors
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
-
-impl std::error::Error for SceneErrors {}

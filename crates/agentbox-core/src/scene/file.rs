@@ -3,6 +3,12 @@
 //! (`agentbox schema`, `scenes/agentbox.schema.json`) is generated from these types, so the doc
 //! comments here are what an editor shows.
 
+use super::build::{
+    BUDGET_INSTRUCTIONS, BUDGET_MEMORY_MB, MAX_BODY, MAX_COST, MAX_CRUMBS, MAX_SPEED,
+    MAX_TICK_RATE, MAX_TURN_RATE,
+};
+use super::spawn::{MAX_METRICS, MAX_TEST_TICKS};
+use crate::world::WaypointTable;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -16,8 +22,12 @@ pub struct SceneFile {
     /// All randomness derives from it (default 0).
     pub seed: Option<u64>,
     /// Simulation ticks per second (default 30).
+    #[schemars(range(min = 1, max = MAX_TICK_RATE))]
     pub tick_rate: Option<u32>,
     /// The tile map (required).
+    // An `Option` so that the loader reports a scene without one in its own words; the
+    // schema requires it.
+    #[schemars(with = "MapSpec")]
     pub map: Option<MapSpec>,
     /// New terrain kinds or overrides of the built-ins, by name.
     #[serde(default)]
@@ -30,6 +40,7 @@ pub struct SceneFile {
     pub spawn: Vec<SpawnSpec>,
     /// Tiles `[column, row]` scripts can read with `world:waypoints()`.
     #[serde(default)]
+    #[schemars(length(max = WaypointTable::MAX_NODES))]
     pub waypoints: Vec<[i64; 2]>,
     /// Limits for the scene's scripts.
     pub budget: Option<BudgetSpec>,
@@ -40,6 +51,7 @@ pub struct SceneFile {
     /// `world:agent("prey").pos.x`. They run in a Lua state of their own, so they never change
     /// the run.
     #[serde(default)]
+    #[schemars(extend("maxProperties" = MAX_METRICS))]
     pub metrics: BTreeMap<String, String>,
     /// Numbers watched while the scene runs: the window's plots panel (Tab or J) charts them,
     /// `--monitors FILE.csv` writes them, and compare and sweep lines end with their final
@@ -52,6 +64,7 @@ pub struct SceneFile {
 #[serde(deny_unknown_fields)]
 pub struct MonitorsSpec {
     /// Ticks between two evaluations of `values` (default 10; plots are read every tick).
+    #[schemars(range(min = 1))]
     pub every: Option<u64>,
     /// A name to a Lua expression of `world` (or a function body returning a number), as in
     /// `metrics`.
@@ -112,8 +125,10 @@ pub struct TunableSpec {
 #[serde(deny_unknown_fields)]
 pub struct BudgetSpec {
     /// Lua instructions one call of init/decide/on_reload may run once it runs long.
+    #[schemars(range(min = *BUDGET_INSTRUCTIONS.start(), max = *BUDGET_INSTRUCTIONS.end()))]
     pub instructions: Option<u64>,
     /// Megabytes all the scene's scripts may hold together.
+    #[schemars(range(min = *BUDGET_MEMORY_MB.start(), max = *BUDGET_MEMORY_MB.end()))]
     pub memory_mb: Option<u64>,
 }
 
@@ -124,6 +139,7 @@ pub struct MapSpec {
     #[serde(default)]
     pub legend: BTreeMap<String, String>,
     /// The map, one text line per row; row 0 is the top.
+    #[schemars(length(min = 1))]
     pub rows: String,
 }
 
@@ -134,8 +150,10 @@ pub struct TerrainSpec {
     /// Whether it blocks movement and sight.
     pub blocked: Option<bool>,
     /// Cost of entering a tile of it (floor is 1).
+    #[schemars(range(max = MAX_COST), extend("exclusiveMinimum" = 0))]
     pub cost: Option<f64>,
     /// Colour in the window, like "#a0522d".
+    #[schemars(regex(pattern = "^#[0-9a-fA-F]{6}$"))]
     pub color: Option<String>,
 }
 
@@ -144,6 +162,7 @@ pub struct TerrainSpec {
 /// One agent.
 pub struct AgentSpec {
     /// Unique id.
+    #[schemars(regex(pattern = r"\S"))]
     pub id: String,
     /// A label scripts can query; defaults to the id.
     pub kind: Option<String>,
@@ -152,26 +171,34 @@ pub struct AgentSpec {
     /// Lua decision script, relative to this scene file's folder.
     pub script: Option<String>,
     /// Instead of a script: "keyboard" (arrows/WASD drive it).
+    #[schemars(extend("enum" = ["keyboard"]))]
     pub control: Option<String>,
     /// Tiles per second (default 4).
+    #[schemars(range(min = 0, max = MAX_SPEED))]
     pub speed: Option<f64>,
     /// Any mapping, handed to Lua as `self.params`. A number may be a tunable:
     /// `{ value: 3, min: 1, max: 8, step: 0.5 }` (scripts see 3; the window shows a slider).
     #[schemars(with = "Option<ParamsShape>")]
     pub params: Option<serde_json::Value>,
     /// Keep a trail of this many newest tiles.
+    #[schemars(range(max = MAX_CRUMBS))]
     pub breadcrumbs: Option<u32>,
     /// Sensing radius in tiles, for scripts (`self.sense`) and the bodies overlay.
+    #[schemars(range(min = 0, max = MAX_SPEED))]
     pub sense: Option<f64>,
     /// `free` (default) or `tiles`.
+    #[schemars(extend("enum" = ["free", "tiles"]))]
     pub motion: Option<String>,
     /// Tile-stepping directions, 8 (default) or 4; only with `motion: tiles`.
+    #[schemars(extend("enum" = [4, 8]))]
     pub directions: Option<u32>,
     /// Most degrees per second a free agent may turn; no limit when absent.
+    #[schemars(range(max = MAX_TURN_RATE), extend("exclusiveMinimum" = 0))]
     pub turn_rate: Option<f64>,
     /// A keyboard agent's scripted route, walked when no key is pressed (always, headless).
     pub route: Option<Vec<[i64; 2]>>,
     /// Side of the agent's square body in tiles (default 1); `at` is its top-left tile.
+    #[schemars(range(min = 1, max = MAX_BODY))]
     pub size: Option<u32>,
 }
 
@@ -180,9 +207,11 @@ pub struct AgentSpec {
 #[serde(deny_unknown_fields)]
 pub struct SpawnSpec {
     /// How many agents.
+    #[schemars(range(min = 1))]
     pub count: u32,
     /// Their kind; their ids are `KIND-1`, `KIND-2`, ... (numbering goes on across spawn
     /// entries of the same kind).
+    #[schemars(regex(pattern = r"\S"))]
     pub kind: String,
     /// A rectangle of tiles to place them in (default: the whole map).
     pub area: Option<AreaSpec>,
@@ -213,9 +242,9 @@ pub struct AreaSpec {
 #[serde(untagged)]
 pub enum SpeedSpec {
     /// Every agent the same.
-    Fixed(f64),
+    Fixed(#[schemars(range(min = 0, max = MAX_SPEED))] f64),
     /// `[min, max]`, uniform per agent.
-    Range([f64; 2]),
+    Range(#[schemars(inner(range(min = 0, max = MAX_SPEED)))] [f64; 2]),
 }
 
 /// Expectations `agentbox test` checks. The scene runs headless for `ticks` ticks (default:
@@ -224,6 +253,7 @@ pub enum SpeedSpec {
 #[serde(deny_unknown_fields)]
 pub struct ExpectSpec {
     /// How many ticks the test runs.
+    #[schemars(range(min = 1, max = MAX_TEST_TICKS))]
     pub ticks: Option<u64>,
     /// No script may fail (load errors, runtime errors, bad return values). Default true.
     pub no_errors: Option<bool>,
@@ -251,6 +281,7 @@ pub struct ReachSpec {
     /// Another agent's id or a `spawn:` group's kind, or a position `[x, y]`.
     pub target: TargetSpec,
     /// Distance in tiles between centres (default 0.5).
+    #[schemars(range(min = 0))]
     pub within: Option<f64>,
     /// The latest tick (default: the test's last tick).
     pub by_tick: Option<u64>,

@@ -25,15 +25,15 @@
 //! );
 //! ```
 
-pub(crate) mod bounds;
 mod build;
 pub mod error;
 pub mod file;
-pub(crate) mod locate;
 pub mod numbers;
 pub mod save;
 pub mod schema;
+mod shape;
 mod spawn;
+pub(crate) mod tree;
 pub mod tunable;
 
 pub use error::{SceneError, SceneErrors, SceneWarning};

@@ -7,7 +7,7 @@
 //!
 //! It only reads and edits text: it must not build worlds or touch files.
 
-use super::locate::Locator;
+use super::tree::{Node, Tree, Value};
 
 /// Top-level keys that start a scene path (anything else is a tunable's name).
 const TOP: &[&str] = &[
@@ -38,67 +38,106 @@ pub struct Located {
     pub value: f64,
 }
 
+/// Why there is no number to rewrite at a path; its `Display` names the path and says why.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum NumberError {
+    #[error("`{path}`: the scene does not parse: {message} at line {line} column {column}")]
+    Unparsable {
+        path: String,
+        message: String,
+        line: usize,
+        column: usize,
+    },
+    #[error("`{path}`: an empty name between dots")]
+    EmptyName { path: String },
+    #[error("`{path}` is neither a scene path (starting with {}) nor a tunable's name (OWNER.PARAM)", TOP.join(", "))]
+    NotAPath { path: String },
+    #[error("`{path}`: no agent with id `{owner}` and no spawn group of kind `{owner}`")]
+    NoOwner { path: String, owner: String },
+    #[error("`{path}`: `{owner}` has no tunable `{param}` (declare it as params: {{ {param}: {{ value: V, min: A, max: B }} }})")]
+    NoTunable {
+        path: String,
+        owner: String,
+        param: String,
+    },
+    /// `within` is `the scene` or a path in backquotes.
+    #[error("`{path}`: {within} has no `{part}`")]
+    NoSuchKey {
+        path: String,
+        within: String,
+        part: String,
+    },
+    /// `what` is `a mapping`, `a list` or the value in backquotes.
+    #[error("`{path}` is {what}, not a number")]
+    NotANumber { path: String, what: String },
+    #[error("`{path}` is written `{written}`, which cannot be rewritten in place (write it as a plain number)")]
+    NotPlain { path: String, written: String },
+    #[error("`{path}`: {value} is not a finite number")]
+    NotFinite { path: String, value: f64 },
+}
+
 /// Finds the number at `path` in a scene's `text`, or says clearly why there is none.
-pub fn locate(text: &str, path: &str) -> Result<Located, String> {
-    let doc: serde_yaml::Value = serde_yaml::from_str(text)
-        .map_err(|e| format!("`{path}`: the scene does not parse: {e}"))?;
+pub fn locate(text: &str, path: &str) -> Result<Located, NumberError> {
+    let tree = Tree::parse(text).map_err(|e| NumberError::Unparsable {
+        path: path.into(),
+        message: e.message,
+        line: e.line,
+        column: e.column,
+    })?;
     let parts: Vec<&str> = path.split('.').collect();
     if parts.iter().any(|p| p.is_empty()) {
-        return Err(format!("`{path}`: an empty name between dots"));
+        return Err(NumberError::EmptyName { path: path.into() });
     }
     let mut resolved: Vec<String> = Vec::new();
-    let mut node = &doc;
+    let mut node = &tree.root;
     let parts: Vec<String> = if TOP.contains(&parts[0]) {
         parts.iter().map(|p| p.to_string()).collect()
     } else {
-        tunable_path(&doc, path, &parts)?
+        tunable_path(&tree, path, &parts)?
     };
     for part in &parts {
-        let Some((next, name)) = step(node, part) else {
+        let Some((next, name)) = step(&tree, node, part) else {
             let at = if resolved.is_empty() {
                 "the scene".to_string()
             } else {
                 format!("`{}`", resolved.join("."))
             };
-            return Err(format!("`{path}`: {at} has no `{part}`"));
+            return Err(NumberError::NoSuchKey {
+                path: path.into(),
+                within: at,
+                part: part.clone(),
+            });
         };
         resolved.push(name);
         node = next;
     }
     // A tunable's mapping stands for its value.
-    if node.is_mapping() && node.get("value").is_some() {
+    if let Some((_, value)) = tree
+        .child(node, "value")
+        .filter(|_| matches!(node.value, Value::Map(_)))
+    {
         resolved.push("value".into());
-        node = &node["value"];
+        node = value;
     }
     let joined = resolved.join(".");
-    if node.as_f64().is_none() {
-        return Err(format!(
-            "`{path}` is {}, not a number",
-            match node {
-                serde_yaml::Value::Mapping(_) => "a mapping".to_string(),
-                serde_yaml::Value::Sequence(_) => "a list".to_string(),
-                other => format!(
-                    "`{}`",
-                    serde_yaml::to_string(other).unwrap_or_default().trim()
-                ),
-            }
-        ));
+    let not_a_number = |what: String| NumberError::NotANumber {
+        path: path.into(),
+        what,
+    };
+    let value = match node.value {
+        Value::Int(n) => n as f64,
+        Value::Float(x) => x,
+        Value::Map(_) => return Err(not_a_number("a mapping".into())),
+        Value::List(_) => return Err(not_a_number("a list".into())),
+        _ => return Err(not_a_number(format!("`{}`", tree.raw(node)))),
+    };
+    let (start, end) = (node.start, node.end);
+    if text[start..end].parse::<f64>().is_err() {
+        return Err(NumberError::NotPlain {
+            path: path.into(),
+            written: text[start..end].into(),
+        });
     }
-    let (line, col) = Locator::new(text)
-        .exact(&joined)
-        .ok_or_else(|| format!("`{path}`: cannot find `{joined}` in the text"))?;
-    let start = offset(text, line, col)
-        .ok_or_else(|| format!("`{path}`: cannot find `{joined}` in the text"))?;
-    let end = start
-        + text[start..]
-            .find(|c: char| c.is_whitespace() || matches!(c, ',' | ']' | '}' | '#'))
-            .unwrap_or(text.len() - start);
-    let value = text[start..end].parse::<f64>().map_err(|_| {
-        format!(
-            "`{path}` is written `{}`, which cannot be rewritten in place (write it as a plain number)",
-            &text[start..end]
-        )
-    })?;
     Ok(Located {
         path: joined,
         start,
@@ -107,78 +146,72 @@ pub fn locate(text: &str, path: &str) -> Result<Located, String> {
     })
 }
 
+/// The text of a scalar node, if it is one.
+fn text_of<'n>(tree: &'n Tree, node: &'n Node) -> Option<&'n str> {
+    match &node.value {
+        Value::Text(t) => Some(t),
+        Value::Int(_) | Value::Float(_) | Value::Bool(_) => Some(tree.raw(node)),
+        _ => None,
+    }
+}
+
 /// The scene path a tunable's name (`OWNER.PARAM`) stands for, as parts: the agent with id
 /// OWNER (else the spawn group of kind OWNER), then `params.PARAM`, which must be declared as a
 /// range (a mapping with a `value`).
-fn tunable_path(
-    doc: &serde_yaml::Value,
-    path: &str,
-    parts: &[&str],
-) -> Result<Vec<String>, String> {
+fn tunable_path(tree: &Tree, path: &str, parts: &[&str]) -> Result<Vec<String>, NumberError> {
     // OWNER.PARAM: an agent's id or a spawn group's kind, then a param declared as a range.
     let [owner, param] = parts[..] else {
-        return Err(format!(
-            "`{path}` is neither a scene path (starting with {}) nor a tunable's name (OWNER.PARAM)",
-            TOP.join(", ")
-        ));
+        return Err(NumberError::NotAPath { path: path.into() });
     };
     let in_list = |list: &str, key: &str| {
-        doc.get(list)
-            .and_then(|l| l.as_sequence())
-            .and_then(|s| {
-                s.iter()
-                    .position(|a| a.get(key).and_then(|v| v.as_str()) == Some(owner))
+        let Value::List(items) = &tree.get(list)?.value else {
+            return None;
+        };
+        items
+            .iter()
+            .position(|item| {
+                tree.child(item, key).and_then(|(_, v)| text_of(tree, v)) == Some(owner)
             })
             .map(|i| format!("{list}.{i}"))
     };
     let Some(base) = in_list("agents", "id").or_else(|| in_list("spawn", "kind")) else {
-        return Err(format!(
-            "`{path}`: no agent with id `{owner}` and no spawn group of kind `{owner}`"
-        ));
+        return Err(NumberError::NoOwner {
+            path: path.into(),
+            owner: owner.into(),
+        });
     };
     let full = format!("{base}.params.{param}");
-    let declared = full
-        .split('.')
-        .try_fold(doc, |n, p| step(n, p).map(|(n, _)| n))
-        .is_some_and(|n| n.get("value").is_some());
+    let declared = tree
+        .get(&full)
+        .is_some_and(|n| tree.child(n, "value").is_some());
     if !declared {
-        return Err(format!(
-            "`{path}`: `{owner}` has no tunable `{param}` (declare it as params: {{ {param}: {{ value: V, min: A, max: B }} }})"
-        ));
+        return Err(NumberError::NoTunable {
+            path: path.into(),
+            owner: owner.into(),
+            param: param.into(),
+        });
     }
     Ok(full.split('.').map(str::to_string).collect())
 }
 
 /// One step down: a mapping's key, or a list's index, or (in `agents` and `spawn`) an agent's
-/// id or a group's kind. Returns the child and the segment as the locator names it.
-fn step<'a>(node: &'a serde_yaml::Value, part: &str) -> Option<(&'a serde_yaml::Value, String)> {
-    match node {
-        serde_yaml::Value::Mapping(m) => m.get(part).map(|v| (v, part.to_string())),
-        serde_yaml::Value::Sequence(s) => {
+/// id or a group's kind. Returns the child and the segment as the tree's paths name it.
+fn step<'n>(tree: &'n Tree, node: &'n Node, part: &str) -> Option<(&'n Node, String)> {
+    match &node.value {
+        Value::Map(_) => tree.child(node, part).map(|(_, v)| (v, part.to_string())),
+        Value::List(items) => {
             if let Ok(i) = part.parse::<usize>() {
-                return s.get(i).map(|v| (v, i.to_string()));
+                return items.get(i).map(|v| (v, i.to_string()));
             }
-            let i = s.iter().position(|item| {
+            let i = items.iter().position(|item| {
                 ["id", "kind"]
                     .iter()
-                    .any(|k| item.get(*k).and_then(|v| v.as_str()) == Some(part))
+                    .any(|k| tree.child(item, k).and_then(|(_, v)| text_of(tree, v)) == Some(part))
             })?;
-            Some((&s[i], i.to_string()))
+            Some((&items[i], i.to_string()))
         }
         _ => None,
     }
-}
-
-/// The byte offset of a 1-based line and column (in characters).
-fn offset(text: &str, line: usize, col: usize) -> Option<usize> {
-    let mut start = 0;
-    for (i, l) in text.split_inclusive('\n').enumerate() {
-        if i + 1 == line {
-            return l.char_indices().nth(col - 1).map(|(b, _)| start + b);
-        }
-        start += l.len();
-    }
-    None
 }
 
 /// How a number is written back: the shortest text that reads back as the same number.
@@ -187,11 +220,14 @@ pub fn format_number(value: f64) -> String {
 }
 
 /// `text` with the numbers at `changes` (path, value) rewritten, everything else untouched.
-pub fn set_numbers(text: &str, changes: &[(String, f64)]) -> Result<String, String> {
+pub fn set_numbers(text: &str, changes: &[(String, f64)]) -> Result<String, NumberError> {
     let mut out = text.to_string();
     for (path, value) in changes {
         if !value.is_finite() {
-            return Err(format!("`{path}`: {value} is not a finite number"));
+            return Err(NumberError::NotFinite {
+                path: path.clone(),
+                value: *value,
+            });
         }
         let at = locate(&out, path)?;
         out.replace_range(at.start..at.end, &format_number(*value));
@@ -234,7 +270,7 @@ mod tests {
 
     #[test]
     fn bad_paths_say_why() {
-        let e = |p: &str| locate(DOC, p).unwrap_err();
+        let e = |p: &str| locate(DOC, p).unwrap_err().to_string();
         assert!(
             e("agents.wolf.speed").contains("has no `wolf`"),
             "{}",

@@ -2,13 +2,57 @@
 //! comments, key order and everything else stay as the designer wrote them. The write is
 //! atomic (a temporary file renamed over the scene), so a watcher never sees half a file.
 
-use super::locate::Locator;
+use super::tree::Tree;
 use crate::files::{Disk, FileKind, Files};
 use crate::world::World;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// Why a save did not happen; its `Display` names the file where there is one.
+#[derive(Debug, thiserror::Error)]
+pub enum SaveError {
+    #[error("terrain `{0}` has no map character: add it to map.legend")]
+    NoMapCharacter(String),
+    #[error("the scene does not parse ({message} at line {line} column {column})")]
+    Unparsable {
+        message: String,
+        line: usize,
+        column: usize,
+    },
+    #[error("map.rows is not a `|` block in the scene file, so it cannot be rewritten in place")]
+    RowsNotABlock,
+    #[error("{}: cannot read: {source}", file.display())]
+    Read {
+        file: PathBuf,
+        source: crate::files::ReadError,
+    },
+    #[error("{}: cannot read: not UTF-8 text", file.display())]
+    NotText { file: PathBuf },
+    #[error("{}: cannot write: {source}", file.display())]
+    Write {
+        file: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: cannot replace: {source}", file.display())]
+    Replace {
+        file: PathBuf,
+        source: std::io::Error,
+    },
+    /// A number could not be rewritten (`numbers.rs`).
+    #[error("{}: {source}", file.display())]
+    Number {
+        file: PathBuf,
+        source: super::numbers::NumberError,
+    },
+    /// The map could not be rewritten.
+    #[error("{}: {source}", file.display())]
+    Map {
+        file: PathBuf,
+        source: Box<SaveError>,
+    },
+}
 
 /// The map of `world` as scene rows, a character per tile.
-pub fn rows_of(world: &World) -> Result<Vec<String>, String> {
+pub fn rows_of(world: &World) -> Result<Vec<String>, SaveError> {
     let grid = world.grid();
     (0..grid.height())
         .map(|y| {
@@ -16,10 +60,7 @@ pub fn rows_of(world: &World) -> Result<Vec<String>, String> {
                 .map(|x| {
                     let id = grid.get(glam::IVec2::new(x, y)).unwrap_or(0);
                     world.terrain().glyph_of(id).ok_or_else(|| {
-                        format!(
-                            "terrain `{}` has no map character: add it to map.legend",
-                            world.terrain().get(id).name
-                        )
+                        SaveError::NoMapCharacter(world.terrain().get(id).name.clone())
                     })
                 })
                 .collect()
@@ -28,11 +69,13 @@ pub fn rows_of(world: &World) -> Result<Vec<String>, String> {
 }
 
 /// `text` with the lines of its `map.rows` block replaced by `rows`.
-pub fn replace_rows(text: &str, rows: &[String]) -> Result<String, String> {
-    let locator = Locator::new(text);
-    let (first_line, column) = locator.rows_block().ok_or(
-        "map.rows is not a `|` block in the scene file, so it cannot be rewritten in place",
-    )?;
+pub fn replace_rows(text: &str, rows: &[String]) -> Result<String, SaveError> {
+    let tree = Tree::parse(text).map_err(|e| SaveError::Unparsable {
+        message: e.message,
+        line: e.line,
+        column: e.column,
+    })?;
+    let (first_line, column, _) = tree.rows_block().ok_or(SaveError::RowsNotABlock)?;
     let indent = column - 1;
     let lines: Vec<&str> = text.split_inclusive('\n').collect();
     let start = first_line - 1;
@@ -61,16 +104,28 @@ pub fn replace_rows(text: &str, rows: &[String]) -> Result<String, String> {
     Ok(out)
 }
 
-/// Writes numbers (by path, `scene::numbers`) into the scene file at `path`, atomically,
-/// every other byte as it was; nothing is written when none changes.
-pub fn save_numbers(path: &Path, changes: &[(String, f64)]) -> Result<bool, String> {
+/// The scene file at `path` as text.
+fn read_text(path: &Path) -> Result<String, SaveError> {
     let bytes = Disk
         .read(path, FileKind::Scene)
-        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| format!("{}: cannot read: not UTF-8 text", path.display()))?;
-    let updated = super::numbers::set_numbers(&text, changes)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+        .map_err(|source| SaveError::Read {
+            file: path.to_path_buf(),
+            source,
+        })?;
+    String::from_utf8(bytes).map_err(|_| SaveError::NotText {
+        file: path.to_path_buf(),
+    })
+}
+
+/// Writes numbers (by path, `scene::numbers`) into the scene file at `path`, atomically,
+/// every other byte as it was; nothing is written when none changes.
+pub fn save_numbers(path: &Path, changes: &[(String, f64)]) -> Result<bool, SaveError> {
+    let text = read_text(path)?;
+    let updated =
+        super::numbers::set_numbers(&text, changes).map_err(|source| SaveError::Number {
+            file: path.to_path_buf(),
+            source,
+        })?;
     if updated == text {
         return Ok(false);
     }
@@ -79,30 +134,30 @@ pub fn save_numbers(path: &Path, changes: &[(String, f64)]) -> Result<bool, Stri
 }
 
 /// Replaces the file at `path` by `text` through a temporary file renamed over it.
-fn write_atomically(path: &Path, text: &str) -> Result<(), String> {
+fn write_atomically(path: &Path, text: &str) -> Result<(), SaveError> {
     let name = path
         .file_name()
         .map_or("scene".into(), |n| n.to_string_lossy().into_owned());
     let temp = path.with_file_name(format!(".{name}.agentbox-save"));
-    std::fs::write(&temp, text).map_err(|e| format!("{}: cannot write: {e}", temp.display()))?;
-    std::fs::rename(&temp, path).map_err(|e| format!("{}: cannot replace: {e}", path.display()))
+    std::fs::write(&temp, text).map_err(|source| SaveError::Write {
+        file: temp.clone(),
+        source,
+    })?;
+    std::fs::rename(&temp, path).map_err(|source| SaveError::Replace {
+        file: path.to_path_buf(),
+        source,
+    })
 }
 
 /// Saves the world's map into the scene file at `path`, atomically.
-pub fn save_map(path: &Path, world: &World) -> Result<(), String> {
-    let bytes = Disk
-        .read(path, FileKind::Scene)
-        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| format!("{}: cannot read: not UTF-8 text", path.display()))?;
-    let updated =
-        replace_rows(&text, &rows_of(world)?).map_err(|e| format!("{}: {e}", path.display()))?;
-    let name = path
-        .file_name()
-        .map_or("scene".into(), |n| n.to_string_lossy().into_owned());
-    let temp = path.with_file_name(format!(".{name}.agentbox-save"));
-    std::fs::write(&temp, updated).map_err(|e| format!("{}: cannot write: {e}", temp.display()))?;
-    std::fs::rename(&temp, path).map_err(|e| format!("{}: cannot replace: {e}", path.display()))
+pub fn save_map(path: &Path, world: &World) -> Result<(), SaveError> {
+    let text = read_text(path)?;
+    let rows = rows_of(world)?;
+    let updated = replace_rows(&text, &rows).map_err(|e| SaveError::Map {
+        file: path.to_path_buf(),
+        source: Box::new(e),
+    })?;
+    write_atomically(path, &updated)
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 /// At most this many agents in one scene's spawn entries together.
 const MAX_SPAWNED: u64 = 500_000;
 /// At most this many ticks in a test run.
-const MAX_TEST_TICKS: u64 = 10_000_000;
+pub(super) const MAX_TEST_TICKS: u64 = 10_000_000;
 
 /// Which spawn entry produced the `n`th spawned agent.
 pub fn entry_of(spec: &SceneFile, mut n: usize) -> usize {
@@ -374,7 +374,7 @@ fn check_reaches(
 }
 
 /// At most this many metrics in one scene.
-const MAX_METRICS: usize = 256;
+pub(super) const MAX_METRICS: usize = 256;
 
 /// Checks that every metric has a name and some code (the code compiles when a run starts).
 pub(super) fn check_metrics(c: &mut Checker, metrics: &BTreeMap<String, String>) {

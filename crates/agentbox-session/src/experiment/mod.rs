@@ -894,7 +894,7 @@ fails: error("no number here")
             env!("CARGO_MANIFEST_DIR"),
             "/../../scenes/pursuit.yaml"
         ));
-        let metrics: BTreeMap<String, String> = serde_yaml::from_str(NOSY).unwrap();
+        let metrics: BTreeMap<String, String> = serde_saphyr::from_str(NOSY).unwrap();
         let trace = |measured: bool| {
             let mut session = Session::open_with(path, Some(3), true).unwrap();
             let mut lines = Vec::new();

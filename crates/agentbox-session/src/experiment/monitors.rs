@@ -141,7 +141,7 @@ mod tests {
 
     #[test]
     fn plots_fold_by_their_rule_and_values_fail_to_null() {
-        let spec: MonitorsSpec = serde_yaml::from_str(
+        let spec: MonitorsSpec = serde_saphyr::from_str(
             "every: 5\nvalues: { tick: world:tick(), bad: error('x') }\nplots: { n: sum, x: last }\n",
         )
         .unwrap();
