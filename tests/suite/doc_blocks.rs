@@ -87,11 +87,18 @@ fn blocks_of_text(doc: &str, text: &str) -> Vec<Block> {
         i += 1;
         while i < lines.len() && lines[i].trim() != "```" {
             let line = lines[i];
-            body.push_str(line.get(indent.min(line.len() - line.trim_start().len())..).unwrap());
+            body.push_str(
+                line.get(indent.min(line.len() - line.trim_start().len())..)
+                    .unwrap(),
+            );
             body.push('\n');
             i += 1;
         }
-        assert!(i < lines.len(), "{doc}:{}: a code block is never closed", open + 1);
+        assert!(
+            i < lines.len(),
+            "{doc}:{}: a code block is never closed",
+            open + 1
+        );
         let fragment = open > 0 && lines[open - 1].trim().starts_with("<!-- fragment");
         out.push(Block {
             doc: doc.to_string(),
@@ -182,7 +189,11 @@ fn check_lua(dir: &Path, block: &Block) -> Option<String> {
     };
     std::fs::write(dir.join("scripts").join(&name), script).unwrap();
     let scene = format!("scenes/lua_{name}.yaml");
-    std::fs::write(dir.join(&scene), wrapper_scene(&format!("../scripts/{name}"))).unwrap();
+    std::fs::write(
+        dir.join(&scene),
+        wrapper_scene(&format!("../scripts/{name}")),
+    )
+    .unwrap();
     fails(dir, &["check", &scene])
 }
 
@@ -207,11 +218,18 @@ fn every_yaml_and_lua_block_of_the_docs_works() {
                 check_lua(dir.path(), &block)
             };
             if let Some(why) = failed {
-                failures.push(format!("{}: this {} block fails: {why}", block.place(), block.lang));
+                failures.push(format!(
+                    "{}: this {} block fails: {why}",
+                    block.place(),
+                    block.lang
+                ));
             }
         }
     }
-    assert!(checked >= 5, "the docs' blocks were found ({checked} checked)");
+    assert!(
+        checked >= 5,
+        "the docs' blocks were found ({checked} checked)"
+    );
     assert!(
         failures.is_empty(),
         "{} of {checked} blocks fail ({skipped} fragments skipped); mark a deliberate piece with \
