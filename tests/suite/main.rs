@@ -23,6 +23,7 @@ mod bounds;
 mod budget;
 mod cli;
 mod determinism;
+mod doc_blocks;
 mod experiment;
 mod flow;
 mod golden;
