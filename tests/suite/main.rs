@@ -47,3 +47,4 @@ mod soak;
 mod standalone;
 mod sweep;
 mod tools;
+mod typos;

@@ -25,6 +25,7 @@ mod files;
 mod inspect;
 mod label;
 mod lent;
+pub mod lint;
 mod memory;
 mod metric;
 mod modules;
