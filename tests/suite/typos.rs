@@ -97,3 +97,71 @@ fn check_compiles_metrics_and_monitor_values_and_points_at_a_broken_one() {
     );
     assert_eq!(err.lines().count(), 2, "{err}");
 }
+
+/// Runs `script` as `hunter` (with agents `hunter` and `thief`) for a few ticks headless and
+/// returns its error lines.
+fn run_errors(script: &str) -> Vec<String> {
+    let yaml = scene("").replace("id: prey", "id: thief");
+    let dir = scratch(&[("s.yaml", &yaml), ("hunter.lua", script)]);
+    let out = agentbox_in(dir.path(), &["headless", "s.yaml", "--ticks", "3"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    stderr(&out)
+        .lines()
+        .filter(|l| l.contains(": error: "))
+        .map(String::from)
+        .collect()
+}
+
+fn decide(body: &str) -> String {
+    format!("local M = {{}}\nfunction M.decide(self, world)\n  {body}\nend\nreturn M\n")
+}
+
+#[test]
+fn a_misspelt_name_that_runs_fails_with_the_same_hint_as_check() {
+    assert_eq!(
+        run_errors(&decide("return move.chsae(\"thief\")")),
+        ["hunter.lua:3: error: move.chsae is not in the API (did you mean move.chase?) (agent hunter)"]
+    );
+    assert_eq!(
+        run_errors(&decide("return move.to(world:neerest(self, \"thief\"))")),
+        ["hunter.lua:3: error: world:neerest is not in the API (did you mean world:nearest?) (agent hunter)"]
+    );
+    // Reads of the real names and the script's own fields are untouched.
+    let own = "function nav.mine() return 1 end\nlocal M = {}\nfunction M.decide(self, world)\n  \
+               assert(nav.mine() == 1 and world:tick() >= 0)\n  return move.chase(\"thief\")\nend\nreturn M\n";
+    let dir = scratch(&[
+        ("s.yaml", &scene("").replace("id: prey", "id: thief")),
+        ("hunter.lua", own),
+    ]);
+    let out = agentbox_in(dir.path(), &["headless", "s.yaml", "--ticks", "3"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[test]
+fn an_unknown_agent_id_passed_on_as_nil_is_named_with_the_closest_id() {
+    assert_eq!(
+        run_errors(&decide("return move.chase(world:agent(\"theif\"))")),
+        ["hunter.lua:3: error: bad argument #1 to 'move.chase': expected a position like {x = 1, y = 2} or {1, 2}, got nil, which world:agent(\"theif\") returned: no agent has that id (did you mean \"thief\"?) (agent hunter)"]
+    );
+    // A nil from elsewhere is not blamed on an earlier lookup of another decision.
+    let elsewhere = "local M = {}\nfunction M.decide(self, world)\n  \
+                     if world:tick() == 0 then assert(world:agent(\"nobody\") == nil) return move.stop() end\n  \
+                     return move.chase(self.memory.target)\nend\nreturn M\n";
+    let errors = run_errors(elsewhere);
+    assert_eq!(
+        errors[0],
+        "hunter.lua:4: error: bad argument #1 to 'move.chase': expected a position like {x = 1, y = 2} or {1, 2}, got nil (agent hunter)"
+    );
+}
+
+#[test]
+fn world_agents_given_a_kind_says_how_to_write_the_filter() {
+    assert_eq!(
+        run_errors(&decide("return move.chase(world:agents(\"guard\")[1])")),
+        ["hunter.lua:3: error: world:agents takes a filter table, not a string: to list the agents of kind \"guard\", write world:agents({kind = \"guard\"}) (agent hunter)"]
+    );
+    assert_eq!(
+        run_errors(&decide("return move.chase(world:agents(5)[1])")),
+        ["hunter.lua:3: error: world:agents takes a filter table like {kind = \"guard\", within = 5} or nothing, got integer (agent hunter)"]
+    );
+}
