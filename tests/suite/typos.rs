@@ -165,3 +165,117 @@ fn world_agents_given_a_kind_says_how_to_write_the_filter() {
         ["hunter.lua:3: error: world:agents takes a filter table like {kind = \"guard\", within = 5} or nothing, got integer (agent hunter)"]
     );
 }
+
+/// Runs `emmylua_check` with `DIR/.luarc.json` on `DIR/scripts`, from `dir`; its text report.
+/// Without the tool the test fails, saying how to install it.
+fn emmylua_check(dir: &std::path::Path) -> (bool, String) {
+    let out = std::process::Command::new("emmylua_check")
+        .args(["--config", ".luarc.json", "scripts"])
+        .current_dir(dir)
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("cannot run emmylua_check ({e}); install emmylua_check (cargo install emmylua_check --locked)")
+        });
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
+}
+
+/// The diagnostics of a text report as `file:line:column [code]`, for the codes of names a
+/// script reads that the API (or the stubs) lack.
+fn name_diagnostics(report: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut lines = report.lines();
+    while let Some(line) = lines.next() {
+        let code = [
+            "[undefined-field]",
+            "[undefined-global]",
+            "[type-not-found]",
+        ]
+        .into_iter()
+        .find(|c| line.trim_end().ends_with(c));
+        if let Some(code) = code {
+            let at = lines.next().unwrap_or_default();
+            found.push(format!("{} {code}", at.trim().trim_start_matches("--> ")));
+        }
+    }
+    found
+}
+
+/// `agentbox api --write DIR` sets up a designer's folder: with its files, EmmyLua flags the
+/// typos `check` flags (the library classes need no annotation; `world:` needs the
+/// `---@param world agentbox.World` the shipped scripts carry), and the shipped scripts
+/// have none of them.
+#[test]
+fn emmylua_check_with_the_written_config_flags_typos_and_passes_the_shipped_scripts() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = agentbox_in(dir.path(), &["api", "--write", "designer"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let folder = dir.path().join("designer");
+    for file in ["types/agentbox.lua", ".luarc.json", ".luacheckrc"] {
+        let written = std::fs::read_to_string(folder.join(file)).unwrap();
+        let committed = std::fs::read_to_string(common::root().join(file)).unwrap();
+        assert!(
+            written == committed,
+            "{file} differs from the committed one"
+        );
+    }
+    assert!(
+        !folder.join("docs").exists(),
+        "the reference page is agentbox's own"
+    );
+
+    std::fs::create_dir(folder.join("scripts")).unwrap();
+    for entry in std::fs::read_dir(common::root().join("scripts")).unwrap() {
+        let path = entry.unwrap().path();
+        std::fs::copy(
+            &path,
+            folder.join("scripts").join(path.file_name().unwrap()),
+        )
+        .unwrap();
+    }
+    let (_, report) = emmylua_check(&folder);
+    assert_eq!(name_diagnostics(&report), Vec::<String>::new(), "{report}");
+
+    let annotated = "local M = {}\n---@param self agentbox.Self\n---@param world agentbox.World\n\
+        function M.decide(self, world)\n  local prey = world:agent(\"prey\")\n\
+        if nav.lose(self, prey) then return move.chsae(prey) end\n\
+        return move.to(world:neerest(self, \"prey\"))\nend\nreturn M\n";
+    std::fs::write(folder.join("scripts/typo.lua"), annotated).unwrap();
+    let (_, report) = emmylua_check(&folder);
+    let typos: Vec<String> = name_diagnostics(&report)
+        .into_iter()
+        .filter(|d| d.starts_with("typo.lua"))
+        .collect();
+    assert_eq!(
+        typos,
+        [
+            "typo.lua:6:8 [undefined-field]",
+            "typo.lua:6:42 [undefined-field]",
+            "typo.lua:7:22 [undefined-field]",
+        ],
+        "{report}"
+    );
+    for name in ["`lose`", "`chsae`", "`neerest`"] {
+        assert!(
+            report.contains(&format!("Undefined field {name}")),
+            "{report}"
+        );
+    }
+}
+
+/// `--write` with no folder writes into the current one.
+#[test]
+fn api_write_defaults_to_the_current_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = agentbox_in(dir.path(), &["api", "--write"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        common::stdout(&out),
+        "wrote types/agentbox.lua\nwrote .luarc.json\nwrote .luacheckrc\n"
+    );
+    assert!(dir.path().join("types/agentbox.lua").is_file());
+}
