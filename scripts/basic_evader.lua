@@ -2,6 +2,8 @@
 -- within params.panic tiles; until then it stands.
 local M = {}
 
+---@param self agentbox.Self
+---@param world agentbox.World
 function M.decide(self, world)
   local threat = world:agent(self.params.threat)
   if threat == nil then return move.stop() end

@@ -10,6 +10,8 @@ local function here(self, stop)
   return math.abs(self.pos.x - stop[1]) < 0.01 and math.abs(self.pos.y - stop[2]) < 0.01
 end
 
+---@param self agentbox.Self
+---@param world agentbox.World
 function M.decide(self, world)
   local stops = self.params.stops
   local stop = stops[self.memory.stop]

@@ -9,6 +9,8 @@
 local M = {}
 local chase, evade, stop = move.chase, move.evade, move.stop
 
+---@param self agentbox.Self
+---@param world agentbox.World
 function M.decide(self, world)
   local other, distance = world:nearest(self, self.kind)
   if not other then

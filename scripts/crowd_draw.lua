@@ -6,6 +6,8 @@ local M = {}
 local chase, evade, stop = move.chase, move.evade, move.stop
 local circle = draw.circle
 
+---@param self agentbox.Self
+---@param world agentbox.World
 function M.decide(self, world)
   circle(self, 0.5)
   local other, distance = world:nearest(self, self.kind)

@@ -20,6 +20,8 @@ local function pick(tile, world)
   return tile.x, tile.y
 end
 
+---@param self agentbox.Self
+---@param world agentbox.World
 function M.decide(self, world)
   local m = self.memory
   if m.goal == nil or (world:tick() + m.phase) % 30 == 0 then

@@ -10,6 +10,8 @@
 local M = {}
 local chase, evade, stop = move.chase, move.evade, move.stop
 
+---@param self agentbox.Self
+---@param world agentbox.World
 function M.decide(self, world)
   plot("walkers", 1)
   local other, distance = world:nearest(self, self.kind)

@@ -7,6 +7,8 @@
 local M = {}
 local chase, evade, stop = move.chase, move.evade, move.stop
 
+---@param self agentbox.Self
+---@param world agentbox.World
 function M.decide(self, world)
   local memory, pos = self.memory, self.pos
   memory.decisions = (memory.decisions or 0) + 1

@@ -4,6 +4,8 @@
 -- params.leader: whose crumbs to follow; params.trail: how many crumbs it scans (15 in the book).
 local M = {}
 
+---@param self agentbox.Self
+---@param world agentbox.World
 function M.decide(self, world)
   return move.follow_crumbs(self.params.leader, { trail = self.params.trail or 15 })
 end

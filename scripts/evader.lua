@@ -19,6 +19,8 @@ local function at(tile, goal)
   return goal.x == tile.x and goal.y == tile.y
 end
 
+---@param self agentbox.Self
+---@param world agentbox.World
 function M.decide(self, world)
   local now = world:time()
   if self.memory.dash_until and now < self.memory.dash_until and self.memory.goal then

@@ -2,6 +2,8 @@
 -- of scripts/flow_walker.lua's flow field.
 local M = {}
 
+---@param self agentbox.Self
+---@param world agentbox.World
 function M.decide(self, world)
   local flag = world:agent("flag")
   if flag == nil then return move.stop() end

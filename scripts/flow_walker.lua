@@ -2,6 +2,8 @@
 -- difference from scripts/flow_chaser.lua is the primitive.
 local M = {}
 
+---@param self agentbox.Self
+---@param world agentbox.World
 function M.decide(self, world)
   local flag = world:agent("flag")
   if flag == nil then return move.stop() end

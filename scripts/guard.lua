@@ -3,7 +3,6 @@
 -- params: patrol = a list of tiles to walk round, target = the id of the agent to watch for,
 --         search_time = seconds to look around the last seen spot (default 2).
 local M = {}
-
 -- Step 1: the state lives in self.memory, so it survives ticks and hot reloads.
 function M.init(self)
   self.memory.state = "patrol"
@@ -17,7 +16,6 @@ local FOV = 180
 local function sees(self, other)
   return nav.sees(self, other, { fov = FOV })
 end
-
 local function at(self, tile)
   return self.tile.x == tile[1] and self.tile.y == tile[2]
 end
@@ -31,6 +29,8 @@ local function patrol(self)
   return move.path_to(points[self.memory.leg])
 end
 
+---@param self agentbox.Self
+---@param world agentbox.World
 function M.decide(self, world)
   local mem = self.memory
   local intruder = world:agent(self.params.target)

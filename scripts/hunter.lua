@@ -9,6 +9,8 @@ function M.init(self)
   self.memory.rest_until = 0
 end
 
+---@param self agentbox.Self
+---@param world agentbox.World
 function M.decide(self, world)
   local prey = world:agent(self.params.prey)
   if prey == nil or world:time() < self.memory.rest_until then

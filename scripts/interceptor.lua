@@ -2,6 +2,8 @@
 -- Vprey * tc with tc = |Sr| / |Vr|, so it can cut off a prey faster than itself.
 local M = {}
 
+---@param self agentbox.Self
+---@param world agentbox.World
 function M.decide(self, world)
   local prey = world:agent(self.params.prey)
   if prey == nil then return move.stop() end

@@ -3,6 +3,8 @@
 -- It plots its distance to the prey, so the plots panel (Tab) and `--monitors` can chart it.
 local M = {}
 
+---@param self agentbox.Self
+---@param world agentbox.World
 function M.decide(self, world)
   local prey = world:agent(self.params.prey)
   if prey == nil then return move.stop() end

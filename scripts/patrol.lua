@@ -5,6 +5,8 @@ function M.init(self)
   self.memory.leg = 1
 end
 
+---@param self agentbox.Self
+---@param world agentbox.World
 function M.decide(self, world)
   local points = self.params.points
   local goal = points[self.memory.leg]

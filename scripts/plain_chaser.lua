@@ -2,6 +2,8 @@
 -- space). Against a faster prey it can only fall in behind it.
 local M = {}
 
+---@param self agentbox.Self
+---@param world agentbox.World
 function M.decide(self, world)
   local prey = world:agent(self.params.prey)
   if prey == nil then return move.stop() end

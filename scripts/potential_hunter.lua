@@ -3,6 +3,8 @@
 -- agent flees. Walls repel with the obstacle strength.
 local M = {}
 
+---@param self agentbox.Self
+---@param world agentbox.World
 function M.decide(self, world)
   local p = self.params
   return move.potential {

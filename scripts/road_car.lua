@@ -3,6 +3,8 @@
 -- for the two ways beside it and -1 for turning back, and drives one tile the best way.
 local M = {}
 
+---@param self agentbox.Self
+---@param world agentbox.World
 function M.decide(self, world)
   return move.follow_road { terrain = self.params.road or "road" }
 end

@@ -5,6 +5,8 @@ function M.init(self)                  -- optional, once per agent
   self.memory.decisions = 0
 end
 
+---@param self agentbox.Self
+---@param world agentbox.World
 function M.decide(self, world)         -- required, every tick
   self.memory.decisions = self.memory.decisions + 1
   local flag = world:agent(self.params.target)

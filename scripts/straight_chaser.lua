@@ -2,6 +2,8 @@
 -- presses against the first wall between them: the reason A* exists.
 local M = {}
 
+---@param self agentbox.Self
+---@param world agentbox.World
 function M.decide(self, world)
   return move.chase(self.params.target)
 end

@@ -3,6 +3,8 @@
 -- apart; the leader pulls the flock along and the rocks push it away.
 local M = {}
 
+---@param self agentbox.Self
+---@param world agentbox.World
 function M.decide(self, world)
   local p = self.params
   return move.swarm {

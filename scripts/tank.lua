@@ -7,6 +7,8 @@ function M.init(self)
   self.memory.route_found = nil
 end
 
+---@param self agentbox.Self
+---@param world agentbox.World
 function M.decide(self, world)
   local goal = world:agent(self.params.goal)
   if goal == nil then return move.stop() end

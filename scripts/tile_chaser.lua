@@ -3,6 +3,8 @@
 --   "basic" basic chase: each axis one tile towards the prey per step (a bent line).
 local M = {}
 
+---@param self agentbox.Self
+---@param world agentbox.World
 function M.decide(self, world)
   local prey = world:agent(self.params.prey)
   if prey == nil then return move.stop() end

@@ -5,6 +5,8 @@
 --   "sight"    as soon as the goal is in line of sight.
 local M = {}
 
+---@param self agentbox.Self
+---@param world agentbox.World
 function M.decide(self, world)
   local goal = world:agent(self.params.goal)
   if goal == nil then return move.stop() end

@@ -3,6 +3,8 @@
 -- its left hand never leaves the wall. params.hand: "left" (the book) or "right".
 local M = {}
 
+---@param self agentbox.Self
+---@param world agentbox.World
 function M.decide(self, world)
   return move.wall_trace { hand = self.params.hand or "left" }
 end

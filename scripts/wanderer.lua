@@ -3,6 +3,8 @@
 -- scene seed.
 local M = {}
 
+---@param self agentbox.Self
+---@param world agentbox.World
 function M.decide(self, world)
   return move.wander_avoid(self.params.goal)
 end

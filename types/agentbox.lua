@@ -3,7 +3,7 @@
 -- agentbox Lua API version 3.
 
 ---A position: `{x = 1, y = 2}`, `{1, 2}`, or an agent view (its `pos`). Both numbers must be finite: NaN or an infinity is an error naming the argument (`bad argument #2 to 'nav.los': x is not a finite number`). A point off the map is moved to the nearest point at most one tile off it before a `move.*` primitive, a `nav.*` query or `world:terrain`/`world:blocked` uses it (it stays off the map: blocked, no terrain, no path), so no call works in proportion to how far away it is; `world:nearest` and `world:agents` measure from the point as given.
----@alias agentbox.PosLike agentbox.Pos|number[]|agentbox.AgentView
+---@alias agentbox.PosLike agentbox.Pos|agentbox.Tile|number[]|agentbox.AgentView
 
 ---Something to move relative to: an agent id or view (followed as it moves), or a fixed position.
 ---@alias agentbox.Target string|agentbox.AgentView|agentbox.PosLike
@@ -160,6 +160,7 @@ function World:memory(id) end
 function World:waypoints() end
 
 ---Rust-native movement primitives: each returns an action for `decide` to return.
+---@class agentbox.MoveLib
 move = {}
 
 ---Stand still this tick.
@@ -260,6 +261,7 @@ function move.follow_road(opts) end
 function move.wall_trace(opts) end
 
 ---Rust-native navigation queries over the current map.
+---@class agentbox.NavLib
 nav = {}
 
 ---Line of sight between two tiles over the current map (false when either is off the map).
@@ -308,6 +310,7 @@ function nav.waypoint_route(from, to) end
 function nav.flow(goal, opts) end
 
 ---Debug shapes for the current tick, shown in the window (V); headless they do nothing.
+---@class agentbox.DrawLib
 draw = {}
 
 ---Draws a line for this tick (shown with V in the window, kept for scrubbing; headless it does nothing). Drawing never raises or changes the run: a bad argument skips the shape and is noted in the console. At most 64 shapes per agent and tick.

@@ -1,30 +1,34 @@
-//! `api`: the Lua API as editor stubs, a reference page, a `.luarc.json` or a `.luacheckrc`.
+//! `api`: the Lua API as editor stubs, a reference page, a `.luarc.json` or a `.luacheckrc`,
+//! printed or written into a folder of scripts (`--write DIR`).
 
 use super::say;
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 pub(super) fn api(
     stubs: bool,
     markdown: bool,
     luarc: bool,
     luacheckrc: bool,
-    write: bool,
+    write: Option<PathBuf>,
 ) -> io::Result<ExitCode> {
     use agentbox_lua::registry;
-    if write {
+    if let Some(dir) = write {
+        // The reference page belongs to agentbox's own docs: written only into a checkout.
+        let checkout = dir.join("crates/agentbox-lua/src/registry.rs").is_file();
         for (path, text) in registry::generated() {
-            let path = Path::new(path);
+            if path == registry::REFERENCE_PAGE && !checkout {
+                continue;
+            }
+            let path = if dir == Path::new(".") {
+                PathBuf::from(path)
+            } else {
+                dir.join(path)
+            };
             let written = path
                 .parent()
-                .map_or(Ok(()), |p| {
-                    if p.as_os_str().is_empty() {
-                        Ok(())
-                    } else {
-                        std::fs::create_dir_all(p)
-                    }
-                })
-                .and_then(|()| std::fs::write(path, text));
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|()| std::fs::write(&path, text));
             if let Err(e) = written {
                 eprintln!("{}: error: cannot write: {e}", path.display());
                 return Ok(ExitCode::FAILURE);

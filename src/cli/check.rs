@@ -1,10 +1,13 @@
-//! `check` and `test`: load scenes and compile their scripts, or run their `expect:` sections.
+//! `check` and `test`: load scenes, lint and compile their scripts and compile their metrics,
+//! or run their `expect:` sections.
 
 use super::say;
+use agentbox_core::expect::Metrics;
 use agentbox_core::scene;
-use agentbox_lua::ScriptHost;
+use agentbox_lua::{lint, ScriptHost};
+use std::collections::BTreeSet;
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 /// Scene files named by the arguments: files as given, folders' `.yaml`/`.yml` files sorted.
 pub(super) fn scene_files(paths: &[PathBuf]) -> Vec<PathBuf> {
@@ -63,6 +66,13 @@ pub(super) fn check(paths: &[PathBuf]) -> io::Result<ExitCode> {
                 ok = false;
             }
         }
+        // The scripts and the modules they require as they load, each linted once.
+        let mut sources: BTreeSet<PathBuf> = scene.scripts.clone();
+        sources.extend(host.required_files());
+        for source in &sources {
+            ok &= lint_file(source);
+        }
+        ok &= compile_metrics(&file, &scene, &mut host);
         if ok {
             say(format_args!(
                 "ok: {} ({} agents, {} scripts)\n",
@@ -79,6 +89,50 @@ pub(super) fn check(paths: &[PathBuf]) -> io::Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// Prints a located error for every name `path` reads that the Lua API does not have (see
+/// `agentbox_lua::lint`); whether there was none. A file that cannot be read is left to the
+/// compile step, which reports it.
+fn lint_file(path: &Path) -> bool {
+    let Ok(source) = std::fs::read_to_string(path) else {
+        return true;
+    };
+    let findings = lint::lint(&source);
+    for f in &findings {
+        eprintln!(
+            "{}:{}:{}: error: {}",
+            path.display(),
+            f.line,
+            f.column,
+            f.message
+        );
+    }
+    findings.is_empty()
+}
+
+/// Compiles the scene's `metrics:` and `monitors.values` as a run does, printing each that
+/// does not compile at its key in the scene file; whether all compiled.
+fn compile_metrics(file: &Path, scene: &scene::Scene, host: &mut ScriptHost) -> bool {
+    let text = std::fs::read_to_string(file).unwrap_or_default();
+    let sections = [
+        ("metrics", "metric", &scene.metrics),
+        ("monitors.values", "monitor value", &scene.monitors.values),
+    ];
+    let mut ok = true;
+    for (section, what, entries) in sections {
+        for (name, code) in entries {
+            if let Err(e) = host.compile_metric(name, code) {
+                let (line, column) = scene::entry_key_at(&text, section, name).unwrap_or((1, 1));
+                eprintln!(
+                    "{}:{line}:{column}: error: {what} `{name}` does not compile: {e}",
+                    file.display()
+                );
+                ok = false;
+            }
+        }
+    }
+    ok
 }
 
 /// `test`: run the scenes' `expect:` sections in parallel and print one line per scene.

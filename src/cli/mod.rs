@@ -198,8 +198,8 @@ enum Command {
     /// Print the JSON Schema of the scene format (for yaml-language-server).
     Schema,
     /// Print the Lua API as lua-language-server stubs, a reference page, a .luarc.json or a
-    /// .luacheckrc, or write them all (types/agentbox.lua, docs/lua-api.md, .luarc.json,
-    /// .luacheckrc) with --write.
+    /// .luacheckrc, or set up linting in a folder of scripts with --write (types/agentbox.lua,
+    /// .luarc.json, .luacheckrc; in an agentbox checkout docs/lua-api.md too).
     Api {
         /// The `---@meta` stubs.
         #[arg(long, group = "what")]
@@ -213,9 +213,11 @@ enum Command {
         /// The .luacheckrc: the sandbox's globals and the API tables for luacheck.
         #[arg(long, group = "what")]
         luacheckrc: bool,
-        /// Write every generated file under the current folder (the project root).
-        #[arg(long, group = "what")]
-        write: bool,
+        /// Write the editor stubs (types/agentbox.lua), .luarc.json and .luacheckrc into DIR
+        /// (default: the current folder), so EmmyLua, lua-language-server and luacheck check
+        /// the scripts there; in an agentbox checkout, the reference page docs/lua-api.md too.
+        #[arg(long, group = "what", value_name = "DIR", num_args = 0..=1, default_missing_value = ".")]
+        write: Option<PathBuf>,
     },
     /// Measure a scene's ticks headless: ms per tick, ns per agent decision (CPU time of one
     /// thread, with wall time alongside).

@@ -48,3 +48,4 @@ mod soak;
 mod standalone;
 mod sweep;
 mod tools;
+mod typos;

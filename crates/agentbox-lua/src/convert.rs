@@ -161,10 +161,17 @@ pub fn to_pos(lua: &Lua, value: &Value, arg: Arg) -> mlua::Result<DVec2> {
             return Ok(p);
         }
     }
+    // A nil that `world:agent` returned this decision for an unknown id says so.
+    let why = match value {
+        Value::Nil => super::bindings::world::unknown_agent_hint(lua)
+            .map(|hint| format!(", which {hint}"))
+            .unwrap_or_default(),
+        _ => String::new(),
+    };
     Err(located(
         lua,
         format!(
-            "{arg}: expected a position like {{x = 1, y = 2}} or {{1, 2}}, got {}",
+            "{arg}: expected a position like {{x = 1, y = 2}} or {{1, 2}}, got {}{why}",
             value.type_name()
         ),
     ))

@@ -25,6 +25,7 @@ mod files;
 mod inspect;
 mod label;
 mod lent;
+pub mod lint;
 mod memory;
 mod metric;
 mod modules;
@@ -125,6 +126,7 @@ impl ScriptHost {
         lua.set_app_data(Rc::clone(&rngs));
         lua.set_app_data(Requires::default());
         lua.set_app_data(Rc::new(output::Output::default()));
+        lua.set_app_data(bindings::world::UnknownAgent::default());
         label::install(&lua)?;
         let lent = Rc::new(LentWorld::default());
         lua.set_app_data(Rc::clone(&lent));

@@ -45,7 +45,7 @@ const fn f(name: &'static str, ty: &'static str, doc: &'static str) -> Field {
 pub const ALIASES: &[Alias] = &[
     Alias {
         name: "agentbox.PosLike",
-        ty: "agentbox.Pos|number[]|agentbox.AgentView",
+        ty: "agentbox.Pos|agentbox.Tile|number[]|agentbox.AgentView",
         doc: "A position: `{x = 1, y = 2}`, `{1, 2}`, or an agent view (its `pos`). Both numbers must be finite: NaN or an infinity is an error naming the argument (`bad argument #2 to 'nav.los': x is not a finite number`). A point off the map is moved to the nearest point at most one tile off it before a `move.*` primitive, a `nav.*` query or `world:terrain`/`world:blocked` uses it (it stays off the map: blocked, no terrain, no path), so no call works in proportion to how far away it is; `world:nearest` and `world:agents` measure from the point as given.",
     },
     Alias {
@@ -205,6 +205,20 @@ fn stub_functions(out: &mut String, home: Home, owner: &str) {
     }
 }
 
+/// The class the stubs give a library table (`agentbox.MoveLib` for `move`), or `world`
+/// (`agentbox.World`): declared as a class, a table holds only the functions declared on it,
+/// so a language server flags `move.chsae` even in a script with no annotations.
+pub fn library_class(home: Home) -> &'static str {
+    match home {
+        Home::Move => "agentbox.MoveLib",
+        Home::Nav => "agentbox.NavLib",
+        Home::Draw => "agentbox.DrawLib",
+        Home::World => "agentbox.World",
+        Home::Action => "agentbox.Action",
+        Home::Global => "",
+    }
+}
+
 /// The lua-language-server stubs (`types/agentbox.lua`).
 pub fn stubs() -> String {
     let mut out = String::new();
@@ -246,7 +260,11 @@ pub fn stubs() -> String {
     stub_functions(&mut out, Home::World, "World:");
     for table in LIBRARIES.iter().filter(|l| l.home.is_table()) {
         let name = table.home.title();
-        out.push_str(&format!("---{}\n{name} = {{}}\n\n", table.doc));
+        out.push_str(&format!(
+            "---{}\n---@class {}\n{name} = {{}}\n\n",
+            table.doc,
+            library_class(table.home)
+        ));
         stub_functions(&mut out, table.home, &format!("{name}."));
     }
     out
@@ -504,11 +522,14 @@ pub fn markdown() -> String {
     out
 }
 
+/// Where agentbox's checkout keeps the reference page ([`markdown`]).
+pub const REFERENCE_PAGE: &str = "docs/lua-api.md";
+
 /// The generated files and how to make each: `(path from the project root, text)`.
 pub fn generated() -> Vec<(&'static str, String)> {
     vec![
         ("types/agentbox.lua", stubs()),
-        ("docs/lua-api.md", markdown()),
+        (REFERENCE_PAGE, markdown()),
         (".luarc.json", luarc()),
         (".luacheckrc", luacheckrc()),
     ]

@@ -2,6 +2,7 @@
 //! the standard library, so a script can neither reach the host (no io, os beyond clock/time,
 //! debug, dofile, loadfile, bytecode) nor change a builtin another script relies on.
 
+use super::bindings::{strict_metatable, Home};
 use super::budget::Budget;
 use super::errors::located;
 use agentbox_core::world::{rng, World};
@@ -329,12 +330,14 @@ pub fn new_env(lua: &Lua, ctx: &Table) -> mlua::Result<Table> {
         })?,
     )?;
     super::bindings::globals::install(lua, &env)?;
-    let move_t: Table = lua.named_registry_value("agentbox.move")?;
-    let nav_t: Table = lua.named_registry_value("agentbox.nav")?;
-    env.raw_set("move", shallow_copy(lua, &move_t, &[])?)?;
-    env.raw_set("nav", shallow_copy(lua, &nav_t, &[])?)?;
-    let draw_t: Table = lua.named_registry_value("agentbox.draw")?;
-    env.raw_set("draw", shallow_copy(lua, &draw_t, &[])?)?;
+    // The libraries' copies refuse to read a name they lack (`move.chsae`), saying which
+    // name was meant.
+    for home in [Home::Move, Home::Nav, Home::Draw] {
+        let library: Table = lua.named_registry_value(&format!("agentbox.{}", home.title()))?;
+        let copy = shallow_copy(lua, &library, &[])?;
+        copy.set_metatable(Some(strict_metatable(lua, home)?))?;
+        env.raw_set(home.title(), copy)?;
+    }
     let install: Function = guarded.raw_get("install")?;
     install.call::<()>((env.clone(), ctx.clone()))?;
     env.raw_set("_G", env.clone())?;

@@ -37,6 +37,7 @@ pub(crate) mod tree;
 pub mod tunable;
 
 pub use error::{SceneError, SceneErrors, SceneWarning};
+pub use shape::suggestion;
 
 use crate::world::World;
 use std::collections::BTreeSet;
@@ -121,6 +122,16 @@ pub fn parse(path: &Path, bytes: &[u8]) -> Result<Scene, SceneErrors> {
 /// scene file once and builds each seed's world from the same bytes).
 pub fn parse_with_seed(path: &Path, bytes: &[u8], seed: Option<u64>) -> Result<Scene, SceneErrors> {
     build::build(path, bytes, seed)
+}
+
+/// Where the key of the entry `name` of the mapping at `section` (dotted: `metrics`,
+/// `monitors.values`) starts in a scene file's text, as (line, column): how a message about
+/// one metric points at it. None when the text does not parse or has no such entry.
+pub fn entry_key_at(text: &str, section: &str, name: &str) -> Option<(usize, usize)> {
+    let tree = tree::Tree::parse(text).ok()?;
+    let mapping = tree.get(section)?;
+    let (key, _) = tree.child(mapping, name)?;
+    key.map(|k| (k.line, k.column))
 }
 
 /// Joins `relative` onto `base`'s folder and removes `.` and `..` where it can, so

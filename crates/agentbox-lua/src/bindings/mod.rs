@@ -179,6 +179,37 @@ pub fn table(lua: &Lua, library: &Library) -> mlua::Result<Table> {
     Ok(table)
 }
 
+/// The metatable of a library's table (`move`, `nav`, `draw`, the `world` methods) whose
+/// `__index` turns a read of a name the library does not declare into an error saying so,
+/// with the closest real name: `move.chsae is not in the API (did you mean move.chase?)` at
+/// the script's line, worded as `agentbox check` words it (`lint.rs`). `__index` only runs on
+/// a miss, so reading a real function costs nothing more. Made once per state; locked, so a
+/// script cannot change what another script's tables do.
+pub(crate) fn strict_metatable(lua: &Lua, home: Home) -> mlua::Result<Table> {
+    let key = format!("agentbox.strict.{}", home.title());
+    if let Ok(meta) = lua.named_registry_value::<Table>(&key) {
+        return Ok(meta);
+    }
+    let meta = lua.create_table()?;
+    let missing = lua.create_function(move |lua, (_, name): (mlua::Value, mlua::Value)| {
+        let message = match &name {
+            mlua::Value::String(s) => crate::lint::not_in_api(home, &s.to_string_lossy()),
+            other => format!(
+                "{}[{}] is not in the API",
+                home.title(),
+                other
+                    .to_string()
+                    .unwrap_or_else(|_| other.type_name().to_string())
+            ),
+        };
+        Err::<(), _>(super::errors::located(lua, message))
+    })?;
+    meta.raw_set("__index", missing)?;
+    meta.raw_set("__metatable", false)?;
+    lua.set_named_registry_value(&key, &meta)?;
+    Ok(meta)
+}
+
 /// Runs `f` with the world lent to Lua (`lent.rs`), or fails with a clear message outside a
 /// decision (`what` names the binding).
 pub(crate) fn with_world<R>(

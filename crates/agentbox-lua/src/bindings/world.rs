@@ -30,6 +30,7 @@ pub const WORLD: Library = Library {
 /// their `self`).
 pub fn world_table(lua: &Lua) -> mlua::Result<Table> {
     let methods = table(lua, &WORLD)?;
+    methods.set_metatable(Some(super::strict_metatable(lua, Home::World)?))?;
     let world = lua.create_table()?;
     let meta = lua.create_table()?;
     meta.raw_set("__index", methods)?;
@@ -60,8 +61,44 @@ pub const AGENT: Binding = Binding {
 fn agent(lua: &Lua, (_, id): (Value, String)) -> mlua::Result<Value> {
     with_world(lua, AGENT.name, |w| match w.agent_index(&id) {
         Some(i) => Ok(Value::Table(views::get(lua)?.view(lua, w, i)?)),
-        None => Ok(Value::Nil),
+        None => {
+            if let Some(unknown) = lua.app_data_ref::<UnknownAgent>() {
+                let deciding = views::get(lua)?.deciding().map(|(_, i)| i);
+                unknown.0.replace(Some((w.tick, deciding, id)));
+            }
+            Ok(Value::Nil)
+        }
     })
+}
+
+/// The last id `world:agent` found no agent for, with the tick and the deciding agent it was
+/// asked in (app data of the state, installed by the host). `world:agent` returns nil for an
+/// unknown id, which a script may test for; but a nil passed on where a position is expected
+/// (`move.chase(world:agent("theif"))`) is explained with it, if it was asked for in the same
+/// decision ([`unknown_agent_hint`]). Only a miss writes it: a found agent costs nothing.
+#[derive(Default)]
+pub(crate) struct UnknownAgent(std::cell::RefCell<Option<(u64, Option<usize>, String)>>);
+
+/// `world:agent("theif") returned: no agent has that id (did you mean "thief"?)`, when
+/// `world:agent` was last asked for an unknown id in the decision (tick and deciding agent)
+/// running now; the suggestion is the closest id in the world.
+pub(crate) fn unknown_agent_hint(lua: &Lua) -> Option<String> {
+    let (tick, deciding, id) = lua.app_data_ref::<UnknownAgent>()?.0.borrow().clone()?;
+    let now = views::get(lua).ok()?.deciding().map(|(_, i)| i);
+    let lent = crate::lent::of(lua)?;
+    lent.with(|w| {
+        if w.tick != tick || now != deciding {
+            return None;
+        }
+        let ids: Vec<&str> = w.agents.iter().map(|a| a.id.as_str()).collect();
+        let meant = agentbox_core::scene::suggestion(&id, &ids)
+            .map(|m| format!(" (did you mean {m:?}?)"))
+            .unwrap_or_default();
+        Some(format!(
+            "world:agent({id:?}) returned: no agent has that id{meant}"
+        ))
+    })
+    .flatten()
 }
 
 pub const AGENTS: Binding = Binding {
@@ -77,8 +114,30 @@ pub const AGENTS: Binding = Binding {
     make: Make::Function(|lua| lua.create_function(agents)),
 };
 
-fn agents(lua: &Lua, (_, filter): (Value, Option<Table>)) -> mlua::Result<Table> {
+fn agents(lua: &Lua, (_, filter): (Value, Value)) -> mlua::Result<Table> {
     let what = AGENTS.name;
+    let filter = match filter {
+        Value::Nil => None,
+        Value::Table(t) => Some(t),
+        Value::String(kind) => {
+            return Err(located(
+                lua,
+                format!(
+                    "world:agents takes a filter table, not a string: to list the agents of kind {kind:?}, write world:agents({{kind = {kind:?}}})",
+                    kind = kind.to_string_lossy()
+                ),
+            ))
+        }
+        other => {
+            return Err(located(
+                lua,
+                format!(
+                    "world:agents takes a filter table like {{kind = \"guard\", within = 5}} or nothing, got {}",
+                    other.type_name()
+                ),
+            ))
+        }
+    };
     let (kind, within, around): (Option<String>, Option<f64>, Value) = match &filter {
         Some(f) => (f.get("kind")?, f.get("within")?, f.get("around")?),
         None => (None, None, Value::Nil),
