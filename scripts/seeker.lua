@@ -1,4 +1,4 @@
--- The README's minimal script: chase the target when visible, else plan a route.
+-- The minimal script of docs/scenes.md: chase the target when visible, else plan a route.
 local M = {}
 
 function M.init(self)                  -- optional, once per agent

@@ -14,7 +14,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-// The exit codes every command shares (the README's table lists them).
+// The exit codes every command shares (docs/cli.md's table lists them).
 
 /// The exit status of `compare` and `merge` when some runs are missing.
 pub(crate) const INCOMPLETE_EXIT: u8 = 4;

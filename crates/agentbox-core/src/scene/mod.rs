@@ -1,4 +1,4 @@
-//! Scene loading: a YAML scene file (format in `README.md`, schema in `schema.rs`) becomes a
+//! Scene loading: a YAML scene file (format in `docs/scenes.md`, schema in `schema.rs`) becomes a
 //! [`World`] plus the list of scripts it uses, or a list of located errors (`FILE:LINE:COL: error:
 //! message`).
 //!
