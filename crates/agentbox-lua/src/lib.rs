@@ -63,6 +63,12 @@ pub use draw::{
 /// The registry table of every agent's `self` by id, for `world:memory(id)`.
 pub(crate) const SELVES: &str = "agentbox.selves";
 
+/// Why a [`ScriptHost`] could not start: the Lua state, its sandbox or its libraries could
+/// not be made (in practice only when memory runs out).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct StartError(#[source] mlua::Error);
+
 /// Runs the scene's Lua scripts.
 pub struct ScriptHost {
     lua: Lua,
@@ -99,7 +105,11 @@ pub(crate) fn registry_table(lua: &Lua, name: &str) -> mlua::Result<Table> {
 
 impl ScriptHost {
     /// A host for a scene with this seed, with the default budgets.
-    pub fn new(seed: u64) -> mlua::Result<Self> {
+    pub fn new(seed: u64) -> Result<Self, StartError> {
+        Self::start(seed).map_err(StartError)
+    }
+
+    fn start(seed: u64) -> mlua::Result<Self> {
         let libs = StdLib::STRING
             | StdLib::TABLE
             | StdLib::MATH
@@ -162,9 +172,8 @@ impl ScriptHost {
 
     /// Caps the memory of the whole Lua state, in bytes (one agent may hold a quarter of it, at
     /// most 64 MB).
-    pub fn set_memory_limit(&mut self, bytes: usize) -> Result<(), String> {
+    pub fn set_memory_limit(&mut self, bytes: usize) {
         self.calls.budget().set_memory_limit(bytes);
-        Ok(())
     }
 
     /// Whether the work budget is enforced (the default) or not (for measuring its cost).

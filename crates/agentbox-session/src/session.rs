@@ -535,7 +535,8 @@ fn keep_running_agents(
 /// Sets the host's limits from the scene's `budget:`.
 fn apply_budget(host: &mut ScriptHost, scene: &Scene) -> Result<(), String> {
     host.set_instruction_budget(scene.budget.instructions);
-    host.set_memory_limit((scene.budget.memory_mb as usize) * 1024 * 1024)
+    host.set_memory_limit((scene.budget.memory_mb as usize) * 1024 * 1024);
+    Ok(())
 }
 
 /// The free tile nearest to `from` (by straight-line distance; ties go to the smaller row,
