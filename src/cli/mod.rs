@@ -281,19 +281,61 @@ struct StudyArgs {
     monitors: Option<PathBuf>,
 }
 
+/// Why a command stopped before its end. Every library error a command passes up becomes
+/// one of these (the `From`s below), and [`main`] is the one place that turns it into a message
+/// and an exit status.
+#[derive(Debug)]
+pub(crate) enum Stop {
+    /// Output went to a reader that has gone (`agentbox compare ... | head -1`): a quiet end,
+    /// status 0.
+    ClosedPipe,
+    /// Bad input, or a file that could not be read or written: the message, status 1.
+    Failed(String),
+}
+
+impl From<io::Error> for Stop {
+    fn from(e: io::Error) -> Self {
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            Stop::ClosedPipe
+        } else {
+            Stop::Failed(format!("error: cannot write the output: {e}"))
+        }
+    }
+}
+
+impl From<agentbox_session::experiment::StudyError> for Stop {
+    fn from(e: agentbox_session::experiment::StudyError) -> Self {
+        if e.is_closed_pipe() {
+            Stop::ClosedPipe
+        } else {
+            Stop::Failed(e.to_string())
+        }
+    }
+}
+
+impl From<agentbox_session::paths::PathsError> for Stop {
+    fn from(e: agentbox_session::paths::PathsError) -> Self {
+        use agentbox_session::paths::PathsError;
+        match e {
+            PathsError::Write(e) => e.into(),
+            PathsError::Input(message) => Stop::Failed(message),
+        }
+    }
+}
+
 /// Runs the command line; the process exit code.
 ///
 /// Output piped into a reader that stops early (`agentbox headless ... | head`) ends the
 /// program quietly with status 0, as ripgrep does it: no signal handling (Rust ignores SIGPIPE,
 /// so the write fails); every write to stdout returns its error up to here, and a
-/// `BrokenPipe` ends the run as a success. Any other output error is reported.
+/// `BrokenPipe` ends the run as a success ([`Stop::ClosedPipe`]). Any other error is reported.
 pub(crate) fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli.command) {
         Ok(code) => code,
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: cannot write the output: {e}");
+        Err(Stop::ClosedPipe) => ExitCode::SUCCESS,
+        Err(Stop::Failed(message)) => {
+            eprintln!("{message}");
             ExitCode::FAILURE
         }
     }
@@ -305,7 +347,7 @@ fn say(text: std::fmt::Arguments) -> io::Result<()> {
 }
 
 // Longer than most functions here: one arm per command, each only unpacking its arguments.
-fn run(command: Command) -> io::Result<ExitCode> {
+fn run(command: Command) -> Result<ExitCode, Stop> {
     Ok(match command {
         Command::Run {
             scene,
@@ -356,7 +398,13 @@ fn run(command: Command) -> io::Result<ExitCode> {
             scen,
             algo,
             rounds,
-        } => reported(agentbox_session::paths::run(&map, &scen, &algo, rounds)),
+        } => {
+            let mut out = io::stdout().lock();
+            match agentbox_session::paths::run(&map, &scen, &algo, rounds, &mut out)? {
+                true => ExitCode::SUCCESS,
+                false => ExitCode::FAILURE,
+            }
+        }
         Command::Test { paths, jobs } => check::test(&paths, jobs)?,
         Command::Bench {
             scene,

@@ -40,6 +40,52 @@ use std::sync::{mpsc, Arc};
 
 pub use summary::Summary;
 
+/// Why a study (`compare`, `sweep`) or a merge stopped: bad input, or output it could not
+/// write. A closed pipe keeps its kind (see [`StudyError::is_closed_pipe`]), so a reader that
+/// stops early (`agentbox compare ... | head -1`) is not taken for a failure.
+#[derive(Debug, thiserror::Error)]
+pub enum StudyError {
+    /// A flag, the scene, a script or an `--out` file the study cannot use: the message says
+    /// which and why.
+    #[error("{0}")]
+    Input(String),
+    /// A file (`--out`, `--monitors`) could not be written.
+    #[error("{}: error: cannot write: {source}", .path.display())]
+    WriteFile {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The runs could not be written to standard output.
+    #[error("error: cannot write the runs: {0}")]
+    WriteRuns(#[source] std::io::Error),
+}
+
+impl StudyError {
+    /// Whether the runs went to a reader that has gone (a closed pipe): a quiet end.
+    pub fn is_closed_pipe(&self) -> bool {
+        matches!(self, StudyError::WriteRuns(e) if e.kind() == std::io::ErrorKind::BrokenPipe)
+    }
+
+    fn write_file(path: &Path) -> impl FnOnce(std::io::Error) -> StudyError + '_ {
+        move |source| StudyError::WriteFile {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
+impl From<String> for StudyError {
+    fn from(message: String) -> Self {
+        StudyError::Input(message)
+    }
+}
+
+impl From<&str> for StudyError {
+    fn from(message: &str) -> Self {
+        StudyError::Input(message.to_string())
+    }
+}
+
 /// Ticks a run lasts when neither `--ticks` nor `expect.ticks` says.
 pub const DEFAULT_TICKS: u64 = 300;
 
@@ -362,8 +408,8 @@ fn run_all(
     plan: &Plan,
     todo: &[(usize, u64)],
     jobs: usize,
-    mut done: impl FnMut(Result<Run, String>) -> Result<(), String>,
-) -> Result<(), String> {
+    mut done: impl FnMut(Result<Run, String>) -> Result<(), StudyError>,
+) -> Result<(), StudyError> {
     let next = AtomicUsize::new(0);
     let stop = std::sync::atomic::AtomicBool::new(false);
     let (tx, rx) = mpsc::channel::<(usize, Result<Run, String>)>();
@@ -535,11 +581,11 @@ fn metric_warnings(opts: &CompareOptions, scene: &Scene, seed: u64) -> Result<Ve
 }
 
 /// `agentbox compare`: runs the study (or this shard of it), skipping runs `--out` already
-/// holds. `Err` is bad input (exit 1), with the message to print.
+/// holds. `Err` is bad input or output that could not be written, with the message to print.
 pub fn compare(
     opts: &CompareOptions,
     env: impl Fn(&str) -> Option<String>,
-) -> Result<Finished, String> {
+) -> Result<Finished, StudyError> {
     let seeds = parse_seeds(&opts.seeds)?;
     let variants = variants_of(opts)?;
     if opts.ticks == Some(0) {
@@ -549,8 +595,8 @@ pub fn compare(
     let (plan, header, warnings) = prepare(opts, &variants, seeds, shard)?;
     let (mut out, kept) = open_out(opts, &header)?;
     let write_failed = |e: std::io::Error| match &opts.out {
-        Some(p) => format!("{}: error: cannot write: {e}", p.display()),
-        None => format!("error: cannot write the runs: {e}"),
+        Some(path) => StudyError::write_file(path)(e),
+        None => StudyError::WriteRuns(e),
     };
     if kept.is_none() {
         writeln!(out, "{}", record::line(&header)).map_err(write_failed)?;
@@ -571,8 +617,7 @@ pub fn compare(
         match result {
             Ok((run, points)) => {
                 if let Some((f, path)) = &mut csv {
-                    write_points(f, &run, &points)
-                        .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?;
+                    write_points(f, &run, &points).map_err(StudyError::write_file(path))?;
                 }
                 // Lines to a terminal are written round the bar, not through it; one write per
                 // line, so an interruption seldom tears one.
@@ -588,8 +633,7 @@ pub fn compare(
     })?;
     bar.finish_and_clear();
     if let Some((mut f, path)) = csv {
-        f.flush()
-            .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?;
+        f.flush().map_err(StudyError::write_file(&path))?;
     }
     made.sort_by_key(|r| header.order(r));
     Ok(Finished {
@@ -650,7 +694,7 @@ type OpenedOut = (Box<dyn Write>, Option<Vec<RunLine>>);
 /// runs `--out` already holds when it holds this study (a line cut short by an interruption
 /// dropped); `None` when the header is still to be written (a new, empty or cut-short file,
 /// or standard output). A file of another study, or not of `agentbox compare`, is refused.
-fn open_out(opts: &CompareOptions, header: &Header) -> Result<OpenedOut, String> {
+fn open_out(opts: &CompareOptions, header: &Header) -> Result<OpenedOut, StudyError> {
     let Some(path) = &opts.out else {
         return Ok((Box::new(std::io::BufWriter::new(std::io::stdout())), None));
     };
@@ -665,17 +709,17 @@ fn open_out(opts: &CompareOptions, header: &Header) -> Result<OpenedOut, String>
         let start = std::fs::read(path).unwrap_or_default();
         let ours = br#"{"agentbox":"compare""#;
         if !start.is_empty() && !start.starts_with(&ours[..start.len().min(ours.len())]) {
-            return Err(format!(
+            return Err(StudyError::Input(format!(
                 "{}: error: not an `agentbox compare` file; give another --out",
                 path.display()
-            ));
+            )));
         }
     }
     let file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(path)
-        .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?;
+        .map_err(StudyError::write_file(path))?;
     let kept = match existing {
         Some(Recorded {
             header: old,
@@ -683,20 +727,19 @@ fn open_out(opts: &CompareOptions, header: &Header) -> Result<OpenedOut, String>
             good_len,
         }) => {
             if old != *header {
-                return Err(format!(
+                return Err(StudyError::Input(format!(
                     "{}: error: this file holds another study (its header differs: {}); give another --out or remove it",
                     path.display(),
                     header_difference(&old, header)
-                ));
+                )));
             }
             // Drop a line an interruption left half written.
             file.set_len(good_len)
-                .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?;
+                .map_err(StudyError::write_file(path))?;
             Some(runs)
         }
         None => {
-            file.set_len(0)
-                .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?;
+            file.set_len(0).map_err(StudyError::write_file(path))?;
             None
         }
     };
@@ -749,16 +792,13 @@ fn progress_bar(show: bool, runs: usize) -> indicatif::ProgressBar {
 /// The `--monitors` CSV file, created with its header line, and its path for messages.
 fn open_monitors_csv(
     opts: &CompareOptions,
-) -> Result<Option<(std::io::BufWriter<std::fs::File>, PathBuf)>, String> {
+) -> Result<Option<(std::io::BufWriter<std::fs::File>, PathBuf)>, StudyError> {
     let Some(path) = &opts.monitors else {
         return Ok(None);
     };
-    let mut f = std::io::BufWriter::new(
-        std::fs::File::create(path)
-            .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?,
-    );
-    writeln!(f, "variant,seed,tick,name,value")
-        .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?;
+    let mut f =
+        std::io::BufWriter::new(std::fs::File::create(path).map_err(StudyError::write_file(path))?);
+    writeln!(f, "variant,seed,tick,name,value").map_err(StudyError::write_file(path))?;
     Ok(Some((f, path.clone())))
 }
 
@@ -812,22 +852,25 @@ pub struct Merged {
 /// `agentbox merge`: checks the files' headers describe one study (shards aside), joins their
 /// runs in the study's order (a run in two files must be the same line), and summarises.
 /// With `out`, writes the merged study, which equals one unsharded run's file.
-pub fn merge(paths: &[PathBuf], out: Option<&Path>) -> Result<Merged, String> {
+pub fn merge(paths: &[PathBuf], out: Option<&Path>) -> Result<Merged, StudyError> {
     let mut header: Option<(Header, &Path)> = None;
     let mut runs: BTreeMap<(usize, u64), RunLine> = BTreeMap::new();
     for path in paths {
         let Some(file) = record::read(path)? else {
-            return Err(format!("{}: error: the file is empty", path.display()));
+            return Err(StudyError::Input(format!(
+                "{}: error: the file is empty",
+                path.display()
+            )));
         };
         match &header {
             None => header = Some((file.header.clone(), path)),
             Some((h, first)) if !h.same_study(&file.header) => {
-                return Err(format!(
+                return Err(StudyError::Input(format!(
                     "{}: error: its header does not match {}'s ({})",
                     path.display(),
                     first.display(),
                     header_difference(h, &file.header)
-                ))
+                )))
             }
             Some(_) => {}
         }
@@ -836,12 +879,12 @@ pub fn merge(paths: &[PathBuf], out: Option<&Path>) -> Result<Merged, String> {
             let Some(key) = h.order(&run) else { continue };
             if let Some(old) = runs.get(&key) {
                 if *old != run {
-                    return Err(format!(
+                    return Err(StudyError::Input(format!(
                         "{}: error: variant {} seed {} differs from the same run in another file",
                         path.display(),
                         run.variant,
                         run.seed
-                    ));
+                    )));
                 }
             }
             runs.insert(key, run);
@@ -858,8 +901,7 @@ pub fn merge(paths: &[PathBuf], out: Option<&Path>) -> Result<Merged, String> {
             text += &record::line(run);
             text.push('\n');
         }
-        std::fs::write(out, text)
-            .map_err(|e| format!("{}: error: cannot write: {e}", out.display()))?;
+        std::fs::write(out, text).map_err(StudyError::write_file(out))?;
     }
     let summary = summary::summarise(&header, &runs);
     Ok(Merged {
