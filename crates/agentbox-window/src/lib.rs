@@ -65,17 +65,55 @@ pub struct WindowOptions {
     pub session: Option<PathBuf>,
 }
 
-/// Why the window cannot open, in words a user can act on.
+/// Why the window cannot open, in words a user can act on: no display named, or the one
+/// named cannot be opened. (Left to macroquad, either is a panic deep in its X11 start.)
 fn no_display_message() -> Option<String> {
-    let has = |v: &str| std::env::var_os(v).is_some_and(|s| !s.is_empty());
-    if cfg!(target_os = "linux") && !has("DISPLAY") && !has("WAYLAND_DISPLAY") {
-        return Some(
-            "error: agentbox run needs a display, and none was found (DISPLAY is not set).\n\
-             Run without a window: agentbox headless SCENE --ticks N --trace -\n\
-             Or under a virtual display: xvfb-run -a agentbox run SCENE"
+    let reason = display_problem()?;
+    Some(format!(
+        "error: agentbox run needs a display, and none was found ({reason}).\n\
+         Run without a window: agentbox headless SCENE --ticks N --trace -\n\
+         Or under a virtual display: xvfb-run -a agentbox run SCENE"
+    ))
+}
+
+/// What stands between the window and its display, if anything. On Linux the window opens
+/// on X11 (under Wayland through Xwayland, which sets `DISPLAY`), so the display is tried
+/// here as macroquad's backend will try it: load libX11, open `DISPLAY`, close it again.
+#[cfg(target_os = "linux")]
+fn display_problem() -> Option<String> {
+    use macroquad::miniquad::native::linux_x11::libx11::{LibX11, LibXkbCommon};
+    let set = |v: &str| std::env::var(v).ok().filter(|s| !s.is_empty());
+    let Some(display) = set("DISPLAY") else {
+        return Some(match set("WAYLAND_DISPLAY") {
+            Some(_) => "DISPLAY is not set; the window opens on X11, which a Wayland session \
+                        offers through Xwayland"
                 .to_string(),
-        );
+            None => "DISPLAY is not set".to_string(),
+        });
+    };
+    let Ok(x11) = LibX11::try_load() else {
+        return Some("libX11 cannot be loaded; install it (libx11-6)".to_string());
+    };
+    if LibXkbCommon::try_load().is_err() {
+        return Some("libxkbcommon cannot be loaded; install it (libxkbcommon0)".to_string());
     }
+    // SAFETY: XInitThreads takes no arguments and may be called more than once; it must come
+    // before any other Xlib call, as it does in macroquad's start.
+    unsafe { (x11.XInitThreads)() };
+    // SAFETY: XOpenDisplay takes a null name to mean `DISPLAY` and returns a connection or
+    // null; nothing else holds the connection, and it is closed below exactly once.
+    let opened = unsafe { (x11.XOpenDisplay)(std::ptr::null()) };
+    if opened.is_null() {
+        return Some(format!("the X display DISPLAY={display} cannot be opened"));
+    }
+    // SAFETY: `opened` is the live connection XOpenDisplay returned above, not used again.
+    unsafe { (x11.XCloseDisplay)(opened) };
+    None
+}
+
+/// Other systems open their own kind of window, which needs nothing checked here.
+#[cfg(not(target_os = "linux"))]
+fn display_problem() -> Option<String> {
     None
 }
 
