@@ -178,6 +178,7 @@ impl MonitorsCsv {
             &scene.monitors,
             session.world().seed,
             scene.budget.instructions,
+            agentbox_lua::Echo::Stderr,
         )?;
         let cannot = |e: io::Error| format!("{}: error: cannot write: {e}", path.display());
         let mut out = io::BufWriter::new(std::fs::File::create(path).map_err(cannot)?);

@@ -279,6 +279,10 @@ struct StudyArgs {
     /// long format: variant,seed,tick,name,value (without it monitors run only at the end).
     #[arg(long, value_name = "FILE.csv")]
     monitors: Option<PathBuf>,
+    /// Show what the runs' scripts print, on standard error, each line after
+    /// `[VARIANT seed=N]` (without it, prints are off).
+    #[arg(long)]
+    prints: bool,
 }
 
 /// Why a command stopped before its end. Every library error a command passes up becomes

@@ -23,6 +23,7 @@ pub(super) fn study(
         shards,
         report,
         monitors,
+        prints,
     } = args;
     let options = agentbox_session::experiment::CompareOptions {
         scene,
@@ -36,6 +37,7 @@ pub(super) fn study(
         progress: io::stderr().is_terminal(),
         params,
         monitors,
+        prints,
     };
     let summary_to_stdout = options.out.is_some();
     let done = agentbox_session::experiment::compare(&options, |k| std::env::var(k).ok())?;

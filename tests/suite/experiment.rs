@@ -640,3 +640,49 @@ fn the_cluster_examples_parse_and_run_as_their_engines_would_run_them() {
     let m2 = experiment::merge(&files, None).unwrap();
     assert_eq!(m2.runs, m.runs, "both engines ran the same study");
 }
+
+/// What scripts `print` during a study stays off unless `--prints` asks for it; then each
+/// line says which run printed it: `[VARIANT seed=N] text`, for prints at load and while
+/// deciding alike.
+#[test]
+fn study_prints_are_off_unless_asked_and_then_say_their_run() {
+    let scene =
+        "map:\n  rows: |\n    .....\nagents:\n  - { id: talker, at: [0, 0], script: talk.lua }\n";
+    let talk = "print(\"loaded\")\nreturn { decide = function(self, world)\n  print(\"tick \" .. world:tick())\n  return move.stop()\nend }\n";
+    let dir = scratch(&[("s.yaml", scene), ("talk.lua", talk)]);
+    let scene = dir.path().join("s.yaml");
+    let study = |extra: &[&str]| {
+        let mut args = vec!["compare", s(&scene), "--seeds", "6..7", "--ticks", "2"];
+        args.extend_from_slice(extra);
+        let out = run(&args, &[]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        stderr(&out)
+    };
+    let quiet = study(&[]);
+    assert!(
+        !quiet.contains("loaded") && !quiet.contains("tick 1"),
+        "prints are off by default:\n{quiet}"
+    );
+    let told = study(&["--prints", "--jobs", "1"]);
+    for seed in [6, 7] {
+        for line in [
+            "talk.lua:1: loaded",
+            "talk.lua:3: tick 0",
+            "talk.lua:3: tick 1",
+        ] {
+            let prefix = format!("[baseline seed={seed}] ");
+            assert!(
+                told.lines()
+                    .any(|l| l.starts_with(&prefix) && l.ends_with(line)),
+                "{prefix}...{line} in:\n{told}"
+            );
+        }
+    }
+    assert_eq!(
+        told.lines().filter(|l| l.contains("talk.lua:")).count(),
+        told.lines()
+            .filter(|l| l.starts_with("[baseline seed="))
+            .count(),
+        "every print line carries its run:\n{told}"
+    );
+}

@@ -93,20 +93,23 @@ impl Session {
         files: Rc<dyn Files>,
     ) -> Result<Self, String> {
         let scene = scene::load_from(&*files, path, seed).map_err(|e| e.to_string())?;
-        Self::from_scene(scene, seed, quiet, files)
+        Self::from_scene(scene, seed, quiet, agentbox_lua::Echo::Stderr, files)
     }
 
     /// A session of a scene already loaded (with `seed` applied, as [`scene::load_with_seed`]
     /// does), whose scripts and modules are read through `files` (an experiment's, read once).
-    /// With `quiet`, script errors are kept, not printed.
+    /// With `quiet`, script errors are kept, not printed; scripts' `print` lines go where
+    /// `prints` says (from the first script loaded).
     pub(crate) fn from_scene(
         scene: Scene,
         seed: Option<u64>,
         quiet: bool,
+        prints: agentbox_lua::Echo,
         files: Rc<dyn Files>,
     ) -> Result<Self, String> {
         let world = seeded(scene.world.clone(), seed);
         let mut host = ScriptHost::new(world.seed).map_err(|e| format!("cannot start Lua: {e}"))?;
+        host.set_print_echo(prints);
         host.set_files(Rc::clone(&files));
         apply_budget(&mut host, &scene)?;
         for script in &scene.scripts {

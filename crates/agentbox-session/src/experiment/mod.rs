@@ -247,6 +247,9 @@ pub struct CompareOptions {
     pub params: Vec<String>,
     /// Write monitors and plots of every run here (long CSV: variant,seed,tick,name,value).
     pub monitors: Option<PathBuf>,
+    /// Show what the runs' scripts `print` (on standard error, each line after
+    /// `[VARIANT seed=N]`); off by default.
+    pub prints: bool,
 }
 
 /// How a study ended.
@@ -271,6 +274,8 @@ pub struct Finished {
 struct Plan {
     /// Keep every monitor point (`--monitors`), not only the last tick's.
     all_points: bool,
+    /// Show the runs' `print` lines (`--prints`).
+    prints: bool,
     scene_path: PathBuf,
     scene_bytes: Vec<u8>,
     ticks: u64,
@@ -296,6 +301,17 @@ fn scene_for(plan: &Plan, variant: usize, seed: u64) -> Result<Scene, String> {
     scene::parse_with_seed(&plan.scene_path, bytes, Some(seed)).map_err(|e| e.to_string())
 }
 
+impl Plan {
+    /// Where the `print` lines of a run go: nowhere, or after `[VARIANT seed=N]`.
+    fn echo(&self, variant: &str, seed: u64) -> agentbox_lua::Echo {
+        if self.prints {
+            agentbox_lua::Echo::Prefixed(format!("[{variant} seed={seed}]"))
+        } else {
+            agentbox_lua::Echo::Off
+        }
+    }
+}
+
 /// A run's line, and its monitor points (all of them with `--monitors`, else none).
 type Run = (RunLine, Vec<monitors::Point>);
 
@@ -311,10 +327,11 @@ fn run_one(plan: &Plan, variant: usize, seed: u64) -> Result<Run, String> {
     let reader: Rc<dyn Files> = Rc::new(Reader(Arc::clone(files)));
     let metrics = scene.metrics.clone();
     let instructions = scene.budget.instructions;
-    let mut watch = monitors::Monitors::new(&scene.monitors, seed, instructions)?;
+    let echo = plan.echo(name, seed);
+    let mut watch = monitors::Monitors::new(&scene.monitors, seed, instructions, echo.clone())?;
     let watching = !watch.is_empty();
     let mut points = Vec::new();
-    let mut session = Session::from_scene(scene, Some(seed), true, reader)?;
+    let mut session = Session::from_scene(scene, Some(seed), true, echo.clone(), reader)?;
     let mut errors = session.current_errors().len() as u64;
     let mut reach = FirstReach::new(session.scene().expect.as_ref());
     reach.observe(session.world());
@@ -352,7 +369,7 @@ fn run_one(plan: &Plan, variant: usize, seed: u64) -> Result<Run, String> {
         session.memories_json()
     };
     let (world, _) = session.world_and_host();
-    let measured = measure(world, &metrics, seed, instructions, memories)?;
+    let measured = measure(world, &metrics, (seed, instructions), memories, echo)?;
     errors += measured.values().filter(|v| v.is_err()).count() as u64;
     let values = measured
         .into_iter()
@@ -375,13 +392,14 @@ fn run_one(plan: &Plan, variant: usize, seed: u64) -> Result<Run, String> {
 /// Evaluates a scene's `metrics:` against a world, in a Lua state of their own (made here,
 /// with the scene's seed and instruction budget), so nothing a metric does can reach the
 /// scripts of the run it measures: each metric's number, or why there is none. `memories`
-/// (agent id → `self.memory` as JSON) is what `world:memory(id)` gives a metric.
+/// (agent id → `self.memory` as JSON) is what `world:memory(id)` gives a metric; what a
+/// metric `print`s goes where `echo` says.
 pub fn measure(
     world: &Rc<agentbox_core::world::World>,
     metrics: &BTreeMap<String, String>,
-    seed: u64,
-    instructions: u64,
+    (seed, instructions): (u64, u64),
     memories: BTreeMap<String, serde_json::Value>,
+    echo: agentbox_lua::Echo,
 ) -> Result<BTreeMap<String, Result<f64, String>>, String> {
     if metrics.is_empty() {
         return Ok(BTreeMap::new());
@@ -389,6 +407,7 @@ pub fn measure(
     let mut host =
         ScriptHost::new(seed).map_err(|e| format!("cannot start Lua for metrics: {e}"))?;
     host.set_instruction_budget(instructions);
+    host.set_print_echo(echo);
     host.set_memories(memories);
     Ok(metrics
         .iter()
@@ -467,6 +486,7 @@ fn prepare(
     let library = Arc::new(Library::default());
     let mut plan = Plan {
         all_points: opts.monitors.is_some(),
+        prints: opts.prints,
         scene_path: opts.scene.clone(),
         scene_bytes,
         ticks: 0,
@@ -549,7 +569,8 @@ fn plan_variant(
     });
     let own = scene_for(plan, plan.variants.len() - 1, seed)
         .map_err(|e| format!("--variant {}: {e}", v.name))?;
-    Session::from_scene(own, Some(seed), true, reader)?;
+    // This session only reads the scripts: what they print at load shows in the runs.
+    Session::from_scene(own, Some(seed), true, agentbox_lua::Echo::Off, reader)?;
     for (from, _) in &v.replace {
         if !files.was_used(from) {
             return Err(format!(
@@ -783,10 +804,31 @@ fn progress_bar(show: bool, runs: usize) -> indicatif::ProgressBar {
     }
     let bar = indicatif::ProgressBar::new(runs as u64);
     bar.set_style(
-        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} runs, {per_sec}, {eta} left")
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} runs, {rate}, {eta} left")
+            .map(|style| {
+                style.with_key(
+                    "rate",
+                    |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                        let _ = w.write_str(&rate(state.per_sec()));
+                    },
+                )
+            })
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     bar
+}
+
+/// A progress rate for people: `12.3 runs/s` (one decimal), or `1 run every 4.2 s` when runs
+/// are slower than one a second.
+fn rate(per_sec: f64) -> String {
+    if !per_sec.is_finite() || per_sec <= 0.0 {
+        return "-- runs/s".to_string();
+    }
+    if per_sec >= 1.0 {
+        format!("{per_sec:.1} runs/s")
+    } else {
+        format!("1 run every {:.1} s", 1.0 / per_sec)
+    }
 }
 
 /// The `--monitors` CSV file, created with its header line, and its path for messages.
@@ -915,6 +957,16 @@ pub fn merge(paths: &[PathBuf], out: Option<&Path>) -> Result<Merged, StudyError
 mod tests {
     use super::*;
 
+    /// The progress bar's rate is rounded to one decimal, never a long float.
+    #[test]
+    fn the_progress_rate_is_rounded() {
+        assert_eq!(rate(12.345_678_9), "12.3 runs/s");
+        assert_eq!(rate(1.0), "1.0 runs/s");
+        assert_eq!(rate(0.238_095_238), "1 run every 4.2 s");
+        assert_eq!(rate(0.0), "-- runs/s");
+        assert_eq!(rate(f64::INFINITY), "-- runs/s");
+    }
+
     /// Metrics that try to disturb a run: drawing random numbers, setting globals, writing to
     /// the world, raising.
     const NOSY: &str = r#"
@@ -949,7 +1001,16 @@ fails: error("no number here")
                 ));
                 if measured {
                     let (world, _) = session.world_and_host();
-                    seen.push(measure(world, &metrics, 3, 1_000_000, BTreeMap::new()).unwrap());
+                    seen.push(
+                        measure(
+                            world,
+                            &metrics,
+                            (3, 1_000_000),
+                            BTreeMap::new(),
+                            agentbox_lua::Echo::Stderr,
+                        )
+                        .unwrap(),
+                    );
                 }
             }
             (lines, seen)
