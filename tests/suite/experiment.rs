@@ -686,3 +686,43 @@ fn study_prints_are_off_unless_asked_and_then_say_their_run() {
         "every print line carries its run:\n{told}"
     );
 }
+
+/// Resuming a study whose script changed since its file was written is refused, and the
+/// message names the file that changed (not two maps of hashes).
+#[test]
+fn a_resume_refused_for_a_changed_script_names_the_script() {
+    let scene =
+        "map:\n  rows: |\n    .....\nagents:\n  - { id: a, at: [0, 0], script: still.lua }\n";
+    let still = "return { decide = function(self, world) return move.stop() end }\n";
+    let dir = scratch(&[("s.yaml", scene), ("still.lua", still)]);
+    let (scene, out) = (dir.path().join("s.yaml"), dir.path().join("study.jsonl"));
+    let args = [
+        "compare",
+        s(&scene),
+        "--seeds",
+        "1..2",
+        "--ticks",
+        "2",
+        "--out",
+        s(&out),
+    ];
+    let o = run(&args, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let before = text(&out);
+    std::fs::write(dir.path().join("still.lua"), format!("-- edited\n{still}")).unwrap();
+    let o = run(&args, &[]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("(its header differs: ")
+            && err.contains("still.lua changed since the file was written"),
+        "{err}"
+    );
+    let hex_run = err
+        .split(|c: char| !c.is_ascii_hexdigit())
+        .map(str::len)
+        .max()
+        .unwrap_or(0);
+    assert!(hex_run < 64, "no hashes in the message: {err}");
+    assert_eq!(text(&out), before, "the file is left alone");
+}

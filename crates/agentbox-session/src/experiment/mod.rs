@@ -864,24 +864,66 @@ fn write_points(
     Ok(())
 }
 
-/// The first field two headers differ in, for the refusal message.
+/// How two headers differ, for the refusal message: the scene or the scripts that changed
+/// since the file was written (by name, not their hashes), then every other field that
+/// differs with its two values.
 fn header_difference(old: &Header, new: &Header) -> String {
+    let mut said = Vec::new();
+    if old.scene == new.scene && old.scene_sha256 != new.scene_sha256 {
+        said.push(format!("{} changed since the file was written", new.scene));
+    }
+    let changed: Vec<&str> = new
+        .scripts
+        .iter()
+        .filter(|(name, hash)| old.scripts.get(*name).is_some_and(|h| h != *hash))
+        .map(|(name, _)| name.as_str())
+        .collect();
+    let list = |names: &[&str]| names.join(", ");
+    if !changed.is_empty() {
+        said.push(format!(
+            "{} changed since the file was written",
+            list(&changed)
+        ));
+    }
+    let (added, gone) = (scripts_only_in(new, old), scripts_only_in(old, new));
+    if !added.is_empty() {
+        said.push(format!("the study now also reads {}", list(&added)));
+    }
+    if !gone.is_empty() {
+        said.push(format!("the study no longer reads {}", list(&gone)));
+    }
     let (a, b) = (
         serde_json::to_value(old).unwrap_or_default(),
         serde_json::to_value(new).unwrap_or_default(),
     );
     if let (Some(a), Some(b)) = (a.as_object(), b.as_object()) {
         for (key, value) in b {
+            if matches!(key.as_str(), "scripts" | "scene_sha256") {
+                continue;
+            }
             if a.get(key) != Some(value) {
-                return format!(
+                said.push(format!(
                     "`{key}` was {} and is now {}",
                     a.get(key).map_or("missing".into(), |v| v.to_string()),
                     value
-                );
+                ));
             }
         }
     }
-    "it is not the same".into()
+    if said.is_empty() {
+        "it is not the same".into()
+    } else {
+        said.join("; ")
+    }
+}
+
+/// The scripts header `a` names and `b` does not.
+fn scripts_only_in<'a>(a: &'a Header, b: &Header) -> Vec<&'a str> {
+    a.scripts
+        .keys()
+        .filter(|name| !b.scripts.contains_key(*name))
+        .map(String::as_str)
+        .collect()
 }
 
 /// What `agentbox merge` gave.
