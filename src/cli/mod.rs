@@ -295,6 +295,32 @@ pub(crate) enum Stop {
     ClosedPipe,
     /// Bad input, or a file that could not be read or written: the message, status 1.
     Failed(String),
+    /// Arguments that make no sense together (as clap's own usage errors): the message,
+    /// status 2 ([`USAGE_EXIT`]).
+    Usage(String),
+}
+
+impl Stop {
+    /// The exit status of each kind of stop: the one place errors become exit codes.
+    fn exit_code(&self) -> ExitCode {
+        match self {
+            Stop::ClosedPipe => ExitCode::SUCCESS,
+            Stop::Failed(_) => ExitCode::FAILURE,
+            Stop::Usage(_) => ExitCode::from(USAGE_EXIT),
+        }
+    }
+}
+
+impl From<agentbox_session::session::OpenError> for Stop {
+    fn from(e: agentbox_session::session::OpenError) -> Self {
+        Stop::Failed(e.to_string())
+    }
+}
+
+impl From<agentbox_window::WindowError> for Stop {
+    fn from(e: agentbox_window::WindowError) -> Self {
+        Stop::Failed(e.to_string())
+    }
 }
 
 impl From<io::Error> for Stop {
@@ -323,6 +349,7 @@ impl From<agentbox_session::paths::PathsError> for Stop {
         match e {
             PathsError::Write(e) => e.into(),
             PathsError::Input(message) => Stop::Failed(message),
+            PathsError::File(e) => Stop::Failed(e.to_string()),
         }
     }
 }
@@ -337,10 +364,11 @@ pub(crate) fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli.command) {
         Ok(code) => code,
-        Err(Stop::ClosedPipe) => ExitCode::SUCCESS,
-        Err(Stop::Failed(message)) => {
-            eprintln!("{message}");
-            ExitCode::FAILURE
+        Err(stop) => {
+            if let Stop::Failed(message) | Stop::Usage(message) = &stop {
+                eprintln!("{message}");
+            }
+            stop.exit_code()
         }
     }
 }
@@ -371,7 +399,8 @@ fn run(command: Command) -> Result<ExitCode, Stop> {
                 frame_stats,
                 session,
             };
-            reported(agentbox_window::run_window(&scene, seed, options).map(|()| true))
+            agentbox_window::run_window(&scene, seed, options)?;
+            ExitCode::SUCCESS
         }
         Command::Headless {
             scene,
@@ -446,18 +475,6 @@ fn run(command: Command) -> Result<ExitCode, Stop> {
             ExitCode::SUCCESS
         }
     })
-}
-
-/// A command's outcome as an exit code: success, failure, or its error printed and failure.
-fn reported<E: std::fmt::Display>(outcome: Result<bool, E>) -> ExitCode {
-    match outcome {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::FAILURE,
-        Err(e) => {
-            eprintln!("{e}");
-            ExitCode::FAILURE
-        }
-    }
 }
 
 #[cfg(test)]

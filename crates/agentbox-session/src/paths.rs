@@ -18,6 +18,9 @@ pub enum PathsError {
     /// A flag or a file it cannot use: the message says which and why.
     #[error("{0}")]
     Input(String),
+    /// The map or the scenario file could not be read or parsed.
+    #[error(transparent)]
+    File(#[from] movingai::MovingAiError),
     /// The report could not be written (a closed pipe among others: see its kind).
     #[error("error: cannot write the output: {0}")]
     Write(#[from] std::io::Error),

@@ -65,6 +65,26 @@ pub struct WindowOptions {
     pub session: Option<PathBuf>,
 }
 
+/// Why the window could not run; its `Display` is the message for the terminal.
+#[derive(Debug, thiserror::Error)]
+pub enum WindowError {
+    /// No display to open the window on: the message says what to run instead.
+    #[error("{0}")]
+    NoDisplay(String),
+    /// The scene could not be opened.
+    #[error(transparent)]
+    Open(#[from] agentbox_session::session::OpenError),
+    /// `--input` could not be read or `--record` could not be written.
+    #[error("{0}")]
+    Input(String),
+    /// The `--session` file could not be read or replayed.
+    #[error("{0}")]
+    Session(String),
+    /// Something failed while the window ran (a screenshot or a recording not written).
+    #[error("{0}")]
+    Run(String),
+}
+
 /// Why the window cannot open, in words a user can act on: no display named, or the one
 /// named cannot be opened. (Left to macroquad, either is a panic deep in its X11 start.)
 fn no_display_message() -> Option<String> {
@@ -118,13 +138,20 @@ fn display_problem() -> Option<String> {
 }
 
 /// Opens the window on a scene and runs until Esc, the window closing, or `--frames`.
-pub fn run_window(scene: &Path, seed: Option<u64>, options: WindowOptions) -> Result<(), String> {
+pub fn run_window(
+    scene: &Path,
+    seed: Option<u64>,
+    options: WindowOptions,
+) -> Result<(), WindowError> {
     if let Some(message) = no_display_message() {
-        return Err(message);
+        return Err(WindowError::NoDisplay(message));
     }
-    let feed = input::Feed::open(options.input.as_deref(), options.record.as_deref())?;
+    let feed = input::Feed::open(options.input.as_deref(), options.record.as_deref())
+        .map_err(WindowError::Input)?;
     let mut history = match &options.session {
-        Some(file) => History::resume_recording(&agentbox_session::history::load_recording(file)?)?,
+        Some(file) => agentbox_session::history::load_recording(file)
+            .and_then(|rec| History::resume_recording(&rec))
+            .map_err(WindowError::Session)?,
         None => History::open(scene, seed)?,
     };
     travel::keep_frames(&mut history);
@@ -157,6 +184,7 @@ pub fn run_window(scene: &Path, seed: Option<u64>, options: WindowOptions) -> Re
     Rc::try_unwrap(outcome)
         .map(RefCell::into_inner)
         .unwrap_or(Ok(()))
+        .map_err(WindowError::Run)
 }
 
 /// The window's state, by part.

@@ -331,7 +331,8 @@ fn run_one(plan: &Plan, variant: usize, seed: u64) -> Result<Run, String> {
     let mut watch = monitors::Monitors::new(&scene.monitors, seed, instructions, echo.clone())?;
     let watching = !watch.is_empty();
     let mut points = Vec::new();
-    let mut session = Session::from_scene(scene, Some(seed), true, echo.clone(), reader)?;
+    let mut session = Session::from_scene(scene, Some(seed), true, echo.clone(), reader)
+        .map_err(|e| e.to_string())?;
     let mut errors = session.current_errors().len() as u64;
     let mut reach = FirstReach::new(session.scene().expect.as_ref());
     reach.observe(session.world());
@@ -570,7 +571,8 @@ fn plan_variant(
     let own = scene_for(plan, plan.variants.len() - 1, seed)
         .map_err(|e| format!("--variant {}: {e}", v.name))?;
     // This session only reads the scripts: what they print at load shows in the runs.
-    Session::from_scene(own, Some(seed), true, agentbox_lua::Echo::Off, reader)?;
+    Session::from_scene(own, Some(seed), true, agentbox_lua::Echo::Off, reader)
+        .map_err(|e| e.to_string())?;
     for (from, _) in &v.replace {
         if !files.was_used(from) {
             return Err(format!(

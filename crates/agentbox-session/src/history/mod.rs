@@ -30,7 +30,7 @@ use files::HistoryFiles;
 pub use files::{Blob, FileRead};
 pub use frames::{Frame, Frames, TickView, FRAMES_MAX_BYTES, FRAME_EVERY};
 
-use crate::session::{Reload, Session};
+use crate::session::{OpenError, Reload, Session};
 use crate::watch::FileWatcher;
 use agentbox_core::files::{Disk, FileKind, Files};
 use agentbox_core::sim::{trace, TickReport};
@@ -143,12 +143,12 @@ pub struct History {
 
 impl History {
     /// Opens a scene, recording from its start.
-    pub fn open(path: &Path, seed: Option<u64>) -> Result<Self, String> {
+    pub fn open(path: &Path, seed: Option<u64>) -> Result<Self, OpenError> {
         Self::open_with(path, seed, false)
     }
 
     /// Like [`History::open`]; `quiet` keeps script errors off stderr.
-    pub fn open_with(path: &Path, seed: Option<u64>, quiet: bool) -> Result<Self, String> {
+    pub fn open_with(path: &Path, seed: Option<u64>, quiet: bool) -> Result<Self, OpenError> {
         let files = HistoryFiles::disk();
         files.set_logging(true);
         let live = Session::open_reading(path, seed, quiet, Rc::new(files.clone()))?;
@@ -523,7 +523,8 @@ impl Replayer {
             }
             _ => return Err("the recording does not start with the scene's files".into()),
         }
-        let session = Session::open_reading(&rec.scene, rec.seed, true, Rc::new(files.clone()))?;
+        let session = Session::open_reading(&rec.scene, rec.seed, true, Rc::new(files.clone()))
+            .map_err(|e| e.to_string())?;
         Ok(Replayer {
             rec: rec.clone(),
             session,
