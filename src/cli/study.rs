@@ -45,15 +45,7 @@ pub(super) fn study(
         eprintln!("{e}");
     }
     if let Some(path) = &report {
-        if let Err(e) = agentbox_session::experiment::report::write(
-            path,
-            &done.header,
-            &done.runs,
-            &done.summary,
-        ) {
-            eprintln!("{e}");
-            return Ok(ExitCode::FAILURE);
-        }
+        agentbox_session::experiment::report::write(path, &done.header, &done.runs, &done.summary)?;
     }
     let text = format!(
         "{} runs made, {} already recorded\n{}",
@@ -82,15 +74,12 @@ pub(super) fn merge(
 ) -> Result<ExitCode, Stop> {
     let merged = agentbox_session::experiment::merge(files, out)?;
     if let Some(path) = report {
-        if let Err(e) = agentbox_session::experiment::report::write(
+        agentbox_session::experiment::report::write(
             path,
             &merged.header,
             &merged.runs,
             &merged.summary,
-        ) {
-            eprintln!("{e}");
-            return Ok(ExitCode::FAILURE);
-        }
+        )?;
     }
     say(format_args!("{}", merged.summary.text()))?;
     let missing = merged

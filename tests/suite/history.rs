@@ -248,7 +248,7 @@ fn a_session_file_round_trips_and_replays() {
     let e = history::replay(&bad, 80, |_, _| {}).err().unwrap();
     assert!(e.contains("tick 64"), "{e}");
     std::fs::write(&file, "{\"agentbox_session\":1}").unwrap();
-    let e = history::load_recording(&file).unwrap_err();
+    let e = history::load_recording(&file).unwrap_err().to_string();
     assert!(e.contains("run.session.json:1:"), "{e}");
 }
 

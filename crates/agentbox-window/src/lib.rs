@@ -77,9 +77,12 @@ pub enum WindowError {
     /// `--input` could not be read or `--record` could not be written.
     #[error("{0}")]
     Input(String),
-    /// The `--session` file could not be read or replayed.
+    /// The `--session` file could not be read.
+    #[error(transparent)]
+    SessionFile(#[from] agentbox_session::history::SessionFileError),
+    /// The `--session` file's run could not be replayed.
     #[error("{0}")]
-    Session(String),
+    Replay(String),
     /// Something failed while the window ran (a screenshot or a recording not written).
     #[error("{0}")]
     Run(String),
@@ -149,9 +152,10 @@ pub fn run_window(
     let feed = input::Feed::open(options.input.as_deref(), options.record.as_deref())
         .map_err(WindowError::Input)?;
     let mut history = match &options.session {
-        Some(file) => agentbox_session::history::load_recording(file)
-            .and_then(|rec| History::resume_recording(&rec))
-            .map_err(WindowError::Session)?,
+        Some(file) => {
+            let recording = agentbox_session::history::load_recording(file)?;
+            History::resume_recording(&recording).map_err(WindowError::Replay)?
+        }
         None => History::open(scene, seed)?,
     };
     travel::keep_frames(&mut history);

@@ -58,6 +58,12 @@ pub enum StudyError {
     /// The runs could not be written to standard output.
     #[error("error: cannot write the runs: {0}")]
     WriteRuns(#[source] std::io::Error),
+    /// The HTML report (`--report`) could not be written.
+    #[error("{}: error: cannot write the report: {source}", .path.display())]
+    WriteReport {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 }
 
 impl StudyError {

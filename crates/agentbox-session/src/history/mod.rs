@@ -25,7 +25,7 @@ mod file;
 mod files;
 mod frames;
 
-pub use file::{load as load_recording, save as save_recording};
+pub use file::{load as load_recording, save as save_recording, SessionFileError};
 use files::HistoryFiles;
 pub use files::{Blob, FileRead};
 pub use frames::{Frame, Frames, TickView, FRAMES_MAX_BYTES, FRAME_EVERY};
