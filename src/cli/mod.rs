@@ -317,6 +317,12 @@ impl From<agentbox_session::session::OpenError> for Stop {
     }
 }
 
+impl From<agentbox_session::bench::BenchError> for Stop {
+    fn from(e: agentbox_session::bench::BenchError) -> Self {
+        Stop::Failed(e.to_string())
+    }
+}
+
 impl From<agentbox_window::WindowError> for Stop {
     fn from(e: agentbox_window::WindowError) -> Self {
         Stop::Failed(e.to_string())
