@@ -229,8 +229,7 @@ pub(super) fn headless_branch(
     let mut hist = History::open(path, seed)?;
     let mut replacements = Vec::new();
     for spec in replace {
-        let resolved = history::resolve_replacement(hist.session(), spec);
-        replacements.push(resolved.map_err(|e| Stop::Usage(format!("error: {}", e.0)))?);
+        replacements.push(history::resolve_replacement(hist.session(), spec)?);
     }
     if at > ticks {
         return Err(Stop::Usage(format!(

@@ -317,6 +317,13 @@ impl From<agentbox_session::session::OpenError> for Stop {
     }
 }
 
+/// A `--replace` that cannot stand in for a script is a usage error, as clap's are.
+impl From<agentbox_session::history::BranchError> for Stop {
+    fn from(e: agentbox_session::history::BranchError) -> Self {
+        Stop::Usage(format!("error: {e}"))
+    }
+}
+
 impl From<agentbox_session::bench::BenchError> for Stop {
     fn from(e: agentbox_session::bench::BenchError) -> Self {
         Stop::Failed(e.to_string())

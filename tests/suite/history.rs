@@ -382,7 +382,9 @@ fn an_exported_branch_runs_headless_as_it_ran() {
     assert_eq!(got, branched, "{command}");
     // A run with window edits has no headless command.
     h.set_goal(Some(IVec2::new(2, 2)));
-    let e = history::export_branch(h.recording(), &out).unwrap_err();
+    let e = history::export_branch(h.recording(), &out)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("window edits"), "{e}");
 }
 
