@@ -90,24 +90,41 @@ pub enum WindowError {
 
 /// Why the window cannot open, in words a user can act on: no display named, or the one
 /// named cannot be opened. (Left to macroquad, either is a panic deep in its X11 start.)
-fn no_display_message() -> Option<String> {
-    let reason = display_problem()?;
-    Some(format!(
+fn no_display_message(reason: &str) -> String {
+    format!(
         "error: agentbox run needs a display, and none was found ({reason}).\n\
          Run without a window: agentbox headless SCENE --ticks N --trace -\n\
          Or under a virtual display: xvfb-run -a agentbox run SCENE"
-    ))
+    )
 }
 
-/// What stands between the window and its display, if anything. On Linux the window opens
-/// on X11 (under Wayland through Xwayland, which sets `DISPLAY`), so the display is tried
-/// here as macroquad's backend will try it: load libX11, open `DISPLAY`, close it again.
+/// A connection to the X display, made before the window opens to learn whether it can, and
+/// held until the window has closed: an X server whose last client leaves resets itself, and
+/// macroquad's own connection, made during that reset, would fail (and panic).
 #[cfg(target_os = "linux")]
-fn display_problem() -> Option<String> {
+struct DisplayHeld {
+    x11: macroquad::miniquad::native::linux_x11::libx11::LibX11,
+    display: *mut macroquad::miniquad::native::linux_x11::libx11::Display,
+}
+
+#[cfg(target_os = "linux")]
+impl Drop for DisplayHeld {
+    fn drop(&mut self) {
+        // SAFETY: `display` is the live connection XOpenDisplay returned in `open_display`,
+        // owned by this value alone and closed only here.
+        unsafe { (self.x11.XCloseDisplay)(self.display) };
+    }
+}
+
+/// Opens the display the window will use, or says what stands in the way. On Linux the window
+/// opens on X11 (under Wayland through Xwayland, which sets `DISPLAY`), so the display is tried
+/// here as macroquad's backend will try it: load libX11 and libxkbcommon, open `DISPLAY`.
+#[cfg(target_os = "linux")]
+fn open_display() -> Result<DisplayHeld, String> {
     use macroquad::miniquad::native::linux_x11::libx11::{LibX11, LibXkbCommon};
     let set = |v: &str| std::env::var(v).ok().filter(|s| !s.is_empty());
     let Some(display) = set("DISPLAY") else {
-        return Some(match set("WAYLAND_DISPLAY") {
+        return Err(match set("WAYLAND_DISPLAY") {
             Some(_) => "DISPLAY is not set; the window opens on X11, which a Wayland session \
                         offers through Xwayland"
                 .to_string(),
@@ -115,29 +132,30 @@ fn display_problem() -> Option<String> {
         });
     };
     let Ok(x11) = LibX11::try_load() else {
-        return Some("libX11 cannot be loaded; install it (libx11-6)".to_string());
+        return Err("libX11 cannot be loaded; install it (libx11-6)".to_string());
     };
     if LibXkbCommon::try_load().is_err() {
-        return Some("libxkbcommon cannot be loaded; install it (libxkbcommon0)".to_string());
+        return Err("libxkbcommon cannot be loaded; install it (libxkbcommon0)".to_string());
     }
     // SAFETY: XInitThreads takes no arguments and may be called more than once; it must come
     // before any other Xlib call, as it does in macroquad's start.
     unsafe { (x11.XInitThreads)() };
     // SAFETY: XOpenDisplay takes a null name to mean `DISPLAY` and returns a connection or
-    // null; nothing else holds the connection, and it is closed below exactly once.
+    // null; a connection is owned by the `DisplayHeld` made from it, which closes it once.
     let opened = unsafe { (x11.XOpenDisplay)(std::ptr::null()) };
     if opened.is_null() {
-        return Some(format!("the X display DISPLAY={display} cannot be opened"));
+        return Err(format!("the X display DISPLAY={display} cannot be opened"));
     }
-    // SAFETY: `opened` is the live connection XOpenDisplay returned above, not used again.
-    unsafe { (x11.XCloseDisplay)(opened) };
-    None
+    Ok(DisplayHeld {
+        x11,
+        display: opened,
+    })
 }
 
 /// Other systems open their own kind of window, which needs nothing checked here.
 #[cfg(not(target_os = "linux"))]
-fn display_problem() -> Option<String> {
-    None
+fn open_display() -> Result<(), String> {
+    Ok(())
 }
 
 /// Opens the window on a scene and runs until Esc, the window closing, or `--frames`.
@@ -146,9 +164,9 @@ pub fn run_window(
     seed: Option<u64>,
     options: WindowOptions,
 ) -> Result<(), WindowError> {
-    if let Some(message) = no_display_message() {
-        return Err(WindowError::NoDisplay(message));
-    }
+    // Held until the window has closed (see `DisplayHeld`).
+    let _display =
+        open_display().map_err(|reason| WindowError::NoDisplay(no_display_message(&reason)))?;
     let feed = input::Feed::open(options.input.as_deref(), options.record.as_deref())
         .map_err(WindowError::Input)?;
     let mut history = match &options.session {
