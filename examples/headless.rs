@@ -5,11 +5,11 @@
 //! `cargo run --release --example headless [SCENE] [TICKS]` (default: the tutorial's guard).
 
 use agentbox_core::sim::Event;
-use agentbox_session::session::Session;
+use agentbox_session::session::{OpenError, Session};
 use std::path::{Path, PathBuf};
 
 /// The report lines of `ticks` ticks of `scene`, or the scene's errors.
-fn run(scene: &Path, ticks: u64) -> Result<Vec<String>, String> {
+fn run(scene: &Path, ticks: u64) -> Result<Vec<String>, OpenError> {
     // Loads the scene and its scripts; an error names the file, line and column.
     let mut session = Session::open(scene, None)?;
     let mut lines = Vec::new();
@@ -48,7 +48,7 @@ fn main() -> Result<(), String> {
     let ticks = args
         .next()
         .map_or(Ok(600), |t| t.parse::<u64>().map_err(|e| e.to_string()))?;
-    for line in run(&scene, ticks)? {
+    for line in run(&scene, ticks).map_err(|e| e.to_string())? {
         println!("{line}");
     }
     Ok(())
@@ -80,7 +80,9 @@ mod tests {
 
     #[test]
     fn a_bad_scene_is_a_located_error() {
-        let err = run(Path::new("no/such/scene.yaml"), 1).unwrap_err();
+        let err = run(Path::new("no/such/scene.yaml"), 1)
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("no/such/scene.yaml:1:1: error:"), "{err}");
     }
 }

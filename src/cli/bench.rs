@@ -1,6 +1,6 @@
 //! `bench`: CPU time per tick of a scene, against a native Rust peer or another scene.
 
-use super::say;
+use super::{say, Stop};
 use std::io;
 use std::path::Path;
 use std::process::ExitCode;
@@ -25,14 +25,8 @@ pub(super) fn bench_against(
     ticks: u64,
     warmup: u64,
     goal: Option<f64>,
-) -> io::Result<ExitCode> {
-    let pair = match agentbox_session::bench::against(path, other, warmup, ticks) {
-        Ok(pair) => pair,
-        Err(e) => {
-            eprintln!("{e}");
-            return Ok(ExitCode::FAILURE);
-        }
-    };
+) -> Result<ExitCode, Stop> {
+    let pair = agentbox_session::bench::against(path, other, warmup, ticks)?;
     show_figures(&path.display().to_string(), &pair.first)?;
     show_figures(&other.display().to_string(), &pair.second)?;
     let mut judged = true;
@@ -70,31 +64,18 @@ pub(super) fn bench_against(
     })
 }
 
-pub(super) fn bench(path: &Path, ticks: u64, warmup: u64, native: bool) -> io::Result<ExitCode> {
+pub(super) fn bench(path: &Path, ticks: u64, warmup: u64, native: bool) -> Result<ExitCode, Stop> {
     if !native {
-        match agentbox_session::bench::lua(path, warmup, ticks) {
-            Ok(lua) => {
-                show_figures("lua", &lua)?;
-                if let Some(warning) = lua.failure_warning("lua") {
-                    say(format_args!("{warning}\n"))?;
-                    eprintln!("{warning}");
-                    return Ok(ExitCode::FAILURE);
-                }
-            }
-            Err(e) => {
-                eprintln!("{e}");
-                return Ok(ExitCode::FAILURE);
-            }
+        let lua = agentbox_session::bench::lua(path, warmup, ticks)?;
+        show_figures("lua", &lua)?;
+        if let Some(warning) = lua.failure_warning("lua") {
+            say(format_args!("{warning}\n"))?;
+            eprintln!("{warning}");
+            return Ok(ExitCode::FAILURE);
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let (lua, rust) = match agentbox_session::bench::side_by_side(path, warmup, ticks) {
-        Ok(both) => both,
-        Err(e) => {
-            eprintln!("{e}");
-            return Ok(ExitCode::FAILURE);
-        }
-    };
+    let (lua, rust) = agentbox_session::bench::side_by_side(path, warmup, ticks)?;
     show_figures("lua", &lua)?;
     show_figures("rust", &rust)?;
     if let Some(warning) = lua.failure_warning("lua") {

@@ -1,21 +1,19 @@
 //! `headless`: run a scene without a window and write its trace (JSON Lines), paced to the
 //! wall clock with `--realtime`, or branched from a recorded session.
 
-use super::{SCRIPT_ERROR_EXIT, USAGE_EXIT};
+use super::{Stop, SCRIPT_ERROR_EXIT};
 use agentbox_core::sim::trace;
 use agentbox_session::session::Session;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// A failed trace write: a closed pipe goes up to [`super::main`] (a quiet end); any other error is
-/// reported here.
-pub(super) fn trace_failed(e: io::Error) -> io::Result<ExitCode> {
+/// A failed trace write: a closed pipe is a quiet end; any other error is reported.
+pub(super) fn trace_failed(e: io::Error) -> Stop {
     if e.kind() == io::ErrorKind::BrokenPipe {
-        return Err(e);
+        return Stop::ClosedPipe;
     }
-    eprintln!("error: cannot write the trace: {e}");
-    Ok(ExitCode::FAILURE)
+    Stop::Failed(format!("error: cannot write the trace: {e}"))
 }
 
 /// What `headless` was asked to run.
@@ -32,32 +30,26 @@ pub(super) struct Run<'a> {
     pub monitors: Option<&'a Path>,
 }
 
-/// How a headless run ended.
+/// How a headless run that went to its end ended.
 pub(super) enum Ran {
     Clean,
     /// A script failed to load or raised an error (or was stopped by a limit).
     ScriptsFailed,
-    /// The run could not go on (a bad scene, an unwritable trace): this status.
-    Failed(ExitCode),
 }
 
 /// Ticks `session` `ticks` times, writing a trace line (to `out`) and a monitors row (to
-/// `monitors_to`) after each: whether a script failed on the way, or how the run ended early.
+/// `monitors_to`) after each: whether a script failed on the way, or why the run stopped.
 fn step_and_write(
     session: &mut Session,
     ticks: u64,
     mut out: Option<&mut Box<dyn Write>>,
     memory: bool,
     monitors_to: Option<&Path>,
-) -> io::Result<Result<bool, Ran>> {
-    let failure = |e: String| {
-        eprintln!("{e}");
-        Ok(Err(Ran::Failed(ExitCode::FAILURE)))
-    };
+) -> Result<bool, Stop> {
     let mut watch = match monitors_to.map(|to| MonitorsCsv::create(to, session)) {
         None => None,
         Some(Ok(w)) => Some(w),
-        Some(Err(e)) => return failure(e.to_string()),
+        Some(Err(e)) => return Err(Stop::Failed(e)),
     };
     let mut failed = false;
     for _ in 0..ticks {
@@ -68,21 +60,17 @@ fn step_and_write(
         failed |= !report.new_errors.is_empty();
         if let Some(w) = out.as_mut() {
             if let Err(e) = writeln!(w, "{}", trace_line(session, &report.events, memory)) {
-                return trace_failed(e).map(|code| Err(Ran::Failed(code)));
+                return Err(trace_failed(e));
             }
         }
         if let Some(watch) = watch.as_mut() {
-            if let Err(e) = watch.write_tick(session) {
-                return failure(e.to_string());
-            }
+            watch.write_tick(session).map_err(Stop::Failed)?;
         }
     }
     if let Some(watch) = watch {
-        if let Err(e) = watch.finish() {
-            return failure(e.to_string());
-        }
+        watch.finish().map_err(Stop::Failed)?;
     }
-    Ok(Ok(failed))
+    Ok(failed)
 }
 
 /// The exit code of a headless run: a script error is exit 3 unless `--allow-errors`.
@@ -95,12 +83,11 @@ pub(super) fn exit_code(ran: Ran, allow_errors: bool) -> ExitCode {
             ExitCode::from(SCRIPT_ERROR_EXIT)
         }
         Ran::ScriptsFailed | Ran::Clean => ExitCode::SUCCESS,
-        Ran::Failed(code) => code,
     }
 }
 
 /// Runs a scene headless and writes its trace.
-pub(super) fn headless(run: Run) -> io::Result<Ran> {
+pub(super) fn headless(run: Run) -> Result<Ran, Stop> {
     let Run {
         scene: path,
         ticks,
@@ -115,18 +102,9 @@ pub(super) fn headless(run: Run) -> io::Result<Ran> {
     if let Some((at, replace)) = branch {
         return headless_branch(path, ticks, seed, trace_to, memory, at, replace);
     }
-    let mut session = match Session::open(path, seed) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("{e}");
-            return Ok(Ran::Failed(ExitCode::FAILURE));
-        }
-    };
+    let mut session = Session::open(path, seed)?;
     let mut failed = !session.current_errors().is_empty();
-    let mut out = match trace_writer(trace_to) {
-        Ok(out) => out,
-        Err(code) => return Ok(Ran::Failed(code)),
-    };
+    let mut out = trace_writer(trace_to)?;
     if realtime {
         let written = agentbox_session::realtime::run(
             &mut session,
@@ -141,19 +119,12 @@ pub(super) fn headless(run: Run) -> io::Result<Ran> {
                 }
             },
         );
-        if let Err(e) = written {
-            return trace_failed(e).map(Ran::Failed);
-        }
+        written.map_err(trace_failed)?;
     }
     let ticks = if realtime { 0 } else { ticks };
-    match step_and_write(&mut session, ticks, out.as_mut(), memory, monitors_to)? {
-        Ok(errors) => failed |= errors,
-        Err(ran) => return Ok(ran),
-    }
+    failed |= step_and_write(&mut session, ticks, out.as_mut(), memory, monitors_to)?;
     if let Some(mut w) = out {
-        if let Err(e) = w.flush() {
-            return trace_failed(e).map(Ran::Failed);
-        }
+        w.flush().map_err(trace_failed)?;
     }
     failed |= !session.current_errors().is_empty();
     Ok(if failed {
@@ -178,6 +149,7 @@ impl MonitorsCsv {
             &scene.monitors,
             session.world().seed,
             scene.budget.instructions,
+            agentbox_lua::Echo::Stderr,
         )?;
         let cannot = |e: io::Error| format!("{}: error: cannot write: {e}", path.display());
         let mut out = io::BufWriter::new(std::fs::File::create(path).map_err(cannot)?);
@@ -227,15 +199,16 @@ pub(super) fn trace_line(
 }
 
 /// Where the trace goes: nowhere, stdout (`-`) or a file (an unwritable one is reported).
-pub(super) fn trace_writer(trace_to: Option<&str>) -> Result<Option<Box<dyn Write>>, ExitCode> {
+pub(super) fn trace_writer(trace_to: Option<&str>) -> Result<Option<Box<dyn Write>>, Stop> {
     Ok(match trace_to {
         None => None,
         Some("-") => Some(Box::new(io::BufWriter::new(io::stdout().lock()))),
         Some(file) => match std::fs::File::create(file) {
             Ok(f) => Some(Box::new(io::BufWriter::new(f))),
             Err(e) => {
-                eprintln!("{file}: error: cannot write the trace: {e}");
-                return Err(ExitCode::FAILURE);
+                return Err(Stop::Failed(format!(
+                    "{file}: error: cannot write the trace: {e}"
+                )))
             }
         },
     })
@@ -251,34 +224,20 @@ pub(super) fn headless_branch(
     memory: bool,
     at: u64,
     replace: &[String],
-) -> io::Result<Ran> {
+) -> Result<Ran, Stop> {
     use agentbox_session::history::{self, History};
-    let mut hist = match History::open(path, seed) {
-        Ok(h) => h,
-        Err(e) => {
-            eprintln!("{e}");
-            return Ok(Ran::Failed(ExitCode::FAILURE));
-        }
-    };
+    let mut hist = History::open(path, seed)?;
     let mut replacements = Vec::new();
     for spec in replace {
-        match history::resolve_replacement(hist.session(), spec) {
-            Ok(r) => replacements.push(r),
-            Err(e) => {
-                eprintln!("error: {}", e.0);
-                return Ok(Ran::Failed(ExitCode::from(USAGE_EXIT)));
-            }
-        }
+        replacements.push(history::resolve_replacement(hist.session(), spec)?);
     }
     if at > ticks {
-        eprintln!("error: --branch-at {at} is after the last tick ({ticks})");
-        return Ok(Ran::Failed(ExitCode::from(USAGE_EXIT)));
+        return Err(Stop::Usage(format!(
+            "error: --branch-at {at} is after the last tick ({ticks})"
+        )));
     }
     let mut failed = !hist.session().current_errors().is_empty();
-    let mut out = match trace_writer(trace_to) {
-        Ok(out) => out,
-        Err(code) => return Ok(Ran::Failed(code)),
-    };
+    let mut out = trace_writer(trace_to)?;
     let ran = history::branch_run(
         &mut hist,
         ticks,
@@ -293,9 +252,8 @@ pub(super) fn headless_branch(
         },
         |reload| eprintln!("tick {at}: {reload}"),
     );
-    if let Err(e) = ran.and_then(|()| out.as_mut().map_or(Ok(()), |w| w.flush())) {
-        return trace_failed(e).map(Ran::Failed);
-    }
+    ran.and_then(|()| out.as_mut().map_or(Ok(()), |w| w.flush()))
+        .map_err(trace_failed)?;
     failed |= !hist.session().current_errors().is_empty();
     Ok(if failed {
         Ran::ScriptsFailed

@@ -281,6 +281,92 @@ struct StudyArgs {
     /// long format: variant,seed,tick,name,value (without it monitors run only at the end).
     #[arg(long, value_name = "FILE.csv")]
     monitors: Option<PathBuf>,
+    /// Show what the runs' scripts print, on standard error, each line after
+    /// `[VARIANT seed=N]` (without it, prints are off).
+    #[arg(long)]
+    prints: bool,
+}
+
+/// Why a command stopped before its end. Every library error a command passes up becomes
+/// one of these (the `From`s below), and [`main`] is the one place that turns it into a message
+/// and an exit status.
+#[derive(Debug)]
+pub(crate) enum Stop {
+    /// Output went to a reader that has gone (`agentbox compare ... | head -1`): a quiet end,
+    /// status 0.
+    ClosedPipe,
+    /// Bad input, or a file that could not be read or written: the message, status 1.
+    Failed(String),
+    /// Arguments that make no sense together (as clap's own usage errors): the message,
+    /// status 2 ([`USAGE_EXIT`]).
+    Usage(String),
+}
+
+impl Stop {
+    /// The exit status of each kind of stop: the one place errors become exit codes.
+    fn exit_code(&self) -> ExitCode {
+        match self {
+            Stop::ClosedPipe => ExitCode::SUCCESS,
+            Stop::Failed(_) => ExitCode::FAILURE,
+            Stop::Usage(_) => ExitCode::from(USAGE_EXIT),
+        }
+    }
+}
+
+impl From<agentbox_session::session::OpenError> for Stop {
+    fn from(e: agentbox_session::session::OpenError) -> Self {
+        Stop::Failed(e.to_string())
+    }
+}
+
+/// A `--replace` that cannot stand in for a script is a usage error, as clap's are.
+impl From<agentbox_session::history::BranchError> for Stop {
+    fn from(e: agentbox_session::history::BranchError) -> Self {
+        Stop::Usage(format!("error: {e}"))
+    }
+}
+
+impl From<agentbox_session::bench::BenchError> for Stop {
+    fn from(e: agentbox_session::bench::BenchError) -> Self {
+        Stop::Failed(e.to_string())
+    }
+}
+
+impl From<agentbox_window::WindowError> for Stop {
+    fn from(e: agentbox_window::WindowError) -> Self {
+        Stop::Failed(e.to_string())
+    }
+}
+
+impl From<io::Error> for Stop {
+    fn from(e: io::Error) -> Self {
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            Stop::ClosedPipe
+        } else {
+            Stop::Failed(format!("error: cannot write the output: {e}"))
+        }
+    }
+}
+
+impl From<agentbox_session::experiment::StudyError> for Stop {
+    fn from(e: agentbox_session::experiment::StudyError) -> Self {
+        if e.is_closed_pipe() {
+            Stop::ClosedPipe
+        } else {
+            Stop::Failed(e.to_string())
+        }
+    }
+}
+
+impl From<agentbox_session::paths::PathsError> for Stop {
+    fn from(e: agentbox_session::paths::PathsError) -> Self {
+        use agentbox_session::paths::PathsError;
+        match e {
+            PathsError::Write(e) => e.into(),
+            PathsError::Input(message) => Stop::Failed(message),
+            PathsError::File(e) => Stop::Failed(e.to_string()),
+        }
+    }
 }
 
 /// Runs the command line; the process exit code.
@@ -288,15 +374,16 @@ struct StudyArgs {
 /// Output piped into a reader that stops early (`agentbox headless ... | head`) ends the
 /// program quietly with status 0, as ripgrep does it: no signal handling (Rust ignores SIGPIPE,
 /// so the write fails); every write to stdout returns its error up to here, and a
-/// `BrokenPipe` ends the run as a success. Any other output error is reported.
+/// `BrokenPipe` ends the run as a success ([`Stop::ClosedPipe`]). Any other error is reported.
 pub(crate) fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli.command) {
         Ok(code) => code,
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: cannot write the output: {e}");
-            ExitCode::FAILURE
+        Err(stop) => {
+            if let Stop::Failed(message) | Stop::Usage(message) = &stop {
+                eprintln!("{message}");
+            }
+            stop.exit_code()
         }
     }
 }
@@ -307,7 +394,7 @@ fn say(text: std::fmt::Arguments) -> io::Result<()> {
 }
 
 // Longer than most functions here: one arm per command, each only unpacking its arguments.
-fn run(command: Command) -> io::Result<ExitCode> {
+fn run(command: Command) -> Result<ExitCode, Stop> {
     Ok(match command {
         Command::Run {
             scene,
@@ -327,7 +414,8 @@ fn run(command: Command) -> io::Result<ExitCode> {
                 frame_stats,
                 session,
             };
-            reported(agentbox_window::run_window(&scene, seed, options).map(|()| true))
+            agentbox_window::run_window(&scene, seed, options)?;
+            ExitCode::SUCCESS
         }
         Command::Headless {
             scene,
@@ -358,7 +446,13 @@ fn run(command: Command) -> io::Result<ExitCode> {
             scen,
             algo,
             rounds,
-        } => reported(agentbox_session::paths::run(&map, &scen, &algo, rounds)),
+        } => {
+            let mut out = io::stdout().lock();
+            match agentbox_session::paths::run(&map, &scen, &algo, rounds, &mut out)? {
+                true => ExitCode::SUCCESS,
+                false => ExitCode::FAILURE,
+            }
+        }
         Command::Test { paths, jobs } => check::test(&paths, jobs)?,
         Command::Bench {
             scene,
@@ -396,18 +490,6 @@ fn run(command: Command) -> io::Result<ExitCode> {
             ExitCode::SUCCESS
         }
     })
-}
-
-/// A command's outcome as an exit code: success, failure, or its error printed and failure.
-fn reported<E: std::fmt::Display>(outcome: Result<bool, E>) -> ExitCode {
-    match outcome {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::FAILURE,
-        Err(e) => {
-            eprintln!("{e}");
-            ExitCode::FAILURE
-        }
-    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! `compare`, `sweep` and `merge`: run a study over seeds and variants, or join its shards.
 
-use super::{say, StudyArgs, INCOMPLETE_EXIT};
+use super::{say, Stop, StudyArgs, INCOMPLETE_EXIT};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -12,7 +12,7 @@ pub(super) fn study(
     variants: Vec<String>,
     params: Vec<String>,
     args: StudyArgs,
-) -> io::Result<ExitCode> {
+) -> Result<ExitCode, Stop> {
     use std::io::IsTerminal;
     let StudyArgs {
         seeds,
@@ -23,6 +23,7 @@ pub(super) fn study(
         shards,
         report,
         monitors,
+        prints,
     } = args;
     let options = agentbox_session::experiment::CompareOptions {
         scene,
@@ -36,28 +37,15 @@ pub(super) fn study(
         progress: io::stderr().is_terminal(),
         params,
         monitors,
+        prints,
     };
     let summary_to_stdout = options.out.is_some();
-    let done = match agentbox_session::experiment::compare(&options, |k| std::env::var(k).ok()) {
-        Err(e) => {
-            eprintln!("{e}");
-            return Ok(ExitCode::FAILURE);
-        }
-        Ok(done) => done,
-    };
+    let done = agentbox_session::experiment::compare(&options, |k| std::env::var(k).ok())?;
     for e in done.warnings.iter().chain(&done.failed) {
         eprintln!("{e}");
     }
     if let Some(path) = &report {
-        if let Err(e) = agentbox_session::experiment::report::write(
-            path,
-            &done.header,
-            &done.runs,
-            &done.summary,
-        ) {
-            eprintln!("{e}");
-            return Ok(ExitCode::FAILURE);
-        }
+        agentbox_session::experiment::report::write(path, &done.header, &done.runs, &done.summary)?;
     }
     let text = format!(
         "{} runs made, {} already recorded\n{}",
@@ -83,35 +71,27 @@ pub(super) fn merge(
     files: &[PathBuf],
     out: Option<&Path>,
     report: Option<&Path>,
-) -> io::Result<ExitCode> {
-    Ok(match agentbox_session::experiment::merge(files, out) {
-        Err(e) => {
-            eprintln!("{e}");
-            ExitCode::FAILURE
-        }
-        Ok(merged) => {
-            if let Some(path) = report {
-                if let Err(e) = agentbox_session::experiment::report::write(
-                    path,
-                    &merged.header,
-                    &merged.runs,
-                    &merged.summary,
-                ) {
-                    eprintln!("{e}");
-                    return Ok(ExitCode::FAILURE);
-                }
-            }
-            say(format_args!("{}", merged.summary.text()))?;
-            if merged.runs.len() as u64 == merged.header.total_runs() {
-                ExitCode::SUCCESS
-            } else {
-                eprintln!(
-                    "merge: {} of {} runs are missing",
-                    merged.header.total_runs() - merged.runs.len() as u64,
-                    merged.header.total_runs()
-                );
-                ExitCode::from(INCOMPLETE_EXIT)
-            }
-        }
-    })
+) -> Result<ExitCode, Stop> {
+    let merged = agentbox_session::experiment::merge(files, out)?;
+    if let Some(path) = report {
+        agentbox_session::experiment::report::write(
+            path,
+            &merged.header,
+            &merged.runs,
+            &merged.summary,
+        )?;
+    }
+    say(format_args!("{}", merged.summary.text()))?;
+    let missing = merged
+        .header
+        .total_runs()
+        .saturating_sub(merged.runs.len() as u64);
+    if missing == 0 {
+        return Ok(ExitCode::SUCCESS);
+    }
+    eprintln!(
+        "merge: {missing} of {} runs are missing",
+        merged.header.total_runs()
+    );
+    Ok(ExitCode::from(INCOMPLETE_EXIT))
 }

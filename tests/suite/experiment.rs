@@ -640,3 +640,89 @@ fn the_cluster_examples_parse_and_run_as_their_engines_would_run_them() {
     let m2 = experiment::merge(&files, None).unwrap();
     assert_eq!(m2.runs, m.runs, "both engines ran the same study");
 }
+
+/// What scripts `print` during a study stays off unless `--prints` asks for it; then each
+/// line says which run printed it: `[VARIANT seed=N] text`, for prints at load and while
+/// deciding alike.
+#[test]
+fn study_prints_are_off_unless_asked_and_then_say_their_run() {
+    let scene =
+        "map:\n  rows: |\n    .....\nagents:\n  - { id: talker, at: [0, 0], script: talk.lua }\n";
+    let talk = "print(\"loaded\")\nreturn { decide = function(self, world)\n  print(\"tick \" .. world:tick())\n  return move.stop()\nend }\n";
+    let dir = scratch(&[("s.yaml", scene), ("talk.lua", talk)]);
+    let scene = dir.path().join("s.yaml");
+    let study = |extra: &[&str]| {
+        let mut args = vec!["compare", s(&scene), "--seeds", "6..7", "--ticks", "2"];
+        args.extend_from_slice(extra);
+        let out = run(&args, &[]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        stderr(&out)
+    };
+    let quiet = study(&[]);
+    assert!(
+        !quiet.contains("loaded") && !quiet.contains("tick 1"),
+        "prints are off by default:\n{quiet}"
+    );
+    let told = study(&["--prints", "--jobs", "1"]);
+    for seed in [6, 7] {
+        for line in [
+            "talk.lua:1: loaded",
+            "talk.lua:3: tick 0",
+            "talk.lua:3: tick 1",
+        ] {
+            let prefix = format!("[baseline seed={seed}] ");
+            assert!(
+                told.lines()
+                    .any(|l| l.starts_with(&prefix) && l.ends_with(line)),
+                "{prefix}...{line} in:\n{told}"
+            );
+        }
+    }
+    assert_eq!(
+        told.lines().filter(|l| l.contains("talk.lua:")).count(),
+        told.lines()
+            .filter(|l| l.starts_with("[baseline seed="))
+            .count(),
+        "every print line carries its run:\n{told}"
+    );
+}
+
+/// Resuming a study whose script changed since its file was written is refused, and the
+/// message names the file that changed (not two maps of hashes).
+#[test]
+fn a_resume_refused_for_a_changed_script_names_the_script() {
+    let scene =
+        "map:\n  rows: |\n    .....\nagents:\n  - { id: a, at: [0, 0], script: still.lua }\n";
+    let still = "return { decide = function(self, world) return move.stop() end }\n";
+    let dir = scratch(&[("s.yaml", scene), ("still.lua", still)]);
+    let (scene, out) = (dir.path().join("s.yaml"), dir.path().join("study.jsonl"));
+    let args = [
+        "compare",
+        s(&scene),
+        "--seeds",
+        "1..2",
+        "--ticks",
+        "2",
+        "--out",
+        s(&out),
+    ];
+    let o = run(&args, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let before = text(&out);
+    std::fs::write(dir.path().join("still.lua"), format!("-- edited\n{still}")).unwrap();
+    let o = run(&args, &[]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("(its header differs: ")
+            && err.contains("still.lua changed since the file was written"),
+        "{err}"
+    );
+    let hex_run = err
+        .split(|c: char| !c.is_ascii_hexdigit())
+        .map(str::len)
+        .max()
+        .unwrap_or(0);
+    assert!(hex_run < 64, "no hashes in the message: {err}");
+    assert_eq!(text(&out), before, "the file is left alone");
+}

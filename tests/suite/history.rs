@@ -248,7 +248,7 @@ fn a_session_file_round_trips_and_replays() {
     let e = history::replay(&bad, 80, |_, _| {}).err().unwrap();
     assert!(e.contains("tick 64"), "{e}");
     std::fs::write(&file, "{\"agentbox_session\":1}").unwrap();
-    let e = history::load_recording(&file).unwrap_err();
+    let e = history::load_recording(&file).unwrap_err().to_string();
     assert!(e.contains("run.session.json:1:"), "{e}");
 }
 
@@ -382,7 +382,9 @@ fn an_exported_branch_runs_headless_as_it_ran() {
     assert_eq!(got, branched, "{command}");
     // A run with window edits has no headless command.
     h.set_goal(Some(IVec2::new(2, 2)));
-    let e = history::export_branch(h.recording(), &out).unwrap_err();
+    let e = history::export_branch(h.recording(), &out)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("window edits"), "{e}");
 }
 

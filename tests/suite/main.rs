@@ -38,6 +38,7 @@ mod memory;
 mod memory_shares;
 mod nav;
 mod paths;
+mod pipes;
 mod primitives;
 mod readme;
 mod reload;

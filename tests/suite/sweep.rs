@@ -191,7 +191,14 @@ fn bad_sweep_paths_and_ranges_are_refused_clearly() {
         ("agents.wolf.speed=1..2:1", "no `agents`"),
         ("spawn.wolf.speed=1..2:1", "has no `wolf`"),
         ("spawn.prey.params.goal=1..2:1", "not a number"),
-        ("hunter.prey=1..2:1", "no tunable `prey`"),
+        (
+            "hunter.prey=1..2:1",
+            "no tunable `prey` (declare it as params:",
+        ),
+        (
+            "hunter.laed=0..1:0.5",
+            "`hunter` has no tunable `laed` (did you mean hunter.lead?)",
+        ),
         ("wolf.lead=1..2:1", "no agent with id `wolf`"),
         ("hunter.lead=1..2", "no `:STEP`"),
         ("hunter.lead=2..1:1", "B is below A"),

@@ -62,22 +62,40 @@ fn the_window_shows_the_map_and_the_agents() {
     );
 }
 
+/// No display named, a display that does not exist, or only a Wayland one (the window opens
+/// on X11): each gets the same message and exit 1, never macroquad's panic.
 #[test]
 fn without_a_display_run_says_what_to_do() {
-    let out = Command::new(env!("CARGO_BIN_EXE_agentbox"))
-        .args(["run", "scenes/chase.yaml"])
-        .env_remove("DISPLAY")
-        .env_remove("WAYLAND_DISPLAY")
-        .current_dir(root())
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let err = stderr(&out);
-    assert!(
-        err.contains("needs a display") && err.contains("xvfb-run -a agentbox run"),
-        "{err}"
-    );
-    assert!(!err.contains("panicked"), "{err}");
+    let cases: [(&[(&str, &str)], &str); 3] = [
+        (&[], "(DISPLAY is not set)"),
+        (
+            &[("DISPLAY", ":9917")],
+            "(the X display DISPLAY=:9917 cannot be opened)",
+        ),
+        (
+            &[("WAYLAND_DISPLAY", "wayland-9917")],
+            "(DISPLAY is not set; the window opens on X11",
+        ),
+    ];
+    for (env, reason) in cases {
+        let out = Command::new(env!("CARGO_BIN_EXE_agentbox"))
+            .args(["run", "scenes/chase.yaml"])
+            .env_remove("DISPLAY")
+            .env_remove("WAYLAND_DISPLAY")
+            .envs(env.iter().copied())
+            .current_dir(root())
+            .output()
+            .unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{env:?}: {err}");
+        assert!(
+            err.starts_with("error: agentbox run needs a display, and none was found")
+                && err.contains(reason)
+                && err.contains("xvfb-run -a agentbox run"),
+            "{env:?}: {err}"
+        );
+        assert!(!err.contains("panicked"), "{env:?}: {err}");
+    }
 }
 
 #[test]

@@ -58,18 +58,23 @@ impl FileKind {
 /// show; a saved session keeps only that text and whether the file was missing, so two errors
 /// are equal when they agree on both (an error read back from a session file equals the one
 /// recorded, whatever variant it was).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, thiserror::Error)]
 pub enum ReadError {
     /// Nothing is at the path: the system's message.
+    #[error("{0}")]
     Missing(String),
     /// The path is a folder, a FIFO, a socket or a device (`"a folder"`, `"a FIFO"`...).
+    #[error("{0}, not a regular file (only regular files are read)")]
     NotRegular(&'static str),
     /// The file is larger than its kind may be: the most it may have, in bytes.
+    #[error("larger than {}, the most a file may have", size_text(*.0))]
     TooLarge(u64),
     /// A replay asked for a file its history did not record.
+    #[error("not in the recorded history")]
     NotRecorded,
     /// Any other failure (permission denied, an I/O error) in the system's words, or a
     /// failure a saved session recorded, by its text.
+    #[error("{0}")]
     Other(String),
 }
 
@@ -88,28 +93,6 @@ impl From<std::io::Error> for ReadError {
         }
     }
 }
-
-impl std::fmt::Display for ReadError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ReadError::Missing(message) | ReadError::Other(message) => f.write_str(message),
-            ReadError::NotRegular(what) => {
-                write!(
-                    f,
-                    "{what}, not a regular file (only regular files are read)"
-                )
-            }
-            ReadError::TooLarge(max) => write!(
-                f,
-                "larger than {}, the most a file may have",
-                size_text(*max)
-            ),
-            ReadError::NotRecorded => f.write_str("not in the recorded history"),
-        }
-    }
-}
-
-impl std::error::Error for ReadError {}
 
 impl PartialEq for ReadError {
     fn eq(&self, other: &Self) -> bool {

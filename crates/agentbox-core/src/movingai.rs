@@ -6,8 +6,27 @@
 //! This module reads files (so it lives outside the pure `nav/`); it knows nothing of scenes,
 //! scripts or windows. Bad input is an error naming the file and line, never a panic.
 
+use crate::files::ReadError;
 use glam::IVec2;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// Why a `.map` or `.scen` file could not be used; its `Display` names the file (and line).
+#[derive(Debug, thiserror::Error)]
+pub enum MovingAiError {
+    /// The file could not be read.
+    #[error("{}: error: cannot read: {source}", .path.display())]
+    Read { path: PathBuf, source: ReadError },
+    /// The file is not UTF-8 text.
+    #[error("{}: error: cannot read: stream did not contain valid UTF-8", .path.display())]
+    NotText { path: PathBuf },
+    /// A line that is not what the format says.
+    #[error("{file}:{line}: error: {message}")]
+    Malformed {
+        file: String,
+        line: usize,
+        message: String,
+    },
+}
 
 /// A MovingAI map: `.` and `G` are free (cost 1), every other character is blocked.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,22 +58,26 @@ pub struct Scenario {
 }
 
 /// Reads a `.map` or `.scen` file as text (bounded, regular files only: see `crate::files`).
-fn read(path: &Path) -> Result<String, String> {
+fn read(path: &Path) -> Result<String, MovingAiError> {
     use crate::files::{Disk, FileKind, Files};
     let bytes = Disk
         .read(path, FileKind::MovingAi)
-        .map_err(|e| format!("{}: error: cannot read: {e}", path.display()))?;
-    String::from_utf8(bytes).map_err(|_| {
-        format!(
-            "{}: error: cannot read: stream did not contain valid UTF-8",
-            path.display()
-        )
+        .map_err(|source| MovingAiError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    String::from_utf8(bytes).map_err(|_| MovingAiError::NotText {
+        path: path.to_path_buf(),
     })
 }
 
 /// Parses a `.map` file's text (`type octile`, `height H`, `width W`, `map`, then H rows).
-pub fn parse_map(name: &str, text: &str) -> Result<Map, String> {
-    let err = |line: usize, msg: String| format!("{name}:{line}: error: {msg}");
+pub fn parse_map(name: &str, text: &str) -> Result<Map, MovingAiError> {
+    let err = |line: usize, message: String| MovingAiError::Malformed {
+        file: name.to_string(),
+        line,
+        message,
+    };
     let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l.trim_end()));
     let (mut width, mut height) = (None, None);
     loop {
@@ -125,7 +148,12 @@ pub fn parse_map(name: &str, text: &str) -> Result<Map, String> {
 
 /// Parses a `.scen` file's text (`version 1`, then tab-separated lines: bucket, map, width,
 /// height, start x, start y, goal x, goal y, optimal length).
-pub fn parse_scen(name: &str, text: &str) -> Result<Vec<Scenario>, String> {
+pub fn parse_scen(name: &str, text: &str) -> Result<Vec<Scenario>, MovingAiError> {
+    let err = |line: usize, message: String| MovingAiError::Malformed {
+        file: name.to_string(),
+        line,
+        message,
+    };
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let n = i + 1;
@@ -135,17 +163,19 @@ pub fn parse_scen(name: &str, text: &str) -> Result<Vec<Scenario>, String> {
         }
         let fields: Vec<&str> = line.split_whitespace().collect();
         if fields.len() != 9 {
-            return Err(format!(
-                "{name}:{n}: error: expected 9 fields (bucket map width height sx sy gx gy length), got {}",
-                fields.len()
+            return Err(err(
+                n,
+                format!(
+                    "expected 9 fields (bucket map width height sx sy gx gy length), got {}",
+                    fields.len()
+                ),
             ));
         }
         let int = |k: usize| {
             fields[k].parse::<i32>().map_err(|_| {
-                format!(
-                    "{name}:{n}: error: field {} is not an integer: {:?}",
-                    k + 1,
-                    fields[k]
+                err(
+                    n,
+                    format!("field {} is not an integer: {:?}", k + 1, fields[k]),
                 )
             })
         };
@@ -153,7 +183,7 @@ pub fn parse_scen(name: &str, text: &str) -> Result<Vec<Scenario>, String> {
             .parse::<f64>()
             .ok()
             .filter(|v| v.is_finite() && *v >= 0.0)
-            .ok_or_else(|| format!("{name}:{n}: error: bad optimal length {:?}", fields[8]))?;
+            .ok_or_else(|| err(n, format!("bad optimal length {:?}", fields[8])))?;
         out.push(Scenario {
             line: n,
             start: IVec2::new(int(4)?, int(5)?),
@@ -164,11 +194,11 @@ pub fn parse_scen(name: &str, text: &str) -> Result<Vec<Scenario>, String> {
     Ok(out)
 }
 
-pub fn load_map(path: &Path) -> Result<Map, String> {
+pub fn load_map(path: &Path) -> Result<Map, MovingAiError> {
     parse_map(&path.display().to_string(), &read(path)?)
 }
 
-pub fn load_scen(path: &Path) -> Result<Vec<Scenario>, String> {
+pub fn load_scen(path: &Path) -> Result<Vec<Scenario>, MovingAiError> {
     parse_scen(&path.display().to_string(), &read(path)?)
 }
 
@@ -224,11 +254,15 @@ mod tests {
 
     #[test]
     fn bad_files_are_located_errors() {
-        let e = parse_map("m", "type octile\nheight 2\nwidth 2\nmap\n..\n...\n").unwrap_err();
+        let e = parse_map("m", "type octile\nheight 2\nwidth 2\nmap\n..\n...\n")
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("m:6: error:"), "{e}");
-        let e = parse_map("m", "hello").unwrap_err();
+        let e = parse_map("m", "hello").unwrap_err().to_string();
         assert!(e.contains("m:1: error"), "{e}");
-        let e = parse_scen("s", "version 1\n0\tm\t1\t1\t0\t0\t0\n").unwrap_err();
+        let e = parse_scen("s", "version 1\n0\tm\t1\t1\t0\t0\t0\n")
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("s:2: error:"), "{e}");
     }
 

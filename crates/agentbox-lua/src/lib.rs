@@ -59,6 +59,7 @@ pub use budget::{Mode as BudgetMode, DEFAULT_INSTRUCTIONS, DEFAULT_MEMORY};
 pub use draw::{
     Color as DrawColor, Drawn, Frame as DrawFrame, Query as SightQuery, Shape as DrawShape,
 };
+pub use output::Echo;
 
 /// The registry table of every agent's `self` by id, for `world:memory(id)`.
 pub(crate) const SELVES: &str = "agentbox.selves";
@@ -282,6 +283,14 @@ impl ScriptHost {
     /// own Lua state reads the run's memories this way): agent id → `self.memory` as JSON.
     pub fn set_memories(&mut self, memories: BTreeMap<String, serde_json::Value>) {
         self.lua.set_app_data(memory::Snapshot(memories));
+    }
+
+    /// Where scripts' `print` lines are echoed from now on (standard error by default); the
+    /// lines agents print while deciding are kept for the trace whatever this says.
+    pub fn set_print_echo(&self, echo: Echo) {
+        if let Some(out) = self.lua.app_data_ref::<Rc<output::Output>>() {
+            out.set_echo(echo);
+        }
     }
 
     /// Collects what scripts draw (`draw.*`) and the sight queries they make from now on

@@ -4,7 +4,7 @@
 //! how many bytes were dropped and for whom, so a script printing in a loop costs a few lines,
 //! not gigabytes of stderr.
 //!
-//! It counts, writes to stderr and keeps the lines agents printed while deciding, for the
+//! It counts, writes to stderr (as they are, after a prefix, or not at all: [`Echo`]) and keeps the lines agents printed while deciding, for the
 //! host to hand the simulation as trace events (`{"type":"print","agent":ID,"text":...}`);
 //! it reads the tick and the deciding agent from what the host already keeps (the current
 //! world, the views) and changes nothing else.
@@ -19,10 +19,24 @@ pub const AGENT_TICK_BYTES: usize = ScriptError::MAX_BYTES;
 /// The most bytes of `print` output all agents together may write in one tick.
 pub const TICK_BYTES: usize = ScriptError::MAX_BYTES_PER_TICK;
 
+/// Where `print` lines (and the notes on dropped ones) are echoed, besides being kept for the
+/// trace.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Echo {
+    /// To standard error as they are (the default).
+    #[default]
+    Stderr,
+    /// To standard error after this prefix and a space (a study's `[variant seed=N]`).
+    Prefixed(String),
+    /// Nowhere (a study's runs, unless `--prints`).
+    Off,
+}
+
 /// What was written and dropped in the current tick.
 /// Kept in the Lua state's app data (as `Rc<Output>`), used by the sandbox's `print`.
 #[derive(Default)]
 pub struct Output {
+    echo: RefCell<Echo>,
     state: RefCell<State>,
     /// The lines written for an agent since the host last took them: `(agent id, line)`.
     kept: RefCell<Vec<(String, String)>>,
@@ -51,7 +65,7 @@ impl Output {
             };
             drop(s);
             if let Some(note) = note {
-                eprintln!("{note}");
+                self.echo(&note);
             }
             s = self.state.borrow_mut();
         }
@@ -72,7 +86,21 @@ impl Output {
                 .borrow_mut()
                 .push((id.to_string(), line.to_string()));
         }
-        eprintln!("{line}");
+        self.echo(line);
+    }
+
+    /// Sets where lines are echoed from now on.
+    pub fn set_echo(&self, echo: Echo) {
+        *self.echo.borrow_mut() = echo;
+    }
+
+    /// Writes a line or a note where [`Echo`] says.
+    fn echo(&self, line: &str) {
+        match &*self.echo.borrow() {
+            Echo::Stderr => eprintln!("{line}"),
+            Echo::Prefixed(prefix) => eprintln!("{prefix} {line}"),
+            Echo::Off => {}
+        }
     }
 
     /// The lines agents printed (within the bounds) since the last call, in order.
@@ -90,7 +118,7 @@ impl Output {
             note
         };
         if let Some(note) = note {
-            eprintln!("{note}");
+            self.echo(&note);
         }
     }
 }

@@ -205,32 +205,47 @@ impl<D: Decider> Run<D> {
     }
 }
 
+/// Why a bench could not start: a scene or a script that does not load (a bench measures
+/// only runs whose scripts all load).
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    /// The scene: every mistake found, each located.
+    #[error(transparent)]
+    Scene(#[from] scene::SceneErrors),
+    /// The Lua state could not be made.
+    #[error("cannot start Lua: {0}")]
+    Lua(String),
+    /// A script did not load: its located error.
+    #[error("{0}")]
+    Script(String),
+}
+
 /// The scene at `path` with its Lua scripts loaded, warmed up for `warmup` ticks.
-fn lua_run(path: &Path, warmup: u64) -> Result<Run<ScriptHost>, String> {
-    let scene = scene::load(path).map_err(|e| e.to_string())?;
-    let mut host =
-        ScriptHost::new(scene.world.seed).map_err(|e| format!("cannot start Lua: {e}"))?;
+fn lua_run(path: &Path, warmup: u64) -> Result<Run<ScriptHost>, BenchError> {
+    let scene = scene::load(path)?;
+    let mut host = ScriptHost::new(scene.world.seed).map_err(|e| BenchError::Lua(e.to_string()))?;
     for script in &scene.scripts {
-        host.load(script)?;
+        host.load(script)
+            .map_err(|e| BenchError::Script(e.to_string()))?;
     }
     Ok(Run::new(scene.world, host, warmup))
 }
 
 /// The scene at `path` with [`NativeCrowd`] deciding for every scripted agent.
-fn native_run(path: &Path, warmup: u64) -> Result<Run<NativeCrowd>, String> {
-    let scene = scene::load(path).map_err(|e| e.to_string())?;
+fn native_run(path: &Path, warmup: u64) -> Result<Run<NativeCrowd>, BenchError> {
+    let scene = scene::load(path)?;
     Ok(Run::new(scene.world, NativeCrowd::default(), warmup))
 }
 
 /// Runs `path` for `warmup` then `ticks` measured ticks with its Lua scripts.
-pub fn lua(path: &Path, warmup: u64, ticks: u64) -> Result<Figures, String> {
+pub fn lua(path: &Path, warmup: u64, ticks: u64) -> Result<Figures, BenchError> {
     let mut run = lua_run(path, warmup)?;
     run.measure(ticks);
     Ok(run.figures)
 }
 
 /// Runs `path` the same way with [`NativeCrowd`] deciding for every scripted agent.
-pub fn native(path: &Path, warmup: u64, ticks: u64) -> Result<Figures, String> {
+pub fn native(path: &Path, warmup: u64, ticks: u64) -> Result<Figures, BenchError> {
     let mut run = native_run(path, warmup)?;
     run.measure(ticks);
     Ok(run.figures)
@@ -243,7 +258,11 @@ pub const BLOCK: u64 = 10;
 /// warmed up, then they take turns of [`BLOCK`] measured ticks until each has run `ticks`. On
 /// a shared machine whose load changes by the second, both sides then run under the same
 /// load, so their ratio does not depend on which side ran while a neighbour was busy.
-pub fn side_by_side(path: &Path, warmup: u64, ticks: u64) -> Result<(Figures, Figures), String> {
+pub fn side_by_side(
+    path: &Path,
+    warmup: u64,
+    ticks: u64,
+) -> Result<(Figures, Figures), BenchError> {
     let mut lua = lua_run(path, warmup)?;
     let mut rust = native_run(path, warmup)?;
     take_turns(&mut lua, &mut rust, ticks);
@@ -317,7 +336,7 @@ impl Pair {
 /// the second first in odd ones) until each has run `ticks`, and keeps the round's ratio of CPU
 /// times. Both sides see the same machine load, so the median ratio is what one costs against
 /// the other (`agentbox bench A --against B`).
-pub fn against(path: &Path, other: &Path, warmup: u64, ticks: u64) -> Result<Pair, String> {
+pub fn against(path: &Path, other: &Path, warmup: u64, ticks: u64) -> Result<Pair, BenchError> {
     let mut a = lua_run(path, warmup)?;
     let mut b = lua_run(other, warmup)?;
     let mut ratios = Vec::new();

@@ -9,7 +9,28 @@
 use crate::bench::{thread_cpu_time, CLOCK};
 use agentbox_core::movingai::{self, Map, Scenario};
 use agentbox_core::nav::{landmarks, Algorithm, Heuristic, NavGrid, PathOptions, Search};
+use std::io::Write;
 use std::path::Path;
+
+/// Why `agentbox paths` stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum PathsError {
+    /// A flag or a file it cannot use: the message says which and why.
+    #[error("{0}")]
+    Input(String),
+    /// The map or the scenario file could not be read or parsed.
+    #[error(transparent)]
+    File(#[from] movingai::MovingAiError),
+    /// The report could not be written (a closed pipe among others: see its kind).
+    #[error("error: cannot write the output: {0}")]
+    Write(#[from] std::io::Error),
+}
+
+impl From<String> for PathsError {
+    fn from(message: String) -> Self {
+        PathsError::Input(message)
+    }
+}
 
 /// Lengths within this of the optimal one count as optimal.
 pub const TOLERANCE: f64 = 1e-3;
@@ -254,8 +275,14 @@ fn validate(map: &Map, scens: &[Scenario], scen_name: &str) -> Result<(), String
 
 /// The whole command: loads, checks with each search of the comma-separated `algos` over
 /// `rounds` rounds, prints problems (at most `show`), a timing line per search and the
-/// summary line. Ok(true) when every query was optimal.
-pub fn run(map_path: &Path, scen_path: &Path, algos: &str, rounds: usize) -> Result<bool, String> {
+/// summary line to `out`. Ok(true) when every query was optimal.
+pub fn run(
+    map_path: &Path,
+    scen_path: &Path,
+    algos: &str,
+    rounds: usize,
+    out: &mut dyn Write,
+) -> Result<bool, PathsError> {
     let mut chosen = Vec::new();
     for algo in algos.split(',').map(str::trim) {
         let opts = options_for(algo).ok_or_else(|| {
@@ -265,12 +292,16 @@ pub fn run(map_path: &Path, scen_path: &Path, algos: &str, rounds: usize) -> Res
             )
         })?;
         if chosen.iter().any(|(name, _)| name == algo) {
-            return Err(format!("error: --algo names {algo:?} twice"));
+            return Err(PathsError::Input(format!(
+                "error: --algo names {algo:?} twice"
+            )));
         }
         chosen.push((algo.to_string(), opts));
     }
     if rounds == 0 {
-        return Err("error: --rounds must be at least 1".into());
+        return Err(PathsError::Input(
+            "error: --rounds must be at least 1".into(),
+        ));
     }
     let map = movingai::load_map(map_path)?;
     let scens = movingai::load_scen(scen_path)?;
@@ -284,22 +315,24 @@ pub fn run(map_path: &Path, scen_path: &Path, algos: &str, rounds: usize) -> Res
     if report.problems.len() > SHOW {
         eprintln!("... and {} more", report.problems.len() - SHOW);
     }
-    println!(
+    writeln!(
+        out,
         "clock: {}; {rounds} round(s), searches interleaved; median (min) over the rounds",
         CLOCK
-    );
+    )?;
     if let Some(ms) = report.landmarks_ms {
-        println!(
+        writeln!(
+            out,
             "landmarks: {} built once in {ms:.1} ms CPU (not in the query times); {:.0}% of sampled pairs gain over 5% ({})",
             landmarks::COUNT,
             report.landmark_gain * 100.0,
             if report.landmark_gain >= landmarks::MIN_GAIN { "used" } else { "not used: below the map's threshold" }
-        );
+        )?;
     }
     for line in report.timing_lines() {
-        println!("{line}");
+        writeln!(out, "{line}")?;
     }
-    println!("{}", report.summary());
+    writeln!(out, "{}", report.summary())?;
     Ok(report.queries == report.optimal)
 }
 

@@ -6,7 +6,8 @@
 
 use crate::watch::FileWatcher;
 use agentbox_core::files::{Disk, Files};
-use agentbox_core::scene::{self, Scene};
+use agentbox_core::scene::save::SaveError;
+use agentbox_core::scene::{self, Scene, SceneErrors};
 use agentbox_core::sim::{Simulation, TickReport};
 use agentbox_core::world::{centre_of, Agent, Brain, ScriptError, Tile, World};
 use agentbox_lua::ScriptHost;
@@ -21,6 +22,20 @@ use std::rc::Rc;
 /// What [`Session::tick_observed`] shows a tick's decisions to, with the world they were
 /// made for.
 pub(crate) type Observer<'a> = dyn FnMut(&World, &[(usize, agentbox_core::sim::Decision)]) + 'a;
+
+/// Why a session could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    /// The scene: every mistake found, each located (`FILE:LINE:COL: error: ...`).
+    #[error(transparent)]
+    Scene(#[from] SceneErrors),
+    /// The Lua state could not be made.
+    #[error("cannot start Lua: {0}")]
+    Lua(String),
+    /// The scene's `budget:` could not be set on the Lua state.
+    #[error("{0}")]
+    Budget(String),
+}
 
 /// One scene being run.
 pub struct Session {
@@ -74,13 +89,13 @@ fn seeded(mut world: World, seed: Option<u64>) -> World {
 impl Session {
     /// Loads a scene and its scripts. Scene errors are returned as printable lines; script
     /// errors are not fatal (the agents stand still and show the error until it is fixed).
-    pub fn open(path: &Path, seed: Option<u64>) -> Result<Self, String> {
+    pub fn open(path: &Path, seed: Option<u64>) -> Result<Self, OpenError> {
         Self::open_with(path, seed, false)
     }
 
     /// Like [`Session::open`]; with `quiet`, script errors are kept (see
     /// [`Session::current_errors`] and the tick reports) but not printed.
-    pub fn open_with(path: &Path, seed: Option<u64>, quiet: bool) -> Result<Self, String> {
+    pub fn open_with(path: &Path, seed: Option<u64>, quiet: bool) -> Result<Self, OpenError> {
         Self::open_reading(path, seed, quiet, Rc::new(Disk))
     }
 
@@ -91,24 +106,27 @@ impl Session {
         seed: Option<u64>,
         quiet: bool,
         files: Rc<dyn Files>,
-    ) -> Result<Self, String> {
-        let scene = scene::load_from(&*files, path, seed).map_err(|e| e.to_string())?;
-        Self::from_scene(scene, seed, quiet, files)
+    ) -> Result<Self, OpenError> {
+        let scene = scene::load_from(&*files, path, seed)?;
+        Self::from_scene(scene, seed, quiet, agentbox_lua::Echo::Stderr, files)
     }
 
     /// A session of a scene already loaded (with `seed` applied, as [`scene::load_with_seed`]
     /// does), whose scripts and modules are read through `files` (an experiment's, read once).
-    /// With `quiet`, script errors are kept, not printed.
+    /// With `quiet`, script errors are kept, not printed; scripts' `print` lines go where
+    /// `prints` says (from the first script loaded).
     pub(crate) fn from_scene(
         scene: Scene,
         seed: Option<u64>,
         quiet: bool,
+        prints: agentbox_lua::Echo,
         files: Rc<dyn Files>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, OpenError> {
         let world = seeded(scene.world.clone(), seed);
-        let mut host = ScriptHost::new(world.seed).map_err(|e| format!("cannot start Lua: {e}"))?;
+        let mut host = ScriptHost::new(world.seed).map_err(|e| OpenError::Lua(e.to_string()))?;
+        host.set_print_echo(prints);
         host.set_files(Rc::clone(&files));
-        apply_budget(&mut host, &scene)?;
+        apply_budget(&mut host, &scene).map_err(OpenError::Budget)?;
         for script in &scene.scripts {
             if let Err(e) = host.load(script) {
                 if !quiet {
@@ -188,8 +206,8 @@ impl Session {
 
     /// Writes the running map's rows back into the scene file (atomically, the rest of the
     /// file untouched). The watcher then reloads the scene, which keeps the agents running.
-    pub fn save_map(&self) -> Result<(), String> {
-        scene::save::save_map(&self.scene.path, self.sim.world()).map_err(|e| e.to_string())
+    pub fn save_map(&self) -> Result<(), SaveError> {
+        scene::save::save_map(&self.scene.path, self.sim.world())
     }
 
     /// Sets a tunable (`OWNER.PARAM`) from the next tick: the value, moved into its range and
@@ -222,7 +240,7 @@ impl Session {
     /// Writes every tunable's value now into the scene file (each `value:` rewritten where it
     /// stands, comments kept); true if the file changed. The watcher then reloads the scene,
     /// which keeps the agents running, now with these values as the scene's.
-    pub fn save_tunables(&self) -> Result<bool, String> {
+    pub fn save_tunables(&self) -> Result<bool, SaveError> {
         let changes: Vec<(String, f64)> = self
             .scene
             .tunables
@@ -232,7 +250,7 @@ impl Session {
         if changes.is_empty() {
             return Ok(false);
         }
-        scene::save::save_numbers(&self.scene.path, &changes).map_err(|e| e.to_string())
+        scene::save::save_numbers(&self.scene.path, &changes)
     }
 
     /// Applies one tick; new script errors go to stderr, one line per message.

@@ -27,7 +27,7 @@ pub enum Outcome {
 pub fn run_scene(path: &Path) -> Outcome {
     let mut session = match Session::open_with(path, None, true) {
         Ok(s) => s,
-        Err(e) => return Outcome::Failed(e.lines().map(str::to_string).collect()),
+        Err(e) => return Outcome::Failed(e.to_string().lines().map(str::to_string).collect()),
     };
     let Some(spec) = session.scene().expect.clone() else {
         return Outcome::Skipped;

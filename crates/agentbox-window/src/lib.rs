@@ -65,28 +65,115 @@ pub struct WindowOptions {
     pub session: Option<PathBuf>,
 }
 
-/// Why the window cannot open, in words a user can act on.
-fn no_display_message() -> Option<String> {
-    let has = |v: &str| std::env::var_os(v).is_some_and(|s| !s.is_empty());
-    if cfg!(target_os = "linux") && !has("DISPLAY") && !has("WAYLAND_DISPLAY") {
-        return Some(
-            "error: agentbox run needs a display, and none was found (DISPLAY is not set).\n\
-             Run without a window: agentbox headless SCENE --ticks N --trace -\n\
-             Or under a virtual display: xvfb-run -a agentbox run SCENE"
-                .to_string(),
-        );
+/// Why the window could not run; its `Display` is the message for the terminal.
+#[derive(Debug, thiserror::Error)]
+pub enum WindowError {
+    /// No display to open the window on: the message says what to run instead.
+    #[error("{0}")]
+    NoDisplay(String),
+    /// The scene could not be opened.
+    #[error(transparent)]
+    Open(#[from] agentbox_session::session::OpenError),
+    /// `--input` could not be read or `--record` could not be written.
+    #[error("{0}")]
+    Input(String),
+    /// The `--session` file could not be read.
+    #[error(transparent)]
+    SessionFile(#[from] agentbox_session::history::SessionFileError),
+    /// The `--session` file's run could not be replayed.
+    #[error("{0}")]
+    Replay(String),
+    /// Something failed while the window ran (a screenshot or a recording not written).
+    #[error("{0}")]
+    Run(String),
+}
+
+/// Why the window cannot open, in words a user can act on: no display named, or the one
+/// named cannot be opened. (Left to macroquad, either is a panic deep in its X11 start.)
+fn no_display_message(reason: &str) -> String {
+    format!(
+        "error: agentbox run needs a display, and none was found ({reason}).\n\
+         Run without a window: agentbox headless SCENE --ticks N --trace -\n\
+         Or under a virtual display: xvfb-run -a agentbox run SCENE"
+    )
+}
+
+/// A connection to the X display, made before the window opens to learn whether it can, and
+/// held until the window has closed: an X server whose last client leaves resets itself, and
+/// macroquad's own connection, made during that reset, would fail (and panic).
+#[cfg(target_os = "linux")]
+struct DisplayHeld {
+    x11: macroquad::miniquad::native::linux_x11::libx11::LibX11,
+    display: *mut macroquad::miniquad::native::linux_x11::libx11::Display,
+}
+
+#[cfg(target_os = "linux")]
+impl Drop for DisplayHeld {
+    fn drop(&mut self) {
+        // SAFETY: `display` is the live connection XOpenDisplay returned in `open_display`,
+        // owned by this value alone and closed only here.
+        unsafe { (self.x11.XCloseDisplay)(self.display) };
     }
-    None
+}
+
+/// Opens the display the window will use, or says what stands in the way. On Linux the window
+/// opens on X11 (under Wayland through Xwayland, which sets `DISPLAY`), so the display is tried
+/// here as macroquad's backend will try it: load libX11 and libxkbcommon, open `DISPLAY`.
+#[cfg(target_os = "linux")]
+fn open_display() -> Result<DisplayHeld, String> {
+    use macroquad::miniquad::native::linux_x11::libx11::{LibX11, LibXkbCommon};
+    let set = |v: &str| std::env::var(v).ok().filter(|s| !s.is_empty());
+    let Some(display) = set("DISPLAY") else {
+        return Err(match set("WAYLAND_DISPLAY") {
+            Some(_) => "DISPLAY is not set; the window opens on X11, which a Wayland session \
+                        offers through Xwayland"
+                .to_string(),
+            None => "DISPLAY is not set".to_string(),
+        });
+    };
+    let Ok(x11) = LibX11::try_load() else {
+        return Err("libX11 cannot be loaded; install it (libx11-6)".to_string());
+    };
+    if LibXkbCommon::try_load().is_err() {
+        return Err("libxkbcommon cannot be loaded; install it (libxkbcommon0)".to_string());
+    }
+    // SAFETY: XInitThreads takes no arguments and may be called more than once; it must come
+    // before any other Xlib call, as it does in macroquad's start.
+    unsafe { (x11.XInitThreads)() };
+    // SAFETY: XOpenDisplay takes a null name to mean `DISPLAY` and returns a connection or
+    // null; a connection is owned by the `DisplayHeld` made from it, which closes it once.
+    let opened = unsafe { (x11.XOpenDisplay)(std::ptr::null()) };
+    if opened.is_null() {
+        return Err(format!("the X display DISPLAY={display} cannot be opened"));
+    }
+    Ok(DisplayHeld {
+        x11,
+        display: opened,
+    })
+}
+
+/// Other systems open their own kind of window, which needs nothing checked here.
+#[cfg(not(target_os = "linux"))]
+fn open_display() -> Result<(), String> {
+    Ok(())
 }
 
 /// Opens the window on a scene and runs until Esc, the window closing, or `--frames`.
-pub fn run_window(scene: &Path, seed: Option<u64>, options: WindowOptions) -> Result<(), String> {
-    if let Some(message) = no_display_message() {
-        return Err(message);
-    }
-    let feed = input::Feed::open(options.input.as_deref(), options.record.as_deref())?;
+pub fn run_window(
+    scene: &Path,
+    seed: Option<u64>,
+    options: WindowOptions,
+) -> Result<(), WindowError> {
+    // Held until the window has closed (see `DisplayHeld`).
+    let _display =
+        open_display().map_err(|reason| WindowError::NoDisplay(no_display_message(&reason)))?;
+    let feed = input::Feed::open(options.input.as_deref(), options.record.as_deref())
+        .map_err(WindowError::Input)?;
     let mut history = match &options.session {
-        Some(file) => History::resume_recording(&agentbox_session::history::load_recording(file)?)?,
+        Some(file) => {
+            let recording = agentbox_session::history::load_recording(file)?;
+            History::resume_recording(&recording).map_err(WindowError::Replay)?
+        }
         None => History::open(scene, seed)?,
     };
     travel::keep_frames(&mut history);
@@ -119,6 +206,7 @@ pub fn run_window(scene: &Path, seed: Option<u64>, options: WindowOptions) -> Re
     Rc::try_unwrap(outcome)
         .map(RefCell::into_inner)
         .unwrap_or(Ok(()))
+        .map_err(WindowError::Run)
 }
 
 /// The window's state, by part.

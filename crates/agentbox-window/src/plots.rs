@@ -31,7 +31,12 @@ impl Plots {
         let spec = scene.monitors.clone();
         if self.monitors.as_ref().is_none_or(|(s, _)| *s != spec) {
             let seed = history.session().world().seed;
-            let made = Monitors::new(&spec, seed, scene.budget.instructions);
+            let made = Monitors::new(
+                &spec,
+                seed,
+                scene.budget.instructions,
+                agentbox_lua::Echo::Stderr,
+            );
             self.monitors = made.ok().map(|m| (spec, m));
         }
         let session = history.session_mut();

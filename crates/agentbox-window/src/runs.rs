@@ -69,7 +69,9 @@ impl Window {
 
     /// Opens a saved session: its run replayed to its last tick becomes the live one.
     fn open_session(&mut self, file: &Path) {
-        let opened = history::load_recording(file).and_then(|rec| History::resume_recording(&rec));
+        let opened = history::load_recording(file)
+            .map_err(|e| e.to_string())
+            .and_then(|rec| History::resume_recording(&rec));
         match opened {
             Ok(mut h) => {
                 travel::keep_frames(&mut h);
@@ -97,7 +99,7 @@ impl Window {
         let file = scene.with_extension("session.json");
         if let Err(e) = history::save_recording(self.history.recording(), &file) {
             eprintln!("{e}");
-            self.panels.hud.status(e);
+            self.panels.hud.status(e.to_string());
             return;
         }
         let dir = scene.with_extension("branch");

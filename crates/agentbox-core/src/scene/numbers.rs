@@ -60,6 +60,14 @@ pub enum NumberError {
         owner: String,
         param: String,
     },
+    /// A misspelt tunable: `meant` is the declared one closest to `param`.
+    #[error("`{path}`: `{owner}` has no tunable `{param}` (did you mean {owner}.{meant}?)")]
+    MisspeltTunable {
+        path: String,
+        owner: String,
+        param: String,
+        meant: String,
+    },
     /// `within` is `the scene` or a path in backquotes.
     #[error("`{path}`: {within} has no `{part}`")]
     NoSuchKey {
@@ -185,10 +193,27 @@ fn tunable_path(tree: &Tree, path: &str, parts: &[&str]) -> Result<Vec<String>, 
         .get(&full)
         .is_some_and(|n| tree.child(n, "value").is_some());
     if !declared {
-        return Err(NumberError::NoTunable {
-            path: path.into(),
-            owner: owner.into(),
-            param: param.into(),
+        let tunables: Vec<&str> = match tree.get(&format!("{base}.params")).map(|n| &n.value) {
+            Some(Value::Map(entries)) => entries
+                .iter()
+                .filter(|(_, v)| tree.child(v, "value").is_some())
+                .map(|(k, _)| tree.key(k))
+                .collect(),
+            _ => Vec::new(),
+        };
+        let (path, owner) = (path.to_string(), owner.to_string());
+        return Err(match super::shape::suggestion(param, &tunables) {
+            Some(meant) => NumberError::MisspeltTunable {
+                path,
+                owner,
+                param: param.into(),
+                meant: meant.into(),
+            },
+            None => NumberError::NoTunable {
+                path,
+                owner,
+                param: param.into(),
+            },
         });
     }
     Ok(full.split('.').map(str::to_string).collect())
@@ -279,6 +304,11 @@ mod tests {
         assert!(e("agents.hunter.params.prey").contains("not a number"));
         assert!(e("agents.hunter.params").contains("a mapping"));
         assert!(e("hunter.prey").contains("no tunable `prey`"));
+        assert!(!e("hunter.prey").contains("did you mean"));
+        assert_eq!(
+            e("hunter.sapce"),
+            "`hunter.sapce`: `hunter` has no tunable `sapce` (did you mean hunter.space?)"
+        );
         assert!(e("wolf.space").contains("no agent with id `wolf`"));
         assert!(e("a.b.c").contains("neither a scene path"));
         assert!(e("agents..speed").contains("empty name"));

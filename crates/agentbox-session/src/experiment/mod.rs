@@ -40,6 +40,58 @@ use std::sync::{mpsc, Arc};
 
 pub use summary::Summary;
 
+/// Why a study (`compare`, `sweep`) or a merge stopped: bad input, or output it could not
+/// write. A closed pipe keeps its kind (see [`StudyError::is_closed_pipe`]), so a reader that
+/// stops early (`agentbox compare ... | head -1`) is not taken for a failure.
+#[derive(Debug, thiserror::Error)]
+pub enum StudyError {
+    /// A flag, the scene, a script or an `--out` file the study cannot use: the message says
+    /// which and why.
+    #[error("{0}")]
+    Input(String),
+    /// A file (`--out`, `--monitors`) could not be written.
+    #[error("{}: error: cannot write: {source}", .path.display())]
+    WriteFile {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// The runs could not be written to standard output.
+    #[error("error: cannot write the runs: {0}")]
+    WriteRuns(#[source] std::io::Error),
+    /// The HTML report (`--report`) could not be written.
+    #[error("{}: error: cannot write the report: {source}", .path.display())]
+    WriteReport {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+impl StudyError {
+    /// Whether the runs went to a reader that has gone (a closed pipe): a quiet end.
+    pub fn is_closed_pipe(&self) -> bool {
+        matches!(self, StudyError::WriteRuns(e) if e.kind() == std::io::ErrorKind::BrokenPipe)
+    }
+
+    fn write_file(path: &Path) -> impl FnOnce(std::io::Error) -> StudyError + '_ {
+        move |source| StudyError::WriteFile {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
+impl From<String> for StudyError {
+    fn from(message: String) -> Self {
+        StudyError::Input(message)
+    }
+}
+
+impl From<&str> for StudyError {
+    fn from(message: &str) -> Self {
+        StudyError::Input(message.to_string())
+    }
+}
+
 /// Ticks a run lasts when neither `--ticks` nor `expect.ticks` says.
 pub const DEFAULT_TICKS: u64 = 300;
 
@@ -201,6 +253,9 @@ pub struct CompareOptions {
     pub params: Vec<String>,
     /// Write monitors and plots of every run here (long CSV: variant,seed,tick,name,value).
     pub monitors: Option<PathBuf>,
+    /// Show what the runs' scripts `print` (on standard error, each line after
+    /// `[VARIANT seed=N]`); off by default.
+    pub prints: bool,
 }
 
 /// How a study ended.
@@ -225,6 +280,8 @@ pub struct Finished {
 struct Plan {
     /// Keep every monitor point (`--monitors`), not only the last tick's.
     all_points: bool,
+    /// Show the runs' `print` lines (`--prints`).
+    prints: bool,
     scene_path: PathBuf,
     scene_bytes: Vec<u8>,
     ticks: u64,
@@ -250,6 +307,17 @@ fn scene_for(plan: &Plan, variant: usize, seed: u64) -> Result<Scene, String> {
     scene::parse_with_seed(&plan.scene_path, bytes, Some(seed)).map_err(|e| e.to_string())
 }
 
+impl Plan {
+    /// Where the `print` lines of a run go: nowhere, or after `[VARIANT seed=N]`.
+    fn echo(&self, variant: &str, seed: u64) -> agentbox_lua::Echo {
+        if self.prints {
+            agentbox_lua::Echo::Prefixed(format!("[{variant} seed={seed}]"))
+        } else {
+            agentbox_lua::Echo::Off
+        }
+    }
+}
+
 /// A run's line, and its monitor points (all of them with `--monitors`, else none).
 type Run = (RunLine, Vec<monitors::Point>);
 
@@ -265,10 +333,12 @@ fn run_one(plan: &Plan, variant: usize, seed: u64) -> Result<Run, String> {
     let reader: Rc<dyn Files> = Rc::new(Reader(Arc::clone(files)));
     let metrics = scene.metrics.clone();
     let instructions = scene.budget.instructions;
-    let mut watch = monitors::Monitors::new(&scene.monitors, seed, instructions)?;
+    let echo = plan.echo(name, seed);
+    let mut watch = monitors::Monitors::new(&scene.monitors, seed, instructions, echo.clone())?;
     let watching = !watch.is_empty();
     let mut points = Vec::new();
-    let mut session = Session::from_scene(scene, Some(seed), true, reader)?;
+    let mut session = Session::from_scene(scene, Some(seed), true, echo.clone(), reader)
+        .map_err(|e| e.to_string())?;
     let mut errors = session.current_errors().len() as u64;
     let mut reach = FirstReach::new(session.scene().expect.as_ref());
     reach.observe(session.world());
@@ -306,7 +376,7 @@ fn run_one(plan: &Plan, variant: usize, seed: u64) -> Result<Run, String> {
         session.memories_json()
     };
     let (world, _) = session.world_and_host();
-    let measured = measure(world, &metrics, seed, instructions, memories)?;
+    let measured = measure(world, &metrics, (seed, instructions), memories, echo)?;
     errors += measured.values().filter(|v| v.is_err()).count() as u64;
     let values = measured
         .into_iter()
@@ -329,13 +399,14 @@ fn run_one(plan: &Plan, variant: usize, seed: u64) -> Result<Run, String> {
 /// Evaluates a scene's `metrics:` against a world, in a Lua state of their own (made here,
 /// with the scene's seed and instruction budget), so nothing a metric does can reach the
 /// scripts of the run it measures: each metric's number, or why there is none. `memories`
-/// (agent id → `self.memory` as JSON) is what `world:memory(id)` gives a metric.
+/// (agent id → `self.memory` as JSON) is what `world:memory(id)` gives a metric; what a
+/// metric `print`s goes where `echo` says.
 pub fn measure(
     world: &Rc<agentbox_core::world::World>,
     metrics: &BTreeMap<String, String>,
-    seed: u64,
-    instructions: u64,
+    (seed, instructions): (u64, u64),
     memories: BTreeMap<String, serde_json::Value>,
+    echo: agentbox_lua::Echo,
 ) -> Result<BTreeMap<String, Result<f64, String>>, String> {
     if metrics.is_empty() {
         return Ok(BTreeMap::new());
@@ -343,6 +414,7 @@ pub fn measure(
     let mut host =
         ScriptHost::new(seed).map_err(|e| format!("cannot start Lua for metrics: {e}"))?;
     host.set_instruction_budget(instructions);
+    host.set_print_echo(echo);
     host.set_memories(memories);
     Ok(metrics
         .iter()
@@ -362,8 +434,8 @@ fn run_all(
     plan: &Plan,
     todo: &[(usize, u64)],
     jobs: usize,
-    mut done: impl FnMut(Result<Run, String>) -> Result<(), String>,
-) -> Result<(), String> {
+    mut done: impl FnMut(Result<Run, String>) -> Result<(), StudyError>,
+) -> Result<(), StudyError> {
     let next = AtomicUsize::new(0);
     let stop = std::sync::atomic::AtomicBool::new(false);
     let (tx, rx) = mpsc::channel::<(usize, Result<Run, String>)>();
@@ -421,6 +493,7 @@ fn prepare(
     let library = Arc::new(Library::default());
     let mut plan = Plan {
         all_points: opts.monitors.is_some(),
+        prints: opts.prints,
         scene_path: opts.scene.clone(),
         scene_bytes,
         ticks: 0,
@@ -503,7 +576,9 @@ fn plan_variant(
     });
     let own = scene_for(plan, plan.variants.len() - 1, seed)
         .map_err(|e| format!("--variant {}: {e}", v.name))?;
-    Session::from_scene(own, Some(seed), true, reader)?;
+    // This session only reads the scripts: what they print at load shows in the runs.
+    Session::from_scene(own, Some(seed), true, agentbox_lua::Echo::Off, reader)
+        .map_err(|e| e.to_string())?;
     for (from, _) in &v.replace {
         if !files.was_used(from) {
             return Err(format!(
@@ -535,11 +610,11 @@ fn metric_warnings(opts: &CompareOptions, scene: &Scene, seed: u64) -> Result<Ve
 }
 
 /// `agentbox compare`: runs the study (or this shard of it), skipping runs `--out` already
-/// holds. `Err` is bad input (exit 1), with the message to print.
+/// holds. `Err` is bad input or output that could not be written, with the message to print.
 pub fn compare(
     opts: &CompareOptions,
     env: impl Fn(&str) -> Option<String>,
-) -> Result<Finished, String> {
+) -> Result<Finished, StudyError> {
     let seeds = parse_seeds(&opts.seeds)?;
     let variants = variants_of(opts)?;
     if opts.ticks == Some(0) {
@@ -549,8 +624,8 @@ pub fn compare(
     let (plan, header, warnings) = prepare(opts, &variants, seeds, shard)?;
     let (mut out, kept) = open_out(opts, &header)?;
     let write_failed = |e: std::io::Error| match &opts.out {
-        Some(p) => format!("{}: error: cannot write: {e}", p.display()),
-        None => format!("error: cannot write the runs: {e}"),
+        Some(path) => StudyError::write_file(path)(e),
+        None => StudyError::WriteRuns(e),
     };
     if kept.is_none() {
         writeln!(out, "{}", record::line(&header)).map_err(write_failed)?;
@@ -571,8 +646,7 @@ pub fn compare(
         match result {
             Ok((run, points)) => {
                 if let Some((f, path)) = &mut csv {
-                    write_points(f, &run, &points)
-                        .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?;
+                    write_points(f, &run, &points).map_err(StudyError::write_file(path))?;
                 }
                 // Lines to a terminal are written round the bar, not through it; one write per
                 // line, so an interruption seldom tears one.
@@ -588,8 +662,7 @@ pub fn compare(
     })?;
     bar.finish_and_clear();
     if let Some((mut f, path)) = csv {
-        f.flush()
-            .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?;
+        f.flush().map_err(StudyError::write_file(&path))?;
     }
     made.sort_by_key(|r| header.order(r));
     Ok(Finished {
@@ -650,7 +723,7 @@ type OpenedOut = (Box<dyn Write>, Option<Vec<RunLine>>);
 /// runs `--out` already holds when it holds this study (a line cut short by an interruption
 /// dropped); `None` when the header is still to be written (a new, empty or cut-short file,
 /// or standard output). A file of another study, or not of `agentbox compare`, is refused.
-fn open_out(opts: &CompareOptions, header: &Header) -> Result<OpenedOut, String> {
+fn open_out(opts: &CompareOptions, header: &Header) -> Result<OpenedOut, StudyError> {
     let Some(path) = &opts.out else {
         return Ok((Box::new(std::io::BufWriter::new(std::io::stdout())), None));
     };
@@ -665,17 +738,17 @@ fn open_out(opts: &CompareOptions, header: &Header) -> Result<OpenedOut, String>
         let start = std::fs::read(path).unwrap_or_default();
         let ours = br#"{"agentbox":"compare""#;
         if !start.is_empty() && !start.starts_with(&ours[..start.len().min(ours.len())]) {
-            return Err(format!(
+            return Err(StudyError::Input(format!(
                 "{}: error: not an `agentbox compare` file; give another --out",
                 path.display()
-            ));
+            )));
         }
     }
     let file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(path)
-        .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?;
+        .map_err(StudyError::write_file(path))?;
     let kept = match existing {
         Some(Recorded {
             header: old,
@@ -683,20 +756,19 @@ fn open_out(opts: &CompareOptions, header: &Header) -> Result<OpenedOut, String>
             good_len,
         }) => {
             if old != *header {
-                return Err(format!(
+                return Err(StudyError::Input(format!(
                     "{}: error: this file holds another study (its header differs: {}); give another --out or remove it",
                     path.display(),
                     header_difference(&old, header)
-                ));
+                )));
             }
             // Drop a line an interruption left half written.
             file.set_len(good_len)
-                .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?;
+                .map_err(StudyError::write_file(path))?;
             Some(runs)
         }
         None => {
-            file.set_len(0)
-                .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?;
+            file.set_len(0).map_err(StudyError::write_file(path))?;
             None
         }
     };
@@ -740,25 +812,43 @@ fn progress_bar(show: bool, runs: usize) -> indicatif::ProgressBar {
     }
     let bar = indicatif::ProgressBar::new(runs as u64);
     bar.set_style(
-        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} runs, {per_sec}, {eta} left")
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} runs, {rate}, {eta} left")
+            .map(|style| {
+                style.with_key(
+                    "rate",
+                    |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                        let _ = w.write_str(&rate(state.per_sec()));
+                    },
+                )
+            })
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     bar
 }
 
+/// A progress rate for people: `12.3 runs/s` (one decimal), or `1 run every 4.2 s` when runs
+/// are slower than one a second.
+fn rate(per_sec: f64) -> String {
+    if !per_sec.is_finite() || per_sec <= 0.0 {
+        return "-- runs/s".to_string();
+    }
+    if per_sec >= 1.0 {
+        format!("{per_sec:.1} runs/s")
+    } else {
+        format!("1 run every {:.1} s", 1.0 / per_sec)
+    }
+}
+
 /// The `--monitors` CSV file, created with its header line, and its path for messages.
 fn open_monitors_csv(
     opts: &CompareOptions,
-) -> Result<Option<(std::io::BufWriter<std::fs::File>, PathBuf)>, String> {
+) -> Result<Option<(std::io::BufWriter<std::fs::File>, PathBuf)>, StudyError> {
     let Some(path) = &opts.monitors else {
         return Ok(None);
     };
-    let mut f = std::io::BufWriter::new(
-        std::fs::File::create(path)
-            .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?,
-    );
-    writeln!(f, "variant,seed,tick,name,value")
-        .map_err(|e| format!("{}: error: cannot write: {e}", path.display()))?;
+    let mut f =
+        std::io::BufWriter::new(std::fs::File::create(path).map_err(StudyError::write_file(path))?);
+    writeln!(f, "variant,seed,tick,name,value").map_err(StudyError::write_file(path))?;
     Ok(Some((f, path.clone())))
 }
 
@@ -782,24 +872,66 @@ fn write_points(
     Ok(())
 }
 
-/// The first field two headers differ in, for the refusal message.
+/// How two headers differ, for the refusal message: the scene or the scripts that changed
+/// since the file was written (by name, not their hashes), then every other field that
+/// differs with its two values.
 fn header_difference(old: &Header, new: &Header) -> String {
+    let mut said = Vec::new();
+    if old.scene == new.scene && old.scene_sha256 != new.scene_sha256 {
+        said.push(format!("{} changed since the file was written", new.scene));
+    }
+    let changed: Vec<&str> = new
+        .scripts
+        .iter()
+        .filter(|(name, hash)| old.scripts.get(*name).is_some_and(|h| h != *hash))
+        .map(|(name, _)| name.as_str())
+        .collect();
+    let list = |names: &[&str]| names.join(", ");
+    if !changed.is_empty() {
+        said.push(format!(
+            "{} changed since the file was written",
+            list(&changed)
+        ));
+    }
+    let (added, gone) = (scripts_only_in(new, old), scripts_only_in(old, new));
+    if !added.is_empty() {
+        said.push(format!("the study now also reads {}", list(&added)));
+    }
+    if !gone.is_empty() {
+        said.push(format!("the study no longer reads {}", list(&gone)));
+    }
     let (a, b) = (
         serde_json::to_value(old).unwrap_or_default(),
         serde_json::to_value(new).unwrap_or_default(),
     );
     if let (Some(a), Some(b)) = (a.as_object(), b.as_object()) {
         for (key, value) in b {
+            if matches!(key.as_str(), "scripts" | "scene_sha256") {
+                continue;
+            }
             if a.get(key) != Some(value) {
-                return format!(
+                said.push(format!(
                     "`{key}` was {} and is now {}",
                     a.get(key).map_or("missing".into(), |v| v.to_string()),
                     value
-                );
+                ));
             }
         }
     }
-    "it is not the same".into()
+    if said.is_empty() {
+        "it is not the same".into()
+    } else {
+        said.join("; ")
+    }
+}
+
+/// The scripts header `a` names and `b` does not.
+fn scripts_only_in<'a>(a: &'a Header, b: &Header) -> Vec<&'a str> {
+    a.scripts
+        .keys()
+        .filter(|name| !b.scripts.contains_key(*name))
+        .map(String::as_str)
+        .collect()
 }
 
 /// What `agentbox merge` gave.
@@ -812,22 +944,25 @@ pub struct Merged {
 /// `agentbox merge`: checks the files' headers describe one study (shards aside), joins their
 /// runs in the study's order (a run in two files must be the same line), and summarises.
 /// With `out`, writes the merged study, which equals one unsharded run's file.
-pub fn merge(paths: &[PathBuf], out: Option<&Path>) -> Result<Merged, String> {
+pub fn merge(paths: &[PathBuf], out: Option<&Path>) -> Result<Merged, StudyError> {
     let mut header: Option<(Header, &Path)> = None;
     let mut runs: BTreeMap<(usize, u64), RunLine> = BTreeMap::new();
     for path in paths {
         let Some(file) = record::read(path)? else {
-            return Err(format!("{}: error: the file is empty", path.display()));
+            return Err(StudyError::Input(format!(
+                "{}: error: the file is empty",
+                path.display()
+            )));
         };
         match &header {
             None => header = Some((file.header.clone(), path)),
             Some((h, first)) if !h.same_study(&file.header) => {
-                return Err(format!(
+                return Err(StudyError::Input(format!(
                     "{}: error: its header does not match {}'s ({})",
                     path.display(),
                     first.display(),
                     header_difference(h, &file.header)
-                ))
+                )))
             }
             Some(_) => {}
         }
@@ -836,12 +971,12 @@ pub fn merge(paths: &[PathBuf], out: Option<&Path>) -> Result<Merged, String> {
             let Some(key) = h.order(&run) else { continue };
             if let Some(old) = runs.get(&key) {
                 if *old != run {
-                    return Err(format!(
+                    return Err(StudyError::Input(format!(
                         "{}: error: variant {} seed {} differs from the same run in another file",
                         path.display(),
                         run.variant,
                         run.seed
-                    ));
+                    )));
                 }
             }
             runs.insert(key, run);
@@ -858,8 +993,7 @@ pub fn merge(paths: &[PathBuf], out: Option<&Path>) -> Result<Merged, String> {
             text += &record::line(run);
             text.push('\n');
         }
-        std::fs::write(out, text)
-            .map_err(|e| format!("{}: error: cannot write: {e}", out.display()))?;
+        std::fs::write(out, text).map_err(StudyError::write_file(out))?;
     }
     let summary = summary::summarise(&header, &runs);
     Ok(Merged {
@@ -872,6 +1006,16 @@ pub fn merge(paths: &[PathBuf], out: Option<&Path>) -> Result<Merged, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The progress bar's rate is rounded to one decimal, never a long float.
+    #[test]
+    fn the_progress_rate_is_rounded() {
+        assert_eq!(rate(12.345_678_9), "12.3 runs/s");
+        assert_eq!(rate(1.0), "1.0 runs/s");
+        assert_eq!(rate(0.238_095_238), "1 run every 4.2 s");
+        assert_eq!(rate(0.0), "-- runs/s");
+        assert_eq!(rate(f64::INFINITY), "-- runs/s");
+    }
 
     /// Metrics that try to disturb a run: drawing random numbers, setting globals, writing to
     /// the world, raising.
@@ -907,7 +1051,16 @@ fails: error("no number here")
                 ));
                 if measured {
                     let (world, _) = session.world_and_host();
-                    seen.push(measure(world, &metrics, 3, 1_000_000, BTreeMap::new()).unwrap());
+                    seen.push(
+                        measure(
+                            world,
+                            &metrics,
+                            (3, 1_000_000),
+                            BTreeMap::new(),
+                            agentbox_lua::Echo::Stderr,
+                        )
+                        .unwrap(),
+                    );
                 }
             }
             (lines, seen)

@@ -41,14 +41,21 @@ pub struct Monitors {
 }
 
 impl Monitors {
-    /// Compiles the values; one that does not compile is null at every point.
-    pub fn new(spec: &MonitorsSpec, seed: u64, instructions: u64) -> Result<Monitors, String> {
+    /// Compiles the values; one that does not compile is null at every point. What they
+    /// `print` goes where `echo` says.
+    pub fn new(
+        spec: &MonitorsSpec,
+        seed: u64,
+        instructions: u64,
+        echo: agentbox_lua::Echo,
+    ) -> Result<Monitors, String> {
         let mut host = None;
         let mut values = Vec::new();
         if !spec.values.is_empty() {
             let mut h =
                 ScriptHost::new(seed).map_err(|e| format!("cannot start Lua for monitors: {e}"))?;
             h.set_instruction_budget(instructions);
+            h.set_print_echo(echo);
             for (name, code) in &spec.values {
                 values.push((name.clone(), h.compile_metric(name, code)));
             }
@@ -145,7 +152,7 @@ mod tests {
             "every: 5\nvalues: { tick: world:tick(), bad: error('x') }\nplots: { n: sum, x: last }\n",
         )
         .unwrap();
-        let mut m = Monitors::new(&spec, 1, 100_000).unwrap();
+        let mut m = Monitors::new(&spec, 1, 100_000, agentbox_lua::Echo::Stderr).unwrap();
         assert!(m.due(10) && !m.due(11));
         let mut world = World::from_ascii(&["..."]);
         world.tick = 10;

@@ -449,7 +449,11 @@ pub fn write(
     header: &Header,
     runs: &[RunLine],
     summary: &Summary,
-) -> Result<(), String> {
-    std::fs::write(path, html(header, runs, summary))
-        .map_err(|e| format!("{}: error: cannot write the report: {e}", path.display()))
+) -> Result<(), super::StudyError> {
+    std::fs::write(path, html(header, runs, summary)).map_err(|source| {
+        super::StudyError::WriteReport {
+            path: path.to_path_buf(),
+            source,
+        }
+    })
 }

@@ -165,22 +165,43 @@ pub fn to_text(rec: &Recording) -> String {
     serde_json::to_string(&form).unwrap_or_default()
 }
 
+/// Why a session file could not be read or written; its `Display` names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionFileError {
+    #[error("{}: cannot read the session file: {source}", .path.display())]
+    Read { path: PathBuf, source: ReadError },
+    #[error("{}: the session file is not UTF-8 text", .path.display())]
+    NotText { path: PathBuf },
+    #[error("{}:{}:{}: not an agentbox session file: {source}", .path.display(), .source.line(), .source.column())]
+    NotASessionFile {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+    #[error("{}: session file version {found} (this agentbox reads version {VERSION})", .path.display())]
+    Version { path: PathBuf, found: u32 },
+    /// An event that does not fit the file (out of order, a read of a version not stored).
+    #[error("{}: {message}", .path.display())]
+    BadEvent { path: PathBuf, message: String },
+    #[error("{}: cannot write: {source}", .path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
 /// A recording from session-file text; `origin` names it in errors.
-pub fn from_text(text: &str, origin: &Path) -> Result<Recording, String> {
-    let form: FileForm = serde_json::from_str(text).map_err(|e| {
-        format!(
-            "{}:{}:{}: not an agentbox session file: {e}",
-            origin.display(),
-            e.line(),
-            e.column()
-        )
-    })?;
+pub fn from_text(text: &str, origin: &Path) -> Result<Recording, SessionFileError> {
+    let path = || origin.to_path_buf();
+    let form: FileForm =
+        serde_json::from_str(text).map_err(|source| SessionFileError::NotASessionFile {
+            path: path(),
+            source,
+        })?;
     if form.agentbox_session != VERSION {
-        return Err(format!(
-            "{}: session file version {} (this agentbox reads version {VERSION})",
-            origin.display(),
-            form.agentbox_session
-        ));
+        return Err(SessionFileError::Version {
+            path: path(),
+            found: form.agentbox_session,
+        });
     }
     let blobs: BTreeMap<String, Blob> = form
         .files
@@ -197,12 +218,13 @@ pub fn from_text(text: &str, origin: &Path) -> Result<Recording, String> {
     let mut last = 0;
     for (i, e) in form.events.into_iter().enumerate() {
         if e.at < last || e.at > form.ticks {
-            return Err(format!(
-                "{}: event {i} is at tick {}, out of order or after the last tick {}",
-                origin.display(),
-                e.at,
-                form.ticks
-            ));
+            return Err(SessionFileError::BadEvent {
+                path: path(),
+                message: format!(
+                    "event {i} is at tick {}, out of order or after the last tick {}",
+                    e.at, form.ticks
+                ),
+            });
         }
         last = e.at;
         let input = input_from(e.input, &blobs, i, origin)?;
@@ -224,7 +246,7 @@ fn input_from(
     blobs: &BTreeMap<String, Blob>,
     i: usize,
     origin: &Path,
-) -> Result<Input, String> {
+) -> Result<Input, SessionFileError> {
     Ok(match input {
         InputForm::Files { changed, reads } => Input::Files {
             changed,
@@ -252,29 +274,31 @@ fn reads_from(
     blobs: &BTreeMap<String, Blob>,
     i: usize,
     origin: &Path,
-) -> Result<Vec<(PathBuf, FileRead)>, String> {
+) -> Result<Vec<(PathBuf, FileRead)>, SessionFileError> {
+    let bad = |message: String| SessionFileError::BadEvent {
+        path: origin.to_path_buf(),
+        message,
+    };
     let mut out = Vec::with_capacity(reads.len());
     for r in reads {
         let read: FileRead = match (r.file, r.error) {
             (Some(k), None) => match blobs.get(&k) {
                 Some(b) => Ok(b.clone()),
                 None => {
-                    return Err(format!(
-                        "{}: event {i} reads {} as file {k}, which is not in \"files\"",
-                        origin.display(),
+                    return Err(bad(format!(
+                        "event {i} reads {} as file {k}, which is not in \"files\"",
                         r.path.display()
-                    ))
+                    )))
                 }
             },
             // Only the text and whether the file was missing are kept.
             (None, Some(message)) if r.missing => Err(ReadError::Missing(message)),
             (None, Some(message)) => Err(ReadError::Other(message)),
             _ => {
-                return Err(format!(
-                    "{}: event {i}: a read of {} needs either \"file\" or \"error\"",
-                    origin.display(),
+                return Err(bad(format!(
+                    "event {i}: a read of {} needs either \"file\" or \"error\"",
                     r.path.display()
-                ))
+                )))
             }
         };
         out.push((r.path, read));
@@ -283,16 +307,23 @@ fn reads_from(
 }
 
 /// Writes a recording to a session file.
-pub fn save(rec: &Recording, path: &Path) -> Result<(), String> {
-    std::fs::write(path, to_text(rec)).map_err(|e| format!("{}: cannot write: {e}", path.display()))
+pub fn save(rec: &Recording, path: &Path) -> Result<(), SessionFileError> {
+    std::fs::write(path, to_text(rec)).map_err(|source| SessionFileError::Write {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// Reads a session file.
-pub fn load(path: &Path) -> Result<Recording, String> {
+pub fn load(path: &Path) -> Result<Recording, SessionFileError> {
     let bytes = Disk
         .read(path, FileKind::Recording)
-        .map_err(|e| format!("{}: cannot read the session file: {e}", path.display()))?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| format!("{}: the session file is not UTF-8 text", path.display()))?;
+        .map_err(|source| SessionFileError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    let text = String::from_utf8(bytes).map_err(|_| SessionFileError::NotText {
+        path: path.to_path_buf(),
+    })?;
     from_text(&text, path)
 }

@@ -25,12 +25,12 @@ mod file;
 mod files;
 mod frames;
 
-pub use file::{load as load_recording, save as save_recording};
+pub use file::{load as load_recording, save as save_recording, SessionFileError};
 use files::HistoryFiles;
 pub use files::{Blob, FileRead};
 pub use frames::{Frame, Frames, TickView, FRAMES_MAX_BYTES, FRAME_EVERY};
 
-use crate::session::{Reload, Session};
+use crate::session::{OpenError, Reload, Session};
 use crate::watch::FileWatcher;
 use agentbox_core::files::{Disk, FileKind, Files};
 use agentbox_core::sim::{trace, TickReport};
@@ -143,12 +143,12 @@ pub struct History {
 
 impl History {
     /// Opens a scene, recording from its start.
-    pub fn open(path: &Path, seed: Option<u64>) -> Result<Self, String> {
+    pub fn open(path: &Path, seed: Option<u64>) -> Result<Self, OpenError> {
         Self::open_with(path, seed, false)
     }
 
     /// Like [`History::open`]; `quiet` keeps script errors off stderr.
-    pub fn open_with(path: &Path, seed: Option<u64>, quiet: bool) -> Result<Self, String> {
+    pub fn open_with(path: &Path, seed: Option<u64>, quiet: bool) -> Result<Self, OpenError> {
         let files = HistoryFiles::disk();
         files.set_logging(true);
         let live = Session::open_reading(path, seed, quiet, Rc::new(files.clone()))?;
@@ -523,7 +523,8 @@ impl Replayer {
             }
             _ => return Err("the recording does not start with the scene's files".into()),
         }
-        let session = Session::open_reading(&rec.scene, rec.seed, true, Rc::new(files.clone()))?;
+        let session = Session::open_reading(&rec.scene, rec.seed, true, Rc::new(files.clone()))
+            .map_err(|e| e.to_string())?;
         Ok(Replayer {
             rec: rec.clone(),
             session,
@@ -590,8 +591,29 @@ fn pin_all(files: &HistoryFiles, reads: &[(PathBuf, FileRead)]) {
 }
 
 /// Why a headless branch cannot run: a usage error (the exit status 2).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
 pub struct BranchError(pub String);
+
+/// Why a branch could not be written as a folder (see [`export_branch`]).
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    /// The run has no headless command: the message says why.
+    #[error("no headless command: {0}")]
+    NoCommand(&'static str),
+    /// A folder could not be made.
+    #[error("{}: cannot create: {source}", .path.display())]
+    Create {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A file could not be written.
+    #[error("{}: cannot write: {source}", .path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
 
 /// One `--replace SCRIPT=OTHER`, resolved: the path as the session names it, and the bytes.
 pub struct Replacement {
@@ -663,31 +685,36 @@ pub fn branch_run(
 /// first read it, and under `branch/` the versions applied at the branch tick; returns the
 /// headless command that runs it. Only a recording whose inputs are file loads at the start
 /// and at one later tick (no window edits) can be written so.
-pub fn export_branch(rec: &Recording, dir: &Path) -> Result<String, String> {
+pub fn export_branch(rec: &Recording, dir: &Path) -> Result<String, ExportError> {
     let mut at = None;
     for e in rec.events.iter().skip(1) {
         match &e.input {
             Input::Files { .. } if at.is_none_or(|t| t == e.at) => at = Some(e.at),
             Input::Files { .. } => {
-                return Err("no headless command: files were reloaded at more than one tick".into())
+                return Err(ExportError::NoCommand(
+                    "files were reloaded at more than one tick",
+                ))
             }
             Input::Keyboard(d) if *d == IVec2::ZERO => {}
-            _ => return Err(
-                "no headless command: the run has window edits (paint, drag, goal, keys, resume)"
-                    .into(),
-            ),
+            _ => {
+                return Err(ExportError::NoCommand(
+                    "the run has window edits (paint, drag, goal, keys, resume)",
+                ))
+            }
         }
     }
     let start = files_at(rec, 0);
     let root = common_folder(start.keys().chain(std::iter::once(&rec.scene)));
     let rel = |p: &Path| p.strip_prefix(&root).unwrap_or(p).to_path_buf();
-    let write = |to: PathBuf, read: &FileRead| -> Result<(), String> {
+    let write = |to: PathBuf, read: &FileRead| -> Result<(), ExportError> {
         if let Ok(b) = read {
             if let Some(parent) = to.parent() {
-                std::fs::create_dir_all(parent)
-                    .map_err(|e| format!("{}: cannot create: {e}", parent.display()))?;
+                std::fs::create_dir_all(parent).map_err(|source| ExportError::Create {
+                    path: parent.to_path_buf(),
+                    source,
+                })?;
             }
-            std::fs::write(&to, b).map_err(|e| format!("{}: cannot write: {e}", to.display()))?;
+            std::fs::write(&to, b).map_err(|source| ExportError::Write { path: to, source })?;
         }
         Ok(())
     };
@@ -710,7 +737,9 @@ pub fn export_branch(rec: &Recording, dir: &Path) -> Result<String, String> {
                 continue;
             }
             if *path == rec.scene {
-                return Err("no headless command: the scene file changed at the branch".into());
+                return Err(ExportError::NoCommand(
+                    "the scene file changed at the branch",
+                ));
             }
             let other = dir.join("branch").join(rel(path));
             write(other.clone(), read)?;
