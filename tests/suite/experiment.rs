@@ -378,13 +378,16 @@ fn an_interrupted_study_resumes_where_it_stopped() {
     assert_eq!(text(&notes), "my notes");
 }
 
-/// Ctrl-C for a child: SIGINT where there are signals.
+/// Stops a child part way, as Ctrl-C does: the study has no handler, so SIGINT and SIGTERM both
+/// end it at once. SIGTERM, because a child of a script run in the background (`cmd &` in a
+/// non-interactive shell, as a CI runner may do) inherits SIGINT as ignored, and then runs to
+/// the end: seen in a fresh-clone `.ci/run` started with `nohup bash -c ... &`.
 fn interrupt(child: &mut std::process::Child) {
     #[cfg(unix)]
     {
         // SAFETY: kill(2) with the pid of a child this test started and has not yet waited
         // for, so the pid cannot have been reused.
-        let r = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
+        let r = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
         assert_eq!(r, 0);
     }
     #[cfg(not(unix))]
