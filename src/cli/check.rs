@@ -1,8 +1,8 @@
-//! `check` and `test`: load scenes, lint and compile their scripts and compile their metrics,
-//! or run their `expect:` sections.
+//! `check` and `test`: load scenes, lint and compile their scripts and compile their metrics and
+//! `expect.lua` checks, or run their `expect:` sections.
 
 use super::say;
-use agentbox_core::expect::Metrics;
+use agentbox_core::expect::{Metrics, Predicates};
 use agentbox_core::scene;
 use agentbox_lua::{lint, ScriptHost};
 use std::collections::BTreeSet;
@@ -73,6 +73,7 @@ pub(super) fn check(paths: &[PathBuf]) -> io::Result<ExitCode> {
             ok &= lint_file(source);
         }
         ok &= compile_metrics(&file, &scene, &mut host);
+        ok &= compile_predicates(&file, &scene, &mut host);
         if ok {
             say(format_args!(
                 "ok: {} ({} agents, {} scripts)\n",
@@ -130,6 +131,29 @@ fn compile_metrics(file: &Path, scene: &scene::Scene, host: &mut ScriptHost) -> 
                 );
                 ok = false;
             }
+        }
+    }
+    ok
+}
+
+/// Compiles the scene's `expect.lua` checks as `test` does, printing each that does not
+/// compile at its `check:` key in the scene file; whether all compiled.
+fn compile_predicates(file: &Path, scene: &scene::Scene, host: &mut ScriptHost) -> bool {
+    let Some(expect) = &scene.expect else {
+        return true;
+    };
+    let text = std::fs::read_to_string(file).unwrap_or_default();
+    let mut ok = true;
+    for (i, spec) in expect.lua.iter().enumerate() {
+        let name = spec.name_or_index(i);
+        if let Err(e) = host.compile_predicate(&name, &spec.check) {
+            let item = format!("expect.lua.{i}");
+            let (line, column) = scene::entry_key_at(&text, &item, "check").unwrap_or((1, 1));
+            eprintln!(
+                "{}:{line}:{column}: error: expect check `{name}` does not compile: {e}",
+                file.display()
+            );
+            ok = false;
         }
     }
     ok

@@ -98,6 +98,21 @@ fn check_compiles_metrics_and_monitor_values_and_points_at_a_broken_one() {
     assert_eq!(err.lines().count(), 2, "{err}");
 }
 
+#[test]
+fn check_compiles_expect_lua_checks_and_points_at_a_broken_one() {
+    let extra = "expect:\n  ticks: 5\n  lua:\n    - check: return true\n    - name: near\n      check: return world:agent(\"prey\").pos.x <\n";
+    let script = "return { decide = function(self, world) return move.stop() end }\n";
+    let dir = scratch(&[("s.yaml", &scene(extra)), ("hunter.lua", script)]);
+    let out = agentbox_in(dir.path(), &["check", "s.yaml"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("s.yaml:18:7: error: expect check `near` does not compile: "),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
 /// Runs `script` as `hunter` (with agents `hunter` and `thief`) for a few ticks headless and
 /// returns its error lines.
 fn run_errors(script: &str) -> Vec<String> {

@@ -188,7 +188,7 @@ impl Expectations {
             .iter()
             .enumerate()
             .map(|(i, l)| {
-                let name = l.name.clone().unwrap_or_else(|| format!("expect.lua.{i}"));
+                let name = l.name_or_index(i);
                 LuaCheck {
                     handle: predicates.compile_predicate(&name, &l.check),
                     name,

@@ -337,6 +337,15 @@ pub struct LuaExpectSpec {
     pub when: CheckWhen,
 }
 
+impl LuaExpectSpec {
+    /// The name reports give the `index`th check: its `name`, else `expect.lua.INDEX`.
+    pub fn name_or_index(&self, index: usize) -> String {
+        self.name
+            .clone()
+            .unwrap_or_else(|| format!("expect.lua.{index}"))
+    }
+}
+
 /// When a Lua predicate runs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
