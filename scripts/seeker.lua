@@ -10,6 +10,7 @@ end
 function M.decide(self, world)         -- required, every tick
   self.memory.decisions = self.memory.decisions + 1
   local flag = world:agent(self.params.target)
+  if not flag then return move.stop() end  -- no agent has that id (any more)
   if nav.los(self.pos, flag.pos) then
     return move.chase(flag)            -- straight at it
   end
