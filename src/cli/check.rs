@@ -72,8 +72,10 @@ pub(super) fn check(paths: &[PathBuf]) -> io::Result<ExitCode> {
         for source in &sources {
             ok &= lint_file(source);
         }
-        ok &= compile_metrics(&file, &scene, &mut host);
-        ok &= compile_predicates(&file, &scene, &mut host);
+        // The scene's text, read once, locates a broken metric or check at its key.
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        ok &= compile_metrics(&file, &text, &scene, &mut host);
+        ok &= compile_predicates(&file, &text, &scene, &mut host);
         if ok {
             say(format_args!(
                 "ok: {} ({} agents, {} scripts)\n",
@@ -114,8 +116,7 @@ fn lint_file(path: &Path) -> bool {
 
 /// Compiles the scene's `metrics:` and `monitors.values` as a run does, printing each that
 /// does not compile at its key in the scene file; whether all compiled.
-fn compile_metrics(file: &Path, scene: &scene::Scene, host: &mut ScriptHost) -> bool {
-    let text = std::fs::read_to_string(file).unwrap_or_default();
+fn compile_metrics(file: &Path, text: &str, scene: &scene::Scene, host: &mut ScriptHost) -> bool {
     let sections = [
         ("metrics", "metric", &scene.metrics),
         ("monitors.values", "monitor value", &scene.monitors.values),
@@ -124,7 +125,7 @@ fn compile_metrics(file: &Path, scene: &scene::Scene, host: &mut ScriptHost) -> 
     for (section, what, entries) in sections {
         for (name, code) in entries {
             if let Err(e) = host.compile_metric(name, code) {
-                let (line, column) = scene::entry_key_at(&text, section, name).unwrap_or((1, 1));
+                let (line, column) = scene::entry_key_at(text, section, name).unwrap_or((1, 1));
                 eprintln!(
                     "{}:{line}:{column}: error: {what} `{name}` does not compile: {e}",
                     file.display()
@@ -138,17 +139,21 @@ fn compile_metrics(file: &Path, scene: &scene::Scene, host: &mut ScriptHost) -> 
 
 /// Compiles the scene's `expect.lua` checks as `test` does, printing each that does not
 /// compile at its `check:` key in the scene file; whether all compiled.
-fn compile_predicates(file: &Path, scene: &scene::Scene, host: &mut ScriptHost) -> bool {
+fn compile_predicates(
+    file: &Path,
+    text: &str,
+    scene: &scene::Scene,
+    host: &mut ScriptHost,
+) -> bool {
     let Some(expect) = &scene.expect else {
         return true;
     };
-    let text = std::fs::read_to_string(file).unwrap_or_default();
     let mut ok = true;
     for (i, spec) in expect.lua.iter().enumerate() {
         let name = spec.name_or_index(i);
         if let Err(e) = host.compile_predicate(&name, &spec.check) {
             let item = format!("expect.lua.{i}");
-            let (line, column) = scene::entry_key_at(&text, &item, "check").unwrap_or((1, 1));
+            let (line, column) = scene::entry_key_at(text, &item, "check").unwrap_or((1, 1));
             eprintln!(
                 "{}:{line}:{column}: error: expect check `{name}` does not compile: {e}",
                 file.display()
