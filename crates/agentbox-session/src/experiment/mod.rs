@@ -186,8 +186,8 @@ impl Shard {
     }
 
     /// The shard to run: `--shard K/N`; else `JOB_COMPLETION_INDEX` (0-based, a Kubernetes
-    /// Indexed Job) with N from `--shards`; else `SLURM_ARRAY_TASK_ID` (counted from
-    /// `SLURM_ARRAY_TASK_MIN`, 0 if unset) with N from `SLURM_ARRAY_TASK_COUNT`; else none.
+    /// Indexed Job) with N from `--shards`; else the task of a Slurm array (see
+    /// [`slurm_array_shard`]); else none.
     pub fn choose(
         flag: Option<&str>,
         shards: Option<u64>,
@@ -212,18 +212,7 @@ impl Shard {
             return Shard::new(i + 1, n, "JOB_COMPLETION_INDEX").map(Some);
         }
         if let Some(id) = env("SLURM_ARRAY_TASK_ID") {
-            let count = env("SLURM_ARRAY_TASK_COUNT")
-                .ok_or("SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not")?;
-            let min = match env("SLURM_ARRAY_TASK_MIN") {
-                Some(m) => int("SLURM_ARRAY_TASK_MIN", &m)?,
-                None => 0,
-            };
-            let id = int("SLURM_ARRAY_TASK_ID", &id)?;
-            let k = id.checked_sub(min).ok_or_else(|| {
-                format!("SLURM_ARRAY_TASK_ID {id} is below SLURM_ARRAY_TASK_MIN {min}")
-            })? + 1;
-            let n = int("SLURM_ARRAY_TASK_COUNT", &count)?;
-            return Shard::new(k, n, "SLURM_ARRAY_TASK_ID").map(Some);
+            return slurm_array_shard(&id, &env, &int).map(Some);
         }
         if shards.is_some() {
             return Err("--shards N is for a Kubernetes Indexed Job, but JOB_COMPLETION_INDEX is not set; use --shard K/N".into());
@@ -235,6 +224,55 @@ impl Shard {
     pub fn has(&self, index: u64) -> bool {
         index % self.n == self.k - 1
     }
+}
+
+/// The shard of a Slurm array task: task `SLURM_ARRAY_TASK_ID` of an array from
+/// `SLURM_ARRAY_TASK_MIN` (0 if unset) in steps of `SLURM_ARRAY_TASK_STEP` (1 if unset) is shard
+/// `(id - min) / step + 1` of `SLURM_ARRAY_TASK_COUNT`. Arrays whose tasks are not evenly
+/// stepped (`--array=0,3,5`) are refused, as is a one-task array whose task is not its array's
+/// first (`sbatch --array=2`, one task submitted again), which would otherwise run the whole
+/// study into that task's file.
+fn slurm_array_shard(
+    id: &str,
+    env: &impl Fn(&str) -> Option<String>,
+    int: &impl Fn(&str, &str) -> Result<u64, String>,
+) -> Result<Shard, String> {
+    let id = int("SLURM_ARRAY_TASK_ID", id)?;
+    let count = env("SLURM_ARRAY_TASK_COUNT")
+        .ok_or("SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not")?;
+    let n = int("SLURM_ARRAY_TASK_COUNT", &count)?;
+    let read = |name: &str, default: u64| match env(name) {
+        Some(v) => int(name, &v),
+        None => Ok(default),
+    };
+    let min = read("SLURM_ARRAY_TASK_MIN", 0)?;
+    let step = read("SLURM_ARRAY_TASK_STEP", 1)?.max(1);
+    let offset = id
+        .checked_sub(min)
+        .ok_or_else(|| format!("SLURM_ARRAY_TASK_ID {id} is below SLURM_ARRAY_TASK_MIN {min}"))?;
+    let resubmit = "run that task again with `scontrol requeue JOBID_TASK` (it resumes its own file), or give its shard yourself with --shard K/N";
+    if n == 1 && id != 0 {
+        return Err(format!(
+            "this Slurm array has one task, number {id}: that looks like one task of a larger array submitted again (sbatch --array={id}), which would run the whole study into one shard's file; {resubmit}"
+        ));
+    }
+    if let Some(max) = env("SLURM_ARRAY_TASK_MAX") {
+        let max = int("SLURM_ARRAY_TASK_MAX", &max)?;
+        let stepped = max >= min && (max - min) % step == 0 && (max - min) / step + 1 == n;
+        if !stepped {
+            return Err(format!(
+                "the Slurm array's {n} tasks are not evenly spaced from {min} to {max} in steps of {step} (a listed array such as --array=0,3,5), so no task can tell which shard it is; submit a range such as --array=0-{last} or --array=0-{stepped_last}:2, or give each task --shard K/{n}",
+                last = n.saturating_sub(1),
+                stepped_last = 2 * n.saturating_sub(1),
+            ));
+        }
+    }
+    if offset % step != 0 {
+        return Err(format!(
+            "SLURM_ARRAY_TASK_ID {id} is not on the array's steps of {step} from {min}"
+        ));
+    }
+    Shard::new(offset / step + 1, n, "SLURM_ARRAY_TASK_ID")
 }
 
 /// What `agentbox compare` was asked.
@@ -1151,5 +1189,59 @@ fails: error("no number here")
         let s = Shard { k: 2, n: 3 };
         let mine: Vec<u64> = (0..9).filter(|&i| s.has(i)).collect();
         assert_eq!(mine, vec![1, 4, 7]);
+    }
+
+    /// The variables Slurm 22.05 sets for a task of `sbatch --array=SPEC`, as read off a
+    /// one-node cluster: task `id` of an array with these min, max, step and count.
+    fn slurm_task(
+        id: u64,
+        min: u64,
+        max: u64,
+        step: u64,
+        count: u64,
+    ) -> Result<Option<Shard>, String> {
+        Shard::choose(None, None, |k: &str| {
+            let v = match k {
+                "SLURM_ARRAY_TASK_ID" => id,
+                "SLURM_ARRAY_TASK_MIN" => min,
+                "SLURM_ARRAY_TASK_MAX" => max,
+                "SLURM_ARRAY_TASK_STEP" => step,
+                "SLURM_ARRAY_TASK_COUNT" => count,
+                _ => return None,
+            };
+            Some(v.to_string())
+        })
+    }
+
+    #[test]
+    fn stepped_slurm_arrays_map_each_task_to_its_own_shard() {
+        // --array=0-6:2: tasks 0, 2, 4 and 6 are shards 1 to 4 of 4.
+        let shards: Vec<u64> = [0, 2, 4, 6]
+            .iter()
+            .map(|&id| slurm_task(id, 0, 6, 2, 4).unwrap().unwrap().k)
+            .collect();
+        assert_eq!(shards, vec![1, 2, 3, 4]);
+        // --array=1-9:4: tasks 1, 5 and 9.
+        assert_eq!(slurm_task(9, 1, 9, 4, 3), Ok(Some(Shard { k: 3, n: 3 })));
+        // --array=0-3 (step 1), as before.
+        assert_eq!(slurm_task(3, 0, 3, 1, 4), Ok(Some(Shard { k: 4, n: 4 })));
+    }
+
+    #[test]
+    fn listed_arrays_and_one_task_submitted_again_are_refused_with_what_to_do() {
+        // --array=0,3,5: three tasks from 0 to 5 in steps of 1.
+        let listed = slurm_task(3, 0, 5, 1, 3).unwrap_err();
+        assert!(
+            listed.contains("--array=0,3,5") && listed.contains("--shard K/3"),
+            "{listed}"
+        );
+        // sbatch --array=2: one task, number 2.
+        let again = slurm_task(2, 2, 2, 1, 1).unwrap_err();
+        assert!(
+            again.contains("scontrol requeue") && again.contains("--shard K/N"),
+            "{again}"
+        );
+        // A one-task array of task 0 is the whole study.
+        assert_eq!(slurm_task(0, 0, 0, 1, 1), Ok(Some(Shard { k: 1, n: 1 })));
     }
 }
