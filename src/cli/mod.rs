@@ -22,8 +22,13 @@ pub(crate) const INCOMPLETE_EXIT: u8 = 4;
 /// The exit status of `headless` when a script failed to load or raised an error.
 pub(crate) const SCRIPT_ERROR_EXIT: u8 = 3;
 
-/// The exit status of a bad `--branch-at`/`--replace` (as for other usage errors).
+/// The exit status of a bad `--branch-at`/`--replace` (as for other usage errors), and of a
+/// `--stop-when` expression that does not compile or raises an error at some tick.
 pub(crate) const USAGE_EXIT: u8 = 2;
+
+/// The exit status of `headless --stop-when EXPR` when EXPR held after none of the ticks (a
+/// script error's 3 comes first).
+pub(crate) const NEVER_HELD_EXIT: u8 = 5;
 
 #[derive(Parser)]
 #[command(
@@ -117,6 +122,12 @@ enum Command {
             conflicts_with = "branch_at"
         )]
         monitors: Option<PathBuf>,
+        /// Stop after the first tick where the Lua expression EXPR holds (the read-only `world`
+        /// of `expect:` predicates, asked after each tick, never before tick 1): the trace ends
+        /// at that tick, `stopped at tick T: EXPR` goes to stderr, exit 0. Exit 5 when it
+        /// never held, 2 when it does not compile or raises (naming the tick).
+        #[arg(long, value_name = "EXPR", conflicts_with = "realtime")]
+        stop_when: Option<String>,
     },
     /// Validate scenes (files or folders of .yaml) and compile the scripts they use.
     Check {
@@ -428,6 +439,7 @@ fn run(command: Command) -> Result<ExitCode, Stop> {
             replace,
             trace_memory,
             monitors,
+            stop_when,
         } => {
             let run = headless::Run {
                 scene: &scene,
@@ -437,6 +449,7 @@ fn run(command: Command) -> Result<ExitCode, Stop> {
                 realtime,
                 branch: branch_at.map(|at| (at, replace.as_slice())),
                 monitors: monitors.as_deref(),
+                stop_when: stop_when.as_deref(),
             };
             headless::exit_code(headless::headless(run)?, allow_errors)
         }

@@ -38,6 +38,7 @@ use agentbox_core::world::{centre_of, TerrainId, Tile};
 use glam::IVec2;
 use std::collections::BTreeMap;
 use std::hash::Hasher;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -656,15 +657,16 @@ pub fn resolve_replacement(session: &Session, spec: &str) -> Result<Replacement,
 }
 
 /// A headless run that branches: `ticks` ticks of `history`, with every replacement applied
-/// (together, as one save of all of them) after `at` ticks. `on_tick` sees every tick.
-pub fn branch_run(
+/// (together, as one save of all of them) after `at` ticks. `on_tick` sees every tick and
+/// says whether the run goes on (`ControlFlow::Break` ends it after that tick).
+pub fn branch_run<E>(
     history: &mut History,
     ticks: u64,
     at: u64,
     replacements: &[Replacement],
-    mut on_tick: impl FnMut(&Session, &TickReport) -> std::io::Result<()>,
+    mut on_tick: impl FnMut(&mut Session, &TickReport) -> Result<ControlFlow<()>, E>,
     mut on_reload: impl FnMut(&Reload),
-) -> std::io::Result<()> {
+) -> Result<(), E> {
     for t in 0..ticks {
         if t == at {
             for r in replacements {
@@ -676,7 +678,9 @@ pub fn branch_run(
             }
         }
         let report = history.tick();
-        on_tick(history.session(), &report)?;
+        if on_tick(history.session_mut(), &report)?.is_break() {
+            break;
+        }
     }
     Ok(())
 }
