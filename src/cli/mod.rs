@@ -160,6 +160,14 @@ enum Command {
         /// Scenes run at once (default: one per core).
         #[arg(long, value_name = "N")]
         jobs: Option<usize>,
+        /// Write each failing check's session file (the run up to the tick it failed at,
+        /// opening there with its agent selected) into DIR instead of beside its scene
+        /// (SCENE.failed-N.session.json, which the window's Ctrl+O lists).
+        #[arg(long, value_name = "DIR", conflicts_with = "no_sessions")]
+        sessions: Option<PathBuf>,
+        /// Write no session files for failing checks.
+        #[arg(long)]
+        no_sessions: bool,
     },
     /// Compare script variants over a range of seeds: one JSON line per run after a header,
     /// then a summary (catch rates, times to reach, metrics with 95% bootstrap intervals,
@@ -466,7 +474,20 @@ fn run(command: Command) -> Result<ExitCode, Stop> {
                 false => ExitCode::FAILURE,
             }
         }
-        Command::Test { paths, jobs } => check::test(&paths, jobs)?,
+        Command::Test {
+            paths,
+            jobs,
+            sessions,
+            no_sessions,
+        } => {
+            use agentbox_session::testrun::SessionsTo;
+            let to = match (sessions, no_sessions) {
+                (_, true) => SessionsTo::Nowhere,
+                (Some(dir), false) => SessionsTo::Folder(dir),
+                (None, false) => SessionsTo::BesideScene,
+            };
+            check::test(&paths, jobs, &to)?
+        }
         Command::Bench {
             scene,
             ticks,

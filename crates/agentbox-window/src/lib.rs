@@ -169,14 +169,20 @@ pub fn run_window(
         open_display().map_err(|reason| WindowError::NoDisplay(no_display_message(&reason)))?;
     let feed = input::Feed::open(options.input.as_deref(), options.record.as_deref())
         .map_err(WindowError::Input)?;
-    let mut history = match &options.session {
+    // A saved session opens at its last tick with what its ticks left on the panels (paused,
+    // with its agent selected, when it names where to open).
+    let (history, opened) = match &options.session {
         Some(file) => {
             let recording = agentbox_session::history::load_recording(file)?;
-            History::resume_recording(&recording).map_err(WindowError::Replay)?
+            let (history, opened) = runs::resume(&recording, file).map_err(WindowError::Replay)?;
+            (history, Some(opened))
         }
-        None => History::open(scene, seed)?,
+        None => {
+            let mut history = History::open(scene, seed)?;
+            travel::keep_frames(&mut history);
+            (history, None)
+        }
     };
-    travel::keep_frames(&mut history);
     let outcome: Rc<RefCell<Result<(), String>>> = Rc::new(RefCell::new(Ok(())));
     let result = Rc::clone(&outcome);
     let conf = Conf {
@@ -188,7 +194,7 @@ pub fn run_window(
         ..Default::default()
     };
     macroquad::Window::from_config(conf, async move {
-        let window = Window {
+        let mut window = Window {
             history,
             options,
             feed,
@@ -201,6 +207,9 @@ pub fn run_window(
             panels: Panels::default(),
             search: search_view::SearchMode::default(),
         };
+        if let Some(opened) = opened {
+            opened.show(&mut window);
+        }
         *result.borrow_mut() = window.run().await;
     });
     Rc::try_unwrap(outcome)

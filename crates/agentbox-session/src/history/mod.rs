@@ -87,9 +87,37 @@ pub struct Recording {
     pub ticks: u64,
     /// The trace line's hash after every [`HASH_EVERY`]th tick.
     pub hashes: BTreeMap<u64, u64>,
+    /// Where the window opens it (a failing test's tick and agent); none: at its last tick.
+    pub focus: Option<Focus>,
+}
+
+/// Where a session opens: paused after tick `tick`, `agent` selected, `why` in the status line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Focus {
+    pub tick: u64,
+    pub agent: Option<String>,
+    pub why: String,
 }
 
 impl Recording {
+    /// The run up to tick `to` only (its inputs up to then, none after), opening at `focus`.
+    pub fn cut_at(&self, to: u64, focus: Option<Focus>) -> Recording {
+        let to = to.min(self.ticks);
+        Recording {
+            scene: self.scene.clone(),
+            seed: self.seed,
+            events: self
+                .events
+                .iter()
+                .filter(|e| e.at < to || e.at == 0)
+                .cloned()
+                .collect(),
+            ticks: to,
+            hashes: self.hashes.range(..=to).map(|(&k, &v)| (k, v)).collect(),
+            focus,
+        }
+    }
+
     /// The ticks at which files were (re)loaded after the start, for the timeline's marks.
     pub fn reload_ticks(&self) -> Vec<u64> {
         self.events
@@ -168,6 +196,7 @@ impl History {
                 }],
                 ticks: 0,
                 hashes: BTreeMap::new(),
+                focus: None,
             },
             live,
             keyboard: IVec2::ZERO,
@@ -179,8 +208,17 @@ impl History {
     /// A saved recording, replayed to its last tick and made live (files that changed on
     /// disk since apply at once, as a branch at the end would apply them).
     pub fn resume_recording(rec: &Recording) -> Result<Self, String> {
+        Self::resume_recording_with(rec, |_, _| {})
+    }
+
+    /// [`History::resume_recording`], showing `on_tick` every replayed tick (the window keeps
+    /// what each left for its panels, as it does for live ticks).
+    pub fn resume_recording_with(
+        rec: &Recording,
+        on_tick: impl FnMut(&Session, &TickReport),
+    ) -> Result<Self, String> {
         let mut r = Replayer::new(rec)?;
-        r.advance_to(rec.ticks, |_, _| {})?;
+        r.advance_to(rec.ticks, on_tick)?;
         let to = r.tick;
         let mut history = History {
             live: r.session,
