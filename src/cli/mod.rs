@@ -304,6 +304,22 @@ struct StudyArgs {
     /// `[VARIANT seed=N]` (without it, prints are off).
     #[arg(long)]
     prints: bool,
+    /// Write a session file (DIR/VARIANT.seed-N.session.json) of each run that failed an
+    /// expectation (a reach that never happened, a script error), or with --worst of the N
+    /// worst runs; `agentbox run SCENE --session FILE` opens one paused at its first reach
+    /// (the reaching agent selected) or at its end.
+    #[arg(long, value_name = "DIR")]
+    sessions: Option<PathBuf>,
+    /// With --sessions: the N worst runs by MEASURE instead: a reach AGENT->TARGET (its time
+    /// to reach), a metric, a monitor, contacts or errors; highest is worst, or lowest with
+    /// `-` (3:-score).
+    #[arg(long, value_name = "N:MEASURE", requires = "sessions")]
+    worst: Option<String>,
+    /// Open the study's one run (one variant or sweep point, one seed) in the window, paused
+    /// at its first reach or its end (its session goes to --sessions DIR, else the temporary
+    /// folder). The report prints this command for every run.
+    #[arg(long, conflicts_with_all = ["out", "shard", "shards", "report", "monitors", "worst"])]
+    open: bool,
 }
 
 /// Why a command stopped before its end. Every library error a command passes up becomes

@@ -54,6 +54,14 @@ pub(super) fn resume(rec: &Recording, file: &Path) -> Result<(History, Opened), 
         track.after_tick(t, report, world);
     })?;
     travel::keep_frames(&mut history);
+    // A reach names an agent or a `spawn:` group's kind: then its first member is selected.
+    let world = history.session().world();
+    let selected = selected.and_then(|name| {
+        let agent = world
+            .agent(&name)
+            .or_else(|| world.agents.iter().find(|a| a.kind == name));
+        agent.map(|a| a.id.clone())
+    });
     let status = match &rec.focus {
         Some(f) => format!(
             "opened {} at tick {}: {}",

@@ -26,7 +26,7 @@ mod files;
 mod frames;
 
 pub use file::{load as load_recording, save as save_recording, SessionFileError};
-use files::HistoryFiles;
+pub(crate) use files::HistoryFiles;
 pub use files::{Blob, FileRead};
 pub use frames::{Frame, Frames, TickView, FRAMES_MAX_BYTES, FRAME_EVERY};
 
@@ -178,7 +178,17 @@ impl History {
 
     /// Like [`History::open`]; `quiet` keeps script errors off stderr.
     pub fn open_with(path: &Path, seed: Option<u64>, quiet: bool) -> Result<Self, OpenError> {
-        let files = HistoryFiles::disk();
+        Self::open_reading(path, seed, quiet, HistoryFiles::disk())
+    }
+
+    /// Like [`History::open_with`], reading the files through `files` (pins first, then its
+    /// base), every read logged into the recording, so the session replays those bytes.
+    pub(crate) fn open_reading(
+        path: &Path,
+        seed: Option<u64>,
+        quiet: bool,
+        files: HistoryFiles,
+    ) -> Result<Self, OpenError> {
         files.set_logging(true);
         let live = Session::open_reading(path, seed, quiet, Rc::new(files.clone()))?;
         let reads = files.take_log();
@@ -228,7 +238,11 @@ impl History {
             quiet: false,
             frames: None,
         };
-        for reload in history.settle(to).1 {
+        // A session that says where to open (a failing test, a study's run) shows that run as
+        // it was: its files as recorded (a variant's substitutions, a sweep point's scene),
+        // until one is saved. Any other applies what changed on disk since, as a branch would.
+        let apply_disk = rec.focus.is_none();
+        for reload in history.settle_reading(to, apply_disk).1 {
             eprintln!("{reload}");
         }
         Ok(history)
@@ -426,6 +440,12 @@ impl History {
     /// With `live` a replay of this history at tick `to`: drops the inputs after `to`
     /// (returned, with the old ticks), reads the disk again and applies what changed there.
     fn settle(&mut self, to: u64) -> (Recording, Vec<Reload>) {
+        self.settle_reading(to, true)
+    }
+
+    /// [`History::settle`]; unless `apply_disk`, files that differ on disk are left as the
+    /// recording has them (they apply when saved, as any edit does).
+    fn settle_reading(&mut self, to: u64, apply_disk: bool) -> (Recording, Vec<Reload>) {
         let abandoned = self.recording.clone();
         if let Some(f) = self.frames.as_mut() {
             f.cut(to);
@@ -444,7 +464,7 @@ impl History {
         self.files.set_strict(false);
         self.files.set_logging(true);
         let mut changed = Vec::new();
-        for (path, had) in pinned {
+        for (path, had) in pinned.into_iter().filter(|_| apply_disk) {
             // Each file read as what it is, with its own limit, as the session reads it.
             let kind = if path == self.recording.scene {
                 FileKind::Scene
