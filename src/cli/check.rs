@@ -164,15 +164,9 @@ fn compile_predicates(
     ok
 }
 
-/// A path as one shell word: as it is when it holds only plain characters, else quoted.
+/// A path as one shell word (quoted when it holds more than plain characters).
 pub(super) fn shell_word(path: &Path) -> String {
-    let text = path.display().to_string();
-    let plain = |c: char| c.is_ascii_alphanumeric() || "_./-+:=@%,".contains(c);
-    if !text.is_empty() && text.chars().all(plain) {
-        text
-    } else {
-        format!("'{}'", text.replace('\'', "'\\''"))
-    }
+    agentbox_session::experiment::sessions::shell_word(&path.display().to_string())
 }
 
 /// `test`: run the scenes' `expect:` sections in parallel and print one line per scene; each

@@ -8,7 +8,7 @@
 //! It re-runs and writes files; it never draws.
 
 use super::files::Reader;
-use super::record::RunLine;
+use super::record::{Header, RunLine};
 use super::Plan;
 use crate::history::{self, Focus, History, HistoryFiles};
 use std::path::{Path, PathBuf};
@@ -157,6 +157,53 @@ pub fn file_name(run: &RunLine) -> String {
         })
         .collect();
     format!("{safe}.seed-{}.session.json", run.seed)
+}
+
+/// Text as one shell word: as it is when it holds only plain characters, else single-quoted.
+pub fn shell_word(text: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_./-+:=@%,".contains(c);
+    if !text.is_empty() && text.chars().all(plain) {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
+/// The one-line command that opens the run of `variant` and `seed` of the study `header`
+/// describes in the window, at its first reach or its end: the study narrowed to that variant
+/// (or sweep point) and seed, with `--open`. Paths are the header's, as given when it ran.
+pub fn open_command(header: &Header, variant: &str, seed: u64) -> Option<String> {
+    let variant = header.variants.iter().find(|v| v.name == variant)?;
+    let scene = shell_word(&header.scene);
+    let tail = format!("--seeds {seed} --ticks {} --open", header.ticks);
+    if !variant.params.is_empty() {
+        // In the sweep's axis order (the point's name lists them so), so the point is named
+        // as in the study.
+        let order: Vec<&str> = variant
+            .name
+            .split(',')
+            .filter_map(|part| part.split_once('=').map(|(path, _)| path))
+            .collect();
+        let mut paths: Vec<(&String, &f64)> = variant.params.iter().collect();
+        paths.sort_by_key(|(path, _)| order.iter().position(|o| o == path));
+        let params: Vec<String> = paths
+            .iter()
+            .map(|(path, value)| format!("--param {}", shell_word(&format!("{path}={value}"))))
+            .collect();
+        return Some(format!(
+            "agentbox sweep {scene} {} {tail}",
+            params.join(" ")
+        ));
+    }
+    let mut spec = variant.name.clone();
+    for (i, [from, to]) in variant.replace.iter().enumerate() {
+        spec.push(if i == 0 { ':' } else { ';' });
+        spec.push_str(&format!("{from}={to}"));
+    }
+    Some(format!(
+        "agentbox compare {scene} --variant {} {tail}",
+        shell_word(&spec)
+    ))
 }
 
 /// Re-makes `run` (of the plan's variant `variant`) with a recorded history up to its focus
