@@ -105,12 +105,17 @@ fn open_run(
 
 /// What `--sessions` wrote: a line per run with the command that opens it (on stderr, beside
 /// the summary).
-fn say_sessions(scene: &Path, written: &[(String, u64, Result<PathBuf, String>)]) {
+fn say_sessions(scene: &Path, written: &[agentbox_session::experiment::sessions::Written]) {
     if written.is_empty() {
         return;
     }
     eprintln!("sessions of {} runs:", written.len());
-    for (variant, seed, file) in written {
+    for agentbox_session::experiment::sessions::Written {
+        variant,
+        seed,
+        file,
+    } in written
+    {
         match file {
             Ok(file) => eprintln!(
                 "  {variant} seed {seed}: agentbox run {} --session {}",

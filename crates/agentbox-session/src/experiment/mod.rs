@@ -279,7 +279,7 @@ pub struct Finished {
     pub runs: Vec<RunLine>,
     /// With `--sessions`: each picked run's variant and seed, and its session file or why
     /// it could not be written.
-    pub sessions: Vec<(String, u64, Result<PathBuf, String>)>,
+    pub sessions: Vec<sessions::Written>,
 }
 
 /// Everything a run needs, shared by the worker threads.
@@ -693,15 +693,18 @@ fn write_sessions(
     header: &Header,
     runs: &[RunLine],
     spec: &sessions::SessionsSpec,
-) -> Result<Vec<(String, u64, Result<PathBuf, String>)>, StudyError> {
+) -> Result<Vec<sessions::Written>, StudyError> {
     let picked = sessions::picked(runs, &spec.pick)?;
     Ok(picked
         .into_iter()
         .filter_map(|run| {
             let (variant, _) = header.order(run)?;
             let file = spec.dir.join(sessions::file_name(run));
-            let written = sessions::write(plan, variant, run, &file).map(|()| file);
-            Some((run.variant.clone(), run.seed, written))
+            Some(sessions::Written {
+                variant: run.variant.clone(),
+                seed: run.seed,
+                file: sessions::write(plan, variant, run, &file).map(|()| file),
+            })
         })
         .collect())
 }

@@ -27,6 +27,14 @@ pub enum Pick {
     },
 }
 
+/// A run `--sessions` picked, and its session file or why it could not be written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Written {
+    pub variant: String,
+    pub seed: u64,
+    pub file: Result<PathBuf, String>,
+}
+
 /// `--sessions DIR` and what it picks.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SessionsSpec {
