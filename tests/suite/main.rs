@@ -25,6 +25,7 @@ mod cli;
 mod determinism;
 mod doc_blocks;
 mod experiment;
+mod find;
 mod flow;
 mod golden;
 mod headless;

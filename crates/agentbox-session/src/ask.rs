@@ -51,3 +51,129 @@ pub enum StopWhen {
     /// It held after none of the ticks run.
     NeverHeld,
 }
+
+/// Asks questions of worlds that no session holds (past ticks rebuilt from a history's
+/// frames), in a Lua state of its own, so asking can never reach the run's scripts. There
+/// `world:memory(id)` gives nil: frames keep the memory's text, not its table.
+pub struct Asker {
+    host: agentbox_lua::ScriptHost,
+}
+
+/// Which way "the tick where" is looked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    Previous,
+    Next,
+}
+
+/// Why a search found no tick: the expression failed (at a tick), or the frames do not reach.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FindError {
+    Compile(String),
+    Raised { tick: u64, message: String },
+}
+
+impl std::fmt::Display for FindError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FindError::Compile(e) => write!(f, "{e}"),
+            FindError::Raised { tick, message } => write!(f, "at tick {tick}: {message}"),
+        }
+    }
+}
+
+impl Asker {
+    /// A Lua state for questions, with the run's seed (for `math.random` in an expression).
+    pub fn new(seed: u64) -> Result<Asker, String> {
+        let host = agentbox_lua::ScriptHost::new(seed).map_err(|e| e.to_string())?;
+        Ok(Asker { host })
+    }
+
+    /// Compiles `text` (messages name it `name`).
+    pub fn compile(&mut self, name: &str, text: &str) -> Result<Expression, String> {
+        self.host.compile_expression(name, text)
+    }
+
+    /// Its value against `world`, or the error it raised.
+    pub fn ask(
+        &mut self,
+        expression: Expression,
+        world: &std::rc::Rc<agentbox_core::world::World>,
+    ) -> Result<Answer, String> {
+        self.host.evaluate(expression, world)
+    }
+
+    /// The nearest tick before or after `from` (not `from` itself) where `text` holds, over
+    /// the ticks the frames keep, without touching the run; `progress(done, total)` is told
+    /// every 256 ticks looked at.
+    pub fn find(
+        &mut self,
+        frames: &crate::history::Frames,
+        text: &str,
+        from: u64,
+        direction: Direction,
+        mut progress: impl FnMut(u64, u64),
+    ) -> Result<Option<u64>, FindError> {
+        let expression = self.compile("find", text).map_err(FindError::Compile)?;
+        let Some((first, last)) = frames.ticks() else {
+            return Ok(None);
+        };
+        let total = match direction {
+            Direction::Next => last.saturating_sub(from),
+            Direction::Previous => from.saturating_sub(first),
+        };
+        let mut done = 0u64;
+        let mut ask = |t: u64, world: &std::rc::Rc<agentbox_core::world::World>| {
+            done += 1;
+            if done.is_multiple_of(256) {
+                progress(done, total);
+            }
+            self.host
+                .evaluate(expression, world)
+                .map(|a| a.holds)
+                .map_err(|message| FindError::Raised { tick: t, message })
+        };
+        use std::ops::ControlFlow::{Break, Continue};
+        let (mut found, mut failed) = (None, None);
+        match direction {
+            Direction::Next => {
+                frames.walk(from + 1, last, |t, w| match ask(t, w) {
+                    Ok(false) => Continue(()),
+                    Ok(true) => {
+                        found = Some(t);
+                        Break(())
+                    }
+                    Err(e) => {
+                        failed = Some(e);
+                        Break(())
+                    }
+                });
+            }
+            Direction::Previous => {
+                // Back a stretch of ticks at a time, each looked at forwards: the last match
+                // in the nearest stretch that has one.
+                let mut end = from;
+                while found.is_none() && failed.is_none() && end > first {
+                    let start = end.saturating_sub(crate::history::FRAME_EVERY).max(first);
+                    frames.walk(start, end - 1, |t, w| match ask(t, w) {
+                        Ok(false) => Continue(()),
+                        Ok(true) => {
+                            found = Some(t);
+                            Continue(())
+                        }
+                        Err(e) => {
+                            failed = Some(e);
+                            Break(())
+                        }
+                    });
+                    end = start;
+                }
+            }
+        }
+        progress(total, total);
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(found),
+        }
+    }
+}
