@@ -60,6 +60,11 @@ pub(super) fn study(
     for e in done.warnings.iter().chain(&done.failed) {
         eprintln!("{e}");
     }
+    if options.sessions.is_some() && done.sessions.is_empty() {
+        eprintln!(
+            "sessions: no run failed an expectation (--worst N:MEASURE picks runs by a measure)"
+        );
+    }
     say_sessions(&options.scene, &done.sessions);
     if let Some(path) = &report {
         agentbox_session::experiment::report::write(path, &done.header, &done.runs, &done.summary)?;
