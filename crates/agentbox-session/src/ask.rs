@@ -7,9 +7,7 @@
 //! It reads only: asking never changes the world, an agent's memory or the trace.
 
 use crate::session::Session;
-use agentbox_lua::expression::Expression;
-
-pub use agentbox_lua::expression::Answer;
+pub use agentbox_lua::expression::{Answer, Expression};
 
 /// A compiled expression and its text.
 #[derive(Clone, Debug)]
@@ -92,6 +90,15 @@ impl Asker {
     /// Compiles `text` (messages name it `name`).
     pub fn compile(&mut self, name: &str, text: &str) -> Result<Expression, String> {
         self.host.compile_expression(name, text)
+    }
+
+    /// What `world:memory(id)` gives from now on (agent id to `self.memory` as JSON): the
+    /// live run's, lent by the window at the live tick; none at first.
+    pub fn set_memories(
+        &mut self,
+        memories: std::collections::BTreeMap<String, serde_json::Value>,
+    ) {
+        self.host.set_memories(memories);
     }
 
     /// Its value against `world`, or the error it raised.

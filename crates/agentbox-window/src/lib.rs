@@ -11,6 +11,7 @@
 //! `keymap/`), `runs.rs` replaces or saves the whole run, and this file runs the frame loop.
 
 mod agents;
+mod asking;
 mod camera;
 mod clock;
 mod console;
@@ -28,6 +29,7 @@ mod overlays;
 mod paint;
 mod palette;
 mod plots;
+mod questions;
 mod runs;
 mod search_view;
 mod sessions;
@@ -206,6 +208,7 @@ pub fn run_window(
             records: Records::default(),
             panels: Panels::default(),
             search: search_view::SearchMode::default(),
+            questions: questions::Questions::default(),
         };
         if let Some(opened) = opened {
             opened.show(&mut window);
@@ -237,6 +240,8 @@ struct Window {
     panels: Panels,
     /// The search mode (Q): watch A* and JPS step by step.
     search: search_view::SearchMode,
+    /// Watches, the tick-where search, the breakpoint and the prompt.
+    questions: questions::Questions,
 }
 
 /// The mouse's hold on the agents.
@@ -403,6 +408,7 @@ impl Window {
             self.panels.hud.status(reload.to_string());
         }
         self.advance();
+        self.update_watches();
         if let Err(e) = self.travel.park(&self.history) {
             self.panels.hud.status(e);
         }
@@ -454,6 +460,10 @@ impl Window {
         let (past, fixed) = (self.travel.in_past(), self.options.frames.is_some());
         for _ in 0..self.clock.ticks_due(past, fixed, dt) {
             self.live_tick();
+            // A breakpoint that held paused the clock: no more ticks this frame.
+            if self.clock.paused {
+                break;
+            }
         }
     }
 
@@ -474,6 +484,7 @@ impl Window {
         let selected = self.pointer.selected.as_deref();
         self.records.after_tick(t, world, drawn, &report, selected);
         self.travel.track.after_tick(t, &report, world);
+        self.check_breakpoint();
     }
 
     /// The status bar, the inspector and the help.
@@ -558,6 +569,7 @@ impl Window {
                 decisions::paint(ctx, strip);
             }
             self.records.console.paint(ctx);
+            self.questions.paint(ctx);
             if let Some(panel) = &search {
                 search_view::paint(ctx, panel);
             }
