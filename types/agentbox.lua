@@ -29,6 +29,7 @@
 ---@field tile agentbox.Tile The tile it stands on.
 ---@field action string The name of the action it is executing, e.g. "chase".
 ---@field sense number|nil How far it senses, in tiles (the scene's `sense`), or nil.
+---@field label string|nil The state name its script last set with `self:label(name)`, or nil (on `self`, `label` is that method).
 
 ---The agent deciding: its view plus what persists.
 ---@class agentbox.Self: agentbox.AgentView

@@ -164,8 +164,18 @@ fn compile_predicates(
     ok
 }
 
-/// `test`: run the scenes' `expect:` sections in parallel and print one line per scene.
-pub(super) fn test(paths: &[PathBuf], jobs: Option<usize>) -> io::Result<ExitCode> {
+/// A path as one shell word (quoted when it holds more than plain characters).
+pub(super) fn shell_word(path: &Path) -> String {
+    agentbox_session::experiment::sessions::shell_word(&path.display().to_string())
+}
+
+/// `test`: run the scenes' `expect:` sections in parallel and print one line per scene; each
+/// failing check is followed by the command that opens its session (written `to`).
+pub(super) fn test(
+    paths: &[PathBuf],
+    jobs: Option<usize>,
+    to: &agentbox_session::testrun::SessionsTo,
+) -> io::Result<ExitCode> {
     use agentbox_session::testrun::{run_all, Outcome};
     use std::io::IsTerminal;
     let default = [PathBuf::from("scenes")];
@@ -183,7 +193,7 @@ pub(super) fn test(paths: &[PathBuf], jobs: Option<usize>) -> io::Result<ExitCod
     let (mut passed, mut failed) = (0, 0);
     // The first output error, kept until the runner returns.
     let mut written = Ok(());
-    run_all(&files, jobs, |path, outcome| {
+    run_all(&files, jobs, to, |path, outcome| {
         bar.inc(1);
         let line = bar.suspend(|| match outcome {
             Outcome::Passed { ticks } => {
@@ -194,7 +204,16 @@ pub(super) fn test(paths: &[PathBuf], jobs: Option<usize>) -> io::Result<ExitCod
                 failed += 1;
                 say(format_args!("FAIL {}\n", path.display()))?;
                 for r in reasons {
-                    say(format_args!("    {r}\n"))?;
+                    say(format_args!("    {}\n", r.reason))?;
+                    match &r.session {
+                        Some(Ok(file)) => say(format_args!(
+                            "      open it: agentbox run {} --session {}\n",
+                            shell_word(path),
+                            shell_word(file)
+                        ))?,
+                        Some(Err(e)) => say(format_args!("      (no session file: {e})\n"))?,
+                        None => {}
+                    }
                 }
                 Ok(())
             }

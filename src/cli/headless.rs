@@ -1,10 +1,13 @@
 //! `headless`: run a scene without a window and write its trace (JSON Lines), paced to the
-//! wall clock with `--realtime`, or branched from a recorded session.
+//! wall clock with `--realtime`, or branched from a recorded session; with `--stop-when`,
+//! ending after the first tick where a Lua expression of the world holds.
 
-use super::{Stop, SCRIPT_ERROR_EXIT};
+use super::{Stop, NEVER_HELD_EXIT, SCRIPT_ERROR_EXIT};
 use agentbox_core::sim::trace;
+use agentbox_session::ask::{Question, StopWhen};
 use agentbox_session::session::Session;
 use std::io::{self, Write};
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -28,30 +31,72 @@ pub(super) struct Run<'a> {
     pub branch: Option<(u64, &'a [String])>,
     /// `--monitors FILE.csv`.
     pub monitors: Option<&'a Path>,
+    /// `--stop-when EXPR`.
+    pub stop_when: Option<&'a str>,
 }
 
 /// How a headless run that went to its end ended.
-pub(super) enum Ran {
-    Clean,
+pub(super) struct Ran {
     /// A script failed to load or raised an error (or was stopped by a limit).
-    ScriptsFailed,
+    scripts_failed: bool,
+    /// With `--stop-when`: the expression and whether (after which tick) it held.
+    stop_when: Option<(String, StopWhen)>,
+}
+
+/// How a name for `--stop-when` messages reads (`--stop-when:1: ...`).
+const STOP_WHEN: &str = "--stop-when";
+
+/// Compiles `--stop-when`'s expression in `session`'s host: a syntax error is a usage error.
+fn compile_stop_when(session: &mut Session, text: Option<&str>) -> Result<Option<Question>, Stop> {
+    text.map(|text| {
+        Question::compile(session, STOP_WHEN, text)
+            .map_err(|e| Stop::Usage(format!("error: {STOP_WHEN} {text:?}: {e}")))
+    })
+    .transpose()
+}
+
+/// Asks `question` after a tick: `Break` when it holds; an error names the tick (exit 2).
+fn stop_here(question: Option<&Question>, session: &mut Session) -> Result<ControlFlow<u64>, Stop> {
+    let Some(question) = question else {
+        return Ok(ControlFlow::Continue(()));
+    };
+    let tick = session.world().tick;
+    match question.ask(session) {
+        Ok(answer) if answer.holds => Ok(ControlFlow::Break(tick)),
+        Ok(_) => Ok(ControlFlow::Continue(())),
+        Err(e) => Err(Stop::Usage(format!(
+            "error: {STOP_WHEN} {:?} failed at tick {tick}: {e}",
+            question.text()
+        ))),
+    }
+}
+
+/// What `--stop-when` gave over a run that stopped at `held` (or ran to its end).
+fn stop_when_result(question: Option<Question>, held: Option<u64>) -> Option<(String, StopWhen)> {
+    question.map(|q| {
+        let result = held.map_or(StopWhen::NeverHeld, StopWhen::Held);
+        (q.text().to_string(), result)
+    })
 }
 
 /// Ticks `session` `ticks` times, writing a trace line (to `out`) and a monitors row (to
-/// `monitors_to`) after each: whether a script failed on the way, or why the run stopped.
+/// `monitors_to`) after each, and ending early after a tick where `stop_when` holds: whether a
+/// script failed on the way and the tick it held at, or why the run stopped.
 fn step_and_write(
     session: &mut Session,
     ticks: u64,
     mut out: Option<&mut Box<dyn Write>>,
     memory: bool,
     monitors_to: Option<&Path>,
-) -> Result<bool, Stop> {
+    stop_when: Option<&Question>,
+) -> Result<(bool, Option<u64>), Stop> {
     let mut watch = match monitors_to.map(|to| MonitorsCsv::create(to, session)) {
         None => None,
         Some(Ok(w)) => Some(w),
         Some(Err(e)) => return Err(Stop::Failed(e)),
     };
     let mut failed = false;
+    let mut held = None;
     for _ in 0..ticks {
         if watch.is_some() {
             session.host_mut().collect_plots(true);
@@ -66,24 +111,34 @@ fn step_and_write(
         if let Some(watch) = watch.as_mut() {
             watch.write_tick(session).map_err(Stop::Failed)?;
         }
+        if let ControlFlow::Break(tick) = stop_here(stop_when, session)? {
+            held = Some(tick);
+            break;
+        }
     }
     if let Some(watch) = watch {
         watch.finish().map_err(Stop::Failed)?;
     }
-    Ok(failed)
+    Ok((failed, held))
 }
 
-/// The exit code of a headless run: a script error is exit 3 unless `--allow-errors`.
+/// The exit code of a headless run: a script error is exit 3 unless `--allow-errors`; then a
+/// `--stop-when` that never held is exit 5. Where `--stop-when` held is said first.
 pub(super) fn exit_code(ran: Ran, allow_errors: bool) -> ExitCode {
-    match ran {
-        Ran::ScriptsFailed if !allow_errors => {
-            eprintln!(
-                "headless: a script failed (see above): exit {SCRIPT_ERROR_EXIT}; --allow-errors exits 0"
-            );
-            ExitCode::from(SCRIPT_ERROR_EXIT)
-        }
-        Ran::ScriptsFailed | Ran::Clean => ExitCode::SUCCESS,
+    if let Some((text, StopWhen::Held(tick))) = &ran.stop_when {
+        eprintln!("stopped at tick {tick}: {text}");
     }
+    if ran.scripts_failed && !allow_errors {
+        eprintln!(
+            "headless: a script failed (see above): exit {SCRIPT_ERROR_EXIT}; --allow-errors exits 0"
+        );
+        return ExitCode::from(SCRIPT_ERROR_EXIT);
+    }
+    if let Some((text, StopWhen::NeverHeld)) = &ran.stop_when {
+        eprintln!("headless: {STOP_WHEN} never held: {text} (exit {NEVER_HELD_EXIT})");
+        return ExitCode::from(NEVER_HELD_EXIT);
+    }
+    ExitCode::SUCCESS
 }
 
 /// Runs a scene headless and writes its trace.
@@ -96,13 +151,16 @@ pub(super) fn headless(run: Run) -> Result<Ran, Stop> {
         realtime,
         branch,
         monitors: monitors_to,
+        stop_when,
     } = run;
     let trace_to = trace.map(|(to, _)| to);
     let memory = trace.is_some_and(|(_, m)| m);
     if let Some((at, replace)) = branch {
-        return headless_branch(path, ticks, seed, trace_to, memory, at, replace);
+        let to = Branch { at, replace };
+        return headless_branch(path, ticks, seed, trace_to, memory, to, stop_when);
     }
     let mut session = Session::open(path, seed)?;
+    let question = compile_stop_when(&mut session, stop_when)?;
     let mut failed = !session.current_errors().is_empty();
     let mut out = trace_writer(trace_to)?;
     if realtime {
@@ -122,15 +180,21 @@ pub(super) fn headless(run: Run) -> Result<Ran, Stop> {
         written.map_err(trace_failed)?;
     }
     let ticks = if realtime { 0 } else { ticks };
-    failed |= step_and_write(&mut session, ticks, out.as_mut(), memory, monitors_to)?;
+    let (stepped_failed, held) = step_and_write(
+        &mut session,
+        ticks,
+        out.as_mut(),
+        memory,
+        monitors_to,
+        question.as_ref(),
+    )?;
     if let Some(mut w) = out {
         w.flush().map_err(trace_failed)?;
     }
-    failed |= !session.current_errors().is_empty();
-    Ok(if failed {
-        Ran::ScriptsFailed
-    } else {
-        Ran::Clean
+    failed |= stepped_failed || !session.current_errors().is_empty();
+    Ok(Ran {
+        scripts_failed: failed,
+        stop_when: stop_when_result(question, held),
     })
 }
 
@@ -214,19 +278,26 @@ pub(super) fn trace_writer(trace_to: Option<&str>) -> Result<Option<Box<dyn Writ
     })
 }
 
+/// `--branch-at T` and its `--replace SCRIPT=OTHER` specs.
+pub(super) struct Branch<'a> {
+    at: u64,
+    replace: &'a [String],
+}
+
 /// `headless --branch-at T --replace SCRIPT=OTHER...`: the plain run up to T, then OTHER
 /// stands in for SCRIPT (see `history::branch_run`).
-pub(super) fn headless_branch(
+fn headless_branch(
     path: &Path,
     ticks: u64,
     seed: Option<u64>,
     trace_to: Option<&str>,
     memory: bool,
-    at: u64,
-    replace: &[String],
+    Branch { at, replace }: Branch,
+    stop_when: Option<&str>,
 ) -> Result<Ran, Stop> {
     use agentbox_session::history::{self, History};
     let mut hist = History::open(path, seed)?;
+    let question = compile_stop_when(hist.session_mut(), stop_when)?;
     let mut replacements = Vec::new();
     for spec in replace {
         replacements.push(history::resolve_replacement(hist.session(), spec)?);
@@ -238,26 +309,32 @@ pub(super) fn headless_branch(
     }
     let mut failed = !hist.session().current_errors().is_empty();
     let mut out = trace_writer(trace_to)?;
-    let ran = history::branch_run(
+    let mut held = None;
+    history::branch_run(
         &mut hist,
         ticks,
         at,
         &replacements,
         |session, report| {
             failed |= !report.new_errors.is_empty();
-            match out.as_mut() {
-                Some(w) => writeln!(w, "{}", trace_line(session, &report.events, memory)),
-                None => Ok(()),
+            if let Some(w) = out.as_mut() {
+                writeln!(w, "{}", trace_line(session, &report.events, memory))
+                    .map_err(trace_failed)?;
             }
+            let flow = stop_here(question.as_ref(), session)?;
+            if let ControlFlow::Break(tick) = flow {
+                held = Some(tick);
+            }
+            Ok::<_, Stop>(flow.map_break(|_| ()))
         },
         |reload| eprintln!("tick {at}: {reload}"),
-    );
-    ran.and_then(|()| out.as_mut().map_or(Ok(()), |w| w.flush()))
-        .map_err(trace_failed)?;
+    )?;
+    if let Some(w) = out.as_mut() {
+        w.flush().map_err(trace_failed)?;
+    }
     failed |= !hist.session().current_errors().is_empty();
-    Ok(if failed {
-        Ran::ScriptsFailed
-    } else {
-        Ran::Clean
+    Ok(Ran {
+        scripts_failed: failed,
+        stop_when: stop_when_result(question, held),
     })
 }

@@ -22,8 +22,13 @@ pub(crate) const INCOMPLETE_EXIT: u8 = 4;
 /// The exit status of `headless` when a script failed to load or raised an error.
 pub(crate) const SCRIPT_ERROR_EXIT: u8 = 3;
 
-/// The exit status of a bad `--branch-at`/`--replace` (as for other usage errors).
+/// The exit status of a bad `--branch-at`/`--replace` (as for other usage errors), and of a
+/// `--stop-when` expression that does not compile or raises an error at some tick.
 pub(crate) const USAGE_EXIT: u8 = 2;
+
+/// The exit status of `headless --stop-when EXPR` when EXPR held after none of the ticks (a
+/// script error's 3 comes first).
+pub(crate) const NEVER_HELD_EXIT: u8 = 5;
 
 #[derive(Parser)]
 #[command(
@@ -117,6 +122,12 @@ enum Command {
             conflicts_with = "branch_at"
         )]
         monitors: Option<PathBuf>,
+        /// Stop after the first tick where the Lua expression EXPR holds (the read-only `world`
+        /// of `expect:` predicates, asked after each tick, never before tick 1): the trace ends
+        /// at that tick, `stopped at tick T: EXPR` goes to stderr, exit 0. Exit 5 when it
+        /// never held, 2 when it does not compile or raises (naming the tick).
+        #[arg(long, value_name = "EXPR", conflicts_with = "realtime")]
+        stop_when: Option<String>,
     },
     /// Validate scenes (files or folders of .yaml) and compile the scripts they use.
     Check {
@@ -149,6 +160,14 @@ enum Command {
         /// Scenes run at once (default: one per core).
         #[arg(long, value_name = "N")]
         jobs: Option<usize>,
+        /// Write each failing check's session file (the run up to the tick it failed at,
+        /// opening there with its agent selected) into DIR instead of beside its scene
+        /// (SCENE.failed-N.session.json, which the window's Ctrl+O lists).
+        #[arg(long, value_name = "DIR", conflicts_with = "no_sessions")]
+        sessions: Option<PathBuf>,
+        /// Write no session files for failing checks.
+        #[arg(long)]
+        no_sessions: bool,
     },
     /// Compare script variants over a range of seeds: one JSON line per run after a header,
     /// then a summary (catch rates, times to reach, metrics with 95% bootstrap intervals,
@@ -285,6 +304,22 @@ struct StudyArgs {
     /// `[VARIANT seed=N]` (without it, prints are off).
     #[arg(long)]
     prints: bool,
+    /// Write a session file (DIR/VARIANT.seed-N.session.json) of each run that failed an
+    /// expectation (a reach that never happened, a script error), or with --worst of the N
+    /// worst runs; `agentbox run SCENE --session FILE` opens one paused at its first reach
+    /// (the reaching agent selected) or at its end.
+    #[arg(long, value_name = "DIR")]
+    sessions: Option<PathBuf>,
+    /// With --sessions: the N worst runs by MEASURE instead: a reach AGENT->TARGET (its time
+    /// to reach), a metric, a monitor, contacts or errors; highest is worst, or lowest with
+    /// `-` (3:-score).
+    #[arg(long, value_name = "N:MEASURE", requires = "sessions")]
+    worst: Option<String>,
+    /// Open the study's one run (one variant or sweep point, one seed) in the window, paused
+    /// at its first reach or its end (its session goes to --sessions DIR, else the temporary
+    /// folder). The report prints this command for every run.
+    #[arg(long, conflicts_with_all = ["out", "shard", "shards", "report", "monitors", "worst"])]
+    open: bool,
 }
 
 /// Why a command stopped before its end. Every library error a command passes up becomes
@@ -428,6 +463,7 @@ fn run(command: Command) -> Result<ExitCode, Stop> {
             replace,
             trace_memory,
             monitors,
+            stop_when,
         } => {
             let run = headless::Run {
                 scene: &scene,
@@ -437,6 +473,7 @@ fn run(command: Command) -> Result<ExitCode, Stop> {
                 realtime,
                 branch: branch_at.map(|at| (at, replace.as_slice())),
                 monitors: monitors.as_deref(),
+                stop_when: stop_when.as_deref(),
             };
             headless::exit_code(headless::headless(run)?, allow_errors)
         }
@@ -453,7 +490,20 @@ fn run(command: Command) -> Result<ExitCode, Stop> {
                 false => ExitCode::FAILURE,
             }
         }
-        Command::Test { paths, jobs } => check::test(&paths, jobs)?,
+        Command::Test {
+            paths,
+            jobs,
+            sessions,
+            no_sessions,
+        } => {
+            use agentbox_session::testrun::SessionsTo;
+            let to = match (sessions, no_sessions) {
+                (_, true) => SessionsTo::Nowhere,
+                (Some(dir), false) => SessionsTo::Folder(dir),
+                (None, false) => SessionsTo::BesideScene,
+            };
+            check::test(&paths, jobs, &to)?
+        }
         Command::Bench {
             scene,
             ticks,

@@ -24,7 +24,19 @@ pub(super) fn study(
         report,
         monitors,
         prints,
+        sessions,
+        worst,
+        open,
     } = args;
+    use agentbox_session::experiment::sessions::{parse_worst, Pick, SessionsSpec};
+    let pick = match &worst {
+        Some(w) => parse_worst(w).map_err(Stop::Usage)?,
+        None => Pick::Failed,
+    };
+    let open_in = open.then(|| sessions.clone().unwrap_or_else(std::env::temp_dir));
+    let sessions = sessions
+        .filter(|_| !open)
+        .map(|dir| SessionsSpec { dir, pick });
     let options = agentbox_session::experiment::CompareOptions {
         scene,
         variants,
@@ -38,12 +50,22 @@ pub(super) fn study(
         params,
         monitors,
         prints,
+        sessions,
     };
+    if let Some(dir) = open_in {
+        return open_run(&options, &dir);
+    }
     let summary_to_stdout = options.out.is_some();
     let done = agentbox_session::experiment::compare(&options, |k| std::env::var(k).ok())?;
     for e in done.warnings.iter().chain(&done.failed) {
         eprintln!("{e}");
     }
+    if options.sessions.is_some() && done.sessions.is_empty() {
+        eprintln!(
+            "sessions: no run failed an expectation (--worst N:MEASURE picks runs by a measure)"
+        );
+    }
+    say_sessions(&options.scene, &done.sessions);
     if let Some(path) = &report {
         agentbox_session::experiment::report::write(path, &done.header, &done.runs, &done.summary)?;
     }
@@ -63,6 +85,51 @@ pub(super) fn study(
     } else {
         ExitCode::from(INCOMPLETE_EXIT)
     })
+}
+
+/// `--open`: the study's one run made again with a recorded history, its session written into
+/// `dir`, then opened in the window.
+fn open_run(
+    options: &agentbox_session::experiment::CompareOptions,
+    dir: &Path,
+) -> Result<ExitCode, Stop> {
+    let file = agentbox_session::experiment::open_run(options, dir, |k| std::env::var(k).ok())?;
+    eprintln!(
+        "wrote {}; it opens again with: agentbox run {} --session {}",
+        file.display(),
+        super::check::shell_word(&options.scene),
+        super::check::shell_word(&file)
+    );
+    let window = agentbox_window::WindowOptions {
+        session: Some(file),
+        ..Default::default()
+    };
+    agentbox_window::run_window(&options.scene, None, window)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What `--sessions` wrote: a line per run with the command that opens it (on stderr, beside
+/// the summary).
+fn say_sessions(scene: &Path, written: &[agentbox_session::experiment::sessions::Written]) {
+    if written.is_empty() {
+        return;
+    }
+    eprintln!("sessions of {} runs:", written.len());
+    for agentbox_session::experiment::sessions::Written {
+        variant,
+        seed,
+        file,
+    } in written
+    {
+        match file {
+            Ok(file) => eprintln!(
+                "  {variant} seed {seed}: agentbox run {} --session {}",
+                super::check::shell_word(scene),
+                super::check::shell_word(file)
+            ),
+            Err(e) => eprintln!("  {variant} seed {seed}: no session: {e}"),
+        }
+    }
 }
 
 /// `merge`: join shard files into one record (and a report), and say whether any run is

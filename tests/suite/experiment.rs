@@ -49,6 +49,7 @@ fn s(p: &Path) -> &str {
 fn the_interceptor_is_ahead_of_the_plain_chaser_over_40_seeds() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("pursuit.jsonl");
+    let (page, sessions) = (dir.path().join("pursuit.html"), dir.path().join("failed"));
     let o = run(
         &[
             "compare",
@@ -61,11 +62,17 @@ fn the_interceptor_is_ahead_of_the_plain_chaser_over_40_seeds() {
             "1..40",
             "--out",
             s(&out),
+            "--report",
+            s(&page),
+            "--sessions",
+            s(&sessions),
         ],
         &[],
     );
     assert!(o.status.success(), "{}", stderr(&o));
     let summary = stdout(&o);
+    report_says_what_the_terminal_says(&summary, &text(&page));
+    failed_runs_open_where_they_ended(&stderr(&o), &sessions, &out);
     assert!(
         summary.contains("80 of 80 runs, 300 ticks each"),
         "{summary}"
@@ -110,7 +117,7 @@ fn the_interceptor_is_ahead_of_the_plain_chaser_over_40_seeds() {
         c.low,
         c.high
     );
-    assert!(interceptor.caught >= chaser.caught);
+    assert!(interceptor.reached >= chaser.reached);
     let diff = interceptor.time_diff.clone().unwrap();
     assert!(diff.high < 0.0, "paired difference {diff:?}");
     // The seed moves the starts: the runs differ.
@@ -129,6 +136,83 @@ fn the_interceptor_is_ahead_of_the_plain_chaser_over_40_seeds() {
             "{name}: every seed's pair ends apart differently"
         );
     }
+}
+
+/// The page holds the terminal's paired differences in the same figures, the sentence in
+/// words, "reached" (never "caught"), and names each dot's variant and seed with the command
+/// that opens its run.
+fn report_says_what_the_terminal_says(summary: &str, page: &str) {
+    let vs = summary
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("vs baseline: reached "))
+        .expect("the terminal prints the paired difference of the reach");
+    let (reached, time) = vs.split_once(", time ").unwrap();
+    assert!(reached.starts_with('+'), "{vs}");
+    for figure in [reached, time] {
+        assert!(page.contains(figure), "the page lacks {figure:?}");
+    }
+    let words = summary
+        .lines()
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("in words: interceptor reaches the prey")
+        })
+        .expect("the terminal says it in words");
+    assert!(
+        words.starts_with(" in 100% of 40 seeds against "),
+        "{words}"
+    );
+    assert!(page.contains(&format!("interceptor reaches the prey{words}")));
+    assert!(!summary.contains("caught") && !page.contains("caught"));
+    for seed in [1, 17, 40] {
+        for variant in ["chaser", "interceptor"] {
+            assert!(
+                page.contains(&format!("<title>{variant} seed {seed}: ")),
+                "no dot names {variant} seed {seed}"
+            );
+        }
+    }
+    assert!(page.contains(
+        "agentbox compare scenes/pursuit.yaml --variant interceptor:scripts/plain_chaser.lua=scripts/interceptor.lua --seeds 17 --ticks 300 --open"
+    ));
+}
+
+/// `--sessions DIR` wrote a session of each run that never reached, which replays exactly to
+/// the run's end and says so.
+fn failed_runs_open_where_they_ended(said: &str, dir: &Path, out: &Path) {
+    let runs = experiment::merge(&[out.to_path_buf()], None).unwrap().runs;
+    let failed: Vec<_> = runs
+        .iter()
+        .filter(|r| r.reach["hunter->prey"].is_none())
+        .collect();
+    assert!(!failed.is_empty());
+    let files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), failed.len(), "{said}");
+    let run = failed[0];
+    let file = dir.join(format!("{}.seed-{}.session.json", run.variant, run.seed));
+    assert!(
+        said.contains(&format!(
+            "agentbox run scenes/pursuit.yaml --session {}",
+            file.display()
+        )),
+        "{said}"
+    );
+    let rec = agentbox_session::history::load_recording(&file).unwrap();
+    let focus = rec.focus.clone().unwrap();
+    assert_eq!(
+        (rec.ticks, focus.tick, rec.seed),
+        (300, 300, Some(run.seed))
+    );
+    assert!(
+        focus.why.contains("never reached hunter->prey"),
+        "{}",
+        focus.why
+    );
+    agentbox_session::history::replay(&rec, rec.ticks, |_, _| {})
+        .expect("the session replays its recorded hashes");
 }
 
 #[test]
@@ -731,4 +815,52 @@ fn a_resume_refused_for_a_changed_script_names_the_script() {
         .unwrap_or(0);
     assert!(hex_run < 64, "no hashes in the message: {err}");
     assert_eq!(text(&out), before, "the file is left alone");
+}
+
+/// `--open` makes the study's one run again as a session (here with no display, so the window
+/// itself cannot open: the session is written first) that opens at the tick its reach happened
+/// in the study, with the reaching agent: replayed, that is the first tick within reach.
+#[test]
+fn open_writes_the_run_that_opens_at_its_reach() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("one.jsonl");
+    let one = [
+        "compare",
+        "scenes/pursuit.yaml",
+        "--variant",
+        INTERCEPTOR,
+        "--seeds",
+        "17",
+    ];
+    let o = run(&[&one[..], &["--out", s(&out)]].concat(), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let study = experiment::merge(&[out], None).unwrap().runs;
+    let reached = study[0].reach["hunter->prey"].expect("the interceptor reaches");
+    let mut open = command(
+        &[&one[..], &["--open", "--sessions", s(dir.path())]].concat(),
+        &[],
+    );
+    let o = open.env_remove("DISPLAY").output().unwrap();
+    let said = stderr(&o);
+    let file = dir.path().join("interceptor.seed-17.session.json");
+    assert!(
+        said.contains(&format!("wrote {}", file.display())),
+        "{said}"
+    );
+    let rec = agentbox_session::history::load_recording(&file).unwrap();
+    let focus = rec.focus.clone().unwrap();
+    assert_eq!((rec.ticks, focus.tick), (reached, reached));
+    assert_eq!(focus.agent.as_deref(), Some("hunter"));
+    let target = agentbox_core::scene::file::TargetSpec::Agent("prey".into());
+    let mut near = Vec::new();
+    agentbox_session::history::replay(&rec, rec.ticks, |session, _| {
+        let d = agentbox_core::expect::reach_distance(session.world(), "hunter", &target);
+        near.push(d.is_some_and(|d| d <= 0.6));
+    })
+    .unwrap();
+    assert_eq!(
+        near.iter().position(|&n| n),
+        Some(reached as usize - 1),
+        "{near:?}"
+    );
 }

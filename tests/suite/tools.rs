@@ -246,3 +246,65 @@ fn predicates_see_the_world_after_the_tick_even_when_decide_looked_at_it() {
     let out = agentbox_in(dir.path(), &["test", "v.yaml"]);
     assert!(out.status.success(), "{}", stdout(&out));
 }
+
+/// Each failing check leaves a session file (beside the scene, in `--sessions DIR`, or none with
+/// `--no-sessions`) that opens at the tick it failed at with its agent, and the next run
+/// replaces what an earlier one left.
+#[test]
+fn test_writes_a_session_per_failing_check_that_opens_where_it_failed() {
+    let scene = "\
+name: late
+map:
+  rows: |
+    ..........
+agents:
+  - { id: walker, at: [0, 0], speed: 1, script: w.lua }
+  - { id: post, at: [9, 0] }
+expect:
+  ticks: 30
+  reach: [{ agent: walker, target: post, by_tick: 25 }]
+  never_on: []
+";
+    let walk = "return { decide = function(self) return move.to({ x = 9, y = 0 }) end }\n";
+    let dir = scratch(&[("late.yaml", scene), ("w.lua", walk)]);
+    let out = agentbox_in(dir.path(), &["test", "late.yaml"]);
+    let said = stdout(&out);
+    assert!(
+        said.contains("open it: agentbox run late.yaml --session late.failed-1.session.json"),
+        "{said}"
+    );
+    let rec =
+        agentbox_session::history::load_recording(&dir.path().join("late.failed-1.session.json"))
+            .expect("the session file reads back");
+    let focus = rec.focus.expect("it says where to open");
+    assert_eq!(
+        (rec.ticks, focus.tick, focus.agent.as_deref()),
+        (25, 25, Some("walker"))
+    );
+    // In a folder of its own.
+    let out = agentbox_in(dir.path(), &["test", "late.yaml", "--sessions", "failures"]);
+    assert!(
+        stdout(&out).contains("--session failures/late.failed-1.session.json"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(dir
+        .path()
+        .join("failures/late.failed-1.session.json")
+        .is_file());
+    let out = agentbox_in(dir.path(), &["test", "late.yaml", "--no-sessions"]);
+    assert!(!stdout(&out).contains("open it"), "{}", stdout(&out));
+    assert!(dir.path().join("late.failed-1.session.json").is_file());
+    // A passing run removes what a failing one left beside the scene.
+    std::fs::write(
+        dir.path().join("late.yaml"),
+        scene
+            .replace("by_tick: 25", "by_tick: 120")
+            .replace("ticks: 30", "ticks: 120")
+            .replace("speed: 1", "speed: 3"),
+    )
+    .unwrap();
+    let out = agentbox_in(dir.path(), &["test", "late.yaml"]);
+    assert!(out.status.success(), "{}", stdout(&out));
+    assert!(!dir.path().join("late.failed-1.session.json").exists());
+}

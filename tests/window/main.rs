@@ -17,7 +17,9 @@ mod common;
 
 mod window;
 mod window_console;
+mod window_failures;
 mod window_overlays;
+mod window_questions;
 mod window_search;
 mod window_timetravel;
 mod window_tunables;

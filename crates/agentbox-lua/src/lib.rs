@@ -20,6 +20,7 @@ mod convert;
 mod decide_loop;
 mod draw;
 mod errors;
+pub mod expression;
 mod ffi;
 mod files;
 mod inspect;

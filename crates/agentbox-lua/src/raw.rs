@@ -32,7 +32,9 @@
 use crate::convert::ActionBook;
 use crate::decide_loop::host;
 use crate::draw::Drawings;
-use crate::views::{field_of, part_slot, part_xy, scalar, Num, Scalar, Views, POS, TILE, VEL};
+use crate::views::{
+    field_of, part_slot, part_xy, scalar, Num, Scalar, Views, LABEL, POS, TILE, VEL,
+};
 use agentbox_core::world::{Action, Target, World};
 use glam::DVec2;
 use mlua::ffi;
@@ -555,6 +557,8 @@ pub unsafe extern "C-unwind" fn field_index(state: *mut ffi::lua_State) -> c_int
             let (index, is_self) = views.owner(ptr)?;
             let field = match key {
                 Some(b"memory" | b"label") if is_self => None,
+                // Another agent's view: its label, a scalar like the others.
+                Some(b"label") => Some(LABEL),
                 Some(k) => Some(field_of(k)?),
                 None => return None,
             };
@@ -578,7 +582,10 @@ pub unsafe extern "C-unwind" fn field_index(state: *mut ffi::lua_State) -> c_int
             Some(field) => {
                 let value = host(state, || {
                     let agent = views.lent().get()?.agents.get(index)?;
-                    Some(scalar(field, agent))
+                    Some(match field {
+                        LABEL => agent.label.as_deref().map_or(Scalar::Nil, Scalar::Text),
+                        _ => scalar(field, agent),
+                    })
                 });
                 match value {
                     Some(Scalar::Number(n)) => ffi::lua_pushnumber(state, n),

@@ -82,6 +82,7 @@ pub const CLASSES: &[Class] = &[
             f("tile", "agentbox.Tile", "The tile it stands on."),
             f("action", "string", "The name of the action it is executing, e.g. \"chase\"."),
             f("sense", "number|nil", "How far it senses, in tiles (the scene's `sense`), or nil."),
+            f("label", "string|nil", "The state name its script last set with `self:label(name)`, or nil (on `self`, `label` is that method)."),
         ],
     },
     Class {

@@ -56,6 +56,9 @@ pub const POS: usize = 8;
 pub const VEL: usize = 9;
 pub const TILE: usize = 10;
 pub const DECIDE: usize = 11;
+/// Not a name in [`KEY_NAMES`]: another agent's `label` (on `self`, `label` is the method
+/// that sets it), read by `field_index` as a scalar.
+pub const LABEL: usize = KEY_NAMES.len();
 
 /// The raw fields a linked `self` may hold of the engine's: its part proxies.
 const SELF_PARTS: [usize; 3] = [POS, VEL, TILE];

@@ -11,7 +11,9 @@ use agentbox_core::world::{Tile, World};
 impl Window {
     /// Who takes this frame's keys.
     fn mode(&self) -> Mode {
-        if self.panels.picker.is_some() {
+        if self.questions.prompt.is_some() {
+            Mode::Prompt
+        } else if self.panels.picker.is_some() {
             Mode::Sessions
         } else if self.search.open {
             Mode::Search
@@ -26,6 +28,10 @@ impl Window {
     pub(super) fn handle(&mut self, input: &FrameInput) -> bool {
         let mode = self.mode();
         let keys = Actions::of(input, mode);
+        if mode == Mode::Prompt {
+            self.handle_prompt(input, &keys);
+            return true;
+        }
         if self.handle_picker(input, &keys) {
             return true;
         }
@@ -56,6 +62,7 @@ impl Window {
             self.panels.help = !self.panels.help;
         }
         self.handle_time_keys(input, &keys);
+        self.handle_question_keys(&keys);
         self.handle_run_keys(&keys);
         self.handle_view_keys(input, &keys);
         self.handle_edit_keys(input, &keys);
@@ -219,7 +226,7 @@ impl Window {
         if !input.button_pressed[0] {
             return false;
         }
-        if self.records.console.click(input.mouse) {
+        if self.questions.click(input.mouse) || self.records.console.click(input.mouse) {
             return true;
         }
         if self.pointer.selected.is_some() {

@@ -9,7 +9,8 @@
 //! `{"frame": 4, "hold": "Right"}` / `{"frame": 9, "release": "Right"}` hold a key down;
 //! `{"frame": 5, "press": "left", "at": [3.0, 2.0]}`, `{"frame": 6, "move": [5.0, 2.0]}`,
 //! `{"frame": 7, "release": "left", "at": [5.0, 2.0]}` drive the mouse;
-//! `{"frame": 8, "wheel": 1.0, "at": [4.0, 4.0]}` zooms.
+//! `{"frame": 8, "wheel": 1.0, "at": [4.0, 4.0]}` zooms;
+//! `{"frame": 9, "text": "world:tick()"}` types characters (into the question prompt).
 
 use super::camera::Camera;
 use macroquad::prelude::*;
@@ -72,11 +73,15 @@ pub struct Event {
     pub move_to: Option<[f64; 2]>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wheel: Option<f32>,
+    /// Characters typed (into the question prompt); `?` is not written, as Shift+Slash
+    /// types it on replay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
 }
 
 /// Keys a replay may name, by the names macroquad's `KeyCode` has. Recorded files use these
 /// names: they must never change (add new ones), so old recordings replay.
-pub const KEYS: [(&str, KeyCode); 53] = [
+pub const KEYS: [(&str, KeyCode); 56] = [
     ("Space", KeyCode::Space),
     ("Escape", KeyCode::Escape),
     ("Tab", KeyCode::Tab),
@@ -130,6 +135,9 @@ pub const KEYS: [(&str, KeyCode); 53] = [
     ("Q", KeyCode::Q),
     ("Comma", KeyCode::Comma),
     ("End", KeyCode::End),
+    ("K", KeyCode::K),
+    ("B", KeyCode::B),
+    ("Backquote", KeyCode::GraveAccent),
 ];
 
 /// The key a recorded file names.
@@ -267,6 +275,9 @@ impl Source {
                     if let Some(w) = e.wheel {
                         input.wheel += w;
                     }
+                    if let Some(text) = &e.text {
+                        input.chars.extend(text.chars());
+                    }
                 }
                 input.down = held.clone();
                 input.button_down = *buttons;
@@ -389,6 +400,13 @@ impl Recorder {
             events.push(Event {
                 wheel: Some(input.wheel),
                 at,
+                ..base.clone()
+            });
+        }
+        let text: String = input.chars.iter().filter(|c| **c != '?').collect();
+        if !text.is_empty() {
+            events.push(Event {
+                text: Some(text),
                 ..base.clone()
             });
         }

@@ -11,6 +11,7 @@
 //! `keymap/`), `runs.rs` replaces or saves the whole run, and this file runs the frame loop.
 
 mod agents;
+mod asking;
 mod camera;
 mod clock;
 mod console;
@@ -28,6 +29,7 @@ mod overlays;
 mod paint;
 mod palette;
 mod plots;
+mod questions;
 mod runs;
 mod search_view;
 mod sessions;
@@ -169,14 +171,20 @@ pub fn run_window(
         open_display().map_err(|reason| WindowError::NoDisplay(no_display_message(&reason)))?;
     let feed = input::Feed::open(options.input.as_deref(), options.record.as_deref())
         .map_err(WindowError::Input)?;
-    let mut history = match &options.session {
+    // A saved session opens at its last tick with what its ticks left on the panels (paused,
+    // with its agent selected, when it names where to open).
+    let (history, opened) = match &options.session {
         Some(file) => {
             let recording = agentbox_session::history::load_recording(file)?;
-            History::resume_recording(&recording).map_err(WindowError::Replay)?
+            let (history, opened) = runs::resume(&recording, file).map_err(WindowError::Replay)?;
+            (history, Some(opened))
         }
-        None => History::open(scene, seed)?,
+        None => {
+            let mut history = History::open(scene, seed)?;
+            travel::keep_frames(&mut history);
+            (history, None)
+        }
     };
-    travel::keep_frames(&mut history);
     let outcome: Rc<RefCell<Result<(), String>>> = Rc::new(RefCell::new(Ok(())));
     let result = Rc::clone(&outcome);
     let conf = Conf {
@@ -188,7 +196,7 @@ pub fn run_window(
         ..Default::default()
     };
     macroquad::Window::from_config(conf, async move {
-        let window = Window {
+        let mut window = Window {
             history,
             options,
             feed,
@@ -200,7 +208,11 @@ pub fn run_window(
             records: Records::default(),
             panels: Panels::default(),
             search: search_view::SearchMode::default(),
+            questions: questions::Questions::default(),
         };
+        if let Some(opened) = opened {
+            opened.show(&mut window);
+        }
         *result.borrow_mut() = window.run().await;
     });
     Rc::try_unwrap(outcome)
@@ -228,6 +240,8 @@ struct Window {
     panels: Panels,
     /// The search mode (Q): watch A* and JPS step by step.
     search: search_view::SearchMode,
+    /// Watches, the tick-where search, the breakpoint and the prompt.
+    questions: questions::Questions,
 }
 
 /// The mouse's hold on the agents.
@@ -394,6 +408,7 @@ impl Window {
             self.panels.hud.status(reload.to_string());
         }
         self.advance();
+        self.update_watches();
         if let Err(e) = self.travel.park(&self.history) {
             self.panels.hud.status(e);
         }
@@ -445,6 +460,10 @@ impl Window {
         let (past, fixed) = (self.travel.in_past(), self.options.frames.is_some());
         for _ in 0..self.clock.ticks_due(past, fixed, dt) {
             self.live_tick();
+            // A breakpoint that held paused the clock: no more ticks this frame.
+            if self.clock.paused {
+                break;
+            }
         }
     }
 
@@ -465,6 +484,7 @@ impl Window {
         let selected = self.pointer.selected.as_deref();
         self.records.after_tick(t, world, drawn, &report, selected);
         self.travel.track.after_tick(t, &report, world);
+        self.check_breakpoint();
     }
 
     /// The status bar, the inspector and the help.
@@ -549,6 +569,7 @@ impl Window {
                 decisions::paint(ctx, strip);
             }
             self.records.console.paint(ctx);
+            self.questions.paint(ctx);
             if let Some(panel) = &search {
                 search_view::paint(ctx, panel);
             }

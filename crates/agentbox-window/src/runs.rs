@@ -5,9 +5,81 @@
 
 use super::input::FrameInput;
 use super::keymap::{Action, Actions};
-use super::{paint, sessions, travel, Window};
-use agentbox_session::history::{self, History};
+use super::{paint, sessions, timeline, travel, Records, Window};
+use agentbox_session::history::{self, History, Recording};
+use agentbox_session::session::DrawFrame;
 use std::path::Path;
+
+/// What a saved session's replayed ticks left for the panels (the decision strip, the
+/// console, the timeline's marks), as if they had run live, and where it asks to open (a
+/// failing test's tick and agent).
+pub(super) struct Opened {
+    records: Records,
+    track: timeline::Track,
+    /// Whether the session names where to open (`open_at`): then it opens paused there.
+    focused: bool,
+    /// The agent to select, from the session's `open_at`.
+    selected: Option<String>,
+    /// The status line (also printed on stderr).
+    status: String,
+}
+
+impl Opened {
+    /// Puts what the replay left on the window's panels (its history is already live).
+    pub(super) fn show(self, window: &mut Window) {
+        window.travel.restart();
+        window.travel.track = self.track;
+        window.travel.forget_parked();
+        window.records = self.records;
+        window.painter = paint::Painter::default();
+        if self.focused {
+            window.clock.paused = true;
+            window.pointer.selected = self.selected;
+        }
+        eprintln!("{}", self.status);
+        window.panels.hud.status(self.status);
+    }
+}
+
+/// Replays `rec` (read from `file`) to its last tick (a failure's session ends at the tick it
+/// failed at) and makes it live.
+pub(super) fn resume(rec: &Recording, file: &Path) -> Result<(History, Opened), String> {
+    let selected = rec.focus.as_ref().and_then(|f| f.agent.clone());
+    let mut records = Records::default();
+    let mut track = timeline::Track::default();
+    let mut history = History::resume_recording_with(rec, |session, report| {
+        let world = session.world();
+        let t = world.tick;
+        records.after_tick(t, world, DrawFrame::default(), report, selected.as_deref());
+        track.after_tick(t, report, world);
+    })?;
+    travel::keep_frames(&mut history);
+    // A reach names an agent or a `spawn:` group's kind: then its first member is selected.
+    let world = history.session().world();
+    let selected = selected.and_then(|name| {
+        let agent = world
+            .agent(&name)
+            .or_else(|| world.agents.iter().find(|a| a.kind == name));
+        agent.map(|a| a.id.clone())
+    });
+    let status = match &rec.focus {
+        Some(f) => format!(
+            "opened {} at tick {}: {}",
+            file.display(),
+            history.ticks(),
+            f.why
+        ),
+        None => format!("opened {} at tick {}", file.display(), history.ticks()),
+    };
+    let opened = Opened {
+        records,
+        track,
+        focused: rec.focus.is_some(),
+        selected,
+        status,
+    };
+    Ok((history, opened))
+}
 
 impl Window {
     /// R: a new history from the scene's files as they are now.
@@ -71,18 +143,13 @@ impl Window {
     fn open_session(&mut self, file: &Path) {
         let opened = history::load_recording(file)
             .map_err(|e| e.to_string())
-            .and_then(|rec| History::resume_recording(&rec));
+            .and_then(|rec| resume(&rec, file));
         match opened {
-            Ok(mut h) => {
-                travel::keep_frames(&mut h);
-                self.history = h;
-                self.travel.restart();
-                self.travel.forget_parked();
-                self.painter = paint::Painter::default();
+            Ok((history, opened)) => {
+                self.history = history;
+                // Ctrl+O always opens paused (a focused session also selects its agent).
                 self.clock.paused = true;
-                let status = format!("opened {} at tick {}", file.display(), self.history.ticks());
-                eprintln!("{status}");
-                self.panels.hud.status(status);
+                opened.show(self);
             }
             Err(e) => {
                 eprintln!("{}: {e}", file.display());

@@ -156,14 +156,34 @@ struct LuaCheck {
     name: String,
     handle: Result<usize, String>,
     when: CheckWhen,
-    failed: Option<String>,
+    /// Why it failed, and after which tick.
+    failed: Option<(String, u64)>,
+}
+
+/// A broken expectation: why, and where to look at it (what `agentbox test` opens).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Failure {
+    /// The reason, one line, as `agentbox test` prints it.
+    pub reason: String,
+    /// The tick after which it failed (0: before the first tick, as a script that did not
+    /// load; the last tick run for what is only known at the end).
+    pub tick: u64,
+    /// The agent it is about, when it is about one agent that exists at that tick.
+    pub agent: Option<String>,
+}
+
+/// A script error seen by `no_errors`: its message, the tick and the agent.
+struct SeenError {
+    message: String,
+    tick: u64,
+    agent: Option<String>,
 }
 
 /// The state of one scene's expectations over a run.
 pub struct Expectations {
     ticks: u64,
     no_errors: bool,
-    errors: Vec<String>,
+    errors: Vec<SeenError>,
     reach: Vec<Reach>,
     never_on: Vec<NeverOn>,
     visits: Vec<Visits>,
@@ -252,7 +272,12 @@ impl Expectations {
 
     /// Records script errors that happened outside a tick (a script that failed to load).
     pub fn script_errors(&mut self, messages: impl IntoIterator<Item = String>) {
-        self.errors.extend(messages);
+        self.errors
+            .extend(messages.into_iter().map(|message| SeenError {
+                message,
+                tick: 0,
+                agent: None,
+            }));
     }
 
     /// Looks at the world after a tick (or at the start, with no report).
@@ -265,8 +290,11 @@ impl Expectations {
         let tick = world.tick;
         if let Some(report) = report {
             for (id, message) in &report.new_errors {
-                self.errors
-                    .push(format!("{message} (agent {id}, tick {tick})"));
+                self.errors.push(SeenError {
+                    message: format!("{message} (agent {id}, tick {tick})"),
+                    tick,
+                    agent: Some(id.clone()),
+                });
             }
         }
         for r in &mut self.reach {
@@ -310,17 +338,33 @@ impl Expectations {
             }
             if let Ok(handle) = l.handle {
                 if let Err(why) = predicates.run_predicate(handle, world) {
-                    l.failed = Some(format!("{why} (tick {tick})"));
+                    l.failed = Some((format!("{why} (tick {tick})"), tick));
                 }
             }
         }
     }
 
     /// Finishes the run: the reasons the scene fails, empty if it passes.
-    pub fn finish(mut self, world: &Rc<World>, predicates: &mut dyn Predicates) -> Vec<String> {
+    pub fn finish(self, world: &Rc<World>, predicates: &mut dyn Predicates) -> Vec<String> {
+        self.failures(world, predicates)
+            .into_iter()
+            .map(|f| f.reason)
+            .collect()
+    }
+
+    /// Finishes the run: each broken expectation with the tick and agent to look at, empty if
+    /// the scene passes.
+    pub fn failures(mut self, world: &Rc<World>, predicates: &mut dyn Predicates) -> Vec<Failure> {
+        let end = world.tick;
+        // An agent the failure names, if it is one agent of the world (not a group's kind).
+        let one = |id: &str| world.agent(id).map(|a| a.id.clone());
         let mut out = Vec::new();
         if self.no_errors {
-            out.extend(self.errors.iter().map(|e| format!("no_errors: {e}")));
+            out.extend(self.errors.iter().map(|e| Failure {
+                reason: format!("no_errors: {}", e.message),
+                tick: e.tick,
+                agent: e.agent.clone(),
+            }));
         }
         for r in &self.reach {
             if r.reached.is_some() {
@@ -334,17 +378,25 @@ impl Expectations {
                 Some((d, t)) => format!(" (closest {d:.2} at tick {t})"),
                 None => String::new(),
             };
-            out.push(format!(
-                "reach: `{}` did not come within {} of {target} by tick {}{closest}",
-                r.agent, r.within, r.by_tick
-            ));
+            out.push(Failure {
+                reason: format!(
+                    "reach: `{}` did not come within {} of {target} by tick {}{closest}",
+                    r.agent, r.within, r.by_tick
+                ),
+                tick: r.by_tick.min(end),
+                agent: one(&r.agent),
+            });
         }
         for n in &self.never_on {
             if let Some((tick, tile)) = n.broken {
-                out.push(format!(
-                    "never_on: `{}` stood on {} at [{}, {}] at tick {tick}",
-                    n.agent, n.terrain, tile.x, tile.y
-                ));
+                out.push(Failure {
+                    reason: format!(
+                        "never_on: `{}` stood on {} at [{}, {}] at tick {tick}",
+                        n.agent, n.terrain, tile.x, tile.y
+                    ),
+                    tick,
+                    agent: one(&n.agent),
+                });
             }
         }
         for v in &self.visits {
@@ -361,23 +413,28 @@ impl Expectations {
                 })
                 .collect();
             if !missed.is_empty() {
-                out.push(format!(
-                    "visits: `{}` never visited {}",
-                    v.agent,
-                    missed.join(", ")
-                ));
+                out.push(Failure {
+                    reason: format!("visits: `{}` never visited {}", v.agent, missed.join(", ")),
+                    tick: end,
+                    agent: one(&v.agent),
+                });
             }
         }
         for l in &mut self.lua {
             let failure = match &l.handle {
-                Err(e) => Some(e.clone()),
-                Ok(handle) if l.when == CheckWhen::End => {
-                    predicates.run_predicate(*handle, world).err()
-                }
+                Err(e) => Some((e.clone(), 0)),
+                Ok(handle) if l.when == CheckWhen::End => predicates
+                    .run_predicate(*handle, world)
+                    .err()
+                    .map(|why| (why, end)),
                 Ok(_) => l.failed.take(),
             };
-            if let Some(why) = failure {
-                out.push(format!("lua `{}`: {why}", l.name));
+            if let Some((why, tick)) = failure {
+                out.push(Failure {
+                    reason: format!("lua `{}`: {why}", l.name),
+                    tick,
+                    agent: None,
+                });
             }
         }
         out
@@ -415,6 +472,13 @@ mod tests {
     }
 
     fn walk(spec: &ExpectSpec, path: &[(f64, f64)], limit: u64) -> Vec<String> {
+        walk_failures(spec, path, limit)
+            .into_iter()
+            .map(|f| f.reason)
+            .collect()
+    }
+
+    fn walk_failures(spec: &ExpectSpec, path: &[(f64, f64)], limit: u64) -> Vec<Failure> {
         let mut world = World::from_ascii(&["....~", ".....", "....."]);
         world.agents.push(Agent::new("a", IVec2::ZERO));
         world.agents.push(Agent::new("b", IVec2::new(4, 2)));
@@ -439,7 +503,39 @@ mod tests {
             };
             e.observe(&world, Some(&report), &mut preds);
         }
-        e.finish(&world, &mut preds)
+        e.failures(&world, &mut preds)
+    }
+
+    #[test]
+    fn each_failure_names_the_tick_and_the_agent_to_open_it_at() {
+        let at = |tick: u64, agent: Option<&str>| (tick, agent.map(str::to_string));
+        let failures_on = |yaml: &str, path: &[(f64, f64)], limit: u64| {
+            walk_failures(&spec(yaml), path, limit)
+                .into_iter()
+                .map(|f| (f.tick, f.agent))
+                .collect::<Vec<_>>()
+        };
+        let failures = |yaml: &str, limit: u64| -> Vec<(u64, Option<String>)> {
+            walk_failures(&spec(yaml), &PATH, limit)
+                .into_iter()
+                .map(|f| (f.tick, f.agent))
+                .collect()
+        };
+        let late = "reach: [{agent: a, target: b, within: 0.1, by_tick: 3}]";
+        assert_eq!(failures(late, 99), vec![at(3, Some("a"))]);
+        let water = "never_on: [{agent: a, terrain: water}]";
+        let wet = [(1.0, 0.0), (4.0, 0.0), (3.0, 0.0)];
+        assert_eq!(failures_on(water, &wet, 99), vec![at(2, Some("a"))]);
+        let erring = [(1.0, 0.0), (-1.0, 0.0), (3.0, 0.0)];
+        assert_eq!(failures_on("{}", &erring, 99), vec![at(2, Some("a"))]);
+        let lua = "lua: [{name: early, when: every_tick, check: 'return true'}]";
+        assert_eq!(failures(lua, 2), vec![at(2, None)]);
+        let end = "lua: [{name: late, check: 'return true'}]";
+        assert_eq!(failures(end, 2), vec![at(5, None)]);
+        let visits = "visits: [{agent: a, tiles: [[0, 2]]}]";
+        assert_eq!(failures(visits, 99), vec![at(5, Some("a"))]);
+        let groups = "reach: [{agent: nobody, target: b, by_tick: 2}]";
+        assert_eq!(failures(groups, 99), vec![at(2, None)]);
     }
 
     const PATH: [(f64, f64); 5] = [(1.0, 0.0), (2.0, 0.0), (3.0, 1.0), (4.0, 2.0), (4.0, 1.0)];

@@ -20,6 +20,7 @@ mod files;
 pub mod monitors;
 pub mod record;
 pub mod report;
+pub mod sessions;
 pub mod summary;
 pub mod sweep;
 
@@ -294,6 +295,8 @@ pub struct CompareOptions {
     /// Show what the runs' scripts `print` (on standard error, each line after
     /// `[VARIANT seed=N]`); off by default.
     pub prints: bool,
+    /// `--sessions DIR` (with `--worst N:MEASURE`): write sessions of some runs.
+    pub sessions: Option<sessions::SessionsSpec>,
 }
 
 /// How a study ended.
@@ -312,6 +315,9 @@ pub struct Finished {
     /// The study's header and every run in the file, in the study's order (for `--report`).
     pub header: Header,
     pub runs: Vec<RunLine>,
+    /// With `--sessions`: each picked run's variant and seed, and its session file or why
+    /// it could not be written.
+    pub sessions: Vec<sessions::Written>,
 }
 
 /// Everything a run needs, shared by the worker threads.
@@ -703,6 +709,10 @@ pub fn compare(
         f.flush().map_err(StudyError::write_file(&path))?;
     }
     made.sort_by_key(|r| header.order(r));
+    let sessions = match &opts.sessions {
+        Some(spec) => write_sessions(&plan, &header, &made, spec)?,
+        None => Vec::new(),
+    };
     Ok(Finished {
         summary: summary::summarise(&header, &made),
         ran,
@@ -711,7 +721,55 @@ pub fn compare(
         warnings,
         header,
         runs: made,
+        sessions,
     })
+}
+
+/// `--sessions DIR`: the session of each run the spec picks (see [`sessions`]).
+fn write_sessions(
+    plan: &Plan,
+    header: &Header,
+    runs: &[RunLine],
+    spec: &sessions::SessionsSpec,
+) -> Result<Vec<sessions::Written>, StudyError> {
+    let picked = sessions::picked(runs, &spec.pick)?;
+    Ok(picked
+        .into_iter()
+        .filter_map(|run| {
+            let (variant, _) = header.order(run)?;
+            let file = spec.dir.join(sessions::file_name(run));
+            Some(sessions::Written {
+                variant: run.variant.clone(),
+                seed: run.seed,
+                file: sessions::write(plan, variant, run, &file).map(|()| file),
+            })
+        })
+        .collect())
+}
+
+/// `--open`: makes the study's one run (one variant, one seed), writes its session into `dir`
+/// and gives the file, for the window to open at the run's first reach or its end.
+pub fn open_run(
+    opts: &CompareOptions,
+    dir: &Path,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<PathBuf, StudyError> {
+    let seeds = parse_seeds(&opts.seeds)?;
+    let variants = variants_of(opts)?;
+    if variants.len() != 1 || seeds[0] != seeds[1] {
+        return Err(StudyError::Input(format!(
+            "--open opens one run: give one variant (or sweep point) and one seed (this study has {} variants and seeds {}..{})",
+            variants.len(),
+            seeds[0],
+            seeds[1]
+        )));
+    }
+    let shard = Shard::choose(None, None, env)?;
+    let (plan, _, _) = prepare(opts, &variants, seeds, shard)?;
+    let (run, _) = run_one(&plan, 0, seeds[0]).map_err(StudyError::Input)?;
+    let file = dir.join(sessions::file_name(&run));
+    sessions::write(&plan, 0, &run, &file).map_err(StudyError::Input)?;
+    Ok(file)
 }
 
 /// The study's variants: the `--variant`s given, or a sweep's grid points (`--param`), or one

@@ -1,7 +1,8 @@
-//! The summary of a study: per variant, each reach's catch rate and time to reach (runs that
-//! never reach count as the tick limit: censored), each metric's n, mean, median and 95%
-//! bootstrap interval, and the difference from the baseline paired by seed. Pure arithmetic
-//! over run lines; the bootstrap draws from a fixed seed, so a summary is reproducible.
+//! The summary of a study: per variant, each reach's rate (the share of runs that reached) and
+//! time to reach (runs that never reach count as the tick limit: censored), each metric's n,
+//! mean, median and 95% bootstrap interval, and the difference from the baseline paired by
+//! seed, in figures and in words. Pure arithmetic over run lines; the bootstrap draws from a
+//! fixed seed, so a summary is reproducible.
 
 use super::record::{Header, RunLine};
 use agentbox_core::world::rng;
@@ -77,13 +78,14 @@ pub fn stats(xs: &[f64]) -> Option<Stats> {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ReachSummary {
     pub key: String,
-    pub caught: usize,
+    /// Runs that reached.
+    pub reached: usize,
     pub runs: usize,
     /// Time to reach, a run that never reached counting as the tick limit.
     pub time: Option<Stats>,
-    /// Paired by seed with the baseline: caught (1 or 0) minus the baseline's, and time minus
+    /// Paired by seed with the baseline: reached (1 or 0) minus the baseline's, and time minus
     /// the baseline's.
-    pub caught_diff: Option<Stats>,
+    pub reached_diff: Option<Stats>,
     pub time_diff: Option<Stats>,
 }
 
@@ -145,17 +147,17 @@ fn reach_summary(
         let t = r.reach.get(key)?;
         Some(t.unwrap_or(r.ticks) as f64)
     };
-    let caught = |r: &RunLine| Some(f64::from(u8::from(r.reach.get(key)?.is_some())));
+    let reached = |r: &RunLine| Some(f64::from(u8::from(r.reach.get(key)?.is_some())));
     let times: Vec<f64> = mine.values().filter_map(|r| time(r)).collect();
     ReachSummary {
         key: key.to_string(),
-        caught: mine
+        reached: mine
             .values()
             .filter(|r| r.reach.get(key).is_some_and(Option::is_some))
             .count(),
         runs: times.len(),
         time: stats(&times),
-        caught_diff: paired(mine, base, caught),
+        reached_diff: paired(mine, base, reached),
         time_diff: paired(mine, base, time),
     }
 }
@@ -255,7 +257,8 @@ fn describe(s: &Stats) -> String {
     )
 }
 
-fn describe_diff(s: &Stats) -> String {
+/// A paired difference as the terminal and the report print it: `+0.425 [0.275, 0.575] (n 40)`.
+pub fn describe_diff(s: &Stats) -> String {
     format!(
         "{:+} [{}, {}] (n {})",
         (s.mean * 1000.0).round() / 1000.0,
@@ -292,15 +295,13 @@ impl Summary {
                 v.name, v.runs, v.errors, v.contacts
             );
             for r in &v.reach {
-                let rate = if r.runs == 0 {
-                    0.0
-                } else {
-                    100.0 * r.caught as f64 / r.runs as f64
-                };
                 let _ = writeln!(
                     out,
-                    "  reach {}: caught {}/{} ({rate:.1}%)",
-                    r.key, r.caught, r.runs
+                    "  reach {}: reached {}/{} ({:.1}%)",
+                    r.key,
+                    r.reached,
+                    r.runs,
+                    r.rate()
                 );
                 if let Some(t) = &r.time {
                     let _ = writeln!(
@@ -310,13 +311,16 @@ impl Summary {
                         describe(t)
                     );
                 }
-                if let (Some(c), Some(t)) = (&r.caught_diff, &r.time_diff) {
+                if let (Some(c), Some(t)) = (&r.reached_diff, &r.time_diff) {
                     let _ = writeln!(
                         out,
-                        "    vs baseline: caught {}, time {}",
+                        "    vs baseline: reached {}, time {}",
                         describe_diff(c),
                         describe_diff(t)
                     );
+                }
+                if let Some(words) = self.reach_in_words(v, r) {
+                    let _ = writeln!(out, "    in words: {words}");
                 }
             }
             for m in &v.metrics {
@@ -331,9 +335,122 @@ impl Summary {
                 if let Some(d) = &m.diff {
                     let _ = writeln!(out, "    vs baseline: {}", describe_diff(d));
                 }
+                if let Some(words) = self.metric_in_words(v, m) {
+                    let _ = writeln!(out, "    in words: {words}");
+                }
             }
         }
         out
+    }
+}
+
+impl ReachSummary {
+    /// The share of runs that reached, in percent (0 with no runs).
+    pub fn rate(&self) -> f64 {
+        if self.runs == 0 {
+            0.0
+        } else {
+            100.0 * self.reached as f64 / self.runs as f64
+        }
+    }
+}
+
+/// What a plain sentence says when an interval holds zero.
+pub const NO_CLEAR_DIFFERENCE: &str = "no clear difference over these seeds; try more";
+
+/// A percentage with at most one decimal: `100`, `57.5`.
+fn percent(x: f64) -> String {
+    let text = format!("{x:.1}");
+    text.strip_suffix(".0").map_or(text.clone(), str::to_string)
+}
+
+/// Whether a 95% interval leaves zero out (a clear difference).
+fn clear(s: &Stats) -> bool {
+    s.low > 0.0 || s.high < 0.0
+}
+
+/// Who a reach key's target is in words: `the prey` for an agent or group, the point as is.
+fn target_words(key: &str) -> String {
+    let target = key.split_once("->").map_or(key, |(_, t)| t);
+    if target.starts_with('[') {
+        format!("the point {target}")
+    } else {
+        format!("the {target}")
+    }
+}
+
+impl Summary {
+    /// The baseline's figures, if the study has one and `v` is not it.
+    fn baseline_of(&self, v: &VariantSummary) -> Option<&VariantSummary> {
+        let name = self.baseline.as_deref()?;
+        (v.name != name)
+            .then(|| self.variants.iter().find(|b| b.name == name))
+            .flatten()
+    }
+
+    /// A reach compared with the baseline in one sentence: "interceptor reaches the prey in
+    /// 100% of 40 seeds against 57.5% (difference +42.5 points, 95% interval +27.5 to +57.5);
+    /// its time to reach is 99.9 ticks shorter." (an interval holding zero says there is no
+    /// clear difference).
+    pub fn reach_in_words(&self, v: &VariantSummary, r: &ReachSummary) -> Option<String> {
+        let base = self.baseline_of(v)?.reach.iter().find(|b| b.key == r.key)?;
+        let (d, t) = (r.reached_diff.as_ref()?, r.time_diff.as_ref()?);
+        let interval = format!(
+            "difference {:+.1} points, 95% interval {:+.1} to {:+.1}",
+            100.0 * d.mean,
+            100.0 * d.low,
+            100.0 * d.high
+        );
+        let mut words = format!(
+            "{} reaches {} in {}% of {} seeds against {}%",
+            v.name,
+            target_words(&r.key),
+            percent(r.rate()),
+            r.runs,
+            percent(base.rate())
+        );
+        if clear(d) {
+            let _ = write!(words, " ({interval})");
+        } else {
+            let _ = write!(words, ": {NO_CLEAR_DIFFERENCE} ({interval})");
+        }
+        if clear(t) {
+            let way = if t.mean < 0.0 { "shorter" } else { "longer" };
+            let _ = write!(
+                words,
+                "; its time to reach is {:.1} ticks {way}.",
+                t.mean.abs()
+            );
+        } else {
+            let _ = write!(words, "; its time to reach: {NO_CLEAR_DIFFERENCE}.");
+        }
+        Some(words)
+    }
+
+    /// A metric compared with the baseline in one sentence: "interceptor's gap is 0.651 lower
+    /// than chaser's (95% interval -0.922 to -0.410)."
+    pub fn metric_in_words(&self, v: &VariantSummary, m: &MetricSummary) -> Option<String> {
+        let base = self.baseline_of(v)?;
+        let d = m.diff.as_ref()?;
+        let interval = format!("95% interval {} to {}", num(d.low), num(d.high));
+        Some(if clear(d) {
+            let way = if d.mean < 0.0 { "lower" } else { "higher" };
+            format!(
+                "{}'s {} is {} {way} than {}'s ({interval}).",
+                v.name,
+                m.name,
+                num(d.mean.abs()),
+                base.name
+            )
+        } else {
+            format!(
+                "{}'s {} against {}'s: {NO_CLEAR_DIFFERENCE} (difference {}, {interval}).",
+                v.name,
+                m.name,
+                base.name,
+                num(d.mean)
+            )
+        })
     }
 }
 
@@ -353,5 +470,84 @@ mod tests {
         let one = stats(&[7.0]).unwrap();
         assert_eq!((one.low, one.high), (7.0, 7.0));
         assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), 2.5);
+    }
+
+    fn study(reach: impl Fn(&str, u64) -> Option<u64>) -> Summary {
+        use super::super::record::VariantSpec;
+        let variant = |name: &str, replace: Vec<[String; 2]>| VariantSpec {
+            name: name.into(),
+            replace,
+            params: BTreeMap::new(),
+        };
+        let header = Header {
+            agentbox: "compare".into(),
+            build: String::new(),
+            scene: "s.yaml".into(),
+            scene_sha256: String::new(),
+            ticks: 100,
+            seeds: [1, 20],
+            variants: vec![
+                variant("chaser", Vec::new()),
+                variant("interceptor", vec![["a.lua".into(), "b.lua".into()]]),
+            ],
+            scripts: BTreeMap::new(),
+            shard: None,
+        };
+        let runs: Vec<RunLine> = ["chaser", "interceptor"]
+            .iter()
+            .flat_map(|v| (1..=20).map(move |seed| (*v, seed)))
+            .map(|(v, seed)| RunLine {
+                variant: v.into(),
+                seed,
+                ticks: 100,
+                reach: BTreeMap::from([("hunter->prey".to_string(), reach(v, seed))]),
+                contacts: 0,
+                errors: 0,
+                metrics: BTreeMap::new(),
+                params: BTreeMap::new(),
+                monitors: BTreeMap::new(),
+            })
+            .collect();
+        summarise(&header, &runs)
+    }
+
+    #[test]
+    fn each_comparison_is_said_in_words_and_an_interval_over_zero_is_no_clear_difference() {
+        let clear = study(|v, seed| match v {
+            "chaser" => (seed % 2 == 0).then_some(80),
+            _ => Some(30),
+        });
+        let (v, r) = (&clear.variants[1], &clear.variants[1].reach[0]);
+        let words = clear.reach_in_words(v, r).unwrap();
+        assert!(
+            words.starts_with("interceptor reaches the prey in 100% of 20 seeds against 50% (difference +50.0 points, 95% interval +"),
+            "{words}"
+        );
+        assert!(
+            words.ends_with("its time to reach is 60.0 ticks shorter."),
+            "{words}"
+        );
+        assert!(
+            clear.text().contains("vs baseline: reached +0.5 ["),
+            "{}",
+            clear.text()
+        );
+        assert!(clear.text().contains(&format!("in words: {words}")));
+        assert_eq!(
+            clear.reach_in_words(&clear.variants[0], &clear.variants[0].reach[0]),
+            None
+        );
+
+        let same = study(|_, seed| (seed % 2 == 0).then_some(40 + seed));
+        let (v, r) = (&same.variants[1], &same.variants[1].reach[0]);
+        let words = same.reach_in_words(v, r).unwrap();
+        assert!(
+            words.contains("against 50%: no clear difference over these seeds; try more"),
+            "{words}"
+        );
+        assert!(
+            words.ends_with("its time to reach: no clear difference over these seeds; try more."),
+            "{words}"
+        );
     }
 }

@@ -7,11 +7,12 @@
 //!  "files":{"9f…":"local M = {} …"},
 //!  "events":[{"at":0,"files":{"changed":[],"reads":[{"path":"scripts/a.lua","file":"9f…"}]}},
 //!            {"at":12,"goal":[4,5]}],
-//!  "hashes":{"64":123}}
+//!  "hashes":{"64":123},
+//!  "open_at":{"tick":57,"agent":"hunter","why":"reach: ..."}}
 //! ```
 
 use super::{Blob, FileRead};
-use super::{Input, Recording, TimedInput};
+use super::{Focus, Input, Recording, TimedInput};
 use agentbox_core::files::{Disk, FileKind, Files, ReadError};
 use glam::IVec2;
 use serde::{Deserialize, Serialize};
@@ -32,6 +33,20 @@ struct FileForm {
     events: Vec<EventForm>,
     #[serde(default)]
     hashes: BTreeMap<u64, u64>,
+    /// Where the window opens the session (absent: at its last tick).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    open_at: Option<FocusForm>,
+}
+
+/// `"open_at": {"tick": 57, "agent": "hunter", "why": "reach: ..."}`.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FocusForm {
+    tick: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    agent: Option<String>,
+    #[serde(default)]
+    why: String,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -161,6 +176,11 @@ pub fn to_text(rec: &Recording) -> String {
         files,
         events,
         hashes: rec.hashes.clone(),
+        open_at: rec.focus.as_ref().map(|f| FocusForm {
+            tick: f.tick,
+            agent: f.agent.clone(),
+            why: f.why.clone(),
+        }),
     };
     serde_json::to_string(&form).unwrap_or_default()
 }
@@ -230,12 +250,18 @@ pub fn from_text(text: &str, origin: &Path) -> Result<Recording, SessionFileErro
         let input = input_from(e.input, &blobs, i, origin)?;
         events.push(TimedInput { at: e.at, input });
     }
+    let focus = form.open_at.map(|f| Focus {
+        tick: f.tick.min(form.ticks),
+        agent: f.agent,
+        why: f.why,
+    });
     Ok(Recording {
         scene: form.scene,
         seed: form.seed,
         events,
         ticks: form.ticks,
         hashes: form.hashes,
+        focus,
     })
 }
 

@@ -21,6 +21,8 @@ pub type FileRead = Result<Blob, ReadError>;
 
 #[derive(Default)]
 struct Inner {
+    /// Where unpinned reads go (none: the disk).
+    base: Option<Rc<dyn Files>>,
     pinned: BTreeMap<PathBuf, FileRead>,
     /// Only pinned paths may be read (a replay: anything else means it went astray).
     strict: bool,
@@ -36,6 +38,14 @@ impl HistoryFiles {
     /// Reads everything from the disk, logging nothing.
     pub fn disk() -> Self {
         Self::default()
+    }
+
+    /// Reads what is not pinned through `base` instead of the disk (a study's run, with its
+    /// variant's substitutions).
+    pub fn over(base: Rc<dyn Files>) -> Self {
+        let s = Self::default();
+        s.0.borrow_mut().base = Some(base);
+        s
     }
 
     /// Reads only what is pinned (a replay of a history).
@@ -75,14 +85,16 @@ impl Files for HistoryFiles {
     /// `path`'s pin, or (unless strict) the disk's bytes, read as `kind`. Logged if logging
     /// is on.
     fn read(&self, path: &Path, kind: FileKind) -> Result<Vec<u8>, ReadError> {
-        let (pinned, strict) = {
+        let (pinned, strict, base) = {
             let inner = self.0.borrow();
-            (inner.pinned.get(path).cloned(), inner.strict)
+            let base = inner.base.clone();
+            (inner.pinned.get(path).cloned(), inner.strict, base)
         };
-        let read = match pinned {
-            Some(read) => read,
-            None if strict => Err(ReadError::NotRecorded),
-            None => Disk.read(path, kind).map(Blob::from),
+        let read = match (pinned, base) {
+            (Some(read), _) => read,
+            (None, _) if strict => Err(ReadError::NotRecorded),
+            (None, Some(base)) => base.read(path, kind).map(Blob::from),
+            (None, None) => Disk.read(path, kind).map(Blob::from),
         };
         let result = read.as_deref().map(<[u8]>::to_vec).map_err(Clone::clone);
         let mut inner = self.0.borrow_mut();

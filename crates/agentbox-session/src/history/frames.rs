@@ -313,6 +313,61 @@ impl Frames {
     }
 }
 
+impl Frames {
+    /// Shows `visit` every tick from `from` to `to` (both included, as [`Frames::frame`] would
+    /// show each), in order, stepping one plain simulation along (no Lua, no copy per tick)
+    /// until `visit` breaks. False if the frames do not reach `from` (nothing visited).
+    pub fn walk(
+        &self,
+        from: u64,
+        to: u64,
+        mut visit: impl FnMut(u64, &Rc<World>) -> std::ops::ControlFlow<()>,
+    ) -> bool {
+        let Some(i) = self
+            .segments
+            .iter()
+            .rposition(|s| s.at < from || (s.at == from && !s.after_inputs))
+        else {
+            return false;
+        };
+        let start = &self.segments[i];
+        let mut sim = Simulation::new(start.world.clone());
+        sim.set_keyboard(start.keyboard);
+        let mut next = i + 1;
+        let mut t = start.at;
+        loop {
+            if t >= from && visit(t, sim.world_rc()).is_break() {
+                return true;
+            }
+            if t >= to {
+                return true;
+            }
+            // Inputs applied after tick `t` start a segment that holds them.
+            while let Some(s) = self.segments.get(next).filter(|s| s.at <= t) {
+                if s.at == t && s.after_inputs {
+                    sim = Simulation::new(s.world.clone());
+                    sim.set_keyboard(s.keyboard);
+                }
+                next += 1;
+            }
+            let Some(d) = t
+                .checked_sub(self.first_decision)
+                .and_then(|k| self.decisions.get(k as usize))
+            else {
+                return true;
+            };
+            sim.step(&mut Kept(d));
+            t += 1;
+        }
+    }
+
+    /// The ticks the frames can show: from [`Frames::first_tick`] to the last decided tick.
+    pub fn ticks(&self) -> Option<(u64, u64)> {
+        let first = self.first_tick()?;
+        Some((first, self.first_decision + self.decisions.len() as u64))
+    }
+}
+
 /// Hands a tick's kept decisions to the simulation.
 struct Kept<'a>(&'a [(usize, Decision)]);
 

@@ -26,7 +26,7 @@ mod files;
 mod frames;
 
 pub use file::{load as load_recording, save as save_recording, SessionFileError};
-use files::HistoryFiles;
+pub(crate) use files::HistoryFiles;
 pub use files::{Blob, FileRead};
 pub use frames::{Frame, Frames, TickView, FRAMES_MAX_BYTES, FRAME_EVERY};
 
@@ -38,6 +38,7 @@ use agentbox_core::world::{centre_of, TerrainId, Tile};
 use glam::IVec2;
 use std::collections::BTreeMap;
 use std::hash::Hasher;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -86,9 +87,37 @@ pub struct Recording {
     pub ticks: u64,
     /// The trace line's hash after every [`HASH_EVERY`]th tick.
     pub hashes: BTreeMap<u64, u64>,
+    /// Where the window opens it (a failing test's tick and agent); none: at its last tick.
+    pub focus: Option<Focus>,
+}
+
+/// Where a session opens: paused after tick `tick`, `agent` selected, `why` in the status line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Focus {
+    pub tick: u64,
+    pub agent: Option<String>,
+    pub why: String,
 }
 
 impl Recording {
+    /// The run up to tick `to` only (its inputs up to then, none after), opening at `focus`.
+    pub fn cut_at(&self, to: u64, focus: Option<Focus>) -> Recording {
+        let to = to.min(self.ticks);
+        Recording {
+            scene: self.scene.clone(),
+            seed: self.seed,
+            events: self
+                .events
+                .iter()
+                .filter(|e| e.at < to || e.at == 0)
+                .cloned()
+                .collect(),
+            ticks: to,
+            hashes: self.hashes.range(..=to).map(|(&k, &v)| (k, v)).collect(),
+            focus,
+        }
+    }
+
     /// The ticks at which files were (re)loaded after the start, for the timeline's marks.
     pub fn reload_ticks(&self) -> Vec<u64> {
         self.events
@@ -149,7 +178,17 @@ impl History {
 
     /// Like [`History::open`]; `quiet` keeps script errors off stderr.
     pub fn open_with(path: &Path, seed: Option<u64>, quiet: bool) -> Result<Self, OpenError> {
-        let files = HistoryFiles::disk();
+        Self::open_reading(path, seed, quiet, HistoryFiles::disk())
+    }
+
+    /// Like [`History::open_with`], reading the files through `files` (pins first, then its
+    /// base), every read logged into the recording, so the session replays those bytes.
+    pub(crate) fn open_reading(
+        path: &Path,
+        seed: Option<u64>,
+        quiet: bool,
+        files: HistoryFiles,
+    ) -> Result<Self, OpenError> {
         files.set_logging(true);
         let live = Session::open_reading(path, seed, quiet, Rc::new(files.clone()))?;
         let reads = files.take_log();
@@ -167,6 +206,7 @@ impl History {
                 }],
                 ticks: 0,
                 hashes: BTreeMap::new(),
+                focus: None,
             },
             live,
             keyboard: IVec2::ZERO,
@@ -178,8 +218,17 @@ impl History {
     /// A saved recording, replayed to its last tick and made live (files that changed on
     /// disk since apply at once, as a branch at the end would apply them).
     pub fn resume_recording(rec: &Recording) -> Result<Self, String> {
+        Self::resume_recording_with(rec, |_, _| {})
+    }
+
+    /// [`History::resume_recording`], showing `on_tick` every replayed tick (the window keeps
+    /// what each left for its panels, as it does for live ticks).
+    pub fn resume_recording_with(
+        rec: &Recording,
+        on_tick: impl FnMut(&Session, &TickReport),
+    ) -> Result<Self, String> {
         let mut r = Replayer::new(rec)?;
-        r.advance_to(rec.ticks, |_, _| {})?;
+        r.advance_to(rec.ticks, on_tick)?;
         let to = r.tick;
         let mut history = History {
             live: r.session,
@@ -189,7 +238,11 @@ impl History {
             quiet: false,
             frames: None,
         };
-        for reload in history.settle(to).1 {
+        // A session that says where to open (a failing test, a study's run) shows that run as
+        // it was: its files as recorded (a variant's substitutions, a sweep point's scene),
+        // until one is saved. Any other applies what changed on disk since, as a branch would.
+        let apply_disk = rec.focus.is_none();
+        for reload in history.settle_reading(to, apply_disk).1 {
             eprintln!("{reload}");
         }
         Ok(history)
@@ -387,6 +440,12 @@ impl History {
     /// With `live` a replay of this history at tick `to`: drops the inputs after `to`
     /// (returned, with the old ticks), reads the disk again and applies what changed there.
     fn settle(&mut self, to: u64) -> (Recording, Vec<Reload>) {
+        self.settle_reading(to, true)
+    }
+
+    /// [`History::settle`]; unless `apply_disk`, files that differ on disk are left as the
+    /// recording has them (they apply when saved, as any edit does).
+    fn settle_reading(&mut self, to: u64, apply_disk: bool) -> (Recording, Vec<Reload>) {
         let abandoned = self.recording.clone();
         if let Some(f) = self.frames.as_mut() {
             f.cut(to);
@@ -405,7 +464,7 @@ impl History {
         self.files.set_strict(false);
         self.files.set_logging(true);
         let mut changed = Vec::new();
-        for (path, had) in pinned {
+        for (path, had) in pinned.into_iter().filter(|_| apply_disk) {
             // Each file read as what it is, with its own limit, as the session reads it.
             let kind = if path == self.recording.scene {
                 FileKind::Scene
@@ -656,15 +715,16 @@ pub fn resolve_replacement(session: &Session, spec: &str) -> Result<Replacement,
 }
 
 /// A headless run that branches: `ticks` ticks of `history`, with every replacement applied
-/// (together, as one save of all of them) after `at` ticks. `on_tick` sees every tick.
-pub fn branch_run(
+/// (together, as one save of all of them) after `at` ticks. `on_tick` sees every tick and
+/// says whether the run goes on (`ControlFlow::Break` ends it after that tick).
+pub fn branch_run<E>(
     history: &mut History,
     ticks: u64,
     at: u64,
     replacements: &[Replacement],
-    mut on_tick: impl FnMut(&Session, &TickReport) -> std::io::Result<()>,
+    mut on_tick: impl FnMut(&mut Session, &TickReport) -> Result<ControlFlow<()>, E>,
     mut on_reload: impl FnMut(&Reload),
-) -> std::io::Result<()> {
+) -> Result<(), E> {
     for t in 0..ticks {
         if t == at {
             for r in replacements {
@@ -676,7 +736,9 @@ pub fn branch_run(
             }
         }
         let report = history.tick();
-        on_tick(history.session(), &report)?;
+        if on_tick(history.session_mut(), &report)?.is_break() {
+            break;
+        }
     }
     Ok(())
 }

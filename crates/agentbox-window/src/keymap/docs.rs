@@ -6,7 +6,13 @@ use crate::overlays::ALL;
 use macroquad::prelude::KeyCode;
 
 /// Every mode, in the order the page lists them.
-pub const MODES: [Mode; 4] = [Mode::Map, Mode::Message, Mode::Sessions, Mode::Search];
+pub const MODES: [Mode; 5] = [
+    Mode::Map,
+    Mode::Message,
+    Mode::Sessions,
+    Mode::Search,
+    Mode::Prompt,
+];
 
 /// The page's path, from this crate.
 const PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/keys.md");
@@ -51,6 +57,10 @@ fn heading(mode: Mode) -> (&'static str, &'static str) {
              `at` is in the tiles of the first pane (top or left; the other pane is the same view \
              one pane further).",
         ),
+        Mode::Prompt => (
+            "The question prompt (Ctrl+W, `/`, Ctrl+B, `` ` ``)",
+            "While the prompt is open it takes every key; what is typed goes into its line (in `--record`/`--input` files as `{\"frame\": 5, \"text\": \"world:tick()\"}`).",
+        ),
     }
 }
 
@@ -58,6 +68,8 @@ fn heading(mode: Mode) -> (&'static str, &'static str) {
 fn code_span(key: &str) -> String {
     if key.chars().all(|c| c.is_ascii_alphanumeric()) {
         key.to_string()
+    } else if key.contains('`') {
+        format!("`` {key} ``")
     } else {
         format!("`{key}`")
     }

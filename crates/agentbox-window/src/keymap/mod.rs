@@ -36,6 +36,9 @@ pub enum Mode {
     Sessions,
     /// The search mode (Q).
     Search,
+    /// The question prompt (a watch, the tick where, a breakpoint, the console): it takes every
+    /// key.
+    Prompt,
 }
 
 /// A keyboard direction, for keyboard-controlled agents.
@@ -110,6 +113,20 @@ pub enum Action {
     CycleAlgorithm,
     CycleHeuristic,
     CycleDiagonal,
+    /// Open the prompt for a watch, the tick where, a breakpoint or the console.
+    AskWatch,
+    AskFind,
+    AskBreak,
+    AskConsole,
+    /// The last "tick where" again, forwards or backwards.
+    FindNext,
+    FindPrevious,
+    /// Remove the last watch.
+    RemoveWatch,
+    /// The prompt: submit (for a search, forwards), submit backwards, delete a character.
+    Submit,
+    SubmitBack,
+    DeleteChar,
 }
 
 impl Action {
@@ -249,6 +266,7 @@ fn label_of(key: Key) -> String {
         K::Minus => "-",
         K::Equal => "+",
         K::Slash => "/",
+        K::GraveAccent => "`",
         K::Key0 => "0",
         K::Key1 => "1",
         K::Key2 => "2",

@@ -48,6 +48,22 @@ const fn no_shift(code: K) -> Chord {
     }
 }
 
+/// A key with Ctrl held and Shift not.
+const fn ctrl_only(code: K) -> Chord {
+    Chord {
+        shift: Need::Free,
+        ..ctrl(code)
+    }
+}
+
+/// A key with Ctrl and Shift held.
+const fn ctrl_shift(code: K) -> Chord {
+    Chord {
+        shift: Need::Held,
+        ..ctrl(code)
+    }
+}
+
 /// A typed character.
 const fn typed(c: char) -> Chord {
     Chord {
@@ -61,6 +77,7 @@ const MAP: &[Mode] = &[Mode::Map];
 const SEARCH: &[Mode] = &[Mode::Search];
 const SESSIONS: &[Mode] = &[Mode::Sessions];
 const MESSAGE: &[Mode] = &[Mode::Message];
+const PROMPT: &[Mode] = &[Mode::Prompt];
 
 /// The keymap. Within a mode, rows are listed (in the help, the search panel and the docs) in
 /// this order.
@@ -270,6 +287,30 @@ pub const TABLE: &[Row] = &[
     Row {
         modes: MAP,
         mouse: None,
+        keys: &[
+            (ctrl_only(K::W), A::AskWatch),
+            (no_shift(K::Slash), A::AskFind),
+            (ctrl(K::B), A::AskBreak),
+            (key(K::GraveAccent), A::AskConsole),
+        ],
+        what: "ask the run a Lua expression of the read-only `world` (as `expect:` checks get it): a watch, shown at the tick shown in a panel at the top left / the tick where it holds (Enter: next, Shift+Enter: previous; looked for in the kept history without touching the run) / a breakpoint (play pauses after the first live tick where it holds; empty clears it) / the console prompt (its value at the tick shown, printed into the console). At a past tick `world:memory(id)` is nil",
+        // The F1 help is full at 1024x768 (its test): docs/keys.md lists these.
+        help: None,
+    },
+    Row {
+        modes: MAP,
+        mouse: Some("click a watch"),
+        keys: &[
+            (no_shift(K::K), A::FindNext),
+            (shift(K::K), A::FindPrevious),
+            (ctrl_shift(K::W), A::RemoveWatch),
+        ],
+        what: "the last tick-where search again, forwards / backwards; remove the last watch (a click on a watch removes it)",
+        help: None,
+    },
+    Row {
+        modes: MAP,
+        mouse: None,
         keys: &[(key(K::L), A::ToggleLabels)],
         what: "state labels (`self:label`) over the agents (on at start)",
         help: Some("state labels (self:label) over the agents"),
@@ -435,5 +476,27 @@ pub const TABLE: &[Row] = &[
         keys: &[(key(K::Escape), A::Close), (key(K::Q), A::ToggleSearch)],
         what: "leave the search mode (Esc closes the help first when it is shown)",
         help: None,
+    },
+    // The question prompt: it takes every key; typed characters go into the line.
+    Row {
+        modes: PROMPT,
+        mouse: None,
+        keys: &[(no_shift(K::Enter), A::Submit), (shift(K::Enter), A::SubmitBack)],
+        what: "ask (for the tick where: the next tick) / the tick where, backwards",
+        help: Some("ask / backwards"),
+    },
+    Row {
+        modes: PROMPT,
+        mouse: None,
+        keys: &[(key(K::Backspace), A::DeleteChar)],
+        what: "delete the last character",
+        help: Some("delete a character"),
+    },
+    Row {
+        modes: PROMPT,
+        mouse: None,
+        keys: &[(key(K::Escape), A::Close)],
+        what: "close the prompt",
+        help: Some("close"),
     },
 ];

@@ -1,0 +1,300 @@
+//! Questions the designer asks of the run, each a Lua expression of the read-only `world`
+//! (as `expect:` checks and `headless --stop-when` get it), typed into one prompt line: watches
+//! (shown at the tick shown, live or past, in a panel at the top left; a click on one removes
+//! it), "the tick where" it holds, found back or forth through the kept history without
+//! touching the run, a breakpoint (play pauses after the first live tick where it holds), and
+//! the console prompt (the value at the tick shown, printed into the console).
+//!
+//! Everything comes from the window's input (the prompt's text too, recorded as `text`
+//! events), so `--input` replays it. Questions are asked in a Lua state of their own
+//! (`ask::Asker`): asking never changes the run. At a past tick, `world:memory(id)` is nil (the
+//! frames keep memory as text).
+
+use agentbox_core::world::World;
+use agentbox_session::ask::{Asker, Expression};
+use egui_macroquad::egui;
+use macroquad::prelude::*;
+use std::rc::Rc;
+
+/// What the prompt line is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Purpose {
+    Watch,
+    Find,
+    Break,
+    Console,
+}
+
+impl Purpose {
+    fn title(self) -> &'static str {
+        match self {
+            Purpose::Watch => "watch (Enter adds it)",
+            Purpose::Find => "find the tick where (Enter: next, Shift+Enter: previous)",
+            Purpose::Break => "pause when (Enter sets the breakpoint; empty clears it)",
+            Purpose::Console => "evaluate at the tick shown (Enter)",
+        }
+    }
+}
+
+/// The prompt line being typed (from the frame after the one whose key opened it, so that
+/// key's own character is not typed into it).
+pub struct Prompt {
+    pub purpose: Purpose,
+    pub text: String,
+}
+
+/// One watch and its value at the tick last shown.
+pub struct Watch {
+    pub text: String,
+    expression: Result<Expression, String>,
+    pub value: String,
+}
+
+/// The questions asked so far, and the prompt.
+#[derive(Default)]
+pub struct Questions {
+    asker: Option<Asker>,
+    pub watches: Vec<Watch>,
+    /// The tick (and whether past) the watches' values are for; `None`: to be computed.
+    shown: Option<(u64, bool)>,
+    /// The last "tick where" expression (K and Shift+K look for it again).
+    pub find: Option<String>,
+    pub breakpoint: Option<(String, Expression)>,
+    pub prompt: Option<Prompt>,
+}
+
+/// How many watches are kept.
+const MAX_WATCHES: usize = 12;
+const ROW: f32 = 18.0;
+const TOP: f32 = 64.0;
+
+impl Questions {
+    fn asker(&mut self, seed: u64) -> Result<&mut Asker, String> {
+        if self.asker.is_none() {
+            self.asker = Some(Asker::new(seed)?);
+        }
+        self.asker
+            .as_mut()
+            .ok_or_else(|| "no Lua state for questions".to_string())
+    }
+
+    /// Opens the prompt for `purpose`.
+    pub fn open(&mut self, purpose: Purpose) {
+        self.prompt = Some(Prompt {
+            purpose,
+            text: String::new(),
+        });
+    }
+
+    /// Types this frame's characters into the prompt.
+    pub fn type_chars(&mut self, chars: &[char], backspace: bool) {
+        let Some(p) = self.prompt.as_mut() else {
+            return;
+        };
+        if backspace {
+            p.text.pop();
+        }
+        p.text.extend(chars.iter().filter(|c| !c.is_control()));
+    }
+
+    /// Compiles `text` as a question (messages name it `name`).
+    pub fn compile(&mut self, seed: u64, name: &str, text: &str) -> Result<Expression, String> {
+        self.asker(seed)?.compile(name, text)
+    }
+
+    /// Adds a watch (an expression that does not compile shows its error as its value).
+    pub fn add_watch(&mut self, seed: u64, text: &str) {
+        if self.watches.len() >= MAX_WATCHES {
+            self.watches.remove(0);
+        }
+        let expression = self.compile(seed, "watch", text);
+        self.watches.push(Watch {
+            text: text.to_string(),
+            value: String::new(),
+            expression,
+        });
+        self.shown = None;
+    }
+
+    /// Removes watch `i` (the last one when `None`).
+    pub fn remove_watch(&mut self, i: Option<usize>) -> Option<String> {
+        let i = i.or(self.watches.len().checked_sub(1))?;
+        (i < self.watches.len()).then(|| self.watches.remove(i).text)
+    }
+
+    /// The value of `expression` at `world` as one line, or its error.
+    pub fn ask(
+        &mut self,
+        seed: u64,
+        expression: Expression,
+        world: &Rc<World>,
+    ) -> Result<(bool, String), String> {
+        let answer = self.asker(seed)?.ask(expression, world)?;
+        Ok((answer.holds, one_line(&answer.text)))
+    }
+
+    /// Lends the live run's memories to `world:memory(id)` (none at a past tick).
+    pub fn set_memories(
+        &mut self,
+        seed: u64,
+        memories: std::collections::BTreeMap<String, serde_json::Value>,
+    ) {
+        if let Ok(a) = self.asker(seed) {
+            a.set_memories(memories);
+        }
+    }
+
+    /// Whether any watch reads memory (then the live memories are lent before asking).
+    pub fn reads_memory(&self) -> bool {
+        self.watches.iter().any(|w| w.text.contains("memory"))
+            || self
+                .breakpoint
+                .as_ref()
+                .is_some_and(|(t, _)| t.contains("memory"))
+    }
+
+    /// Whether the watches' values are for `shown` (tick, past).
+    pub fn is_fresh(&self, shown: (u64, bool)) -> bool {
+        self.watches.is_empty() || self.shown == Some(shown)
+    }
+
+    /// Recomputes every watch's value at `world`, the tick `shown`.
+    pub fn refresh(&mut self, seed: u64, shown: (u64, bool), world: &Rc<World>) {
+        let mut values = Vec::with_capacity(self.watches.len());
+        for i in 0..self.watches.len() {
+            let value = match self.watches[i].expression.clone() {
+                Ok(e) => match self.ask(seed, e, world) {
+                    Ok((_, text)) => text,
+                    Err(e) => format!("error: {}", one_line(&e)),
+                },
+                Err(e) => format!("does not compile: {}", one_line(&e)),
+            };
+            values.push(value);
+        }
+        for (w, v) in self.watches.iter_mut().zip(values) {
+            w.value = v;
+        }
+        self.shown = Some(shown);
+    }
+
+    /// A left click at `at` (screen pixels) on a watch removes it; true if it took the click.
+    pub fn click(&mut self, at: Vec2) -> bool {
+        let r = self.rect();
+        if self.watches.is_empty() || !r.contains(at) {
+            return false;
+        }
+        let row = ((at.y - r.y - ROW - 4.0) / ROW).floor();
+        if row >= 0.0 {
+            self.remove_watch(Some(row as usize));
+        }
+        true
+    }
+
+    /// The watches panel's rectangle (top left, under the status bar).
+    fn rect(&self) -> Rect {
+        let w = (screen_width() * 0.45).clamp(240.0, 560.0);
+        Rect::new(8.0, TOP, w, ROW * (self.watches.len() as f32 + 1.0) + 8.0)
+    }
+
+    /// Paints the watches panel and the prompt into the window's one egui frame.
+    pub fn paint(&self, ctx: &egui::Context) {
+        let k = ctx.pixels_per_point().max(0.1);
+        let p = |x: f32, y: f32| egui::pos2(x / k, y / k);
+        let painter = ctx.layer_painter(egui::LayerId::new(
+            egui::Order::Foreground,
+            egui::Id::new("questions"),
+        ));
+        let text = |x: f32, y: f32, s: &str, c: egui::Color32| {
+            painter.text(
+                p(x, y),
+                egui::Align2::LEFT_CENTER,
+                s,
+                egui::FontId::monospace(12.0 / k),
+                c,
+            );
+        };
+        let panel = |r: Rect| {
+            painter.rect_filled(
+                egui::Rect::from_min_max(p(r.x, r.y), p(r.x + r.w, r.y + r.h)),
+                3.0,
+                egui::Color32::from_rgba_unmultiplied(0x12, 0x13, 0x17, 0xe8),
+            );
+        };
+        if !self.watches.is_empty() || self.breakpoint.is_some() {
+            let mut r = self.rect();
+            if self.watches.is_empty() {
+                r.h = ROW + 8.0;
+            }
+            panel(r);
+            let title = match &self.breakpoint {
+                Some((b, _)) => format!("watches (click one to remove)   break when {b}"),
+                None => "watches (click one to remove)".to_string(),
+            };
+            text(
+                r.x + 8.0,
+                r.y + 4.0 + ROW / 2.0,
+                &title,
+                egui::Color32::from_rgb(0x90, 0xc8, 0xff),
+            );
+            let chars = ((r.w - 16.0) / 7.2).max(10.0) as usize;
+            for (i, w) in self.watches.iter().enumerate() {
+                let line = format!("{} = {}", w.text, w.value);
+                let line: String = line.chars().take(chars).collect();
+                let y = r.y + 4.0 + ROW * (i as f32 + 1.5);
+                text(r.x + 8.0, y, &line, egui::Color32::from_gray(0xe0));
+            }
+        }
+        if let Some(prompt) = &self.prompt {
+            let w = (screen_width() * 0.6).clamp(300.0, 800.0);
+            let r = Rect::new((screen_width() - w) / 2.0, screen_height() * 0.3, w, 52.0);
+            panel(r);
+            text(
+                r.x + 10.0,
+                r.y + 14.0,
+                prompt.purpose.title(),
+                egui::Color32::from_rgb(0x90, 0xc8, 0xff),
+            );
+            let chars = ((r.w - 20.0) / 7.2).max(10.0) as usize;
+            let typed = format!("{}_", prompt.text);
+            let skip = typed.chars().count().saturating_sub(chars);
+            let typed: String = typed.chars().skip(skip).collect();
+            text(r.x + 10.0, r.y + 36.0, &typed, egui::Color32::WHITE);
+        }
+    }
+}
+
+/// A value's text on one line (tables are printed over several).
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_prompt_takes_printable_characters_and_watches_are_kept_and_removed() {
+        let mut q = Questions::default();
+        q.open(Purpose::Watch);
+        q.type_chars(&['a', 'b', '\n'], false);
+        q.type_chars(&[], true);
+        assert_eq!(q.prompt.as_ref().map(|p| p.text.as_str()), Some("a"));
+        let mut world = World::from_ascii(&["...."]);
+        world.tick = 7;
+        let world = Rc::new(world);
+        q.add_watch(1, "world:tick() * 2");
+        q.add_watch(1, "world:");
+        assert!(!q.is_fresh((7, false)));
+        q.refresh(1, (7, false), &world);
+        assert!(q.is_fresh((7, false)));
+        assert_eq!(q.watches[0].value, "14");
+        assert!(
+            q.watches[1].value.starts_with("does not compile"),
+            "{}",
+            q.watches[1].value
+        );
+        assert_eq!(q.remove_watch(None).as_deref(), Some("world:"));
+        assert_eq!(q.remove_watch(Some(5)), None);
+        assert_eq!(q.watches.len(), 1);
+    }
+}
