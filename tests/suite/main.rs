@@ -47,6 +47,7 @@ mod scene_fuzz;
 mod schema;
 mod soak;
 mod standalone;
+mod steering;
 mod sweep;
 mod tools;
 mod typos;

@@ -269,7 +269,12 @@ fn step_agents(
             apply(world, *index, decision, report);
         }
         let agent = &world.agents[i];
-        let step = movement::step_with(world, agent, dt, spare.pop().unwrap_or_default());
+        let mut step = movement::step_with(world, agent, dt, spare.pop().unwrap_or_default());
+        // Avoidance and the acceleration limit, for free agents that asked for either.
+        if !agent.motion.is_tiles() && (agent.avoid_horizon.is_some() || agent.max_force.is_some())
+        {
+            step = movement::adjust::adjust(world, i, agent, step, dt);
+        }
         // Walls are fixed during the tick, so the move is resolved with the step.
         let pos = slide(world, agent.pos, agent.radius, step.delta);
         // A planned move (one that follows a route or field on the grid, which promises a
