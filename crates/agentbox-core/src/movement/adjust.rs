@@ -48,8 +48,8 @@ pub fn adjust(world: &World, index: usize, agent: &Agent, mut step: Step, dt: f6
 }
 
 /// The ORCA velocity for agent `index` preferring `preferred`, its neighbours and chosen
-/// velocity drawn into `shapes` (`Role::Probe` lines to the neighbours, the asked velocity as
-/// a `Goal` vector and the chosen one as a `Force` vector).
+/// velocity drawn into `shapes` (`Avoid` lines to the neighbours it gives way to, an `Asked`
+/// vector of the preferred velocity and a `Force` vector of the chosen one).
 fn avoid(
     world: &World,
     index: usize,
@@ -87,14 +87,14 @@ fn avoid(
         vel: agent.vel,
         radius: agent.radius,
     };
-    let (vel, _) = orca::avoid(me, &agent.id, preferred, agent.speed, &others, horizon, dt);
-    shapes.extend(others.iter().map(|o| Shape::Line {
-        role: Role::Probe,
+    let (vel, yielding) = orca::avoid(me, &agent.id, preferred, agent.speed, &others, horizon, dt);
+    shapes.extend(yielding.iter().map(|&k| Shape::Line {
+        role: Role::Avoid,
         from: agent.pos,
-        to: o.body.pos,
+        to: others[k].body.pos,
     }));
     shapes.push(Shape::Vector {
-        role: Role::Goal,
+        role: Role::Asked,
         from: agent.pos,
         delta: preferred,
     });

@@ -2,7 +2,8 @@
 //! combination of the steering each behaviour asks for, truncated to the top speed): the sum
 //! of weight x the velocity each part asks for this tick (tiles/s), clamped to the agent's
 //! speed. Each part keeps its own memory (`MoveMemory::Parts`); the shapes show each part's
-//! weighted velocity (a `Force` vector, its part number and weight as a label) and the sum.
+//! weighted velocity (a `Part(k)` vector labelled with its number, name and weight) and the
+//! sum (a `Force` vector).
 
 use super::{part, Step};
 use crate::world::{Action, Agent, MoveMemory, Role, Shape, World};
@@ -34,13 +35,14 @@ pub fn blend(
         );
         let weighted = ask.delta / dt * *weight;
         sum += weighted;
+        let role = Role::Part(k.min(u8::MAX as usize) as u8);
         shapes.push(Shape::Vector {
-            role: Role::Force,
+            role,
             from: agent.pos,
             delta: weighted,
         });
         shapes.push(Shape::Label {
-            role: Role::Weights,
+            role,
             at: agent.pos + weighted,
             text: format!("{} {} x{}", k + 1, action.name(), weight),
         });
@@ -50,7 +52,7 @@ pub fn blend(
     }
     let vel = sum.clamp_length_max(agent.speed);
     shapes.push(Shape::Vector {
-        role: Role::Goal,
+        role: Role::Force,
         from: agent.pos,
         delta: vel,
     });

@@ -34,7 +34,7 @@ pub fn first(
         if ask.delta.length_squared() > 1e-18 && ask.delta.is_finite() {
             shapes.extend(ask.shapes);
             shapes.push(Shape::Label {
-                role: Role::Weights,
+                role: Role::Part(k.min(u8::MAX as usize) as u8),
                 at: agent.pos,
                 text: format!("{} {}", k + 1, action.name()),
             });

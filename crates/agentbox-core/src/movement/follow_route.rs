@@ -61,9 +61,13 @@ pub fn walk(agent: &Agent, mut route: Route, reach: f64) -> Step {
     }
     let mut shapes = vec![Shape::Cells {
         role: Role::Path,
-        cells: route.tiles.iter().copied().collect(),
+        cells: match &route.grid {
+            // A smoothed route: the grid path it was cut from, under its legs.
+            Some(grid) => grid.to_vec(),
+            None => route.tiles.iter().copied().collect(),
+        },
     }];
-    if matches!(&route.kind, RouteKind::AStar(o) if o.smooth) {
+    if route.grid.is_some() {
         // The smoothed route as the straight legs the agent walks.
         let corners = std::iter::once(pos).chain(route.tiles.iter().map(|&t| centre_of(t)));
         let legs: Vec<DVec2> = corners.collect();
@@ -99,8 +103,10 @@ fn plan(world: &World, agent: &Agent, goal: Tile, opts: &PathOptions) -> Result<
     };
     let (result, reason) = cache::find(world, agent.tile(), goal, &opts);
     let mut path = result.path.ok_or(reason.unwrap_or(NoPath::Unreachable))?;
+    let mut grid = None;
     if opts.smooth {
-        path = super::smooth::smooth(world, &path, agent.radius);
+        let corners = super::smooth::smooth(world, &path, agent.radius);
+        grid = Some(std::mem::replace(&mut path, corners).into_boxed_slice());
     }
     Ok(Route {
         goal,
@@ -108,6 +114,7 @@ fn plan(world: &World, agent: &Agent, goal: Tile, opts: &PathOptions) -> Result<
         tiles: path.into_iter().collect::<VecDeque<_>>(),
         kind: RouteKind::AStar(opts),
         legs: VecDeque::new(),
+        grid,
     })
 }
 

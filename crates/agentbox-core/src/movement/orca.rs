@@ -44,8 +44,9 @@ fn det(a: DVec2, b: DVec2) -> f64 {
 }
 
 /// The velocity an agent `me` (top speed `speed`, id `id`) takes instead of `preferred` to
-/// avoid `others` for `horizon` seconds, in a tick of `dt`; and the half-planes (for the
-/// overlay).
+/// avoid `others` for `horizon` seconds, in a tick of `dt`; and the indices (in `others`) of
+/// the neighbours whose half-plane the preferred velocity breaks, the ones it gives way to
+/// (for the overlay).
 pub fn avoid(
     me: Body,
     id: &str,
@@ -54,16 +55,22 @@ pub fn avoid(
     others: &[Other],
     horizon: f64,
     dt: f64,
-) -> (DVec2, Vec<Line>) {
-    let lines: Vec<Line> = others
-        .iter()
-        .filter_map(|o| half_plane(me, id, o, horizon, dt))
-        .collect();
+) -> (DVec2, Vec<usize>) {
     let preferred = if preferred.is_finite() {
         preferred
     } else {
         DVec2::ZERO
     };
+    let mut lines = Vec::with_capacity(others.len());
+    let mut yielding = Vec::new();
+    for (k, o) in others.iter().enumerate() {
+        if let Some(line) = half_plane(me, id, o, horizon, dt) {
+            if det(line.direction, line.point - preferred) > 0.0 {
+                yielding.push(k);
+            }
+            lines.push(line);
+        }
+    }
     let mut result = DVec2::ZERO;
     let failed = program2(&lines, speed, preferred, false, &mut result);
     if failed < lines.len() {
@@ -72,7 +79,7 @@ pub fn avoid(
     if !result.is_finite() {
         result = DVec2::ZERO;
     }
-    (result, lines)
+    (result, yielding)
 }
 
 /// The ORCA half-plane of `me` against `o` (RVO2's `computeNewVelocity`, agent part).
@@ -259,8 +266,8 @@ mod tests {
             share: 0.5,
             id: "b",
         };
-        let (v, lines) = avoid(me, "a", DVec2::new(2.0, 0.0), 2.0, &[other], 2.0, 0.1);
-        assert_eq!(lines.len(), 1);
+        let (v, yielding) = avoid(me, "a", DVec2::new(2.0, 0.0), 2.0, &[other], 2.0, 0.1);
+        assert_eq!(yielding, vec![0]);
         assert!(v.y.abs() > 0.1, "{v}");
         assert!(v.length() <= 2.0 + 1e-9);
         let again = avoid(me, "a", DVec2::new(2.0, 0.0), 2.0, &[other], 2.0, 0.1).0;
@@ -310,7 +317,8 @@ mod tests {
             share: 0.5,
             id: "x",
         };
-        let (v, _) = avoid(me, "me", DVec2::new(1.0, 0.0), 2.0, &[far], 2.0, 0.1);
+        let (v, yielding) = avoid(me, "me", DVec2::new(1.0, 0.0), 2.0, &[far], 2.0, 0.1);
         assert_eq!(v, DVec2::new(1.0, 0.0));
+        assert!(yielding.is_empty());
     }
 }

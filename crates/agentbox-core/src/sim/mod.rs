@@ -1,6 +1,7 @@
 //! Simulation: the fixed-step tick. Each tick (1) asks the decision layer for every scripted
 //! agent's action, (2) runs every agent's movement primitive against the same snapshot,
-//! (3) moves the agents, resolving walls, (4) drops breadcrumbs and (5) reports contacts.
+//! (3) moves the agents (after ORCA avoidance and the `max_force` limit for the free agents
+//! that ask for them), resolving walls, (4) drops breadcrumbs and (5) reports contacts.
 //! A primitive's memory (paths, tracing state, directions) is kept on the agent between ticks
 //! and cleared when its action changes.
 //!

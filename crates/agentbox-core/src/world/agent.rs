@@ -67,6 +67,9 @@ pub struct Route {
     pub kind: RouteKind,
     /// A tank's remaining legs, next first (empty for other routes).
     pub legs: VecDeque<Leg>,
+    /// A smoothed route's grid path before its corners were cut (for the routes overlay;
+    /// `None` for other routes).
+    pub grid: Option<Box<[Tile]>>,
 }
 
 #[derive(Clone, Debug)]
