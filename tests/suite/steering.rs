@@ -300,3 +300,41 @@ fn bad_blends_and_firsts_are_located_script_errors() {
         );
     }
 }
+
+#[test]
+fn body_keys_and_blend_weights_sweep() {
+    // A blend weight is a tunable in params; max_force and avoid_horizon are scene numbers.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sweep.jsonl");
+    let run = agentbox(&[
+        "sweep",
+        "scenes/flock.yaml",
+        "--param",
+        "bird.separate=0..2:2",
+        "--param",
+        "spawn.bird.max_force=5..40:35",
+        "--seeds",
+        "1",
+        "--ticks",
+        "40",
+        "--jobs",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+    let text = std::fs::read_to_string(&out).unwrap();
+    let runs: Vec<Value> = text
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(runs.len(), 4);
+    let contacts: Vec<u64> = runs
+        .iter()
+        .map(|r| r["contacts"].as_u64().unwrap())
+        .collect();
+    // The swept numbers reach the run: not every variant ends the same.
+    assert!(contacts.iter().any(|&c| c != contacts[0]), "{contacts:?}");
+    assert_eq!(runs[3]["params"]["spawn.bird.max_force"], 40.0);
+}
