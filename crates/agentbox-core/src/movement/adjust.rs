@@ -22,19 +22,7 @@ pub fn adjust(world: &World, index: usize, agent: &Agent, mut step: Step, dt: f6
     let asked = step.delta / dt;
     let mut vel = asked;
     if let Some(horizon) = agent.avoid_horizon {
-        let mut rng = step.rng.take().unwrap_or_else(|| agent.rng.clone());
-        let turn = (unit_f64(&mut rng) * 2.0 - 1.0) * PERTURB;
-        let preferred = DVec2::from_angle(turn).rotate(asked);
-        vel = avoid(
-            world,
-            index,
-            agent,
-            preferred,
-            horizon,
-            dt,
-            &mut step.shapes,
-        );
-        step.rng = Some(rng);
+        vel = avoid(world, index, agent, &mut step, asked, horizon, dt);
     }
     if let Some(max_force) = agent.max_force {
         vel = super::force::limit(agent.vel, vel, max_force, dt);
@@ -47,56 +35,77 @@ pub fn adjust(world: &World, index: usize, agent: &Agent, mut step: Step, dt: f6
     step
 }
 
-/// The ORCA velocity for agent `index` preferring `preferred`, its neighbours and chosen
-/// velocity drawn into `shapes` (`Avoid` lines to the neighbours it gives way to, an `Asked`
-/// vector of the preferred velocity and a `Force` vector of the chosen one).
+/// The ORCA velocity for agent `index` that asked for `asked`, its neighbours and chosen
+/// velocity drawn into the step's shapes (`Avoid` lines to the neighbours it gives way to, an
+/// `Asked` vector of the preferred velocity and a `Force` vector of the chosen one). Only an
+/// agent that must give way turns its preferred velocity by a small angle drawn from its
+/// stream (which the step then carries on); one with a clear way draws nothing.
 fn avoid(
     world: &World,
     index: usize,
     agent: &Agent,
-    preferred: DVec2,
+    step: &mut Step,
+    asked: DVec2,
     horizon: f64,
     dt: f64,
-    shapes: &mut Vec<Shape>,
 ) -> DVec2 {
     let reach = agent.speed * horizon + 2.0 * agent.radius + 0.5;
-    let mut near: Vec<(f64, usize)> = world
-        .agents_within(agent.pos, reach, None, Some(index))
-        .into_iter()
-        .map(|j| (world.agents[j].pos.distance_squared(agent.pos), j))
-        .collect();
-    near.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let mut near = world.agents_within(agent.pos, reach, None, Some(index));
+    let dist = |j: usize| world.agents[j].pos.distance_squared(agent.pos);
+    near.sort_by(|&a, &b| dist(a).total_cmp(&dist(b)).then(a.cmp(&b)));
     near.truncate(MAX_NEIGHBOURS);
-    let others: Vec<Other> = near
-        .iter()
-        .map(|&(_, j)| {
-            let o = &world.agents[j];
-            Other {
-                body: Body {
-                    pos: o.pos,
-                    vel: o.vel,
-                    radius: o.radius,
-                },
-                share: if o.avoid_horizon.is_some() { 0.5 } else { 1.0 },
-                id: &o.id,
-            }
-        })
-        .collect();
+    // At most MAX_NEIGHBOURS: on the stack.
+    let none = Other {
+        body: Body {
+            pos: DVec2::ZERO,
+            vel: DVec2::ZERO,
+            radius: 0.0,
+        },
+        share: 0.0,
+        id: "",
+    };
+    let mut slots = [none; MAX_NEIGHBOURS];
+    for (slot, &j) in slots.iter_mut().zip(&near) {
+        let o = &world.agents[j];
+        *slot = Other {
+            body: Body {
+                pos: o.pos,
+                vel: o.vel,
+                radius: o.radius,
+            },
+            share: if o.avoid_horizon.is_some() { 0.5 } else { 1.0 },
+            id: &o.id,
+        };
+    }
+    let others = &slots[..near.len()];
     let me = Body {
         pos: agent.pos,
         vel: agent.vel,
         radius: agent.radius,
     };
-    let (vel, yielding) = orca::avoid(me, &agent.id, preferred, agent.speed, &others, horizon, dt);
-    shapes.extend(yielding.iter().map(|&k| Shape::Line {
+    let planes = orca::half_planes(me, &agent.id, others, horizon, dt);
+    let mut preferred = asked;
+    let mut yielding = planes
+        .iter()
+        .filter(|(_, l)| orca::breaks(l, asked))
+        .peekable();
+    if yielding.peek().is_some() {
+        let mut rng = step.rng.take().unwrap_or_else(|| agent.rng.clone());
+        let turn = (unit_f64(&mut rng) * 2.0 - 1.0) * PERTURB;
+        preferred = DVec2::from_angle(turn).rotate(asked);
+        step.rng = Some(rng);
+    }
+    let shapes = &mut step.shapes;
+    shapes.extend(yielding.map(|&(k, _)| Shape::Line {
         role: Role::Avoid,
         from: agent.pos,
         to: others[k].body.pos,
     }));
+    let vel = orca::solve(&planes, preferred, agent.speed);
     shapes.push(Shape::Vector {
         role: Role::Asked,
         from: agent.pos,
-        delta: preferred,
+        delta: asked,
     });
     shapes.push(Shape::Vector {
         role: Role::Force,

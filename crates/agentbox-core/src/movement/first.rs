@@ -33,10 +33,11 @@ pub fn first(
         rng = ask.rng.or(rng);
         if ask.delta.length_squared() > 1e-18 && ask.delta.is_finite() {
             shapes.extend(ask.shapes);
-            shapes.push(Shape::Label {
+            // The part that steered, in its colour.
+            shapes.push(Shape::Vector {
                 role: Role::Part(k.min(u8::MAX as usize) as u8),
-                at: agent.pos,
-                text: format!("{} {}", k + 1, action.name()),
+                from: agent.pos,
+                delta: ask.delta / dt,
             });
             return Step {
                 delta: ask.delta,

@@ -502,25 +502,43 @@ fn flock_step(
     dt: f64,
     shapes: &mut Vec<Shape>,
 ) -> DVec2 {
+    let near = neighbours::within(world, agent, from, spec.radius, spec.kind.as_deref());
+    flock_with(world, agent, spec, &near, from, reach, dt, Some(shapes))
+}
+
+/// A flocking rule from `from` over the neighbours `near` (those within its radius, of its
+/// kind): the displacement this tick, with the neighbours as probes when `shapes` is given.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn flock_with(
+    world: &World,
+    agent: &Agent,
+    spec: &crate::world::FlockSpec,
+    near: &[neighbours::Neighbour],
+    from: DVec2,
+    reach: f64,
+    dt: f64,
+    shapes: Option<&mut Vec<Shape>>,
+) -> DVec2 {
     use crate::world::FlockRule;
-    let near = neighbours::within(world, agent, spec.radius, spec.kind.as_deref());
-    shapes.push(Shape::Circle {
-        role: Role::Probe,
-        centre: from,
-        radius: spec.radius,
-    });
-    shapes.extend(near.iter().map(|n| Shape::Line {
-        role: Role::Probe,
-        from,
-        to: n.pos,
-    }));
+    if let Some(shapes) = shapes {
+        shapes.push(Shape::Circle {
+            role: Role::Probe,
+            centre: from,
+            radius: spec.radius,
+        });
+        shapes.extend(near.iter().map(|n| Shape::Line {
+            role: Role::Probe,
+            from,
+            to: n.pos,
+        }));
+    }
     match spec.rule {
         FlockRule::Separate => {
             let id_of = |i: usize| world.agents[i].id.clone();
-            separate::separate(from, &agent.id, &near, id_of, agent.speed) * dt
+            separate::separate(from, &agent.id, near, id_of, agent.speed) * dt
         }
-        FlockRule::Align => align::align(&near, agent.speed) * dt,
-        FlockRule::Cohere => cohere::cohere(from, &near, reach),
+        FlockRule::Align => align::align(near, agent.speed) * dt,
+        FlockRule::Cohere => cohere::cohere(from, near, reach),
     }
 }
 

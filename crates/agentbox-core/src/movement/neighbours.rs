@@ -14,10 +14,17 @@ pub struct Neighbour {
     pub vel: DVec2,
 }
 
-/// The other agents within `radius` of `agent` (of `kind` if given), ascending by index.
-pub fn within(world: &World, agent: &Agent, radius: f64, kind: Option<&str>) -> Vec<Neighbour> {
+/// The other agents within `radius` of `centre` (of `kind` if given), `agent` left out,
+/// ascending by index.
+pub fn within(
+    world: &World,
+    agent: &Agent,
+    centre: DVec2,
+    radius: f64,
+    kind: Option<&str>,
+) -> Vec<Neighbour> {
     world
-        .agents_within(agent.pos, radius, kind, None)
+        .agents_within(centre, radius, kind, None)
         .into_iter()
         .filter(|&i| world.agents[i].id != agent.id)
         .map(|i| Neighbour {
@@ -25,6 +32,24 @@ pub fn within(world: &World, agent: &Agent, radius: f64, kind: Option<&str>) -> 
             pos: world.agents[i].pos,
             vel: world.agents[i].vel,
         })
+        .collect()
+}
+
+/// The neighbours of `near` (found around `centre`) within `radius` of it and of `kind` if
+/// given, in the same order: what [`within`] with that radius and kind finds, when `near` was
+/// found with a radius at least as large and no narrower kind.
+pub fn narrowed(
+    world: &World,
+    near: &[Neighbour],
+    centre: DVec2,
+    radius: f64,
+    kind: Option<&str>,
+) -> Vec<Neighbour> {
+    let r2 = radius * radius;
+    near.iter()
+        .filter(|n| n.pos.distance_squared(centre) <= r2)
+        .filter(|n| kind.is_none_or(|k| world.agents[n.index].kind == k))
+        .copied()
         .collect()
 }
 

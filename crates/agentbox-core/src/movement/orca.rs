@@ -43,10 +43,66 @@ fn det(a: DVec2, b: DVec2) -> f64 {
     a.x * b.y - a.y * b.x
 }
 
+/// The ORCA half-planes of an agent `me` (id `id`) against `others` for `horizon` seconds,
+/// in a tick of `dt`, each with the index in `others` of the neighbour it avoids (a
+/// neighbour whose numbers give no finite half-plane is left out).
+pub fn half_planes(
+    me: Body,
+    id: &str,
+    others: &[Other],
+    horizon: f64,
+    dt: f64,
+) -> Vec<(usize, Line)> {
+    others
+        .iter()
+        .enumerate()
+        .filter_map(|(k, o)| Some((k, half_plane(me, id, o, horizon, dt)?)))
+        .collect()
+}
+
+/// Whether `velocity` lies outside the half-plane `line` (would not avoid its neighbour).
+pub fn breaks(line: &Line, velocity: DVec2) -> bool {
+    det(line.direction, line.point - velocity) > 0.0
+}
+
+/// The velocity nearest `preferred` within `speed` and every half-plane of `planes` (the 2-D
+/// program), or, when there is none, the one that breaks them least (the 3-D program).
+pub fn solve(planes: &[(usize, Line)], preferred: DVec2, speed: f64) -> DVec2 {
+    let preferred = if preferred.is_finite() {
+        preferred
+    } else {
+        DVec2::ZERO
+    };
+    // At most a few neighbours: their lines on the stack, past that on the heap.
+    let mut stack = [Line {
+        point: DVec2::ZERO,
+        direction: DVec2::X,
+    }; 16];
+    let heap: Vec<Line>;
+    let lines: &[Line] = if planes.len() <= stack.len() {
+        for (slot, &(_, l)) in stack.iter_mut().zip(planes) {
+            *slot = l;
+        }
+        &stack[..planes.len()]
+    } else {
+        heap = planes.iter().map(|&(_, l)| l).collect();
+        &heap
+    };
+    let mut result = DVec2::ZERO;
+    let failed = program2(lines, speed, preferred, false, &mut result);
+    if failed < lines.len() {
+        program3(lines, failed, speed, &mut result);
+    }
+    if result.is_finite() {
+        result
+    } else {
+        DVec2::ZERO
+    }
+}
+
 /// The velocity an agent `me` (top speed `speed`, id `id`) takes instead of `preferred` to
 /// avoid `others` for `horizon` seconds, in a tick of `dt`; and the indices (in `others`) of
-/// the neighbours whose half-plane the preferred velocity breaks, the ones it gives way to
-/// (for the overlay).
+/// the neighbours whose half-plane the preferred velocity breaks, the ones it gives way to.
 pub fn avoid(
     me: Body,
     id: &str,
@@ -56,30 +112,13 @@ pub fn avoid(
     horizon: f64,
     dt: f64,
 ) -> (DVec2, Vec<usize>) {
-    let preferred = if preferred.is_finite() {
-        preferred
-    } else {
-        DVec2::ZERO
-    };
-    let mut lines = Vec::with_capacity(others.len());
-    let mut yielding = Vec::new();
-    for (k, o) in others.iter().enumerate() {
-        if let Some(line) = half_plane(me, id, o, horizon, dt) {
-            if det(line.direction, line.point - preferred) > 0.0 {
-                yielding.push(k);
-            }
-            lines.push(line);
-        }
-    }
-    let mut result = DVec2::ZERO;
-    let failed = program2(&lines, speed, preferred, false, &mut result);
-    if failed < lines.len() {
-        program3(&lines, failed, speed, &mut result);
-    }
-    if !result.is_finite() {
-        result = DVec2::ZERO;
-    }
-    (result, yielding)
+    let planes = half_planes(me, id, others, horizon, dt);
+    let yielding = planes
+        .iter()
+        .filter(|(_, l)| breaks(l, preferred))
+        .map(|&(k, _)| k)
+        .collect();
+    (solve(&planes, preferred, speed), yielding)
 }
 
 /// The ORCA half-plane of `me` against `o` (RVO2's `computeNewVelocity`, agent part).

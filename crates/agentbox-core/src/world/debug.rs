@@ -68,6 +68,9 @@ pub enum Shape {
     },
     /// A short text at a point.
     Label { role: Role, at: DVec2, text: String },
+    /// A weight shown at a point (a blend's part: the window writes its number and weight),
+    /// kept as a number so a tick formats no text.
+    Weight { role: Role, at: DVec2, weight: f64 },
 }
 
 impl Shape {
@@ -77,7 +80,8 @@ impl Shape {
             | Shape::Cells { role, .. }
             | Shape::Circle { role, .. }
             | Shape::Vector { role, .. }
-            | Shape::Label { role, .. } => *role,
+            | Shape::Label { role, .. }
+            | Shape::Weight { role, .. } => *role,
         }
     }
 }

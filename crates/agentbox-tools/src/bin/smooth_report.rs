@@ -34,7 +34,13 @@ fn world_of(map: &Map) -> World {
     let rows: Vec<String> = (0..map.height)
         .map(|y| {
             (0..map.width)
-                .map(|x| if map.free(glam::IVec2::new(x, y)) { '.' } else { '#' })
+                .map(|x| {
+                    if map.free(glam::IVec2::new(x, y)) {
+                        '.'
+                    } else {
+                        '#'
+                    }
+                })
                 .collect()
         })
         .collect();
@@ -60,13 +66,24 @@ fn main() {
     }
     let dir = PathBuf::from("data/movingai");
     let mut bad = false;
-    println!("map                 queries  grid (tiles)  smoothed  saved   straight line  corners/grid");
-    for name in MAPS.iter().filter(|m| only.is_empty() || only.iter().any(|o| m.contains(o.as_str()))) {
-        let map = movingai::load_map(&dir.join(format!("{name}.map"))).unwrap_or_else(|e| panic!("{e}"));
-        let scens = movingai::load_scen(&dir.join(format!("{name}.map.scen"))).unwrap_or_else(|e| panic!("{e}"));
+    println!(
+        "map                 queries  grid (tiles)  smoothed  saved   straight line  corners/grid"
+    );
+    for name in MAPS
+        .iter()
+        .filter(|m| only.is_empty() || only.iter().any(|o| m.contains(o.as_str())))
+    {
+        let map =
+            movingai::load_map(&dir.join(format!("{name}.map"))).unwrap_or_else(|e| panic!("{e}"));
+        let scens = movingai::load_scen(&dir.join(format!("{name}.map.scen")))
+            .unwrap_or_else(|e| panic!("{e}"));
         let world = world_of(&map);
         let picked: Vec<_> = match queries {
-            Some(n) => scens.iter().step_by((scens.len() / n.max(1)).max(1)).take(n).collect(),
+            Some(n) => scens
+                .iter()
+                .step_by((scens.len() / n.max(1)).max(1))
+                .take(n)
+                .collect(),
             None => scens.iter().collect(),
         };
         let (mut grid_sum, mut smooth_sum, mut straight_sum) = (0.0, 0.0, 0.0);
@@ -76,8 +93,15 @@ fn main() {
             let Some(path) = result.path else { continue };
             let pulled = smooth::smooth(&world, &path, RADIUS);
             let (g, l) = (smooth::length(&path), smooth::length(&pulled));
-            if l > g + 1e-9 || pulled.windows(2).any(|w| !smooth::clear(&world, w[0], w[1], RADIUS)) {
-                eprintln!("{name}: query at line {} smoothed badly ({g} -> {l})", s.line);
+            if l > g + 1e-9
+                || pulled
+                    .windows(2)
+                    .any(|w| !smooth::clear(&world, w[0], w[1], RADIUS))
+            {
+                eprintln!(
+                    "{name}: query at line {} smoothed badly ({g} -> {l})",
+                    s.line
+                );
                 bad = true;
             }
             grid_sum += g;

@@ -72,6 +72,13 @@ pub fn draw(world: &World, camera: &Camera, roles: &[Role]) {
                 }
                 Shape::Vector { from, delta, .. } => arrow(camera, *from, *delta, width, c),
                 Shape::Label { at, text, .. } => label(camera, *at, text, c),
+                Shape::Weight { at, weight, .. } => {
+                    let text = match role {
+                        Role::Part(k) => format!("{} x{weight}", k as usize + 1),
+                        _ => format!("x{weight}"),
+                    };
+                    label(camera, *at, &text, c)
+                }
             }
         }
     }
