@@ -603,6 +603,63 @@ mod tests {
     }
 
     #[test]
+    fn evade_with_prediction_flees_where_the_threat_will_be() {
+        let mut world = World::from_ascii(&["....................", "...................."]);
+        let mut threat = Agent::new("threat", IVec2::new(5, 1));
+        threat.vel = DVec2::new(1.0, 0.0);
+        world.agents.push(threat);
+        world.reindex();
+        let mut agent = Agent::new("a", IVec2::new(7, 1));
+        let t = Target::Agent(crate::world::AgentRef::new("threat", 0));
+        agent.action = Action::Evade(t.clone());
+        assert!(step(&world, &agent, 0.1).delta.x > 0.0);
+        // In 4 s the threat will be at x 9, past the agent: flee west.
+        agent.action = Action::EvadeAhead(t, 4.0);
+        assert!(step(&world, &agent, 0.1).delta.x < 0.0);
+    }
+
+    #[test]
+    fn steering_actions_describe_themselves_as_a_script_writes_them() {
+        use crate::world::{FlockRule, FlockSpec};
+        let flag = || Target::Point(DVec2::new(3.0, 4.0));
+        let cases = [
+            (Action::Arrive(flag(), 2.0), "arrive 3.00, 4.00 {slow = 2}"),
+            (
+                Action::Wander {
+                    rate: 3.0,
+                    strength: 0.5,
+                },
+                "wander {rate = 3, strength = 0.5}",
+            ),
+            (
+                Action::Flock(Box::new(FlockSpec {
+                    rule: FlockRule::Cohere,
+                    radius: 5.0,
+                    kind: Some("bird".into()),
+                })),
+                "cohere {radius = 5, kind = \"bird\"}",
+            ),
+            (
+                Action::Blend(Box::new([
+                    (Action::Chase(flag()), 1.5),
+                    (Action::Stop, 1.0),
+                ])),
+                "blend {{chase 3.00, 4.00, 1.5}, {stop, 1}}",
+            ),
+            (
+                Action::First(Box::new([
+                    Action::AvoidWalls { ahead: 2.0 },
+                    Action::To(DVec2::ONE),
+                ])),
+                "first {avoid_walls {ahead = 2}, to 1.00, 1.00}",
+            ),
+        ];
+        for (action, text) in cases {
+            assert_eq!(action.describe(), text);
+        }
+    }
+
+    #[test]
     fn tile_agents_run_continuous_primitives_on_tile_lines() {
         let world = World::from_ascii(&["..........", "..........", "..........", ".........."]);
         let mut agent = Agent::new("a", IVec2::new(0, 0));

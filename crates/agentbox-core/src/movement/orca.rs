@@ -221,8 +221,9 @@ fn program1(
             line.point + line.direction * t_left
         }
     } else {
+        // max then min, not clamp: clamp panics on a NaN bound, and this must never panic.
         let t = line.direction.dot(opt - line.point);
-        line.point + line.direction * t.clamp(t_left, t_right.max(t_left))
+        line.point + line.direction * t.max(t_left).min(t_right)
     };
     true
 }
