@@ -3,7 +3,8 @@
 //! (`force.rs`) for agents with a `max_force`. Agents with neither never come here, so their
 //! moves are the primitive's, bit for bit. Reads of other agents are their position,
 //! velocity, radius, whether they avoid and their id (the snapshot every agent steps against),
-//! neighbours from the spatial index in a fixed order (nearest first, ties by index).
+//! neighbours from the spatial index in a fixed order (the nearest 10, ties by index, in
+//! index order).
 
 use super::orca::{self, Body, Other};
 use super::Step;
@@ -50,10 +51,18 @@ fn avoid(
     dt: f64,
 ) -> DVec2 {
     let reach = agent.speed * horizon + 2.0 * agent.radius + 0.5;
+    // Ascending by index, as the index finds them; past MAX_NEIGHBOURS the nearest are kept
+    // (ties by index), still in index order.
     let mut near = world.agents_within(agent.pos, reach, None, Some(index));
-    let dist = |j: usize| world.agents[j].pos.distance_squared(agent.pos);
-    near.sort_by(|&a, &b| dist(a).total_cmp(&dist(b)).then(a.cmp(&b)));
-    near.truncate(MAX_NEIGHBOURS);
+    if near.len() > MAX_NEIGHBOURS {
+        let dist = |j: usize| world.agents[j].pos.distance_squared(agent.pos);
+        let mut keyed: Vec<(f64, usize)> = near.iter().map(|&j| (dist(j), j)).collect();
+        keyed.select_nth_unstable_by(MAX_NEIGHBOURS - 1, |a, b| {
+            a.0.total_cmp(&b.0).then(a.1.cmp(&b.1))
+        });
+        near = keyed[..MAX_NEIGHBOURS].iter().map(|&(_, j)| j).collect();
+        near.sort_unstable();
+    }
     // At most MAX_NEIGHBOURS: on the stack.
     let none = Other {
         body: Body {
