@@ -66,9 +66,10 @@ fn at(line: &Value, id: &str) -> (f64, f64) {
     crate::common::pos(line, id)
 }
 
-#[test]
-fn head_on_avoiders_in_the_same_rows_never_overlap_and_all_arrive() {
-    // 7 a side, each facing one coming the other way in its own row of a corridor.
+/// 7 walkers a side, each facing one coming the other way in its own row of a corridor, at
+/// `speed`, each walking with `call` (Lua, to `{self.params.x, self.memory.y}`): none may
+/// overlap another by more than 0.1 tile and all must arrive.
+fn head_on(call: &str, speed: f64) {
     let mut scene = String::from("map:\n  rows: |\n");
     scene.push_str(&format!("    {}\n", "#".repeat(32)));
     for _ in 0..7 {
@@ -78,26 +79,35 @@ fn head_on_avoiders_in_the_same_rows_never_overlap_and_all_arrive() {
     for row in 1..=7 {
         for (side, from, to) in [("e", 1, 30), ("w", 30, 1)] {
             scene.push_str(&format!(
-                "  - {{ id: {side}{row}, at: [{from}, {row}], script: walk.lua, avoid: true, speed: 3, params: {{ x: {to} }} }}\n"
+                "  - {{ id: {side}{row}, at: [{from}, {row}], script: walk.lua, avoid: true, speed: {speed}, params: {{ x: {to} }} }}\n"
             ));
         }
     }
-    let script = "return { decide = function(self, world)\n  self.memory.y = self.memory.y or self.tile.y\n  return move.arrive({ self.params.x, self.memory.y }, { slow = 1 })\nend }\n";
-    let dir = scratch(&[("c.yaml", &scene), ("walk.lua", script)]);
+    let script = format!("return {{ decide = function(self, world)\n  self.memory.y = self.memory.y or self.tile.y\n  return {call}\nend }}\n");
+    let dir = scratch(&[("c.yaml", &scene), ("walk.lua", &script)]);
     let lines = run_twice(dir.path(), "c.yaml", 900);
     for line in &lines {
         let d = closest_pair(line);
         assert!(
             d >= 0.6 - 0.1,
-            "tick {}: two walkers {d} apart",
+            "{call}: tick {}: two walkers {d} apart",
             line["tick"]
         );
     }
     let last = lines.last().unwrap();
     for (id, (x, _)) in positions(last) {
         let goal = if id.starts_with('e') { 30.0 } else { 1.0 };
-        assert!((x - goal).abs() < 0.1, "{id} ended at x {x}");
+        assert!((x - goal).abs() < 0.1, "{call}: {id} ended at x {x}");
     }
+}
+
+#[test]
+fn head_on_avoiders_in_the_same_rows_never_overlap_and_all_arrive() {
+    let to = "{ self.params.x, self.memory.y }";
+    head_on(&format!("move.arrive({to}, {{ slow = 1 }})"), 3.0);
+    head_on(&format!("move.to({to})"), 4.0);
+    // Fast route followers: avoidance may turn them off the last tile of their route.
+    head_on(&format!("move.path_to({to})"), 6.0);
 }
 
 #[test]

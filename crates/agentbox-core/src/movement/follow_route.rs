@@ -56,8 +56,15 @@ pub fn walk(agent: &Agent, mut route: Route, reach: f64) -> Step {
             route.tiles.pop_front();
         } else {
             pos += (target - pos) * (left / dist);
+            left = 0.0;
             break;
         }
+    }
+    // Every tile passed, yet not on the goal: the last move was changed after this primitive
+    // (avoidance, max_force). Finish the way to the goal's centre.
+    let goal = centre_of(route.goal);
+    if route.tiles.is_empty() && left > 0.0 && pos != goal {
+        pos = pos + super::chase::chase(pos, goal, left);
     }
     let mut shapes = vec![Shape::Cells {
         role: Role::Path,
