@@ -33,7 +33,7 @@ stds.agentbox = {
     type = {},
     utf8 = { fields = { "char", "charpattern", "codepoint", "codes", "len", "offset" } },
     xpcall = {},
-    move = { fields = { "stop", "chase", "evade", "flow_to", "to", "path_to", "waypoints", "tank_to", "basic_chase", "basic_evade", "los_chase", "intercept", "wander_avoid", "potential", "swarm", "trace_around", "follow_crumbs", "follow_road", "wall_trace" } },
+    move = { fields = { "stop", "chase", "evade", "flow_to", "to", "path_to", "waypoints", "tank_to", "basic_chase", "basic_evade", "los_chase", "intercept", "wander_avoid", "potential", "swarm", "trace_around", "follow_crumbs", "follow_road", "wall_trace", "arrive", "wander", "separate", "align", "cohere", "avoid_walls", "follow", "follow_path", "blend", "first" } },
     nav = { fields = { "los", "sees", "line", "path", "waypoint_route", "flow" } },
     draw = { fields = { "line", "circle", "text", "cone", "tile" } },
   },

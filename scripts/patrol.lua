@@ -14,7 +14,7 @@ function M.decide(self, world)
     self.memory.leg = self.memory.leg % #points + 1
     goal = points[self.memory.leg]
   end
-  return move.path_to(goal)
+  return move.path_to(goal, self.params.smooth and { smooth = true } or nil)
 end
 
 return M

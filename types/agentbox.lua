@@ -173,10 +173,11 @@ function move.stop() end
 ---@return agentbox.Action # The chase.
 function move.chase(target) end
 
----Steer straight away from the target's current position at full speed.
+---Steer straight away from the target's current position (or, with `predict`, its predicted one: Reynolds' evasion) at full speed.
 ---@param target agentbox.Target Who or where to run from.
+---@param opts? {predict?: number} Run from where the target will be in `predict` seconds, its velocity held (default 0: where it is).
 ---@return agentbox.Action # The evasion.
-function move.evade(target) end
+function move.evade(target, opts) end
 
 ---Walk the shared flow field towards the goal's tile, from tile centre to tile centre: one Dijkstra field per goal tile, map and body size (`nav.flow`), shared by every agent walking there, so a crowd costs one search. A moving goal gets the field of the tile it stands on (recent ones stay cached). The agent stands still on the goal's tile and where the goal cannot be reached.
 ---@param goal agentbox.Target Who or where to walk to (its current tile).
@@ -260,6 +261,59 @@ function move.follow_road(opts) end
 ---@param opts? {hand?: "left"|"right"} The hand kept on the wall (default left).
 ---@return agentbox.Action # The wall tracing.
 function move.wall_trace(opts) end
+
+---Reynolds' arrival: full speed towards the target until within `slow` tiles, then slower the nearer it gets (never below a tenth of the speed), stopping on the point without overshooting.
+---@param target agentbox.Target Who or where to arrive at.
+---@param opts? {slow?: number} The radius in tiles inside which the agent slows down (default 2).
+---@return agentbox.Action # The arrival.
+function move.arrive(target, opts) end
+
+---Reynolds' smooth wander: steer at full speed at a point on a circle ahead that drifts a little each tick, drawn from the agent's seeded stream, so the heading changes smoothly and every run repeats.
+---@param opts? {rate?: number, strength?: number} How fast the wander point may drift (radians per second, default 3) and how far off the heading it pulls (the circle's radius against its distance of 1, default 0.5).
+---@return agentbox.Action # The wander.
+function move.wander(opts) end
+
+---Reynolds' separation: away from every other agent within the radius (any kind, scripted or not, unless `kind` narrows it), each weighted by the inverse of its distance, at full speed; with none near it asks for nothing (so `move.first` moves on).
+---@param opts? {radius?: number, kind?: string} The neighbourhood radius in tiles (default 2) and, to narrow it, one kind.
+---@return agentbox.Action # The separation.
+function move.separate(opts) end
+
+---Reynolds' alignment: along the mean velocity of the other agents within the radius (last tick's), at most the agent's speed.
+---@param opts? {radius?: number, kind?: string} The neighbourhood radius in tiles (default 2) and, to narrow it, one kind.
+---@return agentbox.Action # The alignment.
+function move.align(opts) end
+
+---Reynolds' cohesion: towards the centre of the other agents within the radius, at full speed, stopping on it.
+---@param opts? {radius?: number, kind?: string} The neighbourhood radius in tiles (default 2) and, to narrow it, one kind.
+---@return agentbox.Action # The cohesion.
+function move.cohere(opts) end
+
+---Wall avoidance: three feelers along the heading and 35 degrees either side find where the body would touch a wall; each hit pushes off the wall, harder the nearer. With no wall ahead it asks for nothing: blend it, or put it first in `move.first`.
+---@param opts? {ahead?: number} How far the feelers reach, in tiles (default 2).
+---@return agentbox.Action # The wall avoidance.
+function move.avoid_walls(opts) end
+
+---Leader following: arrive at a point fixed in the leader's frame (its direction of travel; kept while it stands), `offset.x` ahead and `offset.y` to the right, so a formation turns with its leader.
+---@param leader agentbox.Target The agent to follow.
+---@param opts? {offset?: agentbox.PosLike} The place to hold in the leader's frame: x tiles ahead of it (negative: behind), y to its right (default {-1.5, 0}).
+---@return agentbox.Action # The formation following.
+function move.follow(leader, opts) end
+
+---Walk a list of tiles in order, centre to centre at full speed, and stop on the last. With `smooth = true` the list is string-pulled once, when the action starts: a tile is skipped when the body can walk straight past it, never across a blocked cell's corner.
+---@param tiles agentbox.PosLike[] The tiles to walk, in order (a `nav.path` result).
+---@param opts? {smooth?: boolean} Cut corners by line of sight for the agent's body first (default false).
+---@return agentbox.Action # The path following.
+function move.follow_path(tiles, opts) end
+
+---Blend steering: the sum of weight x the velocity each action asks for this tick (tiles/s), clamped to the agent's speed (with the agent's `max_force`, the velocity then changes by at most max_force x dt a tick). Planned actions (path_to, flow_to, waypoints, tank_to) give their next step's direction; tile-stepping ones (basic_chase, los_chase, wall_trace, trace_around, follow_crumbs, follow_road) are an error.
+---@param parts {[1]: agentbox.Action, [2]: number}[] Pairs {action, weight}: each action's velocity is weighed by its weight (0 or more).
+---@return agentbox.Action # The blend.
+function move.blend(parts) end
+
+---Priority steering: the first action that asks for a non-zero velocity this tick is taken; when none does, the agent stands still. Tile-stepping actions are an error, as in `move.blend`.
+---@param parts agentbox.Action[] Actions in order of priority.
+---@return agentbox.Action # The choice.
+function move.first(parts) end
 
 ---Rust-native navigation queries over the current map.
 ---@class agentbox.NavLib

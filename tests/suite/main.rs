@@ -48,6 +48,7 @@ mod scene_fuzz;
 mod schema;
 mod soak;
 mod standalone;
+mod steering;
 mod stop_when;
 mod sweep;
 mod tools;

@@ -64,18 +64,36 @@ fn scenes_the_loader_refuses_are_refused_by_the_schema() {
     let schema = schema_in(dir.path());
     let map = "map:\n  rows: |\n    ...\n";
     let good = format!("{map}agents:\n  - id: a\n    at: [0, 0]\n    speed: 2\n");
+    let steering = format!(
+        "{good}    radius: 0.4\n    max_force: 20\n    avoid: true\n    avoid_horizon: 3\n"
+    );
     let cases = [
         ("no map", "name: x\nagents: []\n".to_string()),
         ("a negative speed", good.replace("speed: 2", "speed: -2")),
         ("a zero tick rate", format!("tick_rate: 0\n{good}")),
+        ("a negative radius", format!("{good}    radius: -0.3\n")),
+        ("a max_force of 0", format!("{good}    max_force: 0\n")),
+        (
+            "a zero avoid_horizon",
+            format!("{good}    avoid: true\n    avoid_horizon: 0\n"),
+        ),
+        ("a misspelt avoid", format!("{good}    avoide: true\n")),
     ];
     let write = |name: &str, text: &str| {
         let path = dir.path().join(name);
         std::fs::write(&path, text).unwrap();
         path.display().to_string()
     };
-    let ok = check_jsonschema(&["--schemafile", &schema, &write("good.yaml", &good)]);
-    assert!(ok.status.success(), "the good scene: {}", shown(&ok));
+    for text in [&good, &steering] {
+        let ok = check_jsonschema(&["--schemafile", &schema, &write("good.yaml", text)]);
+        assert!(ok.status.success(), "the good scene: {}", shown(&ok));
+        assert!(
+            agentbox(&["check", &write("good.yaml", text)])
+                .status
+                .success(),
+            "{text}"
+        );
+    }
     for (name, text) in cases {
         let file = write("bad.yaml", &text);
         // The loader refuses it...

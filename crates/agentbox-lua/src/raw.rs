@@ -430,6 +430,10 @@ unsafe fn try_target(state: *mut ffi::lua_State) -> Option<c_int> {
         if ffi::lua_gettop(state) < 1 {
             return None;
         }
+        // An options table (`move.evade(t, {predict = 1})`) is read by the full function.
+        if ffi::lua_gettop(state) >= 2 && ffi::lua_type(state, 2) == ffi::LUA_TTABLE {
+            return None;
+        }
         // Only a view table has a view's address (whatever the argument's type).
         let index = context.views.index_of(ffi::lua_topointer(state, 1))?;
         let cache = ffi::lua_tointeger(state, ffi::lua_upvalueindex(UP_OWN)) as usize;

@@ -625,6 +625,9 @@ fn same_entry(a: &Agent, b: &Agent, tunables: &[&str]) -> bool {
         && a.brain == b.brain
         && a.motion == b.motion
         && a.turn_rate == b.turn_rate
+        && a.radius == b.radius
+        && a.max_force == b.max_force
+        && a.avoid_horizon == b.avoid_horizon
         && a.walk == b.walk
 }
 

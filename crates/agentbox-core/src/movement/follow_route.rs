@@ -37,7 +37,10 @@ pub fn follow(world: &World, agent: &Agent, goal: Tile, opts: &PathOptions, reac
 
 /// Whether a kept route still serves: same planner and goal, same map, agent still on it.
 pub fn is_current(world: &World, agent: &Agent, r: &Route, goal: Tile, kind: &RouteKind) -> bool {
-    r.goal == goal && r.map_version == world.map_version() && r.kind == *kind && on_route(agent, r)
+    r.goal == goal
+        && r.map_version == world.map_version()
+        && r.kind == *kind
+        && on_route(world, agent, r)
 }
 
 /// Walks along the polyline of tile centres, spending the whole reach.
@@ -53,13 +56,34 @@ pub fn walk(agent: &Agent, mut route: Route, reach: f64) -> Step {
             route.tiles.pop_front();
         } else {
             pos += (target - pos) * (left / dist);
+            left = 0.0;
             break;
         }
     }
-    let shapes = vec![Shape::Cells {
+    // Every tile passed, yet not on the goal: the last move was changed after this primitive
+    // (avoidance, max_force). Finish the way to the goal's centre.
+    let goal = centre_of(route.goal);
+    if route.tiles.is_empty() && left > 0.0 && pos != goal {
+        pos = pos + super::chase::chase(pos, goal, left);
+    }
+    let mut shapes = vec![Shape::Cells {
         role: Role::Path,
-        cells: route.tiles.iter().copied().collect(),
+        cells: match &route.grid {
+            // A smoothed route: the grid path it was cut from, under its legs.
+            Some(grid) => grid.to_vec(),
+            None => route.tiles.iter().copied().collect(),
+        },
     }];
+    if route.grid.is_some() {
+        // The smoothed route as the straight legs the agent walks.
+        let corners = std::iter::once(pos).chain(route.tiles.iter().map(|&t| centre_of(t)));
+        let legs: Vec<DVec2> = corners.collect();
+        shapes.extend(legs.windows(2).map(|w| Shape::Line {
+            role: Role::Path,
+            from: w[0],
+            to: w[1],
+        }));
+    }
     Step {
         delta: pos - agent.pos,
         route: Some(Box::new(route)),
@@ -69,12 +93,14 @@ pub fn walk(agent: &Agent, mut route: Route, reach: f64) -> Step {
 }
 
 /// Whether the agent is still within reach of the route's next tile (it may have been blocked
-/// or pushed).
-fn on_route(agent: &Agent, route: &Route) -> bool {
-    route
-        .tiles
-        .front()
-        .is_none_or(|&t| agent.pos.distance(centre_of(t)) <= 1.5)
+/// or pushed); on a smoothed route, whose corners may be far apart, whether it still sees
+/// the next corner.
+fn on_route(world: &World, agent: &Agent, route: &Route) -> bool {
+    let smooth = matches!(&route.kind, RouteKind::AStar(o) if o.smooth);
+    route.tiles.front().is_none_or(|&t| {
+        agent.pos.distance(centre_of(t)) <= 1.5
+            || (smooth && crate::nav::line_of_sight(world, agent.tile(), t))
+    })
 }
 
 fn plan(world: &World, agent: &Agent, goal: Tile, opts: &PathOptions) -> Result<Route, NoPath> {
@@ -83,13 +109,19 @@ fn plan(world: &World, agent: &Agent, goal: Tile, opts: &PathOptions) -> Result<
         ..*opts
     };
     let (result, reason) = cache::find(world, agent.tile(), goal, &opts);
-    let path = result.path.ok_or(reason.unwrap_or(NoPath::Unreachable))?;
+    let mut path = result.path.ok_or(reason.unwrap_or(NoPath::Unreachable))?;
+    let mut grid = None;
+    if opts.smooth {
+        let corners = super::smooth::smooth(world, &path, agent.radius);
+        grid = Some(std::mem::replace(&mut path, corners).into_boxed_slice());
+    }
     Ok(Route {
         goal,
         map_version: world.map_version(),
         tiles: path.into_iter().collect::<VecDeque<_>>(),
         kind: RouteKind::AStar(opts),
         legs: VecDeque::new(),
+        grid,
     })
 }
 

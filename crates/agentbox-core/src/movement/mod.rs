@@ -11,20 +11,34 @@
 //! tile-stepping agents. Nothing
 //! here draws, reads input or names mlua, macroquad or notify.
 
+pub(crate) mod adjust;
+pub(crate) mod align;
+pub(crate) mod arrive;
+pub(crate) mod avoid_walls;
 pub(crate) mod basic_chase;
 pub(crate) mod basic_evade;
+pub(crate) mod blend;
 pub(crate) mod chase;
+pub(crate) mod cohere;
 pub mod crumbs;
 pub(crate) mod dirs;
 pub(crate) mod evade;
+pub(crate) mod first;
 pub(crate) mod flow_to;
+pub(crate) mod follow;
+pub(crate) mod follow_path;
 pub(crate) mod follow_route;
+pub(crate) mod force;
 pub(crate) mod go_to;
 pub(crate) mod intercept;
 pub(crate) mod los_chase;
+pub(crate) mod neighbours;
+pub mod orca;
 pub mod potential;
 pub(crate) mod road;
+pub(crate) mod separate;
 pub(crate) mod slide;
+pub mod smooth;
 pub(crate) mod steer;
 pub(crate) mod tank;
 pub(crate) mod tiles;
@@ -32,6 +46,7 @@ pub(crate) mod trace;
 pub(crate) mod turn;
 pub(crate) mod walk;
 pub(crate) mod wall_trace;
+pub(crate) mod wander;
 pub(crate) mod wander_avoid;
 pub(crate) mod waypoints;
 
@@ -83,6 +98,11 @@ pub fn step_with(world: &World, agent: &Agent, dt: f64, mut shapes: Vec<Shape>) 
                 None => Step::default(),
             }
         }
+        Action::Blend(parts) => blend::blend(world, agent, parts, dt, shapes),
+        Action::First(parts) => first::first(world, agent, parts, dt, shapes),
+        Action::Wander { rate, strength } => wander_step(agent, *rate, *strength, dt),
+        Action::FollowPath(path) => follow_path_step(world, agent, path, reach),
+        Action::Follow { leader, offset } => follow_step(world, agent, leader, *offset, dt, shapes),
         Action::Walk => {
             let (delta, next) = walk::walk(agent.pos, &agent.walk, reach);
             Step {
@@ -133,6 +153,156 @@ pub fn step_with(world: &World, agent: &Agent, dt: f64, mut shapes: Vec<Shape>) 
     }
 }
 
+/// What one part of a `move.blend` or `move.first` asks for this tick, with `memory` its own
+/// memory and `rng` the agent's stream as the parts before it left it. A part that keeps
+/// state (wander, the planned and path primitives, nested blends) runs as the agent would
+/// with that action; `routed` says whether an earlier part already holds the agent's route
+/// (only the first planned part keeps it between ticks). A tile-stepping primitive asks for
+/// nothing (the Lua host refuses it in a blend with a located error).
+pub(crate) fn part(
+    world: &World,
+    agent: &Agent,
+    action: &Action,
+    memory: &MoveMemory,
+    rng: Option<&ChaCha8Rng>,
+    routed: &mut bool,
+    dt: f64,
+) -> Step {
+    if action.steps_on_tiles() {
+        return Step::default();
+    }
+    let stateful = matches!(
+        action,
+        Action::Wander { .. }
+            | Action::FollowPath(_)
+            | Action::Follow { .. }
+            | Action::PathTo(..)
+            | Action::Waypoints(_)
+            | Action::TankTo(_)
+            | Action::FlowTo(_)
+            | Action::WanderAvoid(_)
+            | Action::Blend(_)
+            | Action::First(_)
+    );
+    if !stateful {
+        let mut shapes = Vec::new();
+        let reach = agent.speed * dt;
+        let delta = continuous(world, agent, action, agent.pos, reach, dt, &mut shapes);
+        return Step {
+            delta: delta.unwrap_or_default(),
+            shapes,
+            ..Default::default()
+        };
+    }
+    let mut sub = agent.clone();
+    sub.motion = crate::world::Motion::Free;
+    sub.turn_rate = None;
+    sub.action = action.clone();
+    sub.memory = memory.clone();
+    if let Some(rng) = rng {
+        *sub.rng = rng.clone();
+    }
+    let planned = matches!(
+        action,
+        Action::PathTo(..) | Action::Waypoints(_) | Action::TankTo(_)
+    );
+    if planned && !*routed {
+        *routed = true;
+    } else {
+        sub.route = None;
+    }
+    step_with(world, &sub, dt, Vec::new())
+}
+
+/// Smooth wander: the wander point's angle is the memory, the agent's stream moves on.
+fn wander_step(agent: &Agent, rate: f64, strength: f64, dt: f64) -> Step {
+    let angle = match agent.memory {
+        MoveMemory::WanderAngle(a) => a,
+        _ => 0.0,
+    };
+    let mut rng = (*agent.rng).clone();
+    let (dir, angle) = wander::wander(agent.facing(), angle, rate, strength, dt, &mut rng);
+    Step {
+        delta: dir * agent.speed * dt,
+        shapes: vec![Shape::Vector {
+            role: Role::Force,
+            from: agent.pos,
+            delta: dir,
+        }],
+        memory: MoveMemory::WanderAngle(angle),
+        rng: Some(Box::new(rng)),
+        ..Default::default()
+    }
+}
+
+/// `follow_path`: the corners are worked out on the first tick and kept in the memory.
+fn follow_path_step(
+    world: &World,
+    agent: &Agent,
+    path: &crate::world::TilePath,
+    reach: f64,
+) -> Step {
+    let memory = match &agent.memory {
+        m @ MoveMemory::Corners { .. } => m.clone(),
+        _ => follow_path::start(world, agent, &path.tiles, path.smooth),
+    };
+    let MoveMemory::Corners { corners, next } = memory else {
+        return Step::default();
+    };
+    let (delta, next, mut shapes) = follow_path::walk(agent.pos, &corners, next, reach);
+    if path.smooth {
+        shapes.push(Shape::Cells {
+            role: Role::Probe,
+            cells: path.tiles.clone(),
+        });
+    }
+    Step {
+        delta,
+        shapes,
+        memory: MoveMemory::Corners { corners, next },
+        ..Default::default()
+    }
+}
+
+/// `follow`: arrive at the slot in the leader's frame (kept while the leader stands).
+fn follow_step(
+    world: &World,
+    agent: &Agent,
+    leader: &crate::world::Target,
+    offset: DVec2,
+    dt: f64,
+    mut shapes: Vec<Shape>,
+) -> Step {
+    let kept = match agent.memory {
+        MoveMemory::LeaderFrame(f) => Some(f),
+        _ => None,
+    };
+    let (pos, vel) = match leader {
+        crate::world::Target::Agent(r) => match world.resolve(r) {
+            Some(i) => (world.agents[i].pos, world.agents[i].vel),
+            None => return Step::default(),
+        },
+        crate::world::Target::Point(p) => match world.bound_pos(*p) {
+            Some(p) => (p, DVec2::ZERO),
+            None => return Step::default(),
+        },
+    };
+    let frame = follow::frame(vel, kept);
+    let slot = follow::slot(pos, frame, offset);
+    shapes.push(Shape::Line {
+        role: Role::Goal,
+        from: pos,
+        to: slot,
+    });
+    let slow = (agent.speed * 0.5).max(0.5);
+    Step {
+        delta: arrive::arrive(agent.pos, slot, agent.speed, slow, dt),
+        shapes,
+        memory: MoveMemory::LeaderFrame(frame),
+        ..Default::default()
+    }
+}
+
 /// `wander_avoid` for a free agent towards `goal`: its memory and random stream move on.
 fn wander_free(world: &World, agent: &Agent, goal: DVec2, reach: f64) -> Step {
     let mut memory = agent.memory.clone();
@@ -172,7 +342,7 @@ fn continuous_on_tiles(world: &World, agent: &Agent, reach: f64, dt: f64) -> Ste
     let diagonal = agent.motion.diagonal();
     tiles::drive(world, agent, reach, &mut |c| {
         let from = centre_of(c.at);
-        let desired = continuous(world, agent, from, reach, dt, c.shapes)?;
+        let desired = continuous(world, agent, &agent.action, from, reach, dt, c.shapes)?;
         // Too weak a pull to pick a direction (a potential in balance): stay.
         if desired.length() < reach * 0.05 {
             return None;
@@ -190,7 +360,16 @@ fn continuous_free(
     dt: f64,
     mut shapes: Vec<Shape>,
 ) -> Step {
-    let mut delta = continuous(world, agent, agent.pos, reach, dt, &mut shapes).unwrap_or_default();
+    let mut delta = continuous(
+        world,
+        agent,
+        &agent.action,
+        agent.pos,
+        reach,
+        dt,
+        &mut shapes,
+    )
+    .unwrap_or_default();
     if let Some(rate) = agent.turn_rate {
         if agent.vel.length_squared() > 1e-18 || delta.length_squared() > 1e-18 {
             delta = turn::limit_turn(agent.heading(), delta, rate * dt);
@@ -210,6 +389,7 @@ fn continuous_free(
 fn continuous(
     world: &World,
     agent: &Agent,
+    action: &Action,
     from: DVec2,
     reach: f64,
     dt: f64,
@@ -220,7 +400,7 @@ fn continuous(
         from,
         to,
     };
-    Some(match &agent.action {
+    Some(match action {
         Action::Stop
         | Action::PathTo(..)
         | Action::Waypoints(_)
@@ -254,6 +434,40 @@ fn continuous(
             basic_evade::free_step(from, threat, reach)
         }
         Action::Intercept(t) => intercept_step(world, agent, t, from, reach, shapes)?,
+        Action::EvadeAhead(t, predict) => {
+            let threat = world.target_pos(t)? + target_vel(world, t) * *predict;
+            shapes.push(goal_line(threat));
+            evade::evade(from, threat, reach)
+        }
+        Action::Arrive(t, slow) => {
+            let to = world.target_pos(t)?;
+            shapes.push(goal_line(to));
+            shapes.push(Shape::Circle {
+                role: Role::Goal,
+                centre: to,
+                radius: *slow,
+            });
+            arrive::arrive(from, to, agent.speed, *slow, dt)
+        }
+        Action::Flock(spec) => flock_step(world, agent, spec, from, reach, dt, shapes),
+        Action::AvoidWalls { ahead } => {
+            let facing = agent.vel.try_normalize().unwrap_or(agent.facing());
+            avoid_walls::avoid_walls(
+                world,
+                from,
+                facing,
+                agent.radius,
+                *ahead,
+                agent.speed,
+                shapes,
+            ) * dt
+        }
+        // Kept state or parts: run in `step` (and `part` inside a blend).
+        Action::Wander { .. }
+        | Action::Follow { .. }
+        | Action::FollowPath(_)
+        | Action::Blend(_)
+        | Action::First(_) => DVec2::ZERO,
         Action::Potential(spec) => {
             let (f, force_shapes) = potential::force(world, agent, spec, from);
             shapes.extend(force_shapes);
@@ -266,6 +480,66 @@ fn continuous(
         | Action::FollowRoad { .. }
         | Action::WallTrace(_) => DVec2::ZERO,
     })
+}
+
+/// The velocity a target moves with: an agent's last velocity, a point's none.
+fn target_vel(world: &World, t: &crate::world::Target) -> DVec2 {
+    match t {
+        crate::world::Target::Agent(r) => world
+            .resolve(r)
+            .map_or(DVec2::ZERO, |i| world.agents[i].vel),
+        crate::world::Target::Point(_) => DVec2::ZERO,
+    }
+}
+
+/// A flocking rule from `from`: the displacement this tick, with the neighbours as probes.
+fn flock_step(
+    world: &World,
+    agent: &Agent,
+    spec: &crate::world::FlockSpec,
+    from: DVec2,
+    reach: f64,
+    dt: f64,
+    shapes: &mut Vec<Shape>,
+) -> DVec2 {
+    let near = neighbours::within(world, agent, from, spec.radius, spec.kind.as_deref());
+    flock_with(world, agent, spec, &near, from, reach, dt, Some(shapes))
+}
+
+/// A flocking rule from `from` over the neighbours `near` (those within its radius, of its
+/// kind): the displacement this tick, with the neighbours as probes when `shapes` is given.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn flock_with(
+    world: &World,
+    agent: &Agent,
+    spec: &crate::world::FlockSpec,
+    near: &[neighbours::Neighbour],
+    from: DVec2,
+    reach: f64,
+    dt: f64,
+    shapes: Option<&mut Vec<Shape>>,
+) -> DVec2 {
+    use crate::world::FlockRule;
+    if let Some(shapes) = shapes {
+        shapes.push(Shape::Circle {
+            role: Role::Probe,
+            centre: from,
+            radius: spec.radius,
+        });
+        shapes.extend(near.iter().map(|n| Shape::Line {
+            role: Role::Probe,
+            from,
+            to: n.pos,
+        }));
+    }
+    match spec.rule {
+        FlockRule::Separate => {
+            let id_of = |i: usize| world.agents[i].id.clone();
+            separate::separate(from, &agent.id, near, id_of, agent.speed) * dt
+        }
+        FlockRule::Align => align::align(near, agent.speed) * dt,
+        FlockRule::Cohere => cohere::cohere(from, near, reach),
+    }
 }
 
 /// `intercept` of target `t` from `from`: a chase of the point where the prey, holding its
@@ -326,6 +600,63 @@ mod tests {
             out.push(agent.clone());
         }
         out
+    }
+
+    #[test]
+    fn evade_with_prediction_flees_where_the_threat_will_be() {
+        let mut world = World::from_ascii(&["....................", "...................."]);
+        let mut threat = Agent::new("threat", IVec2::new(5, 1));
+        threat.vel = DVec2::new(1.0, 0.0);
+        world.agents.push(threat);
+        world.reindex();
+        let mut agent = Agent::new("a", IVec2::new(7, 1));
+        let t = Target::Agent(crate::world::AgentRef::new("threat", 0));
+        agent.action = Action::Evade(t.clone());
+        assert!(step(&world, &agent, 0.1).delta.x > 0.0);
+        // In 4 s the threat will be at x 9, past the agent: flee west.
+        agent.action = Action::EvadeAhead(t, 4.0);
+        assert!(step(&world, &agent, 0.1).delta.x < 0.0);
+    }
+
+    #[test]
+    fn steering_actions_describe_themselves_as_a_script_writes_them() {
+        use crate::world::{FlockRule, FlockSpec};
+        let flag = || Target::Point(DVec2::new(3.0, 4.0));
+        let cases = [
+            (Action::Arrive(flag(), 2.0), "arrive 3.00, 4.00 {slow = 2}"),
+            (
+                Action::Wander {
+                    rate: 3.0,
+                    strength: 0.5,
+                },
+                "wander {rate = 3, strength = 0.5}",
+            ),
+            (
+                Action::Flock(Box::new(FlockSpec {
+                    rule: FlockRule::Cohere,
+                    radius: 5.0,
+                    kind: Some("bird".into()),
+                })),
+                "cohere {radius = 5, kind = \"bird\"}",
+            ),
+            (
+                Action::Blend(Box::new([
+                    (Action::Chase(flag()), 1.5),
+                    (Action::Stop, 1.0),
+                ])),
+                "blend {{chase 3.00, 4.00, 1.5}, {stop, 1}}",
+            ),
+            (
+                Action::First(Box::new([
+                    Action::AvoidWalls { ahead: 2.0 },
+                    Action::To(DVec2::ONE),
+                ])),
+                "first {avoid_walls {ahead = 2}, to 1.00, 1.00}",
+            ),
+        ];
+        for (action, text) in cases {
+            assert_eq!(action.describe(), text);
+        }
     }
 
     #[test]

@@ -56,6 +56,7 @@ pub fn plan(world: &World, agent: &Agent, goal: Tile) -> Result<Route, NoPath> {
         tiles,
         kind: RouteKind::Tank,
         legs: legs.into(),
+        grid: None,
     })
 }
 

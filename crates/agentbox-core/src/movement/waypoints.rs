@@ -24,6 +24,7 @@ pub fn travel(world: &World, agent: &Agent, goal: Tile, reach: f64) -> Step {
                     tiles: tiles.into(),
                     kind,
                     legs: Default::default(),
+                    grid: None,
                 },
                 None => return Step::default(),
             }

@@ -603,6 +603,7 @@ fn check_agent(
         }
     }
     check_motion(c, path, agent, world);
+    agent_body(agent).check(c, path, agent.motion.as_deref() == Some("tiles"));
     if let Some(params) = &agent.params {
         if !params.is_object() {
             c.error(
@@ -750,6 +751,16 @@ fn route_warnings(
     out
 }
 
+/// An agent entry's body keys.
+fn agent_body(spec: &AgentSpec) -> super::body::BodyKeys {
+    super::body::BodyKeys {
+        radius: spec.radius,
+        max_force: spec.max_force,
+        avoid: spec.avoid,
+        avoid_horizon: spec.avoid_horizon,
+    }
+}
+
 fn make_agent(file: &Path, spec: &AgentSpec, seed: u64) -> Agent {
     let mut agent = Agent::new(
         spec.id.clone(),
@@ -778,6 +789,7 @@ fn make_agent(file: &Path, spec: &AgentSpec, seed: u64) -> Agent {
         _ => Motion::Free,
     };
     agent.turn_rate = spec.turn_rate.map(f64::to_radians);
+    agent_body(spec).apply(&mut agent);
     agent.walk = Walk {
         tiles: spec
             .route

@@ -3,6 +3,7 @@
 //! (`agentbox schema`, `scenes/agentbox.schema.json`) is generated from these types, so the doc
 //! comments here are what an editor shows.
 
+use super::body::{MAX_AVOID_HORIZON, MAX_BODY_RADIUS, MAX_FORCE};
 use super::build::{
     BUDGET_INSTRUCTIONS, BUDGET_MEMORY_MB, MAX_BODY, MAX_COST, MAX_CRUMBS, MAX_SPEED,
     MAX_TICK_RATE, MAX_TURN_RATE,
@@ -200,6 +201,20 @@ pub struct AgentSpec {
     /// Side of the agent's square body in tiles (default 1); `at` is its top-left tile.
     #[schemars(range(min = 1, max = MAX_BODY))]
     pub size: Option<u32>,
+    /// Body radius in tiles (default 0.3): the circle that meets walls, touches other agents
+    /// and is avoided. `size` is the square a route is planned for; a body wider than a tile
+    /// wants a radius near half its size.
+    #[schemars(range(max = MAX_BODY_RADIUS), extend("exclusiveMinimum" = 0))]
+    pub radius: Option<f64>,
+    /// Acceleration limit in tiles/s^2: the velocity changes towards what the primitive asks
+    /// by at most this much a second. Absent: it changes at once.
+    #[schemars(range(max = MAX_FORCE), extend("exclusiveMinimum" = 0))]
+    pub max_force: Option<f64>,
+    /// ORCA local avoidance of the other agents (free motion only).
+    pub avoid: Option<bool>,
+    /// How far ahead avoidance looks, in seconds (default 2; only with `avoid: true`).
+    #[schemars(range(max = MAX_AVOID_HORIZON), extend("exclusiveMinimum" = 0))]
+    pub avoid_horizon: Option<f64>,
 }
 
 /// A crowd: `count` agents of one kind, placed on distinct free tiles chosen from the seed.
@@ -225,6 +240,20 @@ pub struct SpawnSpec {
     pub params: Option<serde_json::Value>,
     /// Tiles per second: one number, or `[min, max]` drawn per agent from the seed.
     pub speed: Option<SpeedSpec>,
+    /// Body radius in tiles (default 0.3): the circle that meets walls, touches other agents
+    /// and is avoided. `size` is the square a route is planned for; a body wider than a tile
+    /// wants a radius near half its size.
+    #[schemars(range(max = MAX_BODY_RADIUS), extend("exclusiveMinimum" = 0))]
+    pub radius: Option<f64>,
+    /// Acceleration limit in tiles/s^2: the velocity changes towards what the primitive asks
+    /// by at most this much a second. Absent: it changes at once.
+    #[schemars(range(max = MAX_FORCE), extend("exclusiveMinimum" = 0))]
+    pub max_force: Option<f64>,
+    /// ORCA local avoidance of the other agents (free motion only).
+    pub avoid: Option<bool>,
+    /// How far ahead avoidance looks, in seconds (default 2; only with `avoid: true`).
+    #[schemars(range(max = MAX_AVOID_HORIZON), extend("exclusiveMinimum" = 0))]
+    pub avoid_horizon: Option<f64>,
 }
 
 /// A rectangle of tiles, both corners included.

@@ -25,6 +25,7 @@
 //! );
 //! ```
 
+mod body;
 mod build;
 pub mod error;
 pub mod file;

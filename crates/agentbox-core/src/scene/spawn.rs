@@ -120,6 +120,13 @@ fn place_one(
     scripts: &mut BTreeSet<PathBuf>,
 ) -> Option<Vec<Agent>> {
     let (ok, speed, brain) = check_entry(c, path, s, scripts);
+    let body = super::body::BodyKeys {
+        radius: s.radius,
+        max_force: s.max_force,
+        avoid: s.avoid,
+        avoid_horizon: s.avoid_horizon,
+    };
+    let ok = body.check(c, path, false) && ok;
     let candidates = candidate_tiles(c, path, s, world)?;
     let width = world.grid().width() as usize;
     let index = |t: IVec2| t.y as usize * width + t.x as usize;
@@ -168,6 +175,7 @@ fn place_one(
             a.speed = lo + (hi - lo) * rng::unit_f64(&mut r);
             a.params = params.clone();
             a.brain = brain.clone();
+            body.apply(&mut a);
             a
         })
         .collect();

@@ -1,6 +1,7 @@
 //! Simulation: the fixed-step tick. Each tick (1) asks the decision layer for every scripted
 //! agent's action, (2) runs every agent's movement primitive against the same snapshot,
-//! (3) moves the agents, resolving walls, (4) drops breadcrumbs and (5) reports contacts.
+//! (3) moves the agents (after ORCA avoidance and the `max_force` limit for the free agents
+//! that ask for them), resolving walls, (4) drops breadcrumbs and (5) reports contacts.
 //! A primitive's memory (paths, tracing state, directions) is kept on the agent between ticks
 //! and cleared when its action changes.
 //!
@@ -269,7 +270,12 @@ fn step_agents(
             apply(world, *index, decision, report);
         }
         let agent = &world.agents[i];
-        let step = movement::step_with(world, agent, dt, spare.pop().unwrap_or_default());
+        let mut step = movement::step_with(world, agent, dt, spare.pop().unwrap_or_default());
+        // Avoidance and the acceleration limit, for free agents that asked for either.
+        if !agent.motion.is_tiles() && (agent.avoid_horizon.is_some() || agent.max_force.is_some())
+        {
+            step = movement::adjust::adjust(world, i, agent, step, dt);
+        }
         // Walls are fixed during the tick, so the move is resolved with the step.
         let pos = slide(world, agent.pos, agent.radius, step.delta);
         // A planned move (one that follows a route or field on the grid, which promises a

@@ -207,6 +207,53 @@ pub enum Action {
     /// Walk the shared flow field (Dijkstra from the goal's tile, `nav::flow`) towards the
     /// target's current tile, for the agent's body size.
     FlowTo(Target),
+    /// Steer away from where the target will be in `predict` seconds (its velocity held).
+    EvadeAhead(Target, f64),
+    /// Go to the target and stop on it, slowing inside `slow` tiles (Reynolds' arrival).
+    Arrive(Target, f64),
+    /// Reynolds' smooth wander: a point on a circle ahead, moved each tick by at most `rate`
+    /// radians per second; `strength` is the circle's radius against its distance of 1.
+    Wander { rate: f64, strength: f64 },
+    /// A flocking rule (separation, alignment or cohesion) over the neighbours in a radius.
+    Flock(Box<FlockSpec>),
+    /// Steer off the walls a body would touch within `ahead` tiles along its heading.
+    AvoidWalls { ahead: f64 },
+    /// Hold a place in the leader's frame: `offset.x` tiles ahead of it, `offset.y` to its
+    /// right.
+    Follow { leader: Target, offset: DVec2 },
+    /// Walk a given list of tiles in order, its corners cut by line of sight when `smooth`.
+    FollowPath(Box<TilePath>),
+    /// The weighted sum of what each action asks for (tiles/s), clamped to the speed.
+    Blend(Box<[(Action, f64)]>),
+    /// The first action that asks for a non-zero velocity; none: stand still.
+    First(Box<[Action]>),
+}
+
+/// Which of Reynolds' flocking rules a [`FlockSpec`] applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlockRule {
+    /// Away from neighbours, weighted by the inverse of their distance.
+    Separate,
+    /// Along the neighbours' mean velocity.
+    Align,
+    /// Towards the neighbours' centre.
+    Cohere,
+}
+
+/// A flocking rule over every other agent within `radius` tiles (of `kind` if given).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlockSpec {
+    pub rule: FlockRule,
+    pub radius: f64,
+    pub kind: Option<String>,
+}
+
+/// The tiles `move.follow_path` walks, in order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TilePath {
+    pub tiles: Vec<glam::IVec2>,
+    /// Cut corners by line of sight (string pulling) before walking.
+    pub smooth: bool,
 }
 
 /// The Lennard-Jones potential `U(r) = -A / r^n + B / r^m`.
@@ -265,6 +312,9 @@ impl Action {
             | Action::Intercept(t)
             | Action::WanderAvoid(t)
             | Action::FlowTo(t)
+            | Action::EvadeAhead(t, _)
+            | Action::Arrive(t, _)
+            | Action::Follow { leader: t, .. }
             | Action::TraceAround { goal: t, .. } => Some(t),
             Action::Potential(spec) => spec.target.as_mut(),
             Action::Stop
@@ -276,6 +326,12 @@ impl Action {
             | Action::FollowCrumbs { .. }
             | Action::FollowRoad { .. }
             | Action::WallTrace(_)
+            | Action::Wander { .. }
+            | Action::Flock(_)
+            | Action::AvoidWalls { .. }
+            | Action::FollowPath(_)
+            | Action::Blend(_)
+            | Action::First(_)
             | Action::Walk => None,
         }
     }
@@ -329,6 +385,43 @@ impl Action {
             }
             Action::FollowRoad { terrain } => format!("{name} {terrain}"),
             Action::WallTrace(hand) => format!("{name} {{hand = \"{}\"}}", hand_name(*hand)),
+            Action::EvadeAhead(t, s) => {
+                format!("{name} {} {{predict = {}}}", describe_target(t), num(*s))
+            }
+            Action::Arrive(t, r) => format!("{name} {} {{slow = {}}}", describe_target(t), num(*r)),
+            Action::Wander { rate, strength } => {
+                format!(
+                    "{name} {{rate = {}, strength = {}}}",
+                    num(*rate),
+                    num(*strength)
+                )
+            }
+            Action::Flock(f) => match &f.kind {
+                Some(k) => format!("{name} {{radius = {}, kind = \"{k}\"}}", num(f.radius)),
+                None => format!("{name} {{radius = {}}}", num(f.radius)),
+            },
+            Action::AvoidWalls { ahead } => format!("{name} {{ahead = {}}}", num(*ahead)),
+            Action::Follow { leader, offset } => format!(
+                "{name} {} {{offset = {{{}, {}}}}}",
+                describe_target(leader),
+                num(offset.x),
+                num(offset.y)
+            ),
+            Action::FollowPath(p) => match p.smooth {
+                true => format!("{name} ({} tiles) {{smooth = true}}", p.tiles.len()),
+                false => format!("{name} ({} tiles)", p.tiles.len()),
+            },
+            Action::Blend(parts) => {
+                let parts: Vec<String> = parts
+                    .iter()
+                    .map(|(a, w)| format!("{{{}, {}}}", a.describe(), num(*w)))
+                    .collect();
+                format!("{name} {{{}}}", parts.join(", "))
+            }
+            Action::First(parts) => {
+                let parts: Vec<String> = parts.iter().map(Action::describe).collect();
+                format!("{name} {{{}}}", parts.join(", "))
+            }
         }
     }
 
@@ -356,7 +449,43 @@ impl Action {
             Action::WallTrace(_) => "wall_trace",
             Action::Walk => "walk",
             Action::FlowTo(_) => "flow_to",
+            Action::EvadeAhead(..) => "evade",
+            Action::Arrive(..) => "arrive",
+            Action::Wander { .. } => "wander",
+            Action::Flock(f) => match f.rule {
+                FlockRule::Separate => "separate",
+                FlockRule::Align => "align",
+                FlockRule::Cohere => "cohere",
+            },
+            Action::AvoidWalls { .. } => "avoid_walls",
+            Action::Follow { .. } => "follow",
+            Action::FollowPath(_) => "follow_path",
+            Action::Blend(_) => "blend",
+            Action::First(_) => "first",
         }
+    }
+
+    /// Whether the action moves by tile steps (grid primitives), which cannot be weighed as a
+    /// velocity in `move.blend` or `move.first`.
+    pub fn steps_on_tiles(&self) -> bool {
+        matches!(
+            self,
+            Action::BasicChase(_)
+                | Action::LosChase(_)
+                | Action::WallTrace(_)
+                | Action::TraceAround { .. }
+                | Action::FollowCrumbs { .. }
+                | Action::FollowRoad { .. }
+        )
+    }
+}
+
+/// A number as a script would write it (`2`, `0.5`).
+fn num(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{}", x as i64)
+    } else {
+        format!("{x}")
     }
 }
 
@@ -434,6 +563,9 @@ fn describe_options(o: &super::PathOptions) -> String {
     }
     if o.keep_sets {
         out.push("sets = true".into());
+    }
+    if o.smooth {
+        out.push("smooth = true".into());
     }
     out.join(", ")
 }

@@ -67,6 +67,9 @@ pub struct Route {
     pub kind: RouteKind,
     /// A tank's remaining legs, next first (empty for other routes).
     pub legs: VecDeque<Leg>,
+    /// A smoothed route's grid path before its corners were cut (for the routes overlay;
+    /// `None` for other routes).
+    pub grid: Option<Box<[Tile]>>,
 }
 
 #[derive(Clone, Debug)]
@@ -83,8 +86,15 @@ pub struct Agent {
     facing: DVec2,
     /// Top speed, tiles per second.
     pub speed: f64,
-    /// Body radius in tiles, for walls and contact.
+    /// Body radius in tiles (`radius:` in the scene, default 0.3), for walls, contacts and
+    /// avoidance; the free body is this circle whatever its planning `size`.
     pub radius: f64,
+    /// Most change of velocity, tiles per second squared (`max_force:`); `None`: the velocity
+    /// changes at once to what the primitive asks.
+    pub max_force: Option<f64>,
+    /// ORCA local avoidance with this time horizon in seconds (`avoid: true`,
+    /// `avoid_horizon:`); `None`: the agent does not avoid.
+    pub avoid_horizon: Option<f64>,
     /// Side of the square body in tiles for planning (`size:` in the scene, default 1); the
     /// agent's tile is the body's top-left cell.
     pub size: u32,
@@ -157,6 +167,8 @@ impl Agent {
             facing: DVec2::X,
             speed: 4.0,
             radius: 0.3,
+            max_force: None,
+            avoid_horizon: None,
             size: 1,
             sense: None,
             brain: Brain::None,

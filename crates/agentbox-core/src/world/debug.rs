@@ -20,6 +20,14 @@ pub enum Role {
     Weights,
     /// The point the agent is heading for (an intercept point, the tracing start).
     Goal,
+    /// Part `n` (from 0) of a `move.blend` or `move.first`: its weighted velocity and weight,
+    /// each part in its own colour.
+    Part(u8),
+    /// Avoidance: the neighbours ORCA gives way to (lines to them); the velocity it chose is a
+    /// `Force`.
+    Avoid,
+    /// The velocity the primitive asked for, before avoidance changed it.
+    Asked,
 }
 
 impl Role {
@@ -32,6 +40,9 @@ impl Role {
             Role::Force => "force",
             Role::Weights => "weights",
             Role::Goal => "goal",
+            Role::Part(_) => "part",
+            Role::Avoid => "avoid",
+            Role::Asked => "asked",
         }
     }
 }
@@ -57,6 +68,9 @@ pub enum Shape {
     },
     /// A short text at a point.
     Label { role: Role, at: DVec2, text: String },
+    /// A weight shown at a point (a blend's part: the window writes its number and weight),
+    /// kept as a number so a tick formats no text.
+    Weight { role: Role, at: DVec2, weight: f64 },
 }
 
 impl Shape {
@@ -66,7 +80,8 @@ impl Shape {
             | Shape::Cells { role, .. }
             | Shape::Circle { role, .. }
             | Shape::Vector { role, .. }
-            | Shape::Label { role, .. } => *role,
+            | Shape::Label { role, .. }
+            | Shape::Weight { role, .. } => *role,
         }
     }
 }

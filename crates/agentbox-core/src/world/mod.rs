@@ -19,7 +19,8 @@ pub mod terrain;
 pub mod waypoint_table;
 
 pub use action::{
-    Action, AgentIds, AgentRef, Hand, LennardJones, PotentialSpec, Target, TraceVariant,
+    Action, AgentIds, AgentRef, FlockRule, FlockSpec, Hand, LennardJones, PotentialSpec, Target,
+    TilePath, TraceVariant,
 };
 pub use agent::{Agent, Brain, Crumbs, Leg, Route, RouteKind};
 pub use debug::{Role, Shape};

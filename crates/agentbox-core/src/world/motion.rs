@@ -49,6 +49,14 @@ pub enum MoveMemory {
     Trace(TraceState),
     /// A free agent's random heading (index into the 8 directions) and the ticks it is kept.
     Wander { direction: usize, ticks_left: u32 },
+    /// Smooth wander: the angle of the wander point on its circle, from the heading (radians).
+    WanderAngle(f64),
+    /// `move.follow`: the leader's last direction of travel, the frame of the offset.
+    LeaderFrame(glam::DVec2),
+    /// `move.follow_path`: the corners to walk (smoothed once, when asked) and the next one.
+    Corners { corners: Vec<Tile>, next: usize },
+    /// `move.blend` / `move.first`: each part's own memory, in the parts' order.
+    Parts(Vec<MoveMemory>),
     /// A route-following primitive found no route to its goal, for this reason (shown in the
     /// trace as `no_path` and in the inspector); it plans again next tick.
     NoPath(super::NoPath),

@@ -85,6 +85,9 @@ pub struct PathOptions {
     /// Return the open and closed sets in the result (for the debug overlay); costs a scan of
     /// the map after the search.
     pub keep_sets: bool,
+    /// Walk the route with its corners cut by line of sight (string pulling, `movement::smooth`):
+    /// read by `move.path_to` when it walks; the search itself is the same.
+    pub smooth: bool,
 }
 
 impl Default for PathOptions {
@@ -98,6 +101,7 @@ impl Default for PathOptions {
             max_expanded: None,
             algorithm: Algorithm::default(),
             keep_sets: false,
+            smooth: false,
         }
     }
 }

@@ -2,7 +2,7 @@
 //! parameters and returns, its docs, what it charges the work budget and how it is made in a
 //! live Lua state, with its implementation right below the declaration. One file per library:
 //! `move.*` ([`moves`]), `nav.*` ([`nav`]), `world:*` ([`world`]), `draw.*` ([`draw`]),
-//! `action:*` ([`action`]) and the globals the host adds to the sandbox ([`globals`]); the
+//! `action:*` ([`action`]), the steering part of `move.*` ([`steering`]) and the globals the host adds to the sandbox ([`globals`]); the
 //! option tables several of them read are parsed in [`options`].
 //!
 //! The host makes each library's table from these declarations, in declaration order
@@ -20,6 +20,7 @@ pub mod globals;
 pub mod moves;
 pub mod nav;
 pub mod options;
+pub mod steering;
 pub mod world;
 
 use agentbox_core::world::{Action, World};

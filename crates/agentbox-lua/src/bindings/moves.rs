@@ -26,7 +26,7 @@ use super::options::{
     hand_option, lennard_jones, number, obstacle_and_range, optional_target, path_options,
     CHASE_LJ, SWARM_LJ,
 };
-use super::{p, with_world, Binding, Charge, Home, Library, Make};
+use super::{p, steering, with_world, Binding, Charge, Home, Library, Make};
 use crate::convert::{make_action, to_point, to_target, to_tile, Arg};
 use crate::errors::located;
 use crate::raw;
@@ -59,11 +59,21 @@ pub const MOVE: Library = Library {
         FOLLOW_CRUMBS,
         FOLLOW_ROAD,
         WALL_TRACE,
+        steering::ARRIVE,
+        steering::WANDER,
+        steering::SEPARATE,
+        steering::ALIGN,
+        steering::COHERE,
+        steering::AVOID_WALLS,
+        steering::FOLLOW,
+        steering::FOLLOW_PATH,
+        steering::BLEND,
+        steering::FIRST,
     ],
 };
 
 /// An action to hand back to Lua: made (and listed in the action book) when converted.
-struct NewAction(Action);
+pub struct NewAction(pub Action);
 
 impl mlua::IntoLua for NewAction {
     fn into_lua(self, lua: &Lua) -> mlua::Result<Value> {
@@ -95,11 +105,16 @@ pub const CHASE: Binding = Binding {
 
 pub const EVADE: Binding = Binding {
     name: "move.evade",
-    params: &[p("target", "agentbox.Target", "Who or where to run from.")],
+    params: &[
+        p("target", "agentbox.Target", "Who or where to run from."),
+        p("opts?", "{predict?: number}", "Run from where the target will be in `predict` seconds, its velocity held (default 0: where it is)."),
+    ],
     returns: &[("agentbox.Action", "The evasion.")],
-    doc: "Steer straight away from the target's current position at full speed.",
+    doc: "Steer straight away from the target's current position (or, with `predict`, its predicted one: Reynolds' evasion) at full speed.",
     charge: Charge::None,
-    make: Make::Function(|lua| target_fn(lua, EVADE.name, Action::Evade)),
+    make: Make::Function(|lua| {
+        target_fn_with(lua, EVADE.name, Action::Evade, Some(steering::evade_with))
+    }),
 };
 
 pub const FLOW_TO: Binding = Binding {
@@ -119,13 +134,31 @@ fn target_fn(
     name: &'static str,
     make: fn(Target) -> Action,
 ) -> mlua::Result<mlua::Function> {
+    target_fn_with(lua, name, make, None)
+}
+
+/// An options table after the target, read by `with_opts` into the action instead of `make`.
+type WithOpts = fn(&Lua, Target, &Table) -> mlua::Result<Action>;
+
+/// [`target_fn`] whose second argument, when it is a table, is read by `with_opts` (the raw
+/// twin hands such calls to the full function).
+fn target_fn_with(
+    lua: &Lua,
+    name: &'static str,
+    make: fn(Target) -> Action,
+    with_opts: Option<WithOpts>,
+) -> mlua::Result<mlua::Function> {
     let context = raw::get(lua)?;
     let actions = lua.create_table()?;
     let cache = context.new_cache(make, &actions);
     let kept = actions.clone();
     let kept_context = Rc::clone(&context);
-    let full = lua.create_function(move |lua, target: Value| {
+    let full = lua.create_function(move |lua, (target, opts): (Value, Value)| {
         with_world(lua, name, |w| {
+            if let (Some(read), Value::Table(opts)) = (with_opts, &opts) {
+                let target = to_target(lua, w, &target, Arg::new(name, 1))?;
+                return make_action(lua, read(lua, target, opts)?);
+            }
             let context = &kept_context;
             match context.view_index(&target) {
                 // A view of this round stands for its agent whatever its fields say now.
@@ -175,7 +208,7 @@ pub const PATH_TO: Binding = Binding {
 
 fn path_to(lua: &Lua, (goal, opts): (Value, Option<Table>)) -> mlua::Result<NewAction> {
     let goal = to_tile(lua, &goal, Arg::new(PATH_TO.name, 1))?;
-    let opts = path_options(lua, opts, PATH_TO.name)?;
+    let opts = path_options(lua, opts, PATH_TO.name, true)?;
     Ok(NewAction(Action::PathTo(goal, Box::new(opts))))
 }
 

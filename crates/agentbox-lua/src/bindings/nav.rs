@@ -157,7 +157,7 @@ fn path(
     with_world(lua, PATH.name, |w| {
         let from = to_tile(lua, &from, Arg::new(PATH.name, 1))?;
         let to = to_tile(lua, &to, Arg::new(PATH.name, 2))?;
-        let opts = path_options(lua, opts, PATH.name)?;
+        let opts = path_options(lua, opts, PATH.name, false)?;
         // On the map's shared grid (`nav::cache`): built once per map content and
         // body size, so a call pays only for its own search.
         let (result, reason) = nav::cache::find(w, from, to, &opts);

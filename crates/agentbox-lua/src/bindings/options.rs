@@ -302,11 +302,23 @@ pub fn diagonal_option(lua: &Lua, opts: &Table, what: &str) -> mlua::Result<Opti
 }
 
 /// Reads the `opts` table of `nav.path` / `move.path_to` (see the module docs of `script`):
-/// unknown keys and values are errors naming the choices.
-pub fn path_options(lua: &Lua, opts: Option<Table>, what: &str) -> mlua::Result<PathOptions> {
+/// unknown keys and values are errors naming the choices. `smooth` (cut the walked route's
+/// corners) is an option of `move.path_to` only: `walking` says whether it is allowed.
+pub fn path_options(
+    lua: &Lua,
+    opts: Option<Table>,
+    what: &str,
+    walking: bool,
+) -> mlua::Result<PathOptions> {
     let mut o = PathOptions::default();
     let Some(opts) = opts else { return Ok(o) };
-    check_option_keys(lua, &opts, &PATH_OPTION_KEYS, what)?;
+    let walk_keys: Vec<&str> = PATH_OPTION_KEYS.iter().copied().chain(["smooth"]).collect();
+    let keys: &[&str] = if walking {
+        &walk_keys
+    } else {
+        &PATH_OPTION_KEYS
+    };
+    check_option_keys(lua, &opts, keys, what)?;
     let choice = |key: &str, choices: &[&str]| -> mlua::Result<Option<usize>> {
         match opts.get::<Option<String>>(key)? {
             None => Ok(None),
@@ -364,6 +376,9 @@ pub fn path_options(lua: &Lua, opts: Option<Table>, what: &str) -> mlua::Result<
     }
     if let Some(b) = flag("sets")? {
         o.keep_sets = b;
+    }
+    if let Some(b) = flag("smooth")? {
+        o.smooth = b;
     }
     Ok(o)
 }

@@ -142,7 +142,8 @@ impl Overlays {
     /// Draws the overlays that sit over the agents.
     pub fn draw_over(&mut self, world: &World, camera: &Camera) {
         if self.on.contains(&Overlay::Forces) {
-            shapes::draw(world, camera, &[Role::Force]);
+            let roles = [Role::Force, Role::Part(0), Role::Avoid, Role::Asked];
+            shapes::draw(world, camera, &roles);
         }
         if self.on.contains(&Overlay::Weights) {
             shapes::draw(world, camera, &[Role::Weights]);

@@ -1,8 +1,10 @@
 //! Primitive overlays: the debug shapes each movement primitive leaves on its agent
 //! (`agent.debug`), drawn by role — probes (the cells and points a primitive looked at, such as
 //! wall-tracing feelers and crumb scans), weights (the numbers it compared, such as a road
-//! follower's direction weights) and forces (potential-function pulls and pushes). Lines of
-//! sight and planned cells join the sight and routes overlays.
+//! follower's direction weights) and forces (potential-function pulls and pushes; with them a
+//! blend's parts, each in its colour with its weight, and avoidance: thin cyan lines to the
+//! neighbours given way to, the velocity asked in white and the one chosen in red). Lines of sight and planned cells
+//! join the sight and routes overlays.
 
 use super::{label, shade_tile};
 use crate::camera::Camera;
@@ -18,23 +20,46 @@ fn color(role: Role) -> Color {
         Role::Force => Color::from_rgba(0xc0, 0x39, 0x2b, 0xe0),
         Role::Weights => Color::from_rgba(0x6c, 0x34, 0x83, 0xff),
         Role::Goal => Color::from_rgba(0xff, 0xc0, 0x00, 0xff),
+        Role::Part(k) => PARTS[k as usize % PARTS.len()],
+        Role::Avoid => Color::from_rgba(0x00, 0xb8, 0xd4, 0x90),
+        Role::Asked => Color::from_rgba(0xf5, 0xf5, 0xf5, 0xe0),
     }
 }
 
-/// Draws every shape whose role is in `roles`.
+/// The colours of a blend's parts, in order (then again).
+const PARTS: [Color; 6] = [
+    Color::new(0.90, 0.30, 0.24, 1.0),
+    Color::new(0.18, 0.55, 0.95, 1.0),
+    Color::new(0.18, 0.75, 0.35, 1.0),
+    Color::new(0.95, 0.65, 0.10, 1.0),
+    Color::new(0.65, 0.35, 0.85, 1.0),
+    Color::new(0.10, 0.80, 0.80, 1.0),
+];
+
+/// Draws every shape whose role is in `roles` (`Role::Part(0)` stands for every part).
 pub fn draw(world: &World, camera: &Camera, roles: &[Role]) {
     let width = (camera.tile * 0.07).clamp(1.0, 3.0);
     for agent in &world.agents {
         for shape in &agent.debug {
             let role = shape.role();
-            if !roles.contains(&role) {
+            let kind = match role {
+                Role::Part(_) => Role::Part(0),
+                r => r,
+            };
+            if !roles.contains(&kind) {
                 continue;
             }
             let c = color(role);
             match shape {
                 Shape::Line { from, to, .. } => {
                     let (p, q) = (camera.to_screen(*from), camera.to_screen(*to));
-                    draw_line(p.x, p.y, q.x, q.y, width, c);
+                    // Avoidance lines are many: thin, under the velocities.
+                    let w = if role == Role::Avoid {
+                        width * 0.5
+                    } else {
+                        width
+                    };
+                    draw_line(p.x, p.y, q.x, q.y, w, c);
                 }
                 Shape::Cells { cells, .. } => {
                     for cell in cells {
@@ -47,6 +72,13 @@ pub fn draw(world: &World, camera: &Camera, roles: &[Role]) {
                 }
                 Shape::Vector { from, delta, .. } => arrow(camera, *from, *delta, width, c),
                 Shape::Label { at, text, .. } => label(camera, *at, text, c),
+                Shape::Weight { at, weight, .. } => {
+                    let text = match role {
+                        Role::Part(k) => format!("{} x{weight}", k as usize + 1),
+                        _ => format!("x{weight}"),
+                    };
+                    label(camera, *at, &text, c)
+                }
             }
         }
     }

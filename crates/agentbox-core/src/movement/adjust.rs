@@ -1,0 +1,125 @@
+//! What happens to a free agent's step after its primitive and before the walls: ORCA local
+//! avoidance (`orca.rs`) for agents with `avoid: true`, then the acceleration limit
+//! (`force.rs`) for agents with a `max_force`. Agents with neither never come here, so their
+//! moves are the primitive's, bit for bit. Reads of other agents are their position,
+//! velocity, radius, whether they avoid and their id (the snapshot every agent steps against),
+//! neighbours from the spatial index in a fixed order (the nearest 10, ties by index, in
+//! index order).
+
+use super::orca::{self, Body, Other};
+use super::Step;
+use crate::world::{rng::unit_f64, Agent, Role, Shape, World};
+use glam::DVec2;
+
+/// The most neighbours ORCA takes into account (RVO2's `maxNeighbors` default).
+pub const MAX_NEIGHBOURS: usize = 10;
+
+/// How far the preferred velocity is turned at most, radians, so agents meeting exactly
+/// head-on do not stay mirror images of each other (RVO2's examples perturb it likewise).
+const PERTURB: f64 = 0.01;
+
+/// `step` for agent `index` after avoidance and the acceleration limit, over a tick of `dt`.
+pub fn adjust(world: &World, index: usize, agent: &Agent, mut step: Step, dt: f64) -> Step {
+    let asked = step.delta / dt;
+    let mut vel = asked;
+    if let Some(horizon) = agent.avoid_horizon {
+        vel = avoid(world, index, agent, &mut step, asked, horizon, dt);
+    }
+    if let Some(max_force) = agent.max_force {
+        vel = super::force::limit(agent.vel, vel, max_force, dt);
+    }
+    step.delta = if vel.is_finite() {
+        vel * dt
+    } else {
+        DVec2::ZERO
+    };
+    step
+}
+
+/// The ORCA velocity for agent `index` that asked for `asked`, its neighbours and chosen
+/// velocity drawn into the step's shapes (`Avoid` lines to the neighbours it gives way to, an
+/// `Asked` vector of the preferred velocity and a `Force` vector of the chosen one). Only an
+/// agent that must give way turns its preferred velocity by a small angle drawn from its
+/// stream (which the step then carries on); one with a clear way draws nothing.
+fn avoid(
+    world: &World,
+    index: usize,
+    agent: &Agent,
+    step: &mut Step,
+    asked: DVec2,
+    horizon: f64,
+    dt: f64,
+) -> DVec2 {
+    let reach = agent.speed * horizon + 2.0 * agent.radius + 0.5;
+    // Ascending by index, as the index finds them; past MAX_NEIGHBOURS the nearest are kept
+    // (ties by index), still in index order.
+    let mut near = world.agents_within(agent.pos, reach, None, Some(index));
+    if near.len() > MAX_NEIGHBOURS {
+        let dist = |j: usize| world.agents[j].pos.distance_squared(agent.pos);
+        let mut keyed: Vec<(f64, usize)> = near.iter().map(|&j| (dist(j), j)).collect();
+        keyed.select_nth_unstable_by(MAX_NEIGHBOURS - 1, |a, b| {
+            a.0.total_cmp(&b.0).then(a.1.cmp(&b.1))
+        });
+        near = keyed[..MAX_NEIGHBOURS].iter().map(|&(_, j)| j).collect();
+        near.sort_unstable();
+    }
+    // At most MAX_NEIGHBOURS: on the stack.
+    let none = Other {
+        body: Body {
+            pos: DVec2::ZERO,
+            vel: DVec2::ZERO,
+            radius: 0.0,
+        },
+        share: 0.0,
+        id: "",
+    };
+    let mut slots = [none; MAX_NEIGHBOURS];
+    for (slot, &j) in slots.iter_mut().zip(&near) {
+        let o = &world.agents[j];
+        *slot = Other {
+            body: Body {
+                pos: o.pos,
+                vel: o.vel,
+                radius: o.radius,
+            },
+            share: if o.avoid_horizon.is_some() { 0.5 } else { 1.0 },
+            id: &o.id,
+        };
+    }
+    let others = &slots[..near.len()];
+    let me = Body {
+        pos: agent.pos,
+        vel: agent.vel,
+        radius: agent.radius,
+    };
+    let planes = orca::half_planes(me, &agent.id, others, horizon, dt);
+    let mut preferred = asked;
+    let mut yielding = planes
+        .iter()
+        .filter(|(_, l)| orca::breaks(l, asked))
+        .peekable();
+    if yielding.peek().is_some() {
+        let mut rng = step.rng.take().unwrap_or_else(|| agent.rng.clone());
+        let turn = (unit_f64(&mut rng) * 2.0 - 1.0) * PERTURB;
+        preferred = DVec2::from_angle(turn).rotate(asked);
+        step.rng = Some(rng);
+    }
+    let shapes = &mut step.shapes;
+    shapes.extend(yielding.map(|&(k, _)| Shape::Line {
+        role: Role::Avoid,
+        from: agent.pos,
+        to: others[k].body.pos,
+    }));
+    let vel = orca::solve(&planes, preferred, agent.speed);
+    shapes.push(Shape::Vector {
+        role: Role::Asked,
+        from: agent.pos,
+        delta: asked,
+    });
+    shapes.push(Shape::Vector {
+        role: Role::Force,
+        from: agent.pos,
+        delta: vel,
+    });
+    vel
+}

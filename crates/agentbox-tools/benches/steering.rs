@@ -1,0 +1,198 @@
+//! Steering v3's costs (issue 31), each against its peer in the same run, with the thread's
+//! CPU time per tick of the whole simulation step (`Simulation::step`, no Lua: every agent
+//! keeps the action it was given). Run from the project root:
+//!
+//! ```text
+//! cargo bench -p agentbox-tools --bench steering              # the issue's sizes, 60 ticks
+//! cargo bench -p agentbox-tools --bench steering -- --small   # 1,000 agents, a few ticks: a smoke run
+//! cargo bench -p agentbox-tools --bench steering -- --ticks 120 --avoid-only
+//! ```
+//!
+//! 1. **Avoidance.** 10,000 agents spread evenly over a 512x512 open map (a lattice about 5
+//!    tiles apart; speed 2 and `avoid_horizon` 2, so about 4 neighbours within ORCA's reach),
+//!    each walking across the map to its mirror point (so walkers of a row meet head-on), with
+//!    `avoid: true` against the same scene without it. Goals: at most 3x, and at most 16.7 ms a tick.
+//! 2. **ORCA's cost per agent per neighbour** from 1,000 to 50,000 agents at the same density
+//!    (the map grows with the crowd): the avoiding tick's extra time over the plain one, over
+//!    agents x their mean number of neighbours in reach (at most 10). Reported, no goal.
+//! 3. **A blend of three.** The same 10,000 agents with `move.separate`, `move.align` and
+//!    `move.cohere` (radius 6) each alone and blended: the blend at most 1.5x its most
+//!    expensive part.
+//!
+//! Each figure is the median over the timed ticks after two untimed ones; goal lines say MET
+//! or NOT MET.
+
+use agentbox_core::sim::decider::NoDecisions;
+use agentbox_core::sim::Simulation;
+use agentbox_core::world::{Action, Agent, FlockRule, FlockSpec, World};
+use agentbox_session::bench::thread_cpu_time;
+use glam::{DVec2, IVec2};
+
+/// The issue's crowd: 10,000 agents on 512x512.
+const AGENTS: usize = 10_000;
+const SIDE: usize = 512;
+const SPEED: f64 = 2.0;
+const HORIZON: f64 = 2.0;
+/// The flocking radius of the blend.
+const FLOCK_RADIUS: f64 = 6.0;
+
+/// What every agent does.
+#[derive(Clone, Copy, PartialEq)]
+enum Task {
+    Walk,
+    Flock(Option<FlockRule>),
+}
+
+fn flock(rule: FlockRule) -> Action {
+    Action::Flock(Box::new(FlockSpec {
+        rule,
+        radius: FLOCK_RADIUS,
+        kind: None,
+    }))
+}
+
+/// `n` agents on a lattice over an open `side` x `side` map, doing `task`, avoiding or not.
+fn crowd(side: usize, n: usize, task: Task, avoid: bool) -> World {
+    let row = ".".repeat(side);
+    let rows: Vec<&str> = (0..side).map(|_| row.as_str()).collect();
+    let mut world = World::from_ascii(&rows);
+    let per_row = (n as f64).sqrt().ceil() as usize;
+    let gap = side as f64 / per_row as f64;
+    for k in 0..n {
+        let (i, j) = (k % per_row, k / per_row);
+        let at = IVec2::new(
+            ((i as f64 + 0.5) * gap) as i32,
+            ((j as f64 + 0.5) * gap) as i32,
+        );
+        let mut a = Agent::new(format!("a{k}"), at);
+        a.speed = SPEED;
+        a.avoid_horizon = avoid.then_some(HORIZON);
+        a.action = match task {
+            // Across to the mirror point: every row's walkers meet head-on, none share a goal.
+            Task::Walk => Action::To(DVec2::new((side as i32 - 1 - at.x) as f64, at.y as f64)),
+            Task::Flock(Some(rule)) => flock(rule),
+            Task::Flock(None) => Action::Blend(Box::new([
+                (flock(FlockRule::Separate), 1.5),
+                (flock(FlockRule::Align), 1.0),
+                (flock(FlockRule::Cohere), 0.8),
+            ])),
+        };
+        // Moving already, so alignment and ORCA see velocities from the first tick.
+        let east = at.x < side as i32 / 2;
+        a.vel = DVec2::new(if east { SPEED } else { -SPEED }, 0.0);
+        world.agents.push(a);
+    }
+    world
+}
+
+/// The median CPU time of one tick, milliseconds, over `ticks` ticks after two untimed ones.
+fn tick_ms(world: World, ticks: usize) -> f64 {
+    let mut sim = Simulation::new(world);
+    let mut nobody = NoDecisions;
+    for _ in 0..2 {
+        sim.step(&mut nobody);
+    }
+    let mut times: Vec<f64> = (0..ticks)
+        .map(|_| {
+            let t = thread_cpu_time();
+            sim.step(&mut nobody);
+            (thread_cpu_time() - t).as_secs_f64() * 1e3
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
+/// The mean number of neighbours ORCA weighs per agent (within its reach, at most 10).
+fn mean_neighbours(world: &World) -> f64 {
+    let mut w = world.clone();
+    w.reindex();
+    let total: usize = (0..w.agents.len())
+        .map(|i| {
+            let a = &w.agents[i];
+            let reach = a.speed * HORIZON + 2.0 * a.radius + 0.5;
+            w.agents_within(a.pos, reach, None, Some(i)).len().min(10)
+        })
+        .sum();
+    total as f64 / w.agents.len().max(1) as f64
+}
+
+fn verdict(ok: bool) -> &'static str {
+    if ok {
+        "MET"
+    } else {
+        "NOT MET"
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let small = args.iter().any(|a| a == "--small");
+    let (n, side, mut ticks) = if small {
+        (1_000, 162, 5)
+    } else {
+        (AGENTS, SIDE, 60)
+    };
+    if let Some(t) = args
+        .iter()
+        .position(|a| a == "--ticks")
+        .and_then(|i| args.get(i + 1)?.parse().ok())
+    {
+        ticks = t;
+    }
+    let only_avoid = args.iter().any(|a| a == "--avoid-only");
+
+    println!("1. avoidance: {n} agents walking across {side}x{side}, {ticks} ticks");
+    let plain = tick_ms(crowd(side, n, Task::Walk, false), ticks);
+    let world = crowd(side, n, Task::Walk, true);
+    let near = mean_neighbours(&world);
+    let avoiding = tick_ms(world, ticks);
+    let ratio = avoiding / plain;
+    println!("   without avoidance {plain:.3} ms/tick, with {avoiding:.3} ms/tick ({near:.1} neighbours each)");
+    println!(
+        "   ratio {ratio:.2}x (goal <= 3x): {}",
+        verdict(ratio <= 3.0)
+    );
+    println!(
+        "   {avoiding:.3} ms a tick (goal <= 16.7 ms): {}",
+        verdict(avoiding <= 16.7)
+    );
+
+    if only_avoid {
+        return;
+    }
+    println!("2. ORCA per agent per neighbour, same density");
+    let density = AGENTS as f64 / (SIDE * SIDE) as f64;
+    let sizes: &[usize] = if small {
+        &[500, 1_000]
+    } else {
+        &[1_000, 5_000, 10_000, 20_000, 50_000]
+    };
+    for &m in sizes {
+        let s = ((m as f64 / density).sqrt().ceil() as usize).max(16);
+        let base = tick_ms(crowd(s, m, Task::Walk, false), ticks);
+        let world = crowd(s, m, Task::Walk, true);
+        let k = mean_neighbours(&world);
+        let with = tick_ms(world, ticks);
+        let per = (with - base).max(0.0) * 1e6 / (m as f64 * k.max(1e-9));
+        println!("   {m:>6} agents on {s}x{s}: {base:.3} -> {with:.3} ms/tick, {k:.1} neighbours, {per:.1} ns per agent per neighbour");
+    }
+
+    println!("3. a blend of three flocking rules, {n} agents, radius {FLOCK_RADIUS}");
+    let mut worst: f64 = 0.0;
+    for (name, rule) in [
+        ("separate", FlockRule::Separate),
+        ("align", FlockRule::Align),
+        ("cohere", FlockRule::Cohere),
+    ] {
+        let ms = tick_ms(crowd(side, n, Task::Flock(Some(rule)), false), ticks);
+        println!("   {name:<8} alone {ms:.3} ms/tick");
+        worst = worst.max(ms);
+    }
+    let blend = tick_ms(crowd(side, n, Task::Flock(None), false), ticks);
+    let ratio = blend / worst;
+    println!(
+        "   blend    {blend:.3} ms/tick: {ratio:.2}x its most expensive part (goal <= 1.5x): {}",
+        verdict(ratio <= 1.5)
+    );
+}
