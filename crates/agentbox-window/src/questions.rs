@@ -278,17 +278,14 @@ impl Questions {
         }
         if let Some(f) = &self.finding {
             let w = (screen_width() * 0.5).clamp(300.0, 640.0);
-            let r = Rect::new((screen_width() - w) / 2.0, TOP, w, 48.0);
+            let r = Rect::new((screen_width() - w) / 2.0, TOP, w, 64.0);
             panel(r);
             let (done, total) = f.search.progress();
             let way = match f.direction {
                 Direction::Next => "after",
                 Direction::Previous => "before",
             };
-            let title = format!(
-                "finding the tick {way} {} where {}: {done} / {total} ticks (Esc cancels)",
-                f.from, f.text
-            );
+            let title = format!("finding the tick {way} {} where {}", f.from, f.text);
             let chars = ((r.w - 20.0) / 7.2).max(10.0) as usize;
             let title: String = title.chars().take(chars).collect();
             text(
@@ -298,6 +295,12 @@ impl Questions {
                 egui::Color32::from_rgb(0x90, 0xc8, 0xff),
             );
             let bar = Rect::new(r.x + 10.0, r.y + 28.0, r.w - 20.0, 10.0);
+            text(
+                r.x + 10.0,
+                r.y + 50.0,
+                &format!("{done} / {total} ticks looked at   Esc cancels"),
+                egui::Color32::from_gray(0xe0),
+            );
             let share = if total == 0 {
                 1.0
             } else {
