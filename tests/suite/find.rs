@@ -3,7 +3,7 @@
 //! the expression asked of every tick of the full trace.
 
 use crate::common;
-use agentbox_session::ask::{Asker, Direction, FindError};
+use agentbox_session::ask::{Asker, Direction, FindError, Search};
 use agentbox_session::history::History;
 use common::*;
 
@@ -81,4 +81,94 @@ fn the_nearest_tick_where_it_holds_both_ways_matches_the_trace() {
         asker.find(frames, "world:", 0, Direction::Next, |_, _| {}),
         Err(FindError::Compile(_))
     ));
+}
+
+/// The walker remembers whether it is east of x = 6, so `world:memory` can be asked of it.
+const REMEMBERING: &str = "\
+return { decide = function(self, world)
+  local t = world:tick()
+  self.memory.seen = self.pos.x > 6
+  self.memory.last = { tick = t }
+  if t % 200 < 100 then return move.to({ x = 11, y = 0 }) end
+  return move.to({ x = 0, y = 0 })
+end }
+";
+
+#[test]
+fn world_memory_at_a_past_tick_is_that_ticks_memory_and_a_search_runs_in_chunks() {
+    let dir = scratch(&[("scene.yaml", SCENE), ("walker.lua", REMEMBERING)]);
+    let mut history = History::open_with(&dir.path().join("scene.yaml"), None, true).unwrap();
+    history.keep_frames(true);
+    // What the memory says after each tick, asked of the live run as it goes.
+    let mut seen = vec![false];
+    for _ in 0..400 {
+        history.tick();
+        let memories = history.session().memories_json();
+        seen.push(memories["walker"]["seen"] == serde_json::json!(true));
+    }
+    assert!(seen.iter().any(|s| *s) && seen.iter().any(|s| !*s));
+    let frames = history.frames().unwrap();
+    let expr = "world:memory('walker').seen == true";
+    let mut asker = Asker::new(3).unwrap();
+    let mut many_chunks = 0;
+    for from in [0, 37, 150, 250, 399] {
+        let want_next = (from + 1..=400).find(|&t| seen[t as usize]);
+        let want_previous = (1..from).rev().find(|&t| seen[t as usize]);
+        let next = asker.find(frames, expr, from, Direction::Next, |_, _| {});
+        let previous = asker.find(frames, expr, from, Direction::Previous, |_, _| {});
+        assert_eq!(
+            (next, previous),
+            (Ok(want_next), Ok(want_previous)),
+            "from {from}"
+        );
+        // The same search a few ticks at a time (as the window runs it, a chunk a frame).
+        for direction in [Direction::Next, Direction::Previous] {
+            let mut search = Search::start(&mut asker, frames, expr, from, direction).unwrap();
+            let mut chunks = 0;
+            let found = loop {
+                chunks += 1;
+                if let Some(found) = search.step(&mut asker, frames, 7).unwrap() {
+                    break found;
+                }
+                let (done, total) = search.progress();
+                assert!(done <= total);
+            };
+            let want = match direction {
+                Direction::Next => want_next,
+                Direction::Previous => want_previous,
+            };
+            assert_eq!(found, want, "from {from}, {direction:?}, in chunks");
+            let (_, total) = search.progress();
+            // Going back, a chunk is at least one stretch of kept ticks.
+            let span = want.map_or(total, |t| t.abs_diff(from));
+            if span > 7 + agentbox_session::history::FRAME_EVERY {
+                assert!(chunks > 1, "from {from}, {direction:?}: in one chunk");
+                many_chunks += 1;
+            }
+        }
+    }
+    assert!(many_chunks > 0, "some search ran over several chunks");
+    // A past frame lends its memory: the table is there, read-only, the same shape as live.
+    let frame = frames.frame(120).unwrap();
+    use agentbox_session::history::TickView;
+    asker.set_memories(frame.memories_json());
+    let past = std::rc::Rc::new(frame.world().clone());
+    let e = asker
+        .compile("watch", "world:memory('walker').last.tick")
+        .unwrap();
+    assert_eq!(asker.ask(e, &past).unwrap().text, "119");
+    let e = asker
+        .compile("watch", "world:memory('walker').seen == true")
+        .unwrap();
+    assert_eq!(asker.ask(e, &past).unwrap().holds, seen[120]);
+    let e = asker
+        .compile(
+            "console",
+            "(function() world:memory('walker').seen = 1 end)()",
+        )
+        .unwrap();
+    assert!(
+        asker.ask(e, &past).is_err(),
+        "memory at a past tick is read-only"
+    );
 }

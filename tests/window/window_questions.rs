@@ -116,3 +116,91 @@ fn watch_breakpoint_find_and_console_from_recorded_input() {
         std::fs::copy(&shot, std::path::Path::new(&keep).join("questions.png")).unwrap();
     }
 }
+
+/// A walker that remembers one moment: `seen` is true after one tick only.
+const REMEMBERING: &str = "\
+return { decide = function(self, world)
+  self.memory.seen = world:tick() == 40
+  local t = world:tick()
+  if t % 120 < 60 then return move.to({ x = 11, y = 0 }) end
+  return move.to({ x = 0, y = 0 })
+end }
+";
+
+/// A search back over a long history runs a chunk of ticks a frame under a progress bar, lands
+/// where the trace says `world:memory(...)` held, and the console reads that tick's memory;
+/// a second search is cancelled with Esc.
+#[test]
+fn a_long_search_runs_over_frames_with_a_progress_bar_and_reads_past_memory() {
+    let dir = scratch(&[("scene.yaml", SCENE), ("walker.lua", REMEMBERING)]);
+    let expr = "world:memory('walker').seen == true";
+    let headless = agentbox_in(
+        dir.path(),
+        &[
+            "headless",
+            "scene.yaml",
+            "--ticks",
+            "1500",
+            "--stop-when",
+            expr,
+        ],
+    );
+    let held = number_after(&stderr(&headless), "stopped at tick ");
+
+    // Play runs from frame 1, one tick a frame; at frame 1200 pause and search back.
+    let enter = 1203;
+    let mut input = vec![
+        r#"{"frame": 1200, "key": "Space"}"#.to_string(),
+        r#"{"frame": 1201, "key": "Slash"}"#.to_string(),
+        format!(r#"{{"frame": 1202, "text": "{expr}"}}"#),
+        format!(r#"{{"frame": {enter}, "key": "Enter", "shift": true}}"#),
+    ];
+    // Mid-search: the bar is drawn and nothing is found yet.
+    let (err, shot) = replay_in_window(
+        dir.path(),
+        &dir.path().join("scene.yaml"),
+        enter + 2,
+        &input.join("\n"),
+        "finding",
+    );
+    assert!(!err.contains("the nearest before"), "{err}");
+    if let Ok(keep) = std::env::var("KEEP_SHOTS") {
+        std::fs::copy(&shot, std::path::Path::new(&keep).join("finding.png")).unwrap();
+    }
+
+    input.extend([
+        format!(r#"{{"frame": {}, "key": "Backquote"}}"#, enter + 20),
+        format!(
+            r#"{{"frame": {}, "text": "world:memory('walker').seen"}}"#,
+            enter + 21
+        ),
+        format!(r#"{{"frame": {}, "key": "Enter"}}"#, enter + 22),
+        // From the tick found, forwards: it holds nowhere after, so this one is cancelled.
+        format!(r#"{{"frame": {}, "key": "K"}}"#, enter + 23),
+        format!(r#"{{"frame": {}, "key": "Escape"}}"#, enter + 25),
+    ]);
+    let (err, _) = replay_in_window(
+        dir.path(),
+        &dir.path().join("scene.yaml"),
+        enter + 30,
+        &input.join("\n"),
+        "found",
+    );
+    let line = err
+        .lines()
+        .find(|l| l.contains(", the nearest before "))
+        .unwrap_or_else(|| panic!("no search result in:\n{err}"));
+    assert_eq!(number_after(line, "tick "), held, "{line}");
+    let frames = number_after(line, "searched over ");
+    assert!(frames > 2, "the search took {frames} frames: {line}");
+    assert!(
+        err.contains(&format!(
+            "console at tick {held}: world:memory('walker').seen = true"
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("find {expr} cancelled after ")),
+        "{err}"
+    );
+}

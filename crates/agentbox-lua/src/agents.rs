@@ -247,6 +247,16 @@ impl Agents {
         }
     }
 
+    /// One agent's `self.memory` as JSON (as [`Agents::memories_json`] writes it); `None`
+    /// for an agent this host does not run.
+    pub fn memory_json(&self, lua: &Lua, agent_id: &str) -> Option<serde_json::Value> {
+        let this = self.this(lua, agent_id)?;
+        Some(match this.raw_get("memory") {
+            Ok(Value::Nil) | Err(_) => serde_json::Value::Object(Default::default()),
+            Ok(memory) => memory::to_json(&memory),
+        })
+    }
+
     /// Every agent's `self.memory` as JSON, by agent id (see `ScriptHost::memories_json`).
     pub fn memories_json(&self, lua: &Lua) -> BTreeMap<String, serde_json::Value> {
         let mut out = BTreeMap::new();

@@ -280,6 +280,12 @@ impl ScriptHost {
         self.agents.memories_json(&self.lua)
     }
 
+    /// One agent's `self.memory` as JSON (as [`ScriptHost::memories_json`]); `None` for an
+    /// agent this host does not run.
+    pub fn memory_json(&self, agent_id: &str) -> Option<serde_json::Value> {
+        self.agents.memory_json(&self.lua, agent_id)
+    }
+
     /// The memories `world:memory(id)` gives for agents this host does not run (a metric's
     /// own Lua state reads the run's memories this way): agent id → `self.memory` as JSON.
     pub fn set_memories(&mut self, memories: BTreeMap<String, serde_json::Value>) {

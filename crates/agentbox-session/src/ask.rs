@@ -52,7 +52,8 @@ pub enum StopWhen {
 
 /// Asks questions of worlds that no session holds (past ticks rebuilt from a history's
 /// frames), in a Lua state of its own, so asking can never reach the run's scripts. There
-/// `world:memory(id)` gives nil: frames keep the memory's text, not its table.
+/// `world:memory(id)` reads the memories lent by [`Asker::set_memories`] (a search lends each
+/// tick's, from the JSON the frames keep).
 pub struct Asker {
     host: agentbox_lua::ScriptHost,
 }
@@ -112,7 +113,7 @@ impl Asker {
 
     /// The nearest tick before or after `from` (not `from` itself) where `text` holds, over
     /// the ticks the frames keep, without touching the run; `progress(done, total)` is told
-    /// every 256 ticks looked at.
+    /// every [`Search::CHUNK`] ticks looked at. A [`Search`] run to its end in one go.
     pub fn find(
         &mut self,
         frames: &crate::history::Frames,
@@ -121,30 +122,106 @@ impl Asker {
         direction: Direction,
         mut progress: impl FnMut(u64, u64),
     ) -> Result<Option<u64>, FindError> {
-        let expression = self.compile("find", text).map_err(FindError::Compile)?;
-        let Some((first, last)) = frames.ticks() else {
-            return Ok(None);
-        };
+        let mut search = Search::start(self, frames, text, from, direction)?;
+        loop {
+            if let Some(found) = search.step(self, frames, Search::CHUNK)? {
+                let (_, total) = search.progress();
+                progress(total, total);
+                return Ok(found);
+            }
+            let (done, total) = search.progress();
+            progress(done, total);
+        }
+    }
+}
+
+/// A search for the tick where an expression holds that can be run a chunk of ticks at a time
+/// (the window runs one chunk a frame, so it can draw its progress and stay responsive;
+/// [`Asker::find`] runs all its chunks at once). The chunks are counted in ticks, never in
+/// time, so a replayed window reaches the same state at the same frame.
+pub struct Search {
+    expression: Expression,
+    reads_memory: bool,
+    direction: Direction,
+    /// The ticks the frames kept when the search started.
+    first: u64,
+    last: u64,
+    /// Next: the next tick to look at. Previous: the end (excluded) of the next stretch.
+    cursor: u64,
+    done: u64,
+    total: u64,
+}
+
+impl Search {
+    /// The ticks [`Asker::find`] looks at between two progress reports.
+    pub const CHUNK: u64 = 256;
+
+    /// A search from `from` (not included) for where `text` holds, nothing looked at yet.
+    pub fn start(
+        asker: &mut Asker,
+        frames: &crate::history::Frames,
+        text: &str,
+        from: u64,
+        direction: Direction,
+    ) -> Result<Search, FindError> {
+        let expression = asker.compile("find", text).map_err(FindError::Compile)?;
+        let (first, last) = frames.ticks().unwrap_or((1, 0));
         let total = match direction {
             Direction::Next => last.saturating_sub(from),
             Direction::Previous => from.saturating_sub(first),
         };
+        let cursor = match direction {
+            Direction::Next => from + 1,
+            Direction::Previous => from.min(last + 1),
+        };
+        Ok(Search {
+            expression,
+            reads_memory: text.contains("memory"),
+            direction,
+            first,
+            last,
+            cursor,
+            done: 0,
+            total,
+        })
+    }
+
+    /// Ticks looked at so far, and how many there are to look at in all.
+    pub fn progress(&self) -> (u64, u64) {
+        (self.done.min(self.total), self.total)
+    }
+
+    /// Looks at about `ticks` more ticks (whole stretches of [`crate::history::FRAME_EVERY`]
+    /// going back): `Some(found)` once the search is over, `None` while there is more to do.
+    /// Frames that no longer reach where it stands end it, found nowhere.
+    pub fn step(
+        &mut self,
+        asker: &mut Asker,
+        frames: &crate::history::Frames,
+        ticks: u64,
+    ) -> Result<Option<Option<u64>>, FindError> {
+        use std::ops::ControlFlow::{Break, Continue};
+        let (expression, reads_memory) = (self.expression, self.reads_memory);
         let mut done = 0u64;
         let mut ask = |t: u64, world: &std::rc::Rc<agentbox_core::world::World>| {
             done += 1;
-            if done.is_multiple_of(256) {
-                progress(done, total);
+            if reads_memory {
+                asker.set_memories(frames.memories_json_at(t));
             }
-            self.host
+            asker
+                .host
                 .evaluate(expression, world)
                 .map(|a| a.holds)
                 .map_err(|message| FindError::Raised { tick: t, message })
         };
-        use std::ops::ControlFlow::{Break, Continue};
         let (mut found, mut failed) = (None, None);
-        match direction {
+        let over = match self.direction {
             Direction::Next => {
-                frames.walk(from + 1, last, |t, w| match ask(t, w) {
+                if self.cursor > self.last {
+                    return Ok(Some(None));
+                }
+                let to = self.last.min(self.cursor.saturating_add(ticks.max(1) - 1));
+                let reached = frames.walk(self.cursor, to, |t, w| match ask(t, w) {
                     Ok(false) => Continue(()),
                     Ok(true) => {
                         found = Some(t);
@@ -155,14 +232,25 @@ impl Asker {
                         Break(())
                     }
                 });
+                self.cursor = to + 1;
+                !reached || found.is_some() || self.cursor > self.last
             }
             Direction::Previous => {
                 // Back a stretch of ticks at a time, each looked at forwards: the last match
                 // in the nearest stretch that has one.
-                let mut end = from;
-                while found.is_none() && failed.is_none() && end > first {
-                    let start = end.saturating_sub(crate::history::FRAME_EVERY).max(first);
-                    frames.walk(start, end - 1, |t, w| match ask(t, w) {
+                let mut looked = 0;
+                let mut reached = true;
+                while reached
+                    && found.is_none()
+                    && failed.is_none()
+                    && self.cursor > self.first
+                    && looked < ticks.max(1)
+                {
+                    let end = self.cursor;
+                    let start = end
+                        .saturating_sub(crate::history::FRAME_EVERY)
+                        .max(self.first);
+                    reached = frames.walk(start, end - 1, |t, w| match ask(t, w) {
                         Ok(false) => Continue(()),
                         Ok(true) => {
                             found = Some(t);
@@ -173,14 +261,16 @@ impl Asker {
                             Break(())
                         }
                     });
-                    end = start;
+                    looked += end - start;
+                    self.cursor = start;
                 }
+                !reached || found.is_some() || self.cursor <= self.first
             }
+        };
+        self.done += done;
+        if let Some(e) = failed {
+            return Err(e);
         }
-        progress(total, total);
-        match failed {
-            Some(e) => Err(e),
-            None => Ok(found),
-        }
+        Ok(over.then_some(found))
     }
 }

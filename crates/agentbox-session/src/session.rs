@@ -198,6 +198,11 @@ impl Session {
         self.host.memories_json()
     }
 
+    /// One agent's `self.memory` as JSON (what `world:memory(id)` reads back at a past tick).
+    pub fn memory_json(&self, agent_id: &str) -> Option<serde_json::Value> {
+        self.host.memory_json(agent_id)
+    }
+
     /// Bytes of Lua memory an agent's calls allocated and still hold (what its share of the
     /// memory budget counts).
     pub fn memory_held(&self, agent_id: &str) -> Option<usize> {

@@ -5,11 +5,17 @@
 
 use super::input::FrameInput;
 use super::keymap::{Action, Actions};
+use super::questions::Finding;
 use super::questions::Purpose;
 use super::Window;
 use agentbox_core::world::World;
-use agentbox_session::ask::Direction;
+use agentbox_session::ask::{Asker, Direction, Search};
 use std::rc::Rc;
+
+/// How many ticks a "tick where" search looks at a frame: counted in ticks, not time, so a
+/// replayed window reaches the same state at the same frame (about 15 ms of the 100-agent
+/// crowd's history).
+pub const FIND_TICKS_PER_FRAME: u64 = 256;
 
 impl Window {
     /// A question's outcome: in the status line, and on stderr (so a replayed run says it).
@@ -24,12 +30,14 @@ impl Window {
     }
 
     /// The world of the tick shown, to ask a question of: the live one shared, a past one
-    /// copied (with the live memories lent to `world:memory` at the live tick).
+    /// copied; with that tick's memories lent to `world:memory` (the live ones when a question
+    /// reads memory, the kept ones at a past tick).
     fn asked_world(&mut self) -> Rc<World> {
         if self.travel.in_past() {
-            self.questions
-                .set_memories(self.question_seed(), Default::default());
-            return Rc::new(self.travel.shown(&self.history).world().clone());
+            let shown = self.travel.shown(&self.history);
+            let (memories, world) = (shown.memories_json(), shown.world().clone());
+            self.questions.set_memories(self.question_seed(), memories);
+            return Rc::new(world);
         }
         if self.questions.reads_memory() {
             let memories = self.history.session().memories_json();
@@ -136,8 +144,8 @@ impl Window {
         self.say(format!("console at tick {tick}: {line}"));
     }
 
-    /// Jumps (paused) to the nearest tick before or after the one shown where `text` holds,
-    /// looked for in the history's kept frames.
+    /// Starts the search for the nearest tick before or after the one shown where `text`
+    /// holds, in the history's kept frames; [`Window::step_finding`] runs it a frame at a time.
     fn find_tick(&mut self, text: &str, direction: Direction) {
         let from = self.travel.tick(&self.history);
         let seed = self.question_seed();
@@ -148,30 +156,71 @@ impl Window {
             ));
             return;
         };
-        let started = std::time::Instant::now();
-        let mut asker = match agentbox_session::ask::Asker::new(seed) {
+        let mut asker = match Asker::new(seed) {
             Ok(a) => a,
             Err(e) => {
                 self.panels.hud.status(e);
                 return;
             }
         };
-        let found = asker.find(frames, text, from, direction, |_, _| {});
-        let took = started.elapsed().as_secs_f64();
-        let way = match direction {
+        match Search::start(&mut asker, frames, text, from, direction) {
+            Ok(search) => {
+                self.questions.finding = Some(Finding {
+                    text: text.to_string(),
+                    direction,
+                    from,
+                    frames: 0,
+                    asker,
+                    search,
+                });
+            }
+            Err(e) => self.say(format!("find {text}: {e}")),
+        }
+    }
+
+    /// Runs [`FIND_TICKS_PER_FRAME`] more ticks of the search under way; once it is over, jumps
+    /// (paused) to the tick found.
+    pub(super) fn step_finding(&mut self) {
+        let Some(mut finding) = self.questions.finding.take() else {
+            return;
+        };
+        let Some(frames) = self.history.frames() else {
+            self.say(format!("find {}: the kept frames are gone", finding.text));
+            return;
+        };
+        finding.frames += 1;
+        let step = finding
+            .search
+            .step(&mut finding.asker, frames, FIND_TICKS_PER_FRAME);
+        let (text, from, n) = (&finding.text, finding.from, finding.frames);
+        let way = match finding.direction {
             Direction::Next => "after",
             Direction::Previous => "before",
         };
-        match found {
-            Ok(Some(t)) => {
+        match step {
+            Ok(None) => self.questions.finding = Some(finding),
+            Ok(Some(Some(t))) => {
                 self.set_view(t);
                 self.say(format!(
-                    "tick {t}, the nearest {way} {from} where {text} (searched in {took:.2} s)"
+                    "tick {t}, the nearest {way} {from} where {text} (searched over {n} frames)"
                 ));
             }
-            Ok(None) => self.say(format!("{text} holds at no tick {way} {from}")),
+            Ok(Some(None)) => self.say(format!("{text} holds at no tick {way} {from}")),
             Err(e) => self.say(format!("find {text}: {e}")),
         }
+    }
+
+    /// Esc while a search is under way: stops it where it is (the tick shown stays).
+    pub(super) fn cancel_finding(&mut self) -> bool {
+        let Some(finding) = self.questions.finding.take() else {
+            return false;
+        };
+        let (done, total) = finding.search.progress();
+        self.say(format!(
+            "find {} cancelled after {done} of {total} ticks",
+            finding.text
+        ));
+        true
     }
 
     /// Keeps the watches' values those of the tick shown.

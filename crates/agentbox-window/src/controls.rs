@@ -49,7 +49,7 @@ impl Window {
             }
             return true;
         }
-        if keys.has(Action::Close) {
+        if keys.has(Action::Close) && !self.cancel_finding() {
             if self.panels.help {
                 self.panels.help = false;
             } else if self.pointer.selected.is_some() {

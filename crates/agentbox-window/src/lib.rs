@@ -408,6 +408,7 @@ impl Window {
             self.panels.hud.status(reload.to_string());
         }
         self.advance();
+        self.step_finding();
         self.update_watches();
         if let Err(e) = self.travel.park(&self.history) {
             self.panels.hud.status(e);

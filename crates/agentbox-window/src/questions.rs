@@ -7,11 +7,12 @@
 //!
 //! Everything comes from the window's input (the prompt's text too, recorded as `text`
 //! events), so `--input` replays it. Questions are asked in a Lua state of their own
-//! (`ask::Asker`): asking never changes the run. At a past tick, `world:memory(id)` is nil (the
-//! frames keep memory as text).
+//! (`ask::Asker`): asking never changes the run. At a past tick, `world:memory(id)` is that
+//! tick's memory, read back from the JSON the frames keep. A search runs a chunk of ticks a
+//! frame (`asking.rs`) under a progress bar drawn here; Esc cancels it.
 
 use agentbox_core::world::World;
-use agentbox_session::ask::{Asker, Expression};
+use agentbox_session::ask::{Asker, Direction, Expression, Search};
 use egui_macroquad::egui;
 use macroquad::prelude::*;
 use std::rc::Rc;
@@ -50,6 +51,19 @@ pub struct Watch {
     pub value: String,
 }
 
+/// A "tick where" search under way: a chunk of ticks is looked at each frame.
+pub struct Finding {
+    pub text: String,
+    pub direction: Direction,
+    /// The tick shown when it started.
+    pub from: u64,
+    /// The frames it has run in so far.
+    pub frames: u64,
+    /// A Lua state of its own, so the watches' state cannot change what it finds.
+    pub asker: Asker,
+    pub search: Search,
+}
+
 /// The questions asked so far, and the prompt.
 #[derive(Default)]
 pub struct Questions {
@@ -61,6 +75,8 @@ pub struct Questions {
     pub find: Option<String>,
     pub breakpoint: Option<(String, Expression)>,
     pub prompt: Option<Prompt>,
+    /// The search under way, if any.
+    pub finding: Option<Finding>,
 }
 
 /// How many watches are kept.
@@ -259,6 +275,50 @@ impl Questions {
             let skip = typed.chars().count().saturating_sub(chars);
             let typed: String = typed.chars().skip(skip).collect();
             text(r.x + 10.0, r.y + 36.0, &typed, egui::Color32::WHITE);
+        }
+        if let Some(f) = &self.finding {
+            let w = (screen_width() * 0.5).clamp(300.0, 640.0);
+            let r = Rect::new((screen_width() - w) / 2.0, TOP, w, 64.0);
+            panel(r);
+            let (done, total) = f.search.progress();
+            let way = match f.direction {
+                Direction::Next => "after",
+                Direction::Previous => "before",
+            };
+            let title = format!("finding the tick {way} {} where {}", f.from, f.text);
+            let chars = ((r.w - 20.0) / 7.2).max(10.0) as usize;
+            let title: String = title.chars().take(chars).collect();
+            text(
+                r.x + 10.0,
+                r.y + 14.0,
+                &title,
+                egui::Color32::from_rgb(0x90, 0xc8, 0xff),
+            );
+            let bar = Rect::new(r.x + 10.0, r.y + 28.0, r.w - 20.0, 10.0);
+            text(
+                r.x + 10.0,
+                r.y + 50.0,
+                &format!("{done} / {total} ticks looked at   Esc cancels"),
+                egui::Color32::from_gray(0xe0),
+            );
+            let share = if total == 0 {
+                1.0
+            } else {
+                done as f32 / total as f32
+            };
+            painter.rect_filled(
+                egui::Rect::from_min_max(p(bar.x, bar.y), p(bar.x + bar.w, bar.y + bar.h)),
+                2.0,
+                egui::Color32::from_gray(0x40),
+            );
+            painter.rect_filled(
+                egui::Rect::from_min_max(
+                    p(bar.x, bar.y),
+                    p(bar.x + bar.w * share.clamp(0.0, 1.0), bar.y + bar.h),
+                ),
+                2.0,
+                egui::Color32::from_rgb(0x60, 0xa8, 0xf0),
+            );
         }
     }
 }

@@ -9,7 +9,8 @@
 //!   keyboard direction and the HUD's errors then;
 //! - every tick's decisions, as the script host returned them, minus those the simulation would
 //!   only compare (an action equal to the agent's current one, with no error to clear);
-//! - each agent's memory text and held bytes, when they changed.
+//! - each agent's memory (its text, its held bytes and its JSON, for `world:memory(id)` at a
+//!   past tick), when its text or held bytes changed.
 //!
 //! A tick T is shown by copying the segment start at or below T and stepping a plain
 //! [`Simulation`] with the kept decisions (no Lua; at most [`FRAME_EVERY`] steps of movement).
@@ -45,6 +46,8 @@ pub trait TickView {
     fn memory_held(&self, agent_id: &str) -> Option<usize>;
     /// The scene's and the scripts' load errors.
     fn current_errors(&self) -> Vec<String>;
+    /// Every scripted agent's `self.memory` as JSON by id, what `world:memory(id)` reads.
+    fn memories_json(&self) -> BTreeMap<String, serde_json::Value>;
 }
 
 impl TickView for crate::session::Session {
@@ -60,6 +63,9 @@ impl TickView for crate::session::Session {
     fn current_errors(&self) -> Vec<String> {
         crate::session::Session::current_errors(self)
     }
+    fn memories_json(&self) -> BTreeMap<String, serde_json::Value> {
+        crate::session::Session::memories_json(self)
+    }
 }
 
 /// One past tick, rebuilt from the frames.
@@ -67,7 +73,7 @@ pub struct Frame {
     pub tick: u64,
     world: World,
     errors: Vec<String>,
-    memory: BTreeMap<String, (Option<Rc<str>>, Option<usize>)>,
+    memory: BTreeMap<String, Memory>,
 }
 
 impl TickView for Frame {
@@ -75,13 +81,23 @@ impl TickView for Frame {
         &self.world
     }
     fn memory_text(&self, agent_id: &str) -> Option<String> {
-        self.memory.get(agent_id)?.0.as_deref().map(str::to_string)
+        self.memory
+            .get(agent_id)?
+            .text
+            .as_deref()
+            .map(str::to_string)
     }
     fn memory_held(&self, agent_id: &str) -> Option<usize> {
-        self.memory.get(agent_id)?.1
+        self.memory.get(agent_id)?.held
     }
     fn current_errors(&self) -> Vec<String> {
         self.errors.clone()
+    }
+    fn memories_json(&self) -> BTreeMap<String, serde_json::Value> {
+        self.memory
+            .iter()
+            .filter_map(|(id, m)| Some((id.clone(), (**m.json.as_ref()?).clone())))
+            .collect()
     }
 }
 
@@ -96,8 +112,24 @@ struct Segment {
     errors: Vec<String>,
 }
 
-/// The memory text and held bytes of one agent, from a tick on.
-type MemoryLog = Vec<(u64, Option<Rc<str>>, Option<usize>)>;
+/// One agent's memory as kept: for the inspector (text, held bytes) and for `world:memory`
+/// (JSON); all `None` for an agent the host does not run.
+#[derive(Clone, Default)]
+pub struct Memory {
+    pub text: Option<Rc<str>>,
+    pub held: Option<usize>,
+    pub json: Option<Rc<serde_json::Value>>,
+}
+
+impl Memory {
+    /// The heap it holds, estimated.
+    fn bytes(&self) -> usize {
+        48 + self.text.as_deref().map_or(0, str::len) * 2
+    }
+}
+
+/// The memory of one agent, from a tick on.
+type MemoryLog = Vec<(u64, Memory)>;
 
 /// The kept frames of the live branch.
 #[derive(Default)]
@@ -196,16 +228,22 @@ impl Frames {
         keyboard: IVec2,
         errors: impl FnOnce() -> Vec<String>,
         memory: impl Fn(&str) -> (Option<String>, Option<usize>),
+        json: impl Fn(&str) -> Option<serde_json::Value>,
     ) {
         for agent in &world.agents {
             let (text, held) = memory(&agent.id);
             let log = self.memory.entry(agent.id.clone()).or_default();
             let same = log
                 .last()
-                .is_some_and(|(_, t, h)| t.as_deref() == text.as_deref() && *h == held);
+                .is_some_and(|(_, m)| m.text.as_deref() == text.as_deref() && m.held == held);
             if !same {
-                self.bytes += 48 + text.as_ref().map_or(0, String::len);
-                log.push((at, text.map(Rc::from), held));
+                let m = Memory {
+                    text: text.map(Rc::from),
+                    held,
+                    json: json(&agent.id).map(Rc::new),
+                };
+                self.bytes += m.bytes();
+                log.push((at, m));
             }
         }
         if at.is_multiple_of(FRAME_EVERY) {
@@ -243,13 +281,9 @@ impl Frames {
         }
         for log in self.memory.values_mut() {
             // Keep the last entry at or before `from`: it is the memory then.
-            let keep_from = log
-                .partition_point(|(t, _, _)| *t <= from)
-                .saturating_sub(1);
-            for (_, text, _) in log.drain(..keep_from) {
-                self.bytes = self
-                    .bytes
-                    .saturating_sub(48 + text.as_deref().map_or(0, str::len));
+            let keep_from = log.partition_point(|(t, _)| *t <= from).saturating_sub(1);
+            for (_, m) in log.drain(..keep_from) {
+                self.bytes = self.bytes.saturating_sub(m.bytes());
             }
         }
     }
@@ -270,7 +304,7 @@ impl Frames {
             self.decisions.pop_back();
         }
         for log in self.memory.values_mut() {
-            log.retain(|(t, _, _)| *t <= to);
+            log.retain(|(t, _)| *t <= to);
         }
         self.input_pending = false;
     }
@@ -295,14 +329,7 @@ impl Frames {
         let memory = world
             .agents
             .iter()
-            .map(|a| {
-                let at = self.memory.get(&a.id).and_then(|log| {
-                    let n = log.partition_point(|(t, _, _)| *t <= to);
-                    n.checked_sub(1).map(|k| &log[k])
-                });
-                let entry = at.map_or((None, None), |(_, text, held)| (text.clone(), *held));
-                (a.id.clone(), entry)
-            })
+            .map(|a| (a.id.clone(), self.memory_at(&a.id, to)))
             .collect();
         Some(Frame {
             tick: to,
@@ -359,6 +386,28 @@ impl Frames {
             sim.step(&mut Kept(d));
             t += 1;
         }
+    }
+
+    /// Agent `id`'s memory as kept after tick `to` (all `None` if none was kept).
+    pub fn memory_at(&self, id: &str, to: u64) -> Memory {
+        self.memory
+            .get(id)
+            .and_then(|log| {
+                let n = log.partition_point(|(t, _)| *t <= to);
+                n.checked_sub(1).map(|k| log[k].1.clone())
+            })
+            .unwrap_or_default()
+    }
+
+    /// Every agent's memory JSON after tick `to`, by id (what `world:memory(id)` reads then).
+    pub fn memories_json_at(&self, to: u64) -> BTreeMap<String, serde_json::Value> {
+        self.memory
+            .keys()
+            .filter_map(|id| {
+                let json = self.memory_at(id, to).json?;
+                Some((id.clone(), (*json).clone()))
+            })
+            .collect()
     }
 
     /// The ticks the frames can show: from [`Frames::first_tick`] to the last decided tick.

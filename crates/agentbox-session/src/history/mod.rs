@@ -318,6 +318,7 @@ impl History {
                     self.keyboard,
                     || live.current_errors(),
                     |id| (live.memory_text(id), live.memory_held(id)),
+                    |id| live.memory_json(id),
                 );
                 report
             }

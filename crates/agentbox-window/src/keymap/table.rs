@@ -195,7 +195,7 @@ pub const TABLE: &[Row] = &[
         modes: MAP,
         mouse: None,
         keys: &[(key(K::Escape), A::Close)],
-        what: "close the help, else deselect, else quit",
+        what: "cancel a tick-where search under way, else close the help, else deselect, else quit",
         help: Some("close a panel, or quit"),
     },
     Row {
@@ -293,7 +293,7 @@ pub const TABLE: &[Row] = &[
             (ctrl(K::B), A::AskBreak),
             (key(K::GraveAccent), A::AskConsole),
         ],
-        what: "ask the run a Lua expression of the read-only `world` (as `expect:` checks get it): a watch, shown at the tick shown in a panel at the top left / the tick where it holds (Enter: next, Shift+Enter: previous; looked for in the kept history without touching the run) / a breakpoint (play pauses after the first live tick where it holds; empty clears it) / the console prompt (its value at the tick shown, printed into the console). At a past tick `world:memory(id)` is nil",
+        what: "ask the run a Lua expression of the read-only `world` (as `expect:` checks get it): a watch, shown at the tick shown in a panel at the top left / the tick where it holds (Enter: next, Shift+Enter: previous; looked for in the kept history without touching the run, a fixed number of ticks a frame under a progress bar; Esc cancels it) / a breakpoint (play pauses after the first live tick where it holds; empty clears it) / the console prompt (its value at the tick shown, printed into the console). At a past tick `world:memory(id)` is that tick's memory",
         // The F1 help is full at 1024x768 (its test): docs/keys.md lists these.
         help: None,
     },
