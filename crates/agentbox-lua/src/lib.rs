@@ -29,6 +29,7 @@ mod lent;
 pub mod lint;
 mod memory;
 mod metric;
+mod objective;
 mod modules;
 mod output;
 pub mod plot;
