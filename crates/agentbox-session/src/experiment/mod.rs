@@ -16,6 +16,7 @@
 //! It drives sessions and reads and writes its own files; it must not draw, watch files, name
 //! mlua, or hold simulation or expectation logic (reach comes from `expect::FirstReach`).
 
+mod cma;
 mod files;
 pub mod monitors;
 pub mod record;
