@@ -7,6 +7,7 @@ mod bench;
 mod check;
 mod headless;
 mod study;
+mod tune;
 
 use agentbox_core::scene;
 use clap::{Parser, Subcommand};
@@ -200,6 +201,11 @@ enum Command {
         #[command(flatten)]
         study: StudyArgs,
     },
+    /// Search tunables' values for the best objective: a seeded CMA-ES over their declared
+    /// ranges and steps, each candidate a `compare` run over the seeds. Prints the best values
+    /// and how they compare with the scene's own. Exit 0 when the search finished, 1 on bad
+    /// input, 4 when a shard waits for the other shards' records.
+    Tune(tune::TuneArgs),
     /// Merge the files of a study's shards: check their headers match, print the summary,
     /// and with --out write the runs in the study's order. Exit 0 when every run is there,
     /// 1 on bad input, 4 when runs are missing.
@@ -532,6 +538,7 @@ fn run(command: Command) -> Result<ExitCode, Stop> {
             params,
             study: args,
         } => study::study(scene, Vec::new(), params, args)?,
+        Command::Tune(args) => tune::tune(args)?,
         Command::Merge { files, out, report } => {
             study::merge(&files, out.as_deref(), report.as_deref())?
         }

@@ -71,7 +71,9 @@ mod tests {
             &summary,
         );
         assert_eq!(mixed, Ok(72.0));
-        let table = host.evaluate_objective("summary.reach", &summary).unwrap_err();
+        let table = host
+            .evaluate_objective("summary.reach", &summary)
+            .unwrap_err();
         assert!(table.contains("gave table instead of a number"), "{table}");
         let missing = host
             .evaluate_objective("summary.metrics.nope.mean", &summary)

@@ -117,13 +117,7 @@ impl Cma {
             })
             .collect();
         let yw: Vec<f64> = (0..self.n)
-            .map(|i| {
-                steps
-                    .iter()
-                    .zip(&self.weights)
-                    .map(|(y, w)| w * y[i])
-                    .sum()
-            })
+            .map(|i| steps.iter().zip(&self.weights).map(|(y, w)| w * y[i]).sum())
             .collect();
         for (i, y) in yw.iter().enumerate() {
             self.mean[i] = (self.mean[i] + self.sigma * y).clamp(0.0, 1.0);
@@ -162,7 +156,12 @@ mod tests {
 
     fn search(seed: u64) -> (Vec<f64>, f64) {
         let target = [0.2, 0.7, 0.9, 0.4];
-        let cost = |x: &[f64]| x.iter().zip(target).map(|(a, b)| (a - b).powi(2)).sum::<f64>();
+        let cost = |x: &[f64]| {
+            x.iter()
+                .zip(target)
+                .map(|(a, b)| (a - b).powi(2))
+                .sum::<f64>()
+        };
         let mut cma = Cma::new(&[0.5; 4], 0.3, seed);
         let mut best = (vec![], f64::INFINITY);
         for _ in 0..40 {

@@ -24,6 +24,8 @@ pub mod report;
 pub mod sessions;
 pub mod summary;
 pub mod sweep;
+pub mod tune;
+pub mod tune_report;
 
 use crate::session::Session;
 use agentbox_core::expect::{FirstReach, Metrics};
