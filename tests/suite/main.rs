@@ -52,4 +52,5 @@ mod steering;
 mod stop_when;
 mod sweep;
 mod tools;
+mod tune;
 mod typos;

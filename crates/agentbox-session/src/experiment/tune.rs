@@ -343,9 +343,14 @@ pub fn tune(opts: &TuneOptions, env: impl Fn(&str) -> Option<String>) -> Result<
     let mut out: Option<std::fs::File> = None;
     if let Some(path) = &opts.out {
         if let Some((old, evals, good_len)) = read_record(path)? {
-            if old != header {
+            // A record of the same search may be continued with more (or fewer) evaluations.
+            if (TuneHeader {
+                evals: header.evals,
+                ..old
+            }) != header
+            {
                 return Err(format!(
-                    "{}: error: holds another search (its header differs: scene, tunables, objective, seeds, --seed, --evals or build); give another --out",
+                    "{}: error: holds another search (its header differs: scene, tunables, objective, seeds, --seed or build); give another --out",
                     path.display()
                 )
                 .into());
