@@ -18,6 +18,7 @@
 
 mod cma;
 mod files;
+pub mod hunt;
 pub mod monitors;
 pub mod record;
 pub mod report;
