@@ -31,6 +31,7 @@ mod golden;
 mod headless;
 mod history;
 mod hostile;
+mod hunt;
 mod labels;
 mod layout;
 mod lint;
