@@ -422,9 +422,11 @@ pub fn hunt(
                     }
                     for f in fs {
                         let key = failure_key(&f.reason);
-                        if !first.contains_key(&key) {
-                            order.push(key.clone());
-                            first.insert(key, (tries, s.clone(), f));
+                        if let std::collections::btree_map::Entry::Vacant(e) =
+                            first.entry(key.clone())
+                        {
+                            order.push(key);
+                            e.insert((tries, s.clone(), f));
                         }
                     }
                 }
