@@ -1,4 +1,4 @@
-//! Experiments: `agentbox compare` runs a scene over a range of seeds for each variant (a set
+//! Experiments (`tune.rs` and `hunt.rs` search with the same runner): `agentbox compare` runs a scene over a range of seeds for each variant (a set
 //! of script substitutions), in parallel, one [`Session`] per run, and records one JSON line
 //! per run after a header; `agentbox merge` joins the files of a study's shards. Both print the
 //! summary (`summary.rs`).
