@@ -171,3 +171,48 @@ fn tune_refuses_bad_input_with_a_clear_message() {
         assert!(stderr(&o).contains(message), "{args:?}: {}", stderr(&o));
     }
 }
+
+#[test]
+fn tune_shards_take_turns_and_merge_into_the_unsharded_record() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("scenes")).unwrap();
+    std::fs::copy(
+        root().join("scenes/tunables.yaml"),
+        dir.path().join("scenes/tunables.yaml"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(root().join("scripts"), dir.path().join("scripts")).unwrap();
+    let evaluations = |file: &str| -> Vec<serde_json::Value> {
+        std::fs::read_to_string(dir.path().join(file))
+            .unwrap()
+            .lines()
+            .skip(1)
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    // Each shard records its share of a generation, and stops (exit 4) until the other's
+    // record holds the rest; run again in turns, both finish.
+    let mut codes = Vec::new();
+    for _ in 0..4 {
+        for k in ["1", "2"] {
+            let o = tune(
+                dir.path(),
+                &format!("tune-{k}.jsonl"),
+                &["--shard", &format!("{k}/2")],
+            );
+            codes.push(o.status.code());
+        }
+    }
+    assert_eq!(
+        codes[0],
+        Some(4),
+        "the first shard waits for the second: {codes:?}"
+    );
+    assert_eq!(&codes[codes.len() - 2..], [Some(0), Some(0)], "{codes:?}");
+    let whole = tune(dir.path(), "whole.jsonl", &[]);
+    assert!(whole.status.success(), "{}", stderr(&whole));
+    let mut merged = evaluations("tune-1.jsonl");
+    merged.extend(evaluations("tune-2.jsonl"));
+    merged.sort_by_key(|e| e["eval"].as_u64());
+    assert_eq!(merged, evaluations("whole.jsonl"));
+}
