@@ -136,6 +136,8 @@ fn tune_searches_records_resumes_reports_and_writes() {
 #[test]
 fn tune_refuses_bad_input_with_a_clear_message() {
     let root = root();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("bad.jsonl");
     let cases: [(&[&str], &str); 3] = [
         (
             &["--tunable", "hunter.nope", "--objective", OBJECTIVE],
@@ -166,9 +168,14 @@ fn tune_refuses_bad_input_with_a_clear_message() {
             "3",
         ];
         all.extend_from_slice(args);
+        all.extend(["--out", out.to_str().unwrap()]);
         let o = run(&root, &all);
         assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
         assert!(stderr(&o).contains(message), "{args:?}: {}", stderr(&o));
+        assert!(
+            !out.exists(),
+            "{args:?}: a record of a search that could not start is left"
+        );
     }
 }
 

@@ -313,6 +313,12 @@ pub fn tune(opts: &TuneOptions, env: impl Fn(&str) -> Option<String>) -> Result<
         return Err("--evals must be at least 2 (the scene's own values and one candidate)".into());
     }
     let shard = Shard::choose(opts.shard.as_deref(), opts.shards, env)?;
+    if shard.is_some() && opts.out.is_none() {
+        return Err(
+            "a tune shard needs --out FILE-K.jsonl: the shards read each other's records to go on"
+                .into(),
+        );
+    }
     let scene_bytes = std::fs::read(&opts.scene).map_err(|e| {
         format!(
             "{}: error: cannot read scene file: {e}",
@@ -341,6 +347,9 @@ pub fn tune(opts: &TuneOptions, env: impl Fn(&str) -> Option<String>) -> Result<
     // What the record (and, for a shard, its siblings' records) already holds, by evaluation.
     let mut known: BTreeMap<usize, Evaluation> = BTreeMap::new();
     let mut out: Option<std::fs::File> = None;
+    // A record this run started: removed again if the scene's own values cannot be scored
+    // (a bad objective), so the corrected command does not find "another search" there.
+    let mut started: Option<PathBuf> = None;
     if let Some(path) = &opts.out {
         if let Some((old, evals, good_len)) = read_record(path)? {
             // A record of the same search may be continued with more (or fewer) evaluations.
@@ -365,6 +374,7 @@ pub fn tune(opts: &TuneOptions, env: impl Fn(&str) -> Option<String>) -> Result<
             out = Some(f);
         } else {
             let mut f = std::fs::File::create(path).map_err(StudyError::write_file(path))?;
+            started = Some(path.clone());
             writeln!(f, "{}", record::line(&header)).map_err(StudyError::write_file(path))?;
             out = Some(f);
         }
@@ -439,7 +449,15 @@ pub fn tune(opts: &TuneOptions, env: impl Fn(&str) -> Option<String>) -> Result<
     };
     let current: BTreeMap<String, f64> =
         tunables.iter().map(|t| (t.name.clone(), t.value)).collect();
-    let mut complete = evaluate(0, vec![(0, current.clone())], &mut evaluations)?.is_some();
+    let mut complete = match evaluate(0, vec![(0, current.clone())], &mut evaluations) {
+        Ok(done) => done.is_some(),
+        Err(e) => {
+            if let Some(path) = started {
+                let _ = std::fs::remove_file(path);
+            }
+            return Err(e);
+        }
+    };
     let mut cma = Cma::new(&unit_of(&tunables, &current), 0.3, opts.seed);
     let mut next = 1;
     while complete && next < opts.evals {
