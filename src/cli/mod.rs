@@ -6,7 +6,9 @@ mod api;
 mod bench;
 mod check;
 mod headless;
+mod hunt;
 mod study;
+mod tune;
 
 use agentbox_core::scene;
 use clap::{Parser, Subcommand};
@@ -18,6 +20,9 @@ use std::process::ExitCode;
 
 /// The exit status of `compare` and `merge` when some runs are missing.
 pub(crate) const INCOMPLETE_EXIT: u8 = 4;
+
+/// The exit status of `hunt` when it found a scenario that breaks the scene's `expect:`.
+pub(crate) const FOUND_EXIT: u8 = 6;
 
 /// The exit status of `headless` when a script failed to load or raised an error.
 pub(crate) const SCRIPT_ERROR_EXIT: u8 = 3;
@@ -200,6 +205,16 @@ enum Command {
         #[command(flatten)]
         study: StudyArgs,
     },
+    /// Search tunables' values for the best objective: a seeded CMA-ES over their declared
+    /// ranges and steps, each candidate a `compare` run over the seeds. Prints the best values
+    /// and how they compare with the scene's own. Exit 0 when the search finished, 1 on bad
+    /// input, 4 when a shard waits for the other shards' records.
+    Tune(tune::TuneArgs),
+    /// Hunt for the scenario that breaks the scene's `expect:`: draw seeds and scene numbers,
+    /// keep what fails, shrink each distinct failure towards the scene's own values and the
+    /// first seed, and write it as a scene and a session that opens at the failing tick.
+    /// Exit 0 when nothing failed, 6 when a failure was found, 1 on bad input.
+    Hunt(hunt::HuntArgs),
     /// Merge the files of a study's shards: check their headers match, print the summary,
     /// and with --out write the runs in the study's order. Exit 0 when every run is there,
     /// 1 on bad input, 4 when runs are missing.
@@ -532,6 +547,8 @@ fn run(command: Command) -> Result<ExitCode, Stop> {
             params,
             study: args,
         } => study::study(scene, Vec::new(), params, args)?,
+        Command::Tune(args) => tune::tune(args)?,
+        Command::Hunt(args) => hunt::hunt(args)?,
         Command::Merge { files, out, report } => {
             study::merge(&files, out.as_deref(), report.as_deref())?
         }

@@ -30,6 +30,7 @@ pub mod lint;
 mod memory;
 mod metric;
 mod modules;
+mod objective;
 mod output;
 pub mod plot;
 mod predicate;

@@ -74,6 +74,11 @@ pub fn run_scene(path: &Path) -> Outcome {
 /// Runs one scene's expectations; each failing check's run, cut at the tick it failed at,
 /// goes to a session file (`to`) that opens there with its agent selected.
 pub fn run_scene_saving(path: &Path, to: &SessionsTo) -> Outcome {
+    run_scene_seeded(path, None, to)
+}
+
+/// Like [`run_scene_saving`], with the scene's seed overridden (`agentbox hunt`'s scenarios).
+pub fn run_scene_seeded(path: &Path, seed: Option<u64>, to: &SessionsTo) -> Outcome {
     let plain = |text: String| {
         text.lines()
             .map(|reason| Failed {
@@ -82,7 +87,7 @@ pub fn run_scene_saving(path: &Path, to: &SessionsTo) -> Outcome {
             })
             .collect()
     };
-    let mut history = match History::open_with(path, None, true) {
+    let mut history = match History::open_with(path, seed, true) {
         Ok(h) => h,
         Err(e) => return Outcome::Failed(plain(e.to_string())),
     };

@@ -1,4 +1,4 @@
-//! Experiments: `agentbox compare` runs a scene over a range of seeds for each variant (a set
+//! Experiments (`tune.rs` and `hunt.rs` search with the same runner): `agentbox compare` runs a scene over a range of seeds for each variant (a set
 //! of script substitutions), in parallel, one [`Session`] per run, and records one JSON line
 //! per run after a header; `agentbox merge` joins the files of a study's shards. Both print the
 //! summary (`summary.rs`).
@@ -16,13 +16,17 @@
 //! It drives sessions and reads and writes its own files; it must not draw, watch files, name
 //! mlua, or hold simulation or expectation logic (reach comes from `expect::FirstReach`).
 
+mod cma;
 mod files;
+pub mod hunt;
 pub mod monitors;
 pub mod record;
 pub mod report;
 pub mod sessions;
 pub mod summary;
 pub mod sweep;
+pub mod tune;
+pub mod tune_report;
 
 use crate::session::Session;
 use agentbox_core::expect::{FirstReach, Metrics};

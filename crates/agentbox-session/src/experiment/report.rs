@@ -15,7 +15,7 @@ use std::fmt::Write;
 use std::path::Path;
 
 /// Escapes text for HTML.
-fn esc(s: &str) -> String {
+pub(super) fn esc(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -540,7 +540,7 @@ fn heat_map(
     out.push_str("</svg></figure>");
 }
 
-const STYLE: &str = "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;background:#fff}\
+pub(super) const STYLE: &str = "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;background:#fff}\
 h1{font-size:22px}h2{font-size:17px;margin-top:28px}table{border-collapse:collapse;margin:8px 0}\
 td,th{border:1px solid #ccc;padding:4px 8px;text-align:right;vertical-align:top;white-space:nowrap}th{background:#f2f2f2}\
 td.name{text-align:left;font-family:monospace;white-space:normal;overflow-wrap:anywhere;min-width:8em;max-width:24em}\
