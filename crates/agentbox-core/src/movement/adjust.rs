@@ -118,7 +118,7 @@ fn avoid(
         from: agent.pos,
         to: others[k].body.pos,
     }));
-    let vel = orca::solve(&planes, preferred, agent.speed);
+    let vel = orca::solve(planes, preferred, agent.speed);
     shapes.push(Shape::Vector {
         role: Role::Asked,
         from: agent.pos,

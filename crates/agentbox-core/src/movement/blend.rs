@@ -116,9 +116,8 @@ fn shared_neighbours<'a>(
             _ => None,
         })
     };
-    if specs().nth(1).is_none() {
-        return None;
-    }
+    // Two flocking parts at least, or nothing to share.
+    specs().nth(1)?;
     let radius = specs().map(|s| s.radius).fold(0.0, f64::max);
     let first = specs().next()?;
     let kind = first
