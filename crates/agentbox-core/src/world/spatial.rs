@@ -343,27 +343,9 @@ impl SpatialIndex {
             None => None,
         };
         let r2 = radius * radius;
-        let (_, y0) = self.cell_xy(centre - DVec2::splat(radius));
-        let (_, y1) = self.cell_xy(centre + DVec2::splat(radius));
+        let (x0, y0) = self.cell_xy(centre - DVec2::splat(radius));
+        let (x1, y1) = self.cell_xy(centre + DVec2::splat(radius));
         for y in y0..=y1 {
-            // Only the cells of this row that the circle reaches: its half-width at the
-            // row's nearest edge (a border row reaches past the map: agents outside it are
-            // clamped into it). A hair wider than exact, so rounding never drops a cell;
-            // the distance test below decides.
-            let top = self.origin.y + y as f64 * self.cell;
-            let gap = match (y > 0, y < self.rows - 1) {
-                _ if centre.y >= top && centre.y <= top + self.cell => 0.0,
-                (true, _) if centre.y < top => top - centre.y,
-                (_, true) if centre.y > top + self.cell => centre.y - (top + self.cell),
-                _ => 0.0,
-            };
-            let gap = (gap * (1.0 - 1e-9) - 1e-9).max(0.0);
-            // (No wider than the square the radius spans, which stays finite when `r2`
-            // overflows.)
-            let half = ((r2 - gap * gap).max(0.0).sqrt() * (1.0 + 1e-9) + 1e-9)
-                .min(radius * (1.0 + 1e-9) + 1e-9);
-            let (x0, _) = self.cell_xy(DVec2::new(centre.x - half, centre.y));
-            let (x1, _) = self.cell_xy(DVec2::new(centre.x + half, centre.y));
             for s in &self.slots[self.row_slots(y, x0, x1)] {
                 if rank.is_some_and(|r| s.kind != r) {
                     continue;
