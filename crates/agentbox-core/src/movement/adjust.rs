@@ -10,6 +10,7 @@ use super::orca::{self, Body, Other};
 use super::Step;
 use crate::world::{rng::unit_f64, Agent, Role, Shape, World};
 use glam::DVec2;
+use smallvec::SmallVec;
 
 /// The most neighbours ORCA takes into account (RVO2's `maxNeighbors` default).
 pub const MAX_NEIGHBOURS: usize = 10;
@@ -19,11 +20,12 @@ pub const MAX_NEIGHBOURS: usize = 10;
 const PERTURB: f64 = 0.01;
 
 /// `step` for agent `index` after avoidance and the acceleration limit, over a tick of `dt`.
-pub fn adjust(world: &World, index: usize, agent: &Agent, mut step: Step, dt: f64) -> Step {
+/// Changes the step in place: a step is large, and moving it in and out costs a copy each way.
+pub fn adjust(world: &World, index: usize, agent: &Agent, step: &mut Step, dt: f64) {
     let asked = step.delta / dt;
     let mut vel = asked;
     if let Some(horizon) = agent.avoid_horizon {
-        vel = avoid(world, index, agent, &mut step, asked, horizon, dt);
+        vel = avoid(world, index, agent, step, asked, horizon, dt);
     }
     if let Some(max_force) = agent.max_force {
         vel = super::force::limit(agent.vel, vel, max_force, dt);
@@ -33,7 +35,6 @@ pub fn adjust(world: &World, index: usize, agent: &Agent, mut step: Step, dt: f6
     } else {
         DVec2::ZERO
     };
-    step
 }
 
 /// The ORCA velocity for agent `index` that asked for `asked`, its neighbours and chosen
@@ -51,12 +52,18 @@ fn avoid(
     dt: f64,
 ) -> DVec2 {
     let reach = agent.speed * horizon + 2.0 * agent.radius + 0.5;
-    // Ascending by index, as the index finds them; past MAX_NEIGHBOURS the nearest are kept
-    // (ties by index), still in index order.
-    let mut near = world.agents_within(agent.pos, reach, None, Some(index));
+    // Ascending by index; past MAX_NEIGHBOURS the nearest are kept (ties by index), still in
+    // index order. Gathered on the stack (a crowd rarely has more in reach), allocating nothing.
+    let mut near: SmallVec<[u32; 32]> = SmallVec::new();
+    world.visit_agents_within(agent.pos, reach, None, |j| {
+        if j != index {
+            near.push(j as u32);
+        }
+    });
+    near.sort_unstable();
     if near.len() > MAX_NEIGHBOURS {
-        let dist = |j: usize| world.agents[j].pos.distance_squared(agent.pos);
-        let mut keyed: Vec<(f64, usize)> = near.iter().map(|&j| (dist(j), j)).collect();
+        let dist = |j: u32| world.agents[j as usize].pos.distance_squared(agent.pos);
+        let mut keyed: SmallVec<[(f64, u32); 32]> = near.iter().map(|&j| (dist(j), j)).collect();
         keyed.select_nth_unstable_by(MAX_NEIGHBOURS - 1, |a, b| {
             a.0.total_cmp(&b.0).then(a.1.cmp(&b.1))
         });
@@ -75,7 +82,7 @@ fn avoid(
     };
     let mut slots = [none; MAX_NEIGHBOURS];
     for (slot, &j) in slots.iter_mut().zip(&near) {
-        let o = &world.agents[j];
+        let o = &world.agents[j as usize];
         *slot = Other {
             body: Body {
                 pos: o.pos,
@@ -92,7 +99,8 @@ fn avoid(
         vel: agent.vel,
         radius: agent.radius,
     };
-    let planes = orca::half_planes(me, &agent.id, others, horizon, dt);
+    let mut plane_slots = [(0, orca::Line::default()); MAX_NEIGHBOURS];
+    let planes = orca::half_planes_into(me, &agent.id, others, horizon, dt, &mut plane_slots);
     let mut preferred = asked;
     let mut yielding = planes
         .iter()
@@ -110,7 +118,7 @@ fn avoid(
         from: agent.pos,
         to: others[k].body.pos,
     }));
-    let vel = orca::solve(&planes, preferred, agent.speed);
+    let vel = orca::solve(planes, preferred, agent.speed);
     shapes.push(Shape::Vector {
         role: Role::Asked,
         from: agent.pos,

@@ -6,11 +6,15 @@ use glam::DVec2;
 
 /// The neighbours' mean velocity, at most `speed` long.
 pub fn align(near: &[Neighbour], speed: f64) -> DVec2 {
-    if near.is_empty() {
+    from_sum(near.iter().map(|n| n.vel).sum::<DVec2>(), near.len(), speed)
+}
+
+/// [`align`] from the sum of `count` neighbours' velocities (added in their order).
+pub fn from_sum(sum: DVec2, count: usize, speed: f64) -> DVec2 {
+    if count == 0 {
         return DVec2::ZERO;
     }
-    let mean = near.iter().map(|n| n.vel).sum::<DVec2>() / near.len() as f64;
-    mean.clamp_length_max(speed)
+    (sum / count as f64).clamp_length_max(speed)
 }
 
 #[cfg(test)]

@@ -5,8 +5,8 @@
 //! weighted velocity (a `Part(k)` vector and its weight) and the sum (a `Force` vector).
 
 use super::neighbours::{narrowed, within, Neighbour};
-use super::{flock_with, part, Step};
-use crate::world::{Action, Agent, FlockSpec, MoveMemory, Role, Shape, World};
+use super::{flock_with, part, FlockSums, Step};
+use crate::world::{Action, Agent, MoveMemory, Role, Shape, World};
 use glam::DVec2;
 use rand_chacha::ChaCha8Rng;
 
@@ -28,33 +28,43 @@ pub fn blend(
     let (mut route, mut routed) = (None, false);
     let mut sum = DVec2::ZERO;
     let shared = shared_neighbours(world, agent, parts);
+    // The sums over the shared neighbours, taken once for every part that reads them whole.
+    let mut sums: Option<FlockSums> = None;
     for (k, (action, weight)) in parts.iter().enumerate() {
-        let memory = kept.get(k).unwrap_or(&MoveMemory::None);
-        let ask = match (action, &shared) {
+        let delta = match (action, &shared) {
             (Action::Flock(spec), Some((all, radius, kind))) => {
                 let reach = agent.speed * dt;
-                let delta = if spec.radius == *radius && spec.kind.as_deref() == *kind {
-                    flock_with(world, agent, spec, all, agent.pos, reach, dt, None)
+                if spec.radius == *radius && spec.kind.as_deref() == *kind {
+                    let sums = sums.get_or_insert_with(|| FlockSums::over(world, agent, all));
+                    sums.delta(agent, spec.rule, reach, dt)
                 } else {
                     let near = narrowed(world, all, agent.pos, spec.radius, spec.kind.as_deref());
                     flock_with(world, agent, spec, &near, agent.pos, reach, dt, None)
-                };
-                Step {
-                    delta,
-                    ..Default::default()
                 }
             }
-            _ => part(
-                world,
-                agent,
-                action,
-                memory,
-                rng.as_deref(),
-                &mut routed,
-                dt,
-            ),
+            _ => {
+                let memory = kept.get(k).unwrap_or(&MoveMemory::None);
+                let ask = part(
+                    world,
+                    agent,
+                    action,
+                    memory,
+                    rng.as_deref(),
+                    &mut routed,
+                    dt,
+                );
+                if ask.memory != MoveMemory::None && memories.is_empty() {
+                    memories = vec![MoveMemory::None; parts.len()];
+                }
+                if let Some(slot) = memories.get_mut(k) {
+                    *slot = ask.memory;
+                }
+                rng = ask.rng.or(rng);
+                route = ask.route.or(route);
+                ask.delta
+            }
         };
-        let weighted = ask.delta / dt * *weight;
+        let weighted = delta / dt * *weight;
         sum += weighted;
         let role = Role::Part(k.min(u8::MAX as usize) as u8);
         shapes.push(Shape::Vector {
@@ -67,14 +77,6 @@ pub fn blend(
             at: agent.pos + weighted,
             weight: *weight,
         });
-        if ask.memory != MoveMemory::None && memories.is_empty() {
-            memories = vec![MoveMemory::None; parts.len()];
-        }
-        if let Some(slot) = memories.get_mut(k) {
-            *slot = ask.memory;
-        }
-        rng = ask.rng.or(rng);
-        route = ask.route.or(route);
     }
     let vel = sum.clamp_length_max(agent.speed);
     shapes.push(Shape::Vector {
@@ -108,21 +110,20 @@ fn shared_neighbours<'a>(
     agent: &Agent,
     parts: &'a [(Action, f64)],
 ) -> Option<(Vec<Neighbour>, f64, Option<&'a str>)> {
-    let specs: Vec<&FlockSpec> = parts
-        .iter()
-        .filter_map(|(a, _)| match a {
+    let specs = || {
+        parts.iter().filter_map(|(a, _)| match a {
             Action::Flock(spec) => Some(&**spec),
             _ => None,
         })
-        .collect();
-    if specs.len() < 2 {
-        return None;
-    }
-    let radius = specs.iter().map(|s| s.radius).fold(0.0, f64::max);
-    let kind = specs[0]
+    };
+    // Two flocking parts at least, or nothing to share.
+    specs().nth(1)?;
+    let radius = specs().map(|s| s.radius).fold(0.0, f64::max);
+    let first = specs().next()?;
+    let kind = first
         .kind
         .as_deref()
-        .filter(|k| specs.iter().all(|s| s.kind.as_deref() == Some(*k)));
+        .filter(|k| specs().all(|s| s.kind.as_deref() == Some(*k)));
     Some((within(world, agent, agent.pos, radius, kind), radius, kind))
 }
 

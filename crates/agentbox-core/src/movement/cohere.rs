@@ -7,11 +7,20 @@ use glam::DVec2;
 
 /// This tick's displacement from `pos` towards the neighbours' centre, at most `reach`.
 pub fn cohere(pos: DVec2, near: &[Neighbour], reach: f64) -> DVec2 {
-    if near.is_empty() {
+    from_sum(
+        pos,
+        near.iter().map(|n| n.pos).sum::<DVec2>(),
+        near.len(),
+        reach,
+    )
+}
+
+/// [`cohere`] from the sum of `count` neighbours' positions (added in their order).
+pub fn from_sum(pos: DVec2, sum: DVec2, count: usize, reach: f64) -> DVec2 {
+    if count == 0 {
         return DVec2::ZERO;
     }
-    let centre = near.iter().map(|n| n.pos).sum::<DVec2>() / near.len() as f64;
-    super::chase::chase(pos, centre, reach)
+    super::chase::chase(pos, sum / count as f64, reach)
 }
 
 #[cfg(test)]

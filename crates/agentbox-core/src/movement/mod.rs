@@ -542,6 +542,53 @@ pub(crate) fn flock_with(
     }
 }
 
+/// The sums the three flocking rules take over one list of neighbours, added up in one pass
+/// in the list's order, so each has the bits its rule alone would add up: a blend of
+/// separation, alignment and cohesion over shared neighbours walks them once.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FlockSums {
+    push: DVec2,
+    vel: DVec2,
+    pos: DVec2,
+    count: usize,
+}
+
+impl FlockSums {
+    /// The sums over `near` for `agent` (standing at its position).
+    pub(crate) fn over(world: &World, agent: &Agent, near: &[neighbours::Neighbour]) -> Self {
+        let id_of = |i: usize| world.agents[i].id.clone();
+        let mut sums = FlockSums {
+            push: DVec2::ZERO,
+            vel: DVec2::ZERO,
+            pos: DVec2::ZERO,
+            count: near.len(),
+        };
+        for n in near {
+            sums.push += separate::push(agent.pos, &agent.id, n, id_of);
+            sums.vel += n.vel;
+            sums.pos += n.pos;
+        }
+        sums
+    }
+
+    /// What [`flock_with`] from the agent's position answers for `rule` over the same
+    /// neighbours.
+    pub(crate) fn delta(
+        &self,
+        agent: &Agent,
+        rule: crate::world::FlockRule,
+        reach: f64,
+        dt: f64,
+    ) -> DVec2 {
+        use crate::world::FlockRule;
+        match rule {
+            FlockRule::Separate => separate::from_push(self.push, agent.speed) * dt,
+            FlockRule::Align => align::from_sum(self.vel, self.count, agent.speed) * dt,
+            FlockRule::Cohere => cohere::from_sum(agent.pos, self.pos, self.count, reach),
+        }
+    }
+}
+
 /// `intercept` of target `t` from `from`: a chase of the point where the prey, holding its
 /// velocity, can be met; `None` when the target is gone.
 fn intercept_step(

@@ -23,16 +23,19 @@ pub fn within(
     radius: f64,
     kind: Option<&str>,
 ) -> Vec<Neighbour> {
-    world
-        .agents_within(centre, radius, kind, None)
-        .into_iter()
-        .filter(|&i| world.agents[i].id != agent.id)
-        .map(|i| Neighbour {
-            index: i,
-            pos: world.agents[i].pos,
-            vel: world.agents[i].vel,
-        })
-        .collect()
+    let mut near = Vec::new();
+    world.visit_agents_within(centre, radius, kind, |i| {
+        let other = &world.agents[i];
+        if other.id != agent.id {
+            near.push(Neighbour {
+                index: i,
+                pos: other.pos,
+                vel: other.vel,
+            });
+        }
+    });
+    near.sort_unstable_by_key(|n| n.index);
+    near
 }
 
 /// The neighbours of `near` (found around `centre`) within `radius` of it and of `kind` if

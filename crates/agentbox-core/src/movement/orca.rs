@@ -33,7 +33,7 @@ pub struct Other<'a> {
 }
 
 /// A half-plane: the velocities left of `direction` through `point`.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Line {
     pub point: DVec2,
     pub direction: DVec2,
@@ -58,6 +58,26 @@ pub fn half_planes(
         .enumerate()
         .filter_map(|(k, o)| Some((k, half_plane(me, id, o, horizon, dt)?)))
         .collect()
+}
+
+/// [`half_planes`] written into `slots` (at least as many as `others`, so a caller can keep
+/// them on the stack), the filled part returned.
+pub fn half_planes_into<'s>(
+    me: Body,
+    id: &str,
+    others: &[Other],
+    horizon: f64,
+    dt: f64,
+    slots: &'s mut [(usize, Line)],
+) -> &'s [(usize, Line)] {
+    let mut n = 0;
+    for (k, o) in others.iter().enumerate() {
+        if let Some(line) = half_plane(me, id, o, horizon, dt) {
+            slots[n] = (k, line);
+            n += 1;
+        }
+    }
+    &slots[..n]
 }
 
 /// Whether `velocity` lies outside the half-plane `line` (would not avoid its neighbour).

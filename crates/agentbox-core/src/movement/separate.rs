@@ -14,17 +14,28 @@ pub fn separate(
     id_of: impl Fn(usize) -> String,
     speed: f64,
 ) -> DVec2 {
-    let mut push = DVec2::ZERO;
+    let mut sum = DVec2::ZERO;
     for n in near {
-        let away = pos - n.pos;
-        let d2 = away.length_squared();
-        push += if d2 > 1e-18 {
-            away / d2
-        } else {
-            apart(id, &id_of(n.index)) * 1e6
-        };
+        sum += push(pos, id, n, &id_of);
     }
-    push.try_normalize().map_or(DVec2::ZERO, |dir| dir * speed)
+    from_push(sum, speed)
+}
+
+/// How hard neighbour `n` pushes an agent at `pos` (id `id`) away: the inverse of its
+/// distance, or a fixed direction by the two ids when both stand on one point.
+pub fn push(pos: DVec2, id: &str, n: &Neighbour, id_of: impl Fn(usize) -> String) -> DVec2 {
+    let away = pos - n.pos;
+    let d2 = away.length_squared();
+    if d2 > 1e-18 {
+        away / d2
+    } else {
+        apart(id, &id_of(n.index)) * 1e6
+    }
+}
+
+/// The velocity for the neighbours' summed [`push`]: full speed along it, none without.
+pub fn from_push(sum: DVec2, speed: f64) -> DVec2 {
+    sum.try_normalize().map_or(DVec2::ZERO, |dir| dir * speed)
 }
 
 #[cfg(test)]

@@ -274,7 +274,7 @@ fn step_agents(
         // Avoidance and the acceleration limit, for free agents that asked for either.
         if !agent.motion.is_tiles() && (agent.avoid_horizon.is_some() || agent.max_force.is_some())
         {
-            step = movement::adjust::adjust(world, i, agent, step, dt);
+            movement::adjust::adjust(world, i, agent, &mut step, dt);
         }
         // Walls are fixed during the tick, so the move is resolved with the step.
         let pos = slide(world, agent.pos, agent.radius, step.delta);

@@ -385,6 +385,31 @@ impl World {
         }
     }
 
+    /// Calls `visit` with the index of every agent within `radius` of `centre` (of `kind` if
+    /// given), each once, in no promised order (the index's cell order, or ascending without
+    /// a fresh index): [`World::agents_within`] without its list, for callers that gather
+    /// into a buffer of their own and sort what they keep.
+    pub fn visit_agents_within(
+        &self,
+        centre: DVec2,
+        radius: f64,
+        kind: Option<&str>,
+        mut visit: impl FnMut(usize),
+    ) {
+        match self.spatial() {
+            Some(index) => index.visit_within(centre, radius, kind, visit),
+            None => {
+                for (i, a) in self.agents.iter().enumerate() {
+                    if a.pos.distance_squared(centre) <= radius * radius
+                        && kind.is_none_or(|k| a.kind == k)
+                    {
+                        visit(i);
+                    }
+                }
+            }
+        }
+    }
+
     /// The index of the agent nearest to `centre` (of `kind` if given, never `exclude`); ties
     /// go to the agent listed first.
     pub fn nearest_agent(

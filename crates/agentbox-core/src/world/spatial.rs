@@ -312,13 +312,33 @@ impl SpatialIndex {
         keep: impl Fn(usize) -> bool,
     ) -> Vec<usize> {
         let mut out = Vec::new();
-        if radius.is_nan() || radius < 0.0 || !centre.is_finite() {
-            return out;
+        self.visit_within(centre, radius, kind, |i| {
+            if keep(i) {
+                out.push(i);
+            }
+        });
+        out.sort_unstable();
+        out
+    }
+
+    /// Calls `visit` with every agent whose centre was within `radius` of `centre` at the
+    /// build (of `kind` if given), each once, in the index's cell order (not ascending: a
+    /// caller that needs the agents in order sorts what it keeps). Allocates nothing, so a
+    /// caller can gather into a buffer of its own.
+    pub fn visit_within(
+        &self,
+        centre: DVec2,
+        radius: f64,
+        kind: Option<&str>,
+        mut visit: impl FnMut(usize),
+    ) {
+        if radius.is_nan() || radius < 0.0 || !centre.is_finite() || self.rows == 0 {
+            return;
         }
         let rank = match kind {
             Some(k) => match self.kind_rank(k) {
                 Some(r) => Some(r),
-                None => return out,
+                None => return,
             },
             None => None,
         };
@@ -330,14 +350,11 @@ impl SpatialIndex {
                 if rank.is_some_and(|r| s.kind != r) {
                     continue;
                 }
-                let i = s.agent as usize;
-                if s.pos.distance_squared(centre) <= r2 && keep(i) {
-                    out.push(i);
+                if s.pos.distance_squared(centre) <= r2 {
+                    visit(s.agent as usize);
                 }
             }
         }
-        out.sort_unstable();
-        out
     }
 
     /// The agent nearest to `centre` at the build among those that pass `keep` (ties: the
