@@ -435,6 +435,8 @@ impl Session {
         let world = self.sim.world_mut();
         world.replace_map(start.grid().clone(), start.terrain().clone());
         world.waypoints = start.waypoints.clone();
+        world.templates = start.templates.clone();
+        world.note_numbers();
         world.tick_rate = start.tick_rate;
         world.name = start.name.clone();
         // Tunables are live values: a kept agent keeps its own, unless the file's changed.
@@ -546,6 +548,18 @@ fn keep_running_agents(
             }
         }
     }
+    // Agents the scripts spawned are in neither file: they keep running, after the scene's.
+    if running.iter().any(Option::is_some) {
+        let listed: std::collections::HashSet<&str> = (old_agents.iter().chain(fresh_agents))
+            .map(|a| a.id.as_str())
+            .collect();
+        for mut agent in running.into_iter().flatten() {
+            if !listed.contains(agent.id.as_str()) {
+                step_out_of_walls(world, &mut agent);
+                agents.push(agent);
+            }
+        }
+    }
     world.agents = agents;
     fresh_ids
 }
@@ -554,6 +568,7 @@ fn keep_running_agents(
 fn apply_budget(host: &mut ScriptHost, scene: &Scene) -> Result<(), String> {
     host.set_instruction_budget(scene.budget.instructions);
     host.set_memory_limit((scene.budget.memory_mb as usize) * 1024 * 1024);
+    host.set_max_agents(scene.budget.max_agents as usize);
     Ok(())
 }
 

@@ -8,6 +8,7 @@
 pub mod action;
 pub mod agent;
 pub mod debug;
+pub mod effects;
 pub mod grid;
 pub mod keys;
 pub mod motion;
@@ -24,6 +25,7 @@ pub use action::{
 };
 pub use agent::{Agent, Brain, Crumbs, Leg, Route, RouteKind};
 pub use debug::{Role, Shape};
+pub use effects::{Deliveries, Effect, Heard, Letter};
 pub use grid::{Grid, RowError, BOUND_MARGIN};
 pub use keys::{MapKey, Roster};
 pub use motion::{Motion, MoveMemory, TraceMode, TraceState, Walk};
@@ -56,6 +58,15 @@ fn round_to_i32(v: f64) -> i32 {
     } else {
         t
     }
+}
+
+/// `N` of an id `KIND-N` (`drone-3` of kind `drone`: 3).
+pub fn number_of(id: &str, kind: &str) -> Option<u64> {
+    let digits = id.strip_prefix(kind)?.strip_prefix('-')?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
 }
 
 /// The centre of a tile as a position.
@@ -102,6 +113,17 @@ pub struct World {
     roster: Roster,
     /// Whether `index` describes the agents exactly as they stand (see [`World::seal`]).
     sealed: Sealed,
+    /// What the last tick's scripts asked for, applied before the next tick's decisions
+    /// (`sim::effects`), in agent order and then call order.
+    pub pending: Vec<Effect>,
+    /// What a spawned agent of each kind is made like: the scene's first agent or `spawn:`
+    /// group of that kind, as built (shared: every copy of the world holds the same).
+    pub templates: std::sync::Arc<std::collections::BTreeMap<String, Agent>>,
+    /// The highest number `N` any agent `KIND-N` of each kind has had, so spawned ids are
+    /// never reused.
+    pub numbers: std::collections::BTreeMap<String, u64>,
+    /// Whether some agent holds deliveries (so applying the next effects must clear them).
+    pub delivered: bool,
 }
 
 /// Set by the simulation for the world it holds while the index describes the agents exactly;
@@ -142,6 +164,10 @@ impl World {
             waypoint_table: WaypointTable::default(),
             index: SpatialIndex::default(),
             sealed: Sealed(false),
+            pending: Vec::new(),
+            templates: Default::default(),
+            numbers: Default::default(),
+            delivered: false,
         };
         world.recompute_costs();
         world
@@ -301,6 +327,30 @@ impl World {
         true
     }
 
+    /// Makes the agents as they stand the templates of spawned agents (the first of each
+    /// kind) and notes the highest `KIND-N` number of each kind: what the scene loader does
+    /// once the agents are built.
+    pub fn take_templates(&mut self) {
+        let mut templates = std::collections::BTreeMap::new();
+        for agent in &self.agents {
+            templates
+                .entry(agent.kind.clone())
+                .or_insert_with(|| agent.clone());
+        }
+        self.templates = std::sync::Arc::new(templates);
+        self.note_numbers();
+    }
+
+    /// Raises the highest `KIND-N` number of each kind to those of the agents as they stand.
+    pub fn note_numbers(&mut self) {
+        for agent in &self.agents {
+            if let Some(n) = number_of(&agent.id, &agent.kind) {
+                let top = self.numbers.entry(agent.kind.clone()).or_insert(0);
+                *top = (*top).max(n);
+            }
+        }
+    }
+
     /// Rebuilds the spatial index from the agents as they stand.
     pub fn reindex(&mut self) {
         let (w, h) = (self.grid.width(), self.grid.height());
@@ -383,6 +433,25 @@ impl World {
                 .filter(|&i| Some(i) != exclude && kind.is_none_or(|k| self.agents[i].kind == k))
                 .collect(),
         }
+    }
+
+    /// Indices of the agents whose bodies overlap agent `i`'s (the distance between centres
+    /// at most the sum of the radii, as contacts are found), ascending.
+    pub fn touching(&self, i: usize) -> Vec<usize> {
+        let Some(me) = self.agents.get(i) else {
+            return Vec::new();
+        };
+        let widest = match self.spatial() {
+            Some(index) => index.max_radius(),
+            None => self.agents.iter().map(|a| a.radius).fold(0.0, f64::max),
+        };
+        let near = self.agents_within(me.pos, me.radius + widest, None, Some(i));
+        near.into_iter()
+            .filter(|&j| {
+                let other = &self.agents[j];
+                me.pos.distance(other.pos) <= me.radius + other.radius
+            })
+            .collect()
     }
 
     /// The index of the agent nearest to `centre` (of `kind` if given, never `exclude`); ties
