@@ -124,7 +124,9 @@ pub fn to_message(lua: &Lua, value: &Value, what: &str) -> mlua::Result<serde_js
     let mut seen = Vec::new();
     let mut count = 0;
     let json = plain(lua, value, what, &mut seen, &mut count)?;
-    let bytes = serde_json::to_string(&json).map(|s| s.len()).unwrap_or(usize::MAX);
+    let bytes = serde_json::to_string(&json)
+        .map(|s| s.len())
+        .unwrap_or(usize::MAX);
     if bytes > MAX_MESSAGE_BYTES {
         return Err(located(
             lua,
@@ -216,7 +218,11 @@ fn table(
     }
     if !list.is_empty() {
         list.sort_by_key(|(k, _)| *k);
-        if list.iter().enumerate().any(|(i, (k, _))| *k != i as i64 + 1) {
+        if list
+            .iter()
+            .enumerate()
+            .any(|(i, (k, _))| *k != i as i64 + 1)
+        {
             return Err(located(
                 lua,
                 format!("{what}: a message's lists have keys 1..n with no holes"),

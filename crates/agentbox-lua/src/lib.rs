@@ -12,6 +12,7 @@
 //! of `decide_loop.rs`), `lent.rs` lends the world to Lua for a call, and `raw.rs` holds the
 //! context the raw C functions read. The functions scripts call are declared in `bindings/`.
 
+pub mod acts;
 mod agents;
 mod bindings;
 mod budget;
@@ -25,7 +26,6 @@ mod ffi;
 mod files;
 mod inspect;
 mod label;
-pub mod acts;
 mod lent;
 pub mod lint;
 mod memory;

@@ -94,7 +94,11 @@ pub fn walking_distances(world: &World, from: Tile, max: f64) -> Hearing {
             {
                 continue;
             }
-            let step = if diagonal { std::f64::consts::SQRT_2 } else { 1.0 };
+            let step = if diagonal {
+                std::f64::consts::SQRT_2
+            } else {
+                1.0
+            };
             let nd = d + step;
             if nd <= limit && nd < dist[n] {
                 dist[n] = nd;

@@ -194,7 +194,9 @@ pub fn apply(world: &mut World, events: &mut Vec<Event>) {
 /// Agent `i`'s deliveries for this tick, made on first use.
 fn deliveries(world: &mut World, i: usize) -> &mut Deliveries {
     world.delivered = true;
-    world.agents[i].deliveries.get_or_insert_with(Default::default)
+    world.agents[i]
+        .deliveries
+        .get_or_insert_with(Default::default)
 }
 
 /// A new agent `id` made like the template of `kind`, standing on `at`, with `params` merged
@@ -236,7 +238,11 @@ pub fn nearest_free(world: &World, tile: Tile) -> Option<Tile> {
         for y in tile.y - ring..=tile.y + ring {
             // The square's edge only: whole rows at the top and bottom, two cells between.
             let edge_row = (y - tile.y).abs() == ring;
-            let step = if edge_row { 1 } else { (2 * ring).max(1) as usize };
+            let step = if edge_row {
+                1
+            } else {
+                (2 * ring).max(1) as usize
+            };
             for x in (tile.x - ring..=tile.x + ring).step_by(step) {
                 let at = Tile::new(x, y);
                 if world.is_blocked(at) {

@@ -6,7 +6,7 @@
 //! Only data lives here: the simulation applies the effects, the Lua host makes them. Nothing
 //! here reads a clock or names a scripting engine.
 
-use super::{Tile, TerrainId};
+use super::{TerrainId, Tile};
 use glam::DVec2;
 use std::sync::Arc;
 

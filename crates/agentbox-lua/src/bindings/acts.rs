@@ -54,7 +54,10 @@ fn receiver(lua: &Lua, w: &World, to: &Value) -> mlua::Result<String> {
             None => {
                 return Err(located(
                     lua,
-                    format!("{}: expected an agent id or view, got a table that is neither", Arg::new(SEND.name, 1)),
+                    format!(
+                        "{}: expected an agent id or view, got a table that is neither",
+                        Arg::new(SEND.name, 1)
+                    ),
                 ))
             }
         },
@@ -114,14 +117,21 @@ fn broadcast(lua: &Lua, (_, msg, opts): (Value, Value, Value)) -> mlua::Result<u
         other => {
             return Err(located(
                 lua,
-                format!("{}: radius must be a number of tiles, got {}", Arg::field(what, 2, "radius"), other.type_name()),
+                format!(
+                    "{}: radius must be a number of tiles, got {}",
+                    Arg::field(what, 2, "radius"),
+                    other.type_name()
+                ),
             ))
         }
     };
     if !(radius.is_finite() && radius >= 0.0) {
         return Err(located(
             lua,
-            format!("{}: radius must be a finite distance in tiles, 0 or more", Arg::field(what, 2, "radius")),
+            format!(
+                "{}: radius must be a finite distance in tiles, 0 or more",
+                Arg::field(what, 2, "radius")
+            ),
         ));
     }
     let kind = kind_option(lua, &opts, what)?;
@@ -156,7 +166,11 @@ fn kind_option(lua: &Lua, opts: &Table, what: &str) -> mlua::Result<Option<Strin
         Value::String(s) => Ok(Some(s.to_str()?.to_string())),
         other => Err(located(
             lua,
-            format!("{}: kind must be a string, got {}", Arg::field(what, 2, "kind"), other.type_name()),
+            format!(
+                "{}: kind must be a string, got {}",
+                Arg::field(what, 2, "kind"),
+                other.type_name()
+            ),
         )),
     }
 }
@@ -175,7 +189,11 @@ fn only_keys(lua: &Lua, opts: &Table, what: &str, n: u8, known: &[&str]) -> mlua
                 .unwrap_or_default();
             return Err(located(
                 lua,
-                format!("{}: unknown option {name:?}{meant}; it takes {}", Arg::new(what, n), known.join(", ")),
+                format!(
+                    "{}: unknown option {name:?}{meant}; it takes {}",
+                    Arg::new(what, n),
+                    known.join(", ")
+                ),
             ));
         }
     }
@@ -203,14 +221,21 @@ fn noise(lua: &Lua, (_, loudness, opts): (Value, Value, Value)) -> mlua::Result<
         other => {
             return Err(located(
                 lua,
-                format!("{}: loudness must be a number of tiles, got {}", Arg::new(what, 1), other.type_name()),
+                format!(
+                    "{}: loudness must be a number of tiles, got {}",
+                    Arg::new(what, 1),
+                    other.type_name()
+                ),
             ))
         }
     };
     if !(loudness.is_finite() && loudness >= 0.0) {
         return Err(located(
             lua,
-            format!("{}: loudness must be a finite number of tiles, 0 or more", Arg::new(what, 1)),
+            format!(
+                "{}: loudness must be a finite number of tiles, 0 or more",
+                Arg::new(what, 1)
+            ),
         ));
     }
     let kind = match opts {
@@ -222,7 +247,11 @@ fn noise(lua: &Lua, (_, loudness, opts): (Value, Value, Value)) -> mlua::Result<
         other => {
             return Err(located(
                 lua,
-                format!("{}: expected options like {{kind = \"footsteps\"}}, got {}", Arg::new(what, 2), other.type_name()),
+                format!(
+                    "{}: expected options like {{kind = \"footsteps\"}}, got {}",
+                    Arg::new(what, 2),
+                    other.type_name()
+                ),
             ))
         }
     };
@@ -230,10 +259,16 @@ fn noise(lua: &Lua, (_, loudness, opts): (Value, Value, Value)) -> mlua::Result<
         let sender = &w.agents[index];
         // Charged before the search by the square it may visit (so a huge loudness is stopped
         // by the budget, not run), the rest after.
-        let side = (2.0 * loudness.floor() + 1.0).min(f64::from(w.grid().width().max(w.grid().height())));
+        let side =
+            (2.0 * loudness.floor() + 1.0).min(f64::from(w.grid().width().max(w.grid().height())));
         charge(lua, (side as u64).saturating_mul(side as u64) / 8)?;
         let hearing = walking_distances(w, sender.tile(), loudness);
-        let near = w.agents_within(sender.pos, loudness * std::f64::consts::SQRT_2 + 1.0, None, Some(index));
+        let near = w.agents_within(
+            sender.pos,
+            loudness * std::f64::consts::SQRT_2 + 1.0,
+            None,
+            Some(index),
+        );
         charge(lua, hearing.visited as u64 + near.len() as u64)?;
         let hearers: Vec<(String, f64)> = near
             .into_iter()
@@ -272,7 +307,11 @@ fn spawn(lua: &Lua, (_, spec): (Value, Value)) -> mlua::Result<String> {
     let Value::Table(spec) = spec else {
         return Err(located(
             lua,
-            format!("{}: expected a table like {{kind = \"drone\", at = {{x = 3, y = 4}}}}, got {}", Arg::new(what, 1), spec.type_name()),
+            format!(
+                "{}: expected a table like {{kind = \"drone\", at = {{x = 3, y = 4}}}}, got {}",
+                Arg::new(what, 1),
+                spec.type_name()
+            ),
         ));
     };
     only_keys(lua, &spec, what, 1, &["kind", "at", "params"])?;
@@ -281,11 +320,19 @@ fn spawn(lua: &Lua, (_, spec): (Value, Value)) -> mlua::Result<String> {
         other => {
             return Err(located(
                 lua,
-                format!("{}: kind must be a string, got {}", Arg::field(what, 1, "kind"), other.type_name()),
+                format!(
+                    "{}: kind must be a string, got {}",
+                    Arg::field(what, 1, "kind"),
+                    other.type_name()
+                ),
             ))
         }
     };
-    let at = to_pos(lua, &spec.raw_get::<Value>("at")?, Arg::field(what, 1, "at"))?;
+    let at = to_pos(
+        lua,
+        &spec.raw_get::<Value>("at")?,
+        Arg::field(what, 1, "at"),
+    )?;
     let params = match spec.raw_get::<Value>("params")? {
         Value::Nil => serde_json::Map::new(),
         v @ Value::Table(_) => match to_message(lua, &v, what)? {
@@ -294,14 +341,21 @@ fn spawn(lua: &Lua, (_, spec): (Value, Value)) -> mlua::Result<String> {
             _ => {
                 return Err(located(
                     lua,
-                    format!("{}: params must be a table with string keys", Arg::field(what, 1, "params")),
+                    format!(
+                        "{}: params must be a table with string keys",
+                        Arg::field(what, 1, "params")
+                    ),
                 ))
             }
         },
         other => {
             return Err(located(
                 lua,
-                format!("{}: params must be a table, got {}", Arg::field(what, 1, "params"), other.type_name()),
+                format!(
+                    "{}: params must be a table, got {}",
+                    Arg::field(what, 1, "params"),
+                    other.type_name()
+                ),
             ))
         }
     };
@@ -320,16 +374,30 @@ fn spawn(lua: &Lua, (_, spec): (Value, Value)) -> mlua::Result<String> {
         if !w.in_bounds(tile) {
             return Err(located(
                 lua,
-                format!("world:spawn: at ({}, {}) is off the map ({} x {} tiles)", tile.x, tile.y, w.grid().width(), w.grid().height()),
+                format!(
+                    "world:spawn: at ({}, {}) is off the map ({} x {} tiles)",
+                    tile.x,
+                    tile.y,
+                    w.grid().width(),
+                    w.grid().height()
+                ),
             ));
         }
         if w.is_blocked(tile) {
             return Err(located(
                 lua,
-                format!("world:spawn: at ({}, {}) is a blocked tile ({}); spawn on a free one", tile.x, tile.y, w.terrain_at(tile).map_or("wall", |t| t.name.as_str())),
+                format!(
+                    "world:spawn: at ({}, {}) is a blocked tile ({}); spawn on a free one",
+                    tile.x,
+                    tile.y,
+                    w.terrain_at(tile).map_or("wall", |t| t.name.as_str())
+                ),
             ));
         }
-        charge(lua, 16 + json_len(&serde_json::Value::Object(params.clone())) / 64)?;
+        charge(
+            lua,
+            16 + json_len(&serde_json::Value::Object(params.clone())) / 64,
+        )?;
         let acts = acts::get(lua)?;
         let id = acts.spawn_id(lua, w, &kind)?;
         acts.push(
@@ -365,7 +433,11 @@ fn set_tile(lua: &Lua, (_, at, terrain): (Value, Value, Value)) -> mlua::Result<
     let Value::String(name) = terrain else {
         return Err(located(
             lua,
-            format!("{}: expected a terrain name or map character, got {}", Arg::new(what, 2), terrain.type_name()),
+            format!(
+                "{}: expected a terrain name or map character, got {}",
+                Arg::new(what, 2),
+                terrain.type_name()
+            ),
         ));
     };
     let name = name.to_str()?.to_string();
@@ -374,7 +446,13 @@ fn set_tile(lua: &Lua, (_, at, terrain): (Value, Value, Value)) -> mlua::Result<
         if !w.in_bounds(tile) {
             return Err(located(
                 lua,
-                format!("world:set_tile: ({}, {}) is outside the map ({} x {} tiles)", tile.x, tile.y, w.grid().width(), w.grid().height()),
+                format!(
+                    "world:set_tile: ({}, {}) is outside the map ({} x {} tiles)",
+                    tile.x,
+                    tile.y,
+                    w.grid().width(),
+                    w.grid().height()
+                ),
             ));
         }
         let table = w.terrain();
@@ -390,7 +468,10 @@ fn set_tile(lua: &Lua, (_, at, terrain): (Value, Value, Value)) -> mlua::Result<
                 .unwrap_or_default();
             return Err(located(
                 lua,
-                format!("world:set_tile: unknown terrain {name:?}{meant}; the scene's terrains: {}", known.join(", ")),
+                format!(
+                    "world:set_tile: unknown terrain {name:?}{meant}; the scene's terrains: {}",
+                    known.join(", ")
+                ),
             ));
         };
         acts::get(lua)?.push(
