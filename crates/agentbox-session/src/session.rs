@@ -204,10 +204,11 @@ impl Session {
         self.host.memory_held(agent_id)
     }
 
-    /// Writes the running map's rows back into the scene file (atomically, the rest of the
+    /// Writes the running map's rows back into the scene file (the designer's terrain, not
+    /// what scripts set with `world:set_tile`) (atomically, the rest of the
     /// file untouched). The watcher then reloads the scene, which keeps the agents running.
     pub fn save_map(&self) -> Result<(), SaveError> {
-        scene::save::save_map(&self.scene.path, self.sim.world())
+        scene::save::save_map(&self.scene.path, &self.sim.world().designers_map())
     }
 
     /// Sets a tunable (`OWNER.PARAM`) from the next tick: the value, moved into its range and

@@ -143,7 +143,7 @@ pub fn apply(world: &mut World, events: &mut Vec<Event>) {
     let mut tiles_changed = false;
     for effect in &pending {
         if let Effect::Tile { at, terrain, .. } = effect {
-            tiles_changed |= world.set_terrain(*at, *terrain);
+            tiles_changed |= world.set_terrain_by_script(*at, *terrain);
         }
     }
     let leaving: BTreeSet<&str> = pending
@@ -257,4 +257,32 @@ pub fn nearest_free(world: &World, tile: Tile) -> Option<Tile> {
         }
     }
     best.map(|(_, y, x)| Tile::new(x, y))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_scripted_tile_is_not_the_designers_and_paint_makes_it_theirs() {
+        let mut world = World::from_ascii(&["...", ".#.", "..."]);
+        let floor = world.terrain().by_name("floor").unwrap();
+        let wall = world.terrain().by_name("wall").unwrap();
+        world.set_terrain_by_script(Tile::new(1, 1), floor);
+        world.set_terrain_by_script(Tile::new(0, 0), wall);
+        assert!(!world.is_blocked(Tile::new(1, 1)));
+        let saved = world.designers_map();
+        assert!(saved.is_blocked(Tile::new(1, 1)) && !saved.is_blocked(Tile::new(0, 0)));
+        world.set_terrain(Tile::new(0, 0), wall);
+        assert!(
+            world.designers_map().is_blocked(Tile::new(0, 0)),
+            "painted by the designer"
+        );
+    }
+
+    #[test]
+    fn a_blocked_tile_pushes_to_the_nearest_free_one() {
+        let world = World::from_ascii(&["###", "##.", "###"]);
+        assert_eq!(nearest_free(&world, Tile::new(0, 1)), Some(Tile::new(2, 1)));
+    }
 }

@@ -124,6 +124,10 @@ pub struct World {
     pub numbers: std::collections::BTreeMap<String, u64>,
     /// Whether some agent holds deliveries (so applying the next effects must clear them).
     pub delivered: bool,
+    /// The designer's terrain under each tile a script changed (`world:set_tile`), so the map
+    /// saved from the window stays the designer's ([`World::designers_map`]); a tile the
+    /// designer paints afterwards is theirs again.
+    pub scripted_tiles: std::collections::BTreeMap<(i32, i32), TerrainId>,
 }
 
 /// Set by the simulation for the world it holds while the index describes the agents exactly;
@@ -168,6 +172,7 @@ impl World {
             templates: Default::default(),
             numbers: Default::default(),
             delivered: false,
+            scripted_tiles: Default::default(),
         };
         world.recompute_costs();
         world
@@ -310,6 +315,7 @@ impl World {
 
     /// Paints a tile with a terrain kind; returns false outside the map.
     pub fn set_terrain(&mut self, tile: Tile, id: TerrainId) -> bool {
+        self.scripted_tiles.remove(&(tile.x, tile.y));
         if !self.grid.set(tile, id) {
             return false;
         }
@@ -325,6 +331,34 @@ impl World {
         }
         self.map_version += 1;
         true
+    }
+
+    /// A script's `world:set_tile`: the same change as [`World::set_terrain`], remembering the
+    /// designer's terrain under the tile.
+    pub fn set_terrain_by_script(&mut self, tile: Tile, id: TerrainId) -> bool {
+        let Some(before) = self.grid.get(tile) else {
+            return false;
+        };
+        let designers = self
+            .scripted_tiles
+            .get(&(tile.x, tile.y))
+            .copied()
+            .unwrap_or(before);
+        let changed = self.set_terrain(tile, id);
+        if designers != id {
+            self.scripted_tiles.insert((tile.x, tile.y), designers);
+        }
+        changed
+    }
+
+    /// This world with the designer's terrain back under every tile scripts changed: what
+    /// the window saves as the scene's map.
+    pub fn designers_map(&self) -> World {
+        let mut world = self.clone();
+        for (&(x, y), &id) in &self.scripted_tiles {
+            world.set_terrain(Tile::new(x, y), id);
+        }
+        world
     }
 
     /// Makes the agents as they stand the templates of spawned agents (the first of each
