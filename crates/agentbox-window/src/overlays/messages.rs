@@ -1,6 +1,6 @@
 //! Messages overlay: a line from each message's sender to its receiver, kept for a second of
-//! simulated time and fading, and a ring round each noise as far as its farthest hearer
-//! walked. It reads the deliveries on the agents of the tick shown (`Agent::deliveries`) and
+//! simulated time and fading, and a ring round each noise reaching its farthest hearer
+//! (straight line; the sound itself walked round walls). It reads the deliveries on the agents of the tick shown (`Agent::deliveries`) and
 //! remembers the last second's, forgetting those after the tick shown (a rewind).
 
 use crate::camera::Camera;
@@ -21,7 +21,7 @@ struct Seen {
 pub struct Recent {
     last: Option<u64>,
     letters: Vec<Seen>,
-    /// `(tick, noise position) -> farthest hearer's walking distance`.
+    /// `(tick, noise position) -> farthest hearer's straight-line distance`.
     noises: BTreeMap<(u64, [i64; 2]), f64>,
 }
 
@@ -51,7 +51,7 @@ impl Recent {
             for h in &d.heard {
                 let at = [(h.pos.x * 100.0) as i64, (h.pos.y * 100.0) as i64];
                 let r = self.noises.entry((now, at)).or_insert(0.0);
-                *r = r.max(h.distance);
+                *r = r.max(agent.pos.distance(h.pos));
             }
         }
     }

@@ -91,7 +91,7 @@ pub const ALL: [(Overlay, &str, &str); 12] = [
     (
         Overlay::Messages,
         "messages",
-        "messages as yellow lines from sender to receiver and noises as blue rings as far as they were heard, for a second",
+        "messages as yellow lines from sender to receiver and noises as blue rings out to their farthest hearer, for a second",
     ),
 ];
 
