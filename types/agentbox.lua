@@ -36,6 +36,38 @@
 ---@field params table<string, any> The scene's `params` mapping.
 ---@field memory table<string, any> Kept across ticks and hot reloads; made the first time it is read (so `pairs(self)` lists it only after that).
 ---@field label fun(self: agentbox.Self, name: string|nil) `self:label("search")` sets a short state name (at most 32 bytes; nil clears it): it stays until changed, is shown over the agent (L) and on its decision timeline in the inspector, and is written to the trace as `label`. Call it in `init` or `decide`.
+---@field inbox fun(self: agentbox.Self): agentbox.Letter[] `self:inbox()`: the messages delivered to this agent this tick (sent with `world:send` or `world:broadcast` during the last tick), in send order; the same list however often it is called, and unread ones are not kept. At most 64 a tick; the rest are dropped with a `messages_dropped` event.
+---@field heard fun(self: agentbox.Self): agentbox.Heard[] `self:heard()`: the noises this agent heard this tick (made with `world:noise` during the last tick), in the order they were made; the same list however often it is called.
+---@field remove fun(self: agentbox.Self) `self:remove()`: the agent leaves at the end of this tick (a `remove` event on this tick's trace line; no line after it).
+---@field touching fun(self: agentbox.Self): agentbox.AgentView[] `self:touching()`: views of the agents whose bodies overlap this agent's at the start of the tick (centre distance at most the sum of the radii), in agent order.
+
+---One message of `self:inbox()`.
+---@class agentbox.Letter
+---@field from string The sender's id.
+---@field tick integer The tick it was sent in (`world:tick()` of the sender).
+---@field msg any A copy of the message.
+
+---One noise of `self:heard()`.
+---@class agentbox.Heard
+---@field from string The id of the agent that made it.
+---@field pos agentbox.Pos Where it stood when it made it.
+---@field kind string|nil The noise's `kind`, if given.
+---@field distance number The walking distance in tiles (octile steps through free tiles, no corner cutting).
+
+---Options of `world:broadcast` (unknown keys are errors).
+---@class agentbox.BroadcastOptions
+---@field radius number Every other agent within this many tiles (straight line) receives it.
+---@field kind? string Only agents of this kind.
+
+---Options of `world:noise` (unknown keys are errors).
+---@class agentbox.NoiseOptions
+---@field kind? string What hearers are told the noise was ("footsteps").
+
+---What `world:spawn` makes (unknown keys are errors).
+---@class agentbox.SpawnSpec
+---@field kind string The kind of a scene agent or `spawn:` group; the first of that kind in file order is the template.
+---@field at agentbox.PosLike A free tile on the map.
+---@field params? table<string, any> Merged over the template's `params`.
 
 ---Options of `nav.sees` (every key optional; unknown keys are errors).
 ---@class agentbox.SightOptions
@@ -95,7 +127,7 @@ function Action:name() end
 ---@param value number A finite number.
 function plot(name, value) end
 
----The world of the tick being decided (read-only), handed to `decide`.
+---The world of the tick being decided (read-only), handed to `decide`. `world:send`, `world:broadcast`, `world:noise`, `world:spawn` and `world:set_tile` change nothing during the tick: what they ask for is applied between this tick and the next, in agent order and then call order.
 ---@class agentbox.World
 local World = {}
 
@@ -159,6 +191,37 @@ function World:memory(id) end
 ---The scene's waypoints.
 ---@return agentbox.Tile[] # The scene's waypoints.
 function World:waypoints() end
+
+---Sends a copy of `msg` to one agent, however far: it is in the receiver's `self:inbox()` at the next tick (at most 64 messages reach an agent in a tick; the rest are dropped, with a `messages_dropped` event). An unknown id is an error.
+---Budget: 1 unit, and 1 per 64 bytes of the message as JSON text.
+---@param to string|agentbox.AgentView The receiver's id, or its view.
+---@param msg any A plain value: nil, booleans, numbers, strings and tables of those (lists or string keys), no cycles, at most 1 KiB as JSON text.
+function World:send(to, msg) end
+
+---Sends a copy of `msg` to every other agent within `radius` tiles of the sender (straight line, found with the spatial index), of `kind` if given: each has it in `self:inbox()` at the next tick.
+---Budget: 1 unit per agent reached, and 1 per 64 bytes of the message as JSON text.
+---@param msg any A plain value, as for `world:send`.
+---@param opts agentbox.BroadcastOptions `radius` (tiles, straight line; required) and `kind` (only agents of this kind).
+---@return integer # How many agents it reaches.
+function World:broadcast(msg, opts) end
+
+---Makes a noise where the agent stands: every other agent whose walking distance (octile steps through free tiles, no corner cutting, terrain cost ignored) is at most `loudness` tiles hears it at the next tick, in `self:heard()`. A wall between makes a sound walk round it.
+---Budget: 1 unit per tile the bounded search visits (at most (2 x loudness + 1)^2, and the map), and 1 per agent within reach.
+---@param loudness number How far it carries, in tiles of walking distance (0 or more).
+---@param opts? agentbox.NoiseOptions `kind`: what the hearers are told it was ("footsteps").
+---@return integer # How many agents hear it.
+function World:noise(loudness, opts) end
+
+---Spawns an agent made like the scene's first agent or `spawn:` group of `kind` (its script, speed, sense, body and every other key), standing on `at`, with `params` merged over that agent's. Its id is `KIND-N`, N one more than the highest number any agent of that kind has had (never reused); it appears at the next tick, and its `init` runs before its first decide. A kind the scene does not have, a wall, a tile off the map or more agents than `budget.max_agents` is an error.
+---Budget: 16 units, and 1 per 64 bytes of `params` as JSON text.
+---@param spec agentbox.SpawnSpec `kind` (required), `at` (required: a free tile) and `params` (merged over the template's).
+---@return string # The new agent's id, `KIND-N`.
+function World:spawn(spec) end
+
+---Sets a tile's terrain at the end of this tick, as the designer's paint does (navigation caches follow the map's content); an agent whose tile it blocks is moved to the nearest free tile. The map the window shows and saves stays the designer's. An unknown terrain or a tile outside the map is an error.
+---@param at agentbox.PosLike The tile.
+---@param terrain string A terrain name ("floor", "door") or a map character (".").
+function World:set_tile(at, terrain) end
 
 ---Rust-native movement primitives: each returns an action for `decide` to return.
 ---@class agentbox.MoveLib

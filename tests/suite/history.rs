@@ -416,7 +416,7 @@ fn parked_replays_jump_to_the_same_ticks_as_a_replay_from_zero() {
 
 /// Everything the window shows of a tick: the agents (every field), the map, the goal, the
 /// HUD's errors and the inspector's memory lines.
-fn shown_text(s: &dyn history::TickView) -> String {
+pub(crate) fn shown_text(s: &dyn history::TickView) -> String {
     let w = s.world();
     let mut out = format!(
         "tick {} goal {:?} map {} {:?}\n{:?}\n",

@@ -17,6 +17,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod acts;
 mod architecture;
 mod bounded_input;
 mod bounds;

@@ -12,6 +12,7 @@
 //! of `decide_loop.rs`), `lent.rs` lends the world to Lua for a call, and `raw.rs` holds the
 //! context the raw C functions read. The functions scripts call are declared in `bindings/`.
 
+pub mod acts;
 mod agents;
 mod bindings;
 mod budget;
@@ -91,6 +92,8 @@ pub struct ScriptHost {
     world_table: Table,
     /// Whether the warning about an order that may differ between runs was given.
     warned_order: bool,
+    /// The world roster of the last round: when it changes, agents that left are forgotten.
+    last_roster: agentbox_core::world::Roster,
 }
 
 /// The table kept in the registry under `name`, made on first use (agents' `self`s by id,
@@ -141,6 +144,7 @@ impl ScriptHost {
         lua.set_app_data(Rc::new(output::Output::default()));
         lua.set_app_data(bindings::world::UnknownAgent::default());
         label::install(&lua)?;
+        acts::install(&lua)?;
         let lent = Rc::new(LentWorld::default());
         lua.set_app_data(Rc::clone(&lent));
         views::install(&lua, Rc::clone(&lent))?;
@@ -165,6 +169,7 @@ impl ScriptHost {
             lent,
             world_table,
             warned_order: false,
+            last_roster: agentbox_core::world::Roster::UNKNOWN,
         })
     }
 
@@ -177,6 +182,13 @@ impl ScriptHost {
     /// most 64 MB).
     pub fn set_memory_limit(&mut self, bytes: usize) {
         self.calls.budget().set_memory_limit(bytes);
+    }
+
+    /// The most agents the world may hold once scripts spawn (`budget.max_agents`).
+    pub fn set_max_agents(&mut self, max: usize) {
+        if let Ok(acts) = acts::get(&self.lua) {
+            acts.max_agents.set(max);
+        }
     }
 
     /// Whether the work budget is enforced (the default) or not (for measuring its cost).
@@ -352,6 +364,14 @@ impl ScriptHost {
 
 impl Decider for ScriptHost {
     fn decide(&mut self, world: &Rc<World>) -> Vec<(usize, Decision)> {
+        if let Ok(acts) = acts::get(&self.lua) {
+            acts.begin_round();
+        }
+        // Agents that left (removed, or gone with a reload) take their Lua state with them.
+        if world.roster() != self.last_roster {
+            self.last_roster = world.roster();
+            self.retain_agents(world);
+        }
         let lent = Rc::clone(&self.lent);
         lent.lend(world, || self.decide_round(world))
     }
@@ -365,7 +385,15 @@ impl Decider for ScriptHost {
             Some(out) => out.take_lines(),
             None => Vec::new(),
         };
-        agentbox_core::sim::Remarks { labels, prints }
+        let effects = match acts::get(&self.lua) {
+            Ok(acts) => acts.take(),
+            Err(_) => Vec::new(),
+        };
+        agentbox_core::sim::Remarks {
+            labels,
+            prints,
+            effects,
+        }
     }
 }
 

@@ -560,7 +560,8 @@ pub unsafe extern "C-unwind" fn field_index(state: *mut ffi::lua_State) -> c_int
         let found = host(state, || {
             let (index, is_self) = views.owner(ptr)?;
             let field = match key {
-                Some(b"memory" | b"label") if is_self => None,
+                Some(b"memory") if is_self => None,
+                Some(k) if is_self && crate::acts::self_method(k).is_some() => None,
                 // Another agent's view: its label, a scalar like the others.
                 Some(b"label") => Some(LABEL),
                 Some(k) => Some(field_of(k)?),

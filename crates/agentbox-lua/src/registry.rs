@@ -93,6 +93,56 @@ pub const CLASSES: &[Class] = &[
             f("params", "table<string, any>", "The scene's `params` mapping."),
             f("memory", "table<string, any>", "Kept across ticks and hot reloads; made the first time it is read (so `pairs(self)` lists it only after that)."),
             f("label", "fun(self: agentbox.Self, name: string|nil)", "`self:label(\"search\")` sets a short state name (at most 32 bytes; nil clears it): it stays until changed, is shown over the agent (L) and on its decision timeline in the inspector, and is written to the trace as `label`. Call it in `init` or `decide`."),
+            f("inbox", "fun(self: agentbox.Self): agentbox.Letter[]", "`self:inbox()`: the messages delivered to this agent this tick (sent with `world:send` or `world:broadcast` during the last tick), in send order; the same list however often it is called, and unread ones are not kept. At most 64 a tick; the rest are dropped with a `messages_dropped` event."),
+            f("heard", "fun(self: agentbox.Self): agentbox.Heard[]", "`self:heard()`: the noises this agent heard this tick (made with `world:noise` during the last tick), in the order they were made; the same list however often it is called."),
+            f("remove", "fun(self: agentbox.Self)", "`self:remove()`: the agent leaves at the end of this tick (a `remove` event on this tick's trace line; no line after it)."),
+            f("touching", "fun(self: agentbox.Self): agentbox.AgentView[]", "`self:touching()`: views of the agents whose bodies overlap this agent's at the start of the tick (centre distance at most the sum of the radii), in agent order."),
+        ],
+    },
+    Class {
+        name: "agentbox.Letter",
+        parent: None,
+        doc: "One message of `self:inbox()`.",
+        fields: &[
+            f("from", "string", "The sender's id."),
+            f("tick", "integer", "The tick it was sent in (`world:tick()` of the sender)."),
+            f("msg", "any", "A copy of the message."),
+        ],
+    },
+    Class {
+        name: "agentbox.Heard",
+        parent: None,
+        doc: "One noise of `self:heard()`.",
+        fields: &[
+            f("from", "string", "The id of the agent that made it."),
+            f("pos", "agentbox.Pos", "Where it stood when it made it."),
+            f("kind", "string|nil", "The noise's `kind`, if given."),
+            f("distance", "number", "The walking distance in tiles (octile steps through free tiles, no corner cutting)."),
+        ],
+    },
+    Class {
+        name: "agentbox.BroadcastOptions",
+        parent: None,
+        doc: "Options of `world:broadcast` (unknown keys are errors).",
+        fields: &[
+            f("radius", "number", "Every other agent within this many tiles (straight line) receives it."),
+            f("kind?", "string", "Only agents of this kind."),
+        ],
+    },
+    Class {
+        name: "agentbox.NoiseOptions",
+        parent: None,
+        doc: "Options of `world:noise` (unknown keys are errors).",
+        fields: &[f("kind?", "string", "What hearers are told the noise was (\"footsteps\").")],
+    },
+    Class {
+        name: "agentbox.SpawnSpec",
+        parent: None,
+        doc: "What `world:spawn` makes (unknown keys are errors).",
+        fields: &[
+            f("kind", "string", "The kind of a scene agent or `spawn:` group; the first of that kind in file order is the template."),
+            f("at", "agentbox.PosLike", "A free tile on the map."),
+            f("params?", "table<string, any>", "Merged over the template's `params`."),
         ],
     },
     Class {

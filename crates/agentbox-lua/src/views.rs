@@ -342,9 +342,11 @@ fn fill(lua: &Lua, (table, key): (Table, LuaString)) -> mlua::Result<Value> {
             });
             Value::Table(memory)
         }
-        // `self:label(name)` (`label.rs`): handed out at each read, never kept on `self`.
-        None if is_self && &key.as_bytes()[..] == b"label" => {
-            return lua.named_registry_value(super::label::REGISTRY);
+        // `self:label(name)` (`label.rs`), `self:inbox()` and the other methods of
+        // `acts.rs`: handed out at each read, never kept on `self`.
+        None if is_self && super::acts::self_method(&key.as_bytes()).is_some() => {
+            let name = super::acts::self_method(&key.as_bytes()).unwrap_or_default();
+            return lua.named_registry_value(name);
         }
         _ => return Ok(Value::Nil),
     };
@@ -371,7 +373,7 @@ fn refuse_field(lua: &Lua, (table, key, value): (Table, Value, Value)) -> mlua::
         Value::String(s) => s.to_string_lossy(),
         other => other.to_string().unwrap_or_default(),
     };
-    let engine = matches!(&key, Value::String(s) if KEY_NAMES[..DECIDE].iter().any(|n| n.as_bytes() == &s.as_bytes()[..]) || &s.as_bytes()[..] == b"label");
+    let engine = matches!(&key, Value::String(s) if KEY_NAMES[..DECIDE].iter().any(|n| n.as_bytes() == &s.as_bytes()[..]) || super::acts::self_method(&s.as_bytes()).is_some());
     if is_self && !engine {
         return table.raw_set(key, value);
     }

@@ -209,10 +209,11 @@ impl Session {
         self.host.memory_held(agent_id)
     }
 
-    /// Writes the running map's rows back into the scene file (atomically, the rest of the
+    /// Writes the running map's rows back into the scene file (the designer's terrain, not
+    /// what scripts set with `world:set_tile`) (atomically, the rest of the
     /// file untouched). The watcher then reloads the scene, which keeps the agents running.
     pub fn save_map(&self) -> Result<(), SaveError> {
-        scene::save::save_map(&self.scene.path, self.sim.world())
+        scene::save::save_map(&self.scene.path, &self.sim.world().designers_map())
     }
 
     /// Sets a tunable (`OWNER.PARAM`) from the next tick: the value, moved into its range and
@@ -440,6 +441,8 @@ impl Session {
         let world = self.sim.world_mut();
         world.replace_map(start.grid().clone(), start.terrain().clone());
         world.waypoints = start.waypoints.clone();
+        world.templates = start.templates.clone();
+        world.note_numbers();
         world.tick_rate = start.tick_rate;
         world.name = start.name.clone();
         // Tunables are live values: a kept agent keeps its own, unless the file's changed.
@@ -551,6 +554,18 @@ fn keep_running_agents(
             }
         }
     }
+    // Agents the scripts spawned are in neither file: they keep running, after the scene's.
+    if running.iter().any(Option::is_some) {
+        let listed: std::collections::HashSet<&str> = (old_agents.iter().chain(fresh_agents))
+            .map(|a| a.id.as_str())
+            .collect();
+        for mut agent in running.into_iter().flatten() {
+            if !listed.contains(agent.id.as_str()) {
+                step_out_of_walls(world, &mut agent);
+                agents.push(agent);
+            }
+        }
+    }
     world.agents = agents;
     fresh_ids
 }
@@ -559,6 +574,7 @@ fn keep_running_agents(
 fn apply_budget(host: &mut ScriptHost, scene: &Scene) -> Result<(), String> {
     host.set_instruction_budget(scene.budget.instructions);
     host.set_memory_limit((scene.budget.memory_mb as usize) * 1024 * 1024);
+    host.set_max_agents(scene.budget.max_agents as usize);
     Ok(())
 }
 

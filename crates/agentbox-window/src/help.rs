@@ -12,7 +12,7 @@ const KEYS: usize = 23;
 /// The panel's lines: the map's key list, then the overlays, ticked when on.
 pub fn lines(overlays: &Overlays) -> Vec<String> {
     let mut lines = keymap::key_list(Mode::Map, KEYS, usize::MAX);
-    lines.push(String::new());
+    // No blank line before the overlays' heading: the list must fit a 1024x768 window.
     lines.push("Overlays (toggle with their key):".into());
     for (overlay, name, what) in ALL {
         let mark = if overlays.on.contains(&overlay) {

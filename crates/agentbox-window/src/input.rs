@@ -81,7 +81,7 @@ pub struct Event {
 
 /// Keys a replay may name, by the names macroquad's `KeyCode` has. Recorded files use these
 /// names: they must never change (add new ones), so old recordings replay.
-pub const KEYS: [(&str, KeyCode); 56] = [
+pub const KEYS: [(&str, KeyCode); 57] = [
     ("Space", KeyCode::Space),
     ("Escape", KeyCode::Escape),
     ("Tab", KeyCode::Tab),
@@ -128,6 +128,7 @@ pub const KEYS: [(&str, KeyCode); 56] = [
     ("V", KeyCode::V),
     ("W", KeyCode::W),
     ("X", KeyCode::X),
+    ("Y", KeyCode::Y),
     ("Z", KeyCode::Z),
     ("Enter", KeyCode::Enter),
     ("Backspace", KeyCode::Backspace),

@@ -56,6 +56,7 @@ pub fn draw(session: &dyn TickView, id: &str) -> bool {
             .into_iter()
             .map(|l| format!("  {l}")),
     );
+    lines.extend(delivery_lines(agent, inner, size));
     lines.extend(memory_lines(session, id, inner, size));
     if agent.suspended {
         lines.push("suspended: its script is not called; U resumes it".into());
@@ -73,6 +74,41 @@ pub fn draw(session: &dyn TickView, id: &str) -> bool {
         size,
     );
     true
+}
+
+/// This tick's inbox (`self:inbox()`) and what the agent heard (`self:heard()`), at most 8
+/// of each, or nothing when neither holds anything.
+fn delivery_lines(agent: &Agent, inner: f32, size: u16) -> Vec<String> {
+    let Some(d) = agent.deliveries.as_deref() else {
+        return Vec::new();
+    };
+    let mut lines = Vec::new();
+    if !d.inbox.is_empty() {
+        lines.push(format!("inbox    {} this tick", d.inbox.len()));
+        for letter in d.inbox.iter().take(8) {
+            let text = format!(
+                "  {} (tick {}): {}",
+                letter.from,
+                letter.tick,
+                lua_text(&letter.msg, 1)
+            );
+            lines.extend(wrap(&text, inner, size));
+        }
+    }
+    if !d.heard.is_empty() {
+        lines.push(format!("heard    {} this tick", d.heard.len()));
+        for h in d.heard.iter().take(8) {
+            lines.push(format!(
+                "  {} {} at {:.1}, {:.1}, {:.1} tiles walking",
+                h.from,
+                h.kind.as_deref().unwrap_or("noise"),
+                h.pos.x,
+                h.pos.y,
+                h.distance
+            ));
+        }
+    }
+    lines
 }
 
 /// The memory heading (with what the agent holds) and its script state, as Lua, 40 lines at

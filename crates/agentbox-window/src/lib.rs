@@ -292,6 +292,15 @@ impl Records {
             self.console.push(t, agent, text);
             self.decisions.print(t, agent, text);
         }
+        for event in &report.events {
+            if let agentbox_core::sim::events::Event::MessagesDropped { agent, from, count } = event
+            {
+                let text = format!(
+                    "{count} message(s) to {agent} dropped (past 64 a tick; the first from {from})"
+                );
+                self.console.push(t, agent, &text);
+            }
+        }
     }
 
     /// Drops what came after tick `at` (a branch).

@@ -33,6 +33,7 @@ pub mod astar;
 pub mod cache;
 pub mod flow;
 pub mod grid;
+pub mod hearing;
 pub mod jps;
 pub mod landmarks;
 pub mod line;

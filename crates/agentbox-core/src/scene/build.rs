@@ -156,6 +156,9 @@ pub fn build(file: &Path, bytes: &[u8], seed: Option<u64>) -> Result<Scene, Scen
                 .map(|a| make_agent(file, a, spec.seed.unwrap_or(0)))
                 .chain(spawned)
                 .collect();
+            // Agents a script spawns are made like the first of their kind (file order:
+            // `agents:`, then `spawn:` groups).
+            world.take_templates();
             world.waypoints = spec
                 .waypoints
                 .iter()
@@ -241,6 +244,7 @@ fn check_names(c: &mut Checker, spec: &SceneFile, world: &World, spawned: &[Agen
 /// the process well under 1 GB.
 pub(super) const BUDGET_INSTRUCTIONS: std::ops::RangeInclusive<u64> = 10_000..=10_000_000_000;
 pub(super) const BUDGET_MEMORY_MB: std::ops::RangeInclusive<u64> = 8..=768;
+pub(super) const BUDGET_MAX_AGENTS: std::ops::RangeInclusive<u64> = 1..=1_000_000;
 
 fn check_budget(c: &mut Checker, spec: &SceneFile) -> ScriptBudget {
     let mut budget = ScriptBudget::default();
@@ -271,6 +275,20 @@ fn check_budget(c: &mut Checker, spec: &SceneFile) -> ScriptBudget {
                     "budget.memory_mb must be from {} to {} megabytes, got {mb}",
                     BUDGET_MEMORY_MB.start(),
                     BUDGET_MEMORY_MB.end()
+                ),
+            );
+        }
+    }
+    if let Some(n) = b.max_agents {
+        if BUDGET_MAX_AGENTS.contains(&n) {
+            budget.max_agents = n;
+        } else {
+            c.error(
+                "budget.max_agents",
+                format!(
+                    "budget.max_agents must be from {} to {}, got {n}",
+                    BUDGET_MAX_AGENTS.start(),
+                    BUDGET_MAX_AGENTS.end()
                 ),
             );
         }

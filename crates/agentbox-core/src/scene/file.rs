@@ -5,8 +5,8 @@
 
 use super::body::{MAX_AVOID_HORIZON, MAX_BODY_RADIUS, MAX_FORCE};
 use super::build::{
-    BUDGET_INSTRUCTIONS, BUDGET_MEMORY_MB, MAX_BODY, MAX_COST, MAX_CRUMBS, MAX_SPEED,
-    MAX_TICK_RATE, MAX_TURN_RATE,
+    BUDGET_INSTRUCTIONS, BUDGET_MAX_AGENTS, BUDGET_MEMORY_MB, MAX_BODY, MAX_COST, MAX_CRUMBS,
+    MAX_SPEED, MAX_TICK_RATE, MAX_TURN_RATE,
 };
 use super::spawn::{MAX_METRICS, MAX_TEST_TICKS};
 use crate::world::WaypointTable;
@@ -121,7 +121,7 @@ pub struct TunableSpec {
     pub step: Option<f64>,
 }
 
-/// `budget: { instructions: N, memory_mb: M }`.
+/// `budget: { instructions: N, memory_mb: M, max_agents: A }`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BudgetSpec {
@@ -131,6 +131,10 @@ pub struct BudgetSpec {
     /// Megabytes all the scene's scripts may hold together.
     #[schemars(range(min = *BUDGET_MEMORY_MB.start(), max = *BUDGET_MEMORY_MB.end()))]
     pub memory_mb: Option<u64>,
+    /// The most agents the scene may hold once scripts spawn (`world:spawn` past it is an
+    /// error); default 50,000.
+    #[schemars(range(min = *BUDGET_MAX_AGENTS.start(), max = *BUDGET_MAX_AGENTS.end()))]
+    pub max_agents: Option<u64>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

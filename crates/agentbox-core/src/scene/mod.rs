@@ -75,6 +75,8 @@ pub struct ScriptBudget {
     pub instructions: u64,
     /// Megabytes the Lua state may hold.
     pub memory_mb: u64,
+    /// The most agents the scene may hold once scripts spawn.
+    pub max_agents: u64,
 }
 
 impl Default for ScriptBudget {
@@ -82,6 +84,7 @@ impl Default for ScriptBudget {
         ScriptBudget {
             instructions: 2_000_000,
             memory_mb: 256,
+            max_agents: 50_000,
         }
     }
 }

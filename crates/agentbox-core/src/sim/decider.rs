@@ -1,7 +1,7 @@
 //! The seam between the simulation and whatever makes decisions (the Lua scripting layer, a
 //! test double), so the simulation never depends on the scripting engine.
 
-use crate::world::{Action, ScriptError, World};
+use crate::world::{Action, Effect, ScriptError, World};
 use std::rc::Rc;
 
 /// The outcome of one agent's decision for one tick.
@@ -28,14 +28,18 @@ pub trait Decider {
     }
 }
 
-/// What agents remarked while deciding one tick besides their decisions (their labels and
-/// `print` lines), in the order they decided.
+/// What agents remarked while deciding one tick besides their decisions (their labels,
+/// `print` lines and effects), in the order they decided.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Remarks {
     /// `(agent index, label)`: a label set (`self:label("search")`), or cleared (`None`).
     pub labels: Vec<(usize, Option<String>)>,
     /// `(agent id, line)`: `print` output kept within the print bounds.
     pub prints: Vec<(String, String)>,
+    /// `(agent index, effect)`: what scripts asked for besides their actions (messages,
+    /// noises, spawns, removals, tile changes), in call order; applied between this tick and
+    /// the next (`sim::effects`).
+    pub effects: Vec<(usize, Effect)>,
 }
 
 /// Drives nobody: every agent keeps its action. For scenes without scripts and for tests.

@@ -16,4 +16,29 @@ pub enum Event {
     /// tiles (rounded to 1e-4) from where its primitive asked to go. Written only when it
     /// happens, after the tick's contacts.
     WallContact { agent: String, short: f64 },
+    /// A message delivered to `to` at the next tick (one per delivery), on the line of the
+    /// tick `from` sent it.
+    Message { from: String, to: String },
+    /// Messages to `agent` past the 64 a tick it may receive, dropped (`count` of them, the
+    /// first of which `from` sent).
+    MessagesDropped {
+        agent: String,
+        from: String,
+        count: usize,
+    },
+    /// `from` made a noise of `loudness` tiles.
+    Noise { from: String, loudness: f64 },
+    /// `by` spawned `agent`, which appears from the next tick's line.
+    Spawn { agent: String, by: String },
+    /// `agent` removed itself; the next tick's line has it no more.
+    Remove { agent: String },
+    /// `by` set the tile `at` to `terrain`, applied before the next tick.
+    Tile {
+        by: String,
+        at: [i32; 2],
+        terrain: String,
+    },
+    /// A changed tile blocked the body of `agent` (or a spawned agent's tile was blocked):
+    /// it was moved to the nearest free tile, `to`.
+    Pushed { agent: String, to: [i32; 2] },
 }

@@ -10,10 +10,14 @@
 //! other agents' primitives read, are written after every agent has stepped. A primitive must
 //! therefore read nothing of another agent but those, its id and its kind.
 //!
+//! What scripts ask for besides their actions (messages, noises, spawns, removals, tile
+//! changes) is collected after the decisions and applied before the next tick's ([`effects`]).
+//!
 //! The decision layer is behind the [`Decider`] trait, so this module never names mlua; it
 //! reads no clock (the caller decides when a tick happens) and draws nothing.
 
 pub mod decider;
+pub mod effects;
 pub mod events;
 pub mod trace;
 
@@ -130,11 +134,22 @@ impl Simulation {
 
     /// Applies one fixed step.
     pub fn step(&mut self, decider: &mut dyn Decider) -> TickReport {
+        let applied = self.apply_effects();
         self.prepare_step();
         let decisions = decider.decide(&self.world);
-        let remarks = decider.take_remarks();
+        let mut remarks = decider.take_remarks();
         let world = Rc::make_mut(&mut self.world);
         let mut report = TickReport::default();
+        let mut caused = Vec::new();
+        if !remarks.effects.is_empty() {
+            let failed = decisions
+                .iter()
+                .filter(|(_, d)| matches!(d, Decision::Failed(_)))
+                .map(|(i, _)| *i)
+                .collect();
+            let effects = std::mem::take(&mut remarks.effects);
+            effects::collect(world, effects, &failed, &mut caused);
+        }
         for (i, label) in remarks.labels {
             if let Some(agent) = world.agents.get_mut(i) {
                 agent.label = label.map(String::into_boxed_str);
@@ -153,7 +168,26 @@ impl Simulation {
             .collect();
         report.events.extend(self.contacts());
         report.events.extend(walls);
+        report.events.extend(applied);
+        report.events.extend(caused);
         report
+    }
+
+    /// Applies the effects the last tick's scripts asked for (`World::pending`), before this
+    /// tick's decisions; returns their events (agents pushed off a blocked tile). A spawn, a
+    /// removal or a tile change is a change of the agents, as an edit from outside is.
+    fn apply_effects(&mut self) -> Vec<Event> {
+        let mut events = Vec::new();
+        if self.world.pending.is_empty() && !self.world.delivered {
+            return events;
+        }
+        let world = if effects::changes_agents(&self.world) {
+            self.world_mut()
+        } else {
+            Rc::make_mut(&mut self.world)
+        };
+        effects::apply(world, &mut events);
+        events
     }
 
     /// Readies the world for a step: the waypoint node table current, and (after a change

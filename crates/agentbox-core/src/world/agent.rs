@@ -133,6 +133,9 @@ pub struct Agent {
     /// The state name its script last set (`self:label("search")`, at most
     /// [`Agent::MAX_LABEL`] bytes); shown over the agent and written to the trace.
     pub label: Option<Box<str>>,
+    /// The messages and noises that reached the agent for this tick (`self:inbox()`,
+    /// `self:heard()`); boxed, since most agents hear nothing most ticks.
+    pub deliveries: Option<Box<super::Deliveries>>,
 }
 
 impl Agent {
@@ -186,6 +189,7 @@ impl Agent {
             rng: Box::new(super::rng::stream(0, &id_for_rng, "move")),
             walk: Walk::default(),
             label: None,
+            deliveries: None,
         }
     }
 

@@ -8,6 +8,7 @@
 pub mod action;
 pub mod agent;
 pub mod debug;
+pub mod effects;
 pub mod grid;
 pub mod keys;
 pub mod motion;
@@ -24,6 +25,7 @@ pub use action::{
 };
 pub use agent::{Agent, Brain, Crumbs, Leg, Route, RouteKind};
 pub use debug::{Role, Shape};
+pub use effects::{Deliveries, Effect, Heard, Letter};
 pub use grid::{Grid, RowError, BOUND_MARGIN};
 pub use keys::{MapKey, Roster};
 pub use motion::{Motion, MoveMemory, TraceMode, TraceState, Walk};
@@ -56,6 +58,15 @@ fn round_to_i32(v: f64) -> i32 {
     } else {
         t
     }
+}
+
+/// `N` of an id `KIND-N` (`drone-3` of kind `drone`: 3).
+pub fn number_of(id: &str, kind: &str) -> Option<u64> {
+    let digits = id.strip_prefix(kind)?.strip_prefix('-')?;
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
 }
 
 /// The centre of a tile as a position.
@@ -102,6 +113,21 @@ pub struct World {
     roster: Roster,
     /// Whether `index` describes the agents exactly as they stand (see [`World::seal`]).
     sealed: Sealed,
+    /// What the last tick's scripts asked for, applied before the next tick's decisions
+    /// (`sim::effects`), in agent order and then call order.
+    pub pending: Vec<Effect>,
+    /// What a spawned agent of each kind is made like: the scene's first agent or `spawn:`
+    /// group of that kind, as built (shared: every copy of the world holds the same).
+    pub templates: std::sync::Arc<std::collections::BTreeMap<String, Agent>>,
+    /// The highest number `N` any agent `KIND-N` of each kind has had, so spawned ids are
+    /// never reused.
+    pub numbers: std::collections::BTreeMap<String, u64>,
+    /// Whether some agent holds deliveries (so applying the next effects must clear them).
+    pub delivered: bool,
+    /// The designer's terrain under each tile a script changed (`world:set_tile`), so the map
+    /// saved from the window stays the designer's ([`World::designers_map`]); a tile the
+    /// designer paints afterwards is theirs again.
+    pub scripted_tiles: std::collections::BTreeMap<(i32, i32), TerrainId>,
 }
 
 /// Set by the simulation for the world it holds while the index describes the agents exactly;
@@ -142,6 +168,11 @@ impl World {
             waypoint_table: WaypointTable::default(),
             index: SpatialIndex::default(),
             sealed: Sealed(false),
+            pending: Vec::new(),
+            templates: Default::default(),
+            numbers: Default::default(),
+            delivered: false,
+            scripted_tiles: Default::default(),
         };
         world.recompute_costs();
         world
@@ -284,6 +315,7 @@ impl World {
 
     /// Paints a tile with a terrain kind; returns false outside the map.
     pub fn set_terrain(&mut self, tile: Tile, id: TerrainId) -> bool {
+        self.scripted_tiles.remove(&(tile.x, tile.y));
         if !self.grid.set(tile, id) {
             return false;
         }
@@ -299,6 +331,58 @@ impl World {
         }
         self.map_version += 1;
         true
+    }
+
+    /// A script's `world:set_tile`: the same change as [`World::set_terrain`], remembering the
+    /// designer's terrain under the tile.
+    pub fn set_terrain_by_script(&mut self, tile: Tile, id: TerrainId) -> bool {
+        let Some(before) = self.grid.get(tile) else {
+            return false;
+        };
+        let designers = self
+            .scripted_tiles
+            .get(&(tile.x, tile.y))
+            .copied()
+            .unwrap_or(before);
+        let changed = self.set_terrain(tile, id);
+        if designers != id {
+            self.scripted_tiles.insert((tile.x, tile.y), designers);
+        }
+        changed
+    }
+
+    /// This world with the designer's terrain back under every tile scripts changed: what
+    /// the window saves as the scene's map.
+    pub fn designers_map(&self) -> World {
+        let mut world = self.clone();
+        for (&(x, y), &id) in &self.scripted_tiles {
+            world.set_terrain(Tile::new(x, y), id);
+        }
+        world
+    }
+
+    /// Makes the agents as they stand the templates of spawned agents (the first of each
+    /// kind) and notes the highest `KIND-N` number of each kind: what the scene loader does
+    /// once the agents are built.
+    pub fn take_templates(&mut self) {
+        let mut templates = std::collections::BTreeMap::new();
+        for agent in &self.agents {
+            templates
+                .entry(agent.kind.clone())
+                .or_insert_with(|| agent.clone());
+        }
+        self.templates = std::sync::Arc::new(templates);
+        self.note_numbers();
+    }
+
+    /// Raises the highest `KIND-N` number of each kind to those of the agents as they stand.
+    pub fn note_numbers(&mut self) {
+        for agent in &self.agents {
+            if let Some(n) = number_of(&agent.id, &agent.kind) {
+                let top = self.numbers.entry(agent.kind.clone()).or_insert(0);
+                *top = (*top).max(n);
+            }
+        }
     }
 
     /// Rebuilds the spatial index from the agents as they stand.
@@ -408,6 +492,25 @@ impl World {
                 }
             }
         }
+    }
+
+    /// Indices of the agents whose bodies overlap agent `i`'s (the distance between centres
+    /// at most the sum of the radii, as contacts are found), ascending.
+    pub fn touching(&self, i: usize) -> Vec<usize> {
+        let Some(me) = self.agents.get(i) else {
+            return Vec::new();
+        };
+        let widest = match self.spatial() {
+            Some(index) => index.max_radius(),
+            None => self.agents.iter().map(|a| a.radius).fold(0.0, f64::max),
+        };
+        let near = self.agents_within(me.pos, me.radius + widest, None, Some(i));
+        near.into_iter()
+            .filter(|&j| {
+                let other = &self.agents[j];
+                me.pos.distance(other.pos) <= me.radius + other.radius
+            })
+            .collect()
     }
 
     /// The index of the agent nearest to `centre` (of `kind` if given, never `exclude`); ties

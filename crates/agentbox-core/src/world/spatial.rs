@@ -494,6 +494,11 @@ impl SpatialIndex {
 
     /// Pairs `(i, j)` with `i < j` whose bodies touched at the build (centre distance at most
     /// the sum of the radii), in ascending order of `i` then `j`.
+    /// The largest body radius indexed.
+    pub fn max_radius(&self) -> f64 {
+        self.max_radius
+    }
+
     pub fn touching_pairs(&self) -> Vec<(usize, usize)> {
         // A cell is at least as wide as two radii, so touching bodies are in the same or
         // neighbouring cells (a body outside the map is clamped into a border cell, and

@@ -15,6 +15,7 @@
 //! of `lent.rs`) and never changes it.
 
 pub mod action;
+pub mod acts;
 pub mod draw;
 pub mod globals;
 pub mod moves;

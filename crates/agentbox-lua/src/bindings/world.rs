@@ -7,7 +7,7 @@
 //! `world:nearest` has a raw twin for the deciding agent's own `self` (`raw.rs`). None of them
 //! changes the world.
 
-use super::{charge, p, table, with_world, Binding, Charge, Home, Library, Make};
+use super::{acts, charge, p, table, with_world, Binding, Charge, Home, Library, Make};
 use crate::convert::{tile_list, tile_table, to_pos, to_tile, Arg};
 use crate::errors::located;
 use crate::raw::{self, Origin, WorldNumber};
@@ -18,10 +18,11 @@ use mlua::{IntoLuaMulti, Lua, Table, Value, Variadic};
 /// The `world` library, in the order its methods are made.
 pub const WORLD: Library = Library {
     home: Home::World,
-    heading: "world: queries on this tick's world",
-    doc: "The world of the tick being decided (read-only), handed to `decide`.",
+    heading: "world: queries on this tick's world, and acts applied between ticks",
+    doc: "The world of the tick being decided (read-only), handed to `decide`. `world:send`, `world:broadcast`, `world:noise`, `world:spawn` and `world:set_tile` change nothing during the tick: what they ask for is applied between this tick and the next, in agent order and then call order.",
     bindings: &[
         AGENT, AGENTS, NEAREST, TICK, TIME, SIZE, TERRAIN, BLOCKED, CRUMBS, GOAL, MEMORY, WAYPOINTS,
+        acts::SEND, acts::BROADCAST, acts::NOISE, acts::SPAWN, acts::SET_TILE,
     ],
 };
 

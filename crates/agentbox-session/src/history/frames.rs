@@ -4,9 +4,10 @@
 //! fast as forwards.
 //!
 //! Kept, in the live run's order ([`Frames`]):
-//! - a *segment* start: a copy of the world every [`FRAME_EVERY`] ticks, and whenever an input
-//!   was applied (taken just before the next tick, so it includes the input), with the
-//!   keyboard direction and the HUD's errors then;
+//! - a *segment* start: a copy of the world every [`FRAME_EVERY`] ticks, after every tick
+//!   whose scripts asked for effects (they are on the copy, `World::pending`, and not in the
+//!   kept decisions), and whenever an input was applied (taken just before the next tick, so
+//!   it includes the input), with the keyboard direction and the HUD's errors then;
 //! - every tick's decisions, as the script host returned them, minus those the simulation would
 //!   only compare (an action equal to the agent's current one, with no error to clear);
 //! - each agent's memory (its text, its held bytes and its JSON, for `world:memory(id)` at a
@@ -246,7 +247,10 @@ impl Frames {
                 log.push((at, m));
             }
         }
-        if at.is_multiple_of(FRAME_EVERY) {
+        // A tick whose scripts asked for effects (messages, spawns...) starts a segment: the
+        // kept decisions do not hold them, so the ticks after are stepped from this world,
+        // which does (`World::pending`).
+        if at.is_multiple_of(FRAME_EVERY) || !world.pending.is_empty() {
             self.push(Segment {
                 at,
                 after_inputs: false,

@@ -351,6 +351,7 @@ pub const TABLE: &[Row] = &[
             (key(K::Key9), A::Overlay(Overlay::Heat)),
             (key(K::Key0), A::Overlay(Overlay::Bodies)),
             (no_ctrl(K::O), A::Overlay(Overlay::Flow)),
+            (no_ctrl(K::Y), A::Overlay(Overlay::Messages)),
         ],
         what: "overlays, one key each (listed below); the sight overlay (2) also draws the `nav.los`/`nav.sees` calls scripts made at the tick shown, with each `nav.sees` cone",
         help: None,

@@ -120,7 +120,7 @@ fn rows_name_their_keys_as_people_do() {
         "wheel, + / -",
         "Ctrl+S / S",
         "arrows / WASD",
-        "0-9 / O",
+        "0-9 / O / Y",
         "Shift+Enter",
         "M / H / X",
     ] {

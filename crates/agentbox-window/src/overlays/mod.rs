@@ -6,6 +6,7 @@ mod bodies;
 mod crumbs;
 mod flow;
 mod heat;
+mod messages;
 mod route;
 mod search;
 mod shapes;
@@ -31,10 +32,11 @@ pub enum Overlay {
     Heat,
     Bodies,
     Flow,
+    Messages,
 }
 
 /// `(overlay, name, what it shows)`, in key order (the keys are the keymap's).
-pub const ALL: [(Overlay, &str, &str); 11] = [
+pub const ALL: [(Overlay, &str, &str); 12] = [
     (Overlay::Routes, "routes", "each agent's A* route and goal"),
     (
         Overlay::Sight,
@@ -86,6 +88,11 @@ pub const ALL: [(Overlay, &str, &str); 11] = [
         "flow",
         "the flow field of the selected (or first) flow_to agent: cost to the goal blue near, red far, arrows when zoomed in",
     ),
+    (
+        Overlay::Messages,
+        "messages",
+        "messages as yellow lines from sender to receiver and noises as blue rings out to their farthest hearer, for a second",
+    ),
 ];
 
 /// Which overlays are on.
@@ -94,6 +101,7 @@ pub struct Overlays {
     pub on: BTreeSet<Overlay>,
     waypoints: waypoints::Cache,
     search: agentbox_core::nav::Search,
+    messages: messages::Recent,
 }
 
 impl Overlays {
@@ -141,6 +149,9 @@ impl Overlays {
 
     /// Draws the overlays that sit over the agents.
     pub fn draw_over(&mut self, world: &World, camera: &Camera) {
+        if self.on.contains(&Overlay::Messages) {
+            self.messages.draw(world, camera);
+        }
         if self.on.contains(&Overlay::Forces) {
             let roles = [Role::Force, Role::Part(0), Role::Avoid, Role::Asked];
             shapes::draw(world, camera, &roles);

@@ -1,0 +1,288 @@
+//! The between-ticks effects queue: what scripts asked for while deciding a tick (messages,
+//! noises, spawns, removals, tile changes) is collected after the decisions
+//! ([`collect`]: the events for that tick's line, the 64-a-tick inbox cap, the effects of
+//! failed decisions dropped) and kept on the world (`World::pending`), then applied before the
+//! next tick's decisions ([`apply`]), in agent order and then call order. So nothing a script
+//! does reaches another agent during the tick it is decided in, and the same scene and seed
+//! give the same bytes whatever order the decisions were evaluated in.
+//!
+//! It changes the world only through the same calls as the designer's edits
+//! (`World::set_terrain` for tiles); it reads no clock and names no scripting engine.
+
+use super::events::Event;
+use crate::world::{
+    centre_of, effects::MAX_INBOX, rng, Crumbs, Deliveries, Effect, Heard, Letter, Tile, World,
+};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Takes the effects of a tick's decisions (`(deciding agent index, effect)` in call order)
+/// and keeps them on `world` to be applied before the next tick: ordered by agent, then by
+/// call; those of agents whose decision failed (`failed`) dropped, as their actions are;
+/// messages past the 64 an agent may receive in a tick dropped. Their events (one `message`
+/// per delivery, `noise`, `spawn`, `remove`, `tile`, then `messages_dropped`) go to `events`.
+pub fn collect(
+    world: &mut World,
+    mut effects: Vec<(usize, Effect)>,
+    failed: &BTreeSet<usize>,
+    events: &mut Vec<Event>,
+) {
+    effects.sort_by_key(|(i, _)| *i); // stable: call order within an agent
+    let mut received: BTreeMap<String, usize> = BTreeMap::new();
+    // Receivers in the order of their first dropped message, with its sender and the count.
+    let mut dropped: Vec<(String, String, usize)> = Vec::new();
+    for (index, mut effect) in effects {
+        if failed.contains(&index) {
+            continue;
+        }
+        match &mut effect {
+            Effect::Message { from, to, .. } => {
+                to.retain(|receiver| {
+                    let n = received.entry(receiver.clone()).or_insert(0);
+                    *n += 1;
+                    if *n <= MAX_INBOX {
+                        return true;
+                    }
+                    match dropped.iter_mut().find(|(r, _, _)| r == receiver) {
+                        Some((_, _, count)) => *count += 1,
+                        None => dropped.push((receiver.clone(), from.clone(), 1)),
+                    }
+                    false
+                });
+                events.extend(to.iter().map(|receiver| Event::Message {
+                    from: from.clone(),
+                    to: receiver.clone(),
+                }));
+            }
+            Effect::Noise { from, loudness, .. } => events.push(Event::Noise {
+                from: from.clone(),
+                loudness: *loudness,
+            }),
+            Effect::Spawn { by, id, .. } => events.push(Event::Spawn {
+                agent: id.clone(),
+                by: by.clone(),
+            }),
+            Effect::Remove { agent } => events.push(Event::Remove {
+                agent: agent.clone(),
+            }),
+            Effect::Tile { by, at, terrain } => events.push(Event::Tile {
+                by: by.clone(),
+                at: [at.x, at.y],
+                terrain: world.terrain().get(*terrain).name.clone(),
+            }),
+        }
+        world.pending.push(effect);
+    }
+    events.extend(
+        dropped
+            .into_iter()
+            .map(|(agent, from, count)| Event::MessagesDropped { agent, from, count }),
+    );
+}
+
+/// Whether applying `world`'s pending effects changes the agent list or where agents stand
+/// (a spawn, a removal or a tile change), so the simulation must treat it as a change of the
+/// agents from outside.
+pub fn changes_agents(world: &World) -> bool {
+    world
+        .pending
+        .iter()
+        .any(|e| !matches!(e, Effect::Message { .. } | Effect::Noise { .. }))
+}
+
+/// Applies the pending effects, before the next tick's decisions: last tick's deliveries are
+/// forgotten and the new ones given; tiles are set; agents leave; spawned agents are added
+/// at the end of the list, in order; an agent whose tile a change blocked is moved to the
+/// nearest free tile (a `pushed` event in `events`).
+pub fn apply(world: &mut World, events: &mut Vec<Event>) {
+    if std::mem::take(&mut world.delivered) {
+        for agent in &mut world.agents {
+            agent.deliveries = None;
+        }
+    }
+    let pending = std::mem::take(&mut world.pending);
+    if pending.is_empty() {
+        return;
+    }
+    let tick = world.tick.saturating_sub(1);
+    // Deliveries first, while the index still names every agent; which comes first of a
+    // delivery and its receiver's removal shows nowhere.
+    for effect in &pending {
+        match effect {
+            Effect::Message { from, to, msg } => {
+                for receiver in to {
+                    if let Some(i) = world.agent_index(receiver) {
+                        deliveries(world, i).inbox.push(Letter {
+                            from: from.clone(),
+                            tick,
+                            msg: msg.clone(),
+                        });
+                    }
+                }
+            }
+            Effect::Noise {
+                from,
+                pos,
+                kind,
+                hearers,
+                ..
+            } => {
+                for (hearer, distance) in hearers {
+                    if let Some(i) = world.agent_index(hearer) {
+                        deliveries(world, i).heard.push(Heard {
+                            from: from.clone(),
+                            pos: *pos,
+                            kind: kind.clone(),
+                            distance: *distance,
+                        });
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut tiles_changed = false;
+    for effect in &pending {
+        if let Effect::Tile { at, terrain, .. } = effect {
+            tiles_changed |= world.set_terrain_by_script(*at, *terrain);
+        }
+    }
+    let leaving: BTreeSet<&str> = pending
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Remove { agent } => Some(agent.as_str()),
+            _ => None,
+        })
+        .collect();
+    if !leaving.is_empty() {
+        world.agents.retain(|a| !leaving.contains(a.id.as_str()));
+    }
+    let first_spawned = world.agents.len();
+    for effect in pending {
+        if let Effect::Spawn {
+            id,
+            kind,
+            at,
+            params,
+            ..
+        } = effect
+        {
+            if let Some(agent) = spawned(world, id, &kind, at, params) {
+                world.agents.push(agent);
+            }
+        }
+    }
+    world.note_numbers();
+    let suspects = if tiles_changed { 0 } else { first_spawned };
+    for i in suspects..world.agents.len() {
+        let tile = world.agents[i].tile();
+        if !world.is_blocked(tile) {
+            continue;
+        }
+        if let Some(free) = nearest_free(world, tile) {
+            let agent = &mut world.agents[i];
+            agent.pos = centre_of(free);
+            agent.stepping = None;
+            agent.route = None;
+            events.push(Event::Pushed {
+                agent: agent.id.clone(),
+                to: [free.x, free.y],
+            });
+        }
+    }
+}
+
+/// Agent `i`'s deliveries for this tick, made on first use.
+fn deliveries(world: &mut World, i: usize) -> &mut Deliveries {
+    world.delivered = true;
+    world.agents[i]
+        .deliveries
+        .get_or_insert_with(Default::default)
+}
+
+/// A new agent `id` made like the template of `kind`, standing on `at`, with `params` merged
+/// over the template's; `None` if the scene no longer has that kind.
+fn spawned(
+    world: &World,
+    id: String,
+    kind: &str,
+    at: Tile,
+    params: serde_json::Map<String, serde_json::Value>,
+) -> Option<crate::world::Agent> {
+    let mut agent = world.templates.get(kind)?.clone();
+    *agent.rng = rng::stream(world.seed, &id, "move");
+    agent.id = id;
+    agent.pos = centre_of(at);
+    agent.crumbs = Crumbs {
+        max: agent.crumbs.max,
+        ..Default::default()
+    };
+    agent.crumbs.drop_on(at);
+    if let serde_json::Value::Object(own) = &mut agent.params {
+        own.extend(params);
+    } else if !params.is_empty() {
+        agent.params = serde_json::Value::Object(params);
+    }
+    Some(agent)
+}
+
+/// The free tile nearest to `tile` (by straight distance; ties in reading order), searched in
+/// growing squares until no later square can hold a nearer one.
+pub fn nearest_free(world: &World, tile: Tile) -> Option<Tile> {
+    let (w, h) = (world.grid().width(), world.grid().height());
+    let tile = tile.clamp(Tile::ZERO, Tile::new(w - 1, h - 1).max(Tile::ZERO));
+    let mut best: Option<(i64, i32, i32)> = None;
+    for ring in 0..w.max(h) {
+        if best.is_some_and(|(d2, _, _)| (ring as i64).pow(2) > d2) {
+            break;
+        }
+        for y in tile.y - ring..=tile.y + ring {
+            // The square's edge only: whole rows at the top and bottom, two cells between.
+            let edge_row = (y - tile.y).abs() == ring;
+            let step = if edge_row {
+                1
+            } else {
+                (2 * ring).max(1) as usize
+            };
+            for x in (tile.x - ring..=tile.x + ring).step_by(step) {
+                let at = Tile::new(x, y);
+                if world.is_blocked(at) {
+                    continue;
+                }
+                let d = at - tile;
+                let key = ((d.x as i64).pow(2) + (d.y as i64).pow(2), y, x);
+                if best.is_none_or(|b| key < b) {
+                    best = Some(key);
+                }
+            }
+        }
+    }
+    best.map(|(_, y, x)| Tile::new(x, y))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_scripted_tile_is_not_the_designers_and_paint_makes_it_theirs() {
+        let mut world = World::from_ascii(&["...", ".#.", "..."]);
+        let floor = world.terrain().by_name("floor").unwrap();
+        let wall = world.terrain().by_name("wall").unwrap();
+        world.set_terrain_by_script(Tile::new(1, 1), floor);
+        world.set_terrain_by_script(Tile::new(0, 0), wall);
+        assert!(!world.is_blocked(Tile::new(1, 1)));
+        let saved = world.designers_map();
+        assert!(saved.is_blocked(Tile::new(1, 1)) && !saved.is_blocked(Tile::new(0, 0)));
+        world.set_terrain(Tile::new(0, 0), wall);
+        assert!(
+            world.designers_map().is_blocked(Tile::new(0, 0)),
+            "painted by the designer"
+        );
+    }
+
+    #[test]
+    fn a_blocked_tile_pushes_to_the_nearest_free_one() {
+        let world = World::from_ascii(&["###", "##.", "###"]);
+        assert_eq!(nearest_free(&world, Tile::new(0, 1)), Some(Tile::new(2, 1)));
+    }
+}

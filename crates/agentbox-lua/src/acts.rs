@@ -1,0 +1,353 @@
+//! What scripts cause besides their actions, on the host's side: the round's queue of effects
+//! (`world:send`, `world:broadcast`, `world:noise`, `world:spawn`, `world:set_tile` and
+//! `self:remove()` push to it; the simulation takes it with the tick's remarks and applies it
+//! between ticks), the ids spawned this round, the `self` methods that read what reached an
+//! agent (`self:inbox()`, `self:heard()`) or touch it (`self:touching()`), and messages as
+//! plain values (`to_message`).
+//!
+//! It only collects what scripts asked for; it never changes the world itself.
+
+use crate::bindings::charge;
+use crate::convert::json_to_lua;
+use crate::errors::located;
+use crate::views;
+use agentbox_core::world::effects::MAX_MESSAGE_BYTES;
+use agentbox_core::world::{Effect, World};
+use mlua::{Lua, Table, Value};
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
+
+/// The default of the scene's `budget.max_agents`.
+pub const DEFAULT_MAX_AGENTS: usize = 50_000;
+
+/// The round's effects and what spawning has used of the ids and the agent limit.
+pub struct Acts {
+    queue: RefCell<Vec<(usize, Effect)>>,
+    /// The highest number given to each kind this round (`KIND-N`).
+    numbers: RefCell<BTreeMap<String, u64>>,
+    /// Agents spawned this round.
+    spawned: Cell<usize>,
+    /// Agents that asked to leave this round (asking twice is asking once).
+    leaving: RefCell<BTreeSet<usize>>,
+    /// The scene's `budget.max_agents`.
+    pub max_agents: Cell<usize>,
+}
+
+impl Default for Acts {
+    fn default() -> Self {
+        Acts {
+            queue: Default::default(),
+            numbers: Default::default(),
+            spawned: Cell::new(0),
+            leaving: Default::default(),
+            max_agents: Cell::new(DEFAULT_MAX_AGENTS),
+        }
+    }
+}
+
+impl Acts {
+    /// Forgets the last round's ids and counts (its effects were taken).
+    pub fn begin_round(&self) {
+        self.numbers.borrow_mut().clear();
+        self.spawned.set(0);
+        self.leaving.borrow_mut().clear();
+        self.queue.borrow_mut().clear();
+    }
+
+    /// The effects asked for since the round began, in call order.
+    pub fn take(&self) -> Vec<(usize, Effect)> {
+        std::mem::take(&mut *self.queue.borrow_mut())
+    }
+
+    pub fn push(&self, index: usize, effect: Effect) {
+        self.queue.borrow_mut().push((index, effect));
+    }
+
+    /// A new id `KIND-N` for a spawn this round, or an error past `budget.max_agents`.
+    pub fn spawn_id(&self, lua: &Lua, world: &World, kind: &str) -> mlua::Result<String> {
+        let max = self.max_agents.get();
+        if world.agents.len() + self.spawned.get() >= max {
+            return Err(located(
+                lua,
+                format!(
+                    "world:spawn: the scene is at its limit of {max} agents (budget.max_agents)"
+                ),
+            ));
+        }
+        let mut numbers = self.numbers.borrow_mut();
+        let mut n = numbers
+            .get(kind)
+            .copied()
+            .unwrap_or(0)
+            .max(world.numbers.get(kind).copied().unwrap_or(0));
+        let id = loop {
+            n += 1;
+            let id = format!("{kind}-{n}");
+            if world.agent_index(&id).is_none() {
+                break id;
+            }
+        };
+        numbers.insert(kind.to_string(), n);
+        self.spawned.set(self.spawned.get() + 1);
+        Ok(id)
+    }
+
+    /// Whether agent `index` already asked to leave this round (and from now on, it has).
+    fn leaves(&self, index: usize) -> bool {
+        !self.leaving.borrow_mut().insert(index)
+    }
+}
+
+/// The state's acts (installed by the host).
+pub fn get(lua: &Lua) -> mlua::Result<Rc<Acts>> {
+    lua.app_data_ref::<Rc<Acts>>()
+        .map(|a| Rc::clone(&a))
+        .ok_or_else(|| mlua::Error::RuntimeError("the effects queue is not installed".into()))
+}
+
+/// The agent deciding now (its index), for a call only an agent's own script may make.
+pub fn deciding(lua: &Lua, what: &str) -> mlua::Result<usize> {
+    match views::get(lua)?.deciding() {
+        Some((_, i)) => Ok(i),
+        None => Err(located(
+            lua,
+            format!("{what} can only be used by an agent's script, inside init or decide"),
+        )),
+    }
+}
+
+/// A message as a plain value: nil, booleans, numbers, strings and tables of those (lists
+/// `1..n` or string keys), no cycles, no functions, userdata or views, at most
+/// [`MAX_MESSAGE_BYTES`] as JSON text; anything else is a located error naming `what`.
+pub fn to_message(lua: &Lua, value: &Value, what: &str) -> mlua::Result<serde_json::Value> {
+    let mut seen = Vec::new();
+    let mut count = 0;
+    let json = plain(lua, value, what, &mut seen, &mut count)?;
+    let bytes = serde_json::to_string(&json)
+        .map(|s| s.len())
+        .unwrap_or(usize::MAX);
+    if bytes > MAX_MESSAGE_BYTES {
+        return Err(located(
+            lua,
+            format!("{what}: a message is at most {MAX_MESSAGE_BYTES} bytes as JSON text, got {bytes}: send ids and numbers, not whole tables"),
+        ));
+    }
+    Ok(json)
+}
+
+fn plain(
+    lua: &Lua,
+    value: &Value,
+    what: &str,
+    seen: &mut Vec<usize>,
+    count: &mut usize,
+) -> mlua::Result<serde_json::Value> {
+    // Every value is at least a byte of JSON: past the limit, stop walking.
+    *count += 1;
+    if *count > MAX_MESSAGE_BYTES {
+        return Err(located(
+            lua,
+            format!("{what}: a message is at most {MAX_MESSAGE_BYTES} bytes as JSON text"),
+        ));
+    }
+    let bad = |why: String| Err(located(lua, format!("{what}: {why}")));
+    Ok(match value {
+        Value::Nil => serde_json::Value::Null,
+        Value::Boolean(b) => serde_json::Value::Bool(*b),
+        Value::Integer(i) => serde_json::Value::from(*i),
+        Value::Number(n) => match serde_json::Number::from_f64(*n) {
+            Some(n) => serde_json::Value::Number(n),
+            None => return bad(format!("a message holds only finite numbers, got {n}")),
+        },
+        Value::String(s) => match s.to_str() {
+            Ok(s) => serde_json::Value::String(s.to_string()),
+            Err(_) => return bad("a message's strings must be UTF-8 text".into()),
+        },
+        Value::Table(t) => {
+            if t.metatable().is_some() {
+                return bad("a message holds plain tables only, not an agent view, action or locked table (send its id)".into());
+            }
+            let ptr = t.to_pointer() as usize;
+            if seen.contains(&ptr) {
+                return bad("a message cannot hold a cycle (a table inside itself)".into());
+            }
+            seen.push(ptr);
+            let out = table(lua, t, what, seen, count)?;
+            seen.pop();
+            out
+        }
+        other => {
+            return bad(format!(
+                "a message holds nil, booleans, numbers, strings and tables of those, not a {}",
+                other.type_name()
+            ))
+        }
+    })
+}
+
+fn table(
+    lua: &Lua,
+    t: &Table,
+    what: &str,
+    seen: &mut Vec<usize>,
+    count: &mut usize,
+) -> mlua::Result<serde_json::Value> {
+    let mut list = Vec::new();
+    let mut map = serde_json::Map::new();
+    for pair in t.pairs::<Value, Value>() {
+        let (key, value) = pair?;
+        match key {
+            Value::Integer(k) if map.is_empty() && k >= 1 => {
+                list.push((k, plain(lua, &value, what, seen, count)?));
+            }
+            Value::String(k) if list.is_empty() => {
+                let Ok(k) = k.to_str().map(|k| k.to_string()) else {
+                    return Err(located(lua, format!("{what}: a message's keys must be UTF-8 text")));
+                };
+                let v = plain(lua, &value, what, seen, count)?;
+                map.insert(k, v);
+            }
+            _ => {
+                return Err(located(
+                    lua,
+                    format!("{what}: a message's tables are lists (keys 1..n) or records (string keys), not both or other keys"),
+                ))
+            }
+        }
+    }
+    if !list.is_empty() {
+        list.sort_by_key(|(k, _)| *k);
+        if list
+            .iter()
+            .enumerate()
+            .any(|(i, (k, _))| *k != i as i64 + 1)
+        {
+            return Err(located(
+                lua,
+                format!("{what}: a message's lists have keys 1..n with no holes"),
+            ));
+        }
+        return Ok(serde_json::Value::Array(
+            list.into_iter().map(|(_, v)| v).collect(),
+        ));
+    }
+    Ok(serde_json::Value::Object(map))
+}
+
+/// The registry names of the `self` methods this module hands out (`views::fill` gives them
+/// at each read, never kept on `self`).
+pub const SELF_METHODS: [(&str, &str); 4] = [
+    ("inbox", "agentbox.self.inbox"),
+    ("heard", "agentbox.self.heard"),
+    ("remove", "agentbox.self.remove"),
+    ("touching", "agentbox.self.touching"),
+];
+
+/// The registry name of `self:NAME` if it is one of the engine's methods (`label` too).
+pub fn self_method(name: &[u8]) -> Option<&'static str> {
+    if name == b"label" {
+        return Some(crate::label::REGISTRY);
+    }
+    SELF_METHODS
+        .iter()
+        .find(|(n, _)| n.as_bytes() == name)
+        .map(|(_, r)| *r)
+}
+
+/// The deciding agent's index, when `this` is its own `self` (called with a colon).
+fn own_self(lua: &Lua, this: &Value, name: &str) -> mlua::Result<usize> {
+    let views = views::get(lua)?;
+    let Some((_, index)) = views.deciding() else {
+        return Err(located(
+            lua,
+            format!("self:{name} can only be used inside init or decide"),
+        ));
+    };
+    if !views.is_deciding_self(this) {
+        return Err(located(
+            lua,
+            format!("self:{name}: call it on your own self, with a colon: self:{name}()"),
+        ));
+    }
+    Ok(index)
+}
+
+/// Installs the queue and the `self` methods.
+pub fn install(lua: &Lua) -> mlua::Result<()> {
+    lua.set_app_data(Rc::new(Acts::default()));
+    let inbox = lua.create_function(|lua, this: Value| {
+        let index = own_self(lua, &this, "inbox")?;
+        crate::bindings::with_world(lua, "self:inbox", |w| {
+            let list = lua.create_table()?;
+            let Some(d) = w.agents.get(index).and_then(|a| a.deliveries.as_deref()) else {
+                return Ok(list);
+            };
+            charge(lua, d.inbox.len() as u64)?;
+            for (n, letter) in d.inbox.iter().enumerate() {
+                let t = lua.create_table_with_capacity(0, 3)?;
+                t.raw_set("from", letter.from.as_str())?;
+                t.raw_set("tick", letter.tick)?;
+                t.raw_set("msg", json_to_lua(lua, &letter.msg)?)?;
+                list.raw_set(n + 1, t)?;
+            }
+            Ok(list)
+        })
+    })?;
+    let heard = lua.create_function(|lua, this: Value| {
+        let index = own_self(lua, &this, "heard")?;
+        crate::bindings::with_world(lua, "self:heard", |w| {
+            let list = lua.create_table()?;
+            let Some(d) = w.agents.get(index).and_then(|a| a.deliveries.as_deref()) else {
+                return Ok(list);
+            };
+            charge(lua, d.heard.len() as u64)?;
+            for (n, h) in d.heard.iter().enumerate() {
+                let t = lua.create_table_with_capacity(0, 4)?;
+                t.raw_set("from", h.from.as_str())?;
+                let pos = lua.create_table_with_capacity(0, 2)?;
+                pos.raw_set("x", h.pos.x)?;
+                pos.raw_set("y", h.pos.y)?;
+                t.raw_set("pos", pos)?;
+                t.raw_set("kind", h.kind.as_deref())?;
+                t.raw_set("distance", h.distance)?;
+                list.raw_set(n + 1, t)?;
+            }
+            Ok(list)
+        })
+    })?;
+    let remove = lua.create_function(|lua, this: Value| {
+        let index = own_self(lua, &this, "remove")?;
+        crate::bindings::with_world(lua, "self:remove", |w| {
+            let acts = get(lua)?;
+            if let Some(agent) = w.agents.get(index) {
+                if !acts.leaves(index) {
+                    acts.push(
+                        index,
+                        Effect::Remove {
+                            agent: agent.id.clone(),
+                        },
+                    );
+                }
+            }
+            Ok(())
+        })
+    })?;
+    let touching = lua.create_function(|lua, this: Value| {
+        let index = own_self(lua, &this, "touching")?;
+        crate::bindings::with_world(lua, "self:touching", |w| {
+            let near = w.touching(index);
+            charge(lua, 1 + 8 * near.len() as u64)?;
+            let views = views::get(lua)?;
+            let list = lua.create_table_with_capacity(near.len(), 0)?;
+            for (n, j) in near.into_iter().enumerate() {
+                list.raw_set(n + 1, views.view(lua, w, j)?)?;
+            }
+            Ok(list)
+        })
+    })?;
+    for ((_, registry), f) in SELF_METHODS.iter().zip([inbox, heard, remove, touching]) {
+        lua.set_named_registry_value(registry, f)?;
+    }
+    Ok(())
+}

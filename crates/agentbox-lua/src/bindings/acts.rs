@@ -1,0 +1,487 @@
+//! `world:send`, `world:broadcast`, `world:noise`, `world:spawn` and `world:set_tile`: the
+//! `world` methods by which an agent's script acts on others and on the map. None of them
+//! changes the world: each checks its arguments against the world of this tick (a located
+//! error, and nothing queued, for a bad one), resolves who it reaches, charges that work to
+//! the budget and queues an effect (`acts.rs`) that the simulation applies between this tick
+//! and the next.
+
+use super::{charge, p, with_world, Binding, Charge, Make};
+use crate::acts::{self, deciding, to_message};
+use crate::convert::{to_pos, Arg};
+use crate::errors::located;
+use agentbox_core::nav::hearing::walking_distances;
+use agentbox_core::world::{tile_of, Effect, World};
+use mlua::{Lua, Table, Value};
+use std::sync::Arc;
+
+pub const SEND: Binding = Binding {
+    name: "world:send",
+    params: &[
+        p("to", "string|agentbox.AgentView", "The receiver's id, or its view."),
+        p("msg", "any", "A plain value: nil, booleans, numbers, strings and tables of those (lists or string keys), no cycles, at most 1 KiB as JSON text."),
+    ],
+    returns: &[],
+    doc: "Sends a copy of `msg` to one agent, however far: it is in the receiver's `self:inbox()` at the next tick (at most 64 messages reach an agent in a tick; the rest are dropped, with a `messages_dropped` event). An unknown id is an error.",
+    charge: Charge::Units("1 unit, and 1 per 64 bytes of the message as JSON text."),
+    make: Make::Function(|lua| lua.create_function(send)),
+};
+
+fn send(lua: &Lua, (_, to, msg): (Value, Value, Value)) -> mlua::Result<()> {
+    let what = SEND.name;
+    let index = deciding(lua, what)?;
+    with_world(lua, what, |w| {
+        let to = receiver(lua, w, &to)?;
+        let msg = to_message(lua, &msg, what)?;
+        charge(lua, 1 + json_len(&msg) / 64)?;
+        acts::get(lua)?.push(
+            index,
+            Effect::Message {
+                from: w.agents[index].id.clone(),
+                to: vec![to],
+                msg: Arc::new(msg),
+            },
+        );
+        Ok(())
+    })
+}
+
+/// The id of a `world:send` receiver given as an id or a view; an unknown one is an error.
+fn receiver(lua: &Lua, w: &World, to: &Value) -> mlua::Result<String> {
+    let id = match to {
+        Value::String(s) => s.to_str()?.to_string(),
+        Value::Table(t) => match super::world::own_index(lua, w, &Value::Table(t.clone()))? {
+            Some(i) => return Ok(w.agents[i].id.clone()),
+            None => {
+                return Err(located(
+                    lua,
+                    format!(
+                        "{}: expected an agent id or view, got a table that is neither",
+                        Arg::new(SEND.name, 1)
+                    ),
+                ))
+            }
+        },
+        other => {
+            return Err(located(
+                lua,
+                format!(
+                    "{}: expected an agent id or view, got {}",
+                    Arg::new(SEND.name, 1),
+                    other.type_name()
+                ),
+            ))
+        }
+    };
+    if w.agent_index(&id).is_some() {
+        return Ok(id);
+    }
+    let ids: Vec<&str> = w.agents.iter().map(|a| a.id.as_str()).collect();
+    let meant = agentbox_core::scene::suggestion(&id, &ids)
+        .map(|m| format!(" (did you mean {m:?}?)"))
+        .unwrap_or_default();
+    Err(located(
+        lua,
+        format!("world:send: no agent has the id {id:?}{meant}"),
+    ))
+}
+
+fn json_len(msg: &serde_json::Value) -> u64 {
+    serde_json::to_string(msg).map_or(0, |s| s.len() as u64)
+}
+
+pub const BROADCAST: Binding = Binding {
+    name: "world:broadcast",
+    params: &[
+        p("msg", "any", "A plain value, as for `world:send`."),
+        p("opts", "agentbox.BroadcastOptions", "`radius` (tiles, straight line; required) and `kind` (only agents of this kind)."),
+    ],
+    returns: &[("integer", "How many agents it reaches.")],
+    doc: "Sends a copy of `msg` to every other agent within `radius` tiles of the sender (straight line, found with the spatial index), of `kind` if given: each has it in `self:inbox()` at the next tick.",
+    charge: Charge::Units("1 unit per agent reached, and 1 per 64 bytes of the message as JSON text."),
+    make: Make::Function(|lua| lua.create_function(broadcast)),
+};
+
+fn broadcast(lua: &Lua, (_, msg, opts): (Value, Value, Value)) -> mlua::Result<usize> {
+    let what = BROADCAST.name;
+    let index = deciding(lua, what)?;
+    let Value::Table(opts) = opts else {
+        return Err(located(
+            lua,
+            format!("{}: expected options like {{radius = 5}} or {{radius = 5, kind = \"guard\"}}, got {}", Arg::new(what, 2), opts.type_name()),
+        ));
+    };
+    only_keys(lua, &opts, what, 2, &["radius", "kind"])?;
+    let radius = match opts.raw_get::<Value>("radius")? {
+        Value::Integer(n) => n as f64,
+        Value::Number(n) => n,
+        other => {
+            return Err(located(
+                lua,
+                format!(
+                    "{}: radius must be a number of tiles, got {}",
+                    Arg::field(what, 2, "radius"),
+                    other.type_name()
+                ),
+            ))
+        }
+    };
+    if !(radius.is_finite() && radius >= 0.0) {
+        return Err(located(
+            lua,
+            format!(
+                "{}: radius must be a finite distance in tiles, 0 or more",
+                Arg::field(what, 2, "radius")
+            ),
+        ));
+    }
+    let kind = kind_option(lua, &opts, what)?;
+    let msg = to_message(lua, &msg, what)?;
+    with_world(lua, what, |w| {
+        let sender = &w.agents[index];
+        let to: Vec<String> = w
+            .agents_within(sender.pos, radius, kind.as_deref(), Some(index))
+            .into_iter()
+            .map(|i| w.agents[i].id.clone())
+            .collect();
+        charge(lua, to.len() as u64 + json_len(&msg) / 64)?;
+        let reached = to.len();
+        if reached > 0 {
+            acts::get(lua)?.push(
+                index,
+                Effect::Message {
+                    from: sender.id.clone(),
+                    to,
+                    msg: Arc::new(msg),
+                },
+            );
+        }
+        Ok(reached)
+    })
+}
+
+/// An options table's `kind`: a string or nil.
+fn kind_option(lua: &Lua, opts: &Table, what: &str) -> mlua::Result<Option<String>> {
+    match opts.raw_get::<Value>("kind")? {
+        Value::Nil => Ok(None),
+        Value::String(s) => Ok(Some(s.to_str()?.to_string())),
+        other => Err(located(
+            lua,
+            format!(
+                "{}: kind must be a string, got {}",
+                Arg::field(what, 2, "kind"),
+                other.type_name()
+            ),
+        )),
+    }
+}
+
+/// An error for a key of an options table that is not one of `known`.
+fn only_keys(lua: &Lua, opts: &Table, what: &str, n: u8, known: &[&str]) -> mlua::Result<()> {
+    for pair in opts.pairs::<Value, Value>() {
+        let (key, _) = pair?;
+        let name = match &key {
+            Value::String(s) => s.to_string_lossy(),
+            other => other.to_string().unwrap_or_default(),
+        };
+        if !known.contains(&name.as_str()) {
+            let meant = agentbox_core::scene::suggestion(&name, known)
+                .map(|m| format!(" (did you mean {m:?}?)"))
+                .unwrap_or_default();
+            return Err(located(
+                lua,
+                format!(
+                    "{}: unknown option {name:?}{meant}; it takes {}",
+                    Arg::new(what, n),
+                    known.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+pub const NOISE: Binding = Binding {
+    name: "world:noise",
+    params: &[
+        p("loudness", "number", "How far it carries, in tiles of walking distance (0 or more)."),
+        p("opts?", "agentbox.NoiseOptions", "`kind`: what the hearers are told it was (\"footsteps\")."),
+    ],
+    returns: &[("integer", "How many agents hear it.")],
+    doc: "Makes a noise where the agent stands: every other agent whose walking distance (octile steps through free tiles, no corner cutting, terrain cost ignored) is at most `loudness` tiles hears it at the next tick, in `self:heard()`. A wall between makes a sound walk round it.",
+    charge: Charge::Units("1 unit per tile the bounded search visits (at most (2 x loudness + 1)^2, and the map), and 1 per agent within reach."),
+    make: Make::Function(|lua| lua.create_function(noise)),
+};
+
+fn noise(lua: &Lua, (_, loudness, opts): (Value, Value, Value)) -> mlua::Result<usize> {
+    let what = NOISE.name;
+    let index = deciding(lua, what)?;
+    let loudness = match loudness {
+        Value::Integer(n) => n as f64,
+        Value::Number(n) => n,
+        other => {
+            return Err(located(
+                lua,
+                format!(
+                    "{}: loudness must be a number of tiles, got {}",
+                    Arg::new(what, 1),
+                    other.type_name()
+                ),
+            ))
+        }
+    };
+    if !(loudness.is_finite() && loudness >= 0.0) {
+        return Err(located(
+            lua,
+            format!(
+                "{}: loudness must be a finite number of tiles, 0 or more",
+                Arg::new(what, 1)
+            ),
+        ));
+    }
+    let kind = match opts {
+        Value::Nil => None,
+        Value::Table(t) => {
+            only_keys(lua, &t, what, 2, &["kind"])?;
+            kind_option(lua, &t, what)?
+        }
+        other => {
+            return Err(located(
+                lua,
+                format!(
+                    "{}: expected options like {{kind = \"footsteps\"}}, got {}",
+                    Arg::new(what, 2),
+                    other.type_name()
+                ),
+            ))
+        }
+    };
+    with_world(lua, what, |w| {
+        let sender = &w.agents[index];
+        // Charged before the search by the square it may visit (so a huge loudness is stopped
+        // by the budget, not run), the rest after.
+        let side =
+            (2.0 * loudness.floor() + 1.0).min(f64::from(w.grid().width().max(w.grid().height())));
+        charge(lua, (side as u64).saturating_mul(side as u64) / 8)?;
+        let hearing = walking_distances(w, sender.tile(), loudness);
+        let near = w.agents_within(
+            sender.pos,
+            loudness * std::f64::consts::SQRT_2 + 1.0,
+            None,
+            Some(index),
+        );
+        charge(lua, hearing.visited as u64 + near.len() as u64)?;
+        let hearers: Vec<(String, f64)> = near
+            .into_iter()
+            .filter_map(|i| {
+                let d = hearing.distance(w.agents[i].tile())?;
+                Some((w.agents[i].id.clone(), (d * 1e4).round() / 1e4))
+            })
+            .collect();
+        let heard = hearers.len();
+        acts::get(lua)?.push(
+            index,
+            Effect::Noise {
+                from: sender.id.clone(),
+                pos: sender.pos,
+                loudness,
+                kind,
+                hearers,
+            },
+        );
+        Ok(heard)
+    })
+}
+
+pub const SPAWN: Binding = Binding {
+    name: "world:spawn",
+    params: &[p("spec", "agentbox.SpawnSpec", "`kind` (required), `at` (required: a free tile) and `params` (merged over the template's).")],
+    returns: &[("string", "The new agent's id, `KIND-N`.")],
+    doc: "Spawns an agent made like the scene's first agent or `spawn:` group of `kind` (its script, speed, sense, body and every other key), standing on `at`, with `params` merged over that agent's. Its id is `KIND-N`, N one more than the highest number any agent of that kind has had (never reused); it appears at the next tick, and its `init` runs before its first decide. A kind the scene does not have, a wall, a tile off the map or more agents than `budget.max_agents` is an error.",
+    charge: Charge::Units("16 units, and 1 per 64 bytes of `params` as JSON text."),
+    make: Make::Function(|lua| lua.create_function(spawn)),
+};
+
+fn spawn(lua: &Lua, (_, spec): (Value, Value)) -> mlua::Result<String> {
+    let what = SPAWN.name;
+    let index = deciding(lua, what)?;
+    let Value::Table(spec) = spec else {
+        return Err(located(
+            lua,
+            format!(
+                "{}: expected a table like {{kind = \"drone\", at = {{x = 3, y = 4}}}}, got {}",
+                Arg::new(what, 1),
+                spec.type_name()
+            ),
+        ));
+    };
+    only_keys(lua, &spec, what, 1, &["kind", "at", "params"])?;
+    let kind = match spec.raw_get::<Value>("kind")? {
+        Value::String(s) => s.to_str()?.to_string(),
+        other => {
+            return Err(located(
+                lua,
+                format!(
+                    "{}: kind must be a string, got {}",
+                    Arg::field(what, 1, "kind"),
+                    other.type_name()
+                ),
+            ))
+        }
+    };
+    let at = to_pos(
+        lua,
+        &spec.raw_get::<Value>("at")?,
+        Arg::field(what, 1, "at"),
+    )?;
+    let params = match spec.raw_get::<Value>("params")? {
+        Value::Nil => serde_json::Map::new(),
+        v @ Value::Table(_) => match to_message(lua, &v, what)? {
+            serde_json::Value::Object(map) => map,
+            serde_json::Value::Array(a) if a.is_empty() => serde_json::Map::new(),
+            _ => {
+                return Err(located(
+                    lua,
+                    format!(
+                        "{}: params must be a table with string keys",
+                        Arg::field(what, 1, "params")
+                    ),
+                ))
+            }
+        },
+        other => {
+            return Err(located(
+                lua,
+                format!(
+                    "{}: params must be a table, got {}",
+                    Arg::field(what, 1, "params"),
+                    other.type_name()
+                ),
+            ))
+        }
+    };
+    with_world(lua, what, |w| {
+        if !w.templates.contains_key(&kind) {
+            let kinds: Vec<&str> = w.templates.keys().map(String::as_str).collect();
+            let meant = agentbox_core::scene::suggestion(&kind, &kinds)
+                .map(|m| format!(" (did you mean {m:?}?)"))
+                .unwrap_or_default();
+            return Err(located(
+                lua,
+                format!("world:spawn: the scene has no agent or spawn: group of kind {kind:?}{meant}; its kinds: {}", kinds.join(", ")),
+            ));
+        }
+        let tile = tile_of(at);
+        if !w.in_bounds(tile) {
+            return Err(located(
+                lua,
+                format!(
+                    "world:spawn: at ({}, {}) is off the map ({} x {} tiles)",
+                    tile.x,
+                    tile.y,
+                    w.grid().width(),
+                    w.grid().height()
+                ),
+            ));
+        }
+        if w.is_blocked(tile) {
+            return Err(located(
+                lua,
+                format!(
+                    "world:spawn: at ({}, {}) is a blocked tile ({}); spawn on a free one",
+                    tile.x,
+                    tile.y,
+                    w.terrain_at(tile).map_or("wall", |t| t.name.as_str())
+                ),
+            ));
+        }
+        charge(
+            lua,
+            16 + json_len(&serde_json::Value::Object(params.clone())) / 64,
+        )?;
+        let acts = acts::get(lua)?;
+        let id = acts.spawn_id(lua, w, &kind)?;
+        acts.push(
+            index,
+            Effect::Spawn {
+                by: w.agents[index].id.clone(),
+                id: id.clone(),
+                kind,
+                at: tile,
+                params,
+            },
+        );
+        Ok(id)
+    })
+}
+
+pub const SET_TILE: Binding = Binding {
+    name: "world:set_tile",
+    params: &[
+        p("at", "agentbox.PosLike", "The tile."),
+        p("terrain", "string", "A terrain name (\"floor\", \"door\") or a map character (\".\")."),
+    ],
+    returns: &[],
+    doc: "Sets a tile's terrain at the end of this tick, as the designer's paint does (navigation caches follow the map's content); an agent whose tile it blocks is moved to the nearest free tile. The map the window shows and saves stays the designer's. An unknown terrain or a tile outside the map is an error.",
+    charge: Charge::None,
+    make: Make::Function(|lua| lua.create_function(set_tile)),
+};
+
+fn set_tile(lua: &Lua, (_, at, terrain): (Value, Value, Value)) -> mlua::Result<()> {
+    let what = SET_TILE.name;
+    let index = deciding(lua, what)?;
+    let at = to_pos(lua, &at, Arg::new(what, 1))?;
+    let Value::String(name) = terrain else {
+        return Err(located(
+            lua,
+            format!(
+                "{}: expected a terrain name or map character, got {}",
+                Arg::new(what, 2),
+                terrain.type_name()
+            ),
+        ));
+    };
+    let name = name.to_str()?.to_string();
+    with_world(lua, what, |w| {
+        let tile = tile_of(at);
+        if !w.in_bounds(tile) {
+            return Err(located(
+                lua,
+                format!(
+                    "world:set_tile: ({}, {}) is outside the map ({} x {} tiles)",
+                    tile.x,
+                    tile.y,
+                    w.grid().width(),
+                    w.grid().height()
+                ),
+            ));
+        }
+        let table = w.terrain();
+        let mut chars = name.chars();
+        let glyph = match (chars.next(), chars.next()) {
+            (Some(c), None) => table.by_glyph(c),
+            _ => None,
+        };
+        let Some(id) = table.by_name(&name).or(glyph) else {
+            let known: Vec<&str> = table.kinds().iter().map(|t| t.name.as_str()).collect();
+            let meant = agentbox_core::scene::suggestion(&name, &known)
+                .map(|m| format!(" (did you mean {m:?}?)"))
+                .unwrap_or_default();
+            return Err(located(
+                lua,
+                format!(
+                    "world:set_tile: unknown terrain {name:?}{meant}; the scene's terrains: {}",
+                    known.join(", ")
+                ),
+            ));
+        };
+        acts::get(lua)?.push(
+            index,
+            Effect::Tile {
+                by: w.agents[index].id.clone(),
+                at: tile,
+                terrain: id,
+            },
+        );
+        Ok(())
+    })
+}

@@ -1,0 +1,185 @@
+//! What acting costs (issue "Agents that act"), each against its goal, printing MET or NOT
+//! MET:
+//!
+//! - 20,000 walkers of `scenes/crowd.yaml`, each also broadcasting to radius 3 every 30 ticks
+//!   (staggered by its number) and reading its inbox every tick, against the plain crowd: CPU
+//!   time per tick, the two sessions taking turns of 10 ticks; goal at most 1.3x.
+//! - One agent spawning 10,000 walkers in one tick: the dearer of the tick of the calls and
+//!   the tick they are applied in (their `init`s and first decisions), against the median
+//!   ordinary tick of the resulting crowd; goal at most 3x.
+//! - One noise of loudness 20 on an open 512x512 map (`nav::hearing::walking_distances`,
+//!   the search `world:noise` runs), median of 1,000; goal at most 50 us.
+//!
+//! `cargo run --release -p agentbox-tools --example acts_bench [-- TICKS [SPAWNED]]`
+//! (defaults: 120 ticks of each crowd, 10,000 spawned), from the repository root.
+
+use agentbox_core::nav::hearing::walking_distances;
+use agentbox_core::world::{Tile, World};
+use agentbox_session::session::Session;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+fn verdict(met: bool) -> &'static str {
+    if met {
+        "MET"
+    } else {
+        "NOT MET"
+    }
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// The crowd walker, plus a broadcast every 30 ticks and an inbox read every tick.
+const TALKER: &str = r#"
+local M = {}
+local chase, evade, stop = move.chase, move.evade, move.stop
+function M.init(self)
+  self.memory.n = tonumber(self.id:match("%d+")) or 0
+end
+function M.decide(self, world)
+  local heard = #self:inbox()
+  if (world:tick() + self.memory.n) % 30 == 0 then
+    world:broadcast(heard, { radius = 3 })
+  end
+  local other, distance = world:nearest(self, self.kind)
+  if not other then
+    return stop()
+  end
+  if distance < self.params.space then
+    return evade(other)
+  end
+  return chase(other)
+end
+return M
+"#;
+
+/// Writes `scenes/crowd.yaml` with its walkers running `script` into `dir`; the scene's path.
+fn crowd_with(dir: &Path, script: &str, name: &str) -> PathBuf {
+    let text = std::fs::read_to_string("scenes/crowd.yaml").expect("run from the repository root");
+    let text = text.replace("../scripts/crowd.lua", &format!("{name}.lua"));
+    std::fs::write(dir.join(format!("{name}.lua")), script).unwrap();
+    let path = dir.join(format!("{name}.yaml"));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn cpu_ms(f: impl FnOnce()) -> f64 {
+    let cpu = cpu_time::ThreadTime::now();
+    f();
+    cpu.elapsed().as_secs_f64() * 1e3
+}
+
+fn messages(dir: &Path, ticks: u64) {
+    let plain_path = crowd_with(
+        dir,
+        &std::fs::read_to_string("scripts/crowd.lua").unwrap(),
+        "plain",
+    );
+    let talk_path = crowd_with(dir, TALKER, "talk");
+    let mut plain = Session::open_with(&plain_path, None, true).expect("the crowd loads");
+    let mut talk = Session::open_with(&talk_path, None, true).expect("the talking crowd loads");
+    let (mut p, mut t) = (0.0, 0.0);
+    let mut done = 0;
+    while done < ticks {
+        let turn = 10.min(ticks - done);
+        p += cpu_ms(|| (0..turn).for_each(|_| drop(plain.tick())));
+        t += cpu_ms(|| (0..turn).for_each(|_| drop(talk.tick())));
+        done += turn;
+    }
+    let ratio = t / p;
+    println!(
+        "messages: {} walkers broadcasting every 30 ticks {:.2} ms/tick, plain crowd {:.2} ms/tick: {ratio:.2}x (goal <= 1.3x) {}",
+        talk.world().agents.len(),
+        t / ticks as f64,
+        p / ticks as f64,
+        verdict(ratio <= 1.3)
+    );
+}
+
+fn spawning(dir: &Path, count: usize, ticks: u64) {
+    let scene = format!(
+        "name: spawn bench
+seed: 1
+tick_rate: 60
+budget: {{ instructions: 10000000000 }}
+map:
+  rows: |
+{rows}agents:
+  - {{ id: hive, kind: hive, at: [1, 1], script: hive.lua }}
+  - {{ id: walker-1, kind: walker, at: [2, 2], script: walker.lua, speed: 2, params: {{ space: 1.0 }} }}
+",
+        rows = (0..150)
+            .map(|_| format!("    {}\n", ".".repeat(200)))
+            .collect::<String>()
+    );
+    let hive = format!(
+        "local M = {{}}
+function M.decide(self, world)
+  if world:tick() == 2 then
+    for i = 1, {count} do
+      world:spawn({{ kind = \"walker\", at = {{ 1 + i % 198, 1 + (i // 198) % 148 }} }})
+    end
+  end
+  return move.stop()
+end
+return M
+"
+    );
+    std::fs::write(dir.join("spawn.yaml"), scene).unwrap();
+    std::fs::write(dir.join("hive.lua"), hive).unwrap();
+    std::fs::write(
+        dir.join("walker.lua"),
+        std::fs::read_to_string("scripts/crowd.lua").unwrap(),
+    )
+    .unwrap();
+    let mut s = Session::open_with(&dir.join("spawn.yaml"), None, true).expect("loads");
+    let mut times = Vec::new();
+    for _ in 0..(4 + ticks) {
+        times.push(cpu_ms(|| drop(s.tick())));
+    }
+    let agents = s.world().agents.len();
+    assert_eq!(agents, count + 2, "every spawn was applied");
+    // Tick 3 (index 2) makes the calls; tick 4 (index 3) applies them.
+    let worst = times[2].max(times[3]);
+    let ordinary = median(&mut times[5..].to_vec());
+    let ratio = worst / ordinary;
+    println!(
+        "spawning: {count} in one tick {worst:.2} ms, an ordinary tick of the {agents} {ordinary:.2} ms: {ratio:.2}x (goal <= 3x) {}",
+        verdict(ratio <= 3.0)
+    );
+}
+
+fn noise() {
+    let rows: Vec<String> = (0..512).map(|_| ".".repeat(512)).collect();
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let world = World::from_ascii(&rows);
+    let mut us = Vec::new();
+    let mut visited = 0;
+    for i in 0..1000 {
+        let from = Tile::new(100 + (i % 300), 100 + (i * 7 % 300));
+        let start = Instant::now();
+        let h = walking_distances(&world, from, 20.0);
+        us.push(start.elapsed().as_secs_f64() * 1e6);
+        visited = h.visited;
+    }
+    let m = median(&mut us);
+    println!(
+        "noise: loudness 20 on 512x512, {visited} tiles visited, median {m:.1} us (goal <= 50 us) {}",
+        verdict(m <= 50.0)
+    );
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let ticks: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(120);
+    let spawned: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(10_000);
+    let dir = std::env::temp_dir().join(format!("acts_bench_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    noise();
+    spawning(&dir, spawned, ticks);
+    messages(&dir, ticks);
+    let _ = std::fs::remove_dir_all(&dir);
+}
