@@ -187,3 +187,22 @@ pub fn replay_in_window(
     assert!(out.status.success(), "{name}: window run failed: {err}");
     (err, shot)
 }
+
+/// Runs the scene at `scene` headless for `ticks` in two processes, asserts that both succeed
+/// with the same trace, byte for byte, and returns its parsed lines.
+pub fn trace_twice(scene: &Path, ticks: u64) -> Vec<serde_json::Value> {
+    let path = scene.to_str().unwrap();
+    let ticks = ticks.to_string();
+    let args = ["headless", path, "--ticks", &ticks, "--trace", "-"];
+    let (first, second) = (agentbox(&args), agentbox(&args));
+    assert!(first.status.success(), "{}", stderr(&first));
+    assert_eq!(
+        stdout(&first),
+        stdout(&second),
+        "a second process gave another trace"
+    );
+    stdout(&first)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON trace line"))
+        .collect()
+}

@@ -4,7 +4,7 @@
 //! on a small scene a designer would write, each run in two processes to show the trace is
 //! the same bytes; and the located errors for bad input, with nothing half-applied.
 
-use crate::common::{agentbox, scratch, stderr, stdout};
+use crate::common::{agentbox, scratch, stderr, stdout, trace_twice};
 use serde_json::Value;
 use std::path::Path;
 
@@ -21,21 +21,7 @@ fn open_map(w: usize, h: usize) -> String {
 /// Runs `scene.yaml` in `dir` headless for `ticks` in two processes, asserts the traces are
 /// the same bytes and returns the parsed lines.
 fn run_twice(dir: &Path, ticks: u64) -> Vec<Value> {
-    let path = dir.join("scene.yaml");
-    let path = path.to_str().unwrap();
-    let ticks = ticks.to_string();
-    let args = ["headless", path, "--ticks", &ticks, "--trace", "-"];
-    let (first, second) = (agentbox(&args), agentbox(&args));
-    assert!(first.status.success(), "{}", stderr(&first));
-    assert_eq!(
-        stdout(&first),
-        stdout(&second),
-        "a second process gave another trace"
-    );
-    stdout(&first)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("a JSON trace line"))
-        .collect()
+    trace_twice(&dir.join("scene.yaml"), ticks)
 }
 
 /// The trace line of tick `t` (lines are numbered from 1).

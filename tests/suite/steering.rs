@@ -3,7 +3,7 @@
 //! `move.first`), and ORCA avoidance, each driven through the real binary on small scenes
 //! a designer would write, each run twice to show the trace is the same bytes.
 
-use crate::common::{agentbox, distance, scratch, stderr, stdout};
+use crate::common::{agentbox, distance, scratch, stderr, trace_twice};
 use serde_json::Value;
 use std::path::Path;
 
@@ -20,21 +20,7 @@ fn open_map(w: usize, h: usize) -> String {
 /// Runs `scene` in `dir` headless for `ticks` twice (two processes), asserts the two traces
 /// are the same bytes and returns the parsed lines.
 fn run_twice(dir: &Path, scene: &str, ticks: u64) -> Vec<Value> {
-    let path = dir.join(scene);
-    let path = path.to_str().unwrap();
-    let ticks = ticks.to_string();
-    let args = ["headless", path, "--ticks", &ticks, "--trace", "-"];
-    let (first, second) = (agentbox(&args), agentbox(&args));
-    assert!(first.status.success(), "{}", stderr(&first));
-    assert_eq!(
-        stdout(&first),
-        stdout(&second),
-        "a second process gave another trace"
-    );
-    stdout(&first)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("a JSON trace line"))
-        .collect()
+    trace_twice(&dir.join(scene), ticks)
 }
 
 /// Every agent's `(x, y)` in a trace line.
