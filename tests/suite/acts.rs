@@ -585,3 +585,104 @@ fn the_history_rewinds_and_branches_across_spawns_and_removals() {
         assert_eq!(again, lines, "played on from {to}");
     }
 }
+
+#[test]
+fn past_64_messages_a_tick_the_rest_are_dropped_with_one_event() {
+    let scene = format!(
+        "{}agents:
+  - {{ id: boss, kind: boss, at: [1, 1], script: boss.lua }}
+  - {{ id: box, kind: box, at: [5, 1], script: box.lua }}
+",
+        open_map(8, 3)
+    );
+    let boss = r#"
+return { decide = function(self, world)
+  if world:tick() == 1 then
+    for i = 1, 70 do world:send("box", { n = i }) end
+  end
+  return move.stop()
+end }
+"#;
+    let inbox = r#"
+return { decide = function(self, world)
+  local got = self:inbox()
+  if #got > 0 then self:label(#got .. " first " .. got[1].msg.n .. " last " .. got[#got].msg.n) end
+  return move.stop()
+end }
+"#;
+    let dir = scratch(&[
+        ("scene.yaml", &scene),
+        ("boss.lua", boss),
+        ("box.lua", inbox),
+    ]);
+    let trace = run_twice(dir.path(), 4);
+    let dropped: Vec<&Value> = trace
+        .iter()
+        .flat_map(|l| events(l, "messages_dropped"))
+        .collect();
+    assert_eq!(
+        dropped.len(),
+        1,
+        "one event for the dropped ones: {dropped:?}"
+    );
+    assert_eq!(dropped[0]["agent"], "box");
+    assert_eq!(dropped[0]["from"], "boss");
+    assert_eq!(dropped[0]["count"], 6);
+    let delivered = trace
+        .iter()
+        .flat_map(|l| events(l, "message"))
+        .filter(|e| e["to"] == "box")
+        .count();
+    assert_eq!(delivered, 64, "one message event per delivery");
+    let labelled: Vec<String> = trace.iter().filter_map(|l| label(l, "box")).collect();
+    assert_eq!(
+        labelled.first().map(String::as_str),
+        Some("64 first 1 last 64"),
+        "the first 64 in call order are delivered"
+    );
+}
+
+#[test]
+fn a_tile_set_under_an_agent_pushes_it_to_the_nearest_free_tile() {
+    let scene = format!(
+        "{}agents:
+  - {{ id: mason, kind: mason, at: [1, 1], script: mason.lua }}
+  - {{ id: sitter, kind: sitter, at: [4, 1], script: sit.lua }}
+",
+        open_map(8, 3)
+    );
+    let mason = r##"
+return { decide = function(self, world)
+  if world:tick() == 2 then world:set_tile({4, 1}, "#") end
+  return move.stop()
+end }
+"##;
+    let sit = "return { decide = function(self, world) return move.stop() end }\n";
+    let dir = scratch(&[
+        ("scene.yaml", &scene),
+        ("mason.lua", mason),
+        ("sit.lua", sit),
+    ]);
+    let trace = run_twice(dir.path(), 6);
+    let tiles: Vec<&Value> = trace.iter().flat_map(|l| events(l, "tile")).collect();
+    assert_eq!(tiles.len(), 1, "{tiles:?}");
+    assert_eq!(tiles[0]["at"], serde_json::json!([4, 1]));
+    let pushed: Vec<&Value> = trace.iter().flat_map(|l| events(l, "pushed")).collect();
+    assert_eq!(pushed.len(), 1, "{pushed:?}");
+    assert_eq!(pushed[0]["agent"], "sitter");
+    let to = pushed[0]["to"].as_array().unwrap();
+    let (x, y) = (to[0].as_i64().unwrap(), to[1].as_i64().unwrap());
+    assert_ne!((x, y), (4, 1), "off the blocked tile");
+    assert!(
+        (x - 4).abs() <= 1 && (y - 1).abs() <= 1,
+        "a neighbour of it: {to:?}"
+    );
+    let last = trace.last().unwrap();
+    let sitter = agent(last, "sitter").unwrap();
+    let at = (sitter["x"].as_f64().unwrap(), sitter["y"].as_f64().unwrap());
+    assert_eq!(
+        at,
+        (x as f64, y as f64),
+        "it stands on the tile it was pushed to"
+    );
+}
