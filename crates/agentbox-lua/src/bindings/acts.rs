@@ -85,6 +85,31 @@ fn receiver(lua: &Lua, w: &World, to: &Value) -> mlua::Result<String> {
     ))
 }
 
+/// A distance in tiles: a number, finite and 0 or more; else a located error at `arg`,
+/// `not_number` (followed by the type given) or `out_of_range`.
+fn tiles(
+    lua: &Lua,
+    value: Value,
+    arg: impl std::fmt::Display,
+    not_number: &str,
+    out_of_range: &str,
+) -> mlua::Result<f64> {
+    let n = match value {
+        Value::Integer(n) => n as f64,
+        Value::Number(n) => n,
+        other => {
+            return Err(located(
+                lua,
+                format!("{arg}: {not_number}, got {}", other.type_name()),
+            ))
+        }
+    };
+    if !(n.is_finite() && n >= 0.0) {
+        return Err(located(lua, format!("{arg}: {out_of_range}")));
+    }
+    Ok(n)
+}
+
 fn json_len(msg: &serde_json::Value) -> u64 {
     serde_json::to_string(msg).map_or(0, |s| s.len() as u64)
 }
@@ -111,29 +136,13 @@ fn broadcast(lua: &Lua, (_, msg, opts): (Value, Value, Value)) -> mlua::Result<u
         ));
     };
     only_keys(lua, &opts, what, 2, &["radius", "kind"])?;
-    let radius = match opts.raw_get::<Value>("radius")? {
-        Value::Integer(n) => n as f64,
-        Value::Number(n) => n,
-        other => {
-            return Err(located(
-                lua,
-                format!(
-                    "{}: radius must be a number of tiles, got {}",
-                    Arg::field(what, 2, "radius"),
-                    other.type_name()
-                ),
-            ))
-        }
-    };
-    if !(radius.is_finite() && radius >= 0.0) {
-        return Err(located(
-            lua,
-            format!(
-                "{}: radius must be a finite distance in tiles, 0 or more",
-                Arg::field(what, 2, "radius")
-            ),
-        ));
-    }
+    let radius = tiles(
+        lua,
+        opts.raw_get::<Value>("radius")?,
+        Arg::field(what, 2, "radius"),
+        "radius must be a number of tiles",
+        "radius must be a finite distance in tiles, 0 or more",
+    )?;
     let kind = kind_option(lua, &opts, what)?;
     let msg = to_message(lua, &msg, what)?;
     with_world(lua, what, |w| {
@@ -215,29 +224,13 @@ pub const NOISE: Binding = Binding {
 fn noise(lua: &Lua, (_, loudness, opts): (Value, Value, Value)) -> mlua::Result<usize> {
     let what = NOISE.name;
     let index = deciding(lua, what)?;
-    let loudness = match loudness {
-        Value::Integer(n) => n as f64,
-        Value::Number(n) => n,
-        other => {
-            return Err(located(
-                lua,
-                format!(
-                    "{}: loudness must be a number of tiles, got {}",
-                    Arg::new(what, 1),
-                    other.type_name()
-                ),
-            ))
-        }
-    };
-    if !(loudness.is_finite() && loudness >= 0.0) {
-        return Err(located(
-            lua,
-            format!(
-                "{}: loudness must be a finite number of tiles, 0 or more",
-                Arg::new(what, 1)
-            ),
-        ));
-    }
+    let loudness = tiles(
+        lua,
+        loudness,
+        Arg::new(what, 1),
+        "loudness must be a number of tiles",
+        "loudness must be a finite number of tiles, 0 or more",
+    )?;
     let kind = match opts {
         Value::Nil => None,
         Value::Table(t) => {
