@@ -548,7 +548,7 @@ td.name{text-align:left;font-family:monospace;white-space:normal;overflow-wrap:a
 td.cmd{text-align:left;white-space:normal;overflow-wrap:anywhere;font-size:12px}summary{cursor:pointer;margin:6px 0}.ci{color:#777;font-size:12px}dl{display:grid;grid-template-columns:max-content auto;gap:2px 12px}\
 dt{color:#666}dd{margin:0;font-family:monospace}figure{margin:12px 16px 12px 0;display:inline-block;vertical-align:top}figcaption{font-weight:600;margin-bottom:4px}\
 .lab{font:12px monospace;fill:#333}.cell{font:12px monospace}.box{fill:#cfe3f5;stroke:#4a7fb0}.med{stroke:#1b4f80;stroke-width:2}\
-.dot{fill:#d0502a;fill-opacity:.7}.axis{stroke:#999}";
+.dot{fill:#d0502a;fill-opacity:.7}.axis{stroke:#999}pre{white-space:pre-wrap;overflow-wrap:anywhere}";
 
 /// The page for a study.
 pub fn html(header: &Header, runs: &[RunLine], summary: &Summary) -> String {

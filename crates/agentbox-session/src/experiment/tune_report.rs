@@ -47,12 +47,25 @@ fn plot(points: &[(f64, f64)], line: &[(f64, f64)], x_name: &str, y_name: &str) 
     }
     let _ = write!(
         svg,
-        "<text x={PAD} y={} font-size=11>{x0:.3}</text><text x={} y={} font-size=11 text-anchor=end>{x1:.3}</text>\
+        "<text x={PAD} y={} font-size=11>{}</text><text x={} y={} font-size=11 text-anchor=end>{}</text>\
          <text x={} y={} font-size=12 text-anchor=middle>{}</text>\
-         <text x=2 y={} font-size=11>{y0:.3}</text><text x=2 y={} font-size=11>{y1:.3}</text><text x=2 y=14 font-size=12>{}</text></svg>",
-        H - PAD + 14.0, W - PAD, H - PAD + 14.0, W / 2.0, H - 6.0, esc(x_name), H - PAD, PAD + 4.0, esc(y_name)
+         <text x=2 y={} font-size=11>{}</text><text x=2 y={} font-size=11>{}</text><text x=2 y=14 font-size=12>{}</text></svg>",
+        H - PAD + 14.0, axis_label(x0), W - PAD, H - PAD + 14.0, axis_label(x1), W / 2.0, H - 6.0, esc(x_name),
+        H - PAD, axis_label(y0), PAD + 4.0, axis_label(y1), esc(y_name)
     );
     svg
+}
+
+/// An axis end as a reader writes it: whole numbers without decimals, others with at most
+/// three (`11`, `126.4`, `0.25`).
+fn axis_label(v: f64) -> String {
+    let text = format!("{v:.3}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    if text == "-0" {
+        "0".to_string()
+    } else {
+        text.to_string()
+    }
 }
 
 /// Pearson's correlation of two samples, `None` when either does not vary.
@@ -153,5 +166,13 @@ mod tests {
         assert!((correlation(&[1.0, 2.0, 3.0], &[2.0, 4.0, 6.0]).unwrap() - 1.0).abs() < 1e-12);
         assert!(correlation(&[1.0, 2.0, 3.0], &[3.0, 2.0, 1.0]).unwrap() < -0.99);
         assert_eq!(correlation(&[1.0, 1.0], &[1.0, 2.0]), None);
+    }
+
+    #[test]
+    fn axis_labels_drop_needless_decimals() {
+        let labels: Vec<String> = [11.0, 126.4, 0.25, 0.0, -0.0001, 1500.0]
+            .map(axis_label)
+            .into();
+        assert_eq!(labels, ["11", "126.4", "0.25", "0", "0", "1500"]);
     }
 }
