@@ -81,8 +81,8 @@ pub(super) fn tune(args: TuneArgs) -> Result<ExitCode, Stop> {
     let _ = args.minimize;
     let done = tune::tune(&options, |k| std::env::var(k).ok())?;
     say(format_args!(
-        "{} evaluations made, {} already recorded\n",
-        done.ran, done.skipped
+        "{} evaluations made, {} already recorded, {} repeats of scored values (no run)\n",
+        done.ran, done.skipped, done.repeats
     ))?;
     if !done.complete {
         say(format_args!(

@@ -59,17 +59,32 @@ fn tune_searches_records_resumes_reports_and_writes() {
         &["--report", report.to_str().unwrap()],
     );
     assert!(first.status.success(), "{}", stderr(&first));
-    assert!(
-        stdout(&first).contains("6 evaluations made"),
-        "{}",
-        stdout(&first)
-    );
+    // "R evaluations made, 0 already recorded, P repeats of scored values (no run)"
+    let said = stdout(&first);
+    let counts: Vec<usize> = said
+        .lines()
+        .next()
+        .unwrap()
+        .split(' ')
+        .filter_map(|w| w.trim_end_matches(',').parse().ok())
+        .collect();
+    let [runs, 0, repeats] = counts[..] else {
+        panic!("{said}")
+    };
+    assert!((2..=6).contains(&runs), "--evals 6 bounds the runs: {said}");
     let record = std::fs::read_to_string(dir.path().join("a.jsonl")).unwrap();
     let lines: Vec<serde_json::Value> = record
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    assert_eq!(lines.len(), 7, "{record}");
+    assert_eq!(lines.len(), 1 + runs + repeats, "{record}");
+    let mut distinct: Vec<f64> = lines[1..]
+        .iter()
+        .map(|l| l["values"]["hunter.lead"].as_f64().unwrap())
+        .collect();
+    distinct.sort_by(f64::total_cmp);
+    distinct.dedup();
+    assert_eq!(distinct.len(), runs, "one run per distinct value: {record}");
     assert_eq!(lines[0]["agentbox"], "tune");
     assert_eq!(
         lines[1]["values"]["hunter.lead"], 0.5,
@@ -92,7 +107,10 @@ fn tune_searches_records_resumes_reports_and_writes() {
     );
     let resumed = tune(dir.path(), "a.jsonl", &[]);
     assert!(
-        stdout(&resumed).contains("0 evaluations made, 6 already recorded"),
+        stdout(&resumed).contains(&format!(
+            "0 evaluations made, {} already recorded",
+            runs + repeats
+        )),
         "{}",
         stdout(&resumed)
     );
@@ -141,7 +159,7 @@ fn tune_refuses_bad_input_with_a_clear_message() {
     let cases: [(&[&str], &str); 3] = [
         (
             &["--tunable", "hunter.nope", "--objective", OBJECTIVE],
-            "no such tunable (it has: hunter.lead)",
+            "no such tunable (it has: hunter.close, hunter.lead, hunter.lead_cap, hunter.margin)",
         ),
         (
             &["--tunable", "hunter.lead", "--objective", "summary.reach"],

@@ -81,9 +81,11 @@ pub struct Tuned {
     pub tunables: Vec<Tunable>,
     /// Every evaluation in order (this shard's and the others' as far as merged).
     pub evaluations: Vec<Evaluation>,
-    /// Evaluations this process made, and ones the record already had.
+    /// Evaluations this process ran, ones the record already had, and candidates that
+    /// repeated already scored values (scored without a run).
     pub ran: usize,
     pub skipped: usize,
+    pub repeats: usize,
     /// False when a shard stopped to wait for the other shards' lines.
     pub complete: bool,
 }
@@ -177,7 +179,7 @@ fn values_at(tunables: &[Tunable], x: &[f64]) -> BTreeMap<String, f64> {
         .iter()
         .zip(x)
         .map(|(t, &u)| {
-            let raw = t.min + u.clamp(0.0, 1.0) * (t.max - t.min);
+            let raw = t.min + reflect(u) * (t.max - t.min);
             let v = match t.step {
                 Some(s) => (t.min + ((raw - t.min) / s).round() * s).min(t.max),
                 None => raw,
@@ -185,6 +187,20 @@ fn values_at(tunables: &[Tunable], x: &[f64]) -> BTreeMap<String, f64> {
             (t.name.clone(), tidy(v))
         })
         .collect()
+}
+
+/// A coordinate folded back into 0..=1 as a mirror folds it (-0.2 is 0.2, 1.3 is 0.7), so a
+/// search centred on a bound still draws distinct values instead of piling onto the bound.
+fn reflect(u: f64) -> f64 {
+    if !u.is_finite() {
+        return 0.0;
+    }
+    let folded = u.rem_euclid(2.0);
+    if folded > 1.0 {
+        2.0 - folded
+    } else {
+        folded
+    }
 }
 
 /// A value rounded to 12 significant digits, as sweep writes its points.
@@ -305,6 +321,10 @@ fn score(
         .collect()
 }
 
+/// How many candidates a search may draw per distinct one asked for (`--evals`), repeats
+/// included, before it ends.
+const REPEAT_BOUND: usize = 10;
+
 /// `agentbox tune`: the search, resumed from `--out` if it holds a record of the same search.
 pub fn tune(opts: &TuneOptions, env: impl Fn(&str) -> Option<String>) -> Result<Tuned, StudyError> {
     let seeds = parse_seeds(&opts.seeds)?;
@@ -405,7 +425,7 @@ pub fn tune(opts: &TuneOptions, env: impl Fn(&str) -> Option<String>) -> Result<
     }
     let mine = |eval: usize| shard.is_none_or(|s| s.has(eval as u64));
     let mut evaluations = Vec::new();
-    let (mut ran, mut skipped) = (0, 0);
+    let (mut ran, mut skipped, mut repeats) = (0, 0, 0);
     // One generation's worth of candidates: evaluate what is not known, record, return all.
     let mut evaluate = |generation: usize,
                         batch: Vec<(usize, BTreeMap<String, f64>)>,
@@ -416,8 +436,36 @@ pub fn tune(opts: &TuneOptions, env: impl Fn(&str) -> Option<String>) -> Result<
             .filter(|(i, _)| !known.contains_key(i) && mine(*i))
             .map(|(i, v)| (format!("eval-{i}"), v.clone()))
             .collect();
-        let scores = score(opts, &mut host, &todo)?;
-        ran += todo.len();
+        // A candidate snapped onto values already scored takes that score without a run: a
+        // run of the same values over the same seeds is the same run.
+        let mut fresh: Vec<(String, BTreeMap<String, f64>)> = Vec::new();
+        for (name, values) in &todo {
+            let seen = known.values().any(|e| &e.values == values)
+                || fresh.iter().any(|(_, v)| v == values);
+            if !seen {
+                fresh.push((name.clone(), values.clone()));
+            }
+        }
+        let fresh_scores = score(opts, &mut host, &fresh)?;
+        ran += fresh.len();
+        repeats += todo.len() - fresh.len();
+        let scores: Vec<f64> = todo
+            .iter()
+            .map(|(_, values)| {
+                fresh
+                    .iter()
+                    .zip(&fresh_scores)
+                    .find(|((_, v), _)| v == values)
+                    .map(|(_, s)| *s)
+                    .or_else(|| {
+                        known
+                            .values()
+                            .find(|e| &e.values == values)
+                            .map(|e| e.objective)
+                    })
+                    .unwrap_or(f64::NAN)
+            })
+            .collect();
         for ((name, values), objective) in todo.iter().zip(scores) {
             let eval = name["eval-".len()..].parse().unwrap_or(0);
             let e = Evaluation {
@@ -460,8 +508,23 @@ pub fn tune(opts: &TuneOptions, env: impl Fn(&str) -> Option<String>) -> Result<
     };
     let mut cma = Cma::new(&unit_of(&tunables, &current), 0.3, opts.seed);
     let mut next = 1;
-    while complete && next < opts.evals {
-        let xs: Vec<Vec<f64>> = cma.ask().into_iter().take(opts.evals - next).collect();
+    // `--evals` counts distinct candidates (runs); repeats are free, but bounded, so a search
+    // that has shrunk onto one point still ends.
+    let distinct = |evaluations: &[Evaluation]| {
+        let mut seen: Vec<&BTreeMap<String, f64>> = Vec::new();
+        for e in evaluations {
+            if !seen.contains(&&e.values) {
+                seen.push(&e.values);
+            }
+        }
+        seen.len()
+    };
+    while complete && distinct(&evaluations) < opts.evals && next < REPEAT_BOUND * opts.evals {
+        let left = opts.evals - distinct(&evaluations);
+        // A generation cut short to stay within `--evals` is the last, repeats or not: every
+        // shard then draws the same generations.
+        let last = left < cma.lambda();
+        let xs: Vec<Vec<f64>> = cma.ask().into_iter().take(left).collect();
         let batch: Vec<(usize, BTreeMap<String, f64>)> = xs
             .iter()
             .enumerate()
@@ -479,9 +542,10 @@ pub fn tune(opts: &TuneOptions, env: impl Fn(&str) -> Option<String>) -> Result<
             .iter()
             .map(|o| if opts.maximize { -o } else { *o })
             .collect();
-        if taught.len() == cma.lambda() {
-            cma.tell(&taught, &costs);
+        if last {
+            break;
         }
+        cma.tell(&taught, &costs);
     }
     Ok(Tuned {
         header,
@@ -489,6 +553,7 @@ pub fn tune(opts: &TuneOptions, env: impl Fn(&str) -> Option<String>) -> Result<
         evaluations,
         ran,
         skipped,
+        repeats,
         complete,
     })
 }
@@ -588,6 +653,16 @@ mod tests {
         assert_eq!(values_at(&ts, &[1.0, 0.0])["a.x"], 8.0);
         let back = unit_of(&ts, &v);
         assert!((back[0] - 0.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn points_beyond_a_bound_fold_back_inside() {
+        let ts = [tunable("a.x", 0.0, 10.0, Some(1.0))];
+        let at = |u: f64| values_at(&ts, &[u])["a.x"];
+        assert_eq!(at(-0.2), 2.0);
+        assert_eq!(at(1.3), 7.0);
+        assert_eq!(at(2.1), 1.0);
+        assert_eq!(at(f64::NAN), 0.0);
     }
 
     #[test]
