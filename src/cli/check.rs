@@ -10,7 +10,10 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 /// Scene files named by the arguments: files as given, folders' `.yaml`/`.yml` files sorted.
+/// A folder's scenarios that `hunt` wrote (`NAME.hunt-N.yaml`, failing by construction) are
+/// passed over, with a line saying so; named as files they are taken.
 pub(super) fn scene_files(paths: &[PathBuf]) -> Vec<PathBuf> {
+    use agentbox_session::experiment::hunt::is_hunt_scenario;
     let mut out = Vec::new();
     for path in paths {
         if path.is_dir() {
@@ -22,7 +25,18 @@ pub(super) fn scene_files(paths: &[PathBuf]) -> Vec<PathBuf> {
                 .filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml"))
                 .collect();
             found.sort();
-            out.extend(found);
+            let (hunts, scenes): (Vec<PathBuf>, Vec<PathBuf>) =
+                found.into_iter().partition(|p| is_hunt_scenario(p));
+            if let Some(first) = hunts.first() {
+                eprintln!(
+                    "{}: passed over {} scenario(s) agentbox hunt wrote ({}{}); name one to take it",
+                    path.display(),
+                    hunts.len(),
+                    first.display(),
+                    if hunts.len() > 1 { ", ..." } else { "" }
+                );
+            }
+            out.extend(scenes);
         } else {
             out.push(path.clone());
         }

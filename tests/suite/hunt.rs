@@ -75,6 +75,16 @@ fn hunt_finds_shrinks_and_writes_the_guards_blind_corner() {
         "the written scene fails: {}",
         stdout(&test)
     );
+    // A folder's test passes over it (it fails by construction) and says so.
+    let folder = run(dir.path(), &["test", "scenes", "--no-sessions"]);
+    assert_eq!(folder.status.code(), Some(0), "{}", stdout(&folder));
+    assert!(
+        stdout(&folder).contains("1 passed, 0 failed")
+            && stderr(&folder).contains("passed over 1 scenario(s) agentbox hunt wrote"),
+        "{}{}",
+        stdout(&folder),
+        stderr(&folder)
+    );
     let session = dir
         .path()
         .join("failed/guard_corner.hunt-1.failed-1.session.json");

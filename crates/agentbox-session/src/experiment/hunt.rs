@@ -299,6 +299,17 @@ fn run_batch(path: &Path, text: &str, batch: &[Scenario], jobs: usize) -> Vec<Ra
         .collect()
 }
 
+/// Whether a file is a scenario `hunt` wrote (`guard_corner.hunt-1.yaml`): a scene that fails
+/// its `expect:` by construction, which a folder's `agentbox test` passes over.
+pub fn is_hunt_scenario(path: &Path) -> bool {
+    let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
+        return false;
+    };
+    stem.rsplit_once(".hunt-").is_some_and(|(scene, n)| {
+        !scene.is_empty() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())
+    })
+}
+
 /// Writes the shrunk scenario as a scene beside the original (`guard_corner.hunt-1.yaml`),
 /// with a comment saying where it came from.
 fn write_scene(
@@ -495,6 +506,17 @@ pub fn hunt(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hunt_scenarios_are_told_by_their_name() {
+        assert!(is_hunt_scenario(Path::new(
+            "scenes/guard_corner.hunt-1.yaml"
+        )));
+        assert!(is_hunt_scenario(Path::new("a.hunt-12.yml")));
+        assert!(!is_hunt_scenario(Path::new("scenes/guard_corner.yaml")));
+        assert!(!is_hunt_scenario(Path::new("scenes/a.hunt-x.yaml")));
+        assert!(!is_hunt_scenario(Path::new("scenes/.hunt-1.yaml")));
+    }
 
     #[test]
     fn failures_are_told_apart_by_kind_and_name() {
