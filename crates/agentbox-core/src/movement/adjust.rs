@@ -70,7 +70,10 @@ fn avoid(
         near = keyed[..MAX_NEIGHBOURS].iter().map(|&(_, j)| j).collect();
         near.sort_unstable();
     }
-    // At most MAX_NEIGHBOURS: on the stack.
+    // At most MAX_NEIGHBOURS: on the stack. Read from the index's dense copies when it
+    // describes the agents exactly (as it does in a tick), so a neighbour's `Agent` struct is
+    // not touched; its id only when two agents stand on one point.
+    let index = world.is_sealed().then(|| world.spatial()).flatten();
     let none = Other {
         body: Body {
             pos: DVec2::ZERO,
@@ -78,19 +81,22 @@ fn avoid(
             radius: 0.0,
         },
         share: 0.0,
-        id: "",
+        key: 0,
     };
     let mut slots = [none; MAX_NEIGHBOURS];
     for (slot, &j) in slots.iter_mut().zip(&near) {
-        let o = &world.agents[j as usize];
+        let j = j as usize;
+        let (pos, vel, radius, avoids) = match index.and_then(|index| index.body(j)) {
+            Some(body) => body,
+            None => {
+                let o = &world.agents[j];
+                (o.pos, o.vel, o.radius, o.avoid_horizon.is_some())
+            }
+        };
         *slot = Other {
-            body: Body {
-                pos: o.pos,
-                vel: o.vel,
-                radius: o.radius,
-            },
-            share: if o.avoid_horizon.is_some() { 0.5 } else { 1.0 },
-            id: &o.id,
+            body: Body { pos, vel, radius },
+            share: if avoids { 0.5 } else { 1.0 },
+            key: j,
         };
     }
     let others = &slots[..near.len()];
@@ -99,8 +105,13 @@ fn avoid(
         vel: agent.vel,
         radius: agent.radius,
     };
+    let id_of = |j: usize| world.agents[j].id.as_str();
+    let names = orca::Names {
+        me: &agent.id,
+        of: &id_of,
+    };
     let mut plane_slots = [(0, orca::Line::default()); MAX_NEIGHBOURS];
-    let planes = orca::half_planes_into(me, &agent.id, others, horizon, dt, &mut plane_slots);
+    let planes = orca::half_planes_into(me, &names, others, horizon, dt, &mut plane_slots);
     let mut preferred = asked;
     let mut yielding = planes
         .iter()

@@ -24,12 +24,19 @@ pub struct Body {
 }
 
 /// A neighbour, its share of the avoidance taken by the agent (0.5 when it avoids too, 1
-/// when it does not) and its id (to part agents on one point).
+/// when it does not) and its key for [`Names`].
 #[derive(Clone, Copy, Debug)]
-pub struct Other<'a> {
+pub struct Other {
     pub body: Body,
     pub share: f64,
-    pub id: &'a str,
+    pub key: usize,
+}
+
+/// The ids that part agents standing on one point: the agent's own, and a neighbour's by its
+/// key, asked only then (a crowd's neighbours are then never looked up by name).
+pub struct Names<'a, 'f> {
+    pub me: &'a str,
+    pub of: &'f dyn Fn(usize) -> &'a str,
 }
 
 /// A half-plane: the velocities left of `direction` through `point`.
@@ -43,12 +50,12 @@ fn det(a: DVec2, b: DVec2) -> f64 {
     a.x * b.y - a.y * b.x
 }
 
-/// The ORCA half-planes of an agent `me` (id `id`) against `others` for `horizon` seconds,
+/// The ORCA half-planes of an agent `me` against `others` for `horizon` seconds,
 /// in a tick of `dt`, each with the index in `others` of the neighbour it avoids (a
 /// neighbour whose numbers give no finite half-plane is left out).
 pub fn half_planes(
     me: Body,
-    id: &str,
+    names: &Names,
     others: &[Other],
     horizon: f64,
     dt: f64,
@@ -56,7 +63,7 @@ pub fn half_planes(
     others
         .iter()
         .enumerate()
-        .filter_map(|(k, o)| Some((k, half_plane(me, id, o, horizon, dt)?)))
+        .filter_map(|(k, o)| Some((k, half_plane(me, names, o, horizon, dt)?)))
         .collect()
 }
 
@@ -64,7 +71,7 @@ pub fn half_planes(
 /// them on the stack), the filled part returned.
 pub fn half_planes_into<'s>(
     me: Body,
-    id: &str,
+    names: &Names,
     others: &[Other],
     horizon: f64,
     dt: f64,
@@ -72,7 +79,7 @@ pub fn half_planes_into<'s>(
 ) -> &'s [(usize, Line)] {
     let mut n = 0;
     for (k, o) in others.iter().enumerate() {
-        if let Some(line) = half_plane(me, id, o, horizon, dt) {
+        if let Some(line) = half_plane(me, names, o, horizon, dt) {
             slots[n] = (k, line);
             n += 1;
         }
@@ -120,19 +127,19 @@ pub fn solve(planes: &[(usize, Line)], preferred: DVec2, speed: f64) -> DVec2 {
     }
 }
 
-/// The velocity an agent `me` (top speed `speed`, id `id`) takes instead of `preferred` to
+/// The velocity an agent `me` (top speed `speed`) takes instead of `preferred` to
 /// avoid `others` for `horizon` seconds, in a tick of `dt`; and the indices (in `others`) of
 /// the neighbours whose half-plane the preferred velocity breaks, the ones it gives way to.
 pub fn avoid(
     me: Body,
-    id: &str,
+    names: &Names,
     preferred: DVec2,
     speed: f64,
     others: &[Other],
     horizon: f64,
     dt: f64,
 ) -> (DVec2, Vec<usize>) {
-    let planes = half_planes(me, id, others, horizon, dt);
+    let planes = half_planes(me, names, others, horizon, dt);
     let yielding = planes
         .iter()
         .filter(|(_, l)| breaks(l, preferred))
@@ -142,7 +149,7 @@ pub fn avoid(
 }
 
 /// The ORCA half-plane of `me` against `o` (RVO2's `computeNewVelocity`, agent part).
-fn half_plane(me: Body, id: &str, o: &Other, horizon: f64, dt: f64) -> Option<Line> {
+fn half_plane(me: Body, names: &Names, o: &Other, horizon: f64, dt: f64) -> Option<Line> {
     let rel_pos = o.body.pos - me.pos;
     let rel_vel = me.vel - o.body.vel;
     let dist_sq = rel_pos.length_squared();
@@ -185,7 +192,7 @@ fn half_plane(me: Body, id: &str, o: &Other, horizon: f64, dt: f64) -> Option<Li
             w / w_len
         } else {
             // Same point, same velocity: part along a direction fixed by the ids.
-            -apart(id, o.id)
+            -apart(names.me, (names.of)(o.key))
         };
         direction = DVec2::new(unit_w.y, -unit_w.x);
         u = unit_w * (r * inv_dt - w_len);
@@ -310,6 +317,11 @@ fn program3(lines: &[Line], begin: usize, radius: f64, result: &mut DVec2) {
 mod tests {
     use super::*;
 
+    /// Neighbour `k`'s id when the neighbours' ids are `IDS`.
+    fn id_in<const N: usize>(ids: [&'static str; N]) -> impl Fn(usize) -> &'static str {
+        move |k| ids[k]
+    }
+
     fn body(x: f64, y: f64, vx: f64, vy: f64) -> Body {
         Body {
             pos: DVec2::new(x, y),
@@ -324,13 +336,15 @@ mod tests {
         let other = Other {
             body: body(2.0, 0.0, -2.0, 0.0),
             share: 0.5,
-            id: "b",
+            key: 0,
         };
-        let (v, yielding) = avoid(me, "a", DVec2::new(2.0, 0.0), 2.0, &[other], 2.0, 0.1);
+        let of = id_in(["b"]);
+        let a = Names { me: "a", of: &of };
+        let (v, yielding) = avoid(me, &a, DVec2::new(2.0, 0.0), 2.0, &[other], 2.0, 0.1);
         assert_eq!(yielding, vec![0]);
         assert!(v.y.abs() > 0.1, "{v}");
         assert!(v.length() <= 2.0 + 1e-9);
-        let again = avoid(me, "a", DVec2::new(2.0, 0.0), 2.0, &[other], 2.0, 0.1).0;
+        let again = avoid(me, &a, DVec2::new(2.0, 0.0), 2.0, &[other], 2.0, 0.1).0;
         assert_eq!(
             v.to_array().map(f64::to_bits),
             again.to_array().map(f64::to_bits)
@@ -340,13 +354,15 @@ mod tests {
     #[test]
     fn two_agents_on_one_point_get_finite_opposite_escapes() {
         let a = body(1.0, 1.0, 0.0, 0.0);
-        let other = |id| Other {
+        let other = Other {
             body: a,
             share: 0.5,
-            id,
+            key: 0,
         };
-        let (va, _) = avoid(a, "a", DVec2::ZERO, 2.0, &[other("b")], 2.0, 0.1);
-        let (vb, _) = avoid(a, "b", DVec2::ZERO, 2.0, &[other("a")], 2.0, 0.1);
+        let (of_a, of_b) = (id_in(["b"]), id_in(["a"]));
+        let (na, nb) = (Names { me: "a", of: &of_a }, Names { me: "b", of: &of_b });
+        let (va, _) = avoid(a, &na, DVec2::ZERO, 2.0, &[other], 2.0, 0.1);
+        let (vb, _) = avoid(a, &nb, DVec2::ZERO, 2.0, &[other], 2.0, 0.1);
         assert!(va.is_finite() && vb.is_finite());
         assert!(va.length() > 0.1 && va.dot(vb) < 0.0, "{va} {vb}");
     }
@@ -358,14 +374,16 @@ mod tests {
         let ids = ["n", "e", "s", "w"];
         let others: Vec<Other> = [(0.0, -0.2), (0.2, 0.0), (0.0, 0.2), (-0.2, 0.0)]
             .iter()
-            .zip(ids)
-            .map(|(&(x, y), id)| Other {
+            .enumerate()
+            .map(|(key, &(x, y))| Other {
                 body: body(x, y, -x * 10.0, -y * 10.0),
                 share: 1.0,
-                id,
+                key,
             })
             .collect();
-        let (v, _) = avoid(me, "me", DVec2::new(1.0, 0.0), 1.0, &others, 2.0, 0.1);
+        let of = id_in(ids);
+        let me_names = Names { me: "me", of: &of };
+        let (v, _) = avoid(me, &me_names, DVec2::new(1.0, 0.0), 1.0, &others, 2.0, 0.1);
         assert!(v.is_finite() && v.length() <= 1.0 + 1e-9, "{v}");
     }
 
@@ -375,9 +393,11 @@ mod tests {
         let far = Other {
             body: body(0.0, 5.0, 1.0, 0.0),
             share: 0.5,
-            id: "x",
+            key: 0,
         };
-        let (v, yielding) = avoid(me, "me", DVec2::new(1.0, 0.0), 2.0, &[far], 2.0, 0.1);
+        let of = id_in(["x"]);
+        let me_names = Names { me: "me", of: &of };
+        let (v, yielding) = avoid(me, &me_names, DVec2::new(1.0, 0.0), 2.0, &[far], 2.0, 0.1);
         assert_eq!(v, DVec2::new(1.0, 0.0));
         assert!(yielding.is_empty());
     }

@@ -48,9 +48,10 @@ pub struct Simulation {
     /// Indices of the agents that leave breadcrumbs (`crumbs.max > 0`), found again with the
     /// keyboard agents: the others need not be visited to drop none.
     crumb_agents: Vec<usize>,
-    /// Where each agent ends up this tick: a buffer kept between ticks so a tick allocates
-    /// (and the system pages in) nothing for it.
+    /// Where each agent ends up this tick, and the velocity that makes: buffers kept between
+    /// ticks so a tick allocates (and the system pages in) nothing for them.
     moved: Vec<DVec2>,
+    velocities: Vec<DVec2>,
     /// Last tick's debug shape lists, emptied, for this tick's steps to fill.
     spare_shapes: Vec<Vec<Shape>>,
 }
@@ -95,6 +96,7 @@ impl Simulation {
             keyboard: IVec2::ZERO,
             dirty: false,
             moved: Vec::new(),
+            velocities: Vec::new(),
             spare_shapes: Vec::new(),
         }
     }
@@ -158,7 +160,7 @@ impl Simulation {
         steer_keyboard_agents(world, &self.keyboard_agents, self.keyboard);
         let (moved, spare) = (&mut self.moved, &mut self.spare_shapes);
         step_agents(world, decisions, &mut report, moved, spare);
-        write_back(world, moved, &self.crumb_agents);
+        write_back(world, moved, &mut self.velocities, &self.crumb_agents);
 
         let walls = std::mem::take(&mut report.events);
         report.events = remarks
@@ -357,11 +359,18 @@ fn step_agents(
 /// Writes what other agents' primitives read, once every agent has stepped: positions from
 /// `moved` and the velocities they make, breadcrumbs; then the tick ends and the world is
 /// re-indexed and sealed.
-fn write_back(world: &mut World, moved: &[DVec2], crumb_agents: &[usize]) {
+fn write_back(
+    world: &mut World,
+    moved: &[DVec2],
+    velocities: &mut Vec<DVec2>,
+    crumb_agents: &[usize],
+) {
     let dt = world.dt();
+    velocities.clear();
     for (agent, &pos) in world.agents.iter_mut().zip(moved.iter()) {
         agent.vel = (pos - agent.pos) / dt;
         agent.pos = pos;
+        velocities.push(agent.vel);
     }
     for &i in crumb_agents {
         if let Some(agent) = world.agents.get_mut(i) {
@@ -371,7 +380,7 @@ fn write_back(world: &mut World, moved: &[DVec2], crumb_agents: &[usize]) {
     }
     world.tick += 1;
     // The tick moved the agents to `moved` and changed nothing else the index keeps.
-    world.reindex_moved_to(moved);
+    world.reindex_moved_to(moved, velocities);
     world.seal();
 }
 
@@ -647,6 +656,32 @@ mod tests {
         sim.world_mut().agents[0].pos = DVec2::new(5.0, 0.0);
         assert_eq!(sim.step(&mut none).events, vec![contact("d", "c")]);
         assert_eq!(sim.step(&mut none).events, vec![]);
+    }
+
+    #[test]
+    fn avoiding_agents_step_on_the_index_copy_of_their_neighbours() {
+        // Walkers meeting head-on, half of them avoiding: after every tick the index's dense
+        // copy (what ORCA reads) is each agent's own position, velocity, radius and avoidance.
+        let mut w = World::from_ascii(&["..........", "..........", ".........."]);
+        for k in 0..6 {
+            let (x, goal) = if k % 2 == 0 { (0, 9.0) } else { (9, 0.0) };
+            let mut a = Agent::new(format!("w{k}"), IVec2::new(x, k % 3));
+            a.avoid_horizon = (k < 4).then_some(2.0);
+            a.action = Action::To(DVec2::new(goal, (k % 3) as f64));
+            w.agents.push(a);
+        }
+        let mut sim = Simulation::new(w);
+        let mut none = Fixed(vec![]);
+        for _ in 0..20 {
+            sim.step(&mut none);
+            let world = sim.world();
+            let index = world.spatial().expect("indexed after a tick");
+            for (i, a) in world.agents.iter().enumerate() {
+                let want = (a.pos, a.vel, a.radius, a.avoid_horizon.is_some());
+                assert_eq!(index.body(i), Some(want), "{}", a.id);
+            }
+        }
+        assert!(sim.world().agents.iter().any(|a| a.vel != DVec2::ZERO));
     }
 
     #[test]

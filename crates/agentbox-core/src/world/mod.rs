@@ -399,21 +399,22 @@ impl World {
         self.index.moved(&self.agents, w, h, self.tick);
     }
 
-    /// [`World::reindex_moved`] with the agents' positions as they now stand given in order
-    /// (`positions[i]` is `agents[i].pos`), so the agents themselves are not read again; a
-    /// list of another length re-indexes the agents afresh.
-    pub fn reindex_moved_to(&mut self, positions: &[DVec2]) {
+    /// [`World::reindex_moved`] with the agents' positions and velocities as they now stand
+    /// given in order (`positions[i]` is `agents[i].pos`, `velocities[i]` its `vel`), so the
+    /// agents themselves are not read again; lists of another length re-index the agents
+    /// afresh.
+    pub fn reindex_moved_to(&mut self, positions: &[DVec2], velocities: &[DVec2]) {
         let (w, h) = (self.grid.width(), self.grid.height());
-        match positions.len() == self.agents.len() {
+        match positions.len() == self.agents.len() && velocities.len() == self.agents.len() {
             true => self
                 .index
-                .moved_to(&self.agents, positions, w, h, self.tick),
+                .moved_to(&self.agents, positions, velocities, w, h, self.tick),
             false => self.index.rebuild(&self.agents, w, h, self.tick),
         }
     }
 
     /// Promises that the spatial index describes the agents exactly as they stand (their ids,
-    /// order, kinds, positions and radii) until [`World::unseal`]: targets then follow their
+    /// order, kinds, positions, velocities, radii and avoidance) until [`World::unseal`]: targets then follow their
     /// agents through the index's compact copies instead of the `Agent` structs. Only the
     /// simulation seals, right after indexing the world it holds, and unseals before it or
     /// anyone else changes the agents.

@@ -83,6 +83,10 @@ pub struct SpatialIndex {
     /// By agent index: position, body radius and cell at the build.
     pos: Vec<DVec2>,
     radius: Vec<f64>,
+    /// By agent index: velocity at the build, and whether the agent avoids others (ORCA reads
+    /// its neighbours here, densely, instead of from their `Agent` structs).
+    vel: Vec<DVec2>,
+    avoids: Vec<bool>,
     cell_of: Vec<u32>,
     /// By the FNV hash of an agent's id: the first agent with that hash. Keyed by the hash so a
     /// rebuild copies no strings; [`SpatialIndex::id`] checks the name before trusting it.
@@ -153,45 +157,57 @@ impl SpatialIndex {
         }
         self.pos.clear();
         self.radius.clear();
+        self.vel.clear();
+        self.avoids.clear();
         for a in agents {
             self.pos.push(a.pos);
             self.radius.push(a.radius);
+            self.vel.push(a.vel);
+            self.avoids.push(a.avoid_horizon.is_some());
         }
         self.max_radius = self.radius.iter().copied().fold(0.0, f64::max);
         self.place(width, height, tick);
     }
 
-    /// Re-indexes the agents' positions, keeping the ids, kinds and radii: for agents that
-    /// only moved since the last build (same agents, same order, same ids, kinds and radii),
-    /// as in a tick of the simulation. A different number of agents is indexed afresh.
+    /// Re-indexes the agents' positions and velocities, keeping the ids, kinds, radii and
+    /// avoidance: for agents that only moved since the last build (same agents, same order,
+    /// same ids, kinds, radii and avoidance), as in a tick of the simulation. A different
+    /// number of agents is indexed afresh.
     pub fn moved(&mut self, agents: &[Agent], width: i32, height: i32, tick: u64) {
         if self.kind_of.len() != agents.len() || self.stamp.is_none() {
             self.rebuild(agents, width, height, tick);
         } else {
             self.pos.clear();
             self.pos.extend(agents.iter().map(|a| a.pos));
+            self.vel.clear();
+            self.vel.extend(agents.iter().map(|a| a.vel));
             self.place(width, height, tick);
         }
     }
 
-    /// [`SpatialIndex::moved`] with the agents' new positions given in order (`positions[i]`
-    /// is where `agents[i]` stands), so the agents are only read for a full rebuild.
+    /// [`SpatialIndex::moved`] with the agents' new positions and velocities given in order
+    /// (`positions[i]` is where `agents[i]` stands, `velocities[i]` its velocity), so the
+    /// agents are only read for a full rebuild.
     pub fn moved_to(
         &mut self,
         agents: &[Agent],
         positions: &[DVec2],
+        velocities: &[DVec2],
         width: i32,
         height: i32,
         tick: u64,
     ) {
         if self.kind_of.len() != agents.len()
             || positions.len() != agents.len()
+            || velocities.len() != agents.len()
             || self.stamp.is_none()
         {
             self.rebuild(agents, width, height, tick);
         } else {
             self.pos.clear();
             self.pos.extend_from_slice(positions);
+            self.vel.clear();
+            self.vel.extend_from_slice(velocities);
             self.place(width, height, tick);
         }
     }
@@ -288,6 +304,17 @@ impl SpatialIndex {
     /// The position of agent `i` at the build.
     pub fn pos(&self, i: usize) -> Option<DVec2> {
         self.pos.get(i).copied()
+    }
+
+    /// Agent `i`'s body as of the build, as local avoidance sees it: position, velocity, body
+    /// radius and whether it avoids others.
+    pub fn body(&self, i: usize) -> Option<(DVec2, DVec2, f64, bool)> {
+        Some((
+            *self.pos.get(i)?,
+            *self.vel.get(i)?,
+            *self.radius.get(i)?,
+            *self.avoids.get(i)?,
+        ))
     }
 
     /// The agents of a kind, ascending, as of the build.
