@@ -118,6 +118,17 @@ impl Bits {
         }
     }
 
+    /// The memory the bits and their stop tables take, in bytes.
+    pub fn bytes(&self) -> usize {
+        let tables = [&self.rows, &self.cols]
+            .into_iter()
+            .chain(&self.stops_rows)
+            .chain(&self.stops_cols)
+            .chain(self.cut_rows.iter().flatten())
+            .chain(self.cut_cols.iter().flatten());
+        tables.map(|t| t.len() * 8).sum()
+    }
+
     /// Whether `(x, y)` is free, for `x` in `-1..=width` and `y` in `-1..=height`.
     #[inline]
     pub fn free(&self, x: i32, y: i32) -> bool {

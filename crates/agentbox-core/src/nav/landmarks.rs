@@ -208,6 +208,11 @@ impl Landmarks {
         self.gain >= MIN_GAIN
     }
 
+    /// The memory the distances take, in bytes.
+    pub fn bytes(&self) -> usize {
+        self.dist.len() * std::mem::size_of::<[u32; COUNT]>()
+    }
+
     /// The distances of the goal cell, for [`Landmarks::estimate`].
     #[inline]
     pub fn of(&self, x: i32, y: i32) -> [u32; COUNT] {
