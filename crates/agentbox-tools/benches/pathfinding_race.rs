@@ -524,7 +524,7 @@ fn race_rule(case: &Case, rule: Diagonal, rounds: usize, goals: &mut Vec<Goal>) 
     };
     let astar = PathOptions {
         algorithm: Algorithm::AStar,
-        ..auto.clone()
+        ..auto
     };
     let mut search = Search::new();
     // The optimum under this rule: agentbox's A*, run once before the race.

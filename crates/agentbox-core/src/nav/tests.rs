@@ -237,7 +237,7 @@ fn jump_point_search_runs_where_valid_and_matches_astar() {
         };
         let astar = PathOptions {
             algorithm: Algorithm::AStar,
-            ..jps.clone()
+            ..jps
         };
         for _ in 0..5 {
             let a = t(
@@ -585,11 +585,11 @@ fn immediate_expansion_on_large_maps_keeps_paths_optimal() {
         };
         let astar = PathOptions {
             algorithm: Algorithm::AStar,
-            ..auto.clone()
+            ..auto
         };
         let jps = PathOptions {
             algorithm: Algorithm::Jps,
-            ..auto.clone()
+            ..auto
         };
         let s = free[next() as usize % free.len()];
         let g = free[next() as usize % free.len()];
