@@ -475,8 +475,10 @@ fn race_default(case: &Case, rounds: usize, goals: &mut Vec<Goal>) -> usize {
                     "not used"
                 }
             )
+        } else if map.costs.len() >= agentbox_core::nav::landmarks::MIN_CELLS {
+            format!("no landmarks (routes hardly bent: refused after the first search, {landmarks_ms:.1} ms CPU)")
         } else {
-            "no landmarks".to_string()
+            "no landmarks (small map)".to_string()
         },
         bytes as f64 / (1 << 20) as f64
     );

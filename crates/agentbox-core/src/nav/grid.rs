@@ -205,13 +205,19 @@ impl<'a> NavGrid<'a> {
 
     /// Builds the map's landmark distances ([`Landmarks`]), whose bound the default search
     /// (`Algorithm::Auto`, jump point search) then adds to its heuristic; only on
-    /// uniform-cost maps (false elsewhere, or for a map too large for them). Call once per
-    /// map content, never per query.
+    /// uniform-cost maps whose walls bend enough routes to pay for them (false elsewhere,
+    /// decided after the first of five searches: [`super::landmarks::MIN_DETOUR`], or for a
+    /// map too large for them). Call once per map content, never per query.
     pub fn build_landmarks(&mut self) -> bool {
+        self.build_landmarks_from(super::landmarks::MIN_DETOUR)
+    }
+
+    /// [`NavGrid::build_landmarks`] with the least detour share the map needs (0: always).
+    pub fn build_landmarks_from(&mut self, min_detour: f64) -> bool {
         self.landmarks = self
             .bits
             .as_ref()
-            .and_then(|bits| Landmarks::build(self.width, self.height, bits))
+            .and_then(|bits| Landmarks::build(self.width, self.height, bits, min_detour))
             .map(Box::new);
         self.landmarks.is_some()
     }
