@@ -8,10 +8,14 @@ use crate::world::{Tile, World};
 /// Free cells as bits: line `y + 1` of `rows` holds bit `x + 1` for each free `(x, y)`; line
 /// `x + 1` of `cols` holds bit `y + 1`. Lines and bits outside the map are 0 (blocked).
 ///
-/// The `stops_*` tables, laid out like `rows` and `cols`, hold per scan direction (0: towards
+/// The stop tables, laid out like `rows` and `cols`, hold per scan direction (0: towards
 /// higher bits, 1: towards lower) the cells where a straight scan of jump point search along
-/// that line stops: a blocked cell, or one with a free side cell whose predecessor in the scan
-/// direction is blocked. Precomputed with the grid, so a scan is a bit search over one line.
+/// that line stops, so a scan is a bit search over one line. `stops_*` serve the rules that
+/// never cut a corner (no corner cutting, and 4-connected moves): a blocked cell, or one with a
+/// free side cell whose predecessor in the scan direction is blocked. `cut_*` serve the
+/// corner-cutting rules, indexed `[rule][direction]` (rule 0: one side free, 1: always): a
+/// blocked cell, or one whose side cell is blocked while the next side cell is free (a forced
+/// diagonal neighbour; with one side free only when the next cell on the line is free too).
 #[derive(Clone, Debug)]
 pub struct Bits {
     pub rows: Vec<u64>,
@@ -20,33 +24,55 @@ pub struct Bits {
     pub words_per_col: usize,
     pub stops_rows: [Vec<u64>; 2],
     pub stops_cols: [Vec<u64>; 2],
+    pub cut_rows: [[Vec<u64>; 2]; 2],
+    pub cut_cols: [[Vec<u64>; 2]; 2],
+}
+
+/// The bits of line word `k` (starting at `l`) moved by one cell: at each bit, the bit of the
+/// cell before it in the scan direction (`up`: towards higher bits) when `before`, else the
+/// bit of the cell after it.
+#[inline]
+fn shifted(bits: &[u64], wpl: usize, l: usize, k: usize, up: bool, before: bool) -> u64 {
+    let w = bits[l + k];
+    if up == before {
+        // The lower neighbour's bit.
+        w << 1 | if k > 0 { bits[l + k - 1] >> 63 } else { 0 }
+    } else {
+        // The higher neighbour's bit.
+        w >> 1
+            | if k + 1 < wpl {
+                bits[l + k + 1] << 63
+            } else {
+                0
+            }
+    }
 }
 
 /// The stop bits (see [`Bits`]) of every line of `bits` (`wpl` words a line), for a scan
-/// towards higher bits (`up`) or lower ones.
-fn stops(bits: &[u64], wpl: usize, up: bool) -> Vec<u64> {
+/// towards higher bits (`up`) or lower ones: `cut` `None` for the rules that never cut a
+/// corner, `Some(one_side)` for the corner-cutting ones.
+fn stops(bits: &[u64], wpl: usize, up: bool, cut: Option<bool>) -> Vec<u64> {
     let lines = bits.len() / wpl;
     let mut out = vec![!0u64; bits.len()];
     for line in 1..lines.saturating_sub(1) {
         let (a, b, cur) = ((line - 1) * wpl, (line + 1) * wpl, line * wpl);
         for k in 0..wpl {
-            // The bit of each side line's cell before this one, in the scan direction.
-            let before = |l: usize| {
-                let w = bits[l + k];
-                if up {
-                    w << 1 | if k > 0 { bits[l + k - 1] >> 63 } else { 0 }
-                } else {
-                    w >> 1
-                        | if k + 1 < wpl {
-                            bits[l + k + 1] << 63
+            out[cur + k] = !bits[cur + k]
+                | match cut {
+                    None => {
+                        let forced = |l: usize| bits[l + k] & !shifted(bits, wpl, l, k, up, true);
+                        forced(a) | forced(b)
+                    }
+                    Some(one_side) => {
+                        let forced = |l: usize| !bits[l + k] & shifted(bits, wpl, l, k, up, false);
+                        let next_free = if one_side {
+                            shifted(bits, wpl, cur, k, up, false)
                         } else {
-                            0
-                        }
-                }
-            };
-            let forced_a = bits[a + k] & !before(a);
-            let forced_b = bits[b + k] & !before(b);
-            out[cur + k] = !bits[cur + k] | forced_a | forced_b;
+                            !0
+                        };
+                        (forced(a) | forced(b)) & next_free
+                    }
+                };
         }
     }
     out
@@ -68,14 +94,39 @@ impl Bits {
                 }
             }
         }
+        let cut = |bits: &[u64], wpl: usize, one_side: bool| {
+            [
+                stops(bits, wpl, true, Some(one_side)),
+                stops(bits, wpl, false, Some(one_side)),
+            ]
+        };
         Bits {
-            stops_rows: [stops(&rows, wpr, true), stops(&rows, wpr, false)],
-            stops_cols: [stops(&cols, wpc, true), stops(&cols, wpc, false)],
+            stops_rows: [
+                stops(&rows, wpr, true, None),
+                stops(&rows, wpr, false, None),
+            ],
+            stops_cols: [
+                stops(&cols, wpc, true, None),
+                stops(&cols, wpc, false, None),
+            ],
+            cut_rows: [cut(&rows, wpr, true), cut(&rows, wpr, false)],
+            cut_cols: [cut(&cols, wpc, true), cut(&cols, wpc, false)],
             rows,
             words_per_row: wpr,
             cols,
             words_per_col: wpc,
         }
+    }
+
+    /// The memory the bits and their stop tables take, in bytes.
+    pub fn bytes(&self) -> usize {
+        let tables = [&self.rows, &self.cols]
+            .into_iter()
+            .chain(&self.stops_rows)
+            .chain(&self.stops_cols)
+            .chain(self.cut_rows.iter().flatten())
+            .chain(self.cut_cols.iter().flatten());
+        tables.map(|t| t.len() * 8).sum()
     }
 
     /// Whether `(x, y)` is free, for `x` in `-1..=width` and `y` in `-1..=height`.
@@ -154,13 +205,19 @@ impl<'a> NavGrid<'a> {
 
     /// Builds the map's landmark distances ([`Landmarks`]), whose bound the default search
     /// (`Algorithm::Auto`, jump point search) then adds to its heuristic; only on
-    /// uniform-cost maps (false elsewhere, or for a map too large for them). Call once per
-    /// map content, never per query.
+    /// uniform-cost maps whose walls bend enough routes to pay for them (false elsewhere,
+    /// decided after the first of five searches: [`super::landmarks::MIN_DETOUR`], or for a
+    /// map too large for them). Call once per map content, never per query.
     pub fn build_landmarks(&mut self) -> bool {
+        self.build_landmarks_from(super::landmarks::MIN_DETOUR)
+    }
+
+    /// [`NavGrid::build_landmarks`] with the least detour share the map needs (0: always).
+    pub fn build_landmarks_from(&mut self, min_detour: f64) -> bool {
         self.landmarks = self
             .bits
             .as_ref()
-            .and_then(|bits| Landmarks::build(self.width, self.height, bits))
+            .and_then(|bits| Landmarks::build(self.width, self.height, bits, min_detour))
             .map(Box::new);
         self.landmarks.is_some()
     }

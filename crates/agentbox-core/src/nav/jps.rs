@@ -1,27 +1,45 @@
-//! Jump point search (Harabor & Grastien 2011; the no-corner-cutting pruning rules of their 2014
-//! paper) on 8-connected grids of uniform cost where a diagonal step needs both side cells free.
-//! It returns paths of the same (optimal) cost as A* while putting only "jump points" on the
-//! open list: cells where an optimal path may have to turn.
+//! Jump point search (Harabor & Grastien 2011, and the no-corner-cutting pruning rules of their
+//! 2014 paper) on grids of uniform cost, for every diagonal rule. It returns paths of the same
+//! (optimal) cost as A* while putting only "jump points" on the open list: cells where an
+//! optimal path may have to turn.
 //!
-//! Rules for this move model:
-//! - moving straight, a cell is a jump point when a cell beside it is free while the cell
-//!   beside the previous one is blocked (the side cell can only be reached optimally through
-//!   here); its successors are straight on, that side cell and the diagonal towards it;
-//! - moving diagonally, a cell is a jump point when a straight scan along either of the
-//!   diagonal's axes finds one; its successors are the two straight directions and the
-//!   diagonal; there are no forced neighbours;
+//! Rules, by move model (a straight scan stops at the first jump point or wall, a bit search
+//! over the line's precomputed stops, see [`Bits`]):
+//! - no corner cutting (the default; a diagonal step needs both side cells free): moving
+//!   straight, a cell is a jump point when a cell beside it is free while the cell beside the
+//!   previous one is blocked; its successors are straight on, that side cell and the diagonal
+//!   towards it. Moving diagonally, a cell is a jump point when a straight scan along either of
+//!   the diagonal's axes finds one; its successors are the two straight directions and the
+//!   diagonal; there are no forced neighbours.
+//! - corner cutting (`IfOneSideFree`, `Always`; the rules of the 2011 paper): moving straight,
+//!   a cell is a jump point when a cell beside it is blocked while the next cell on that side
+//!   is free and the diagonal step there is allowed; its successors are straight on and those
+//!   diagonals. Moving diagonally, a cell is also a jump point when a cell behind it on one
+//!   side is blocked and the diagonal step past it is allowed (a forced diagonal successor).
+//! - 4-connected (`Never`): horizontal scans stop as with no corner cutting, and a jump point
+//!   reached horizontally has straight on and the opened side as successors; vertical moves
+//!   play the part of diagonal ones: a cell is a jump point when a horizontal scan from it
+//!   finds one, with straight on and both horizontal directions as successors.
 //! - the goal is always a jump point.
 //!
-//! On large maps (`Query::bypass`) a jump point as cheap (by F) as the node being expanded is
-//! expanded next at once instead of going through the open list (see `relax`).
+//! A diagonal (or, 4-connected, vertical) jump point whose successors are only what the
+//! scans from it found is recorded and its finds offered at once, without queueing it
+//! ("intermediate pruning", Harabor & Grastien 2014). On large maps (`Query::bypass`) a jump
+//! point as cheap (by F) as the node being expanded is expanded next at once instead of going
+//! through the open list (see `relax`).
 //!
 //! Used by [`super::Search`] only when valid (see `Algorithm::Auto`); shares its buffers.
 
 use super::grid::{Bits, NavGrid};
+use super::options::Diagonal;
 use super::search::{Outcome, Query, Search, Seen, DIRS as ALL};
 
 struct Jumper<'a> {
     bits: &'a Bits,
+    /// The straight scans' stops for this rule (see [`Bits`]), by direction.
+    rows: &'a [Vec<u64>; 2],
+    cols: &'a [Vec<u64>; 2],
+    rule: Diagonal,
     gx: i32,
     gy: i32,
 }
@@ -53,7 +71,7 @@ fn scan(stops: &[u64], wpl: usize, line: usize, from: usize, dir: i32) -> usize 
     }
 }
 
-impl Jumper<'_> {
+impl<'a> Jumper<'a> {
     #[inline]
     fn free(&self, x: i32, y: i32) -> bool {
         self.bits.free(x, y)
@@ -64,7 +82,7 @@ impl Jumper<'_> {
     fn horizontal(&self, x: i32, y: i32, dx: i32) -> Option<(i32, i32)> {
         let b = self.bits;
         let line = (y + 1) as usize;
-        let stops = &b.stops_rows[(dx < 0) as usize];
+        let stops = &self.rows[(dx < 0) as usize];
         let stop = scan(stops, b.words_per_row, line, (x + 1) as usize, dx) as i32 - 1;
         if y == self.gy && (self.gx - x) * dx > 0 && (stop - self.gx) * dx >= 0 {
             return Some((self.gx, y));
@@ -77,7 +95,7 @@ impl Jumper<'_> {
     fn vertical(&self, x: i32, y: i32, dy: i32) -> Option<(i32, i32)> {
         let b = self.bits;
         let line = (x + 1) as usize;
-        let stops = &b.stops_cols[(dy < 0) as usize];
+        let stops = &self.cols[(dy < 0) as usize];
         let stop = scan(stops, b.words_per_col, line, (y + 1) as usize, dy) as i32 - 1;
         if x == self.gx && (self.gy - y) * dy > 0 && (stop - self.gy) * dy >= 0 {
             return Some((x, self.gy));
@@ -85,28 +103,48 @@ impl Jumper<'_> {
         self.free(x, stop).then_some((x, stop))
     }
 
-    /// Scans diagonally; each diagonal step needs both side cells free.
-    fn diagonal(&self, mut x: i32, mut y: i32, dx: i32, dy: i32) -> Option<(i32, i32)> {
-        loop {
-            if !(self.free(x + dx, y) && self.free(x, y + dy) && self.free(x + dx, y + dy)) {
-                return None;
-            }
-            x += dx;
-            y += dy;
-            if x == self.gx && y == self.gy {
-                return Some((x, y));
-            }
-            if self.horizontal(x, y, dx).is_some() || self.vertical(x, y, dy).is_some() {
-                return Some((x, y));
-            }
+    /// The scans' stops and the rule, for the goal `(gx, gy)`.
+    fn new(bits: &'a Bits, rule: Diagonal, gx: i32, gy: i32) -> Self {
+        let (rows, cols) = match rule {
+            Diagonal::NoCornerCutting | Diagonal::Never => (&bits.stops_rows, &bits.stops_cols),
+            Diagonal::IfOneSideFree => (&bits.cut_rows[0], &bits.cut_cols[0]),
+            Diagonal::Always => (&bits.cut_rows[1], &bits.cut_cols[1]),
+        };
+        Jumper {
+            bits,
+            rows,
+            cols,
+            rule,
+            gx,
+            gy,
         }
+    }
+
+    /// Whether the rule allows the diagonal step from `(x, y)` by `(dx, dy)`.
+    #[inline]
+    fn diagonal_ok(&self, x: i32, y: i32, dx: i32, dy: i32) -> bool {
+        self.free(x + dx, y + dy)
+            && match self.rule {
+                Diagonal::NoCornerCutting => self.free(x + dx, y) && self.free(x, y + dy),
+                Diagonal::IfOneSideFree => self.free(x + dx, y) || self.free(x, y + dy),
+                Diagonal::Always => true,
+                Diagonal::Never => false,
+            }
+    }
+
+    /// Whether a cell reached moving diagonally by `(dx, dy)` has a forced diagonal successor
+    /// (corner-cutting rules only: a blocked cell behind it on one side, and the step past it
+    /// allowed).
+    #[inline]
+    fn forced_diagonal(&self, x: i32, y: i32, dx: i32, dy: i32) -> bool {
+        (!self.free(x - dx, y) && self.diagonal_ok(x, y, -dx, dy))
+            || (!self.free(x, y - dy) && self.diagonal_ok(x, y, dx, -dy))
     }
 
     fn jump(&self, x: i32, y: i32, dx: i32, dy: i32) -> Option<(i32, i32)> {
         match (dx, dy) {
             (_, 0) => self.horizontal(x, y, dx),
-            (0, _) => self.vertical(x, y, dy),
-            _ => self.diagonal(x, y, dx, dy),
+            _ => self.vertical(x, y, dy),
         }
     }
 
@@ -114,27 +152,52 @@ impl Jumper<'_> {
     /// start).
     fn successors(&self, x: i32, y: i32, dx: i32, dy: i32, out: &mut Vec<(i32, i32)>) {
         out.clear();
+        let cut = matches!(self.rule, Diagonal::IfOneSideFree | Diagonal::Always);
         match (dx, dy) {
+            (0, 0) if self.rule == Diagonal::Never => out.extend_from_slice(&ALL[..4]),
             (0, 0) => out.extend_from_slice(&ALL),
+            (0, _) if self.rule == Diagonal::Never => {
+                out.extend_from_slice(&[(0, dy), (1, 0), (-1, 0)])
+            }
             (_, 0) => {
                 out.push((dx, 0));
                 for s in [-1, 1] {
-                    if self.free(x, y + s) && !self.free(x - dx, y + s) {
+                    if cut {
+                        if !self.free(x, y + s) && self.diagonal_ok(x, y, dx, s) {
+                            out.push((dx, s));
+                        }
+                    } else if self.free(x, y + s) && !self.free(x - dx, y + s) {
                         out.push((0, s));
-                        out.push((dx, s));
+                        if self.rule != Diagonal::Never {
+                            out.push((dx, s));
+                        }
                     }
                 }
             }
             (0, _) => {
                 out.push((0, dy));
                 for s in [-1, 1] {
-                    if self.free(x + s, y) && !self.free(x + s, y - dy) {
+                    if cut {
+                        if !self.free(x + s, y) && self.diagonal_ok(x, y, s, dy) {
+                            out.push((s, dy));
+                        }
+                    } else if self.free(x + s, y) && !self.free(x + s, y - dy) {
                         out.push((s, 0));
                         out.push((s, dy));
                     }
                 }
             }
-            _ => out.extend_from_slice(&[(dx, 0), (0, dy), (dx, dy)]),
+            _ => {
+                out.extend_from_slice(&[(dx, 0), (0, dy), (dx, dy)]);
+                if cut {
+                    if !self.free(x - dx, y) && self.diagonal_ok(x, y, -dx, dy) {
+                        out.push((-dx, dy));
+                    }
+                    if !self.free(x, y - dy) && self.diagonal_ok(x, y, dx, -dy) {
+                        out.push((dx, -dy));
+                    }
+                }
+            }
         }
     }
 }
@@ -151,11 +214,7 @@ pub(super) fn run(s: &mut Search, grid: &NavGrid, q: &Query) -> (Outcome, usize)
     let Some(bits) = grid.bits() else {
         return super::astar::run(s, grid, q);
     };
-    let j = Jumper {
-        bits,
-        gx: q.goal_tile.x,
-        gy: q.goal_tile.y,
-    };
+    let j = Jumper::new(bits, q.rule, q.goal_tile.x, q.goal_tile.y);
     s.open_start(q);
     let mut expanded = 0usize;
     let mut dirs = Vec::with_capacity(8);
@@ -180,8 +239,8 @@ pub(super) fn run(s: &mut Search, grid: &NavGrid, q: &Query) -> (Outcome, usize)
         };
         j.successors(x, y, dx, dy, &mut dirs);
         for &(ddx, ddy) in &dirs {
-            if ddx != 0 && ddy != 0 {
-                scan_diagonal(s, &j, q, (i, g), (ddx, ddy), (straight, diagonal), f_now);
+            if ddy != 0 && (ddx != 0 || q.rule == Diagonal::Never) {
+                scan_on(s, &j, q, (i, g), (ddx, ddy), (straight, diagonal), f_now);
                 continue;
             }
             if let Some((jx, jy)) = j.jump(x, y, ddx, ddy) {
@@ -218,12 +277,15 @@ fn relax(s: &mut Search, q: &Query, (x, y): (i32, i32), g: f64, parent: usize, f
     }
 }
 
-/// The diagonal successor of jump point `from` (cost `g`), scanned to its end. A diagonal jump
-/// point's successors are exactly what the straight scans from it found plus the diagonal on,
-/// so instead of queueing it, this records it (cost and parent, for the path) and offers its
-/// straight jump points at once, then scans on ("intermediate pruning", Harabor & Grastien
+/// The diagonal successor of jump point `from` (cost `g`), scanned to its end; with
+/// 4-connected moves, its vertical successor (`dx` 0), which plays the diagonal's part. Such
+/// a jump point's successors are exactly what the straight scans from it found plus the line
+/// on, so instead of queueing it, this records it (cost and parent, for the path) and offers
+/// the scans' jump points at once, then scans on ("intermediate pruning", Harabor & Grastien
 /// 2014). It stops where the cell is already known at no more cost: that path continues it.
-fn scan_diagonal(
+/// A diagonal jump point with a forced diagonal successor (corner-cutting rules) is queued
+/// as usual and ends the scan: its expansion continues it.
+fn scan_on(
     s: &mut Search,
     j: &Jumper,
     q: &Query,
@@ -234,22 +296,33 @@ fn scan_diagonal(
 ) {
     let gen = s.generation;
     let w = q.width;
+    let four = dx == 0;
+    let cut = matches!(j.rule, Diagonal::IfOneSideFree | Diagonal::Always);
+    let length = if four { straight } else { diagonal };
     let (mut x, mut y) = (from as i32 % w, from as i32 / w);
     let (mut parent, mut parent_g, mut k) = (from, g, 0u32);
     loop {
-        if !(j.free(x + dx, y) && j.free(x, y + dy) && j.free(x + dx, y + dy)) {
+        let ok = if four {
+            j.free(x, y + dy)
+        } else {
+            j.diagonal_ok(x, y, dx, dy)
+        };
+        if !ok {
             return;
         }
         x += dx;
         y += dy;
         k += 1;
-        let cg = parent_g + k as f64 * diagonal;
-        if x == j.gx && y == j.gy {
+        let cg = parent_g + k as f64 * length;
+        if (x == j.gx && y == j.gy) || (cut && j.forced_diagonal(x, y, dx, dy)) {
             relax(s, q, (x, y), cg, parent, f_now);
             return;
         }
-        let h = j.horizontal(x, y, dx);
-        let v = j.vertical(x, y, dy);
+        let (h, v) = if four {
+            (j.horizontal(x, y, 1), j.horizontal(x, y, -1))
+        } else {
+            (j.horizontal(x, y, dx), j.vertical(x, y, dy))
+        };
         if h.is_none() && v.is_none() {
             continue;
         }
@@ -267,24 +340,12 @@ fn scan_diagonal(
         // One at a time, not as an iterated pair: the pair is built on the stack in halves and
         // read back whole, which stalls the load on the stores (a tenth of the search's time).
         if let Some((jx, jy)) = h {
-            relax(
-                s,
-                q,
-                (jx, jy),
-                cg + (jx - x).abs() as f64 * straight,
-                c,
-                f_now,
-            );
+            let run = ((jx - x).abs() + (jy - y).abs()) as f64;
+            relax(s, q, (jx, jy), cg + run * straight, c, f_now);
         }
         if let Some((jx, jy)) = v {
-            relax(
-                s,
-                q,
-                (jx, jy),
-                cg + (jy - y).abs() as f64 * straight,
-                c,
-                f_now,
-            );
+            let run = ((jx - x).abs() + (jy - y).abs()) as f64;
+            relax(s, q, (jx, jy), cg + run * straight, c, f_now);
         }
         (parent, parent_g, k) = (c, cg, 0);
     }

@@ -53,6 +53,34 @@ pub const QUERY_GAIN: f64 = 0.05;
 /// they pay or break even), Berlin_0_512 0.30 and random512-10-0 0.01 (where they lose).
 pub const MIN_GAIN: f64 = 0.4;
 
+/// The least share of cells whose distance from the seed cell exceeds their octile distance
+/// by more than [`QUERY_GAIN`] for a map to get landmarks at all (`detour_share`): decided
+/// from the first search of [`Landmarks::build`], before the four that cost the most.
+/// Measured from the first free cell (`docs/benchmarks.md`): random512-10-0 0.044 and
+/// Berlin_0_512 0.360 (whose landmarks were built and then not used) against arena2 0.925,
+/// 8room_000 0.999 and maze512-1-0 1.000 (where they are used).
+pub const MIN_DETOUR: f64 = 0.5;
+
+/// The share of the cells `seed` (exact distances from `from`) reaches whose distance exceeds
+/// their octile distance from `from` by more than [`QUERY_GAIN`]: how much the map's walls
+/// bend its routes, seen from one cell.
+pub fn detour_share(width: usize, seed: &[u32], from: (i32, i32)) -> f64 {
+    let (mut bent, mut reached) = (0usize, 0usize);
+    for (i, &d) in seed.iter().enumerate() {
+        if d == UNREACHED {
+            continue;
+        }
+        reached += 1;
+        let (dx, dy) = (
+            ((i % width) as i32 - from.0).unsigned_abs() as f64,
+            ((i / width) as i32 - from.1).unsigned_abs() as f64,
+        );
+        let octile = dx.max(dy) + (std::f64::consts::SQRT_2 - 1.0) * dx.min(dy);
+        bent += (length(d) > (1.0 + QUERY_GAIN) * octile) as usize;
+    }
+    bent as f64 / reached.max(1) as f64
+}
+
 /// The length of a packed distance.
 #[inline]
 fn length(d: u32) -> f64 {
@@ -111,9 +139,11 @@ fn dijkstra(width: i32, height: i32, bits: &Bits, (x, y): (i32, i32)) -> Vec<u32
 impl Landmarks {
     /// The landmarks of a map whose free cells are `bits`: the first the free cell farthest
     /// from the first free cell (row-major), each next the one farthest from those chosen
-    /// (ties to the first in row-major order). `None` for a map with no free cell or too large
-    /// for 16-bit move counts.
-    pub fn build(width: i32, height: i32, bits: &Bits) -> Option<Self> {
+    /// (ties to the first in row-major order). `None` for a map with no free cell, too large
+    /// for 16-bit move counts, or whose walls hardly bend its routes (the first search's
+    /// [`detour_share`] under `min_detour`, [`MIN_DETOUR`] in the cache: random scattered blocks, open city maps), where
+    /// the bound would not be used: the other four searches are then not paid for.
+    pub fn build(width: i32, height: i32, bits: &Bits, min_detour: f64) -> Option<Self> {
         if width <= 0 || height <= 0 || (width as i64 + height as i64) * 2 >= u16::MAX as i64 {
             return None;
         }
@@ -133,6 +163,9 @@ impl Landmarks {
             best.0
         };
         let seed = dijkstra(width, height, bits, cell(first));
+        if detour_share(w, &seed, cell(first)) < min_detour {
+            return None;
+        }
         let mut near: Vec<f64> = seed
             .iter()
             .map(|&d| {
@@ -208,6 +241,11 @@ impl Landmarks {
         self.gain >= MIN_GAIN
     }
 
+    /// The memory the distances take, in bytes.
+    pub fn bytes(&self) -> usize {
+        self.dist.len() * std::mem::size_of::<[u32; COUNT]>()
+    }
+
     /// The distances of the goal cell, for [`Landmarks::estimate`].
     #[inline]
     pub fn of(&self, x: i32, y: i32) -> [u32; COUNT] {
@@ -260,7 +298,9 @@ mod tests {
             let refs: Vec<&str> = rows.iter().map(String::as_str).collect();
             let world = World::from_ascii(&refs);
             let mut grid = NavGrid::from_world(&world);
-            assert!(grid.build_landmarks());
+            // The open map is refused after the first search, before the other four.
+            assert_eq!(grid.build_landmarks(), worth);
+            assert!(grid.build_landmarks_from(0.0));
             let l = grid.landmarks().unwrap();
             assert_eq!(l.worth_it(), worth, "gain {}", l.gain);
             // Every query stays optimal either way.
@@ -298,7 +338,8 @@ mod tests {
             let refs: Vec<&str> = rows.iter().map(String::as_str).collect();
             let world = World::from_ascii(&refs);
             let mut grid = NavGrid::from_world(&world);
-            assert!(grid.build_landmarks());
+            // Built whatever the map's detours, to test the bound itself.
+            assert!(grid.build_landmarks_from(0.0));
             let astar = PathOptions {
                 algorithm: Algorithm::AStar,
                 ..Default::default()

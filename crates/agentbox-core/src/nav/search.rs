@@ -465,10 +465,14 @@ impl Search {
             // traces record them) stay as they were.
             bypass: costs.len() >= super::landmarks::MIN_CELLS,
         };
+        let jps = opts.algorithm != Algorithm::AStar && jps_valid(grid, opts);
+        // The landmark distances are those of the default rule (no corner cutting): a bound
+        // on no other rule's distances.
         if opts.algorithm == Algorithm::Auto
             && opts.step_costs == StepCosts::Exact
             && opts.heuristic == Heuristic::Octile
-            && jps_valid(grid, opts)
+            && opts.diagonal == Diagonal::NoCornerCutting
+            && jps
         {
             // Only on maps where the landmarks pay on average (`Landmarks::worth_it`, decided
             // once when they are built), and there only where they promise a detour the
@@ -483,7 +487,11 @@ impl Search {
                 }
             }
         }
-        let jps = opts.algorithm != Algorithm::AStar && jps_valid(grid, opts);
+        // 4-connected jump point search estimates with the Manhattan distance: exact on an
+        // open map for that move model (octile, admissible there too, is weaker).
+        if jps && opts.diagonal == Diagonal::Never && opts.heuristic == Heuristic::Octile {
+            query.heuristic = Heuristic::Manhattan;
+        }
         self.begin(costs.len());
         let (outcome, expanded) = if jps {
             super::jps::run(self, grid, &query)
@@ -553,11 +561,11 @@ fn tile_at(i: usize, width: i32) -> Tile {
     IVec2::new(i as i32 % width, i as i32 / width)
 }
 
-/// Whether jump point search returns the same optimal cost as A* for these options.
+/// Whether jump point search returns the same optimal cost as A* for these options: on a map
+/// of uniform cost (terrain costs are not jump point search's), for every diagonal rule.
 fn jps_valid(grid: &NavGrid, opts: &PathOptions) -> bool {
     grid.bits().is_some()
         && opts.size <= 1
-        && opts.diagonal == Diagonal::NoCornerCutting
         && matches!(opts.heuristic, Heuristic::Octile | Heuristic::Zero)
         && opts.max_expanded.is_none()
 }

@@ -191,20 +191,38 @@ fn costs_match_dijkstra_on_random_grids() {
     assert!(compared > 1500, "only {compared} paths compared");
 }
 
+/// Jump point search, under every diagonal rule, returns a path as cheap as plain A*'s and
+/// the independent Dijkstra's, on random maps from open to cluttered and on maps of rooms.
 #[test]
 fn jump_point_search_runs_where_valid_and_matches_astar() {
     let mut r = rng::stream(7, "nav", "jps");
     let mut search = Search::new();
-    let mut jps_runs = 0;
-    for _ in 0..300 {
+    let mut jps_runs = [0; 4];
+    let rules = [
+        Diagonal::Never,
+        Diagonal::NoCornerCutting,
+        Diagonal::IfOneSideFree,
+        Diagonal::Always,
+    ];
+    for case in 0..1200 {
         let (w, h) = (
             rng::int_in(&mut r, 2, 40) as i32,
             rng::int_in(&mut r, 2, 40) as i32,
         );
-        let wall = rng::unit_f64(&mut r) * 0.35;
+        let wall = rng::unit_f64(&mut r) * 0.45;
+        // Every third map is rooms: walls on a lattice with doors, plus scattered blocks.
+        let rooms = case % 3 == 0;
+        let period = rng::int_in(&mut r, 3, 8) as i32;
         let costs: Vec<f32> = (0..w * h)
-            .map(|_| {
-                if rng::unit_f64(&mut r) < wall {
+            .map(|i| {
+                let (x, y) = (i % w, i / w);
+                let lattice = rooms && (x % period == 0 || y % period == 0);
+                let blocked = if lattice {
+                    rng::unit_f64(&mut r) < 0.8
+                } else {
+                    rng::unit_f64(&mut r) < wall * if rooms { 0.3 } else { 1.0 }
+                };
+                if blocked {
                     f32::INFINITY
                 } else {
                     1.0
@@ -212,9 +230,14 @@ fn jump_point_search_runs_where_valid_and_matches_astar() {
             })
             .collect();
         let grid = NavGrid::new(w, h, &costs).unwrap();
+        let rule = rules[case % 4];
+        let jps = PathOptions {
+            diagonal: rule,
+            ..Default::default()
+        };
         let astar = PathOptions {
             algorithm: Algorithm::AStar,
-            ..Default::default()
+            ..jps
         };
         for _ in 0..5 {
             let a = t(
@@ -225,25 +248,30 @@ fn jump_point_search_runs_where_valid_and_matches_astar() {
                 rng::int_in(&mut r, 0, w as i64 - 1) as i32,
                 rng::int_in(&mut r, 0, h as i64 - 1) as i32,
             );
-            let j = search.find_on(&grid, a, b, &PathOptions::default());
+            let j = search.find_on(&grid, a, b, &jps);
             let s = search.find_on(&grid, a, b, &astar);
             if grid.free(a.x, a.y) && grid.free(b.x, b.y) {
                 assert!(j.used_jps && !s.used_jps);
-                jps_runs += 1;
+                jps_runs[case % 4] += 1;
             }
-            assert_eq!(j.path.is_some(), s.path.is_some(), "{a}->{b}");
+            assert_eq!(j.path.is_some(), s.path.is_some(), "{rule:?} {a}->{b}");
+            let truth = dijkstra(&grid, a, b, &jps);
+            assert_eq!(j.path.is_some(), truth.is_some(), "{rule:?} {a}->{b}");
             if let Some(p) = &j.path {
-                let walked = walk_cost(&grid, p, &PathOptions::default());
+                assert_eq!((p[0], *p.last().unwrap()), (a, b));
+                let walked = walk_cost(&grid, p, &jps);
                 assert!(
-                    (walked - s.cost).abs() < 1e-9,
-                    "{a}->{b}: jps {walked} astar {}",
+                    (walked - s.cost).abs() < 1e-9 && (walked - j.cost).abs() < 1e-9,
+                    "case {case} {rule:?} {a}->{b}: jps {walked} ({}) astar {}",
+                    j.cost,
                     s.cost
                 );
+                assert!((walked - truth.unwrap_or(f64::NAN)).abs() < 1e-9);
             }
         }
     }
-    assert!(jps_runs > 600, "{jps_runs}");
-    // Not valid with terrain costs, bodies, other corner rules or a limit: A* runs.
+    assert!(jps_runs.iter().all(|&n| n > 300), "{jps_runs:?}");
+    // Not valid with terrain costs, bodies, a limit or Manhattan's estimate: A* runs.
     let w = World::from_ascii(&["..:..", "....."]);
     let mut s = Search::new();
     assert!(
@@ -254,10 +282,6 @@ fn jump_point_search_runs_where_valid_and_matches_astar() {
     for o in [
         PathOptions {
             size: 2,
-            ..Default::default()
-        },
-        PathOptions {
-            diagonal: Diagonal::Always,
             ..Default::default()
         },
         PathOptions {
@@ -518,12 +542,12 @@ fn the_logged_search_replays_the_real_one() {
 }
 
 /// On a large map (where jump point search expands a successor as cheap as its parent at
-/// once, `Query::bypass`), every path is as cheap as plain A*'s, the logged search replays the
+/// once, `Query::bypass`), under every diagonal rule, every path is as cheap as plain A*'s, the logged search replays the
 /// real one (one `Expand` per expansion, the goal last), and the same query gives the same
 /// path twice.
 #[test]
 fn immediate_expansion_on_large_maps_keeps_paths_optimal() {
-    use crate::nav::{landmarks, path_cost, Algorithm, NavGrid, PathOptions, Search, SearchEvent};
+    use crate::nav::{landmarks, Algorithm, NavGrid, PathOptions, Search, SearchEvent};
     let (w, h) = (150usize, 130usize);
     assert!(w * h >= landmarks::MIN_CELLS);
     let mut state = 0x2545_F491_4F6C_DD1Du64;
@@ -547,26 +571,37 @@ fn immediate_expansion_on_large_maps_keeps_paths_optimal() {
         .map(|i| IVec2::new((i % w) as i32, (i / w) as i32))
         .filter(|&c| !world.is_blocked(c))
         .collect();
-    let astar = PathOptions {
-        algorithm: Algorithm::AStar,
-        ..Default::default()
-    };
-    let jps = PathOptions {
-        algorithm: Algorithm::Jps,
-        ..Default::default()
-    };
+    let rules = [
+        Diagonal::NoCornerCutting,
+        Diagonal::Always,
+        Diagonal::IfOneSideFree,
+        Diagonal::Never,
+    ];
     let (mut a, mut b) = (Search::new(), Search::new());
-    for k in 0..150 {
+    for k in 0..200 {
+        let auto = PathOptions {
+            diagonal: rules[k % 4],
+            ..Default::default()
+        };
+        let astar = PathOptions {
+            algorithm: Algorithm::AStar,
+            ..auto
+        };
+        let jps = PathOptions {
+            algorithm: Algorithm::Jps,
+            ..auto
+        };
         let s = free[next() as usize % free.len()];
         let g = free[next() as usize % free.len()];
         let plain = b.find_on(&grid, s, g, &astar);
-        for opts in [&PathOptions::default(), &jps] {
+        for opts in [&auto, &jps] {
             let r = a.find_on(&grid, s, g, opts);
             assert_eq!(r.path.is_some(), plain.path.is_some(), "{s} {g}");
             if let Some(path) = &r.path {
                 assert!(
-                    (path_cost(&world, path) - plain.cost).abs() < 1e-9,
-                    "{s} {g}"
+                    (walk_cost(&grid, path, opts) - plain.cost).abs() < 1e-9,
+                    "{s} {g} {:?}",
+                    opts.diagonal
                 );
                 assert!((r.cost - plain.cost).abs() < 1e-9, "{s} {g}");
             }
