@@ -145,7 +145,7 @@ pub const TABLE: &[Row] = &[
     Row {
         modes: MAP,
         mouse: Some("wheel"),
-        keys: &[(key(K::Equal), A::ZoomIn), (key(K::Minus), A::ZoomOut)],
+        keys: &[(no_ctrl(K::Equal), A::ZoomIn), (no_ctrl(K::Minus), A::ZoomOut)],
         what: "zoom at the cursor",
         help: Some("zoom at the cursor"),
     },
@@ -159,9 +159,30 @@ pub const TABLE: &[Row] = &[
     Row {
         modes: MAP,
         mouse: None,
-        keys: &[(key(K::F), A::Fit), (key(K::Home), A::Fit)],
-        what: "fit the map to the window",
+        keys: &[(no_shift(K::F), A::Fit), (key(K::Home), A::Fit)],
+        what: "fit the map to the area the docked panels leave (and stop following)",
         help: Some("fit the map to the window"),
+    },
+    Row {
+        modes: MAP,
+        mouse: None,
+        keys: &[(shift(K::F), A::Follow)],
+        what: "follow the inspected agent: the camera keeps it at the centre of the map (zooming keeps following; a pan, a fit or Shift+F again stops; an orange frame shows it is on)",
+        help: Some("follow the inspected agent (again: stop)"),
+    },
+    Row {
+        modes: MAP,
+        mouse: None,
+        keys: &[(ctrl(K::Equal), A::UiLarger), (ctrl(K::Minus), A::UiSmaller)],
+        what: "a larger / smaller UI scale: every panel's text and the docks grow or shrink together (x0.75 .. x2.5; text is 13 px or more at x1)",
+        help: Some("larger / smaller text and panels (UI scale)"),
+    },
+    Row {
+        modes: MAP,
+        mouse: Some("click a panel's header / drag its edge"),
+        keys: &[],
+        what: "the panels are docked beside the map, never over it: help, tunables, plots and watches on the left, the inspector on the right, errors and the console at the bottom. A click on a dock's header collapses it to a strip (again: opens it); a left-drag on its inner edge resizes it. The map fits what is left",
+        help: Some("panel header: collapse; panel edge: drag to resize"),
     },
     Row {
         modes: MAP,
