@@ -226,10 +226,7 @@ impl Console {
         let ui = layout.ui;
         let k = ctx.pixels_per_point().max(0.1);
         let p = |x: f32, y: f32| egui::pos2(x / k, y / k);
-        let painter = ctx.layer_painter(egui::LayerId::new(
-            egui::Order::Foreground,
-            egui::Id::new("console"),
-        ));
+        let painter = super::layout::dock_painter(ctx, "console", super::layout::Side::Bottom);
         painter.rect_filled(
             egui::Rect::from_min_max(p(r.x, r.y), p(r.x + r.w, r.y + r.h)),
             0.0,

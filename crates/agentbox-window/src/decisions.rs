@@ -168,10 +168,7 @@ pub fn paint(ctx: &egui::Context, strip: &Strip) {
     let (r, t) = (rect(), track());
     let k = ctx.pixels_per_point().max(0.1);
     let p = |x: f32, y: f32| egui::pos2(x / k, y / k);
-    let painter = ctx.layer_painter(egui::LayerId::new(
-        egui::Order::Foreground,
-        egui::Id::new("decisions"),
-    ));
+    let painter = super::layout::dock_painter(ctx, "decisions", super::layout::Side::Right);
     painter.rect_filled(
         egui::Rect::from_min_max(p(r.x, r.y), p(r.x + r.w, r.y + r.h)),
         3.0,

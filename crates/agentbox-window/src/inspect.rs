@@ -19,7 +19,7 @@ pub fn draw(session: &dyn TickView, id: &str) -> bool {
     let Some(dock) = layout.content(Side::Right) else {
         return true;
     };
-    let size = (14.0 * layout.ui).round() as u16;
+    let size = (15.0 * layout.ui).round() as u16;
     let room = (dock.h - super::decisions::height() - 8.0).max(0.0);
     let width = dock.w - 8.0;
     let inner = width - 16.0;

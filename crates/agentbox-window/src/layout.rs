@@ -101,6 +101,26 @@ pub fn current() -> Layout {
     CURRENT.with(Cell::get)
 }
 
+/// A painter on egui layer `id` clipped to dock `side` (nothing shown while the dock is not),
+/// so no panel's text runs over the map.
+pub fn dock_painter(
+    ctx: &egui_macroquad::egui::Context,
+    id: &str,
+    side: Side,
+) -> egui_macroquad::egui::Painter {
+    use egui_macroquad::egui;
+    let k = ctx.pixels_per_point().max(0.1);
+    let clip = match current().content(side) {
+        Some(r) => egui::Rect::from_min_max(
+            egui::pos2(r.x / k, r.y / k),
+            egui::pos2((r.x + r.w) / k, (r.y + r.h) / k),
+        ),
+        None => egui::Rect::NOTHING,
+    };
+    ctx.layer_painter(egui::LayerId::new(egui::Order::Foreground, egui::Id::new(id)))
+        .with_clip_rect(clip)
+}
+
 /// `size` logical pixels at this frame's UI scale.
 pub fn px(size: f32) -> f32 {
     size * current().ui

@@ -128,10 +128,7 @@ fn paint_axis(
 pub fn paint(ctx: &egui::Context, plots: &Plots, top: f32, shown: u64) {
     let k = ctx.pixels_per_point().max(0.1);
     let p = |x: f32, y: f32| egui::pos2(x / k, y / k);
-    let painter = ctx.layer_painter(egui::LayerId::new(
-        egui::Order::Foreground,
-        egui::Id::new("plots"),
-    ));
+    let painter = super::layout::dock_painter(ctx, "plots", super::layout::Side::Left);
     let layout = super::layout::current();
     let Some(dock) = layout.content(super::layout::Side::Left) else {
         return;
@@ -155,7 +152,7 @@ pub fn paint(ctx: &egui::Context, plots: &Plots, top: f32, shown: u64) {
         p(left + 10.0, top + 13.0 * ui),
         egui::Align2::LEFT_CENTER,
         if n == 0 {
-            "Plots: none yet (monitors:, plot(name, v))"
+            "Plots: none yet (monitors:, plot())"
         } else {
             "Plots"
         },

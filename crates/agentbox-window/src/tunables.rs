@@ -65,7 +65,9 @@ fn reset_button(rows: usize) -> Rect {
 
 /// Where the sliders end (the plots start below).
 pub fn bottom(rows: usize) -> f32 {
-    place().y + title() + row() * rows as f32 + super::layout::px(34.0)
+    // Without tunables the hint takes two lines.
+    let below = if rows == 0 { 48.0 } else { 34.0 };
+    place().y + title() + row() * rows as f32 + super::layout::px(below)
 }
 
 /// The value at screen x on a tunable's track.
@@ -191,10 +193,7 @@ fn number(v: f64) -> String {
 pub fn paint(ctx: &egui::Context, view: &Sliders) {
     let k = ctx.pixels_per_point().max(0.1);
     let p = |x: f32, y: f32| egui::pos2(x / k, y / k);
-    let painter = ctx.layer_painter(egui::LayerId::new(
-        egui::Order::Foreground,
-        egui::Id::new("tunables"),
-    ));
+    let painter = super::layout::dock_painter(ctx, "tunables", super::layout::Side::Left);
     let n = view.rows.len();
     let at = place();
     painter.rect_filled(
@@ -219,7 +218,14 @@ pub fn paint(ctx: &egui::Context, view: &Sliders) {
         painter.text(
             p(at.x + 10.0, at.y + title() + 14.0),
             egui::Align2::LEFT_CENTER,
-            "no tunables: params: { NAME: { value, min, max } }",
+            "no tunables: give a param",
+            font.clone(),
+            egui::Color32::from_gray(0x99),
+        );
+        painter.text(
+            p(at.x + 10.0, at.y + title() + 14.0 + super::layout::px(18.0)),
+            egui::Align2::LEFT_CENTER,
+            "{ value, min, max }",
             font.clone(),
             egui::Color32::from_gray(0x99),
         );
