@@ -21,7 +21,14 @@ fn hall(count: bool) -> tempfile::TempDir {
 }
 
 fn shoot(dir: &Path, frames: u64, input: &[&str], name: &str) -> PathBuf {
-    replay_in_window(dir, &dir.join("scene.yaml"), frames, &input.join("\n"), name).1
+    replay_in_window(
+        dir,
+        &dir.join("scene.yaml"),
+        frames,
+        &input.join("\n"),
+        name,
+    )
+    .1
 }
 
 struct Shot {
@@ -92,14 +99,20 @@ fn every_panel_docks_beside_the_map_and_the_map_fits_what_is_left() {
         "the whole floor is shown: {bw} x {bh} pixels"
     );
     let share = n as f64 / (bw * bh);
-    assert!(share > 0.8, "nothing covers the floor: {share:.3} of its box is floor");
+    assert!(
+        share > 0.8,
+        "nothing covers the floor: {share:.3} of its box is floor"
+    );
     // Each panel's text beside the map: the inspector right of it, tunables and the watch
     // left of it, the console under it.
     let right = open.text((x1 + 30, 60, open.w, open.h - 60));
     let left = open.text((0, 60, x0.saturating_sub(30), open.h - 250));
     let below = open.text((0, y1 + 30, open.w, open.h - 40));
     assert!(right > 300, "inspector text right of the map: {right}");
-    assert!(left > 300, "tunables and watch text left of the map: {left}");
+    assert!(
+        left > 300,
+        "tunables and watch text left of the map: {left}"
+    );
     assert!(below > 100, "console text under the map: {below}");
     // With no panel open the map takes their room.
     let (_, n_plain) = plain.floor();
@@ -148,9 +161,15 @@ fn the_console_folds_repeats_and_notes_a_wrong_draw_once() {
     // 90 ticks of the same line: one row (with "x90"); 90 different lines fill the console.
     let (folded, filled) = (console_rows(&same), console_rows(&counted));
     assert_eq!(folded, 1, "the repeated line folds into one row");
-    assert!(filled >= 6, "different lines fill the console: {filled} rows");
+    assert!(
+        filled >= 6,
+        "different lines fill the console: {filled} rows"
+    );
     // The wrong draw call's note: one orange line, not 90.
     let notes = note_pixels(&same);
     assert!(notes > 50, "the draw note is shown: {notes} orange pixels");
-    assert!(notes < 3000, "the draw note is one line, not many: {notes} orange pixels");
+    assert!(
+        notes < 3000,
+        "the draw note is one line, not many: {notes} orange pixels"
+    );
 }

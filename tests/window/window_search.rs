@@ -123,7 +123,11 @@ fn astar_and_jps_step_side_by_side_on_the_same_query() {
     let open = over_floor(OPEN);
     let closed = over_floor(CLOSED);
     let path = [255, 217, 26];
-    assert_eq!(count(&shot, OPEN, (30, 730)), 0, "the open set is translucent");
+    assert_eq!(
+        count(&shot, OPEN, (30, 730)),
+        0,
+        "the open set is translucent"
+    );
     let (astar, jps) = ((40, 350), (390, 700));
     let px = |c: [u8; 3], rows: (u32, u32)| count(&shot, c, rows);
     for (pane, name) in [(astar, "A*"), (jps, "JPS")] {

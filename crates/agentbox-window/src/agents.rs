@@ -187,12 +187,23 @@ pub fn draw(world: &World, camera: &Camera, disc: &Disc, tags: &Tags) {
             && p.x - r <= area.x + area.w
             && p.y - r <= area.y + area.h
     };
+    // Crowds are runs of one kind: its colour is looked up once a run.
+    let mut last: Option<(&str, Color)> = None;
     for agent in &world.agents {
         let (p, r) = body(agent, camera);
         if !visible(p, r) {
             continue;
         }
-        let colour = agent_color(agent);
+        let colour = match (agent.look.color, last) {
+            (None, Some((kind, c))) if kind == agent.kind => c,
+            _ => {
+                let c = agent_color(agent);
+                if agent.look.color.is_none() {
+                    last = Some((agent.kind.as_str(), c));
+                }
+                c
+            }
+        };
         match marker_of(agent) {
             Marker::Circle => draw_texture_ex(
                 &disc.0,

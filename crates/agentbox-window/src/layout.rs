@@ -117,8 +117,11 @@ pub fn dock_painter(
         ),
         None => egui::Rect::NOTHING,
     };
-    ctx.layer_painter(egui::LayerId::new(egui::Order::Foreground, egui::Id::new(id)))
-        .with_clip_rect(clip)
+    ctx.layer_painter(egui::LayerId::new(
+        egui::Order::Foreground,
+        egui::Id::new(id),
+    ))
+    .with_clip_rect(clip)
 }
 
 /// `size` logical pixels at this frame's UI scale.

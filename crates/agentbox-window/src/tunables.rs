@@ -205,7 +205,7 @@ pub fn paint(ctx: &egui::Context, view: &Sliders) {
     let heading = if view.past {
         "Tunables at this tick (Space branches)"
     } else {
-        "Tunables (drag; Ctrl+Z undo, Ctrl+S save)"
+        "Tunables (Ctrl+Z undo, Ctrl+S save)"
     };
     painter.text(
         p(at.x + 10.0, at.y + title() / 2.0),

@@ -7,8 +7,12 @@
 //! ```text
 //! cargo run --release -p agentbox-tools --bin frame_bench -- \
 //!     --before /path/to/main/target/release/agentbox --after target/release/agentbox \
-//!     [--frames 300] [--rounds 5] [--screen 1280x800]
+//!     [--frames 300] [--rounds 5] [--screen 1024x768]
 //! ```
+//!
+//! The screen defaults to 1024x768: a build from before issue 33 always opens a 1024x768
+//! window and a later one opens at the screen's size, so on that screen both draw the same
+//! number of pixels (software OpenGL's cost grows with them).
 //!
 //! Both binaries run from the current folder (the project root, for `scenes/`). Prints one
 //! line per run and per scene, with MET or NOT MET against the goal.
@@ -32,7 +36,7 @@ struct Options {
 fn options() -> Result<Options, String> {
     let mut args = std::env::args().skip(1);
     let (mut before, mut after, mut frames, mut rounds, mut screen) =
-        (None, None, None, 5, "1280x800".to_string());
+        (None, None, None, 5, "1024x768".to_string());
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or(format!("{arg} needs a value"));
         match arg.as_str() {
@@ -58,7 +62,13 @@ fn run(binary: &PathBuf, scene: &str, frames: u64, screen: &str) -> Result<f64, 
     let out = Command::new("xvfb-run")
         .args(["-a", "-s", &format!("-screen 0 {screen}x24")])
         .arg(binary)
-        .args(["run", scene, "--frames", &frames.to_string(), "--frame-stats"])
+        .args([
+            "run",
+            scene,
+            "--frames",
+            &frames.to_string(),
+            "--frame-stats",
+        ])
         .output()
         .map_err(|e| format!("xvfb-run: {e}"))?;
     let err = String::from_utf8_lossy(&out.stderr);
