@@ -25,9 +25,9 @@ pub fn lines(overlays: &Overlays) -> Vec<String> {
     lines
 }
 
-/// Draws the help in the left dock, opaque: the largest text (17 px down to 13 px at UI scale
-/// 1) at which the lines, wrapped to the dock's width, fit in one column, else in two side by
-/// side.
+/// Draws the help in the left dock, opaque: the largest text (from 17 px down to 13 px at the
+/// UI scale of one) at which the lines, wrapped to the dock's width, fit in one column, else
+/// in two side by side.
 pub fn draw(overlays: &Overlays) {
     let layout = current();
     let Some(dock) = layout.content(Side::Left) else {

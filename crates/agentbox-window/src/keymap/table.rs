@@ -251,7 +251,7 @@ pub const TABLE: &[Row] = &[
         modes: MAP,
         mouse: None,
         keys: &[(key(K::Tab), A::ToggleTunables), (key(K::J), A::ToggleTunables)],
-        what: "open / close the tunables and plots panel (top left). A left-drag on a slider sets that tunable from the next tick (recorded as a history input; in the past the sliders show that tick's values and do not move); \"reset to the scene's\" puts every tunable back to the scene file's value (recorded)",
+        what: "open / close the tunables and plots panel (docked on the left). A left-drag on a slider sets that tunable from the next tick (recorded as a history input; in the past the sliders show that tick's values and do not move); \"reset to the scene's\" puts every tunable back to the scene file's value (recorded)",
         help: Some("tunables and plots panel (a slider sets from the next tick, recorded)"),
     },
     Row {
@@ -314,7 +314,7 @@ pub const TABLE: &[Row] = &[
             (ctrl(K::B), A::AskBreak),
             (key(K::GraveAccent), A::AskConsole),
         ],
-        what: "ask the run a Lua expression of the read-only `world` (as `expect:` checks get it): a watch, shown at the tick shown in a panel at the top left / the tick where it holds (Enter: next, Shift+Enter: previous; looked for in the kept history without touching the run, a fixed number of ticks a frame under a progress bar; Esc cancels it) / a breakpoint (play pauses after the first live tick where it holds; empty clears it) / the console prompt (its value at the tick shown, printed into the console). At a past tick `world:memory(id)` is that tick's memory",
+        what: "ask the run a Lua expression of the read-only `world` (as `expect:` checks get it): a watch, shown at the tick shown at the bottom of the left dock / the tick where it holds (Enter: next, Shift+Enter: previous; looked for in the kept history without touching the run, a fixed number of ticks a frame under a progress bar; Esc cancels it) / a breakpoint (play pauses after the first live tick where it holds; empty clears it) / the console prompt (its value at the tick shown, printed into the console). At a past tick `world:memory(id)` is that tick's memory",
         // The F1 help is full at 1024x768 (its test): docs/keys.md lists these.
         help: None,
     },
