@@ -4,7 +4,7 @@
 use super::keymap::{self, Mode};
 use super::layout::{current, Side};
 use super::overlays::{Overlays, ALL};
-use super::text::{fit_lines, measure, panel, panel_height, wrap};
+use super::text::{fit_lines, measure, panel, panel_height};
 
 /// The width of the key column, in characters.
 const KEYS: usize = 23;
@@ -66,20 +66,26 @@ pub fn draw(overlays: &Overlays) {
     );
 }
 
-/// The help's lines wrapped to `width` pixels at `size`; a line's continuation is indented.
+/// The help's lines wrapped at spaces to `width` pixels at `size`; a line's continuation is
+/// indented to its text column (after the keys), or by four spaces when that leaves too little.
 fn wrapped(lines: &[String], width: f32, size: u16) -> Vec<String> {
+    let glyph = measure("M", size as f32).width.max(1.0);
+    let columns = ((width - 16.0) / glyph).max(16.0) as usize;
+    let indent = if columns >= KEYS + 30 { KEYS + 1 } else { 4 };
     let mut out = Vec::new();
     for line in lines {
-        for (i, row) in wrap(
-            line,
-            width - 16.0 - 4.0 * measure("M", size as f32).width,
-            size,
-        )
-        .into_iter()
-        .enumerate()
-        {
-            out.push(if i == 0 { row } else { format!("    {row}") });
+        let mut row = String::new();
+        for word in line.split(' ') {
+            let len = row.chars().count();
+            if len > 0 && len + 1 + word.chars().count() > columns && row.trim().len() > indent {
+                out.push(std::mem::take(&mut row));
+                row = " ".repeat(indent);
+            } else if len > 0 {
+                row.push(' ');
+            }
+            row.push_str(word);
         }
+        out.push(row);
     }
     out
 }

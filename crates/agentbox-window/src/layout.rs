@@ -1,7 +1,7 @@
 //! Where everything goes on screen, worked out once a frame: the status bar and the legend of
 //! kinds along the top, the timeline along the bottom, and docks at the edges for the panels
-//! (left: help, or tunables, plots and watches; right: the inspector and its decision strip;
-//! bottom: errors and the console). The map gets what is left ([`Layout::map`]): the camera
+//! (left, from the bar to the timeline: help, or tunables, plots and watches; right: the
+//! inspector and its decision strip; bottom, right of the left dock: errors and the console). The map gets what is left ([`Layout::map`]): the camera
 //! fits it there, so no panel ever covers the map.
 //!
 //! Each dock can be collapsed (a click on its header) and resized (a drag on its inner edge);
@@ -291,14 +291,16 @@ impl Docks {
         let right_w = wanted
             .right
             .map_or(0.0, |_| extent(Side::Right, w - left_w));
+        // The left dock runs from the bar to the timeline (the help needs the height); the
+        // bottom dock runs from it to the right edge, under the map and the right dock.
         let docks = [
-            wanted.left.map(|_| Rect::new(0.0, top, left_w, side_h)),
+            wanted.left.map(|_| Rect::new(0.0, top, left_w, middle)),
             wanted
                 .right
                 .map(|_| Rect::new(w - right_w, top, right_w, side_h)),
             wanted
                 .bottom
-                .map(|_| Rect::new(0.0, timeline.y - bottom_h, w, bottom_h)),
+                .map(|_| Rect::new(left_w, timeline.y - bottom_h, w - left_w, bottom_h)),
         ];
         Layout {
             screen: Rect::new(0.0, 0.0, w, h),
