@@ -137,12 +137,13 @@ pub fn read_rgba(path: &Path) -> (u32, u32, Vec<u8>) {
     (info.width, info.height, buf)
 }
 
-/// `agentbox` under a virtual X display (`xvfb-run`: a 1280x1024 screen, Mesa's software
-/// OpenGL), from `dir`, arguments still to add.
+/// `agentbox` under a virtual X display (`xvfb-run`: a 1024x768 screen, so the window, which
+/// opens at the screen's size, is 1024x768; Mesa's software OpenGL), from `dir`, arguments
+/// still to add.
 pub fn window_command(dir: &Path) -> Command {
     let mut command = Command::new("xvfb-run");
     command
-        .args(["-a", "-s", "-screen 0 1280x1024x24"])
+        .args(["-a", "-s", "-screen 0 1024x768x24"])
         .arg(env!("CARGO_BIN_EXE_agentbox"))
         .current_dir(dir);
     command

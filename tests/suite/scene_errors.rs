@@ -39,6 +39,9 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("a list instead of a mapping", "- 1\n- 2\n", "1:1", "a scene must be a YAML mapping"),
     ("no map", "name: x\nagents: []\n", "1:1", "scene has no `map`"),
     ("empty map", "map:\n  rows: \"\"\n", "2:9", "map has no rows"),
+    ("misspelt shape", "map:\n  rows: |\n    ...\nagents:\n  - id: a\n    at: [0, 0]\n    shape: diamnod\n", "7:12", "unknown shape `diamnod` (did you mean diamond?)"),
+    ("agent colour by name", "map:\n  rows: |\n    ...\nagents:\n  - id: a\n    at: [0, 0]\n    color: red\n", "7:12", "color must look like \"#d55e00\""),
+    ("spawn shape", "map:\n  rows: |\n    ...\nspawn:\n  - { count: 2, kind: b, shape: sqare }\n", "5:33", "unknown shape `sqare` (did you mean square?)"),
     ("script and control", "map:\n  rows: |\n    ...\nagents:\n  - id: a\n    at: [0, 0]\n    script: ok.lua\n    control: keyboard\n", "8:14", "either a script or a control"),
 ];
 

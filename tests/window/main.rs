@@ -17,6 +17,7 @@ mod common;
 
 mod window;
 mod window_console;
+mod window_docking;
 mod window_failures;
 mod window_overlays;
 mod window_questions;

@@ -30,16 +30,20 @@ fn run(dir: &Path, frames: u64, input: &[String], name: &str) -> PathBuf {
 }
 
 /// The map point (tile units, as recorded input names the mouse) under the decision strip at
-/// `tick` of `last`, for a `w` x `h` window on the guard's 30 x 11 map (the layout of
-/// `render/camera.rs` and `render/decisions.rs`).
+/// `tick` of `last`, for a `w` x `h` window on the guard's 30 x 11 map with the console and
+/// the inspector open (the layout of `layout.rs`, `camera.rs` and `decisions.rs` at UI scale
+/// 1: a 30-pixel bar and a 24-pixel legend on top, the 38-pixel timeline, the console's
+/// 190-pixel dock above it, the inspector's 360-pixel dock on the right; the 96-pixel strip
+/// at its bottom, its track 24 pixels down).
 fn strip_point(w: f32, h: f32, tick: u64, last: u64) -> [f32; 2] {
-    let (bar, timeline) = (30.0, 38.0);
-    let tile = ((w - 16.0) / 30.0).min((h - bar - timeline - 16.0) / 11.0);
+    let (top, timeline, console, dock) = (54.0, 38.0, 190.0, 360.0);
+    let map = (0.0, top, w - dock, h - timeline - console - top);
+    let tile = ((map.2 - 16.0) / 30.0).min((map.3 - 16.0) / 11.0);
     let (cx, cy) = (14.5, 4.5);
-    let (ax, ay) = (w / 2.0, bar + (h - bar - timeline) / 2.0);
-    let sw = 380f32.min(w * 0.45);
-    let (rx, ry) = (w - sw - 8.0, h - timeline - 8.0 - 92.0);
-    let (tx, ty, tw) = (rx + 8.0, ry + 26.0 + 11.0, sw - 16.0);
+    let (ax, ay) = (map.0 + map.2 / 2.0, map.1 + map.3 / 2.0);
+    let content_bottom = h - timeline - console;
+    let (rx, ry, rw) = (w - dock + 4.0, content_bottom - 96.0 - 4.0, dock - 8.0);
+    let (tx, ty, tw) = (rx + 8.0, ry + 24.0 + 10.0, rw - 16.0);
     let sx = tx + tw * tick as f32 / last as f32;
     [cx + (sx - ax) / tile, cy + (ty - ay) / tile]
 }
@@ -77,17 +81,17 @@ fn the_decision_strip_jumps_and_the_console_shows_prints() {
         [px[i], px[i + 1], px[i + 2]]
     };
     // The strip's track holds coloured runs (not the empty track's grey) left of the click.
-    let track_y = h - 38 - 8 - 92 + 26 + 16;
-    let coloured = (650..800)
+    let track_y = h - 38 - 190 - 4 - 96 + 24 + 14;
+    let coloured = (690..830)
         .filter(|&x| {
             let [r, g, b] = at(x, track_y);
             r.max(g).max(b) - r.min(g).min(b) > 30
         })
         .count();
     assert!(coloured > 100, "coloured runs on the strip: {coloured}");
-    // The console's panel is open, bottom left, with light text on it.
+    // The console's dock is open at the bottom, with light text on it.
     let console_text = (8..500)
-        .flat_map(|x| (h - 38 - 150..h - 50).map(move |y| (x, y)))
+        .flat_map(|x| (h - 38 - 150..h - 40).map(move |y| (x, y)))
         .filter(|&(x, y)| at(x, y).iter().all(|&c| c > 0xc0))
         .count();
     assert!(console_text > 200, "console text pixels: {console_text}");

@@ -48,6 +48,18 @@ fn caption_numbers(line: &str, name: &str) -> (usize, Option<f64>) {
     (expanded, cost)
 }
 
+/// The colour of a search set drawn translucent over the floor (`search_view/draw.rs`: the
+/// set's colour at alpha 0x8c over the terrain).
+fn over_floor(set: [u8; 3]) -> [u8; 3] {
+    let floor = [0xd8u8, 0xd2, 0xc4];
+    let a = 0x8c as f32 / 255.0;
+    std::array::from_fn(|c| (floor[c] as f32 * (1.0 - a) + set[c] as f32 * a).round() as u8)
+}
+
+/// The open and closed sets' colours (`search_view/mod.rs`).
+const OPEN: [u8; 3] = [0x3c, 0xc8, 0x50];
+const CLOSED: [u8; 3] = [0x46, 0x8c, 0xe6];
+
 /// Pixels of `colour` (within 3 per channel) in rows `rows` (columns 0..712, left of the panel).
 fn count(shot: &Path, colour: [u8; 3], rows: (u32, u32)) -> usize {
     let (w, h, rgba) = read_rgba(shot);
@@ -106,9 +118,16 @@ fn astar_and_jps_step_side_by_side_on_the_same_query() {
     // The picture: the 1024x768 window keeps 312 pixels for the panel on the right; the map,
     // wider than tall, is shown larger with the panes stacked: A* in rows 30..380 (its caption
     // in the last 24), JPS in rows 380..730.
-    let open = [152, 251, 152];
-    let closed = [175, 238, 238];
+    // The sets are translucent: the floor shows through them, so their pixels are the blend,
+    // never the set's own colour.
+    let open = over_floor(OPEN);
+    let closed = over_floor(CLOSED);
     let path = [255, 217, 26];
+    assert_eq!(
+        count(&shot, OPEN, (30, 730)),
+        0,
+        "the open set is translucent"
+    );
     let (astar, jps) = ((40, 350), (390, 700));
     let px = |c: [u8; 3], rows: (u32, u32)| count(&shot, c, rows);
     for (pane, name) in [(astar, "A*"), (jps, "JPS")] {
@@ -151,8 +170,8 @@ fn backspace_clears_and_m_changes_the_algorithm() {
     assert!(dijkstra >= astar, "{after_m}");
     assert!(err.contains("search cleared"), "{err}");
     // Cleared, the mode still open: no search colours left in either pane.
-    assert_eq!(count(&shot, [175, 238, 238], (30, 730)), 0);
-    assert_eq!(count(&shot, [152, 251, 152], (30, 730)), 0);
+    assert_eq!(count(&shot, over_floor(CLOSED), (30, 730)), 0);
+    assert_eq!(count(&shot, over_floor(OPEN), (30, 730)), 0);
 }
 
 /// The simulation waits while the mode is open and runs again once Esc leaves it.

@@ -162,8 +162,9 @@ fn rewind_branch_and_ghost_from_recorded_input() {
 #[test]
 fn dragging_the_timeline_scrubs_and_space_branches_there() {
     let dir = scratch(&[("scene.yaml", SCENE), ("runner.lua", RUNNER)]);
-    // The 16x7 map is fitted 63 px a tile in the 1024x768 window, centred at (512, 380): row
-    // 8.86 is the bar's middle (y 749); columns 8.61 and 7.0 are at 52% and 38% of its track.
+    // The 16x7 map is fitted 63 px a tile in the 1024x768 window under the bar and the legend,
+    // centred at (512, 392): row 8.86 is in the timeline (y 761 of 730..768); columns 8.61 and
+    // 7.0 are at 52% and 38% of its track.
     let input: Vec<String> = [
         r#"{"frame": 60, "press": "left", "at": [8.61, 8.86]}"#,
         r#"{"frame": 61, "move": [7.0, 8.86]}"#,

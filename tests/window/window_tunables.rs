@@ -53,10 +53,12 @@ end
 return M
 ";
 
-/// The 16x7 map is fitted 63 px a tile in the 1024x768 window, centred at (512, 380): the
-/// first slider's track runs from x 20 to 330 at y 92, so goal_x = 12 (11/13 of the way) is at
-/// x 282.3, which is column 3.854, row -1.571.
-const SLIDER_AT: &str = "[3.854, -1.571]";
+/// With the tunables docked on the left (320 pixels) under the 54-pixel bar and legend, the
+/// 16x7 map is fitted 43 px a tile in the rest of the 1024x768 window, centred at (672, 392):
+/// the first slider's track runs from x 14 to 306 at y 132, so goal_x = 12 (11/13 of the way)
+/// is at x 261.1, which is column -2.056, row -3.047 (a point left of the map: recorded input
+/// names the mouse in tile units).
+const SLIDER_AT: &str = "[-2.056, -3.047]";
 
 #[test]
 fn a_slider_change_survives_a_script_reload_and_saving_keeps_comments() {
@@ -152,10 +154,10 @@ fn a_slider_change_survives_a_script_reload_and_saving_keeps_comments() {
         text,
         SCENE.replace("goal_x: { value: 1,", "goal_x: { value: 12,")
     );
-    // The panel is painted: the slider's light knob near x 282, y 92.
+    // The panel is painted: the slider's light knob near x 261, y 132.
     let (w, _, px) = read_rgba(&shot);
-    let light = (85..100)
-        .flat_map(|y| (270..295).map(move |x| (x, y)))
+    let light = (125..140)
+        .flat_map(|y| (249..274).map(move |x| (x, y)))
         .filter(|&(x, y)| {
             let i = ((y * w + x) * 4) as usize;
             px[i] > 0xe0 && px[i + 1] > 0xe0 && px[i + 2] > 0xe0

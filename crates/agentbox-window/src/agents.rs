@@ -1,15 +1,18 @@
-//! Agents on the map: a disc per agent in its kind's colour (one shared disc texture, so all
-//! discs batch into few draw calls), then their heading lines, then labels.
+//! Agents on the map: a marker per agent in its colour (the scene's `color:`, else its kind's;
+//! `shape:` circle, an arrow along its heading, a square or a diamond; circles share one disc
+//! texture, so they batch into few draw calls), then heading lines on the round ones, then
+//! one tag per agent under it: its name and, with labels on (L), the state its script set
+//! (`self:label`) in that label's colour.
 //!
-//! Labels never pile up: the selected and the hovered agent are always labelled (on a backing
-//! box, drawn first so they win); any other agent is labelled only when its disc is at least
-//! [`LABEL_MIN_RADIUS`] pixels and its label would cover neither a label already placed nor
-//! another agent's disc ([`Occupancy`]). Agents are taken in the world's order, so the same
-//! view always shows the same labels.
+//! Tags never pile up: the selected and the hovered agent are always tagged (framed, drawn
+//! first so they win); any other agent is tagged only when its marker is at least
+//! [`LABEL_MIN_RADIUS`] pixels and its tag would cover neither a tag already placed nor
+//! another agent's marker ([`Occupancy`]). Agents are taken in the world's order, so the same
+//! view always shows the same tags.
 
 use super::camera::Camera;
-use super::palette::kind_color;
-use agentbox_core::world::World;
+use super::palette::agent_color;
+use agentbox_core::world::{Agent, Marker, World};
 use macroquad::prelude::*;
 
 /// A white anti-aliased disc, tinted per agent.
@@ -46,8 +49,8 @@ fn body(agent: &agentbox_core::world::Agent, camera: &Camera) -> (Vec2, f32) {
 
 /// Discs smaller than this (in pixels) get no label unless selected or hovered.
 pub const LABEL_MIN_RADIUS: f32 = 7.0;
-/// Label text size in logical pixels.
-const LABEL_SIZE: f32 = 16.0;
+/// Tag text size in logical pixels (at UI scale 1).
+const LABEL_SIZE: f32 = 14.0;
 
 /// Screen rectangles already taken, bucketed in a coarse grid so a crowd's labels are placed
 /// in time proportional to the agents on screen.
@@ -121,52 +124,125 @@ pub fn declutter(labels: &[(Rect, Rect, bool)], discs: &[Rect]) -> Vec<usize> {
     out
 }
 
-pub fn draw(
-    world: &World,
-    camera: &Camera,
-    disc: &Disc,
-    selected: Option<&str>,
-    hovered: Option<&str>,
-) {
+/// Who is tagged whatever the crowd, and whether state labels are on.
+pub struct Tags<'a> {
+    pub selected: Option<&'a str>,
+    pub hovered: Option<&'a str>,
+    /// Show each script's `self:label` in the tag (L).
+    pub labels: bool,
+}
+
+/// The marker an agent is drawn as (circle unless the scene chose one).
+pub fn marker_of(agent: &Agent) -> Marker {
+    agent.look.shape.unwrap_or(Marker::Circle)
+}
+
+/// Draws a marker other than the disc texture's circle (or a plain circle, for the legend):
+/// centre `p`, half-size `r`, facing `dir` (a unit vector; arrows point along it).
+pub fn draw_marker(p: Vec2, r: f32, shape: Marker, colour: Color, dir: Vec2) {
+    let rim = Color::from_rgba(0x10, 0x10, 0x10, 0xe0);
+    let width = (r * 0.18).clamp(1.0, 3.0);
+    match shape {
+        Marker::Circle => {
+            draw_circle(p.x, p.y, r, colour);
+            draw_circle_lines(p.x, p.y, r, width, rim);
+        }
+        Marker::Square => {
+            let s = r * 0.9;
+            draw_rectangle(p.x - s, p.y - s, 2.0 * s, 2.0 * s, colour);
+            draw_rectangle_lines(p.x - s, p.y - s, 2.0 * s, 2.0 * s, width, rim);
+        }
+        Marker::Diamond => {
+            let pts = [
+                p + vec2(0.0, -r * 1.15),
+                p + vec2(r * 1.15, 0.0),
+                p + vec2(0.0, r * 1.15),
+                p + vec2(-r * 1.15, 0.0),
+            ];
+            draw_triangle(pts[0], pts[1], pts[2], colour);
+            draw_triangle(pts[0], pts[2], pts[3], colour);
+            for i in 0..4 {
+                let (a, b) = (pts[i], pts[(i + 1) % 4]);
+                draw_line(a.x, a.y, b.x, b.y, width, rim);
+            }
+        }
+        Marker::Arrow => {
+            let side = vec2(-dir.y, dir.x);
+            let tip = p + dir * r * 1.35;
+            let back = p - dir * r * 0.9;
+            let (a, b) = (back + side * r * 0.95, back - side * r * 0.95);
+            draw_triangle(tip, a, b, colour);
+            draw_line(tip.x, tip.y, a.x, a.y, width, rim);
+            draw_line(a.x, a.y, b.x, b.y, width, rim);
+            draw_line(b.x, b.y, tip.x, tip.y, width, rim);
+        }
+    }
+}
+
+pub fn draw(world: &World, camera: &Camera, disc: &Disc, tags: &Tags) {
+    let area = camera.area();
     let visible = |p: Vec2, r: f32| {
-        p.x + r >= 0.0 && p.y + r >= 0.0 && p.x - r <= screen_width() && p.y - r <= screen_height()
+        p.x + r >= area.x
+            && p.y + r >= area.y
+            && p.x - r <= area.x + area.w
+            && p.y - r <= area.y + area.h
     };
+    // Crowds are runs of one kind: its colour is looked up once a run.
+    let mut last: Option<(&str, Color)> = None;
     for agent in &world.agents {
         let (p, r) = body(agent, camera);
         if !visible(p, r) {
             continue;
         }
-        draw_texture_ex(
-            &disc.0,
-            p.x - r,
-            p.y - r,
-            kind_color(&agent.kind),
-            DrawTextureParams {
-                dest_size: Some(vec2(2.0 * r, 2.0 * r)),
-                ..Default::default()
-            },
-        );
+        let colour = match (agent.look.color, last) {
+            (None, Some((kind, c))) if kind == agent.kind => c,
+            _ => {
+                let c = agent_color(agent);
+                if agent.look.color.is_none() {
+                    last = Some((agent.kind.as_str(), c));
+                }
+                c
+            }
+        };
+        match marker_of(agent) {
+            Marker::Circle => draw_texture_ex(
+                &disc.0,
+                p.x - r,
+                p.y - r,
+                colour,
+                DrawTextureParams {
+                    dest_size: Some(vec2(2.0 * r, 2.0 * r)),
+                    ..Default::default()
+                },
+            ),
+            shape => {
+                let f = agent.facing();
+                draw_marker(p, r, shape, colour, vec2(f.x as f32, f.y as f32));
+            }
+        }
     }
     for agent in &world.agents {
         let (p, r) = body(agent, camera);
         if !visible(p, r) || r < 4.0 {
             continue;
         }
-        let facing = agent.facing();
-        let dir = vec2(facing.x as f32, facing.y as f32);
-        let tip = p + dir * r * 1.5;
-        draw_line(
-            p.x,
-            p.y,
-            tip.x,
-            tip.y,
-            (r * 0.25).max(1.5),
-            Color::from_rgba(0x10, 0x10, 0x10, 230),
-        );
+        if marker_of(agent) != Marker::Arrow {
+            let facing = agent.facing();
+            let dir = vec2(facing.x as f32, facing.y as f32);
+            let tip = p + dir * r * 1.5;
+            draw_line(
+                p.x,
+                p.y,
+                tip.x,
+                tip.y,
+                (r * 0.25).max(1.5),
+                Color::from_rgba(0x10, 0x10, 0x10, 230),
+            );
+        }
         if agent.error.is_some() {
             draw_circle_lines(p.x, p.y, r * 1.45, 2.0, RED);
         }
-        if selected == Some(agent.id.as_str()) {
+        if tags.selected == Some(agent.id.as_str()) {
             draw_circle_lines(
                 p.x,
                 p.y,
@@ -176,18 +252,23 @@ pub fn draw(
             );
         }
     }
-    draw_labels(world, camera, selected, hovered, visible);
+    draw_tags(world, camera, tags, visible);
 }
 
-fn draw_labels(
-    world: &World,
-    camera: &Camera,
-    selected: Option<&str>,
-    hovered: Option<&str>,
-    visible: impl Fn(Vec2, f32) -> bool,
-) {
-    let forced = |id: &str| selected == Some(id) || hovered == Some(id);
-    let mut labels = Vec::new();
+/// One agent's tag: where it goes and what it says.
+struct Tag<'a> {
+    id: &'a str,
+    label: Option<&'a str>,
+    /// Left end of the text's baseline.
+    at: Vec2,
+    id_width: f32,
+    forced: bool,
+}
+
+fn draw_tags(world: &World, camera: &Camera, tags: &Tags, visible: impl Fn(Vec2, f32) -> bool) {
+    let forced = |id: &str| tags.selected == Some(id) || tags.hovered == Some(id);
+    let size = crate::layout::px(LABEL_SIZE);
+    let mut boxes = Vec::new();
     let mut discs = Vec::new();
     let mut who = Vec::new();
     for agent in &world.agents {
@@ -201,33 +282,50 @@ fn draw_labels(
         if r < LABEL_MIN_RADIUS && !is_forced {
             continue;
         }
-        let size = crate::text::measure(&agent.id, LABEL_SIZE);
-        let label = Rect::new(
-            p.x - size.width / 2.0 - 2.0,
-            p.y - r - 5.0 - size.offset_y - 2.0,
-            size.width + 4.0,
-            size.offset_y + 4.0,
+        let label = agent.label.as_deref().filter(|_| tags.labels);
+        let id_width = crate::text::measure(&agent.id, size).width;
+        let label_width = label.map_or(0.0, |l| crate::text::measure(l, size).width + 8.0);
+        let width = id_width + label_width;
+        let dims = crate::text::measure("Ag", size);
+        let baseline = p.y + r + 4.0 + dims.offset_y;
+        let tag = Rect::new(
+            p.x - width / 2.0 - 3.0,
+            baseline - dims.offset_y - 2.0,
+            width + 6.0,
+            dims.height.max(dims.offset_y) + 4.0,
         );
-        labels.push((label, disc, is_forced));
-        who.push((agent.id.as_str(), p, r, size.width, is_forced));
+        boxes.push((tag, disc, is_forced));
+        who.push(Tag {
+            id: agent.id.as_str(),
+            label,
+            at: vec2(p.x - width / 2.0, baseline),
+            id_width,
+            forced: is_forced,
+        });
     }
-    if labels.iter().all(|l| l.2) {
-        // Only forced labels: nothing to keep clear of.
+    if boxes.iter().all(|l| l.2) {
+        // Only forced tags: nothing to keep clear of.
         discs.clear();
     }
-    for i in declutter(&labels, &discs) {
-        let (id, p, r, width, is_forced) = who[i];
-        if is_forced {
-            let b = labels[i].0;
-            draw_rectangle(b.x, b.y, b.w, b.h, Color::from_rgba(0xff, 0xf4, 0xd0, 0xe0));
+    for i in declutter(&boxes, &discs) {
+        let tag = &who[i];
+        let b = boxes[i].0;
+        draw_rectangle(b.x, b.y, b.w, b.h, Color::from_rgba(0x10, 0x10, 0x14, 0xc8));
+        if tag.forced {
+            draw_rectangle_lines(
+                b.x,
+                b.y,
+                b.w,
+                b.h,
+                1.5,
+                Color::from_rgba(0xff, 0xd0, 0x00, 0xff),
+            );
         }
-        crate::text::ui_text(
-            id,
-            p.x - width / 2.0,
-            p.y - r - 5.0,
-            LABEL_SIZE,
-            Color::from_rgba(0x10, 0x10, 0x10, 0xff),
-        );
+        crate::text::ui_text(tag.id, tag.at.x, tag.at.y, size, WHITE);
+        if let Some(label) = tag.label {
+            let x = tag.at.x + tag.id_width + 8.0;
+            crate::text::ui_text(label, x, tag.at.y, size, crate::labels::label_color(label));
+        }
     }
 }
 

@@ -1,11 +1,10 @@
-//! The camera: which part of the map the window shows and how big a tile is. Pan, zoom at the
-//! cursor, fit to the window (kept fitted through resizes until the user pans or zooms).
+//! The camera: which part of the map the window shows and how big a tile is, in the map's
+//! area (what the docks leave, `layout.rs`). Pan, zoom at the cursor, fit to the area (kept
+//! fitted through resizes and docks opening until the user pans or zooms), or follow an
+//! agent (kept centred on it; zoom keeps following, a pan or a fit stops).
 
 use agentbox_core::world::World;
 use macroquad::prelude::*;
-
-/// Height of the status bar at the top, in pixels.
-pub const BAR: f32 = 30.0;
 
 pub struct Camera {
     /// The world position at the centre of the map area.
@@ -14,7 +13,10 @@ pub struct Camera {
     pub tile: f32,
     /// Follow the window's size until the user moves the view.
     pub fitted: bool,
-    screen: Vec2,
+    /// The agent kept at the centre (Shift+F), while it exists.
+    pub follow: Option<String>,
+    /// The map's area on screen.
+    area: Rect,
 }
 
 impl Camera {
@@ -23,16 +25,33 @@ impl Camera {
             centre: ::glam::DVec2::ZERO,
             tile: 24.0,
             fitted: true,
-            screen: vec2(1024.0, 768.0),
+            follow: None,
+            area: Rect::new(0.0, 30.0, 1024.0, 700.0),
         }
     }
 
-    /// Updates to the window's size; re-fits while fitted.
-    pub fn update(&mut self, world: &World, width: f32, height: f32) {
-        self.screen = vec2(width, height);
+    /// Updates to the map's area on screen; re-fits while fitted, re-centres while following
+    /// (and stops following an agent that is gone).
+    pub fn update(&mut self, world: &World, area: Rect) {
+        self.area = area;
+        if let Some(id) = &self.follow {
+            match world.agent(id) {
+                Some(agent) => {
+                    let extra = (agent.size.max(1) - 1) as f64 / 2.0;
+                    self.centre = agent.pos + ::glam::DVec2::splat(extra);
+                    self.fitted = false;
+                }
+                None => self.follow = None,
+            }
+        }
         if self.fitted {
             self.fit(world);
         }
+    }
+
+    /// The map's area on screen.
+    pub fn area(&self) -> Rect {
+        self.area
     }
 
     /// Shows the whole map, as large as it fits under the status bar.
@@ -41,21 +60,16 @@ impl Camera {
             world.grid().width().max(1) as f32,
             world.grid().height().max(1) as f32,
         );
-        let room = vec2(
-            self.screen.x - 16.0,
-            self.screen.y - BAR - super::timeline::HEIGHT - 16.0,
-        );
+        let room = vec2(self.area.w - 16.0, self.area.h - 16.0);
         self.tile = (room.x / w).min(room.y / h).max(0.5);
         // Map corners are at -0.5 and size - 0.5 in world units.
         self.centre = ::glam::DVec2::new(w as f64 / 2.0 - 0.5, h as f64 / 2.0 - 0.5);
         self.fitted = true;
+        self.follow = None;
     }
 
     fn area_centre(&self) -> Vec2 {
-        vec2(
-            self.screen.x / 2.0,
-            BAR + (self.screen.y - BAR - super::timeline::HEIGHT) / 2.0,
-        )
+        self.area.center()
     }
 
     /// The screen point of a world position.
@@ -95,5 +109,8 @@ impl Camera {
         let d = pixels / self.tile;
         self.centre -= ::glam::DVec2::new(d.x as f64, d.y as f64);
         self.fitted = false;
+        if d != Vec2::ZERO {
+            self.follow = None;
+        }
     }
 }

@@ -117,6 +117,28 @@ impl Window {
         if keys.has(Action::Fit) {
             self.camera.fit(self.travel.shown(&self.history).world());
         }
+        if keys.has(Action::Follow) {
+            self.camera.follow = match (&self.camera.follow, &self.pointer.selected) {
+                (None, Some(id)) => {
+                    hud.status(format!("following {id} (Shift+F again stops)"));
+                    Some(id.clone())
+                }
+                (None, None) => {
+                    hud.status("click an agent first: Shift+F follows the inspected agent".into());
+                    None
+                }
+                (Some(_), _) => {
+                    hud.status("stopped following".into());
+                    None
+                }
+            };
+        }
+        for (action, step) in [(Action::UiLarger, 1), (Action::UiSmaller, -1)] {
+            if keys.has(action) {
+                let ui = self.docks.rescale(step);
+                hud.status(format!("UI scale x{ui}"));
+            }
+        }
         if keys.has(Action::ZoomIn) {
             self.camera.zoom_at(input.mouse, 1.25);
         }
@@ -183,9 +205,19 @@ impl Window {
         // Where the mouse points by the camera before this frame's zoom and pan.
         let at = self.camera.to_world(input.mouse);
         let tile = self.camera.tile_at(input.mouse);
-        self.handle_camera_mouse(input);
-        self.pointer.hovered = agent_at(self.travel.shown(&self.history).world(), at);
+        let layout = super::layout::current();
+        if self.docks.handle_mouse(input, &layout) {
+            return;
+        }
+        // Only the map's area is the map: elsewhere the mouse is over a panel.
+        let on_map = layout.map.contains(input.mouse);
+        self.handle_camera_mouse(input, on_map);
+        let world = self.travel.shown(&self.history).world();
+        self.pointer.hovered = agent_at(world, at).filter(|_| on_map);
         if self.handle_timeline(input) || self.handle_panel_click(input) {
+            return;
+        }
+        if !on_map && input.button_pressed.iter().any(|b| *b) {
             return;
         }
         if self.painter.active {
@@ -196,8 +228,8 @@ impl Window {
     }
 
     /// The wheel zooms at the cursor; a middle-drag pans.
-    fn handle_camera_mouse(&mut self, input: &FrameInput) {
-        if input.wheel != 0.0 {
+    fn handle_camera_mouse(&mut self, input: &FrameInput, on_map: bool) {
+        if input.wheel != 0.0 && on_map {
             let factor = if input.wheel > 0.0 { 1.15 } else { 1.0 / 1.15 };
             self.camera.zoom_at(input.mouse, factor);
         }

@@ -19,7 +19,7 @@ pub const KEEP_PRINTS: usize = 400;
 /// every tick a pass over every agent).
 pub const ALL_AGENTS: usize = 2000;
 
-const HEIGHT: f32 = 92.0;
+const HEIGHT: f32 = 96.0;
 
 /// A run of ticks in which the agent did the same thing.
 #[derive(Clone, Debug, PartialEq)]
@@ -107,21 +107,30 @@ impl Decisions {
     }
 }
 
-/// The strip's rectangle on screen: under the inspector's column, above the timeline bar.
+/// The strip's height at this frame's UI scale.
+pub fn height() -> f32 {
+    super::layout::px(HEIGHT)
+}
+
+/// The strip's rectangle on screen: at the bottom of the right dock, under the inspector
+/// (off screen while the dock is collapsed or closed).
 pub fn rect() -> Rect {
-    let w = super::inspect::WIDTH.min(screen_width() * 0.45);
+    let Some(dock) = super::layout::current().content(super::layout::Side::Right) else {
+        return Rect::new(-1.0, -1.0, 0.0, 0.0);
+    };
     Rect::new(
-        screen_width() - w - 8.0,
-        screen_height() - super::timeline::HEIGHT - 8.0 - HEIGHT,
-        w,
-        HEIGHT,
+        dock.x + 4.0,
+        dock.y + dock.h - height() - 4.0,
+        dock.w - 8.0,
+        height(),
     )
 }
 
 /// The coloured track inside [`rect`].
 fn track() -> Rect {
     let r = rect();
-    Rect::new(r.x + 8.0, r.y + 26.0, r.w - 16.0, 22.0)
+    let ui = super::layout::current().ui;
+    Rect::new(r.x + 8.0, r.y + 24.0 * ui, r.w - 16.0, 20.0 * ui)
 }
 
 /// The tick under screen x, on a strip spanning ticks 0..=`last`; `None` off the strip.
@@ -159,19 +168,18 @@ pub fn paint(ctx: &egui::Context, strip: &Strip) {
     let (r, t) = (rect(), track());
     let k = ctx.pixels_per_point().max(0.1);
     let p = |x: f32, y: f32| egui::pos2(x / k, y / k);
-    let painter = ctx.layer_painter(egui::LayerId::new(
-        egui::Order::Foreground,
-        egui::Id::new("decisions"),
-    ));
+    let painter = super::layout::dock_painter(ctx, "decisions", super::layout::Side::Right);
     painter.rect_filled(
         egui::Rect::from_min_max(p(r.x, r.y), p(r.x + r.w, r.y + r.h)),
         3.0,
         egui::Color32::from_rgba_unmultiplied(0x12, 0x13, 0x17, 0xe8),
     );
-    let small = egui::FontId::proportional(12.0 / k);
+    let ui = super::layout::current().ui;
+    let small = egui::FontId::proportional(13.0 * ui / k);
+    let mono = egui::FontId::monospace(13.0 * ui / k);
     let log = strip.decisions.agents.get(strip.agent);
     painter.text(
-        p(r.x + 8.0, r.y + 12.0),
+        p(r.x + 8.0, r.y + 12.0 * ui),
         egui::Align2::LEFT_CENTER,
         format!("decisions of {} (click to jump)", strip.agent),
         small.clone(),
@@ -187,19 +195,19 @@ pub fn paint(ctx: &egui::Context, strip: &Strip) {
     };
     paint_track(&painter, k, log, strip);
     painter.text(
-        p(r.x + 8.0, t.y + t.h + 10.0),
+        p(r.x + 8.0, t.y + t.h + 11.0 * ui),
         egui::Align2::LEFT_CENTER,
         doing_at(log, strip.shown),
-        egui::FontId::monospace(12.0 / k),
+        mono.clone(),
         egui::Color32::from_gray(0xe0),
     );
-    let chars = ((r.w - 16.0) / 7.2).max(10.0) as usize;
+    let chars = ((r.w - 16.0) / (7.9 * ui)).max(10.0) as usize;
     if let Some(line) = printed_at(log, strip.shown, chars) {
         painter.text(
-            p(r.x + 8.0, t.y + t.h + 26.0),
+            p(r.x + 8.0, t.y + t.h + 28.0 * ui),
             egui::Align2::LEFT_CENTER,
             line,
-            egui::FontId::monospace(12.0 / k),
+            mono,
             egui::Color32::from_rgb(0xff, 0xf0, 0xb0),
         );
     }
@@ -286,5 +294,8 @@ fn printed_at(log: &Log, shown: u64, chars: usize) -> Option<String> {
     } else {
         String::new()
     };
-    Some(format!("print: {text}{more}").chars().take(chars).collect())
+    Some(super::console::ellipsis(
+        &format!("print: {text}{more}"),
+        chars,
+    ))
 }

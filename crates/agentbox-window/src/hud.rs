@@ -2,7 +2,7 @@
 //! modes) and the error list (the latest error per script and per agent; click one to read it
 //! whole).
 
-use super::camera::BAR;
+use super::layout::{current, ERROR_ROW};
 use super::text::{panel, wrap};
 use agentbox_core::world::World;
 use agentbox_session::history::TickView;
@@ -41,7 +41,7 @@ impl Hud {
     }
 
     /// Every error worth showing now: the scene's and failing scripts', then agents' own.
-    fn errors(session: &dyn TickView) -> Vec<String> {
+    pub fn errors(session: &dyn TickView) -> Vec<String> {
         let mut lines = session.current_errors();
         for agent in &session.world().agents {
             if let Some(e) = &agent.error {
@@ -63,27 +63,23 @@ impl Hud {
         self.draw_errors(&Self::errors(session));
         if let Some(full) = &self.expanded {
             let width = (screen_width() - 80.0).min(900.0);
-            let lines = wrap(full, width - 16.0, 16);
+            let size = (16.0 * current().ui) as u16;
+            let lines = wrap(full, width - 16.0, size);
             panel(
                 40.0,
                 screen_height() / 3.0,
                 width,
                 "error (click anywhere to close)",
                 &lines,
-                16,
+                size,
             );
         }
     }
 
     /// The bar along the top; returns its text.
     fn draw_bar(world: &World, bar: &BarState) -> String {
-        draw_rectangle(
-            0.0,
-            0.0,
-            screen_width(),
-            BAR,
-            Color::from_rgba(0x12, 0x13, 0x17, 0xff),
-        );
+        let r = current().bar;
+        draw_rectangle(r.x, r.y, r.w, r.h, Color::from_rgba(0x12, 0x13, 0x17, 0xff));
         let mut text = format!(
             "{}   tick {}   t {:.1}s   x{}   {}{} agents",
             world.name,
@@ -101,11 +97,12 @@ impl Hud {
             text.push_str(mode);
         }
         text.push_str("   F1 help");
+        let size = 18.0 * current().ui;
         crate::text::ui_text(
             &text,
             10.0,
-            20.0,
-            20.0,
+            r.h * 0.5 + size * 0.35,
+            size,
             Color::from_rgba(0xe8, 0xe8, 0xe8, 0xff),
         );
         text
@@ -120,38 +117,47 @@ impl Hud {
         if get_time() - since >= 4.0 {
             return;
         }
-        let used = crate::text::measure(text, 20.0).width + 30.0;
-        let size = crate::text::measure(message, 18.0);
+        let layout = current();
+        let (bar, font) = (layout.bar, 18.0 * layout.ui);
+        let used = crate::text::measure(text, font).width + 30.0;
+        let size = crate::text::measure(message, font);
         let green = Color::from_rgba(0x9f, 0xd8, 0x9f, 0xff);
-        if used + size.width + 10.0 <= screen_width() {
-            crate::text::ui_text(
-                message,
-                screen_width() - size.width - 10.0,
-                20.0,
-                18.0,
-                green,
-            );
+        if used + size.width + 10.0 <= bar.w {
+            let y = bar.h * 0.5 + font * 0.35;
+            crate::text::ui_text(message, bar.w - size.width - 10.0, y, font, green);
         } else {
+            // On a strip at the right of the legend row (or under the bar without one).
+            let y0 = bar.y + bar.h;
+            let h = layout.legend.h.max(24.0 * layout.ui);
+            let x = (bar.w - size.width - 20.0).max(0.0);
             draw_rectangle(
-                0.0,
-                BAR,
+                x,
+                y0,
                 size.width + 20.0,
-                24.0,
-                Color::from_rgba(0x12, 0x13, 0x17, 0xf0),
+                h,
+                Color::from_rgba(0x12, 0x13, 0x17, 0xff),
             );
-            crate::text::ui_text(message, 10.0, BAR + 17.0, 18.0, green);
+            crate::text::ui_text(message, x + 10.0, y0 + h * 0.5 + font * 0.35, font, green);
         }
     }
 
-    /// The latest errors above the timeline (six at most, cut to the window's width), kept as
-    /// rows for clicks.
+    /// The latest errors at the top of the bottom dock (six at most, cut to its width), kept
+    /// as rows for clicks.
     fn draw_errors(&mut self, errors: &[String]) {
         self.error_rows.clear();
-        let shown = errors.len().min(6);
-        let mut y = screen_height() - super::timeline::HEIGHT - 8.0 - 22.0 * shown as f32;
+        let layout = current();
+        let Some(dock) = layout.content(super::layout::Side::Bottom) else {
+            return;
+        };
+        let (row, font) = (ERROR_ROW * layout.ui, 16.0 * layout.ui);
+        let shown = errors.len().min(layout.errors);
+        let mut y = dock.y + 2.0;
         for line in errors.iter().take(shown) {
+            if y + row > dock.y + dock.h {
+                break;
+            }
             let max_chars =
-                ((screen_width() - 40.0) / crate::text::measure("M", 18.0).width.max(1.0)) as usize;
+                ((dock.w - 40.0) / crate::text::measure("M", font).width.max(1.0)) as usize;
             let short: String = if line.chars().count() > max_chars {
                 line.chars()
                     .take(max_chars.saturating_sub(3))
@@ -160,8 +166,8 @@ impl Hud {
             } else {
                 line.clone()
             };
-            let size = crate::text::measure(&short, 18.0);
-            let rect = Rect::new(6.0, y, size.width + 10.0, 20.0);
+            let size = crate::text::measure(&short, font);
+            let rect = Rect::new(dock.x + 6.0, y, size.width + 10.0, row - 2.0);
             draw_rectangle(
                 rect.x,
                 rect.y,
@@ -171,13 +177,13 @@ impl Hud {
             );
             crate::text::ui_text(
                 &short,
-                11.0,
-                y + 15.0,
-                18.0,
+                dock.x + 11.0,
+                y + row * 0.5 + font * 0.35,
+                font,
                 Color::from_rgba(0xff, 0x6b, 0x6b, 0xff),
             );
             self.error_rows.push((rect, line.clone()));
-            y += 22.0;
+            y += row;
         }
     }
 }

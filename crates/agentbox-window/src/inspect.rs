@@ -3,20 +3,25 @@
 //! follows the agent. Everything is shown as a script would write it (Lua tables, `path_to tile 3, 4 {diagonal = "never"}`), never as Rust's
 //! `Debug` text or JSON.
 
-use super::text::{panel, wrap};
+use super::layout::{current, Side};
+use super::text::{fit_lines, panel, wrap};
 use agentbox_core::world::{Agent, Brain};
 use agentbox_session::history::TickView;
 use macroquad::prelude::*;
 
-pub const WIDTH: f32 = 380.0;
-
-/// Draws the panel for agent `id`; returns false if the agent is gone.
+/// Draws the panel for agent `id` in the right dock, above the decision strip; returns false
+/// if the agent is gone.
 pub fn draw(session: &dyn TickView, id: &str) -> bool {
     let Some(agent) = session.world().agent(id) else {
         return false;
     };
-    let size = 15;
-    let width = WIDTH.min(screen_width() * 0.45);
+    let layout = current();
+    let Some(dock) = layout.content(Side::Right) else {
+        return true;
+    };
+    let size = (15.0 * layout.ui).round() as u16;
+    let room = (dock.h - super::decisions::height() - 8.0).max(0.0);
+    let width = dock.w - 8.0;
     let inner = width - 16.0;
     let mut lines = vec![
         format!("kind     {}", agent.kind),
@@ -65,9 +70,10 @@ pub fn draw(session: &dyn TickView, id: &str) -> bool {
         lines.push(format!("last error ({})", e.kind.name().replace('_', " ")));
         lines.extend(wrap(e.as_str(), inner, size));
     }
+    let lines = fit_lines(lines, room, size);
     panel(
-        screen_width() - width - 8.0,
-        38.0,
+        dock.x + 4.0,
+        dock.y + 4.0,
         width,
         &format!("agent {id}"),
         &lines,

@@ -24,6 +24,8 @@ mod input;
 mod inspect;
 mod keymap;
 mod labels;
+mod layout;
+mod legend;
 mod map_texture;
 mod overlays;
 mod paint;
@@ -187,10 +189,11 @@ pub fn run_window(
     };
     let outcome: Rc<RefCell<Result<(), String>>> = Rc::new(RefCell::new(Ok(())));
     let result = Rc::clone(&outcome);
+    let (window_width, window_height) = window_size(&_display);
     let conf = Conf {
         window_title: format!("agentbox — {}", history.session().world().name),
-        window_width: 1024,
-        window_height: 768,
+        window_width,
+        window_height,
         high_dpi: true,
         window_resizable: true,
         ..Default::default()
@@ -209,6 +212,7 @@ pub fn run_window(
             panels: Panels::default(),
             search: search_view::SearchMode::default(),
             questions: questions::Questions::default(),
+            docks: layout::Docks::default(),
         };
         if let Some(opened) = opened {
             opened.show(&mut window);
@@ -242,6 +246,8 @@ struct Window {
     search: search_view::SearchMode,
     /// Watches, the tick-where search, the breakpoint and the prompt.
     questions: questions::Questions,
+    /// The docks' sizes, collapsed docks and the UI scale.
+    docks: layout::Docks,
 }
 
 /// The mouse's hold on the agents.
@@ -284,7 +290,7 @@ impl Records {
     ) {
         for (agent, problem) in &drawn.problems {
             let id = world.agents.get(*agent).map_or("?", |a| a.id.as_str());
-            self.console.push(t, id, problem);
+            self.console.note(t, id, problem);
         }
         self.decisions.record(t, world, selected);
         self.drawn.keep(t, drawn);
@@ -406,8 +412,11 @@ impl Window {
 
     /// A frame's input, reloads, ticks and parking; false to quit.
     fn update(&mut self, frame_loop: &mut FrameLoop) -> bool {
+        let layout = self.layout();
+        layout.set();
         let shown = self.travel.shown(&self.history).world();
-        self.camera.update(shown, screen_width(), screen_height());
+        palette::learn(shown.agents.iter());
+        self.camera.update(shown, layout.map);
         let input = self.feed.frame(frame_loop.count, &self.camera);
         if is_quit_requested() || !self.handle(&input) {
             return false;
@@ -438,13 +447,12 @@ impl Window {
         }
         let overlays = &mut self.panels.overlays;
         overlays.draw_under(world, camera, selected);
-        agents::draw(
-            world,
-            camera,
-            disc,
+        let tags = agents::Tags {
             selected,
-            self.pointer.hovered.as_deref(),
-        );
+            hovered: self.pointer.hovered.as_deref(),
+            labels: self.panels.labels,
+        };
+        agents::draw(world, camera, disc, &tags);
         overlays.draw_over(world, camera);
         if let Some(drawn) = self.records.drawn.at(self.travel.tick(&self.history)) {
             if self.panels.drawings {
@@ -453,9 +461,6 @@ impl Window {
             if overlays.on.contains(&overlays::Overlay::Sight) {
                 drawings::draw_queries(&drawn.queries, camera);
             }
-        }
-        if self.panels.labels {
-            labels::draw(world, camera);
         }
         if self.search.open {
             self.search.draw(map, camera);
@@ -497,8 +502,45 @@ impl Window {
         self.check_breakpoint();
     }
 
-    /// The status bar, the inspector and the help.
+    /// What the frame docks: help or the tunables (with plots and watches) on the left, the
+    /// inspector on the right, errors and the console at the bottom; none in the search mode.
+    fn layout(&self) -> layout::Layout {
+        let mut wanted = layout::Wanted::default();
+        if !self.search.open {
+            let shown = self.travel.shown(&self.history);
+            wanted.legend = true;
+            wanted.help = self.panels.help;
+            wanted.left = if self.panels.help {
+                Some("help: keys and overlays (F1)")
+            } else if self.panels.tunables.open {
+                Some("tunables and plots (Tab)")
+            } else if self.questions.has_watches() {
+                Some("watches")
+            } else {
+                None
+            };
+            wanted.right = self
+                .pointer
+                .selected
+                .as_ref()
+                .filter(|id| shown.world().agent(id).is_some())
+                .map(|_| "inspector (Esc closes)");
+            wanted.errors = hud::Hud::errors(shown).len();
+            wanted.console = self.records.console.open;
+            wanted.bottom = match (wanted.console, wanted.errors > 0) {
+                (true, _) => Some("console (C)"),
+                (false, true) => Some("errors (click one to read it whole)"),
+                (false, false) => None,
+            };
+        }
+        self.docks.layout(screen_width(), screen_height(), wanted)
+    }
+
+    /// The docks, the status bar, the legend, the inspector and the help.
     fn draw_panels(&mut self) {
+        let layout = layout::current();
+        layout.draw_docks();
+        legend::draw(self.travel.shown(&self.history).world(), &layout);
         let mode = if self.search.open {
             Some(self.search.hud_text())
         } else if self.painter.active {
@@ -532,6 +574,10 @@ impl Window {
         }
         if self.panels.help {
             help::draw(&self.panels.overlays);
+        }
+        if self.camera.follow.is_some() {
+            let a = self.camera.area();
+            draw_rectangle_lines(a.x + 1.0, a.y + 1.0, a.w - 2.0, a.h - 2.0, 2.0, ORANGE);
         }
     }
 
@@ -571,20 +617,56 @@ impl Window {
                 sessions::paint(ctx, picker);
             }
             if let Some(sliders) = &sliders {
-                tunables::paint(ctx, sliders);
-                let top = tunables::bottom(sliders.rows.len()) + 8.0;
-                plots::paint(ctx, &self.records.plots, top, shown);
+                if !self.panels.help {
+                    tunables::paint(ctx, sliders);
+                    let top = tunables::bottom(sliders.rows.len()) + 8.0;
+                    plots::paint(ctx, &self.records.plots, top, shown);
+                }
             }
             if let Some(strip) = &strip {
                 decisions::paint(ctx, strip);
             }
             self.records.console.paint(ctx);
-            self.questions.paint(ctx);
+            self.questions.paint(ctx, self.panels.help);
             if let Some(panel) = &search {
                 search_view::paint(ctx, panel);
             }
         });
         egui_macroquad::draw();
+    }
+}
+
+/// The window's size: the whole screen up to 1920 x 1200 (a smaller screen gets all of it,
+/// as `xvfb-run -s "-screen 0 1280x800x24"` does), four fifths of a larger one.
+#[cfg(target_os = "linux")]
+fn window_size(display: &DisplayHeld) -> (i32, i32) {
+    use macroquad::miniquad::native::linux_x11::libx11::_XPrivDisplay;
+    let private = display.display as _XPrivDisplay;
+    // SAFETY: `display` is a live connection (`DisplayHeld`) whose opaque `Display` is Xlib's
+    // `_XPrivDisplay` record; Xlib's own DefaultScreenOfDisplay macro is this same read of its
+    // `screens` array at `default_screen`, which Xlib keeps valid for the connection's life.
+    let (w, h) = unsafe {
+        let d = &*private;
+        let screen = &*d.screens.add(d.default_screen.max(0) as usize);
+        (screen.width, screen.height)
+    };
+    fit_screen(w, h)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn window_size(_display: &()) -> (i32, i32) {
+    (1280, 800)
+}
+
+/// The window size for a `w` x `h` screen (see [`window_size`]).
+fn fit_screen(w: i32, h: i32) -> (i32, i32) {
+    if w <= 0 || h <= 0 {
+        return (1280, 800);
+    }
+    if w <= 1920 && h <= 1200 {
+        (w.max(640), h.max(480))
+    } else {
+        ((w * 4 / 5).max(1920), (h * 4 / 5).max(1080))
     }
 }
 

@@ -193,27 +193,40 @@ impl Questions {
         self.shown = Some(shown);
     }
 
+    /// Whether there are watches or a breakpoint to show (they then take the left dock).
+    pub fn has_watches(&self) -> bool {
+        !self.watches.is_empty() || self.breakpoint.is_some()
+    }
+
     /// A left click at `at` (screen pixels) on a watch removes it; true if it took the click.
     pub fn click(&mut self, at: Vec2) -> bool {
         let r = self.rect();
         if self.watches.is_empty() || !r.contains(at) {
             return false;
         }
-        let row = ((at.y - r.y - ROW - 4.0) / ROW).floor();
+        let row_h = ROW * super::layout::current().ui;
+        let row = ((at.y - r.y - row_h - 4.0) / row_h).floor();
         if row >= 0.0 {
             self.remove_watch(Some(row as usize));
         }
         true
     }
 
-    /// The watches panel's rectangle (top left, under the status bar).
+    /// The watches panel's rectangle: at the bottom of the left dock (off screen while the
+    /// dock is collapsed or holds the help).
     fn rect(&self) -> Rect {
-        let w = (screen_width() * 0.45).clamp(240.0, 560.0);
-        Rect::new(8.0, TOP, w, ROW * (self.watches.len() as f32 + 1.0) + 8.0)
+        let layout = super::layout::current();
+        let Some(dock) = layout.content(super::layout::Side::Left) else {
+            return Rect::new(-1.0, -1.0, 0.0, 0.0);
+        };
+        let rows = self.watches.len().max(1) as f32 + 1.0;
+        let h = (ROW * layout.ui * rows + 8.0).min(dock.h - 8.0).max(0.0);
+        Rect::new(dock.x + 4.0, dock.y + dock.h - h - 4.0, dock.w - 8.0, h)
     }
 
     /// Paints the watches panel and the prompt into the window's one egui frame.
-    pub fn paint(&self, ctx: &egui::Context) {
+    pub fn paint(&self, ctx: &egui::Context, help: bool) {
+        let ui = super::layout::current().ui;
         let k = ctx.pixels_per_point().max(0.1);
         let p = |x: f32, y: f32| egui::pos2(x / k, y / k);
         let painter = ctx.layer_painter(egui::LayerId::new(
@@ -225,7 +238,7 @@ impl Questions {
                 p(x, y),
                 egui::Align2::LEFT_CENTER,
                 s,
-                egui::FontId::monospace(12.0 / k),
+                egui::FontId::monospace(13.0 * ui / k),
                 c,
             );
         };
@@ -236,27 +249,28 @@ impl Questions {
                 egui::Color32::from_rgba_unmultiplied(0x12, 0x13, 0x17, 0xe8),
             );
         };
-        if !self.watches.is_empty() || self.breakpoint.is_some() {
-            let mut r = self.rect();
-            if self.watches.is_empty() {
-                r.h = ROW + 8.0;
-            }
+        if self.has_watches() && !help {
+            let r = self.rect();
+            let row_h = ROW * ui;
             panel(r);
             let title = match &self.breakpoint {
                 Some((b, _)) => format!("watches (click one to remove)   break when {b}"),
                 None => "watches (click one to remove)".to_string(),
             };
+            let chars = ((r.w - 16.0) / (7.8 * ui)).max(10.0) as usize;
             text(
                 r.x + 8.0,
-                r.y + 4.0 + ROW / 2.0,
-                &title,
+                r.y + 4.0 + row_h / 2.0,
+                &super::console::ellipsis(&title, chars),
                 egui::Color32::from_rgb(0x90, 0xc8, 0xff),
             );
-            let chars = ((r.w - 16.0) / 7.2).max(10.0) as usize;
             for (i, w) in self.watches.iter().enumerate() {
                 let line = format!("{} = {}", w.text, w.value);
-                let line: String = line.chars().take(chars).collect();
-                let y = r.y + 4.0 + ROW * (i as f32 + 1.5);
+                let line = super::console::ellipsis(&line, chars);
+                let y = r.y + 4.0 + row_h * (i as f32 + 1.5);
+                if y > r.y + r.h {
+                    break;
+                }
                 text(r.x + 8.0, y, &line, egui::Color32::from_gray(0xe0));
             }
         }
@@ -270,7 +284,7 @@ impl Questions {
                 prompt.purpose.title(),
                 egui::Color32::from_rgb(0x90, 0xc8, 0xff),
             );
-            let chars = ((r.w - 20.0) / 7.2).max(10.0) as usize;
+            let chars = ((r.w - 20.0) / (7.8 * ui)).max(10.0) as usize;
             let typed = format!("{}_", prompt.text);
             let skip = typed.chars().count().saturating_sub(chars);
             let typed: String = typed.chars().skip(skip).collect();
@@ -286,7 +300,7 @@ impl Questions {
                 Direction::Previous => "before",
             };
             let title = format!("finding the tick {way} {} where {}", f.from, f.text);
-            let chars = ((r.w - 20.0) / 7.2).max(10.0) as usize;
+            let chars = ((r.w - 20.0) / (7.8 * ui)).max(10.0) as usize;
             let title: String = title.chars().take(chars).collect();
             text(
                 r.x + 10.0,

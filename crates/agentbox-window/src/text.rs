@@ -78,12 +78,30 @@ pub fn wrap(text: &str, width: f32, size: u16) -> Vec<String> {
     out
 }
 
+/// `lines` cut to what a panel of `room` pixels holds at `size`, the last line saying how many
+/// were left out.
+pub fn fit_lines(mut lines: Vec<String>, room: f32, size: u16) -> Vec<String> {
+    let mut fits = 0;
+    while fits < lines.len() && panel_height(fits + 1, size) <= room {
+        fits += 1;
+    }
+    if fits < lines.len() {
+        let cut = fits.saturating_sub(1);
+        let left_out = lines.len() - cut;
+        lines.truncate(cut);
+        lines.push(format!(
+            "... {left_out} more lines (drag the panel's edge wider)"
+        ));
+    }
+    lines
+}
+
 /// The height [`panel`] takes for `lines` lines (and its title) at font `size`.
 pub fn panel_height(lines: usize, size: u16) -> f32 {
     14.0 + (size as f32 + 3.0) * (lines as f32 + 1.0)
 }
 
-/// A translucent panel with a title and lines of text; returns the panel's height.
+/// An opaque panel with a title and lines of text; returns the panel's height.
 pub fn panel(x: f32, y: f32, width: f32, title: &str, lines: &[String], size: u16) -> f32 {
     let line_h = size as f32 + 3.0;
     let height = panel_height(lines.len(), size);
@@ -92,7 +110,7 @@ pub fn panel(x: f32, y: f32, width: f32, title: &str, lines: &[String], size: u1
         y,
         width,
         height,
-        Color::from_rgba(0x14, 0x15, 0x1a, 0xe8),
+        Color::from_rgba(0x14, 0x15, 0x1a, 0xff),
     );
     draw_rectangle_lines(
         x,

@@ -9,9 +9,6 @@ use agentbox_core::world::{ErrorKind, World};
 use egui_macroquad::egui;
 use macroquad::prelude::*;
 
-/// The bar's height in pixels.
-pub const HEIGHT: f32 = 38.0;
-
 /// Above this many agents the window keeps no trails for the ghost (their memory would grow
 /// with agents x ticks); the timeline's marks are kept whatever the count.
 pub const TRAIL_AGENTS: usize = 2000;
@@ -64,13 +61,19 @@ impl Track {
 
 /// The bar's rectangle on screen.
 pub fn rect() -> Rect {
-    Rect::new(0.0, screen_height() - HEIGHT, screen_width(), HEIGHT)
+    super::layout::current().timeline
 }
 
 /// The track part of the bar (left of it sits the tick label).
 fn track_rect() -> Rect {
     let r = rect();
-    Rect::new(r.x + 150.0, r.y + 6.0, (r.w - 160.0).max(10.0), r.h - 12.0)
+    let label = super::layout::px(150.0);
+    Rect::new(
+        r.x + label,
+        r.y + 6.0,
+        (r.w - label - 10.0).max(10.0),
+        r.h - 12.0,
+    )
 }
 
 /// The tick under screen x on a bar of `last` ticks.
@@ -122,7 +125,7 @@ pub fn paint(ctx: &egui::Context, bar: &Bar) {
             p(r.x + 8.0, r.y + r.h / 2.0),
             egui::Align2::LEFT_CENTER,
             label,
-            egui::FontId::monospace(14.0 / k),
+            egui::FontId::monospace(super::layout::px(14.0) / k),
             egui::Color32::from_gray(0xdd),
         );
         painter.rect_filled(

@@ -15,13 +15,22 @@ use agentbox_session::session::Session;
 use egui_macroquad::egui;
 use macroquad::prelude::*;
 
-/// The panel's left edge, top and width, in pixels.
-const LEFT: f32 = 10.0;
-const TOP: f32 = 40.0;
-pub const WIDTH: f32 = 330.0;
-/// A slider row's height, and the title's.
-const ROW: f32 = 40.0;
-const TITLE: f32 = 26.0;
+/// The panel's place: the top of the left dock (`layout.rs`), or off screen without it.
+fn place() -> Rect {
+    match super::layout::current().content(super::layout::Side::Left) {
+        Some(d) => Rect::new(d.x + 4.0, d.y + 4.0, d.w - 8.0, d.h - 8.0),
+        None => Rect::new(-10_000.0, -10_000.0, 300.0, 0.0),
+    }
+}
+
+/// A slider row's height, and the title's, at this frame's UI scale.
+fn row() -> f32 {
+    super::layout::px(40.0)
+}
+
+fn title() -> f32 {
+    super::layout::px(26.0)
+}
 
 /// The panel's state: open or not, the slider being dragged, the changes to undo.
 #[derive(Default)]
@@ -34,27 +43,31 @@ pub struct Panel {
 
 /// The track of row `i`.
 fn track(i: usize) -> Rect {
+    let at = place();
     Rect::new(
-        LEFT + 10.0,
-        TOP + TITLE + ROW * i as f32 + 20.0,
-        WIDTH - 20.0,
+        at.x + 10.0,
+        at.y + title() + row() * i as f32 + super::layout::px(20.0),
+        at.w - 20.0,
         12.0,
     )
 }
 
 /// The reset button under `rows` rows.
 fn reset_button(rows: usize) -> Rect {
+    let at = place();
     Rect::new(
-        LEFT + 10.0,
-        TOP + TITLE + ROW * rows as f32 + 4.0,
-        170.0,
-        22.0,
+        at.x + 10.0,
+        at.y + title() + row() * rows as f32 + 4.0,
+        super::layout::px(180.0),
+        super::layout::px(22.0),
     )
 }
 
 /// Where the sliders end (the plots start below).
 pub fn bottom(rows: usize) -> f32 {
-    TOP + TITLE + ROW * rows as f32 + 34.0
+    // Without tunables the hint takes two lines.
+    let below = if rows == 0 { 48.0 } else { 34.0 };
+    place().y + title() + row() * rows as f32 + super::layout::px(below)
 }
 
 /// The value at screen x on a tunable's track.
@@ -78,7 +91,8 @@ impl Panel {
         }
         let tunables = history.session().scene().tunables.clone();
         let n = tunables.len();
-        let inside = Rect::new(LEFT, TOP, WIDTH, bottom(n) - TOP).contains(input.mouse);
+        let at = place();
+        let inside = Rect::new(at.x, at.y, at.w, bottom(n) - at.y).contains(input.mouse);
         if input.button_pressed[0] {
             if let Some(i) = (0..n).find(|&i| {
                 let r = track(i);
@@ -179,40 +193,48 @@ fn number(v: f64) -> String {
 pub fn paint(ctx: &egui::Context, view: &Sliders) {
     let k = ctx.pixels_per_point().max(0.1);
     let p = |x: f32, y: f32| egui::pos2(x / k, y / k);
-    let painter = ctx.layer_painter(egui::LayerId::new(
-        egui::Order::Foreground,
-        egui::Id::new("tunables"),
-    ));
+    let painter = super::layout::dock_painter(ctx, "tunables", super::layout::Side::Left);
     let n = view.rows.len();
+    let at = place();
     painter.rect_filled(
-        egui::Rect::from_min_max(p(LEFT, TOP), p(LEFT + WIDTH, bottom(n))),
+        egui::Rect::from_min_max(p(at.x, at.y), p(at.x + at.w, bottom(n))),
         4.0,
-        egui::Color32::from_rgba_unmultiplied(0x12, 0x13, 0x17, 0xe8),
+        egui::Color32::from_rgb(0x12, 0x13, 0x17),
     );
-    let font = egui::FontId::monospace(13.0 / k);
-    let title = if view.past {
+    let font = egui::FontId::monospace(super::layout::px(13.0) / k);
+    let heading = if view.past {
         "Tunables at this tick (Space branches)"
     } else {
-        "Tunables (drag; Ctrl+Z undo, Ctrl+S save)"
+        "Tunables (Ctrl+Z undo, Ctrl+S save)"
     };
     painter.text(
-        p(LEFT + 10.0, TOP + 14.0),
+        p(at.x + 10.0, at.y + title() / 2.0),
         egui::Align2::LEFT_CENTER,
-        title,
+        heading,
         font.clone(),
         egui::Color32::from_gray(0xee),
     );
     if n == 0 {
         painter.text(
-            p(LEFT + 10.0, TOP + TITLE + 14.0),
+            p(at.x + 10.0, at.y + title() + 14.0),
             egui::Align2::LEFT_CENTER,
-            "no tunables: params: { NAME: { value, min, max } }",
+            "no tunables: give a param",
+            font.clone(),
+            egui::Color32::from_gray(0x99),
+        );
+        painter.text(
+            p(at.x + 10.0, at.y + title() + 14.0 + super::layout::px(18.0)),
+            egui::Align2::LEFT_CENTER,
+            "{ value, min, max }",
             font.clone(),
             egui::Color32::from_gray(0x99),
         );
     }
     for (i, (t, v)) in view.rows.iter().enumerate() {
         paint_slider(&painter, k, &font, track(i), t, *v);
+    }
+    if n == 0 {
+        return;
     }
     let b = reset_button(n);
     painter.rect_filled(

@@ -296,7 +296,7 @@ fn check_budget(c: &mut Checker, spec: &SceneFile) -> ScriptBudget {
     budget
 }
 
-fn parse_color(text: &str) -> Option<[u8; 3]> {
+pub(super) fn parse_color(text: &str) -> Option<[u8; 3]> {
     let hex = text.strip_prefix('#')?;
     if hex.len() != 6 || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
         return None;
@@ -622,6 +622,7 @@ fn check_agent(
     }
     check_motion(c, path, agent, world);
     agent_body(agent).check(c, path, agent.motion.as_deref() == Some("tiles"));
+    agent_look(agent).check(c, path);
     if let Some(params) = &agent.params {
         if !params.is_object() {
             c.error(
@@ -779,6 +780,14 @@ fn agent_body(spec: &AgentSpec) -> super::body::BodyKeys {
     }
 }
 
+/// An agent entry's display keys.
+fn agent_look(spec: &AgentSpec) -> super::look::LookKeys<'_> {
+    super::look::LookKeys {
+        color: spec.color.as_deref(),
+        shape: spec.shape.as_deref(),
+    }
+}
+
 fn make_agent(file: &Path, spec: &AgentSpec, seed: u64) -> Agent {
     let mut agent = Agent::new(
         spec.id.clone(),
@@ -808,6 +817,7 @@ fn make_agent(file: &Path, spec: &AgentSpec, seed: u64) -> Agent {
     };
     agent.turn_rate = spec.turn_rate.map(f64::to_radians);
     agent_body(spec).apply(&mut agent);
+    agent.look = agent_look(spec).look();
     agent.walk = Walk {
         tiles: spec
             .route

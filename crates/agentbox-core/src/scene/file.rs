@@ -219,6 +219,14 @@ pub struct AgentSpec {
     /// How far ahead avoidance looks, in seconds (default 2; only with `avoid: true`).
     #[schemars(range(max = MAX_AVOID_HORIZON), extend("exclusiveMinimum" = 0))]
     pub avoid_horizon: Option<f64>,
+    /// Colour in the window, like "#d55e00" (default: its kind's colour from a
+    /// colour-blind-safe palette).
+    #[schemars(regex(pattern = "^#[0-9a-fA-F]{6}$"))]
+    pub color: Option<String>,
+    /// Marker in the window: `circle` (default), `arrow` (points along its heading),
+    /// `square` or `diamond`.
+    #[schemars(extend("enum" = ["circle", "arrow", "square", "diamond"]))]
+    pub shape: Option<String>,
 }
 
 /// A crowd: `count` agents of one kind, placed on distinct free tiles chosen from the seed.
@@ -258,6 +266,14 @@ pub struct SpawnSpec {
     /// How far ahead avoidance looks, in seconds (default 2; only with `avoid: true`).
     #[schemars(range(max = MAX_AVOID_HORIZON), extend("exclusiveMinimum" = 0))]
     pub avoid_horizon: Option<f64>,
+    /// Colour in the window, like "#d55e00" (default: its kind's colour from a
+    /// colour-blind-safe palette).
+    #[schemars(regex(pattern = "^#[0-9a-fA-F]{6}$"))]
+    pub color: Option<String>,
+    /// Marker in the window: `circle` (default), `arrow` (points along its heading),
+    /// `square` or `diamond`.
+    #[schemars(extend("enum" = ["circle", "arrow", "square", "diamond"]))]
+    pub shape: Option<String>,
 }
 
 /// A rectangle of tiles, both corners included.

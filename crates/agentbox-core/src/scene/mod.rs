@@ -29,6 +29,7 @@ mod body;
 mod build;
 pub mod error;
 pub mod file;
+mod look;
 pub mod numbers;
 pub mod save;
 pub mod schema;

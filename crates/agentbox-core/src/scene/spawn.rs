@@ -127,6 +127,12 @@ fn place_one(
         avoid_horizon: s.avoid_horizon,
     };
     let ok = body.check(c, path, false) && ok;
+    let look = super::look::LookKeys {
+        color: s.color.as_deref(),
+        shape: s.shape.as_deref(),
+    };
+    let ok = look.check(c, path) && ok;
+    let look = look.look();
     let candidates = candidate_tiles(c, path, s, world)?;
     let width = world.grid().width() as usize;
     let index = |t: IVec2| t.y as usize * width + t.x as usize;
@@ -176,6 +182,7 @@ fn place_one(
             a.params = params.clone();
             a.brain = brain.clone();
             body.apply(&mut a);
+            a.look = look;
             a
         })
         .collect();

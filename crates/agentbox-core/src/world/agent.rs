@@ -136,6 +136,44 @@ pub struct Agent {
     /// The messages and noises that reached the agent for this tick (`self:inbox()`,
     /// `self:heard()`); boxed, since most agents hear nothing most ticks.
     pub deliveries: Option<Box<super::Deliveries>>,
+    /// How the window draws it (`color:` and `shape:` in the scene); display only, never
+    /// read by the simulation or written to the trace.
+    pub look: Look,
+}
+
+/// How the window draws an agent: its colour and marker as the scene chose them (`None`:
+/// the window's default for its kind).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Look {
+    /// `color: "#rrggbb"`.
+    pub color: Option<[u8; 3]>,
+    /// `shape: circle | arrow | square | diamond`.
+    pub shape: Option<Marker>,
+}
+
+/// The marker an agent is drawn as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Marker {
+    Circle,
+    /// A triangle pointing along its heading.
+    Arrow,
+    Square,
+    Diamond,
+}
+
+impl Marker {
+    /// Every marker with its scene name, in the order the docs list them.
+    pub const ALL: [(Marker, &'static str); 4] = [
+        (Marker::Circle, "circle"),
+        (Marker::Arrow, "arrow"),
+        (Marker::Square, "square"),
+        (Marker::Diamond, "diamond"),
+    ];
+
+    /// The marker a scene names, if any.
+    pub fn named(name: &str) -> Option<Marker> {
+        Self::ALL.iter().find(|(_, n)| *n == name).map(|(m, _)| *m)
+    }
 }
 
 impl Agent {
@@ -190,6 +228,7 @@ impl Agent {
             walk: Walk::default(),
             label: None,
             deliveries: None,
+            look: Look::default(),
         }
     }
 

@@ -74,6 +74,11 @@ pub enum Action {
     ZoomOut,
     /// Fit the map to the window (or the panes).
     Fit,
+    /// Keep the selected agent at the centre of the map (or stop).
+    Follow,
+    /// A larger / smaller UI scale (text and docks).
+    UiLarger,
+    UiSmaller,
     /// Resume the selected agent after a budget or memory stop.
     Resume,
     TogglePaint,

@@ -145,7 +145,7 @@ pub const TABLE: &[Row] = &[
     Row {
         modes: MAP,
         mouse: Some("wheel"),
-        keys: &[(key(K::Equal), A::ZoomIn), (key(K::Minus), A::ZoomOut)],
+        keys: &[(no_ctrl(K::Equal), A::ZoomIn), (no_ctrl(K::Minus), A::ZoomOut)],
         what: "zoom at the cursor",
         help: Some("zoom at the cursor"),
     },
@@ -159,9 +159,30 @@ pub const TABLE: &[Row] = &[
     Row {
         modes: MAP,
         mouse: None,
-        keys: &[(key(K::F), A::Fit), (key(K::Home), A::Fit)],
-        what: "fit the map to the window",
+        keys: &[(no_shift(K::F), A::Fit), (key(K::Home), A::Fit)],
+        what: "fit the map to the area the docked panels leave (and stop following)",
         help: Some("fit the map to the window"),
+    },
+    Row {
+        modes: MAP,
+        mouse: None,
+        keys: &[(shift(K::F), A::Follow)],
+        what: "follow the inspected agent: the camera keeps it at the centre of the map (zooming keeps following; a pan, a fit or Shift+F again stops; an orange frame shows it is on)",
+        help: Some("follow the inspected agent (again: stop)"),
+    },
+    Row {
+        modes: MAP,
+        mouse: None,
+        keys: &[(ctrl(K::Equal), A::UiLarger), (ctrl(K::Minus), A::UiSmaller)],
+        what: "a larger / smaller UI scale: every panel's text and the docks grow or shrink together (x0.75 .. x2.5; text is 13 px or more at x1)",
+        help: Some("larger / smaller text and panels (UI scale)"),
+    },
+    Row {
+        modes: MAP,
+        mouse: Some("click a panel's header / drag its edge"),
+        keys: &[],
+        what: "the panels are docked beside the map, never over it: help, tunables, plots and watches on the left, the inspector on the right, errors and the console at the bottom. A click on a dock's header collapses it to a strip (again: opens it); a left-drag on its inner edge resizes it. The map fits what is left",
+        help: Some("panel header: collapse; panel edge: drag to resize"),
     },
     Row {
         modes: MAP,
@@ -230,7 +251,7 @@ pub const TABLE: &[Row] = &[
         modes: MAP,
         mouse: None,
         keys: &[(key(K::Tab), A::ToggleTunables), (key(K::J), A::ToggleTunables)],
-        what: "open / close the tunables and plots panel (top left). A left-drag on a slider sets that tunable from the next tick (recorded as a history input; in the past the sliders show that tick's values and do not move); \"reset to the scene's\" puts every tunable back to the scene file's value (recorded)",
+        what: "open / close the tunables and plots panel (docked on the left). A left-drag on a slider sets that tunable from the next tick (recorded as a history input; in the past the sliders show that tick's values and do not move); \"reset to the scene's\" puts every tunable back to the scene file's value (recorded)",
         help: Some("tunables and plots panel (a slider sets from the next tick, recorded)"),
     },
     Row {
@@ -293,7 +314,7 @@ pub const TABLE: &[Row] = &[
             (ctrl(K::B), A::AskBreak),
             (key(K::GraveAccent), A::AskConsole),
         ],
-        what: "ask the run a Lua expression of the read-only `world` (as `expect:` checks get it): a watch, shown at the tick shown in a panel at the top left / the tick where it holds (Enter: next, Shift+Enter: previous; looked for in the kept history without touching the run, a fixed number of ticks a frame under a progress bar; Esc cancels it) / a breakpoint (play pauses after the first live tick where it holds; empty clears it) / the console prompt (its value at the tick shown, printed into the console). At a past tick `world:memory(id)` is that tick's memory",
+        what: "ask the run a Lua expression of the read-only `world` (as `expect:` checks get it): a watch, shown at the tick shown at the bottom of the left dock / the tick where it holds (Enter: next, Shift+Enter: previous; looked for in the kept history without touching the run, a fixed number of ticks a frame under a progress bar; Esc cancels it) / a breakpoint (play pauses after the first live tick where it holds; empty clears it) / the console prompt (its value at the tick shown, printed into the console). At a past tick `world:memory(id)` is that tick's memory",
         // The F1 help is full at 1024x768 (its test): docs/keys.md lists these.
         help: None,
     },

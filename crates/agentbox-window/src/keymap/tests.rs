@@ -128,22 +128,29 @@ fn rows_name_their_keys_as_people_do() {
     }
 }
 
-/// The help fits a 1024x768 window at the font it has had (12): below the top bar, above
-/// the timeline, the overlay list included; and each line fits the panel's width.
+/// The help fits the left dock of a 1280x800 window at 13 px (its smallest text) in two
+/// columns, its lines wrapped to a column's width.
 #[test]
-fn the_help_fits_a_1024_by_768_window() {
+fn the_help_fits_a_1280_by_800_window_at_13_px() {
     let lines = crate::help::lines(&Default::default());
-    let room = 768.0 - 50.0 - 46.0;
+    let wanted = crate::layout::Wanted {
+        left: Some("help"),
+        help: true,
+        legend: true,
+        ..Default::default()
+    };
+    let layout = crate::layout::Docks::default().layout(1280.0, 800.0, wanted);
+    let dock = layout.content(crate::layout::Side::Left).unwrap();
+    let column = dock.w / 2.0 - 2.0 - 8.0 - 16.0;
+    // The built-in font is 5.3 pixels a character at 12 (measured on a screenshot).
+    let per_row = (column / (5.3 * 13.0 / 12.0)) as usize - 4;
+    let rows: usize = lines.iter().map(|l| l.len().div_ceil(per_row).max(1)).sum();
     assert!(
-        crate::text::panel_height(lines.len(), 12) <= room,
-        "{} help lines: the F1 panel would need a font under 12 at 768 pixels",
-        lines.len()
+        crate::text::panel_height(rows.div_ceil(2), 13) <= dock.h - 8.0,
+        "{rows} help rows do not fit two columns of {} pixels",
+        dock.h
     );
-    // The built-in font at 12 is 5.3 pixels a character (measured on a screenshot); the
-    // panel is 900 pixels wide at 1024.
-    for line in &lines {
-        assert!(line.len() as f32 * 5.3 <= 900.0 - 16.0, "too wide: {line}");
-    }
+    assert!(layout.map.w >= 400.0, "the map keeps room beside the help");
 }
 
 /// No handler names a key: the keymap and the recorded-input names are the only places.

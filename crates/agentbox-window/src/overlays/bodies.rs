@@ -4,14 +4,14 @@
 //! sense within.
 
 use crate::camera::Camera;
-use crate::palette::kind_color;
+use crate::palette::agent_color;
 use agentbox_core::world::World;
 use macroquad::prelude::*;
 
 pub fn draw(world: &World, camera: &Camera) {
     for agent in &world.agents {
         let p = camera.to_screen(agent.pos);
-        let c = kind_color(&agent.kind);
+        let c = agent_color(agent);
         if agent.size <= 1 {
             draw_circle_lines(p.x, p.y, agent.radius as f32 * camera.tile, 1.5, BLACK);
         } else {

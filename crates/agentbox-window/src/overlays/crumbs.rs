@@ -3,7 +3,7 @@
 
 use super::label;
 use crate::camera::Camera;
-use crate::palette::kind_color;
+use crate::palette::agent_color;
 use agentbox_core::world::{centre_of, World};
 use macroquad::prelude::*;
 
@@ -13,7 +13,7 @@ pub fn draw(world: &World, camera: &Camera) {
         if n == 0 {
             continue;
         }
-        let base = kind_color(&agent.kind);
+        let base = agent_color(agent);
         for (i, &tile) in agent.crumbs.tiles.iter().enumerate() {
             let fade = 1.0 - i as f32 / (n as f32 + 1.0);
             let p = camera.to_screen(centre_of(tile));

@@ -150,7 +150,11 @@ fn draw_search(pane: &Pane, camera: &Camera, view: Rect) {
     }
 }
 
-/// The open, passed and closed cells as an image, a pixel per tile (unseen ones clear).
+/// How opaque the sets are over the terrain (the terrain shows through).
+const SETS_ALPHA: u8 = 0x8c;
+
+/// The open, passed and closed cells as an image, a pixel per tile (unseen ones clear),
+/// translucent so the terrain under them stays readable.
 fn sets_texture(r: &Replay) -> Texture2D {
     let (w, h) = r.size();
     let (w, h) = (w.clamp(1, 65535) as u16, h.clamp(1, 65535) as u16);
@@ -165,7 +169,7 @@ fn sets_texture(r: &Replay) -> Texture2D {
             image.set_pixel(
                 t.x as u32,
                 t.y as u32,
-                Color::from_rgba(red, green, blue, 255),
+                Color::from_rgba(red, green, blue, SETS_ALPHA),
             );
         }
     }

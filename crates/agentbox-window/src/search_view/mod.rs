@@ -11,7 +11,7 @@
 //! does not change under the search. Every change comes from the window's input (`input.rs`),
 //! so recorded input replays it; the panel only paints. It must not change the world.
 
-use super::camera::{Camera, BAR};
+use super::camera::Camera;
 use super::input::FrameInput;
 use super::keymap::{Action, Actions};
 use agentbox_core::nav::replay::Replay;
@@ -87,17 +87,25 @@ const RATES: [f64; 9] = [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0];
 
 /// The panel: its width and top, the height of a clickable option row and where they start.
 const PANEL_W: f32 = 300.0;
-const PANEL_TOP: f32 = BAR + 8.0;
 const ROW: f32 = 22.0;
-const ROWS_TOP: f32 = PANEL_TOP + 70.0;
+
+/// The panel's top: under the status bar (the search mode shows no legend and no docks).
+fn panel_top() -> f32 {
+    super::layout::current().map.y + 8.0
+}
+
+/// Where the panel's option rows start.
+fn rows_top() -> f32 {
+    panel_top() + 70.0
+}
 
 /// The height of a pane's caption (at its bottom).
 const CAPTION: f32 = 24.0;
 
 /// Colours (PathFinding.js's: open light green, closed pale turquoise).
-const OPEN: [u8; 3] = [152, 251, 152];
-const CLOSED: [u8; 3] = [175, 238, 238];
-const PASSED: [u8; 3] = [216, 191, 242];
+const OPEN: [u8; 3] = [0x3c, 0xc8, 0x50];
+const CLOSED: [u8; 3] = [0x46, 0x8c, 0xe6];
+const PASSED: [u8; 3] = [0xa0, 0x64, 0xd2];
 const EXPANDED: Color = Color::new(1.0, 0.55, 0.0, 1.0);
 const START: Color = Color::new(0.0, 0.80, 0.0, 1.0);
 const GOAL: Color = Color::new(0.93, 0.27, 0.0, 1.0);
@@ -193,13 +201,8 @@ pub struct SearchMode {
 
 /// The map area under the status bar and above the timeline, left of the panel.
 fn area() -> Rect {
-    let bottom = screen_height() - super::timeline::HEIGHT;
-    Rect::new(
-        0.0,
-        BAR,
-        (screen_width() - PANEL_W - 12.0).max(40.0),
-        (bottom - BAR).max(1.0),
-    )
+    let m = super::layout::current().map;
+    Rect::new(m.x, m.y, (m.w - PANEL_W - 12.0).max(40.0), m.h)
 }
 
 /// Pane `i` of `n`, in screen pixels: side by side, or stacked (for maps wider than tall).
@@ -226,16 +229,21 @@ fn fit_tile(pane: Rect, w: f32, h: f32) -> f32 {
 fn panel_rect() -> Rect {
     Rect::new(
         screen_width() - PANEL_W - 6.0,
-        PANEL_TOP,
+        panel_top(),
         PANEL_W,
-        screen_height() - super::timeline::HEIGHT - PANEL_TOP - 8.0,
+        super::layout::current().timeline.y - panel_top() - 8.0,
     )
 }
 
 /// Option row `i` (algorithm, heuristic, diagonal) of the panel: a click cycles it.
 fn option_row(i: usize) -> Rect {
     let p = panel_rect();
-    Rect::new(p.x + 6.0, ROWS_TOP + ROW * i as f32, p.w - 12.0, ROW - 2.0)
+    Rect::new(
+        p.x + 6.0,
+        rows_top() + ROW * i as f32,
+        p.w - 12.0,
+        ROW - 2.0,
+    )
 }
 
 fn number(v: f64, decimals: usize) -> String {
@@ -305,10 +313,9 @@ impl SearchMode {
         let pane = pane_rect(0, n, self.layout.stacked);
         let tile = fit_tile(pane, w, h);
         // The camera's own centre is the middle of the whole window; pane 0's is `pane`'s.
-        let shift = (screen_width() / 2.0 - (pane.x + pane.w / 2.0)) / tile;
-        let down = ((BAR + (screen_height() - BAR - super::timeline::HEIGHT) / 2.0)
-            - (pane.y + (pane.h - CAPTION) / 2.0))
-            / tile;
+        let centre = camera.area().center();
+        let shift = (centre.x - (pane.x + pane.w / 2.0)) / tile;
+        let down = (centre.y - (pane.y + (pane.h - CAPTION) / 2.0)) / tile;
         camera.tile = tile;
         camera.centre = ::glam::DVec2::new(
             (w / 2.0 - 0.5 + shift) as f64,
