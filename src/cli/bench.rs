@@ -18,6 +18,14 @@ pub(super) fn show_figures(what: &str, f: &agentbox_session::bench::Figures) -> 
     ))
 }
 
+/// The limits the Lua run ran under, on a line of its own.
+fn show_budget(f: &agentbox_session::bench::Figures) -> io::Result<()> {
+    match f.budget_line() {
+        Some(line) => say(format_args!("{line}\n")),
+        None => Ok(()),
+    }
+}
+
 /// `bench SCENE --against OTHER [--goal RATIO]`.
 pub(super) fn bench_against(
     path: &Path,
@@ -29,6 +37,11 @@ pub(super) fn bench_against(
     let pair = agentbox_session::bench::against(path, other, warmup, ticks)?;
     show_figures(&path.display().to_string(), &pair.first)?;
     show_figures(&other.display().to_string(), &pair.second)?;
+    for (p, f) in [(path, &pair.first), (other, &pair.second)] {
+        if let Some(line) = f.budget_line() {
+            say(format_args!("{}: {line}\n", p.display()))?;
+        }
+    }
     let mut judged = true;
     for (p, f) in [(path, &pair.first), (other, &pair.second)] {
         if let Some(warning) = f.failure_warning(&p.display().to_string()) {
@@ -68,6 +81,7 @@ pub(super) fn bench(path: &Path, ticks: u64, warmup: u64, native: bool) -> Resul
     if !native {
         let lua = agentbox_session::bench::lua(path, warmup, ticks)?;
         show_figures("lua", &lua)?;
+        show_budget(&lua)?;
         if let Some(warning) = lua.failure_warning("lua") {
             say(format_args!("{warning}\n"))?;
             eprintln!("{warning}");
@@ -78,6 +92,7 @@ pub(super) fn bench(path: &Path, ticks: u64, warmup: u64, native: bool) -> Resul
     let (lua, rust) = agentbox_session::bench::side_by_side(path, warmup, ticks)?;
     show_figures("lua", &lua)?;
     show_figures("rust", &rust)?;
+    show_budget(&lua)?;
     if let Some(warning) = lua.failure_warning("lua") {
         say(format_args!("{warning}\n"))?;
         eprintln!("{warning}");
