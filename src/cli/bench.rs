@@ -67,7 +67,7 @@ pub(super) fn bench_against(
         agentbox_session::bench::CLOCK
     ))?;
     if let Some(goal) = goal {
-        say(format_args!("{}\n", pair.verdict(goal)))?;
+        say(format_args!("{}\n", pair.verdict(goal, "the other scene")))?;
     }
     // Failed decisions make the comparison meaningless: a failure status, whatever the goal.
     Ok(if judged {
@@ -77,7 +77,13 @@ pub(super) fn bench_against(
     })
 }
 
-pub(super) fn bench(path: &Path, ticks: u64, warmup: u64, native: bool) -> Result<ExitCode, Stop> {
+pub(super) fn bench(
+    path: &Path,
+    ticks: u64,
+    warmup: u64,
+    native: bool,
+    goal: Option<f64>,
+) -> Result<ExitCode, Stop> {
     if !native {
         let lua = agentbox_session::bench::lua(path, warmup, ticks)?;
         show_figures("lua", &lua)?;
@@ -89,20 +95,25 @@ pub(super) fn bench(path: &Path, ticks: u64, warmup: u64, native: bool) -> Resul
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let (lua, rust) = agentbox_session::bench::side_by_side(path, warmup, ticks)?;
-    show_figures("lua", &lua)?;
-    show_figures("rust", &rust)?;
-    show_budget(&lua)?;
+    let pair = agentbox_session::bench::side_by_side(path, warmup, ticks)?;
+    let (lua, rust) = (&pair.first, &pair.second);
+    show_figures("lua", lua)?;
+    show_figures("rust", rust)?;
+    show_budget(lua)?;
     if let Some(warning) = lua.failure_warning("lua") {
         say(format_args!("{warning}\n"))?;
         eprintln!("{warning}");
         return Ok(ExitCode::FAILURE);
     }
     say(format_args!(
-        "lua/rust: {:.2}x per tick, {:.2}x per decision (taking turns of {} ticks)\n",
+        "lua/rust: {:.2}x per tick, {:.2}x per decision (taking turns of {} ticks), median of the rounds {:.2}x\n",
         lua.ms_per_tick() / rust.ms_per_tick(),
         lua.ns_per_decision() / rust.ns_per_decision(),
-        agentbox_session::bench::BLOCK
+        agentbox_session::bench::BLOCK,
+        pair.median()
     ))?;
+    if let Some(goal) = goal {
+        say(format_args!("{}\n", pair.verdict(goal, "the Rust peer")))?;
+    }
     Ok(ExitCode::SUCCESS)
 }

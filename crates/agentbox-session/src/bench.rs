@@ -263,27 +263,37 @@ pub const BLOCK: u64 = 10;
 /// Runs `path` with its Lua scripts and with [`NativeCrowd`] side by side: both are loaded and
 /// warmed up, then they take turns of [`BLOCK`] measured ticks until each has run `ticks`. On
 /// a shared machine whose load changes by the second, both sides then run under the same
-/// load, so their ratio does not depend on which side ran while a neighbour was busy.
-pub fn side_by_side(
-    path: &Path,
-    warmup: u64,
-    ticks: u64,
-) -> Result<(Figures, Figures), BenchError> {
+/// load, so their ratio does not depend on which side ran while a neighbour was busy. The
+/// pair's first is the Lua run, its second the Rust peer, with each round's ratio.
+pub fn side_by_side(path: &Path, warmup: u64, ticks: u64) -> Result<Pair, BenchError> {
     let mut lua = lua_run(path, warmup)?;
     let mut rust = native_run(path, warmup)?;
-    take_turns(&mut lua, &mut rust, ticks);
-    Ok((lua.figures, rust.figures))
+    let ratios = take_turns(&mut lua, &mut rust, ticks);
+    Ok(Pair {
+        first: lua.figures,
+        second: rust.figures,
+        ratios,
+    })
 }
 
-/// Measures `a` and `b` in turns of [`BLOCK`] ticks until each has run `ticks`.
-fn take_turns<A: Decider, B: Decider>(a: &mut Run<A>, b: &mut Run<B>, ticks: u64) {
+/// Measures `a` and `b` in turns of [`BLOCK`] ticks until each has run `ticks` (the first
+/// first in even rounds, the second in odd ones); each round's ratio of their CPU times.
+fn take_turns<A: Decider, B: Decider>(a: &mut Run<A>, b: &mut Run<B>, ticks: u64) -> Vec<f64> {
+    let mut ratios = Vec::new();
     let mut left = ticks;
     while left > 0 {
         let block = left.min(BLOCK);
-        a.measure(block);
-        b.measure(block);
+        let (ta, tb) = if ratios.len() % 2 == 0 {
+            let ta = a.measure(block);
+            (ta, b.measure(block))
+        } else {
+            let tb = b.measure(block);
+            (a.measure(block), tb)
+        };
+        ratios.push(ta.as_secs_f64() / tb.as_secs_f64().max(1e-12));
         left -= block;
     }
+    ratios
 }
 
 /// Two scenes measured against each other by [`against`].
@@ -321,18 +331,19 @@ impl Figures {
 }
 
 impl Pair {
-    /// The goal line of `bench --against --goal`: MET or NOT MET by the median ratio, and
-    /// never MET when a decision failed on either side (the ratio then compares error paths).
-    pub fn verdict(&self, goal: f64) -> String {
+    /// The goal line of `bench --against --goal` (`peer`: "the other scene") and `bench
+    /// --native --goal` ("the Rust peer"): MET or NOT MET by the median ratio, and never MET
+    /// when a decision failed on either side (the ratio then compares error paths).
+    pub fn verdict(&self, goal: f64, peer: &str) -> String {
         let median = self.median();
         let failed = self.first.failed + self.second.failed;
         if failed > 0 {
             return format!(
-                "goal: at most {goal}x the other scene: NOT JUDGED, {failed} decisions failed ({median:.2}x means nothing)"
+                "goal: at most {goal}x {peer}: NOT JUDGED, {failed} decisions failed ({median:.2}x means nothing)"
             );
         }
         let met = if median <= goal { "MET" } else { "NOT MET" };
-        format!("goal: at most {goal}x the other scene: {met} ({median:.2}x)")
+        format!("goal: at most {goal}x {peer}: {met} ({median:.2}x)")
     }
 
     /// The median of the rounds' ratios (the mean of the middle two for an even count).
@@ -355,20 +366,7 @@ impl Pair {
 pub fn against(path: &Path, other: &Path, warmup: u64, ticks: u64) -> Result<Pair, BenchError> {
     let mut a = lua_run(path, warmup)?;
     let mut b = lua_run(other, warmup)?;
-    let mut ratios = Vec::new();
-    let mut left = ticks;
-    while left > 0 {
-        let block = left.min(BLOCK);
-        let (ta, tb) = if ratios.len() % 2 == 0 {
-            let ta = a.measure(block);
-            (ta, b.measure(block))
-        } else {
-            let tb = b.measure(block);
-            (a.measure(block), tb)
-        };
-        ratios.push(ta.as_secs_f64() / tb.as_secs_f64().max(1e-12));
-        left -= block;
-    }
+    let ratios = take_turns(&mut a, &mut b, ticks);
     Ok(Pair {
         first: a.figures,
         second: b.figures,
@@ -428,7 +426,7 @@ mod tests {
                 second: second.clone(),
                 ratios: vec![ratio],
             }
-            .verdict(1.35)
+            .verdict(1.35, "the other scene")
         };
         assert!(judged(&ok, &ok, 1.2).ends_with(": MET (1.20x)"));
         assert!(judged(&ok, &ok, 1.5).contains("NOT MET"));
@@ -486,8 +484,9 @@ mod tests {
     fn side_by_side_measures_both_sides_for_every_tick() {
         let dir = tempfile::tempdir().unwrap();
         let path = crowd_scene(dir.path(), 50);
-        let (lua, rust) = side_by_side(&path, 2, 25).unwrap();
-        for f in [&lua, &rust] {
+        let pair = side_by_side(&path, 2, 25).unwrap();
+        assert_eq!(pair.ratios.len(), 3, "blocks of 10, 10 and 5 ticks");
+        for f in [&pair.first, &pair.second] {
             assert_eq!(
                 (f.agents, f.ticks, f.decisions, f.failed),
                 (70, 25, 50 * 25, 0)
