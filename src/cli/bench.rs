@@ -18,6 +18,14 @@ pub(super) fn show_figures(what: &str, f: &agentbox_session::bench::Figures) -> 
     ))
 }
 
+/// The limits the Lua run ran under, on a line of its own.
+fn show_budget(f: &agentbox_session::bench::Figures) -> io::Result<()> {
+    match f.budget_line() {
+        Some(line) => say(format_args!("{line}\n")),
+        None => Ok(()),
+    }
+}
+
 /// `bench SCENE --against OTHER [--goal RATIO]`.
 pub(super) fn bench_against(
     path: &Path,
@@ -29,6 +37,11 @@ pub(super) fn bench_against(
     let pair = agentbox_session::bench::against(path, other, warmup, ticks)?;
     show_figures(&path.display().to_string(), &pair.first)?;
     show_figures(&other.display().to_string(), &pair.second)?;
+    for (p, f) in [(path, &pair.first), (other, &pair.second)] {
+        if let Some(line) = f.budget_line() {
+            say(format_args!("{}: {line}\n", p.display()))?;
+        }
+    }
     let mut judged = true;
     for (p, f) in [(path, &pair.first), (other, &pair.second)] {
         if let Some(warning) = f.failure_warning(&p.display().to_string()) {
@@ -54,7 +67,7 @@ pub(super) fn bench_against(
         agentbox_session::bench::CLOCK
     ))?;
     if let Some(goal) = goal {
-        say(format_args!("{}\n", pair.verdict(goal)))?;
+        say(format_args!("{}\n", pair.verdict(goal, "the other scene")))?;
     }
     // Failed decisions make the comparison meaningless: a failure status, whatever the goal.
     Ok(if judged {
@@ -64,10 +77,17 @@ pub(super) fn bench_against(
     })
 }
 
-pub(super) fn bench(path: &Path, ticks: u64, warmup: u64, native: bool) -> Result<ExitCode, Stop> {
+pub(super) fn bench(
+    path: &Path,
+    ticks: u64,
+    warmup: u64,
+    native: bool,
+    goal: Option<f64>,
+) -> Result<ExitCode, Stop> {
     if !native {
         let lua = agentbox_session::bench::lua(path, warmup, ticks)?;
         show_figures("lua", &lua)?;
+        show_budget(&lua)?;
         if let Some(warning) = lua.failure_warning("lua") {
             say(format_args!("{warning}\n"))?;
             eprintln!("{warning}");
@@ -75,19 +95,25 @@ pub(super) fn bench(path: &Path, ticks: u64, warmup: u64, native: bool) -> Resul
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let (lua, rust) = agentbox_session::bench::side_by_side(path, warmup, ticks)?;
-    show_figures("lua", &lua)?;
-    show_figures("rust", &rust)?;
+    let pair = agentbox_session::bench::side_by_side(path, warmup, ticks)?;
+    let (lua, rust) = (&pair.first, &pair.second);
+    show_figures("lua", lua)?;
+    show_figures("rust", rust)?;
+    show_budget(lua)?;
     if let Some(warning) = lua.failure_warning("lua") {
         say(format_args!("{warning}\n"))?;
         eprintln!("{warning}");
         return Ok(ExitCode::FAILURE);
     }
     say(format_args!(
-        "lua/rust: {:.2}x per tick, {:.2}x per decision (taking turns of {} ticks)\n",
+        "lua/rust: {:.2}x per tick, {:.2}x per decision (taking turns of {} ticks), median of the rounds {:.2}x\n",
         lua.ms_per_tick() / rust.ms_per_tick(),
         lua.ns_per_decision() / rust.ns_per_decision(),
-        agentbox_session::bench::BLOCK
+        agentbox_session::bench::BLOCK,
+        pair.median()
     ))?;
+    if let Some(goal) = goal {
+        say(format_args!("{}\n", pair.verdict(goal, "the Rust peer")))?;
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -267,16 +267,17 @@ enum Command {
         warmup: u64,
         /// Also run the behaviour of scripts/crowd.lua written in Rust, side by side with the
         /// Lua run (taking turns of 10 ticks, so both see the same machine load), and compare.
-        #[arg(long, conflicts_with = "against")]
+        #[arg(long, conflicts_with = "against", group = "peer")]
         native: bool,
         /// Also run this other scene (with its own scripts) in turns of 10 ticks with SCENE
         /// and report SCENE's CPU time per tick over the other's: the median of the rounds.
-        #[arg(long, value_name = "OTHER")]
+        #[arg(long, value_name = "OTHER", group = "peer")]
         against: Option<PathBuf>,
-        /// With --against: the largest ratio SCENE/OTHER allowed; prints MET or NOT MET (the
-        /// exit status stays 0 either way), or NOT JUDGED when a decision failed on either
-        /// side (a run with failed decisions warns and exits 1 whatever the goal).
-        #[arg(long, value_name = "RATIO", requires = "against")]
+        /// With --against or --native: the largest ratio SCENE/OTHER (or Lua/Rust) allowed, by
+        /// the median of the rounds; prints MET or NOT MET (the exit status stays 0 either
+        /// way), or NOT JUDGED when a decision failed on either side (a run with failed
+        /// decisions warns and exits 1 whatever the goal).
+        #[arg(long, value_name = "RATIO", requires = "peer")]
         goal: Option<f64>,
     },
 }
@@ -528,7 +529,7 @@ fn run(command: Command) -> Result<ExitCode, Stop> {
             goal,
         } => match against {
             Some(other) => bench::bench_against(&scene, &other, ticks, warmup, goal)?,
-            None => bench::bench(&scene, ticks, warmup, native)?,
+            None => bench::bench(&scene, ticks, warmup, native, goal)?,
         },
         Command::Api {
             stubs,

@@ -213,10 +213,20 @@ fn bench_reports_ms_per_tick_and_the_native_peer() {
         "--warmup",
         "1",
         "--native",
+        "--goal",
+        "1000",
     ]);
     let text = stdout(&out);
     assert!(out.status.success(), "{text}{}", stderr(&out));
     assert!(text.contains("lua: 3 agents, 5 ticks:"), "{text}");
+    assert!(
+        text.contains("budget: 2000000 instructions a call, 256 MB of Lua memory"),
+        "{text}"
+    );
+    assert!(
+        text.contains("goal: at most 1000x the Rust peer: MET"),
+        "{text}"
+    );
     assert!(text.contains("ms per tick"), "{text}");
     assert!(
         text.contains("ns per decision (10 decisions, 0 failed)"),

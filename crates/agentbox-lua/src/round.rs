@@ -29,6 +29,7 @@ impl ScriptHost {
     pub(crate) fn decide_round(&mut self, world: &World) -> Vec<(usize, Decision)> {
         self.raw.views.begin_round(world);
         self.agents.slots.begin_round(world.roster());
+        self.agents.slots.reserve(world.agents.len());
         // A failure here only means views are made one by one on first use.
         let _ = self.raw.views.prepare(&self.lua, world);
         self.plan_turns(world);

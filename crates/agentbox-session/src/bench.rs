@@ -30,6 +30,9 @@ pub struct Figures {
     pub wall: Duration,
     /// Decisions that failed (script errors).
     pub failed: u64,
+    /// The limits the scripts ran under: the scene's `budget:` (its defaults where the scene
+    /// sets none), as headless and the window apply it. `None` for the Rust peer.
+    pub budget: Option<scene::ScriptBudget>,
 }
 
 /// The clock [`thread_cpu_time`] reads on this build.
@@ -159,7 +162,7 @@ struct Run<D: Decider> {
 }
 
 impl<D: Decider> Run<D> {
-    fn new(world: World, mut decider: D, warmup: u64) -> Self {
+    fn new(world: World, mut decider: D, budget: Option<scene::ScriptBudget>, warmup: u64) -> Self {
         let agents = world.agents.len();
         let mut sim = Simulation::new(world);
         for _ in 0..warmup {
@@ -173,6 +176,7 @@ impl<D: Decider> Run<D> {
             deciding: Duration::ZERO,
             wall: Duration::ZERO,
             failed: 0,
+            budget,
         };
         Run {
             sim,
@@ -220,21 +224,23 @@ pub enum BenchError {
     Script(String),
 }
 
-/// The scene at `path` with its Lua scripts loaded, warmed up for `warmup` ticks.
+/// The scene at `path` with its Lua scripts loaded under the scene's `budget:` (as
+/// `Session::open` sets it for headless and the window), warmed up for `warmup` ticks.
 fn lua_run(path: &Path, warmup: u64) -> Result<Run<ScriptHost>, BenchError> {
     let scene = scene::load(path)?;
     let mut host = ScriptHost::new(scene.world.seed).map_err(|e| BenchError::Lua(e.to_string()))?;
+    crate::session::apply_budget(&mut host, &scene).map_err(BenchError::Lua)?;
     for script in &scene.scripts {
         host.load(script)
             .map_err(|e| BenchError::Script(e.to_string()))?;
     }
-    Ok(Run::new(scene.world, host, warmup))
+    Ok(Run::new(scene.world, host, Some(scene.budget), warmup))
 }
 
 /// The scene at `path` with [`NativeCrowd`] deciding for every scripted agent.
 fn native_run(path: &Path, warmup: u64) -> Result<Run<NativeCrowd>, BenchError> {
     let scene = scene::load(path)?;
-    Ok(Run::new(scene.world, NativeCrowd::default(), warmup))
+    Ok(Run::new(scene.world, NativeCrowd::default(), None, warmup))
 }
 
 /// Runs `path` for `warmup` then `ticks` measured ticks with its Lua scripts.
@@ -257,27 +263,37 @@ pub const BLOCK: u64 = 10;
 /// Runs `path` with its Lua scripts and with [`NativeCrowd`] side by side: both are loaded and
 /// warmed up, then they take turns of [`BLOCK`] measured ticks until each has run `ticks`. On
 /// a shared machine whose load changes by the second, both sides then run under the same
-/// load, so their ratio does not depend on which side ran while a neighbour was busy.
-pub fn side_by_side(
-    path: &Path,
-    warmup: u64,
-    ticks: u64,
-) -> Result<(Figures, Figures), BenchError> {
+/// load, so their ratio does not depend on which side ran while a neighbour was busy. The
+/// pair's first is the Lua run, its second the Rust peer, with each round's ratio.
+pub fn side_by_side(path: &Path, warmup: u64, ticks: u64) -> Result<Pair, BenchError> {
     let mut lua = lua_run(path, warmup)?;
     let mut rust = native_run(path, warmup)?;
-    take_turns(&mut lua, &mut rust, ticks);
-    Ok((lua.figures, rust.figures))
+    let ratios = take_turns(&mut lua, &mut rust, ticks);
+    Ok(Pair {
+        first: lua.figures,
+        second: rust.figures,
+        ratios,
+    })
 }
 
-/// Measures `a` and `b` in turns of [`BLOCK`] ticks until each has run `ticks`.
-fn take_turns<A: Decider, B: Decider>(a: &mut Run<A>, b: &mut Run<B>, ticks: u64) {
+/// Measures `a` and `b` in turns of [`BLOCK`] ticks until each has run `ticks` (the first
+/// first in even rounds, the second in odd ones); each round's ratio of their CPU times.
+fn take_turns<A: Decider, B: Decider>(a: &mut Run<A>, b: &mut Run<B>, ticks: u64) -> Vec<f64> {
+    let mut ratios = Vec::new();
     let mut left = ticks;
     while left > 0 {
         let block = left.min(BLOCK);
-        a.measure(block);
-        b.measure(block);
+        let (ta, tb) = if ratios.len() % 2 == 0 {
+            let ta = a.measure(block);
+            (ta, b.measure(block))
+        } else {
+            let tb = b.measure(block);
+            (a.measure(block), tb)
+        };
+        ratios.push(ta.as_secs_f64() / tb.as_secs_f64().max(1e-12));
         left -= block;
     }
+    ratios
 }
 
 /// Two scenes measured against each other by [`against`].
@@ -291,6 +307,16 @@ pub struct Pair {
 }
 
 impl Figures {
+    /// The line saying which limits the Lua side ran under (`None` for the Rust peer).
+    pub fn budget_line(&self) -> Option<String> {
+        self.budget.map(|b| {
+            format!(
+                "budget: {} instructions a call, {} MB of Lua memory, at most {} agents (the scene's `budget:` and its defaults, as headless runs it)",
+                b.instructions, b.memory_mb, b.max_agents
+            )
+        })
+    }
+
     /// A loud warning when any measured decision failed (a script error, a missing file, a
     /// limit): such a run times the error path, not the behaviour, so its figures compare
     /// nothing. `None` when every decision succeeded.
@@ -305,18 +331,19 @@ impl Figures {
 }
 
 impl Pair {
-    /// The goal line of `bench --against --goal`: MET or NOT MET by the median ratio, and
-    /// never MET when a decision failed on either side (the ratio then compares error paths).
-    pub fn verdict(&self, goal: f64) -> String {
+    /// The goal line of `bench --against --goal` (`peer`: "the other scene") and `bench
+    /// --native --goal` ("the Rust peer"): MET or NOT MET by the median ratio, and never MET
+    /// when a decision failed on either side (the ratio then compares error paths).
+    pub fn verdict(&self, goal: f64, peer: &str) -> String {
         let median = self.median();
         let failed = self.first.failed + self.second.failed;
         if failed > 0 {
             return format!(
-                "goal: at most {goal}x the other scene: NOT JUDGED, {failed} decisions failed ({median:.2}x means nothing)"
+                "goal: at most {goal}x {peer}: NOT JUDGED, {failed} decisions failed ({median:.2}x means nothing)"
             );
         }
         let met = if median <= goal { "MET" } else { "NOT MET" };
-        format!("goal: at most {goal}x the other scene: {met} ({median:.2}x)")
+        format!("goal: at most {goal}x {peer}: {met} ({median:.2}x)")
     }
 
     /// The median of the rounds' ratios (the mean of the middle two for an even count).
@@ -339,20 +366,7 @@ impl Pair {
 pub fn against(path: &Path, other: &Path, warmup: u64, ticks: u64) -> Result<Pair, BenchError> {
     let mut a = lua_run(path, warmup)?;
     let mut b = lua_run(other, warmup)?;
-    let mut ratios = Vec::new();
-    let mut left = ticks;
-    while left > 0 {
-        let block = left.min(BLOCK);
-        let (ta, tb) = if ratios.len() % 2 == 0 {
-            let ta = a.measure(block);
-            (ta, b.measure(block))
-        } else {
-            let tb = b.measure(block);
-            (a.measure(block), tb)
-        };
-        ratios.push(ta.as_secs_f64() / tb.as_secs_f64().max(1e-12));
-        left -= block;
-    }
+    let ratios = take_turns(&mut a, &mut b, ticks);
     Ok(Pair {
         first: a.figures,
         second: b.figures,
@@ -390,6 +404,7 @@ mod tests {
             deciding: Duration::from_millis(5),
             wall: Duration::from_millis(10),
             failed,
+            budget: None,
         }
     }
 
@@ -411,7 +426,7 @@ mod tests {
                 second: second.clone(),
                 ratios: vec![ratio],
             }
-            .verdict(1.35)
+            .verdict(1.35, "the other scene")
         };
         assert!(judged(&ok, &ok, 1.2).ends_with(": MET (1.20x)"));
         assert!(judged(&ok, &ok, 1.5).contains("NOT MET"));
@@ -469,8 +484,9 @@ mod tests {
     fn side_by_side_measures_both_sides_for_every_tick() {
         let dir = tempfile::tempdir().unwrap();
         let path = crowd_scene(dir.path(), 50);
-        let (lua, rust) = side_by_side(&path, 2, 25).unwrap();
-        for f in [&lua, &rust] {
+        let pair = side_by_side(&path, 2, 25).unwrap();
+        assert_eq!(pair.ratios.len(), 3, "blocks of 10, 10 and 5 ticks");
+        for f in [&pair.first, &pair.second] {
             assert_eq!(
                 (f.agents, f.ticks, f.decisions, f.failed),
                 (70, 25, 50 * 25, 0)
@@ -503,6 +519,67 @@ mod tests {
             }
             .median(),
             2.0
+        );
+    }
+
+    /// A scene with one walker whose `decide` loops `passes` times, under `budget`.
+    fn looping_scene(dir: &Path, passes: u64, budget: &str) -> std::path::PathBuf {
+        let script = dir.join("loop.lua");
+        std::fs::write(
+            &script,
+            format!("return {{ decide = function(self, world)\n  local n = 0\n  for i = 1, {passes} do n = n + i end\n  return move.stop()\nend }}\n"),
+        )
+        .unwrap();
+        let path = dir.join("loop.yaml");
+        std::fs::write(
+            &path,
+            format!("seed: 1\n{budget}map:\n  rows: |\n    #####\n    #...#\n    #####\nagents:\n  - id: looper\n    at: [1, 1]\n    script: loop.lua\n"),
+        )
+        .unwrap();
+        path
+    }
+
+    /// `bench` runs the scripts under the scene's `budget:`, as headless does: a decide of
+    /// 1,000,000 loop passes (a few instructions each) fails under the default 2,000,000 and runs under a
+    /// raised budget; one of 50,000 passes runs by default and fails under a lowered one. The
+    /// figures carry the budget for the output's line.
+    #[test]
+    fn bench_runs_under_the_scenes_budget() {
+        let dir = tempfile::tempdir().unwrap();
+        let decided = |passes: u64, budget: &str| {
+            let f = lua(&looping_scene(dir.path(), passes, budget), 0, 2).unwrap();
+            (f.decisions - f.failed, f.budget.unwrap().instructions)
+        };
+        assert_eq!(decided(1_000_000, ""), (0, 2_000_000));
+        assert_eq!(
+            decided(1_000_000, "budget: { instructions: 8000000 }\n"),
+            (2, 8_000_000)
+        );
+        assert_eq!(decided(50_000, ""), (2, 2_000_000));
+        assert_eq!(
+            decided(50_000, "budget: { instructions: 20000 }\n"),
+            (0, 20_000)
+        );
+        let f = lua(
+            &looping_scene(
+                dir.path(),
+                10,
+                "budget: { instructions: 20000, memory_mb: 64 }\n",
+            ),
+            0,
+            1,
+        )
+        .unwrap();
+        let line = f.budget_line().unwrap();
+        assert!(
+            line.contains("20000 instructions a call") && line.contains("64 MB"),
+            "{line}"
+        );
+        assert_eq!(
+            native(&looping_scene(dir.path(), 10, ""), 0, 1)
+                .unwrap()
+                .budget,
+            None
         );
     }
 

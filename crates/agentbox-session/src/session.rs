@@ -80,7 +80,7 @@ fn seeded(mut world: World, seed: Option<u64>) -> World {
     if let Some(s) = seed {
         world.seed = s;
         for agent in &mut world.agents {
-            *agent.rng = agentbox_core::world::rng::stream(s, &agent.id, "move");
+            agent.rng = agentbox_core::world::rng::AgentRng::new(s, &agent.id);
         }
     }
     world
@@ -223,10 +223,24 @@ impl Session {
         let t = self.scene.tunables.iter().find(|t| t.name == name)?.clone();
         let value = t.clamp(value);
         let mut ids = Vec::new();
+        // Agents that shared a map before share the changed one: (the map before, after).
+        let mut changed: Vec<(agentbox_core::world::Params, agentbox_core::world::Params)> =
+            Vec::new();
         for a in &mut self.sim.world_mut().agents {
             if t.applies_to(&a.id, &a.kind) {
-                if let Some(map) = a.params.as_object_mut() {
-                    map.insert(t.param.clone(), serde_json::json!(value));
+                if let Some((_, after)) = changed
+                    .iter()
+                    .find(|(before, _)| std::sync::Arc::ptr_eq(before, &a.params))
+                {
+                    a.params = std::sync::Arc::clone(after);
+                } else if a.params.is_object() {
+                    let before = std::sync::Arc::clone(&a.params);
+                    let mut map = (*a.params).clone();
+                    if let Some(map) = map.as_object_mut() {
+                        map.insert(t.param.clone(), serde_json::json!(value));
+                    }
+                    a.params = std::sync::Arc::new(map);
+                    changed.push((before, std::sync::Arc::clone(&a.params)));
                 }
                 ids.push(a.id.clone());
             }
@@ -570,8 +584,8 @@ fn keep_running_agents(
     fresh_ids
 }
 
-/// Sets the host's limits from the scene's `budget:`.
-fn apply_budget(host: &mut ScriptHost, scene: &Scene) -> Result<(), String> {
+/// Sets the host's limits from the scene's `budget:` (headless, the window and `bench` alike).
+pub(crate) fn apply_budget(host: &mut ScriptHost, scene: &Scene) -> Result<(), String> {
     host.set_instruction_budget(scene.budget.instructions);
     host.set_memory_limit((scene.budget.memory_mb as usize) * 1024 * 1024);
     host.set_max_agents(scene.budget.max_agents as usize);

@@ -118,7 +118,10 @@ fn avoid(
         .filter(|(_, l)| orca::breaks(l, asked))
         .peekable();
     if yielding.peek().is_some() {
-        let mut rng = step.rng.take().unwrap_or_else(|| agent.rng.clone());
+        let mut rng = step
+            .rng
+            .take()
+            .unwrap_or_else(|| Box::new(agent.rng.current()));
         let turn = (unit_f64(&mut rng) * 2.0 - 1.0) * PERTURB;
         preferred = DVec2::from_angle(turn).rotate(asked);
         step.rng = Some(rng);

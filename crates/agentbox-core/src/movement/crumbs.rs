@@ -93,7 +93,7 @@ mod tests {
         use crate::world::{Agent, MoveMemory, World};
         let world = World::from_ascii(&["...", "...", "..."]);
         let agent = Agent::new("troll", t(0, 0));
-        let mut r = (*agent.rng).clone();
+        let mut r = agent.rng.current();
         let mut seen = std::collections::BTreeSet::new();
         for _ in 0..60 {
             let mut memory = MoveMemory::None;

@@ -71,7 +71,7 @@ mod tests {
     use glam::IVec2;
 
     fn tick(world: &World, agent: &mut Agent, memory: &mut MoveMemory, target: Tile) -> Tile {
-        let mut rng = (*agent.rng).clone();
+        let mut rng = agent.rng.current();
         let mut shapes = vec![];
         let at = agent.tile();
         let mut ctx = TileCtx {

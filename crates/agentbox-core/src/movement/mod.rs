@@ -200,7 +200,7 @@ pub(crate) fn part(
     sub.action = action.clone();
     sub.memory = memory.clone();
     if let Some(rng) = rng {
-        *sub.rng = rng.clone();
+        sub.rng.set(Box::new(rng.clone()));
     }
     let planned = matches!(
         action,
@@ -220,7 +220,7 @@ fn wander_step(agent: &Agent, rate: f64, strength: f64, dt: f64) -> Step {
         MoveMemory::WanderAngle(a) => a,
         _ => 0.0,
     };
-    let mut rng = (*agent.rng).clone();
+    let mut rng = agent.rng.current();
     let (dir, angle) = wander::wander(agent.facing(), angle, rate, strength, dt, &mut rng);
     Step {
         delta: dir * agent.speed * dt,
@@ -306,7 +306,7 @@ fn follow_step(
 /// `wander_avoid` for a free agent towards `goal`: its memory and random stream move on.
 fn wander_free(world: &World, agent: &Agent, goal: DVec2, reach: f64) -> Step {
     let mut memory = agent.memory.clone();
-    let mut rng = (*agent.rng).clone();
+    let mut rng = agent.rng.current();
     let (delta, shapes) = wander_avoid::free_step(world, agent, goal, reach, &mut memory, &mut rng);
     Step {
         delta,
@@ -825,7 +825,7 @@ mod tests {
                         agent.debug = s.shapes;
                         agent.route = s.route;
                         if let Some(rng) = s.rng {
-                            agent.rng = rng;
+                            agent.rng.set(rng);
                         }
                         let on_map = (-0.5..w - 0.5).contains(&agent.pos.x)
                             && (-0.5..h - 0.5).contains(&agent.pos.y);

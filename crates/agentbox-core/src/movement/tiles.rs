@@ -32,7 +32,7 @@ pub fn drive(
     decide: &mut dyn FnMut(&mut TileCtx) -> Option<Tile>,
 ) -> Step {
     let mut memory = agent.memory.clone();
-    let mut rng = (*agent.rng).clone();
+    let mut rng = agent.rng.current();
     let mut shapes = agent.debug.clone();
     let mut pos = agent.pos;
     let mut left = reach;
@@ -92,7 +92,7 @@ pub fn drive(
         memory,
         stepping,
         // Only a stream that was drawn from is handed back (no copy for the others).
-        rng: (rng.get_word_pos() != agent.rng.get_word_pos()).then(|| Box::new(rng)),
+        rng: (rng.get_word_pos() != agent.rng.word_pos()).then(|| Box::new(rng)),
         ..Default::default()
     }
 }

@@ -195,7 +195,7 @@ mod tests {
         let world = World::from_ascii(rows);
         let agent = Agent::new("a", start);
         let mut memory = MoveMemory::None;
-        let mut rng = (*agent.rng).clone();
+        let mut rng = agent.rng.current();
         let mut at = start;
         let mut visited = vec![at];
         for _ in 0..steps {

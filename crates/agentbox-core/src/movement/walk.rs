@@ -33,7 +33,7 @@ mod tests {
     #[test]
     fn walks_the_route_once_then_stops() {
         let route = Walk {
-            tiles: vec![IVec2::new(2, 0), IVec2::new(2, 2)],
+            tiles: vec![IVec2::new(2, 0), IVec2::new(2, 2)].into(),
             next: 0,
         };
         let (d, next) = walk(DVec2::ZERO, &route, 3.0);

@@ -118,7 +118,7 @@ mod tests {
     fn decide(world: &World, agent: &mut Agent, goal: Tile) -> Option<Tile> {
         let mut memory = MoveMemory::None;
         let mut shapes = vec![];
-        let mut r = agent.rng.clone();
+        let mut r = Box::new(agent.rng.current());
         let at = agent.tile();
         let t = next(
             &mut TileCtx {
@@ -131,7 +131,7 @@ mod tests {
             },
             goal,
         );
-        agent.rng = r;
+        agent.rng.set(r);
         t
     }
 
@@ -163,7 +163,7 @@ mod tests {
         let mut agent = Agent::new("a", IVec2::new(2, 1));
         let goal = DVec2::new(7.0, 1.0);
         let mut memory = MoveMemory::None;
-        let mut r = agent.rng.clone();
+        let mut r = agent.rng.current();
         let (first, _) = free_step(&world, &agent, goal, 0.1, &mut memory, &mut r);
         assert!((first.length() - 0.1).abs() < 1e-12);
         // Held for half a second (15 ticks at 30 per second) while nothing is in the way.

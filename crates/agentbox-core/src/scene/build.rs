@@ -156,6 +156,7 @@ pub fn build(file: &Path, bytes: &[u8], seed: Option<u64>) -> Result<Scene, Scen
                 .map(|a| make_agent(file, a, spec.seed.unwrap_or(0)))
                 .chain(spawned)
                 .collect();
+            crate::world::share_equal_params(&mut world.agents);
             // Agents a script spawns are made like the first of their kind (file order:
             // `agents:`, then `spawn:` groups).
             world.take_templates();
@@ -800,7 +801,7 @@ fn make_agent(file: &Path, spec: &AgentSpec, seed: u64) -> Agent {
         agent.speed = speed;
     }
     if let Some(params) = &spec.params {
-        agent.params = super::tunable::plain(params);
+        agent.params = crate::world::Params::new(super::tunable::plain(params));
     }
     agent.sense = spec.sense;
     agent.size = spec.size.unwrap_or(1);
@@ -827,7 +828,7 @@ fn make_agent(file: &Path, spec: &AgentSpec, seed: u64) -> Agent {
             .collect(),
         next: 0,
     };
-    *agent.rng = rng::stream(seed, &agent.id, "move");
+    agent.rng = rng::AgentRng::new(seed, &agent.id);
     agent.brain = match (&spec.script, &spec.control) {
         (Some(script), _) => Brain::Script(resolve_relative(file, script)),
         (None, Some(_)) => Brain::Keyboard,

@@ -167,10 +167,10 @@ fn place_one(
     // start near each other sit near each other in the agent list: neighbour queries of a
     // crowd then touch nearby memory.
     free[..count].sort_unstable_by_key(|t| (t.y, t.x));
-    let params = s.params.as_ref().map_or(
-        serde_json::Value::Object(Default::default()),
-        super::tunable::plain,
-    );
+    // One map for the whole group, shared by its agents.
+    let params = s.params.as_ref().map_or_else(crate::world::no_params, |p| {
+        crate::world::Params::new(super::tunable::plain(p))
+    });
     let agents = free[..count]
         .iter()
         .enumerate()
@@ -179,7 +179,7 @@ fn place_one(
             let mut a = Agent::new(format!("{}-{}", s.kind, first + k as u64 + 1), tile);
             a.kind = s.kind.clone();
             a.speed = lo + (hi - lo) * rng::unit_f64(&mut r);
-            a.params = params.clone();
+            a.params = crate::world::Params::clone(&params);
             a.brain = brain.clone();
             body.apply(&mut a);
             a.look = look;

@@ -209,7 +209,7 @@ fn spawned(
     params: serde_json::Map<String, serde_json::Value>,
 ) -> Option<crate::world::Agent> {
     let mut agent = world.templates.get(kind)?.clone();
-    *agent.rng = rng::stream(world.seed, &id, "move");
+    agent.rng = rng::AgentRng::new(world.seed, &id);
     agent.id = id;
     agent.pos = centre_of(at);
     agent.crumbs = Crumbs {
@@ -217,10 +217,12 @@ fn spawned(
         ..Default::default()
     };
     agent.crumbs.drop_on(at);
-    if let serde_json::Value::Object(own) = &mut agent.params {
+    if params.is_empty() {
+        // Keeps sharing the template's map.
+    } else if let serde_json::Value::Object(own) = std::sync::Arc::make_mut(&mut agent.params) {
         own.extend(params);
-    } else if !params.is_empty() {
-        agent.params = serde_json::Value::Object(params);
+    } else {
+        agent.params = crate::world::Params::new(serde_json::Value::Object(params));
     }
     Some(agent)
 }

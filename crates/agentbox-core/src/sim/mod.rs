@@ -344,7 +344,7 @@ fn step_agents(
         agent.memory = step.memory;
         agent.stepping = step.stepping;
         if let Some(rng) = step.rng {
-            agent.rng = rng;
+            agent.rng.set(rng);
         }
         if let Some(next) = step.walk_next {
             agent.walk.next = next;

@@ -4,7 +4,6 @@ use super::action::Action;
 use super::motion::{Motion, MoveMemory, Walk};
 use super::Tile;
 use glam::DVec2;
-use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
 use std::path::PathBuf;
 
@@ -72,6 +71,38 @@ pub struct Route {
     pub grid: Option<Box<[Tile]>>,
 }
 
+/// An agent's `params`: one JSON map shared by every agent that has the same (a spawned crowd
+/// of 20,000 holds one); whoever changes an agent's copies it first (`Arc::make_mut`).
+pub type Params = std::sync::Arc<serde_json::Value>;
+
+/// The empty `params` every agent starts with, shared.
+pub fn no_params() -> Params {
+    static EMPTY: std::sync::LazyLock<Params> =
+        std::sync::LazyLock::new(|| Params::new(serde_json::Value::Object(Default::default())));
+    Params::clone(&EMPTY)
+}
+
+/// Makes agents whose `params` are equal share one map (listed agents each read their own
+/// from the scene file). Compares each with the few distinct maps seen last, so it costs
+/// little for a long list of equal entries and stays linear for a list of distinct ones.
+pub fn share_equal_params(agents: &mut [Agent]) {
+    const RECENT: usize = 8;
+    let mut recent: Vec<Params> = Vec::with_capacity(RECENT);
+    for agent in agents {
+        if let Some(same) = recent
+            .iter()
+            .find(|p| std::sync::Arc::ptr_eq(p, &agent.params) || **p == agent.params)
+        {
+            agent.params = Params::clone(same);
+            continue;
+        }
+        if recent.len() == RECENT {
+            recent.remove(0);
+        }
+        recent.push(Params::clone(&agent.params));
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Agent {
     pub id: String,
@@ -102,8 +133,9 @@ pub struct Agent {
     /// read by scripts as `self.sense`).
     pub sense: Option<f64>,
     pub brain: Brain,
-    /// The scene's `params` mapping, as JSON.
-    pub params: serde_json::Value,
+    /// The scene's `params` mapping, as JSON; shared by the agents whose params are equal (a
+    /// crowd's are one map), and copied only by the one that changes (`Arc::make_mut`).
+    pub params: Params,
     pub crumbs: Crumbs,
     /// The decision being executed.
     pub action: Action,
@@ -125,9 +157,9 @@ pub struct Agent {
     pub memory: MoveMemory,
     /// The tile centre a tile step is heading for, if one is under way.
     pub stepping: Option<Tile>,
-    /// This agent's random stream for movement (`rng::stream(seed, id, "move")`; boxed: few
-    /// primitives draw from it, and the tick walks every agent).
-    pub rng: Box<ChaCha8Rng>,
+    /// This agent's random stream for movement (`rng::stream(seed, id, "move")`; only its key
+    /// until a primitive first draws from it: few do, and the tick walks every agent).
+    pub rng: super::rng::AgentRng,
     /// The scripted route of a keyboard agent.
     pub walk: Walk,
     /// The state name its script last set (`self:label("search")`, at most
@@ -213,7 +245,7 @@ impl Agent {
             size: 1,
             sense: None,
             brain: Brain::None,
-            params: serde_json::Value::Object(Default::default()),
+            params: no_params(),
             crumbs: Crumbs::default(),
             action: Action::Stop,
             route: None,
@@ -224,7 +256,7 @@ impl Agent {
             turn_rate: None,
             memory: MoveMemory::None,
             stepping: None,
-            rng: Box::new(super::rng::stream(0, &id_for_rng, "move")),
+            rng: super::rng::AgentRng::new(0, &id_for_rng),
             walk: Walk::default(),
             label: None,
             deliveries: None,

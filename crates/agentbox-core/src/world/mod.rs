@@ -23,7 +23,10 @@ pub use action::{
     Action, AgentIds, AgentRef, FlockRule, FlockSpec, Hand, LennardJones, PotentialSpec, Target,
     TilePath, TraceVariant,
 };
-pub use agent::{Agent, Brain, Crumbs, Leg, Look, Marker, Route, RouteKind};
+pub use agent::{
+    no_params, share_equal_params, Agent, Brain, Crumbs, Leg, Look, Marker, Params, Route,
+    RouteKind,
+};
 pub use debug::{Role, Shape};
 pub use effects::{Deliveries, Effect, Heard, Letter};
 pub use grid::{Grid, RowError, BOUND_MARGIN};

@@ -97,7 +97,11 @@ pub enum TraceMode {
 /// A scripted route a keyboard agent walks when no key is pressed (always, headless).
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Walk {
-    pub tiles: Vec<Tile>,
+    /// A boxed slice, not a `Vec`: every agent holds a `Walk`, and a route is never changed
+    /// after the scene builds it. The 8 bytes this saves also keep `Agent` off a power-of-two
+    /// size: agents 512 bytes apart put every agent's hot fields in the same few cache sets
+    /// (`docs/benchmarks.md`, issue 35).
+    pub tiles: Box<[Tile]>,
     /// Index of the next tile to reach; `tiles.len()` when done.
     pub next: usize,
 }

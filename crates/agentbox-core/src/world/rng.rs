@@ -7,6 +7,13 @@ use rand_chacha::ChaCha8Rng;
 
 /// The random stream for one agent and one purpose (for example `"lua"` or `"move"`).
 pub fn stream(seed: u64, agent_id: &str, purpose: &str) -> ChaCha8Rng {
+    ChaCha8Rng::seed_from_u64(stream_key(seed, agent_id, purpose))
+}
+
+/// The number [`stream`] seeds its generator from: keeping it (8 bytes) instead of the
+/// generator (about 300) lets a holder of many streams that are seldom drawn from make each
+/// only when it is first drawn from, and get the same numbers.
+pub fn stream_key(seed: u64, agent_id: &str, purpose: &str) -> u64 {
     // FNV-1a over the id and purpose, then mixed with the seed: stable across platforms.
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     for byte in agent_id
@@ -17,7 +24,12 @@ pub fn stream(seed: u64, agent_id: &str, purpose: &str) -> ChaCha8Rng {
         hash ^= byte as u64;
         hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
     }
-    ChaCha8Rng::seed_from_u64(seed ^ hash.rotate_left(17))
+    seed ^ hash.rotate_left(17)
+}
+
+/// The stream [`stream_key`] gave `key` for.
+pub fn stream_from_key(key: u64) -> ChaCha8Rng {
+    ChaCha8Rng::seed_from_u64(key)
 }
 
 /// A uniform float in `[0, 1)` from 53 random bits.
@@ -65,5 +77,44 @@ mod tests {
             let v = unit_f64(&mut r);
             assert!((0.0..1.0).contains(&v));
         }
+    }
+}
+
+/// An agent's movement stream (`stream(seed, id, "move")`), kept as its key until a
+/// primitive first draws from it: most agents never draw, and a generator is about 300 bytes
+/// an agent (twice over: the running world and the scene's start world). The numbers are the
+/// same either way: the generator is made from the key at the first draw.
+#[derive(Clone, Debug)]
+pub struct AgentRng {
+    key: u64,
+    drawn: Option<Box<ChaCha8Rng>>,
+}
+
+impl AgentRng {
+    /// Agent `agent_id`'s movement stream for the scene seed `seed`, not drawn from yet.
+    pub fn new(seed: u64, agent_id: &str) -> Self {
+        AgentRng {
+            key: stream_key(seed, agent_id, "move"),
+            drawn: None,
+        }
+    }
+
+    /// The stream as it stands, for a primitive to draw from (and hand back with
+    /// [`AgentRng::set`] when it drew).
+    pub fn current(&self) -> ChaCha8Rng {
+        match &self.drawn {
+            Some(r) => (**r).clone(),
+            None => stream_from_key(self.key),
+        }
+    }
+
+    /// The stream after a primitive drew from [`AgentRng::current`].
+    pub fn set(&mut self, rng: Box<ChaCha8Rng>) {
+        self.drawn = Some(rng);
+    }
+
+    /// How far the stream has been drawn (0 before the first draw).
+    pub fn word_pos(&self) -> u128 {
+        self.drawn.as_ref().map_or(0, |r| r.get_word_pos())
     }
 }
