@@ -414,7 +414,7 @@ pub const SET_TILE: Binding = Binding {
         p("terrain", "string", "A terrain name (\"floor\", \"door\") or a map character (\".\")."),
     ],
     returns: &[],
-    doc: "Sets a tile's terrain at the end of this tick, as the designer's paint does (navigation caches follow the map's content); an agent whose tile it blocks is moved to the nearest free tile. The map the window shows and saves stays the designer's. An unknown terrain or a tile outside the map is an error.",
+    doc: "Sets a tile's terrain at the end of this tick, as the designer's paint does (navigation caches follow the map's content); an agent whose tile it blocks is moved to the nearest free tile. The window shows the map as it now stands; the map it saves (S) stays the designer's. An unknown terrain or a tile outside the map is an error.",
     charge: Charge::None,
     make: Make::Function(|lua| lua.create_function(set_tile)),
 };
