@@ -300,6 +300,38 @@ mod tests {
     }
 
     #[test]
+    fn a_message_reaches_its_receiver_by_id_when_the_agent_list_changed_since_the_call() {
+        use crate::world::Agent;
+        let mut world = World::from_ascii(&["....."]);
+        world.agents = ["a", "b", "c"]
+            .iter()
+            .enumerate()
+            .map(|(x, id)| Agent::new(*id, Tile::new(x as i32, 0)))
+            .collect();
+        let message = |to: &[(usize, &str)]| Effect::Message {
+            from: "a".into(),
+            to: to.iter().map(|&(i, id)| (i, id.to_string())).collect(),
+            msg: Arc::new(serde_json::json!(1)),
+        };
+        let mut events = Vec::new();
+        collect(
+            &mut world,
+            vec![(0, message(&[(1, "b")])), (0, message(&[(2, "c")]))],
+            &BTreeSet::new(),
+            &mut events,
+        );
+        assert_eq!(events.len(), 2, "{events:?}");
+        // An edit from outside between the ticks: "a" goes, so "b" is at 0 and "c" at 1.
+        world.agents.remove(0);
+        apply(&mut world, &mut events);
+        let inbox = |i: usize| {
+            let d = world.agents[i].deliveries.as_deref();
+            d.map_or(0, |d| d.inbox.len())
+        };
+        assert_eq!((inbox(0), inbox(1)), (1, 1), "b and c each got theirs");
+    }
+
+    #[test]
     fn a_blocked_tile_pushes_to_the_nearest_free_one() {
         let world = World::from_ascii(&["###", "##.", "###"]);
         assert_eq!(nearest_free(&world, Tile::new(0, 1)), Some(Tile::new(2, 1)));
