@@ -218,7 +218,7 @@ function World:noise(loudness, opts) end
 ---@return string # The new agent's id, `KIND-N`.
 function World:spawn(spec) end
 
----Sets a tile's terrain at the end of this tick, as the designer's paint does (navigation caches follow the map's content); an agent whose tile it blocks is moved to the nearest free tile. The map the window shows and saves stays the designer's. An unknown terrain or a tile outside the map is an error.
+---Sets a tile's terrain at the end of this tick, as the designer's paint does (navigation caches follow the map's content); an agent whose tile it blocks is moved to the nearest free tile. The window shows the map as it now stands; the map it saves (S) stays the designer's. An unknown terrain or a tile outside the map is an error.
 ---@param at agentbox.PosLike The tile.
 ---@param terrain string A terrain name ("floor", "door") or a map character (".").
 function World:set_tile(at, terrain) end

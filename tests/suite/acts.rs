@@ -686,3 +686,49 @@ end }
         "it stands on the tile it was pushed to"
     );
 }
+
+#[test]
+fn a_spawn_is_made_like_the_first_agent_or_group_of_its_kind_in_file_order() {
+    let hive = r#"
+local M = {}
+function M.decide(self, world)
+  if world:tick() == 0 then world:spawn({ kind = "drone", at = { 6, 4 } }) end
+  return move.stop()
+end
+return M
+"#;
+    let drone = r#"
+local M = {}
+function M.decide(self, world)
+  self:label(self.params.tag)
+  return move.stop()
+end
+return M
+"#;
+    let agents = "agents:
+  - { id: hive, kind: hive, at: [1, 1], script: hive.lua }
+  - { id: lead, kind: drone, at: [2, 1], script: drone.lua, params: { tag: agent } }
+";
+    let group = "spawn:
+  - { count: 2, kind: drone, tiles: [[3, 3], [4, 3]], script: drone.lua, params: { tag: group } }
+";
+    for (first, second, made_like) in [(group, agents, "group"), (agents, group, "agent")] {
+        let scene = format!("{}{first}{second}", open_map(10, 6));
+        let dir = scratch(&[
+            ("scene.yaml", &scene),
+            ("hive.lua", hive),
+            ("drone.lua", drone),
+        ]);
+        let trace = run_twice(dir.path(), 3);
+        let spawned = events(line(&trace, 1), "spawn");
+        assert_eq!(spawned.len(), 1, "{scene}");
+        let id = spawned[0]["agent"].as_str().unwrap();
+        assert_eq!(id, "drone-3", "after the group's drone-1 and drone-2");
+        assert_eq!(
+            label(line(&trace, 2), id).as_deref(),
+            Some(made_like),
+            "with {:?} first in the file",
+            first.lines().next().unwrap()
+        );
+    }
+}

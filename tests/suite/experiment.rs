@@ -1,7 +1,8 @@
 //! `agentbox compare` and `merge` end to end: the shipped pursuit study (the interceptor ahead
 //! of the plain chaser), compare's runs being headless runs, shards as separate processes
 //! merged into the unsharded file, an interrupted study resumed, substitutions of required
-//! modules, bad input, and the cluster examples run as their engines would run them.
+//! modules, bad input, the cluster examples run as their engines would run them, and a scene
+//! whose scripts spawn and remove agents compared over seeds.
 
 use crate::common;
 use agentbox_session::experiment;
@@ -262,6 +263,135 @@ fn a_compare_run_is_the_headless_run_of_its_seed() {
         let x = common::pos(&trace[299], "prey-1").0;
         assert!((line["metrics"]["prey_x"].as_f64().unwrap() - x).abs() < 1e-3);
     }
+}
+
+/// A hive spawning a drone every 4 ticks on a tile its random stream picks; each drone flies
+/// east to a row its own stream picks and leaves at the far side.
+const SPAWNING_STUDY: [(&str, &str); 3] = [
+    (
+        "scene.yaml",
+        "name: spawning study
+seed: 1
+tick_rate: 30
+map:
+  rows: |
+    ..............
+    ..............
+    ..............
+    ..............
+    ..............
+    ..............
+    ..............
+agents:
+  - { id: hive, kind: hive, at: [1, 3], script: hive.lua, speed: 0 }
+spawn:
+  - { count: 1, kind: drone, tiles: [[1, 0]], script: drone.lua, speed: 9, radius: 0.3 }
+expect:
+  ticks: 80
+  reach:
+    - { agent: drone, target: [12, 3], within: 0.6 }
+metrics:
+  out: \"#world:agents({ kind = 'drone' })\"
+",
+    ),
+    (
+        "hive.lua",
+        "local M = {}
+function M.decide(self, world)
+  if world:tick() % 4 == 0 then
+    world:spawn({ kind = \"drone\", at = { 2, math.random(0, 6) } })
+  end
+  return move.stop()
+end
+return M
+",
+    ),
+    (
+        "drone.lua",
+        "local M = {}
+function M.init(self) self.memory.goal = { 12, math.random(1, 5) } end
+function M.decide(self, world)
+  if self.pos.x > 11.5 then self:remove() end
+  return move.to(self.memory.goal)
+end
+return M
+",
+    ),
+];
+
+#[test]
+fn compare_over_a_spawning_scene_gives_each_seeds_headless_run() {
+    let dir = scratch(&SPAWNING_STUDY);
+    let scene = dir.path().join("scene.yaml");
+    let runs = |jobs: &str| -> Vec<serde_json::Value> {
+        let o = run(
+            &["compare", s(&scene), "--seeds", "1..4", "--jobs", jobs],
+            &[],
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        let mut lines: Vec<serde_json::Value> = stdout(&o)
+            .lines()
+            .skip(1)
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        lines.sort_by_key(|l| l["seed"].as_u64());
+        lines
+    };
+    let lines = runs("2");
+    assert_eq!(lines.len(), 4);
+    assert_eq!(lines, runs("1"), "the same runs whatever runs at once");
+    let mut reaches = std::collections::BTreeSet::new();
+    for line in &lines {
+        let seed = line["seed"].as_u64().unwrap().to_string();
+        let trace = common::trace(s(&scene), 80, &["--seed", &seed]);
+        let drones = |t: &serde_json::Value| -> Vec<(f64, f64)> {
+            let agents = t["agents"].as_array().unwrap();
+            agents
+                .iter()
+                .filter(|a| a["id"].as_str().unwrap().starts_with("drone-"))
+                .map(|a| (a["x"].as_f64().unwrap(), a["y"].as_f64().unwrap()))
+                .collect()
+        };
+        let events = |kind: &str| {
+            trace
+                .iter()
+                .flat_map(|t| t["events"].as_array().unwrap())
+                .filter(|e| e["type"] == kind)
+                .count()
+        };
+        assert!(events("spawn") >= 19, "seed {seed}: a drone every 4 ticks");
+        assert!(events("remove") >= 5, "seed {seed}: drones leave");
+        // Trace positions are rounded to 1e-4.
+        let first = trace
+            .iter()
+            .position(|t| {
+                drones(t)
+                    .into_iter()
+                    .any(|d| common::distance(d, (12.0, 3.0)) <= 0.6 + 1e-3)
+            })
+            .map(|i| i as u64 + 1);
+        assert_eq!(
+            line["reach"]["drone->[12,3]"].as_u64(),
+            first,
+            "seed {seed}"
+        );
+        reaches.insert(first);
+        assert_eq!(
+            line["contacts"].as_u64(),
+            Some(events("contact") as u64),
+            "seed {seed}"
+        );
+        assert_eq!(
+            line["metrics"]["out"].as_f64(),
+            Some(drones(&trace[79]).len() as f64),
+            "seed {seed}"
+        );
+        assert_eq!(line["errors"], 0, "seed {seed}");
+    }
+    assert!(
+        reaches.len() > 1,
+        "the seeds spawn differently: {reaches:?}"
+    );
 }
 
 fn study(out: &Path, extra: &[&str]) -> Vec<String> {

@@ -88,7 +88,10 @@ impl Acts {
                 break id;
             }
         };
-        numbers.insert(kind.to_string(), n);
+        match numbers.get_mut(kind) {
+            Some(top) => *top = n,
+            None => drop(numbers.insert(kind.to_string(), n)),
+        }
         self.spawned.set(self.spawned.get() + 1);
         Ok(id)
     }
@@ -286,7 +289,7 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
             charge(lua, d.inbox.len() as u64)?;
             for (n, letter) in d.inbox.iter().enumerate() {
                 let t = lua.create_table_with_capacity(0, 3)?;
-                t.raw_set("from", letter.from.as_str())?;
+                t.raw_set("from", &*letter.from)?;
                 t.raw_set("tick", letter.tick)?;
                 t.raw_set("msg", json_to_lua(lua, &letter.msg)?)?;
                 list.raw_set(n + 1, t)?;

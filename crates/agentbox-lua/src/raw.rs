@@ -561,18 +561,27 @@ pub unsafe extern "C-unwind" fn field_index(state: *mut ffi::lua_State) -> c_int
             let (index, is_self) = views.owner(ptr)?;
             let field = match key {
                 Some(b"memory") if is_self => None,
-                Some(k) if is_self && crate::acts::self_method(k).is_some() => None,
+                Some(k) if is_self && crate::acts::self_method(k).is_some() => {
+                    return Some((index, is_self, None, crate::acts::self_method(k)));
+                }
                 // Another agent's view: its label, a scalar like the others.
                 Some(b"label") => Some(LABEL),
                 Some(k) => Some(field_of(k)?),
                 None => return None,
             };
-            Some((index, is_self, field))
+            Some((index, is_self, field, None))
         });
-        let Some((index, is_self, field)) = found else {
+        let Some((index, is_self, field, method)) = found else {
             ffi::lua_pushnil(state);
             return 1;
         };
+        // `self:inbox()` and the other methods of `acts.rs` (and `self:label`): the function
+        // the registry keeps under its name, as `fill` hands it out, without the call to it.
+        if let Some(name) = method {
+            ffi::lua_pushlstring(state, name.as_ptr() as *const _, name.len());
+            ffi::lua_rawget(state, ffi::LUA_REGISTRYINDEX);
+            return 1;
+        }
         match field {
             // A `self` keeps its proxy raw: `fill` stores it there on the first read.
             Some(field @ (POS | VEL | TILE)) if !is_self => {

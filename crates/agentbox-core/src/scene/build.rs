@@ -101,6 +101,32 @@ fn position_of(bytes: &[u8], offset: usize) -> (usize, usize) {
     (line, column)
 }
 
+/// The built agents' indices (`agents:` entries, then every `spawn:` group's agents) in the
+/// order their entries come in the file: a group's agents all stand where the first group of
+/// their kind does, which is all that choosing the first of each kind needs.
+fn file_order(tree: &Tree, spec: &SceneFile, agents: &[Agent]) -> Vec<usize> {
+    let listed = spec.agents.len();
+    let mut group_of_kind: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    for (g, group) in spec.spawn.iter().enumerate() {
+        group_of_kind
+            .entry(group.kind.as_str())
+            .or_insert_with(|| tree.at(&format!("spawn.{g}")));
+    }
+    let mut placed: Vec<((usize, usize), usize)> = agents
+        .iter()
+        .enumerate()
+        .map(|(i, agent)| {
+            let at = match group_of_kind.get(agent.kind.as_str()) {
+                Some(&group) if i >= listed => group,
+                _ => tree.at(&format!("agents.{i}")),
+            };
+            (at, i)
+        })
+        .collect();
+    placed.sort(); // by place, then by index
+    placed.into_iter().map(|(_, i)| i).collect()
+}
+
 /// Builds a scene from a scene file's bytes (read from `file`, which locates the errors and
 /// the scripts), with its seed replaced if `seed` is given: every rule checked, every error
 /// found reported with its place.
@@ -157,9 +183,10 @@ pub fn build(file: &Path, bytes: &[u8], seed: Option<u64>) -> Result<Scene, Scen
                 .chain(spawned)
                 .collect();
             crate::world::share_equal_params(&mut world.agents);
-            // Agents a script spawns are made like the first of their kind (file order:
-            // `agents:`, then `spawn:` groups).
-            world.take_templates();
+            // Agents a script spawns are made like the first agent or `spawn:` group of their
+            // kind in file order, whichever of `agents:` and `spawn:` comes first.
+            let order = file_order(&tree, &spec, &world.agents);
+            world.take_templates(order);
             world.waypoints = spec
                 .waypoints
                 .iter()

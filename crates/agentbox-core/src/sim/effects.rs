@@ -13,7 +13,8 @@ use super::events::Event;
 use crate::world::{
     centre_of, effects::MAX_INBOX, rng, Crumbs, Deliveries, Effect, Heard, Letter, Tile, World,
 };
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
+use std::sync::Arc;
 
 /// Takes the effects of a tick's decisions (`(deciding agent index, effect)` in call order)
 /// and keeps them on `world` to be applied before the next tick: ordered by agent, then by
@@ -27,7 +28,8 @@ pub fn collect(
     events: &mut Vec<Event>,
 ) {
     effects.sort_by_key(|(i, _)| *i); // stable: call order within an agent
-    let mut received: BTreeMap<String, usize> = BTreeMap::new();
+                                      // Messages received this tick, by receiver index (receivers are agents of this world).
+    let mut received: Vec<u32> = Vec::new();
     // Receivers in the order of their first dropped message, with its sender and the count.
     let mut dropped: Vec<(String, String, usize)> = Vec::new();
     for (index, mut effect) in effects {
@@ -36,10 +38,15 @@ pub fn collect(
         }
         match &mut effect {
             Effect::Message { from, to, .. } => {
-                to.retain(|receiver| {
-                    let n = received.entry(receiver.clone()).or_insert(0);
+                if received.is_empty() {
+                    received.resize(world.agents.len(), 0);
+                }
+                to.retain(|(at, receiver)| {
+                    let Some(n) = received.get_mut(*at) else {
+                        return true; // not an agent of this world: dropped when delivered
+                    };
                     *n += 1;
-                    if *n <= MAX_INBOX {
+                    if *n as usize <= MAX_INBOX {
                         return true;
                     }
                     match dropped.iter_mut().find(|(r, _, _)| r == receiver) {
@@ -48,7 +55,7 @@ pub fn collect(
                     }
                     false
                 });
-                events.extend(to.iter().map(|receiver| Event::Message {
+                events.extend(to.iter().map(|(_, receiver)| Event::Message {
                     from: from.clone(),
                     to: receiver.clone(),
                 }));
@@ -109,10 +116,16 @@ pub fn apply(world: &mut World, events: &mut Vec<Event>) {
     for effect in &pending {
         match effect {
             Effect::Message { from, to, msg } => {
-                for receiver in to {
-                    if let Some(i) = world.agent_index(receiver) {
+                let from: Arc<str> = Arc::from(from.as_str());
+                for (at, receiver) in to {
+                    // The index the call saw, unless the agent list changed since.
+                    let i = match world.agents.get(*at) {
+                        Some(agent) if agent.id == *receiver => Some(*at),
+                        _ => world.agent_index(receiver),
+                    };
+                    if let Some(i) = i {
                         deliveries(world, i).inbox.push(Letter {
-                            from: from.clone(),
+                            from: Arc::clone(&from),
                             tick,
                             msg: msg.clone(),
                         });
@@ -157,6 +170,10 @@ pub fn apply(world: &mut World, events: &mut Vec<Event>) {
         world.agents.retain(|a| !leaving.contains(a.id.as_str()));
     }
     let first_spawned = world.agents.len();
+    // Only a change of the agent list can bring a new `KIND-N` number.
+    let listed = pending
+        .iter()
+        .any(|e| !matches!(e, Effect::Message { .. } | Effect::Noise { .. }));
     for effect in pending {
         if let Effect::Spawn {
             id,
@@ -171,7 +188,9 @@ pub fn apply(world: &mut World, events: &mut Vec<Event>) {
             }
         }
     }
-    world.note_numbers();
+    if listed {
+        world.note_numbers();
+    }
     let suspects = if tiles_changed { 0 } else { first_spawned };
     for i in suspects..world.agents.len() {
         let tile = world.agents[i].tile();
@@ -280,6 +299,38 @@ mod tests {
             world.designers_map().is_blocked(Tile::new(0, 0)),
             "painted by the designer"
         );
+    }
+
+    #[test]
+    fn a_message_reaches_its_receiver_by_id_when_the_agent_list_changed_since_the_call() {
+        use crate::world::Agent;
+        let mut world = World::from_ascii(&["....."]);
+        world.agents = ["a", "b", "c"]
+            .iter()
+            .enumerate()
+            .map(|(x, id)| Agent::new(*id, Tile::new(x as i32, 0)))
+            .collect();
+        let message = |to: &[(usize, &str)]| Effect::Message {
+            from: "a".into(),
+            to: to.iter().map(|&(i, id)| (i, id.to_string())).collect(),
+            msg: Arc::new(serde_json::json!(1)),
+        };
+        let mut events = Vec::new();
+        collect(
+            &mut world,
+            vec![(0, message(&[(1, "b")])), (0, message(&[(2, "c")]))],
+            &BTreeSet::new(),
+            &mut events,
+        );
+        assert_eq!(events.len(), 2, "{events:?}");
+        // An edit from outside between the ticks: "a" goes, so "b" is at 0 and "c" at 1.
+        world.agents.remove(0);
+        apply(&mut world, &mut events);
+        let inbox = |i: usize| {
+            let d = world.agents[i].deliveries.as_deref();
+            d.map_or(0, |d| d.inbox.len())
+        };
+        assert_eq!((inbox(0), inbox(1)), (1, 1), "b and c each got theirs");
     }
 
     #[test]

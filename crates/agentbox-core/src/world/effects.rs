@@ -19,7 +19,8 @@ pub const MAX_MESSAGE_BYTES: usize = 1024;
 /// One message in an agent's inbox: who sent it, in which tick, and a copy of its value.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Letter {
-    pub from: String,
+    /// The sender's id, shared by every letter of one call.
+    pub from: Arc<str>,
     pub tick: u64,
     /// The message as JSON (a plain value), shared by every receiver of a broadcast.
     pub msg: Arc<serde_json::Value>,
@@ -48,10 +49,12 @@ pub struct Deliveries {
 /// against the world the scripts saw, so applying an effect reads nothing of the tick after.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Effect {
-    /// `world:send` (one receiver) or `world:broadcast` (every receiver in range), in order.
+    /// `world:send` (one receiver) or `world:broadcast` (every receiver in range), in order:
+    /// each receiver's index in the world the scripts saw, and its id (which the index is
+    /// checked against when the message is delivered, should the agent list have changed).
     Message {
         from: String,
-        to: Vec<String>,
+        to: Vec<(usize, String)>,
         msg: Arc<serde_json::Value>,
     },
     /// `world:noise`: the agents that hear it, each with its walking distance.

@@ -364,12 +364,13 @@ impl World {
         world
     }
 
-    /// Makes the agents as they stand the templates of spawned agents (the first of each
-    /// kind) and notes the highest `KIND-N` number of each kind: what the scene loader does
-    /// once the agents are built.
-    pub fn take_templates(&mut self) {
+    /// Makes agents as they stand the templates of spawned agents and notes the highest
+    /// `KIND-N` number of each kind: what the scene loader does once the agents are built.
+    /// `order` lists agent indices in the order their entries come in the scene file; the
+    /// first of each kind in it is that kind's template (indices past the list are ignored).
+    pub fn take_templates(&mut self, order: impl IntoIterator<Item = usize>) {
         let mut templates = std::collections::BTreeMap::new();
-        for agent in &self.agents {
+        for agent in order.into_iter().filter_map(|i| self.agents.get(i)) {
             templates
                 .entry(agent.kind.clone())
                 .or_insert_with(|| agent.clone());

@@ -45,12 +45,13 @@ fn send(lua: &Lua, (_, to, msg): (Value, Value, Value)) -> mlua::Result<()> {
     })
 }
 
-/// The id of a `world:send` receiver given as an id or a view; an unknown one is an error.
-fn receiver(lua: &Lua, w: &World, to: &Value) -> mlua::Result<String> {
+/// The index and id of a `world:send` receiver given as an id or a view; an unknown one is
+/// an error.
+fn receiver(lua: &Lua, w: &World, to: &Value) -> mlua::Result<(usize, String)> {
     let id = match to {
         Value::String(s) => s.to_str()?.to_string(),
         Value::Table(t) => match super::world::own_index(lua, w, &Value::Table(t.clone()))? {
-            Some(i) => return Ok(w.agents[i].id.clone()),
+            Some(i) => return Ok((i, w.agents[i].id.clone())),
             None => {
                 return Err(located(
                     lua,
@@ -72,8 +73,8 @@ fn receiver(lua: &Lua, w: &World, to: &Value) -> mlua::Result<String> {
             ))
         }
     };
-    if w.agent_index(&id).is_some() {
-        return Ok(id);
+    if let Some(i) = w.agent_index(&id) {
+        return Ok((i, id));
     }
     let ids: Vec<&str> = w.agents.iter().map(|a| a.id.as_str()).collect();
     let meant = agentbox_core::scene::suggestion(&id, &ids)
@@ -147,10 +148,10 @@ fn broadcast(lua: &Lua, (_, msg, opts): (Value, Value, Value)) -> mlua::Result<u
     let msg = to_message(lua, &msg, what)?;
     with_world(lua, what, |w| {
         let sender = &w.agents[index];
-        let to: Vec<String> = w
+        let to: Vec<(usize, String)> = w
             .agents_within(sender.pos, radius, kind.as_deref(), Some(index))
             .into_iter()
-            .map(|i| w.agents[i].id.clone())
+            .map(|i| (i, w.agents[i].id.clone()))
             .collect();
         charge(lua, to.len() as u64 + json_len(&msg) / 64)?;
         let reached = to.len();
@@ -188,23 +189,26 @@ fn kind_option(lua: &Lua, opts: &Table, what: &str) -> mlua::Result<Option<Strin
 fn only_keys(lua: &Lua, opts: &Table, what: &str, n: u8, known: &[&str]) -> mlua::Result<()> {
     for pair in opts.pairs::<Value, Value>() {
         let (key, _) = pair?;
+        // Compared as bytes: a known key costs no copy.
+        if matches!(&key, Value::String(s) if known.iter().any(|k| k.as_bytes() == &s.as_bytes()[..]))
+        {
+            continue;
+        }
         let name = match &key {
             Value::String(s) => s.to_string_lossy(),
             other => other.to_string().unwrap_or_default(),
         };
-        if !known.contains(&name.as_str()) {
-            let meant = agentbox_core::scene::suggestion(&name, known)
-                .map(|m| format!(" (did you mean {m:?}?)"))
-                .unwrap_or_default();
-            return Err(located(
-                lua,
-                format!(
-                    "{}: unknown option {name:?}{meant}; it takes {}",
-                    Arg::new(what, n),
-                    known.join(", ")
-                ),
-            ));
-        }
+        let meant = agentbox_core::scene::suggestion(&name, known)
+            .map(|m| format!(" (did you mean {m:?}?)"))
+            .unwrap_or_default();
+        return Err(located(
+            lua,
+            format!(
+                "{}: unknown option {name:?}{meant}; it takes {}",
+                Arg::new(what, n),
+                known.join(", ")
+            ),
+        ));
     }
     Ok(())
 }
@@ -387,10 +391,12 @@ fn spawn(lua: &Lua, (_, spec): (Value, Value)) -> mlua::Result<String> {
                 ),
             ));
         }
-        charge(
-            lua,
-            16 + json_len(&serde_json::Value::Object(params.clone())) / 64,
-        )?;
+        let params_len = if params.is_empty() {
+            0
+        } else {
+            json_len(&serde_json::Value::Object(params.clone()))
+        };
+        charge(lua, 16 + params_len / 64)?;
         let acts = acts::get(lua)?;
         let id = acts.spawn_id(lua, w, &kind)?;
         acts.push(
@@ -414,7 +420,7 @@ pub const SET_TILE: Binding = Binding {
         p("terrain", "string", "A terrain name (\"floor\", \"door\") or a map character (\".\")."),
     ],
     returns: &[],
-    doc: "Sets a tile's terrain at the end of this tick, as the designer's paint does (navigation caches follow the map's content); an agent whose tile it blocks is moved to the nearest free tile. The map the window shows and saves stays the designer's. An unknown terrain or a tile outside the map is an error.",
+    doc: "Sets a tile's terrain at the end of this tick, as the designer's paint does (navigation caches follow the map's content); an agent whose tile it blocks is moved to the nearest free tile. The window shows the map as it now stands; the map it saves (S) stays the designer's. An unknown terrain or a tile outside the map is an error.",
     charge: Charge::None,
     make: Make::Function(|lua| lua.create_function(set_tile)),
 };
