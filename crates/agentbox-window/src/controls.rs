@@ -89,6 +89,9 @@ impl Window {
         if keys.has(Action::Reset) {
             self.reset();
         }
+        if keys.has(Action::RecordClip) {
+            self.toggle_clip();
+        }
     }
 
     /// What is shown: the console, the search mode, labels, drawings, the camera, overlays.
@@ -156,6 +159,12 @@ impl Window {
             && !self.painter.active_drag(input);
         if keys.has(Action::Save) || paint_save {
             self.save_scene();
+        }
+        if keys.has(Action::PlaceAgent) {
+            self.place_agent(self.camera.tile_at(input.mouse));
+        }
+        if keys.has(Action::DeleteAgent) {
+            self.delete_agent();
         }
     }
 

@@ -27,6 +27,7 @@
 
 mod body;
 mod build;
+pub mod entries;
 pub mod error;
 pub mod file;
 pub mod live;

@@ -94,6 +94,12 @@ pub enum Action {
     SaveSession,
     /// Open the session list.
     OpenSessions,
+    /// Start or end a GIF clip of the window.
+    RecordClip,
+    /// Place an agent on the tile under the mouse, saved into the scene file.
+    PlaceAgent,
+    /// Delete the selected agent from the scene file and the run.
+    DeleteAgent,
     ToggleConsole,
     ToggleLabels,
     ToggleDrawings,

@@ -266,6 +266,25 @@ pub const TABLE: &[Row] = &[
     Row {
         modes: MAP,
         mouse: None,
+        keys: &[(key(K::F9), A::RecordClip)],
+        what: "record a clip: every frame from now goes into an animated GIF beside the scene, `SCENE.clip-N.gif` (the first free N: `chase.clip-1.gif`); F9 again ends it and says how many frames it wrote (`run --frames N --gif FILE` records a whole run)",
+        // The F1 help is full at 1024x768 (its test): docs/keys.md lists it.
+        help: None,
+    },
+    Row {
+        modes: MAP,
+        mouse: None,
+        keys: &[
+            (no_ctrl(K::I), A::PlaceAgent),
+            (key(K::Insert), A::PlaceAgent),
+            (key(K::Delete), A::DeleteAgent),
+        ],
+        what: "place an agent on the tile under the mouse (a copy of the selected agent's entry, with the id `KIND-N`; `agent-N` when none is selected) / delete the selected agent: written into the scene file's `agents:` list, comments kept, and applied at once as a scene reload that keeps every other agent as it is (recorded, so replays and sessions repeat it)",
+        help: Some("place an agent at the mouse / delete the selected one (saved to the scene)"),
+    },
+    Row {
+        modes: MAP,
+        mouse: None,
         keys: &[(ctrl(K::O), A::OpenSessions)],
         what: "open a saved session: a list of the `*.session.json` files beside the scene",
         help: Some("open a saved session beside the scene (arrows, Enter, Esc)"),

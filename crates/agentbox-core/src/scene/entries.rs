@@ -1,0 +1,243 @@
+//! Agents placed and deleted in the window, written into the scene file's text: an entry added
+//! at the end of the `agents:` list (a copy of another agent's entry with a new `id` and `at`,
+//! or a bare one), or one agent's entry taken out. Every other line, comments included, stays
+//! as the designer wrote it; an edit whose result would not load is refused, so the file is
+//! never left broken. Text in, text out: `save.rs` reads and writes the file.
+
+use super::tree::{Tree, Value};
+use std::path::Path;
+
+/// Why an agent entry could not be written.
+#[derive(Debug, PartialEq, thiserror::Error)]
+pub enum EntryError {
+    #[error("the scene has no block list `agents:` to edit (a `[...]` list is not rewritten)")]
+    NoBlockList,
+    #[error("the scene has no agent `{0}` in its `agents:` list (a spawned agent is not listed)")]
+    NoSuchAgent(String),
+    #[error("the edited scene would not load: {0}")]
+    WouldNotLoad(String),
+}
+
+/// The `agents:` block: the line of its key, the indent of its items, and each item's lines
+/// as `(first, end)`, end exclusive (trailing blank lines and comments stay outside).
+struct Block {
+    key: usize,
+    indent: usize,
+    items: Vec<(usize, usize)>,
+}
+
+fn indent_of(line: &str) -> usize {
+    line.len() - line.trim_start_matches(' ').len()
+}
+
+fn is_blank_or_comment(line: &str) -> bool {
+    let t = line.trim_start();
+    t.is_empty() || t.starts_with('#')
+}
+
+/// Finds the top-level `agents:` block list in `lines`.
+fn block(lines: &[&str]) -> Result<Block, EntryError> {
+    let key = lines
+        .iter()
+        .position(|l| l.starts_with("agents:"))
+        .ok_or(EntryError::NoBlockList)?;
+    let rest = lines[key]["agents:".len()..].trim();
+    if !(rest.is_empty() || rest.starts_with('#')) {
+        return Err(EntryError::NoBlockList);
+    }
+    let mut items: Vec<(usize, usize)> = Vec::new();
+    let mut indent = None;
+    let mut last_content = key;
+    for (i, line) in lines.iter().enumerate().skip(key + 1) {
+        if is_blank_or_comment(line) {
+            continue;
+        }
+        let at = indent_of(line);
+        let item = line[at..].starts_with("- ") || line[at..] == *"-";
+        if at == 0 && !item {
+            break;
+        }
+        if item && indent.is_none_or(|n| n == at) {
+            indent = Some(at);
+            if let Some(prev) = items.last_mut() {
+                prev.1 = last_content + 1;
+            }
+            items.push((i, i + 1));
+        }
+        last_content = i;
+    }
+    if let Some(prev) = items.last_mut() {
+        prev.1 = last_content + 1;
+    }
+    Ok(Block {
+        key,
+        indent: indent.unwrap_or(2),
+        items,
+    })
+}
+
+/// The lines of the item of `block` whose `id` is `id`.
+fn item_of(text: &str, block: &Block, id: &str) -> Option<(usize, usize)> {
+    let tree = Tree::parse(text).ok()?;
+    let Value::List(items) = &tree.get("agents")?.value else {
+        return None;
+    };
+    let item = items.iter().find(|item| {
+        tree.child(item, "id")
+            .is_some_and(|(_, v)| matches!(&v.value, Value::Text(t) if t == id))
+    })?;
+    let line = item.line.checked_sub(1)?;
+    block
+        .items
+        .iter()
+        .copied()
+        .find(|&(a, b)| a <= line && line < b)
+}
+
+/// Checks that `text` still loads as a scene (as `path`, for its scripts).
+fn loads(path: &Path, text: &str) -> Result<(), EntryError> {
+    super::parse(path, text.as_bytes())
+        .map(drop)
+        .map_err(|e| EntryError::WouldNotLoad(e.to_string()))
+}
+
+/// The scene text with agent `id` added at `at`: a copy of agent `like`'s entry (its other
+/// keys and comments kept) when given, else a bare entry; `path` is the scene file's, for
+/// checking that the result loads.
+pub fn add_agent(
+    path: &Path,
+    text: &str,
+    id: &str,
+    at: [i32; 2],
+    like: Option<&str>,
+) -> Result<String, EntryError> {
+    let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
+    let lines: Vec<&str> = text.lines().collect();
+    let (entry, after) = match block(&lines) {
+        Ok(block) => {
+            let pad = " ".repeat(block.indent);
+            let copied = like
+                .and_then(|like| item_of(text, &block, like))
+                .and_then(|(a, b)| copy_entry(&lines[a..b], block.indent, id, at));
+            let entry = copied.unwrap_or_else(|| {
+                vec![
+                    format!("{pad}- id: {id}"),
+                    format!("{pad}  at: [{}, {}]", at[0], at[1]),
+                ]
+            });
+            let after = block.items.last().map_or(block.key + 1, |&(_, end)| end);
+            (entry, after)
+        }
+        Err(_) if !lines.iter().any(|l| l.starts_with("agents:")) => {
+            let entry = vec![
+                "agents:".to_string(),
+                format!("  - id: {id}"),
+                format!("    at: [{}, {}]", at[0], at[1]),
+            ];
+            (entry, lines.len())
+        }
+        Err(e) => return Err(e),
+    };
+    let mut out: Vec<String> = lines[..after].iter().map(|s| s.to_string()).collect();
+    out.extend(entry);
+    out.extend(lines[after..].iter().map(|s| s.to_string()));
+    let mut updated = out.join(newline);
+    updated.push_str(newline);
+    loads(path, &updated)?;
+    Ok(updated)
+}
+
+/// An entry's lines with its `id` and `at` values replaced (`None` for a flow-style entry or
+/// one without both keys on lines of their own).
+fn copy_entry(item: &[&str], indent: usize, id: &str, at: [i32; 2]) -> Option<Vec<String>> {
+    let key_indent = indent + 2;
+    let mut out = Vec::with_capacity(item.len());
+    let (mut has_id, mut has_at) = (false, false);
+    for (n, line) in item.iter().enumerate() {
+        let body = if n == 0 {
+            line.get(indent + 2..)?
+        } else if indent_of(line) == key_indent {
+            &line[key_indent..]
+        } else {
+            out.push(line.to_string());
+            continue;
+        };
+        let prefix = &line[..line.len() - body.len()];
+        if body.starts_with("id:") {
+            has_id = true;
+            out.push(format!("{prefix}id: {id}"));
+        } else if body.starts_with("at:") {
+            has_at = true;
+            out.push(format!("{prefix}at: [{}, {}]", at[0], at[1]));
+        } else if body.starts_with('{') {
+            return None;
+        } else {
+            out.push(line.to_string());
+        }
+    }
+    (has_id && has_at).then_some(out)
+}
+
+/// The scene text without agent `id`'s entry (its lines, comments inside it included).
+pub fn remove_agent(path: &Path, text: &str, id: &str) -> Result<String, EntryError> {
+    let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
+    let lines: Vec<&str> = text.lines().collect();
+    let block = block(&lines)?;
+    let (a, b) = item_of(text, &block, id).ok_or_else(|| EntryError::NoSuchAgent(id.into()))?;
+    let mut out: Vec<&str> = lines[..a].to_vec();
+    let last_item = block.items.len() == 1;
+    if last_item {
+        // The list would be empty: an empty list keeps the file a scene.
+        out[block.key] = "agents: []";
+    }
+    out.extend(&lines[b..]);
+    let mut updated = out.join(newline);
+    updated.push_str(newline);
+    loads(path, &updated)?;
+    Ok(updated)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SCENE: &str = "# the scene\nname: t\nmap:\n  rows: |\n    ......\n    ......\nagents:\n  # the hunter\n  - id: a # first\n    at: [0, 0]\n    speed: 2 # slow\n  - id: b\n    at: [1, 0]\n\n# after the agents\n";
+
+    #[test]
+    fn a_copy_of_an_agent_is_added_at_the_end_of_the_list_with_comments_kept() {
+        let out = add_agent(Path::new("t.yaml"), SCENE, "a-2", [4, 1], Some("a")).unwrap();
+        assert_eq!(
+            out,
+            "# the scene\nname: t\nmap:\n  rows: |\n    ......\n    ......\nagents:\n  # the hunter\n  - id: a # first\n    at: [0, 0]\n    speed: 2 # slow\n  - id: b\n    at: [1, 0]\n  - id: a-2\n    at: [4, 1]\n    speed: 2 # slow\n\n# after the agents\n"
+        );
+        let bare = add_agent(Path::new("t.yaml"), SCENE, "c", [5, 1], None).unwrap();
+        assert!(bare.contains("  - id: b\n    at: [1, 0]\n  - id: c\n    at: [5, 1]\n\n# after"));
+    }
+
+    #[test]
+    fn an_agent_is_removed_with_its_lines_only() {
+        let out = remove_agent(Path::new("t.yaml"), SCENE, "a").unwrap();
+        assert_eq!(
+            out,
+            "# the scene\nname: t\nmap:\n  rows: |\n    ......\n    ......\nagents:\n  # the hunter\n  - id: b\n    at: [1, 0]\n\n# after the agents\n"
+        );
+        let none = remove_agent(Path::new("t.yaml"), &out, "b").unwrap();
+        assert!(
+            none.contains("agents: []\n  # the hunter\n\n# after"),
+            "{none}"
+        );
+        assert_eq!(
+            remove_agent(Path::new("t.yaml"), SCENE, "zz"),
+            Err(EntryError::NoSuchAgent("zz".into()))
+        );
+    }
+
+    #[test]
+    fn an_edit_that_would_not_load_is_refused() {
+        // [9, 9] is off the 6x2 map.
+        let out = add_agent(Path::new("t.yaml"), SCENE, "c", [9, 9], None);
+        assert!(matches!(out, Err(EntryError::WouldNotLoad(_))), "{out:?}");
+        let dup = add_agent(Path::new("t.yaml"), SCENE, "b", [2, 0], None);
+        assert!(matches!(dup, Err(EntryError::WouldNotLoad(_))), "{dup:?}");
+    }
+}

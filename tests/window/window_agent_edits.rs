@@ -1,0 +1,90 @@
+//! Agents placed and deleted in the window from recorded input (`--input`): I places a copy of
+//! the selected agent on the tile under the mouse and Delete removes the selected one, each
+//! written into the scene file with every comment kept and applied at once as a reload that
+//! keeps the other agents running as they were.
+
+use crate::common;
+use common::*;
+
+const SCENE: &str = "\
+# Agents placed from the window.
+name: placing
+map:
+  rows: |
+    ..........
+    ..........
+    ..........
+agents:
+  # The walker.
+  - id: walker # walks east
+    kind: scout
+    at: [0, 0]
+    script: walk.lua
+    speed: 2 # slow
+  - id: post
+    at: [9, 2]
+# The end.
+";
+
+const WALK: &str = "\
+local M = {}
+function M.decide(self, world)
+  self.memory.n = (self.memory.n or 0) + 1
+  return move.to({ x = 9, y = 0 })
+end
+return M
+";
+
+#[test]
+fn placing_a_copy_of_an_agent_and_deleting_one_are_saved_into_the_scene() {
+    let dir = scratch(&[("scene.yaml", SCENE), ("walk.lua", WALK)]);
+    let scene = dir.path().join("scene.yaml");
+    // Select the walker, place a copy of it on (4, 2), then select the post and delete it.
+    let input = "\
+{\"frame\": 2, \"press\": \"left\", \"at\": [0, 0]}
+{\"frame\": 3, \"release\": \"left\", \"at\": [0, 0]}
+{\"frame\": 5, \"move\": [4, 2]}
+{\"frame\": 6, \"key\": \"I\"}
+{\"frame\": 10, \"press\": \"left\", \"at\": [9, 2]}
+{\"frame\": 11, \"release\": \"left\", \"at\": [9, 2]}
+{\"frame\": 13, \"key\": \"Delete\"}
+";
+    let (err, _) = replay_in_window(dir.path(), &scene, 30, input, "placing");
+    assert!(err.contains("scene.yaml: scout-1 added"), "{err}");
+    assert!(err.contains("scene.yaml: post removed"), "{err}");
+    let saved = std::fs::read_to_string(&scene).unwrap();
+    assert_eq!(
+        saved,
+        "\
+# Agents placed from the window.
+name: placing
+map:
+  rows: |
+    ..........
+    ..........
+    ..........
+agents:
+  # The walker.
+  - id: walker # walks east
+    kind: scout
+    at: [0, 0]
+    script: walk.lua
+    speed: 2 # slow
+  - id: scout-1
+    kind: scout
+    at: [4, 2]
+    script: walk.lua
+    speed: 2 # slow
+# The end.
+"
+    );
+    // The run goes on with the placed agent: headless, the saved scene has both walkers.
+    let out = common::agentbox_in(
+        dir.path(),
+        &["headless", "scene.yaml", "--ticks", "3", "--trace", "-"],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let last = stdout(&out).lines().last().unwrap().to_string();
+    assert!(last.contains("\"id\":\"scout-1\""), "{last}");
+    assert!(!last.contains("\"id\":\"post\""), "{last}");
+}
