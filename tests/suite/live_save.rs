@@ -132,3 +132,53 @@ fn a_save_that_moves_agents_in_the_file_keeps_them_by_id() {
     assert_eq!(session.memory_text("z").unwrap(), "{\n  n = 1\n}");
     assert!(session.memory_text("c").is_none(), "c left");
 }
+
+/// The window's path for a scene saved while it runs (the history's recorded reload): the
+/// runner whose `speed` was edited keeps its place and memory and moves at the new speed, the
+/// next tick's trace line says so, and a replay of the recording does the same, byte for byte.
+#[test]
+fn an_edited_speed_through_the_history_keeps_state_and_replays() {
+    use agentbox_session::history::{self, History};
+    let scene = |speed: &str| {
+        format!(
+            "name: tune\ntick_rate: 10\nmap:\n  rows: |\n    {}\nagents:\n  - id: runner\n    at: [0, 0]\n    speed: {speed} # tiles a second\n    script: run.lua\n",
+            ".".repeat(40)
+        )
+    };
+    let run = "local M = {}\nfunction M.decide(self, world)\n  self.memory.n = (self.memory.n or 0) + 1\n  return move.to({ x = 39, y = 0 })\nend\nreturn M\n";
+    let dir = common::scratch(&[("scene.yaml", &scene("4")), ("run.lua", run)]);
+    let path = dir.path().join("scene.yaml");
+    let mut h = History::open_with(&path, None, true).expect("the scene opens");
+    for _ in 0..5 {
+        h.tick();
+    }
+    let x = |h: &History| h.session().world().agents[0].pos.x;
+    assert!(
+        (x(&h) - 2.0).abs() < 1e-9,
+        "4 tiles a second for half a second"
+    );
+    std::fs::write(&path, scene("1")).unwrap();
+    let reloads = h.apply_changes(std::slice::from_ref(&path));
+    assert_eq!(
+        reloads[0].to_string(),
+        format!("reloaded scene {}: runner speed", path.display())
+    );
+    assert!((x(&h) - 2.0).abs() < 1e-9, "still where it was");
+    let report = h.tick();
+    assert_eq!(
+        serde_json::to_value(&report.events).unwrap(),
+        serde_json::json!([{"type": "reload", "agent": "runner", "fields": ["speed"]}])
+    );
+    assert!(
+        (x(&h) - 2.1).abs() < 1e-9,
+        "a tenth of a tile a tick now: {}",
+        x(&h)
+    );
+    assert_eq!(h.session().memory_text("runner").unwrap(), "{\n  n = 6\n}");
+    let replayed = history::replay(h.recording(), 6, |_, _| {}).expect("the replay holds");
+    assert_eq!(
+        replayed.world().agents[0].pos,
+        h.session().world().agents[0].pos
+    );
+    assert_eq!(replayed.memory_text("runner").unwrap(), "{\n  n = 6\n}");
+}

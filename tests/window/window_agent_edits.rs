@@ -88,3 +88,42 @@ agents:
     assert!(last.contains("\"id\":\"scout-1\""), "{last}");
     assert!(!last.contains("\"id\":\"post\""), "{last}");
 }
+
+#[test]
+fn ctrl_i_draws_a_keyboard_agents_route_and_the_waypoints_into_the_scene() {
+    let scene_text = "\
+name: routes
+map:
+  rows: |
+    ..........
+    ..........
+    ..........
+agents:
+  - id: player
+    at: [0, 1]
+    control: keyboard
+    route: [[2, 1]] # the walk
+";
+    let dir = scratch(&[("scene.yaml", scene_text)]);
+    let scene = dir.path().join("scene.yaml");
+    // Select the player (it stands still until its route walk starts), add (6, 1) to its
+    // route; then select nothing and add (3, 2) to the waypoints.
+    let input = "\
+{\"frame\": 1, \"press\": \"left\", \"at\": [0, 1]}
+{\"frame\": 2, \"release\": \"left\", \"at\": [0, 1]}
+{\"frame\": 3, \"move\": [6, 1]}
+{\"frame\": 4, \"key\": \"I\", \"ctrl\": true}
+{\"frame\": 6, \"press\": \"left\", \"at\": [9, 0]}
+{\"frame\": 7, \"release\": \"left\", \"at\": [9, 0]}
+{\"frame\": 8, \"move\": [3, 2]}
+{\"frame\": 9, \"key\": \"I\", \"ctrl\": true}
+";
+    let (err, _) = replay_in_window(dir.path(), &scene, 20, input, "routes");
+    assert!(err.contains("scene.yaml: player route"), "{err}");
+    let saved = std::fs::read_to_string(&scene).unwrap();
+    assert_eq!(
+        saved,
+        scene_text.replace("[[2, 1]] # the walk", "[[2, 1], [6, 1]] # the walk")
+            + "waypoints: [[3, 2]]\n"
+    );
+}

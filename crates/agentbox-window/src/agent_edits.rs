@@ -1,4 +1,5 @@
-//! Placing and deleting agents in the window (I or Insert, Delete), saved into the scene file:
+//! Placing and deleting agents in the window (I or Insert, Delete) and drawing a keyboard
+//! agent's route or the scene's waypoints (Ctrl+I, a tile at a time), saved into the scene file:
 //! the entry is written into the file's text (`scene::save`, every other line and comment
 //! kept) and the scene is reloaded at once through the history, which records the file's new
 //! bytes, so a replay, a rewind and a saved session apply it on the same tick. The reload
@@ -7,8 +8,9 @@
 //! It never changes the world itself: the scene file and its reload do.
 
 use super::Window;
+use agentbox_core::scene::entries::TileList;
 use agentbox_core::scene::save;
-use agentbox_core::world::Tile;
+use agentbox_core::world::{Brain, Tile};
 
 impl Window {
     /// I / Insert: a new agent on the tile under the mouse, a copy of the selected agent's
@@ -69,6 +71,30 @@ impl Window {
                 self.pointer.selected = None;
             }
             Err(e) => self.panels.hud.status(format!("cannot delete {id}: {e}")),
+        }
+    }
+
+    /// Ctrl+I: the tile under the mouse goes at the end of the selected keyboard agent's
+    /// `route:`, or of the scene's `waypoints:` when no keyboard agent is selected.
+    pub(super) fn add_route_tile(&mut self, tile: Tile) {
+        if self.travel.in_past() {
+            self.panels
+                .hud
+                .status("the past is not edited: press Space to branch first".into());
+            return;
+        }
+        let session = self.history.session();
+        let keyboard = self.pointer.selected.as_deref().filter(|id| {
+            (session.scene().world.agents.iter()).any(|a| a.id == *id && a.brain == Brain::Keyboard)
+        });
+        let list = match keyboard {
+            Some(id) => TileList::Route(id),
+            None => TileList::Waypoints,
+        };
+        let path = session.scene_path().to_path_buf();
+        match save::save_added_tile(&path, list, [tile.x, tile.y]) {
+            Ok(()) => self.apply_scene_edit(&path),
+            Err(e) => self.panels.hud.status(format!("cannot add the tile: {e}")),
         }
     }
 

@@ -166,6 +166,9 @@ impl Window {
         if keys.has(Action::DeleteAgent) {
             self.delete_agent();
         }
+        if keys.has(Action::AddRouteTile) {
+            self.add_route_tile(self.camera.tile_at(input.mouse));
+        }
     }
 
     /// Ctrl+Z: the last slider change while the tunables panel is open, else the last paint

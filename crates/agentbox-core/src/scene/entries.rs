@@ -197,6 +197,103 @@ pub fn remove_agent(path: &Path, text: &str, id: &str) -> Result<String, EntryEr
     Ok(updated)
 }
 
+/// Where a tile is added by [`add_tile`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TileList<'a> {
+    /// The scene's `waypoints:`.
+    Waypoints,
+    /// The `route:` of agent `id` (a keyboard agent's scripted walk).
+    Route(&'a str),
+}
+
+/// The scene text with `tile` added at the end of a list of tiles (the waypoints, or an
+/// agent's route): into the list where it is written, flow (`[[1, 2], ...]`) or block
+/// (`- [1, 2]` lines), or as a new key (`waypoints: [[x, y]]` at the end of the file, `route:
+/// [[x, y]]` under the agent's `at:`) when there is none.
+pub fn add_tile(
+    path: &Path,
+    text: &str,
+    list: TileList,
+    tile: [i32; 2],
+) -> Result<String, EntryError> {
+    let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
+    let written = format!("[{}, {}]", tile[0], tile[1]);
+    let tree = Tree::parse(text).map_err(|e| EntryError::WouldNotLoad(e.message))?;
+    let agent = match list {
+        TileList::Waypoints => None,
+        TileList::Route(id) => {
+            let Some(Value::List(items)) = tree.get("agents").map(|n| &n.value) else {
+                return Err(EntryError::NoBlockList);
+            };
+            let item = items.iter().find(|item| {
+                tree.child(item, "id")
+                    .is_some_and(|(_, v)| matches!(&v.value, Value::Text(t) if t == id))
+            });
+            Some(item.ok_or_else(|| EntryError::NoSuchAgent(id.into()))?)
+        }
+    };
+    let existing = match agent {
+        None => tree.get("waypoints"),
+        Some(item) => tree.child(item, "route").map(|(_, v)| v),
+    };
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let updated = match existing.map(|n| (n, &n.value)) {
+        Some((node, Value::List(items))) if text[node.start..].starts_with('[') => {
+            let close = node.start
+                + matching_bracket(&text[node.start..])
+                    .ok_or_else(|| EntryError::WouldNotLoad("an unclosed `[` list".into()))?;
+            let glue = if items.is_empty() { "" } else { ", " };
+            format!("{}{glue}{written}{}", &text[..close], &text[close..])
+        }
+        Some((_, Value::List(items))) if !items.is_empty() => {
+            let last = items[items.len() - 1].line - 1;
+            let dash = lines[last].find('-').unwrap_or(0);
+            lines.insert(last + 1, format!("{}- {written}", " ".repeat(dash)));
+            lines.join(newline) + newline
+        }
+        Some(_) => {
+            return Err(EntryError::WouldNotLoad(
+                "the list to add to is not a list of tiles".into(),
+            ))
+        }
+        None => match agent {
+            None => {
+                lines.push(format!("waypoints: [{written}]"));
+                lines.join(newline) + newline
+            }
+            Some(item) => {
+                let (Some(key), _) = tree.child(item, "at").ok_or(EntryError::NoBlockList)? else {
+                    return Err(EntryError::NoBlockList);
+                };
+                let pad = " ".repeat(key.column - 1);
+                lines.insert(key.line, format!("{pad}route: [{written}]"));
+                lines.join(newline) + newline
+            }
+        },
+    };
+    loads(path, &updated)?;
+    Ok(updated)
+}
+
+/// The offset of the `]` that closes the `[` `text` starts with.
+fn matching_bracket(text: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, c) in text.char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            '#' | '\n' if depth == 0 => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -229,6 +326,36 @@ mod tests {
         assert_eq!(
             remove_agent(Path::new("t.yaml"), SCENE, "zz"),
             Err(EntryError::NoSuchAgent("zz".into()))
+        );
+    }
+
+    #[test]
+    fn tiles_are_added_to_flow_and_block_lists_and_new_keys() {
+        let p = Path::new("t.yaml");
+        let keyboard = SCENE.replace("  - id: b\n", "  - id: b\n    control: keyboard\n");
+        let route = add_tile(p, &keyboard, TileList::Route("b"), [2, 1]).unwrap();
+        assert!(
+            route.contains(
+                "  - id: b\n    control: keyboard\n    at: [1, 0]\n    route: [[2, 1]]\n"
+            ),
+            "{route}"
+        );
+        let more = add_tile(p, &route, TileList::Route("b"), [3, 1]).unwrap();
+        assert!(more.contains("    route: [[2, 1], [3, 1]]\n"), "{more}");
+        let waypoints = add_tile(p, SCENE, TileList::Waypoints, [5, 1]).unwrap();
+        assert!(
+            waypoints.ends_with("# after the agents\nwaypoints: [[5, 1]]\n"),
+            "{waypoints}"
+        );
+        let block = "name: t\nmap:\n  rows: |\n    ......\nwaypoints:\n  - [0, 0] # first\n  - [1, 0]\nagents: []\n";
+        let out = add_tile(p, block, TileList::Waypoints, [4, 0]).unwrap();
+        assert!(
+            out.contains("  - [1, 0]\n  - [4, 0]\nagents: []\n"),
+            "{out}"
+        );
+        assert!(
+            add_tile(p, SCENE, TileList::Waypoints, [40, 0]).is_err(),
+            "off the map"
         );
     }
 

@@ -184,6 +184,22 @@ pub fn save_added_agent(
     write_atomically(path, &updated)
 }
 
+/// Adds `tile` at the end of the scene's waypoints or of a keyboard agent's route in the
+/// scene file at `path`, atomically.
+pub fn save_added_tile(
+    path: &Path,
+    list: super::entries::TileList,
+    tile: [i32; 2],
+) -> Result<(), SaveError> {
+    let text = read_text(path)?;
+    let updated =
+        super::entries::add_tile(path, &text, list, tile).map_err(|source| SaveError::Entry {
+            file: path.to_path_buf(),
+            source,
+        })?;
+    write_atomically(path, &updated)
+}
+
 /// Removes agent `id`'s entry from the scene file at `path`, atomically.
 pub fn save_removed_agent(path: &Path, id: &str) -> Result<(), SaveError> {
     let text = read_text(path)?;

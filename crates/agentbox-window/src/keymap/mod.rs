@@ -100,6 +100,8 @@ pub enum Action {
     PlaceAgent,
     /// Delete the selected agent from the scene file and the run.
     DeleteAgent,
+    /// Add the tile under the mouse to the selected keyboard agent's route, or the waypoints.
+    AddRouteTile,
     ToggleConsole,
     ToggleLabels,
     ToggleDrawings,

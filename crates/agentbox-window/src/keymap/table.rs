@@ -278,9 +278,10 @@ pub const TABLE: &[Row] = &[
             (no_ctrl(K::I), A::PlaceAgent),
             (key(K::Insert), A::PlaceAgent),
             (key(K::Delete), A::DeleteAgent),
+            (ctrl(K::I), A::AddRouteTile),
         ],
-        what: "place an agent on the tile under the mouse (a copy of the selected agent's entry, with the id `KIND-N`; `agent-N` when none is selected) / delete the selected agent: written into the scene file's `agents:` list, comments kept, and applied at once as a scene reload that keeps every other agent as it is (recorded, so replays and sessions repeat it)",
-        help: Some("place an agent at the mouse / delete the selected one (saved to the scene)"),
+        what: "place an agent on the tile under the mouse (a copy of the selected agent's entry, with the id `KIND-N`; `agent-N` when none is selected) / delete the selected agent / add the tile under the mouse to the end of the selected keyboard agent's `route:` (the scene's `waypoints:` when no keyboard agent is selected): each written into the scene file, comments kept (an edit whose scene would not load is refused), and applied at once as a scene reload that keeps every other agent as it is (recorded, so replays and sessions repeat it)",
+        help: Some("place an agent at the mouse / delete it / Ctrl: a route or waypoint tile (saved)"),
     },
     Row {
         modes: MAP,
