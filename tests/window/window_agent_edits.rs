@@ -127,3 +127,45 @@ agents:
             + "waypoints: [[3, 2]]\n"
     );
 }
+
+#[test]
+fn ctrl_right_click_retargets_the_selected_agent_in_the_scene() {
+    let scene_text = "\
+name: retarget
+map:
+  rows: |
+    ..........
+    ..........
+    ..........
+agents:
+  - id: hunter
+    at: [0, 1]
+    script: hunt.lua
+    params: { prey: a } # whom it chases
+  - id: a
+    at: [9, 0]
+  - id: b
+    at: [9, 2]
+";
+    let hunt = "\
+local M = {}
+function M.decide(self, world)
+  self.memory.n = (self.memory.n or 0) + 1
+  self:label(self.params.prey)
+  return move.stop()
+end
+return M
+";
+    let dir = scratch(&[("scene.yaml", scene_text), ("hunt.lua", hunt)]);
+    let scene = dir.path().join("scene.yaml");
+    let input = "\
+{\"frame\": 1, \"press\": \"left\", \"at\": [0, 1]}
+{\"frame\": 2, \"release\": \"left\", \"at\": [0, 1]}
+{\"frame\": 4, \"press\": \"right\", \"at\": [9, 2], \"ctrl\": true}
+{\"frame\": 5, \"release\": \"right\", \"at\": [9, 2]}
+";
+    let (err, _) = replay_in_window(dir.path(), &scene, 12, input, "retarget");
+    assert!(err.contains("scene.yaml: hunter params"), "{err}");
+    let saved = std::fs::read_to_string(&scene).unwrap();
+    assert_eq!(saved, scene_text.replace("{ prey: a }", "{ prey: b }"));
+}

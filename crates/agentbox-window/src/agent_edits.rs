@@ -1,5 +1,6 @@
-//! Placing and deleting agents in the window (I or Insert, Delete) and drawing a keyboard
-//! agent's route or the scene's waypoints (Ctrl+I, a tile at a time), saved into the scene file:
+//! Placing and deleting agents in the window (I or Insert, Delete), retargeting one
+//! (Ctrl+right-click another agent) and drawing a keyboard agent's route or the scene's
+//! waypoints (Ctrl+I, a tile at a time), saved into the scene file:
 //! the entry is written into the file's text (`scene::save`, every other line and comment
 //! kept) and the scene is reloaded at once through the history, which records the file's new
 //! bytes, so a replay, a rewind and a saved session apply it on the same tick. The reload
@@ -95,6 +96,28 @@ impl Window {
         match save::save_added_tile(&path, list, [tile.x, tile.y]) {
             Ok(()) => self.apply_scene_edit(&path),
             Err(e) => self.panels.hud.status(format!("cannot add the tile: {e}")),
+        }
+    }
+
+    /// Ctrl+right-click on an agent while another is selected: the selected agent's target
+    /// param (the first of its params naming another agent) names the one clicked.
+    pub(super) fn retarget(&mut self, to: &str) {
+        let Some(id) = self.pointer.selected.clone().filter(|id| id != to) else {
+            return;
+        };
+        if self.travel.in_past() {
+            self.panels
+                .hud
+                .status("the past is not edited: press Space to branch first".into());
+            return;
+        }
+        let path = self.history.session().scene_path().to_path_buf();
+        match save::save_retarget(&path, &id, to) {
+            Ok(param) => {
+                self.panels.hud.status(format!("{id}: {param} = {to}"));
+                self.apply_scene_edit(&path);
+            }
+            Err(e) => self.panels.hud.status(format!("cannot retarget {id}: {e}")),
         }
     }
 

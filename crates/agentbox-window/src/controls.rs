@@ -295,6 +295,14 @@ impl Window {
                 }
             }
         }
+        if input.button_pressed[1] && input.ctrl {
+            // Ctrl+right-click on an agent: the selected agent's target becomes that one.
+            let hit = agent_at(self.travel.shown(&self.history).world(), at);
+            if let Some(to) = hit {
+                self.retarget(&to);
+                return;
+            }
+        }
         if input.button_pressed[1] && !self.travel.in_past() {
             let world = self.history.session().world();
             if world.in_bounds(tile) {

@@ -14,6 +14,8 @@ pub enum EntryError {
     NoBlockList,
     #[error("the scene has no agent `{0}` in its `agents:` list (a spawned agent is not listed)")]
     NoSuchAgent(String),
+    #[error("agent `{0}` has no param naming another agent of the scene to retarget")]
+    NoTarget(String),
     #[error("the edited scene would not load: {0}")]
     WouldNotLoad(String),
 }
@@ -275,6 +277,47 @@ pub fn add_tile(
     Ok(updated)
 }
 
+/// The scene text with agent `id`'s target changed to agent `to`: the first of its `params`
+/// (in file order) whose value names another agent of the scene is rewritten where it stands.
+/// Returns the text and that param's name.
+pub fn retarget(
+    path: &Path,
+    text: &str,
+    id: &str,
+    to: &str,
+) -> Result<(String, String), EntryError> {
+    let tree = Tree::parse(text).map_err(|e| EntryError::WouldNotLoad(e.message))?;
+    let Some(Value::List(items)) = tree.get("agents").map(|n| &n.value) else {
+        return Err(EntryError::NoBlockList);
+    };
+    let id_of = |item: &super::tree::Node| match tree.child(item, "id").map(|(_, v)| &v.value) {
+        Some(Value::Text(t)) => Some(t.clone()),
+        _ => None,
+    };
+    let ids: Vec<String> = items.iter().filter_map(id_of).collect();
+    let item = (items.iter())
+        .find(|item| id_of(item).as_deref() == Some(id))
+        .ok_or_else(|| EntryError::NoSuchAgent(id.into()))?;
+    let params = tree.child(item, "params").map(|(_, v)| &v.value);
+    let Some(Value::Map(entries)) = params else {
+        return Err(EntryError::NoTarget(id.into()));
+    };
+    let (key, value) = entries
+        .iter()
+        .find(|(_, v)| matches!(&v.value, Value::Text(t) if t != id && ids.contains(t)))
+        .ok_or_else(|| EntryError::NoTarget(id.into()))?;
+    let plain =
+        !to.is_empty() && (to.chars()).all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    let written = if plain {
+        to.to_string()
+    } else {
+        serde_json::to_string(to).unwrap_or_default()
+    };
+    let updated = format!("{}{written}{}", &text[..value.start], &text[value.end..]);
+    loads(path, &updated)?;
+    Ok((updated, tree.key(key).to_string()))
+}
+
 /// The offset of the `]` that closes the `[` `text` starts with.
 fn matching_bracket(text: &str) -> Option<usize> {
     let mut depth = 0usize;
@@ -356,6 +399,26 @@ mod tests {
         assert!(
             add_tile(p, SCENE, TileList::Waypoints, [40, 0]).is_err(),
             "off the map"
+        );
+    }
+
+    #[test]
+    fn a_target_param_is_rewritten_where_it_stands() {
+        let p = Path::new("t.yaml");
+        let scene = SCENE.replace(
+            "    speed: 2 # slow\n",
+            "    speed: 2 # slow\n    params: { speed_up: 2, prey: b } # chase\n",
+        ) + "  - id: c\n    at: [2, 0]\n";
+        let scene = scene.replace("\n# after the agents\n", "\n");
+        let (out, param) = retarget(p, &scene, "a", "c").unwrap();
+        assert_eq!(param, "prey");
+        assert!(
+            out.contains("    params: { speed_up: 2, prey: c } # chase\n"),
+            "{out}"
+        );
+        assert_eq!(
+            retarget(p, &scene, "b", "c"),
+            Err(EntryError::NoTarget("b".into()))
         );
     }
 

@@ -200,6 +200,19 @@ pub fn save_added_tile(
     write_atomically(path, &updated)
 }
 
+/// Points agent `id`'s target param at agent `to` in the scene file at `path`, atomically
+/// (see [`super::entries::retarget`]); the param's name.
+pub fn save_retarget(path: &Path, id: &str, to: &str) -> Result<String, SaveError> {
+    let text = read_text(path)?;
+    let (updated, param) =
+        super::entries::retarget(path, &text, id, to).map_err(|source| SaveError::Entry {
+            file: path.to_path_buf(),
+            source,
+        })?;
+    write_atomically(path, &updated)?;
+    Ok(param)
+}
+
 /// Removes agent `id`'s entry from the scene file at `path`, atomically.
 pub fn save_removed_agent(path: &Path, id: &str) -> Result<(), SaveError> {
     let text = read_text(path)?;

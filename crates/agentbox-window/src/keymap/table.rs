@@ -179,6 +179,13 @@ pub const TABLE: &[Row] = &[
     },
     Row {
         modes: MAP,
+        mouse: Some("Ctrl+right-click an agent"),
+        keys: &[],
+        what: "retarget the selected agent: the first of its `params` naming another agent of the scene (`prey: evader`) names the one clicked, written into the scene file where it stands and applied at once as a scene reload (its memory kept)",
+        help: None,
+    },
+    Row {
+        modes: MAP,
         mouse: None,
         keys: &[(key(K::U), A::Resume)],
         what: "resume the inspected agent after a budget or memory stop",
