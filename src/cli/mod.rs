@@ -77,6 +77,13 @@ enum Command {
         /// its last tick, and can be scrubbed and branched.
         #[arg(long, value_name = "FILE")]
         session: Option<PathBuf>,
+        /// Write the run as an animated GIF (every frame drawn, or every K-th with
+        /// --gif-every), e.g. `--frames 90 --gif chase.gif`.
+        #[arg(long, value_name = "FILE")]
+        gif: Option<PathBuf>,
+        /// Keep every K-th frame in the --gif file (a smaller file; each shown K times as long).
+        #[arg(long, value_name = "K", requires = "gif", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+        gif_every: u64,
     },
     /// Run a scene for a number of ticks without a window.
     Headless {
@@ -456,6 +463,8 @@ fn run(command: Command) -> Result<ExitCode, Stop> {
             record,
             frame_stats,
             session,
+            gif,
+            gif_every,
         } => {
             let options = agentbox_window::WindowOptions {
                 screenshot,
@@ -464,6 +473,8 @@ fn run(command: Command) -> Result<ExitCode, Stop> {
                 record,
                 frame_stats,
                 session,
+                gif,
+                gif_every,
             };
             agentbox_window::run_window(&scene, seed, options)?;
             ExitCode::SUCCESS

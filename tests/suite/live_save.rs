@@ -1,7 +1,7 @@
 //! A scene file saved while a 20,000-agent scene runs, applied through `Session::sync` and the
 //! file watcher as the window and `headless --realtime` apply it: the run goes on from where it
-//! was, the agents whose entry did not change keep their position and memory, the one whose
-//! entry changed starts over. How long the save stalls the run is `live_bench save`'s figure.
+//! was, every agent keeps its position and memory, and the one whose entry changed takes the
+//! changed fields only. How long the save stalls the run is `live_bench save`'s figure.
 
 use crate::common;
 
@@ -65,7 +65,7 @@ fn saving_a_large_scene_while_it_runs_keeps_the_agents_state() {
     })
     .expect("the save was applied");
     assert!(
-        matches!(reloads.as_slice(), [Reload::SceneOk(_)]),
+        matches!(reloads.as_slice(), [Reload::SceneOk(..)]),
         "{reloads:?}"
     );
     let world = session.world();
@@ -73,20 +73,21 @@ fn saving_a_large_scene_while_it_runs_keeps_the_agents_state() {
     assert_eq!(world.tick, 5, "the run goes on from where it was");
     assert!(world.is_blocked(glam::IVec2::new(1, SIDE as i32 - 2)));
     assert_eq!(world.agents.len(), AGENTS);
-    // Every unchanged agent is where it was, in scene order; the changed one is back at start.
+    // Every agent is where it was, in scene order; the changed one has its new params.
     for (i, (agent, pos)) in world.agents.iter().zip(&before).enumerate() {
         assert_eq!(agent.id, format!("w{i}"));
-        if i == 0 {
-            assert_eq!(agent.pos, session.scene().world.agents[0].pos);
-        } else {
-            assert_eq!(agent.pos, *pos, "{}", agent.id);
-        }
+        assert_eq!(agent.pos, *pos, "{}", agent.id);
+    }
+    assert_eq!(world.agents[0].params["version"], 1);
+    match reloads.as_slice() {
+        [Reload::SceneOk(_, edits)] => assert_eq!(edits.summary(), "w0 params"),
+        other => panic!("{other:?}"),
     }
     session.tick();
-    // Memory went on for the kept agents and started over for the changed one.
+    // Memory went on for every agent, the edited one too.
     assert_eq!(session.memory_text("w1").unwrap(), "{\n  n = 6\n}");
     assert_eq!(session.memory_text("w19999").unwrap(), "{\n  n = 6\n}");
-    assert_eq!(session.memory_text("w0").unwrap(), "{\n  n = 1\n}");
+    assert_eq!(session.memory_text("w0").unwrap(), "{\n  n = 6\n}");
     assert_eq!(session.world().tick, 6);
 }
 
@@ -114,7 +115,7 @@ fn a_save_that_moves_agents_in_the_file_keeps_them_by_id() {
     std::fs::write(&path, scene(&[("z", 5), ("b", 1), ("a", 0)])).unwrap();
     let reloads = session.apply_changes(std::slice::from_ref(&path));
     assert!(
-        matches!(reloads.as_slice(), [Reload::SceneOk(_)]),
+        matches!(reloads.as_slice(), [Reload::SceneOk(..)]),
         "{reloads:?}"
     );
     let ids: Vec<&str> = session
@@ -130,4 +131,54 @@ fn a_save_that_moves_agents_in_the_file_keeps_them_by_id() {
     assert_eq!(session.memory_text("b").unwrap(), "{\n  n = 4\n}");
     assert_eq!(session.memory_text("z").unwrap(), "{\n  n = 1\n}");
     assert!(session.memory_text("c").is_none(), "c left");
+}
+
+/// The window's path for a scene saved while it runs (the history's recorded reload): the
+/// runner whose `speed` was edited keeps its place and memory and moves at the new speed, the
+/// next tick's trace line says so, and a replay of the recording does the same, byte for byte.
+#[test]
+fn an_edited_speed_through_the_history_keeps_state_and_replays() {
+    use agentbox_session::history::{self, History};
+    let scene = |speed: &str| {
+        format!(
+            "name: tune\ntick_rate: 10\nmap:\n  rows: |\n    {}\nagents:\n  - id: runner\n    at: [0, 0]\n    speed: {speed} # tiles a second\n    script: run.lua\n",
+            ".".repeat(40)
+        )
+    };
+    let run = "local M = {}\nfunction M.decide(self, world)\n  self.memory.n = (self.memory.n or 0) + 1\n  return move.to({ x = 39, y = 0 })\nend\nreturn M\n";
+    let dir = common::scratch(&[("scene.yaml", &scene("4")), ("run.lua", run)]);
+    let path = dir.path().join("scene.yaml");
+    let mut h = History::open_with(&path, None, true).expect("the scene opens");
+    for _ in 0..5 {
+        h.tick();
+    }
+    let x = |h: &History| h.session().world().agents[0].pos.x;
+    assert!(
+        (x(&h) - 2.0).abs() < 1e-9,
+        "4 tiles a second for half a second"
+    );
+    std::fs::write(&path, scene("1")).unwrap();
+    let reloads = h.apply_changes(std::slice::from_ref(&path));
+    assert_eq!(
+        reloads[0].to_string(),
+        format!("reloaded scene {}: runner speed", path.display())
+    );
+    assert!((x(&h) - 2.0).abs() < 1e-9, "still where it was");
+    let report = h.tick();
+    assert_eq!(
+        serde_json::to_value(&report.events).unwrap(),
+        serde_json::json!([{"type": "reload", "agent": "runner", "fields": ["speed"]}])
+    );
+    assert!(
+        (x(&h) - 2.1).abs() < 1e-9,
+        "a tenth of a tile a tick now: {}",
+        x(&h)
+    );
+    assert_eq!(h.session().memory_text("runner").unwrap(), "{\n  n = 6\n}");
+    let replayed = history::replay(h.recording(), 6, |_, _| {}).expect("the replay holds");
+    assert_eq!(
+        replayed.world().agents[0].pos,
+        h.session().world().agents[0].pos
+    );
+    assert_eq!(replayed.memory_text("runner").unwrap(), "{\n  n = 6\n}");
 }

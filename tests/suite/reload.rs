@@ -375,6 +375,52 @@ return M
     assert!(agent(&line, "d").is_none());
 }
 
+/// The live tuning through the file: the runner's `speed` edited while it runs. It
+/// keeps its place and its memory, moves at the new speed from the reload on, the terminal
+/// names what was applied and the trace has it on the tick it applied.
+#[test]
+fn an_edited_speed_keeps_the_agent_its_place_and_memory() {
+    let scene = |speed: &str| {
+        format!(
+            "name: tune\ntick_rate: 50\nmap:\n  rows: |\n    {}\nagents:\n  - id: runner\n    at: [0, 0]\n    speed: {speed}\n    script: run.lua\n",
+            ".".repeat(80)
+        )
+    };
+    let run = "local M = {}\nfunction M.decide(self, world)\n  self.memory.n = (self.memory.n or 0) + 1\n  self:label('n' .. self.memory.n)\n  return move.to({ x = 79, y = 0 })\nend\nreturn M\n";
+    let dir = scratch(&[("scene.yaml", &scene("1")), ("run.lua", run)]);
+    let mut live = Live::start(dir.path(), "scene.yaml");
+    let x = |l: &Value| agent(l, "runner").unwrap()["x"].as_f64().unwrap();
+    let n = |l: &Value| {
+        let label = agent(l, "runner").unwrap()["label"]
+            .as_str()
+            .unwrap_or("n0");
+        label[1..].parse::<u64>().unwrap()
+    };
+    let before = live.until("the runner a tile on", |l| x(l) > 1.0);
+    std::fs::write(live.path("scene.yaml"), scene("0.5")).unwrap();
+    let reloaded = live.until("the reload's event", |l| {
+        l["events"]
+            .as_array()
+            .is_some_and(|e| e.iter().any(|e| e["type"] == "reload"))
+    });
+    assert_eq!(
+        reloaded["events"][0],
+        serde_json::json!({"type": "reload", "agent": "runner", "fields": ["speed"]})
+    );
+    assert!(x(&reloaded) > x(&before), "it went on from where it was");
+    assert!(n(&reloaded) > n(&before), "its memory went on counting");
+    let next = live.until("the tick after", |l| {
+        l["tick"] == reloaded["tick"].as_u64().unwrap() + 1
+    });
+    let step = x(&next) - x(&reloaded);
+    assert!(
+        (step - 0.5 / 50.0).abs() < 1e-3,
+        "moves at the new speed: {step} a tick"
+    );
+    assert_eq!(n(&next), n(&reloaded) + 1);
+    live.until_err("reloaded scene scene.yaml: runner speed");
+}
+
 #[test]
 fn a_folder_that_disappears_is_reported_and_picked_up_when_back() {
     let dir = scratch(&[("scene.yaml", SCENE), ("scripts/a.lua", STILL)]);

@@ -16,6 +16,8 @@
 mod common;
 
 mod window;
+mod window_agent_edits;
+mod window_clips;
 mod window_console;
 mod window_docking;
 mod window_failures;

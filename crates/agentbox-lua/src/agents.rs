@@ -212,6 +212,36 @@ impl Agents {
         }
     }
 
+    /// Keeps an agent's `self` (and so its `memory`) across an edit of its scene entry: a new
+    /// `params` table from the entry, and a new script, whose `init` then runs with the memory
+    /// kept. False if the agent has no `self` yet (it is made at its first decision).
+    pub fn adopt_entry(
+        &mut self,
+        lua: &Lua,
+        agent: &Agent,
+        params: bool,
+        script: Option<&Path>,
+    ) -> mlua::Result<bool> {
+        let Some(&k) = self.slots.by_id.get(agent.id.as_str()) else {
+            return Ok(false);
+        };
+        let Some(slot) = self.slots.all.get_mut(k).and_then(Option::as_mut) else {
+            return Ok(false);
+        };
+        if params {
+            let this: Table = lua.registry_value(&slot.this)?;
+            this.raw_set("params", json_to_lua(lua, &agent.params)?)?;
+        }
+        if let Some(script) = script {
+            slot.script = script.to_path_buf();
+            slot.seen_generation = None;
+            slot.checked = None;
+            self.slots.at.clear();
+            self.changes += 1;
+        }
+        Ok(true)
+    }
+
     /// Forgets the agents that are no longer in `world`.
     pub fn retain(&mut self, lua: &Lua, views: &Views, world: &World) {
         // A hashed set, and only the gone ids copied: a scene save checks every agent here.

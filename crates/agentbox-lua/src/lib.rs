@@ -43,7 +43,7 @@ mod tunable;
 mod views;
 
 use agentbox_core::sim::{Decider, Decision};
-use agentbox_core::world::{ScriptError, World};
+use agentbox_core::world::{Agent, Brain, ScriptError, World};
 use agents::Agents;
 use budget::Budget;
 use calls::{display, in_script, Calls};
@@ -340,6 +340,31 @@ impl ScriptHost {
     /// Forgets the Lua state of agents that are no longer in the world.
     pub fn retain_agents(&mut self, world: &World) {
         self.agents.retain(&self.lua, &self.raw.views, world);
+    }
+
+    /// An agent's scene entry changed while it runs (a scene reload): its `self` and memory
+    /// are kept; `self.params` is made again from the agent's params when `params` changed,
+    /// and a new script (`agent.brain`) runs its `init` with the memory kept. An agent that
+    /// no longer runs a script loses its `self`.
+    pub fn adopt_entry(&mut self, agent: &Agent, params: bool, script: bool) {
+        let new_script = match &agent.brain {
+            Brain::Script(path) => Some(path.as_path()),
+            _ => None,
+        };
+        if script && new_script.is_none() {
+            self.forget_agent(&agent.id);
+            return;
+        }
+        let script = if script { new_script } else { None };
+        if self
+            .agents
+            .adopt_entry(&self.lua, agent, params, script)
+            .is_err()
+        {
+            // The `self` could not be updated (Lua out of memory): the agent starts over
+            // with `init` rather than run with stale params.
+            self.forget_agent(&agent.id);
+        }
     }
 
     /// Forgets one agent's `self` (its scene entry changed): it starts over with `init`.

@@ -8,14 +8,15 @@ use crate::watch::FileWatcher;
 use agentbox_core::files::{Disk, Files};
 use agentbox_core::scene::save::SaveError;
 use agentbox_core::scene::{self, Scene, SceneErrors};
-use agentbox_core::sim::{Simulation, TickReport};
+use agentbox_core::sim::{Event, Simulation, TickReport};
+use agentbox_core::world::reload::{Edits, Field};
 use agentbox_core::world::{centre_of, Agent, Brain, ScriptError, Tile, World};
 use agentbox_lua::ScriptHost;
 /// What scripts drew and the sight queries they made in a tick (`Session::take_drawn`), for
 /// the window.
 pub use agentbox_lua::{DrawColor, DrawFrame, DrawShape, SightQuery};
 use glam::DVec2;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -57,7 +58,8 @@ pub struct Session {
 pub enum Reload {
     ScriptOk(PathBuf),
     ScriptFailed(String),
-    SceneOk(PathBuf),
+    /// The scene reloaded, with the edits its agents took (see `world::reload`).
+    SceneOk(PathBuf, Edits),
     SceneFailed(String),
     /// Something the file watcher wants the user to know (a folder gone or back).
     Watch(String),
@@ -67,7 +69,12 @@ impl std::fmt::Display for Reload {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Reload::ScriptOk(p) => write!(f, "reloaded {}", p.display()),
-            Reload::SceneOk(p) => write!(f, "reloaded scene {}", p.display()),
+            Reload::SceneOk(p, edits) if edits.is_empty() => {
+                write!(f, "reloaded scene {}", p.display())
+            }
+            Reload::SceneOk(p, edits) => {
+                write!(f, "reloaded scene {}: {}", p.display(), edits.summary())
+            }
             Reload::ScriptFailed(e) | Reload::SceneFailed(e) => {
                 write!(f, "{e} (keeping the last good version)")
             }
@@ -365,7 +372,7 @@ impl Session {
         }
         if scene_changed {
             let reload = self.reload_scene();
-            if let Reload::SceneOk(_) = reload {
+            if let Reload::SceneOk(..) = reload {
                 // New scripts were loaded by the scene reload.
                 scripts.retain(|s| self.host.knows(s));
             }
@@ -450,31 +457,41 @@ impl Session {
                 eprintln!("{e}");
             }
         }
-        let old_start = std::mem::replace(&mut self.scene, new);
-        let start = &self.scene.world;
+        let live = scene::live::Reload::new(&self.scene, &new);
         let world = self.sim.world_mut();
+        let start = &new.world;
         world.replace_map(start.grid().clone(), start.terrain().clone());
         world.waypoints = start.waypoints.clone();
         world.templates = start.templates.clone();
-        world.note_numbers();
         world.tick_rate = start.tick_rate;
         world.name = start.name.clone();
-        // Tunables are live values: a kept agent keeps its own, unless the file's changed.
-        let tunable_params: Vec<&str> = self
-            .scene
-            .tunables
-            .iter()
-            .map(|t| t.param.as_str())
-            .collect();
-        let fresh_ids = keep_running_agents(
-            world,
-            &old_start.world.agents,
-            &start.agents,
-            &tunable_params,
-        );
+        let applied = live.apply(world);
+        drop(live);
+        world.note_numbers();
+        let mut agents = std::mem::take(&mut world.agents);
+        for agent in &mut agents {
+            step_out_of_walls(world, agent);
+        }
+        world.agents = agents;
+        let old_start = std::mem::replace(&mut self.scene, new);
+        // The Lua side: agents gone take their `self` with them; an edited one keeps its
+        // `self` and memory, with new params or a new script if those changed.
+        let world = self.sim.world();
         self.host.retain_agents(world);
-        for id in fresh_ids {
-            self.host.forget_agent(&id);
+        for (id, fields) in &applied.changed {
+            let params = fields.contains(&Field::Params);
+            let script = fields
+                .iter()
+                .any(|f| matches!(f, Field::Script | Field::Control));
+            if !params && !script {
+                continue;
+            }
+            if let Some(agent) = world.agents.iter().find(|a| &a.id == id) {
+                self.host.adopt_entry(agent, params, script);
+            }
+        }
+        for id in &applied.added {
+            self.host.forget_agent(id);
         }
         // A tunable whose value the file changed (a save, or an edit by hand) takes it now.
         let changed: Vec<(String, f64)> = self
@@ -493,7 +510,8 @@ impl Session {
         for (name, value) in changed {
             self.set_tunable(&name, value);
         }
-        Reload::SceneOk(path)
+        self.sim.note(Event::reloaded(&applied));
+        Reload::SceneOk(path, applied)
     }
 
     /// Back to the scene's start (R in the window): positions, memory and tick.
@@ -501,87 +519,6 @@ impl Session {
         self.sim = Simulation::new(seeded(self.scene.world.clone(), self.seed_override));
         self.host.reset_agents();
     }
-}
-
-/// Puts the agents of a reloaded scene (`fresh_agents`) into the running world: an agent whose
-/// entry is the same as in the scene before (`old_agents`; tunable `params` aside) keeps
-/// running as it is (stepped out of a new wall if it is in one); any other starts afresh.
-/// Returns the ids of the agents that start afresh.
-fn keep_running_agents(
-    world: &mut World,
-    old_agents: &[Agent],
-    fresh_agents: &[Agent],
-    tunable_params: &[&str],
-) -> Vec<String> {
-    // Agents are matched by id. A save usually keeps the agents in their order, so each
-    // is first looked for at its own index; the maps by id are built only when one is
-    // not there (an agent added, removed or moved in the file).
-    let mut old_at: Option<HashMap<&str, usize>> = None;
-    // The running agents, moved out so the kept ones are not copied; ids are unique.
-    let mut running: Vec<Option<Agent>> = std::mem::take(&mut world.agents)
-        .into_iter()
-        .map(Some)
-        .collect();
-    let mut running_at: Option<HashMap<String, usize>> = None;
-    let mut agents = Vec::with_capacity(fresh_agents.len());
-    let mut fresh_ids = Vec::new();
-    for (i, fresh) in fresh_agents.iter().enumerate() {
-        let old = match old_agents.get(i) {
-            Some(old) if old.id == fresh.id => Some(old),
-            _ => old_at
-                .get_or_insert_with(|| {
-                    old_agents
-                        .iter()
-                        .enumerate()
-                        .map(|(j, a)| (a.id.as_str(), j))
-                        .collect()
-                })
-                .get(fresh.id.as_str())
-                .map(|&j| &old_agents[j]),
-        };
-        let unchanged = old.is_some_and(|old| same_entry(old, fresh, tunable_params));
-        let kept = if !unchanged {
-            None
-        } else if running
-            .get(i)
-            .is_some_and(|a| a.as_ref().is_some_and(|a| a.id == fresh.id))
-        {
-            running[i].take()
-        } else {
-            let at = running_at.get_or_insert_with(|| {
-                running
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(j, a)| Some((a.as_ref()?.id.clone(), j)))
-                    .collect()
-            });
-            at.get(&fresh.id).and_then(|&j| running[j].take())
-        };
-        match kept {
-            Some(mut kept) => {
-                step_out_of_walls(world, &mut kept);
-                agents.push(kept);
-            }
-            None => {
-                fresh_ids.push(fresh.id.clone());
-                agents.push(fresh.clone());
-            }
-        }
-    }
-    // Agents the scripts spawned are in neither file: they keep running, after the scene's.
-    if running.iter().any(Option::is_some) {
-        let listed: std::collections::HashSet<&str> = (old_agents.iter().chain(fresh_agents))
-            .map(|a| a.id.as_str())
-            .collect();
-        for mut agent in running.into_iter().flatten() {
-            if !listed.contains(agent.id.as_str()) {
-                step_out_of_walls(world, &mut agent);
-                agents.push(agent);
-            }
-        }
-    }
-    world.agents = agents;
-    fresh_ids
 }
 
 /// Sets the host's limits from the scene's `budget:` (headless, the window and `bench` alike).
@@ -636,34 +573,6 @@ fn step_out_of_walls(world: &World, agent: &mut Agent) {
         agent.vel = DVec2::ZERO;
         agent.route = None;
     }
-}
-
-/// Whether an agent's scene entry is the same in two versions of the scene.
-fn same_entry(a: &Agent, b: &Agent, tunables: &[&str]) -> bool {
-    let same_params = || match (a.params.as_object(), b.params.as_object()) {
-        (Some(x), Some(y)) if !tunables.is_empty() => {
-            let strip = |m: &serde_json::Map<String, serde_json::Value>| {
-                m.iter()
-                    .filter(|(k, _)| !tunables.contains(&k.as_str()))
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect::<serde_json::Map<_, _>>()
-            };
-            strip(x) == strip(y)
-        }
-        _ => a.params == b.params,
-    };
-    a.pos == b.pos
-        && a.kind == b.kind
-        && a.speed == b.speed
-        && same_params()
-        && a.crumbs.max == b.crumbs.max
-        && a.brain == b.brain
-        && a.motion == b.motion
-        && a.turn_rate == b.turn_rate
-        && a.radius == b.radius
-        && a.max_force == b.max_force
-        && a.avoid_horizon == b.avoid_horizon
-        && a.walk == b.walk
 }
 
 /// One line per message of new agent errors, in order of first appearance, naming the agent

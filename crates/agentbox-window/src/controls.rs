@@ -89,6 +89,9 @@ impl Window {
         if keys.has(Action::Reset) {
             self.reset();
         }
+        if keys.has(Action::RecordClip) {
+            self.toggle_clip();
+        }
     }
 
     /// What is shown: the console, the search mode, labels, drawings, the camera, overlays.
@@ -178,6 +181,15 @@ impl Window {
             && !self.painter.active_drag(input);
         if keys.has(Action::Save) || paint_save {
             self.save_scene();
+        }
+        if keys.has(Action::PlaceAgent) {
+            self.place_agent(self.camera.tile_at(input.mouse));
+        }
+        if keys.has(Action::DeleteAgent) {
+            self.delete_agent();
+        }
+        if keys.has(Action::AddRouteTile) {
+            self.add_route_tile(self.camera.tile_at(input.mouse));
         }
     }
 
@@ -313,6 +325,14 @@ impl Window {
                     let status = format!("moved {id} to {}, {}", tile.x, tile.y);
                     self.panels.hud.status(status);
                 }
+            }
+        }
+        if input.button_pressed[1] && input.ctrl {
+            // Ctrl+right-click on an agent: the selected agent's target becomes that one.
+            let hit = agent_at(self.travel.shown(&self.history).world(), at);
+            if let Some(to) = hit {
+                self.retarget(&to);
+                return;
             }
         }
         if input.button_pressed[1] && !self.travel.in_past() {

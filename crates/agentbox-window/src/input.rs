@@ -81,7 +81,7 @@ pub struct Event {
 
 /// Keys a replay may name, by the names macroquad's `KeyCode` has. Recorded files use these
 /// names: they must never change (add new ones), so old recordings replay.
-pub const KEYS: [(&str, KeyCode); 57] = [
+pub const KEYS: [(&str, KeyCode); 59] = [
     ("Space", KeyCode::Space),
     ("Escape", KeyCode::Escape),
     ("Tab", KeyCode::Tab),
@@ -139,6 +139,8 @@ pub const KEYS: [(&str, KeyCode); 57] = [
     ("K", KeyCode::K),
     ("B", KeyCode::B),
     ("Backquote", KeyCode::GraveAccent),
+    ("F9", KeyCode::F9),
+    ("Insert", KeyCode::Insert),
 ];
 
 /// The key a recorded file names.

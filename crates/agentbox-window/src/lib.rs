@@ -10,9 +10,11 @@
 //! mode. `controls.rs` turns a frame's input into calls on them (the keys through the keymap,
 //! `keymap/`), `runs.rs` replaces or saves the whole run, and this file runs the frame loop.
 
+mod agent_edits;
 mod agents;
 mod asking;
 mod camera;
+mod clip;
 mod clock;
 mod console;
 mod controls;
@@ -67,6 +69,10 @@ pub struct WindowOptions {
     /// Open this saved session (its recorded run, replayed to its last tick) instead of
     /// starting the scene afresh.
     pub session: Option<PathBuf>,
+    /// Write the run as an animated GIF here (`--gif`).
+    pub gif: Option<PathBuf>,
+    /// Keep every this-many-th frame in the GIF (`--gif-every`; 0 and 1: every frame).
+    pub gif_every: u64,
 }
 
 /// Why the window could not run; its `Display` is the message for the terminal.
@@ -213,7 +219,13 @@ pub fn run_window(
             search: search_view::SearchMode::default(),
             questions: questions::Questions::default(),
             docks: layout::Docks::default(),
+            clips: clip::Clips::default(),
         };
+        window.clips = clip::Clips::new(
+            window.options.gif.clone(),
+            window.options.gif_every,
+            window.frame_secs(),
+        );
         if let Some(opened) = opened {
             opened.show(&mut window);
         }
@@ -248,6 +260,8 @@ struct Window {
     questions: questions::Questions,
     /// The docks' sizes, collapsed docks and the UI scale.
     docks: layout::Docks,
+    /// The GIF clips being recorded (`--gif`, the clip key).
+    clips: clip::Clips,
 }
 
 /// The mouse's hold on the agents.
@@ -392,6 +406,7 @@ impl Window {
             frame_loop
                 .draw_times
                 .push(drawing.elapsed().as_secs_f64() * 1000.0);
+            self.clips.capture()?;
             frame_loop.count += 1;
             if self.options.frames.is_some_and(|n| frame_loop.count >= n) {
                 if let Some(path) = &self.options.screenshot {
@@ -400,6 +415,9 @@ impl Window {
                 break;
             }
             next_frame().await;
+        }
+        for line in self.clips.finish() {
+            eprintln!("{line}");
         }
         if self.options.frame_stats {
             let agents = self.history.session().world().agents.len();

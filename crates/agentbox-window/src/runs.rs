@@ -99,6 +99,23 @@ impl Window {
         self.painter = paint::Painter::default();
     }
 
+    /// How long a frame of the run lasts, for a clip's frame delay: one tick with `--frames`
+    /// (one tick a frame), else a 60 Hz display's frame.
+    pub(super) fn frame_secs(&self) -> f64 {
+        match self.options.frames {
+            Some(_) => 1.0 / self.history.session().world().tick_rate.max(1) as f64,
+            None => 1.0 / 60.0,
+        }
+    }
+
+    /// F9: starts a clip to the next free `SCENE.clip-N.gif`, or ends the one recording.
+    pub(super) fn toggle_clip(&mut self) {
+        let scene = self.history.session().scene_path().to_path_buf();
+        let said = self.clips.toggle(&scene, self.frame_secs());
+        eprintln!("{said}");
+        self.panels.hud.status(said);
+    }
+
     /// Ctrl+S (or S in paint mode): one save for the painted rows and the tunables' values.
     pub(super) fn save_scene(&mut self) {
         let session = self.history.session();

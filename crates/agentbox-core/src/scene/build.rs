@@ -202,6 +202,7 @@ pub fn build(file: &Path, bytes: &[u8], seed: Option<u64>) -> Result<Scene, Scen
                 metrics: spec.metrics.clone(),
                 monitors: spec.monitors.clone().unwrap_or_default(),
                 tunables: super::tunable::list(&spec),
+                groups: spawn::groups(&spec),
                 warnings,
             })
         }

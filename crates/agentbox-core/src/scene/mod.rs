@@ -27,14 +27,16 @@
 
 mod body;
 mod build;
+pub mod entries;
 pub mod error;
 pub mod file;
+pub mod live;
 mod look;
 pub mod numbers;
 pub mod save;
 pub mod schema;
 mod shape;
-mod spawn;
+pub mod spawn;
 pub(crate) mod tree;
 pub mod tunable;
 
@@ -65,6 +67,8 @@ pub struct Scene {
     pub monitors: file::MonitorsSpec,
     /// Params declared with a range (`{ value, min, max, step }`), agents' then groups'.
     pub tunables: Vec<tunable::Tunable>,
+    /// The `spawn:` entries, in file order.
+    pub groups: Vec<spawn::SpawnGroup>,
     /// What loads but looks wrong (a `route:` leg through a wall), in file order.
     pub warnings: Vec<SceneWarning>,
 }

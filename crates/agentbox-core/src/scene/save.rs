@@ -43,6 +43,12 @@ pub enum SaveError {
         file: PathBuf,
         source: super::numbers::NumberError,
     },
+    /// An agent's entry could not be added or removed (`entries.rs`).
+    #[error("{}: {source}", file.display())]
+    Entry {
+        file: PathBuf,
+        source: super::entries::EntryError,
+    },
     /// The map could not be rewritten.
     #[error("{}: {source}", file.display())]
     Map {
@@ -157,6 +163,64 @@ pub fn save_map(path: &Path, world: &World) -> Result<(), SaveError> {
         file: path.to_path_buf(),
         source: Box::new(e),
     })?;
+    write_atomically(path, &updated)
+}
+
+/// Adds agent `id` at `at` to the scene file at `path` (a copy of agent `like`'s entry when
+/// given), atomically, every other line kept.
+pub fn save_added_agent(
+    path: &Path,
+    id: &str,
+    at: [i32; 2],
+    like: Option<&str>,
+) -> Result<(), SaveError> {
+    let text = read_text(path)?;
+    let updated = super::entries::add_agent(path, &text, id, at, like).map_err(|source| {
+        SaveError::Entry {
+            file: path.to_path_buf(),
+            source,
+        }
+    })?;
+    write_atomically(path, &updated)
+}
+
+/// Adds `tile` at the end of the scene's waypoints or of a keyboard agent's route in the
+/// scene file at `path`, atomically.
+pub fn save_added_tile(
+    path: &Path,
+    list: super::entries::TileList,
+    tile: [i32; 2],
+) -> Result<(), SaveError> {
+    let text = read_text(path)?;
+    let updated =
+        super::entries::add_tile(path, &text, list, tile).map_err(|source| SaveError::Entry {
+            file: path.to_path_buf(),
+            source,
+        })?;
+    write_atomically(path, &updated)
+}
+
+/// Points agent `id`'s target param at agent `to` in the scene file at `path`, atomically
+/// (see [`super::entries::retarget`]); the param's name.
+pub fn save_retarget(path: &Path, id: &str, to: &str) -> Result<String, SaveError> {
+    let text = read_text(path)?;
+    let (updated, param) =
+        super::entries::retarget(path, &text, id, to).map_err(|source| SaveError::Entry {
+            file: path.to_path_buf(),
+            source,
+        })?;
+    write_atomically(path, &updated)?;
+    Ok(param)
+}
+
+/// Removes agent `id`'s entry from the scene file at `path`, atomically.
+pub fn save_removed_agent(path: &Path, id: &str) -> Result<(), SaveError> {
+    let text = read_text(path)?;
+    let updated =
+        super::entries::remove_agent(path, &text, id).map_err(|source| SaveError::Entry {
+            file: path.to_path_buf(),
+            source,
+        })?;
     write_atomically(path, &updated)
 }
 

@@ -15,6 +15,47 @@ const MAX_SPAWNED: u64 = 500_000;
 /// At most this many ticks in a test run.
 pub(super) const MAX_TEST_TICKS: u64 = 10_000_000;
 
+/// One `spawn:` entry as built: its agents are `KIND-(first+1)` to `KIND-(first+count)`.
+/// A reload compares groups to tell a changed `count` (whose placement the seed redraws)
+/// from a moved agent.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpawnGroup {
+    pub kind: String,
+    pub first: u64,
+    pub count: u32,
+    /// The entry's `speed:` as `[min, max]` (`None`: the default).
+    pub speed: Option<[f64; 2]>,
+}
+
+impl SpawnGroup {
+    /// Whether `id` names one of this group's agents.
+    pub fn has(&self, id: &str) -> bool {
+        crate::world::number_of(id, &self.kind)
+            .is_some_and(|n| n > self.first && n <= self.first + self.count as u64)
+    }
+}
+
+/// The scene's spawn entries as groups, in file order.
+pub(super) fn groups(spec: &SceneFile) -> Vec<SpawnGroup> {
+    let mut numbers: BTreeMap<&str, u64> = BTreeMap::new();
+    spec.spawn
+        .iter()
+        .map(|s| {
+            let first = *numbers.get(s.kind.as_str()).unwrap_or(&0);
+            numbers.insert(s.kind.as_str(), first + s.count as u64);
+            SpawnGroup {
+                kind: s.kind.clone(),
+                first,
+                count: s.count,
+                speed: s.speed.map(|v| match v {
+                    SpeedSpec::Fixed(v) => [v, v],
+                    SpeedSpec::Range(r) => r,
+                }),
+            }
+        })
+        .collect()
+}
+
 /// Which spawn entry produced the `n`th spawned agent.
 pub fn entry_of(spec: &SceneFile, mut n: usize) -> usize {
     for (i, s) in spec.spawn.iter().enumerate() {

@@ -1,5 +1,6 @@
 //! Things that happen during a tick, as they appear in the trace.
 
+use crate::world::reload::Edits;
 use serde::Serialize;
 
 /// One event, serialised as `{"type": "contact", ...}`.
@@ -41,4 +42,23 @@ pub enum Event {
     /// A changed tile blocked the body of `agent` (or a spawned agent's tile was blocked):
     /// it was moved to the nearest free tile, `to`.
     Pushed { agent: String, to: [i32; 2] },
+    /// A scene reload applied before this tick changed `agent`'s entry: `fields` are the
+    /// scene keys it took (`at`, `speed`, `params`, `script`...), or `["added"]` /
+    /// `["removed"]` for an entry added to or removed from the file. First on the line.
+    Reload { agent: String, fields: Vec<String> },
+}
+
+impl Event {
+    /// The trace events of a scene reload's applied edits, in the order of [`Edits`].
+    pub fn reloaded(edits: &Edits) -> Vec<Event> {
+        let one = |agent: &String, fields: Vec<String>| Event::Reload {
+            agent: agent.clone(),
+            fields,
+        };
+        let changed = (edits.changed.iter())
+            .map(|(id, f)| one(id, f.iter().map(|f| f.name().to_string()).collect()));
+        let added = (edits.added.iter()).map(|id| one(id, vec!["added".into()]));
+        let removed = (edits.removed.iter()).map(|id| one(id, vec!["removed".into()]));
+        changed.chain(added).chain(removed).collect()
+    }
 }

@@ -54,6 +54,9 @@ pub struct Simulation {
     velocities: Vec<DVec2>,
     /// Last tick's debug shape lists, emptied, for this tick's steps to fill.
     spare_shapes: Vec<Vec<Shape>>,
+    /// Events of changes made from outside between ticks (a scene reload's edits), for the
+    /// next tick's line.
+    noted: Vec<Event>,
 }
 
 /// What one tick produced besides the new world.
@@ -98,6 +101,7 @@ impl Simulation {
             moved: Vec::new(),
             velocities: Vec::new(),
             spare_shapes: Vec::new(),
+            noted: Vec::new(),
         }
     }
 
@@ -127,6 +131,12 @@ impl Simulation {
         world.new_roster();
         world.unseal();
         world
+    }
+
+    /// Notes events of a change made from outside (a scene reload's edits): they go first on
+    /// the next tick's line.
+    pub fn note(&mut self, events: Vec<Event>) {
+        self.noted.extend(events);
     }
 
     /// Sets the direction keyboard-controlled agents move in (each component -1, 0 or 1).
@@ -163,11 +173,10 @@ impl Simulation {
         write_back(world, moved, &mut self.velocities, &self.crumb_agents);
 
         let walls = std::mem::take(&mut report.events);
-        report.events = remarks
-            .prints
-            .into_iter()
-            .map(|(agent, text)| Event::Print { agent, text })
-            .collect();
+        report.events = std::mem::take(&mut self.noted);
+        report
+            .events
+            .extend((remarks.prints.into_iter()).map(|(agent, text)| Event::Print { agent, text }));
         report.events.extend(self.contacts());
         report.events.extend(walls);
         report.events.extend(applied);

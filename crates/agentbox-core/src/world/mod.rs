@@ -13,6 +13,7 @@ pub mod grid;
 pub mod keys;
 pub mod motion;
 pub mod path_options;
+pub mod reload;
 pub mod rng;
 pub mod script_error;
 pub mod spatial;

@@ -209,7 +209,7 @@ fn main() {
 }
 
 /// A scene of `agents` walkers, each listed by id; `version` changes its name, one wall tile
-/// and the first agent's params (so that agent starts over and the others keep their state).
+/// and the first agent's params (that agent takes its new params; every agent keeps its state).
 fn crowd_scene(agents: usize, version: usize) -> String {
     let side = 160;
     let mut yaml = format!("name: crowd v{version}\ntick_rate: 30\nmap:\n  rows: |\n");
@@ -279,7 +279,7 @@ fn save(agents: usize, saves: usize) {
             let took = ms(t);
             let applied = reloads
                 .iter()
-                .any(|r| matches!(r, agentbox_session::session::Reload::SceneOk(_)));
+                .any(|r| matches!(r, agentbox_session::session::Reload::SceneOk(..)));
             if applied {
                 with_save.push(took);
                 sync_only.push(synced);

@@ -99,6 +99,14 @@ pub enum Action {
     SaveSession,
     /// Open the session list.
     OpenSessions,
+    /// Start or end a GIF clip of the window.
+    RecordClip,
+    /// Place an agent on the tile under the mouse, saved into the scene file.
+    PlaceAgent,
+    /// Delete the selected agent from the scene file and the run.
+    DeleteAgent,
+    /// Add the tile under the mouse to the selected keyboard agent's route, or the waypoints.
+    AddRouteTile,
     ToggleConsole,
     ToggleLabels,
     ToggleDrawings,

@@ -200,6 +200,13 @@ pub const TABLE: &[Row] = &[
     },
     Row {
         modes: MAP,
+        mouse: Some("Ctrl+right-click an agent"),
+        keys: &[],
+        what: "retarget the selected agent: the first of its `params` naming another agent of the scene (`prey: evader`) names the one clicked, written into the scene file where it stands and applied at once as a scene reload (its memory kept)",
+        help: None,
+    },
+    Row {
+        modes: MAP,
         mouse: None,
         keys: &[(key(K::U), A::Resume)],
         what: "resume the inspected agent after a budget or memory stop",
@@ -283,6 +290,27 @@ pub const TABLE: &[Row] = &[
         keys: &[(ctrl(K::E), A::SaveSession)],
         what: "save the session file (scene, every script version, inputs) beside the scene and print the headless command that replays the last branch",
         help: Some("save the session, print the branch's headless command"),
+    },
+    Row {
+        modes: MAP,
+        mouse: None,
+        keys: &[(key(K::F9), A::RecordClip)],
+        what: "record a clip: every frame from now goes into an animated GIF beside the scene, `SCENE.clip-N.gif` (the first free N: `chase.clip-1.gif`); F9 again ends it and says how many frames it wrote (`run --frames N --gif FILE` records a whole run)",
+        // The F1 help is full at 1024x768 (its test): docs/keys.md lists it.
+        help: None,
+    },
+    Row {
+        modes: MAP,
+        mouse: None,
+        keys: &[
+            (no_ctrl(K::I), A::PlaceAgent),
+            (key(K::Insert), A::PlaceAgent),
+            (key(K::Delete), A::DeleteAgent),
+            (ctrl(K::I), A::AddRouteTile),
+        ],
+        what: "place an agent on the tile under the mouse (a copy of the selected agent's entry, with the id `KIND-N`; `agent-N` when none is selected) / delete the selected agent / add the tile under the mouse to the end of the selected keyboard agent's `route:` (the scene's `waypoints:` when no keyboard agent is selected): each written into the scene file, comments kept (an edit whose scene would not load is refused), and applied at once as a scene reload that keeps every other agent as it is (recorded, so replays and sessions repeat it)",
+        // The F1 help is full at 1024x768 (its test): docs/keys.md lists these.
+        help: None,
     },
     Row {
         modes: MAP,
