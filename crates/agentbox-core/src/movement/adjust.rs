@@ -51,25 +51,7 @@ fn avoid(
     horizon: f64,
     dt: f64,
 ) -> DVec2 {
-    let reach = agent.speed * horizon + 2.0 * agent.radius + 0.5;
-    // Ascending by index; past MAX_NEIGHBOURS the nearest are kept (ties by index), still in
-    // index order. Gathered on the stack (a crowd rarely has more in reach), allocating nothing.
-    let mut near: SmallVec<[u32; 32]> = SmallVec::new();
-    world.visit_agents_within(agent.pos, reach, None, |j| {
-        if j != index {
-            near.push(j as u32);
-        }
-    });
-    near.sort_unstable();
-    if near.len() > MAX_NEIGHBOURS {
-        let dist = |j: u32| world.agents[j as usize].pos.distance_squared(agent.pos);
-        let mut keyed: SmallVec<[(f64, u32); 32]> = near.iter().map(|&j| (dist(j), j)).collect();
-        keyed.select_nth_unstable_by(MAX_NEIGHBOURS - 1, |a, b| {
-            a.0.total_cmp(&b.0).then(a.1.cmp(&b.1))
-        });
-        near = keyed[..MAX_NEIGHBOURS].iter().map(|&(_, j)| j).collect();
-        near.sort_unstable();
-    }
+    let near = neighbours(world, index, agent, horizon);
     // At most MAX_NEIGHBOURS: on the stack. Read from the index's dense copies when it
     // describes the agents exactly (as it does in a tick), so a neighbour's `Agent` struct is
     // not touched; its id only when two agents stand on one point.
@@ -144,4 +126,29 @@ fn avoid(
         delta: vel,
     });
     vel
+}
+
+/// The neighbours agent `index` weighs in ORCA with look-ahead `horizon`: the agents within
+/// its reach (its top speed times `horizon`, plus two radii and half a tile), ascending by index; past [`MAX_NEIGHBOURS`] the nearest are kept (ties by index),
+/// still in index order. Public so the steering bench weighs exactly the same neighbours.
+pub fn neighbours(world: &World, index: usize, agent: &Agent, horizon: f64) -> SmallVec<[u32; 32]> {
+    let reach = agent.speed * horizon + 2.0 * agent.radius + 0.5;
+    // Gathered on the stack (a crowd rarely has more in reach), allocating nothing.
+    let mut near: SmallVec<[u32; 32]> = SmallVec::new();
+    world.visit_agents_within(agent.pos, reach, None, |j| {
+        if j != index {
+            near.push(j as u32);
+        }
+    });
+    near.sort_unstable();
+    if near.len() > MAX_NEIGHBOURS {
+        let dist = |j: u32| world.agents[j as usize].pos.distance_squared(agent.pos);
+        let mut keyed: SmallVec<[(f64, u32); 32]> = near.iter().map(|&j| (dist(j), j)).collect();
+        keyed.select_nth_unstable_by(MAX_NEIGHBOURS - 1, |a, b| {
+            a.0.total_cmp(&b.0).then(a.1.cmp(&b.1))
+        });
+        near = keyed[..MAX_NEIGHBOURS].iter().map(|&(_, j)| j).collect();
+        near.sort_unstable();
+    }
+    near
 }

@@ -50,6 +50,9 @@ pub(crate) mod wander;
 pub(crate) mod wander_avoid;
 pub(crate) mod waypoints;
 
+/// ORCA's neighbour choice, for the steering bench to weigh exactly the same neighbours.
+pub use adjust::{neighbours as orca_neighbours, MAX_NEIGHBOURS};
+
 use crate::world::{
     centre_of, tile_of, Action, Agent, MoveMemory, Role, Route, Shape, Tile, World,
 };
