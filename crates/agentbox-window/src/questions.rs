@@ -3,8 +3,8 @@
 //! (shown at the tick shown, live or past, in a panel at the top left; a click on one removes
 //! it), "the tick where" it holds, found back or forth through the kept history without
 //! touching the run, a breakpoint (play pauses after the first live tick where it holds), and
-//! the console prompt (the value at the tick shown, printed into the console); the same line also takes
-//! a memory value's edit for `memory_edit.rs`.
+//! the console prompt (the value at the tick shown, printed into the console); the same line
+//! also takes a memory value's edit for `memory_edit.rs`.
 //!
 //! Everything comes from the window's input (the prompt's text too, recorded as `text`
 //! events), so `--input` replays it. Questions are asked in a Lua state of their own
