@@ -21,6 +21,7 @@ mod window_clips;
 mod window_console;
 mod window_docking;
 mod window_failures;
+mod window_memory_edit;
 mod window_overlays;
 mod window_questions;
 mod window_search;

@@ -29,6 +29,7 @@ mod label;
 mod lent;
 pub mod lint;
 mod memory;
+mod memory_edit;
 mod metric;
 mod modules;
 mod objective;

@@ -258,6 +258,17 @@ impl Session {
         Some(value)
     }
 
+    /// Sets one number, string or boolean in an agent's `self.memory` from the next tick
+    /// (`ScriptHost::set_memory`: `path` is the key path, every table on it already there).
+    pub fn set_memory(
+        &mut self,
+        agent: &str,
+        path: &[String],
+        value: &serde_json::Value,
+    ) -> Result<(), String> {
+        self.host.set_memory(agent, path, value)
+    }
+
     /// A tunable's value now: the first agent it applies to has it in its params (the scene's
     /// value when none does).
     pub fn tunable_value(&self, t: &scene::tunable::Tunable) -> f64 {

@@ -95,6 +95,10 @@ impl Window {
         let Some(prompt) = self.questions.prompt.take() else {
             return;
         };
+        if prompt.purpose == Purpose::Memory {
+            self.submit_memory(prompt);
+            return;
+        }
         let text = prompt.text.trim().to_string();
         let seed = self.question_seed();
         match prompt.purpose {

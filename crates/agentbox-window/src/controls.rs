@@ -273,6 +273,9 @@ impl Window {
         if self.questions.click(input.mouse) || self.records.console.click(input.mouse) {
             return true;
         }
+        if self.click_memory(input.mouse) {
+            return true;
+        }
         if self.pointer.selected.is_some() {
             if let Some(to) = decisions::tick_at(input.mouse, self.history.ticks()) {
                 self.set_view(to);

@@ -15,14 +15,77 @@ pub fn draw(session: &dyn TickView, id: &str) -> bool {
     let Some(agent) = session.world().agent(id) else {
         return false;
     };
-    let layout = current();
-    let Some(dock) = layout.content(Side::Right) else {
+    let Some(at) = place() else {
         return true;
     };
-    let size = (15.0 * layout.ui).round() as u16;
-    let room = (dock.h - super::decisions::height() - 8.0).max(0.0);
-    let width = dock.w - 8.0;
-    let inner = width - 16.0;
+    let lines = fit_lines(lines(session, agent, id, &at), at.room, at.size);
+    panel(
+        at.x,
+        at.y,
+        at.width,
+        &format!("agent {id}"),
+        &lines,
+        at.size,
+    );
+    true
+}
+
+/// Where the panel stands this frame and its font size.
+struct Place {
+    x: f32,
+    y: f32,
+    width: f32,
+    room: f32,
+    size: u16,
+}
+
+fn place() -> Option<Place> {
+    let layout = current();
+    let dock = layout.content(Side::Right)?;
+    Some(Place {
+        x: dock.x + 4.0,
+        y: dock.y + 4.0,
+        width: dock.w - 8.0,
+        room: (dock.h - super::decisions::height() - 8.0).max(0.0),
+        size: (15.0 * layout.ui).round() as u16,
+    })
+}
+
+/// The top-level key of agent `id`'s `self.memory` whose line of the panel is under `mouse`,
+/// when it holds a number, string or boolean: the key and its value (what the memory view's
+/// click edits).
+pub fn memory_value_at(
+    session: &dyn TickView,
+    id: &str,
+    mouse: Vec2,
+) -> Option<(String, serde_json::Value)> {
+    let agent = session.world().agent(id)?;
+    let at = place()?;
+    let line_h = at.size as f32 + 3.0;
+    if mouse.x < at.x || mouse.x > at.x + at.width || mouse.y < at.y {
+        return None;
+    }
+    // Line i's baseline is at y + 8 + line_h * (i + 2) (`text::panel`).
+    let row = ((mouse.y - at.y - 8.0) / line_h - 1.0).floor();
+    if row < 0.0 {
+        return None;
+    }
+    let shown = fit_lines(lines(session, agent, id, &at), at.room, at.size);
+    let line = shown.get(row as usize)?;
+    // A top-level entry of the memory view: two spaces of the view, two of the table.
+    let entry = line.strip_prefix("    ")?;
+    let (key, _) = entry.split_once(" = ")?;
+    if key.starts_with(' ') {
+        return None;
+    }
+    let value = session.memories_json().get(id)?.get(key)?.clone();
+    (value.is_number() || value.is_string() || value.is_boolean()).then(|| (key.to_string(), value))
+}
+
+/// The panel's lines for `agent`, before they are fitted to its room.
+fn lines(session: &dyn TickView, agent: &Agent, id: &str, at: &Place) -> Vec<String> {
+    let size = at.size;
+    let inner = at.width - 16.0;
     let mut lines = vec![
         format!("kind     {}", agent.kind),
         format!(
@@ -70,16 +133,7 @@ pub fn draw(session: &dyn TickView, id: &str) -> bool {
         lines.push(format!("last error ({})", e.kind.name().replace('_', " ")));
         lines.extend(wrap(e.as_str(), inner, size));
     }
-    let lines = fit_lines(lines, room, size);
-    panel(
-        dock.x + 4.0,
-        dock.y + 4.0,
-        width,
-        &format!("agent {id}"),
-        &lines,
-        size,
-    );
-    true
+    lines
 }
 
 /// This tick's inbox (`self:inbox()`) and what the agent heard (`self:heard()`), at most 8

@@ -29,6 +29,7 @@ mod labels;
 mod layout;
 mod legend;
 mod map_texture;
+mod memory_edit;
 mod overlays;
 mod paint;
 mod palette;

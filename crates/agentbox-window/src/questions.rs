@@ -3,7 +3,8 @@
 //! (shown at the tick shown, live or past, in a panel at the top left; a click on one removes
 //! it), "the tick where" it holds, found back or forth through the kept history without
 //! touching the run, a breakpoint (play pauses after the first live tick where it holds), and
-//! the console prompt (the value at the tick shown, printed into the console).
+//! the console prompt (the value at the tick shown, printed into the console); the same line
+//! also takes a memory value's edit for `memory_edit.rs`.
 //!
 //! Everything comes from the window's input (the prompt's text too, recorded as `text`
 //! events), so `--input` replays it. Questions are asked in a Lua state of their own
@@ -24,6 +25,8 @@ pub enum Purpose {
     Find,
     Break,
     Console,
+    /// A value of the inspected agent's `self.memory` (a click on it in the inspector).
+    Memory,
 }
 
 impl Purpose {
@@ -33,6 +36,7 @@ impl Purpose {
             Purpose::Find => "find the tick where (Enter: next, Shift+Enter: previous)",
             Purpose::Break => "pause when (Enter sets the breakpoint; empty clears it)",
             Purpose::Console => "evaluate at the tick shown (Enter)",
+            Purpose::Memory => "set the memory value (Enter)",
         }
     }
 }
@@ -42,6 +46,62 @@ impl Purpose {
 pub struct Prompt {
     pub purpose: Purpose,
     pub text: String,
+    /// What a [`Purpose::Memory`] prompt sets.
+    pub memory: Option<MemoryEdit>,
+}
+
+/// The memory value a prompt edits: whose, at which key, and what it held when opened.
+pub struct MemoryEdit {
+    pub agent: String,
+    pub key: String,
+    pub was: serde_json::Value,
+}
+
+impl Prompt {
+    /// The prompt's heading.
+    fn title(&self) -> String {
+        match &self.memory {
+            Some(m) => {
+                let how = match m.was {
+                    serde_json::Value::Bool(_) => "true or false; empty toggles",
+                    serde_json::Value::Number(_) => "a number",
+                    _ => "text as typed",
+                };
+                format!(
+                    "set {}'s self.memory.{} ({how}; Enter sets it, Esc cancels)",
+                    m.agent, m.key
+                )
+            }
+            None => self.purpose.title().to_string(),
+        }
+    }
+}
+
+/// The value typed for a memory edit of a value that was `was`: a number must read as one, a
+/// boolean is `true` or `false` (empty toggles it), a string is taken as typed. The error
+/// says what was expected.
+pub fn memory_value(was: &serde_json::Value, typed: &str) -> Result<serde_json::Value, String> {
+    use serde_json::Value;
+    let t = typed.trim();
+    match was {
+        Value::Bool(b) => match t {
+            "" => Ok(Value::Bool(!b)),
+            "true" => Ok(Value::Bool(true)),
+            "false" => Ok(Value::Bool(false)),
+            _ => Err(format!("{t:?} is not true or false")),
+        },
+        Value::Number(_) => {
+            if let Ok(i) = t.parse::<i64>() {
+                return Ok(Value::from(i));
+            }
+            match t.parse::<f64>() {
+                Ok(f) if f.is_finite() => Ok(Value::from(f)),
+                _ => Err(format!("{t:?} is not a number")),
+            }
+        }
+        Value::String(_) => Ok(Value::String(typed.to_string())),
+        _ => Err("only a number, a string or a boolean can be set".into()),
+    }
 }
 
 /// One watch and its value at the tick last shown.
@@ -99,6 +159,24 @@ impl Questions {
         self.prompt = Some(Prompt {
             purpose,
             text: String::new(),
+            memory: None,
+        });
+    }
+
+    /// Opens the prompt to edit `key` of `agent`'s memory, holding `was`, its value as text.
+    pub fn open_memory(&mut self, agent: &str, key: &str, was: serde_json::Value) {
+        let text = match &was {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        self.prompt = Some(Prompt {
+            purpose: Purpose::Memory,
+            text,
+            memory: Some(MemoryEdit {
+                agent: agent.to_string(),
+                key: key.to_string(),
+                was,
+            }),
         });
     }
 
@@ -281,7 +359,7 @@ impl Questions {
             text(
                 r.x + 10.0,
                 r.y + 14.0,
-                prompt.purpose.title(),
+                &prompt.title(),
                 egui::Color32::from_rgb(0x90, 0xc8, 0xff),
             );
             let chars = ((r.w - 20.0) / (7.8 * ui)).max(10.0) as usize;
@@ -370,5 +448,23 @@ mod tests {
         assert_eq!(q.remove_watch(None).as_deref(), Some("world:"));
         assert_eq!(q.remove_watch(Some(5)), None);
         assert_eq!(q.watches.len(), 1);
+    }
+
+    #[test]
+    fn a_memory_value_must_read_as_the_kind_it_replaces() {
+        use super::memory_value;
+        use serde_json::json;
+        assert_eq!(memory_value(&json!(3), " 12 "), Ok(json!(12)));
+        assert_eq!(memory_value(&json!(3), "2.5"), Ok(json!(2.5)));
+        let e = memory_value(&json!(3), "fast").unwrap_err();
+        assert_eq!(e, "\"fast\" is not a number");
+        assert!(memory_value(&json!(3), "nan").is_err());
+        assert_eq!(memory_value(&json!(true), ""), Ok(json!(false)));
+        assert_eq!(memory_value(&json!(false), "true"), Ok(json!(true)));
+        assert!(memory_value(&json!(false), "yes").is_err());
+        assert_eq!(
+            memory_value(&json!("a"), " two words"),
+            Ok(json!(" two words"))
+        );
     }
 }

@@ -86,6 +86,11 @@ enum InputForm {
         name: String,
         value: f64,
     },
+    SetMemory {
+        agent: String,
+        path: Vec<String>,
+        value: serde_json::Value,
+    },
 }
 
 #[derive(Serialize, Deserialize)]
@@ -164,6 +169,11 @@ pub fn to_text(rec: &Recording) -> String {
                 Input::Tunable { name, value } => InputForm::Tunable {
                     name: name.clone(),
                     value: *value,
+                },
+                Input::SetMemory { agent, path, value } => InputForm::SetMemory {
+                    agent: agent.clone(),
+                    path: path.clone(),
+                    value: value.clone(),
                 },
             },
         })
@@ -290,6 +300,7 @@ fn input_from(
         InputForm::Goal(g) => Input::Goal(g.map(from_tile)),
         InputForm::Resume(a) => Input::Resume(a),
         InputForm::Tunable { name, value } => Input::Tunable { name, value },
+        InputForm::SetMemory { agent, path, value } => Input::SetMemory { agent, path, value },
     })
 }
 

@@ -66,6 +66,13 @@ pub enum Input {
     Resume(String),
     /// A tunable (`OWNER.PARAM`) set from the next tick (the window's sliders).
     Tunable { name: String, value: f64 },
+    /// A number, string or boolean set in an agent's `self.memory` at a key path from the
+    /// next tick (the inspector's memory view).
+    SetMemory {
+        agent: String,
+        path: Vec<String>,
+        value: serde_json::Value,
+    },
 }
 
 /// An input and when it was applied: after `at` ticks, before tick `at + 1`.
@@ -411,6 +418,22 @@ impl History {
         Some(set)
     }
 
+    /// [`Session::set_memory`], recorded when it set the value; the error in words if not.
+    pub fn set_memory(
+        &mut self,
+        agent: &str,
+        path: &[String],
+        value: serde_json::Value,
+    ) -> Result<(), String> {
+        self.live.set_memory(agent, path, &value)?;
+        self.record(Input::SetMemory {
+            agent: agent.to_string(),
+            path: path.to_vec(),
+            value,
+        });
+        Ok(())
+    }
+
     /// [`Session::resume`], recorded when it resumed the agent.
     pub fn resume(&mut self, agent: &str) -> bool {
         let done = self.live.resume(agent);
@@ -543,6 +566,10 @@ fn apply(session: &mut Session, input: &Input) {
         }
         Input::Tunable { name, value } => {
             session.set_tunable(name, *value);
+        }
+        Input::SetMemory { agent, path, value } => {
+            // As recorded it applied; a hand-edited session file's bad edit changes nothing.
+            let _ = session.set_memory(agent, path, value);
         }
     }
 }

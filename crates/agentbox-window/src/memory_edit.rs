@@ -1,0 +1,58 @@
+//! Editing the inspected agent's `self.memory` in the window: a click on a top-level number,
+//! string or boolean of the inspector's memory view opens the prompt line with its value, and
+//! Enter sets it through the history (`History::set_memory`), recorded as a `set_memory`
+//! input so a replay, a rewind and a saved session set it on the same tick. A value that does
+//! not read as the kind it replaces changes nothing and says why in the status line.
+//!
+//! It never touches the Lua state itself: the history's session does, between ticks.
+
+use super::inspect;
+use super::questions::{memory_value, Prompt};
+use super::Window;
+use macroquad::prelude::Vec2;
+
+impl Window {
+    /// A click at `mouse` on a memory value of the inspected agent: opens its prompt (in the
+    /// past, says Space branches first). True if the click was on one.
+    pub(super) fn click_memory(&mut self, mouse: Vec2) -> bool {
+        let Some(id) = self.pointer.selected.clone() else {
+            return false;
+        };
+        let shown = self.travel.shown(&self.history);
+        let Some((key, was)) = inspect::memory_value_at(shown, &id, mouse) else {
+            return false;
+        };
+        if self.travel.in_past() {
+            self.panels
+                .hud
+                .status("the past is not edited: press Space to branch first".into());
+        } else {
+            self.questions.open_memory(&id, &key, was);
+        }
+        true
+    }
+
+    /// Enter in a memory prompt: the typed value set from the next tick, or why not.
+    pub(super) fn submit_memory(&mut self, prompt: Prompt) {
+        let Some(edit) = prompt.memory else {
+            return;
+        };
+        let name = format!("{}'s self.memory.{}", edit.agent, edit.key);
+        let line = match memory_value(&edit.was, &prompt.text) {
+            Err(e) => format!("{name} not set: {e}; nothing changed"),
+            Ok(value) => {
+                let shown = value.to_string();
+                match self
+                    .history
+                    .set_memory(&edit.agent, std::slice::from_ref(&edit.key), value)
+                {
+                    Ok(()) => format!("{name} = {shown} from the next tick"),
+                    Err(e) => format!("{name} not set: {e}; nothing changed"),
+                }
+            }
+        };
+        // On stderr too, so a replayed run says it.
+        eprintln!("{line}");
+        self.panels.hud.status(line);
+    }
+}
