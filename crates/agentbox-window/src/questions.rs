@@ -320,11 +320,16 @@ impl Questions {
                 c,
             );
         };
+        // Opaque, with an edge: a prompt opened over the inspector must not show its text
+        // through.
         let panel = |r: Rect| {
-            painter.rect_filled(
-                egui::Rect::from_min_max(p(r.x, r.y), p(r.x + r.w, r.y + r.h)),
+            let rect = egui::Rect::from_min_max(p(r.x, r.y), p(r.x + r.w, r.y + r.h));
+            painter.rect_filled(rect, 3.0, egui::Color32::from_rgb(0x12, 0x13, 0x17));
+            painter.rect_stroke(
+                rect,
                 3.0,
-                egui::Color32::from_rgba_unmultiplied(0x12, 0x13, 0x17, 0xe8),
+                egui::Stroke::new(1.0, egui::Color32::from_gray(0x50)),
+                egui::StrokeKind::Inside,
             );
         };
         if self.has_watches() && !help {
