@@ -661,9 +661,8 @@ impl Window {
 fn window_size(display: &DisplayHeld) -> (i32, i32) {
     use macroquad::miniquad::native::linux_x11::libx11::_XPrivDisplay;
     let private = display.display as _XPrivDisplay;
-    // SAFETY: `display` is a live connection (`DisplayHeld`) whose opaque `Display` is Xlib's
-    // `_XPrivDisplay` record; Xlib's own DefaultScreenOfDisplay macro is this same read of its
-    // `screens` array at `default_screen`, which Xlib keeps valid for the connection's life.
+    // SAFETY: `display` is a live Xlib connection (`DisplayHeld`); this is DefaultScreenOfDisplay's
+    // own read of `screens[default_screen]`, which Xlib keeps valid while the connection lives.
     let (w, h) = unsafe {
         let d = &*private;
         let screen = &*d.screens.add(d.default_screen.max(0) as usize);
