@@ -55,6 +55,26 @@ pub fn agentbox_in(dir: &Path, args: &[&str]) -> Output {
         .expect("the agentbox binary runs")
 }
 
+/// Environment variables that would pick a shard (a Kubernetes Indexed Job's, a Slurm
+/// array's): cleared so a test is not sharded by the machine it runs on.
+pub const SHARD_VARS: [&str; 5] = [
+    "JOB_COMPLETION_INDEX",
+    "SLURM_ARRAY_TASK_ID",
+    "SLURM_ARRAY_TASK_COUNT",
+    "SLURM_ARRAY_TASK_MIN",
+    "SLURM_ARRAY_TASK_MAX",
+];
+
+/// [`agentbox_in`] with the [`SHARD_VARS`] cleared.
+pub fn unsharded_in(dir: &Path, args: &[&str]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_agentbox"));
+    c.args(args).current_dir(dir);
+    for v in SHARD_VARS {
+        c.env_remove(v);
+    }
+    c.output().expect("the agentbox binary runs")
+}
+
 /// Runs `test` in a process of its own, for a test that measures the whole process (its
 /// resident size), which the other tests, running in threads of the same process, would
 /// disturb. This test binary is started again on the one test `name` (its path in the binary,

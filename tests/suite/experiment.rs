@@ -6,20 +6,11 @@
 
 use crate::common;
 use agentbox_session::experiment;
-use common::{agentbox, root, scratch, stderr, stdout};
+use common::{agentbox, root, scratch, stderr, stdout, SHARD_VARS};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 const INTERCEPTOR: &str = "interceptor:scripts/plain_chaser.lua=scripts/interceptor.lua";
-/// Environment variables that would pick a shard: cleared so a test is not sharded by the
-/// machine it runs on.
-const SHARD_VARS: [&str; 5] = [
-    "JOB_COMPLETION_INDEX",
-    "SLURM_ARRAY_TASK_ID",
-    "SLURM_ARRAY_TASK_COUNT",
-    "SLURM_ARRAY_TASK_MIN",
-    "SLURM_ARRAY_TASK_MAX",
-];
 
 /// `agentbox` from the project root, with `env` set and no inherited shard variables.
 fn command(args: &[&str], env: &[(&str, &str)]) -> Command {

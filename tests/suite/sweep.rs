@@ -6,20 +6,10 @@
 use crate::common;
 use common::{root, stderr, stdout};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn run(args: &[&str]) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_agentbox"));
-    c.args(args).current_dir(root());
-    for v in [
-        "JOB_COMPLETION_INDEX",
-        "SLURM_ARRAY_TASK_ID",
-        "SLURM_ARRAY_TASK_COUNT",
-        "SLURM_ARRAY_TASK_MIN",
-    ] {
-        c.env_remove(v);
-    }
-    c.output().expect("agentbox runs")
+    common::unsharded_in(&root(), args)
 }
 
 fn s(p: &Path) -> &str {

@@ -6,19 +6,10 @@
 use crate::common;
 use common::{root, stderr, stdout};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn run(dir: &Path, args: &[&str]) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_agentbox"));
-    c.args(args).current_dir(dir);
-    for v in [
-        "JOB_COMPLETION_INDEX",
-        "SLURM_ARRAY_TASK_ID",
-        "SLURM_ARRAY_TASK_COUNT",
-    ] {
-        c.env_remove(v);
-    }
-    c.output().expect("agentbox runs")
+    common::unsharded_in(dir, args)
 }
 
 const OBJECTIVE: &str = "summary.reach['hunter->prey'].time";
