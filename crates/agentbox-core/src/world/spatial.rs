@@ -1,9 +1,10 @@
 //! A uniform grid bucket index over agent positions, rebuilt once per tick by the simulation,
 //! so neighbour queries (agents within a radius, the nearest agent) and contact tests look at
 //! nearby agents only instead of scanning them all. It also maps ids and kinds to agent
-//! indices and keeps every agent's id in one shared list for targets. Ids and kinds are only
+//! indices and keeps every agent's id in one shared list for targets, and dense copies of
+//! each agent's position, velocity, radius and avoidance for local avoidance. Ids and kinds are only
 //! gathered again when the agents themselves change ([`SpatialIndex::rebuild`]); a tick's
-//! moves only re-sort positions ([`SpatialIndex::moved`]). Plain data like the rest of
+//! moves only re-sort positions and take the new velocities ([`SpatialIndex::moved`]). Plain data like the rest of
 //! `world`: no I/O, no clock, no randomness.
 //!
 //! Every answer is the same as a scan of all agents would give, in the same order (ascending
