@@ -307,7 +307,6 @@ unsafe extern "C-unwind" fn decide_loop(state: *mut ffi::lua_State) -> c_int {
             // instead of ten).
             let (call, units) = budget.begin_agent(ready.owner);
             frame.deciding = Some((ready, call));
-            let mut ud = std::ptr::null_mut();
             let ended = match units {
                 Some(units) => Some(lua_agentcall(
                     state,
@@ -316,16 +315,12 @@ unsafe extern "C-unwind" fn decide_loop(state: *mut ffi::lua_State) -> c_int {
                     2,
                     units,
                     ready.owner,
-                    &mut ud,
                 )),
                 None => {
                     ffi::lua_pushvalue(state, decide_slot);
                     ffi::lua_rawgeti(state, ffi::LUA_REGISTRYINDEX, ready.this as i64);
                     ffi::lua_pushvalue(state, 2);
                     ffi::lua_callk(state, 2, 1, 0, None);
-                    if ffi::lua_type(state, -1) == ffi::LUA_TUSERDATA {
-                        ud = ffi::lua_touserdata(state, -1);
-                    }
                     None
                 }
             };
@@ -339,7 +334,7 @@ unsafe extern "C-unwind" fn decide_loop(state: *mut ffi::lua_State) -> c_int {
                 Views::end_lend(state, this_slot + 1, frame.lent.1);
                 frame.lent = (0, 0);
             }
-            let outcome = read_outcome(state, frame, stop, ud);
+            let outcome = read_outcome(state, frame, stop);
             ffi::lua_settop(state, decide_slot);
             if !host(state, || frame.batch.done(&ready, outcome)) {
                 break;
@@ -396,45 +391,40 @@ unsafe fn enter_module(state: *mut ffi::lua_State, layout: Layout, module: c_int
     }
 }
 
-/// What the `decide` just called gave, on top of the stack (`ud`: its block if it is a full
-/// userdata, else null): an action (most often the one a raw twin just handed out, the entry
-/// of its cache for its target, known by comparing its block with the entry's, without reading
-/// the userdata: `docs/benchmarks.md`, "Figures the Lua host's code relies on"), another
-/// value, or a failure when a limit stopped it (a `pcall` may have swallowed the stop: the
-/// call failed all the same).
+/// What the `decide` just called gave, on top of the stack: an action (most often the one a
+/// raw twin just handed out, the entry of its cache for its target, known by comparing values
+/// without reading the userdata, whose block is most often not in the cache:
+/// `docs/benchmarks.md`, "Figures the Lua host's code relies on" and "Closer to the limit
+/// (issue 35)"), another value, or a failure when a limit stopped it (a `pcall` may have
+/// swallowed the stop: the call failed all the same).
 ///
 /// # Safety
 /// Inside [`decide_loop`], right after the call, with room for one value.
 #[inline(always)]
-unsafe fn read_outcome(
-    state: *mut ffi::lua_State,
-    frame: &LoopFrame,
-    stop: Stop,
-    ud: *mut c_void,
-) -> Outcome {
+unsafe fn read_outcome(state: *mut ffi::lua_State, frame: &LoopFrame, stop: Stop) -> Outcome {
     // SAFETY: the caller's contract; raw reads that do not raise.
     unsafe {
-        if stop != Stop::None {
-            return Outcome::Failed(String::new(), stop);
-        }
-        if ud.is_null() {
-            return Outcome::Returned(type_name(ffi::lua_type(state, -1)));
-        }
         let context = frame.context;
-        let known = match context.handed.get() {
-            Some((cache, j)) => {
-                let cache_slot = frame.layout.first_cache + cache as c_int;
-                // The same userdata is the same block.
-                let handed = ffi::lua_rawgeti(state, cache_slot, j as i64 + 1)
-                    == ffi::LUA_TUSERDATA
-                    && ffi::lua_touserdata(state, -1) == ud;
-                handed.then(|| context.handed_action(frame.world)).flatten()
+        let result = ffi::lua_gettop(state);
+        match ffi::lua_type(state, -1) {
+            _ if stop != Stop::None => Outcome::Failed(String::new(), stop),
+            ffi::LUA_TUSERDATA => {
+                let known = match context.handed.get() {
+                    Some((cache, j)) => {
+                        let cache_slot = frame.layout.first_cache + cache as c_int;
+                        ffi::lua_rawgeti(state, cache_slot, j as i64 + 1);
+                        let handed = ffi::lua_rawequal(state, -1, result) != 0;
+                        handed.then(|| context.handed_action(frame.world)).flatten()
+                    }
+                    None => None,
+                };
+                let at = || ffi::lua_touserdata(state, result) as usize;
+                match known.or_else(|| context.book.get(at())) {
+                    Some(action) => Outcome::Act(action),
+                    None => Outcome::Returned("userdata"),
+                }
             }
-            None => None,
-        };
-        match known.or_else(|| context.book.get(ud as usize)) {
-            Some(action) => Outcome::Act(action),
-            None => Outcome::Returned("userdata"),
+            t => Outcome::Returned(type_name(t)),
         }
     }
 }

@@ -14,7 +14,7 @@
 //! here, together with the declarations. This module declares; it calls nothing itself.
 
 use mlua::ffi::{lua_Integer, lua_State};
-use std::ffi::{c_int, c_longlong, c_uint, c_void};
+use std::ffi::{c_int, c_longlong, c_uint};
 
 /// The level of the extension API declared here: the patched `lua.h`'s
 /// `LUA_AGENTBOX_PATCHLEVEL`, which the build script reads (a mismatch does not compile).
@@ -93,10 +93,8 @@ extern "C-unwind" {
     /// [`lua_setowner`]; when its count cannot be made, the owner stays as it was) and a fresh
     /// work budget of `units` (as [`lua_setwork`]), the memory flag cleared first. Returns how
     /// it ended, in bits: [`AGENT_SPENT`], [`AGENT_MEMOUT`] (the flag is cleared again) and
-    /// [`AGENT_VICTIM`] (read it with [`lua_victim`]), and sets `*ud` to the result's block
-    /// when it is a full userdata (as `lua_touserdata` gives it; null if not). The owner and
-    /// the budget stay as the call left them, for the next agent's call to replace. Raises as
-    /// `lua_call` does.
+    /// [`AGENT_VICTIM`] (read it with [`lua_victim`]). The owner and the budget stay as the
+    /// call left them, for the next agent's call to replace. Raises as `lua_call` does.
     pub fn lua_agentcall(
         state: *mut lua_State,
         func: c_int,
@@ -104,7 +102,6 @@ extern "C-unwind" {
         arg: c_int,
         units: c_longlong,
         owner: c_uint,
-        ud: *mut *mut c_void,
     ) -> c_int;
 
     /// Whether `next` visited a key hashed by its address (a table, a function...), whose
@@ -305,10 +302,8 @@ mod tests {
             let call = |code: &CStr, units: i64, owner: u32| {
                 ffi::lua_settop(lua.0, 1);
                 assert_eq!(ffi::luaL_loadstring(lua.0, code.as_ptr()), ffi::LUA_OK);
-                let mut ud = std::ptr::dangling_mut();
-                let ended = lua_agentcall(lua.0, 2, reference, 1, units, owner, &mut ud);
+                let ended = lua_agentcall(lua.0, 2, reference, 1, units, owner);
                 assert_eq!(ffi::lua_gettop(lua.0), 3, "the one result on top");
-                assert_eq!(ud, ffi::lua_touserdata(lua.0, 3), "its block if a userdata");
                 ended
             };
             assert_eq!(
@@ -316,8 +311,6 @@ mod tests {
                 0
             );
             assert_eq!(ffi::lua_tointegerx(lua.0, 3, std::ptr::null_mut()), 75);
-            assert_eq!(call(c"return io.stdout", 1000, 3), 0);
-            assert_eq!(ffi::lua_type(lua.0, 3), ffi::LUA_TUSERDATA);
             lua_setquota(lua.0, 1 << 20);
             let left = lua_getwork(lua.0);
             assert!(
@@ -438,7 +431,6 @@ mod tests {
             "c_int" => "int",
             "c_uint" => "unsigned int",
             "lua_Integer" => "lua_Integer",
-            "*mut *mut c_void" => "void**",
             "f64" => "lua_Number",
             "" => "void",
             other => panic!("add {other} to as_c"),

@@ -1576,17 +1576,15 @@ LUA_API unsigned int lua_victim (lua_State *L) {
 ** flag cleared first. Returns how it ended, in bits: LUA_AGENTSPENT (its
 ** budget is spent), LUA_AGENTMEMOUT (an allocation was refused for the
 ** memory limit; the flag is cleared again) and LUA_AGENTVICTIM (the shared
-** cap named an owner to stop: 'lua_victim'), and sets '*ud' to the block
-** of the result if it is a full userdata (NULL if not). The owner and the
-** budget are left as the call left them, for the next agent's call to
-** replace; the host sets its own when its agents are done. An error
-** propagates as from 'lua_call', leaving them too.
+** cap named an owner to stop: 'lua_victim'). The owner and the budget are
+** left as the call left them, for the next agent's call to replace; the
+** host sets its own when its agents are done. An error propagates as from
+** 'lua_call', leaving them too.
 */
 LUA_API int lua_agentcall (lua_State *L, int func, lua_Integer ref, int arg,
-                           long long units, unsigned int owner, void **ud) {
+                           long long units, unsigned int owner) {
   global_State *g = G(L);
   const TValue *own;
-  const TValue *result;
   int ended = 0;
   lua_lock(L);
   api_check(L, func > 0 && arg > 0, "positive indices expected");
@@ -1604,8 +1602,6 @@ LUA_API int lua_agentcall (lua_State *L, int func, lua_Integer ref, int arg,
   g->memout = 0;
   g->work = (units > LUA_NOWORKLIMIT) ? LUA_NOWORKLIMIT : cast(l_mem, units);
   luaD_callnoyield(L, L->top.p - 3, 1);
-  result = s2v(L->top.p - 1);
-  *ud = ttisfulluserdata(result) ? getudatamem(uvalue(result)) : NULL;
   if (g->work < 0)
     ended |= LUA_AGENTSPENT;
   if (g->memout) {

@@ -346,8 +346,7 @@ LUA_API unsigned int (lua_victim) (lua_State *L);
 #define LUA_AGENTMEMOUT	2
 #define LUA_AGENTVICTIM	4
 LUA_API int (lua_agentcall) (lua_State *L, int func, lua_Integer ref,
-                             int arg, long long units, unsigned int owner,
-                             void **ud);
+                             int arg, long long units, unsigned int owner);
 /* agentbox: whether 'next' visited a key hashed by its address (so its
    order may differ between runs) */
 LUA_API int (lua_addrorder) (lua_State *L);
