@@ -25,10 +25,11 @@
 
 use crate::ffi::{
     lua_addrorder, lua_getwork, lua_held, lua_memout, lua_setmemlimit, lua_setowner, lua_setquota,
-    lua_setwork, lua_victim,
+    lua_setwork, lua_victim, AGENT_MEMOUT, AGENT_SPENT, AGENT_VICTIM,
 };
 use mlua::{ffi, Lua};
 use std::cell::Cell;
+use std::ffi::c_int;
 
 /// Units a budget without limit holds (the patched `LUA_NOWORKLIMIT`).
 const NO_LIMIT: i64 = 0x3fff_ffff_ffff_ffff;
@@ -161,10 +162,7 @@ impl Budget {
         let depth = self.depth.get();
         self.depth.set(depth + 1);
         if depth == 0 {
-            let units = match self.mode.get() {
-                Mode::Counted => self.units.get(),
-                Mode::Off => NO_LIMIT,
-            };
+            let units = self.call_units();
             // SAFETY: as in `set_memory_limit`; the calls only store fields.
             unsafe {
                 lua_memout(self.main);
@@ -172,6 +170,72 @@ impl Budget {
             }
         }
         Call { outer: depth == 0 }
+    }
+
+    /// Starts the call of one agent of a batch, which the decision loop makes with
+    /// `lua_agentcall` (patched Lua): the VM makes `owner` the owner of what the call
+    /// allocates and gives it the units returned here as it calls, and leaves both in place
+    /// after it, for the next agent's call to replace ([`Self::end_agent`],
+    /// [`Self::leave_batch`]). `None` for the units inside another budgeted call (which goes
+    /// on counting): then the loop calls with `lua_call` and ends with [`Self::end`].
+    #[inline]
+    pub fn begin_agent(&self, owner: u32) -> (Call, Option<i64>) {
+        if self.depth.get() != 0 {
+            return (self.begin(), None);
+        }
+        self.depth.set(1);
+        // As the VM makes it (if it cannot count the owner, it keeps the host's, and the
+        // reset after the batch is then a no-op).
+        self.owner.set(owner);
+        (Call { outer: true }, Some(self.call_units()))
+    }
+
+    /// Ends an agent's call that `lua_agentcall` made ([`Self::begin_agent`]) from the bits it
+    /// returned (`ended`): as [`Self::end`], except that the owner and the (maybe spent)
+    /// budget stay in place until the next agent's call replaces them or
+    /// [`Self::leave_batch`] resets them; between the two no Lua code runs and nothing is
+    /// allocated in Lua.
+    #[inline]
+    pub fn end_agent(&self, call: Call, ended: c_int) -> Stop {
+        debug_assert!(call.outer);
+        self.depth.set(0);
+        if ended & AGENT_VICTIM != 0 {
+            // SAFETY: as in `set_memory_limit`; the call reads and clears a field.
+            let victim = unsafe { lua_victim(self.main) };
+            if victim != HOST && self.victim.get().is_none() {
+                self.victim.set(Some(victim));
+            }
+        }
+        if ended & AGENT_SPENT != 0 {
+            Stop::Budget
+        } else if ended & AGENT_MEMOUT != 0 {
+            Stop::Memory
+        } else {
+            Stop::None
+        }
+    }
+
+    /// After a batch of [`Self::end_agent`] calls: the budget without limit and the host as
+    /// the owner again, as [`Self::end`] leaves them.
+    #[inline]
+    pub fn leave_batch(&self) {
+        if self.depth.get() != 0 {
+            return;
+        }
+        // SAFETY: as in `set_memory_limit`; the call only stores a field.
+        unsafe { lua_setwork(self.main, NO_LIMIT) };
+        if self.owner.get() != HOST {
+            self.set_owner(HOST);
+        }
+    }
+
+    /// The units a call starts with.
+    #[inline]
+    fn call_units(&self) -> i64 {
+        match self.mode.get() {
+            Mode::Counted => self.units.get(),
+            Mode::Off => NO_LIMIT,
+        }
     }
 
     /// Ends the call [`Self::begin`] started: how it ended for the budget and the memory

@@ -16,6 +16,7 @@
 //! with only references and plain numbers in its frames. It never changes the world.
 
 use crate::budget::{Budget, Call, Stop};
+use crate::ffi::lua_agentcall;
 use crate::raw::{self, RawContext};
 use crate::views::{Views, FAST_PROXIES, FAST_SLOTS};
 use agentbox_core::world::{Action, World};
@@ -32,6 +33,8 @@ pub struct Ready {
     pub this_ptr: *const c_void,
     /// How many cache lines [`prefetch_self`] asks for ([`self_lines`]).
     pub lines: u8,
+    /// Its memory owner number (`Slot::owner`), made current for its call by the budget.
+    pub owner: u32,
 }
 
 /// How many agents ahead of the one deciding [`prefetch_self`] is asked for.
@@ -123,8 +126,12 @@ pub trait Batch {
 /// every cache's table of actions (`RawContext::caches`).
 ///
 /// The agents are called one after another inside one protected call ([`decide_loop`]), each
-/// with a plain `lua_call` (a protected call per agent costs more: `docs/benchmarks.md`,
-/// "Figures the Lua host's code relies on").
+/// with patched Lua's `lua_agentcall`, a `lua_call` that pushes `decide`, `self` and `world`
+/// and sets the agent's memory owner and budget in the same step (a protected call per agent
+/// costs more: `docs/benchmarks.md`, "Figures the Lua host's code relies on"). The owner and
+/// the budget an agent's call leaves stay until the next agent's call replaces them (nothing
+/// runs in Lua between the two), and the host's are set back when the batch ends
+/// (`Budget::leave_batch`), however it ends.
 /// An error in a `decide` ends that protected call (after the message handler has made its
 /// message); the agent is given the failure and the loop is entered again for the next.
 ///
@@ -199,6 +206,8 @@ pub unsafe fn run_batch(
                 break;
             }
         }
+        // The last agent's owner and budget were left in place (`Budget::end_agent`).
+        frame.budget.leave_batch();
         ffi::lua_settop(state, base);
     }
 }
@@ -272,12 +281,12 @@ unsafe extern "C-unwind" fn decide_loop(state: *mut ffi::lua_State) -> c_int {
             // The agents of a crowd decide in index order, so the one a few ahead is most often
             // index + AHEAD: its own tables are asked for now (a hint, never a read).
             context.views.prefetch_own(ready.index + AHEAD);
-            // Its `self` above `decide_slot`, then its own parts it reads, lent (their proxies
-            // left above `self`, found in it).
+            // An agent that reads its own parts: its `self` above `decide_slot`, then those
+            // parts, lent (their proxies left above `self`, found in it).
             let this_slot = decide_slot + 1;
-            ffi::lua_rawgeti(state, ffi::LUA_REGISTRYINDEX, ready.this as i64);
             let parts = context.views.self_parts(ready.index);
             if parts != 0 {
+                ffi::lua_rawgeti(state, ffi::LUA_REGISTRYINDEX, ready.this as i64);
                 frame.lent = (ready.index, 0);
                 Views::lend(
                     state,
@@ -289,17 +298,36 @@ unsafe extern "C-unwind" fn decide_loop(state: *mut ffi::lua_State) -> c_int {
                     &mut frame.lent.1,
                 );
             }
-            ffi::lua_pushvalue(state, decide_slot);
-            ffi::lua_pushvalue(state, this_slot);
-            ffi::lua_pushvalue(state, 2);
             context
                 .views
                 .set_deciding(Some((ready.this_ptr, ready.index)));
-            frame.deciding = Some((ready, budget.begin()));
-            ffi::lua_callk(state, 2, 1, 0, None);
-            let stop = match frame.deciding.take() {
-                Some((_, call)) => budget.end(call),
-                None => Stop::None,
+            // `decide(self, world)`. The VM pushes the three, makes the agent the owner of
+            // what it allocates and gives it its budget as it calls, and leaves both for the
+            // next agent's call to replace (patched Lua's `lua_agentcall`: one step of the API
+            // instead of ten).
+            let (call, units) = budget.begin_agent(ready.owner);
+            frame.deciding = Some((ready, call));
+            let ended = match units {
+                Some(units) => Some(lua_agentcall(
+                    state,
+                    decide_slot,
+                    ready.this as ffi::lua_Integer,
+                    2,
+                    units,
+                    ready.owner,
+                )),
+                None => {
+                    ffi::lua_pushvalue(state, decide_slot);
+                    ffi::lua_rawgeti(state, ffi::LUA_REGISTRYINDEX, ready.this as i64);
+                    ffi::lua_pushvalue(state, 2);
+                    ffi::lua_callk(state, 2, 1, 0, None);
+                    None
+                }
+            };
+            let stop = match (frame.deciding.take(), ended) {
+                (Some((_, call)), Some(ended)) => budget.end_agent(call, ended),
+                (Some((_, call)), None) => budget.end(call),
+                (None, _) => Stop::None,
             };
             context.views.set_deciding(None);
             if frame.lent.1 != 0 {
@@ -365,9 +393,10 @@ unsafe fn enter_module(state: *mut ffi::lua_State, layout: Layout, module: c_int
 
 /// What the `decide` just called gave, on top of the stack: an action (most often the one a
 /// raw twin just handed out, the entry of its cache for its target, known by comparing values
-/// without reading the userdata: `docs/benchmarks.md`, "Figures the Lua host's code relies
-/// on"), another value, or a failure when a limit stopped it (a `pcall` may have swallowed the
-/// stop: the call failed all the same).
+/// without reading the userdata, whose block is most often not in the cache:
+/// `docs/benchmarks.md`, "Figures the Lua host's code relies on" and "Closer to the limit
+/// (issue 35)"), another value, or a failure when a limit stopped it (a `pcall` may have
+/// swallowed the stop: the call failed all the same).
 ///
 /// # Safety
 /// Inside [`decide_loop`], right after the call, with room for one value.

@@ -13,12 +13,12 @@
 //! the extension API bumps `LUA_AGENTBOX_PATCHLEVEL` in the patch series and [`PATCHLEVEL`]
 //! here, together with the declarations. This module declares; it calls nothing itself.
 
-use mlua::ffi::lua_State;
+use mlua::ffi::{lua_Integer, lua_State};
 use std::ffi::{c_int, c_longlong, c_uint};
 
 /// The level of the extension API declared here: the patched `lua.h`'s
 /// `LUA_AGENTBOX_PATCHLEVEL`, which the build script reads (a mismatch does not compile).
-pub const PATCHLEVEL: c_int = 1;
+pub const PATCHLEVEL: c_int = 2;
 
 const _: () = assert!(
     level_is(env!("AGENTBOX_LUA_PATCHLEVEL"), PATCHLEVEL),
@@ -43,6 +43,14 @@ const fn level_is(text: &str, level: c_int) -> bool {
     }
     value == level
 }
+
+/// [`lua_agentcall`]'s bit: the call spent its work budget (`LUA_AGENTSPENT`).
+pub const AGENT_SPENT: c_int = 1;
+/// [`lua_agentcall`]'s bit: an allocation was refused for the memory limit or a quota
+/// (`LUA_AGENTMEMOUT`).
+pub const AGENT_MEMOUT: c_int = 2;
+/// [`lua_agentcall`]'s bit: the shared limit named an owner to stop (`LUA_AGENTVICTIM`).
+pub const AGENT_VICTIM: c_int = 4;
 
 extern "C-unwind" {
     /// Sets the work units the running call may still spend (`LUA_NOWORKLIMIT`,
@@ -77,6 +85,24 @@ extern "C-unwind" {
     /// The owner the VM chose to stop when the shared limit was hit by another owner's
     /// allocation (the largest holder; 0 if none since the last call); clears it.
     pub fn lua_victim(state: *mut lua_State) -> c_uint;
+
+    /// One agent's call in one step: calls the function at `func` with two arguments, the value
+    /// the registry holds at `reference` (the agent's `self`) and the value at `arg`, and leaves
+    /// its one result on the stack, as `lua_call` would (`func` and `arg` positive, room for
+    /// three values). The call is made with `owner` as the owner of what it allocates (as
+    /// [`lua_setowner`]; when its count cannot be made, the owner stays as it was) and a fresh
+    /// work budget of `units` (as [`lua_setwork`]), the memory flag cleared first. Returns how
+    /// it ended, in bits: [`AGENT_SPENT`], [`AGENT_MEMOUT`] (the flag is cleared again) and
+    /// [`AGENT_VICTIM`] (read it with [`lua_victim`]). The owner and the budget stay as the
+    /// call left them, for the next agent's call to replace. Raises as `lua_call` does.
+    pub fn lua_agentcall(
+        state: *mut lua_State,
+        func: c_int,
+        reference: lua_Integer,
+        arg: c_int,
+        units: c_longlong,
+        owner: c_uint,
+    ) -> c_int;
 
     /// Whether `next` visited a key hashed by its address (a table, a function...), whose
     /// order may differ between runs, since the last call (1 or 0); clears the flag.
@@ -263,6 +289,54 @@ mod tests {
     }
 
     #[test]
+    fn an_agent_call_sets_its_owner_and_budget_and_says_how_it_ended() {
+        let lua = State::new();
+        // SAFETY: a live state throughout; each chunk is loaded at 2 and called with room
+        // for three values (a C function's 20), its result checked at 3.
+        unsafe {
+            // `f(me, arg)` with `me` the registry's value at `reference` and `arg` at 1: `f`
+            // is a chunk (at 2), which sees them as `...`.
+            ffi::lua_pushinteger(lua.0, 7);
+            let reference = ffi::luaL_ref(lua.0, ffi::LUA_REGISTRYINDEX) as lua_Integer;
+            ffi::lua_pushinteger(lua.0, 5);
+            let call = |code: &CStr, units: i64, owner: u32| {
+                ffi::lua_settop(lua.0, 1);
+                assert_eq!(ffi::luaL_loadstring(lua.0, code.as_ptr()), ffi::LUA_OK);
+                let ended = lua_agentcall(lua.0, 2, reference, 1, units, owner);
+                assert_eq!(ffi::lua_gettop(lua.0), 3, "the one result on top");
+                ended
+            };
+            assert_eq!(
+                call(c"local me, arg = ... return me * 10 + arg", 1000, 3),
+                0
+            );
+            assert_eq!(ffi::lua_tointegerx(lua.0, 3, std::ptr::null_mut()), 75);
+            lua_setquota(lua.0, 1 << 20);
+            let left = lua_getwork(lua.0);
+            assert!(
+                (900..1000).contains(&left),
+                "the budget given, less the call: {left}"
+            );
+            assert_eq!(call(c"one = string.rep('a', 100000)", 1_000_000, 1), 0);
+            assert!(lua_held(lua.0, 1) >= 100_000, "{}", lua_held(lua.0, 1));
+            // A spent budget is said, and left spent (a pcall swallowed the error).
+            let spent = call(c"pcall(function() for i = 1, 1e9 do end end)", 1000, 2);
+            assert_eq!(spent, AGENT_SPENT);
+            assert!(lua_getwork(lua.0) < 0);
+            // An allocation refused (past the owner's quota) is said once.
+            let refused = call(c"pcall(string.rep, 'x', 2000000)", 10_000_000, 2);
+            assert_eq!(refused, AGENT_MEMOUT);
+            assert_eq!(lua_memout(lua.0), 0, "the flag was read");
+            // The shared limit names the largest holder, owner 1, while owner 2 goes on.
+            lua_setmemlimit(lua.0, lua.bytes() + 20 * 1024);
+            let named = call(c"two = string.rep('b', 60000)", 1_000_000, 2);
+            assert_eq!(named, AGENT_VICTIM);
+            assert_eq!(lua_victim(lua.0), 1);
+            lua_setmemlimit(lua.0, 0);
+        }
+    }
+
+    #[test]
     fn next_over_a_table_key_raises_the_order_flag() {
         let lua = State::new();
         lua.run(c"next({ answer = 42 })").unwrap();
@@ -356,6 +430,7 @@ mod tests {
             "usize" => "size_t",
             "c_int" => "int",
             "c_uint" => "unsigned int",
+            "lua_Integer" => "lua_Integer",
             "f64" => "lua_Number",
             "" => "void",
             other => panic!("add {other} to as_c"),
@@ -422,7 +497,7 @@ mod tests {
     fn each_declaration_matches_its_prototype_in_the_compiled_lua_h() {
         let header = header_prototypes();
         let rust = rust_declarations();
-        assert_eq!(rust.len(), 14, "{rust:?}");
+        assert_eq!(rust.len(), 15, "{rust:?}");
         for declared in &rust {
             let proto = header.iter().find(|p| p.0 == declared.0);
             assert_eq!(proto, Some(declared), "{} differs from lua.h", declared.0);

@@ -269,7 +269,6 @@ impl ScriptHost {
         let budget = Rc::clone(self.calls.budget());
         let mut batch = FastRound {
             turns: &self.turns.list,
-            slots: &self.agents.slots,
             budget: &budget,
             victims: &self.agents.victims,
             world,
@@ -375,8 +374,6 @@ fn leaving(decision: Decision) -> Decision {
 /// The host's side of one raw batch (see `decide_loop::run_batch`).
 struct FastRound<'a> {
     turns: &'a [Turn],
-    /// The slots, for each agent's memory owner.
-    slots: &'a Slots,
     /// Told whose call allocates, and asked whether the VM named a victim.
     budget: &'a Budget,
     /// Agents stopped for the shared cap, whose turn is the full path's.
@@ -454,6 +451,7 @@ fn ready(
             this: slot.this_ref,
             this_ptr: slot.this_ptr,
             lines: slot.lines,
+            owner: slot.owner,
         },
     ))
 }
@@ -483,9 +481,6 @@ impl Batch for FastRound<'_> {
                     {
                         decide_loop::prefetch_self(later.this_ptr, later.lines);
                     }
-                    if let Some(Some(slot)) = self.slots.all.get(k) {
-                        self.budget.own(slot.owner);
-                    }
                     self.rngs.enter(k);
                     self.current = Some(k);
                     return Some(ready);
@@ -500,17 +495,19 @@ impl Batch for FastRound<'_> {
         };
         self.rngs.leave();
         let decision = match outcome {
+            // Nothing to make a line of (`leaving`).
             Outcome::Act(action) => Decision::Act(action),
-            Outcome::Returned("userdata") => {
-                Decision::Failed(ScriptError::runtime(not_an_action(&self.name(ready.index))))
-            }
-            Outcome::Returned(t) => {
-                Decision::Failed(ScriptError::runtime(returned(&self.name(ready.index), t)))
-            }
-            Outcome::NoDecide => Decision::Failed(ScriptError::runtime(format!(
+            Outcome::Returned("userdata") => leaving(Decision::Failed(ScriptError::runtime(
+                not_an_action(&self.name(ready.index)),
+            ))),
+            Outcome::Returned(t) => leaving(Decision::Failed(ScriptError::runtime(returned(
+                &self.name(ready.index),
+                t,
+            )))),
+            Outcome::NoDecide => leaving(Decision::Failed(ScriptError::runtime(format!(
                 "{}: no decide function",
                 self.name(ready.index)
-            ))),
+            )))),
             Outcome::Failed(message, stop) => {
                 let mut error = stop_error(message, stop, self.handled.take(), self.limit);
                 error.message = in_script(&self.name(ready.index), &error.message);
@@ -525,7 +522,7 @@ impl Batch for FastRound<'_> {
                 return !self.budget.victim_named();
             }
         };
-        self.out.push((ready.index, leaving(decision)));
+        self.out.push((ready.index, decision));
         self.cursor = ready.index + 1;
         // A victim named for the shared cap is stopped, and its memory released, before
         // anyone else runs.

@@ -1565,6 +1565,57 @@ LUA_API unsigned int lua_victim (lua_State *L) {
 
 
 /*
+** agentbox: one agent's call in one step of the API, for a host that calls
+** many agents one after another: calls the function at index 'func' with
+** two arguments, the value the registry holds at integer key 'ref' (the
+** agent's own table) and the value at index 'arg', and leaves its one
+** result on the stack, as 'lua_call' would; 'func' and 'arg' must be
+** positive. The call is made with 'owner' as the owner of what it allocates
+** ('lua_setowner'; when the count array cannot grow, the owner stays as it
+** was) and a fresh work budget of 'units' ('lua_setwork'), the memory-limit
+** flag cleared first. Returns how it ended, in bits: LUA_AGENTSPENT (its
+** budget is spent), LUA_AGENTMEMOUT (an allocation was refused for the
+** memory limit; the flag is cleared again) and LUA_AGENTVICTIM (the shared
+** cap named an owner to stop: 'lua_victim'). The owner and the budget are
+** left as the call left them, for the next agent's call to replace; the
+** host sets its own when its agents are done. An error propagates as from
+** 'lua_call', leaving them too.
+*/
+LUA_API int lua_agentcall (lua_State *L, int func, lua_Integer ref, int arg,
+                           long long units, unsigned int owner) {
+  global_State *g = G(L);
+  const TValue *own;
+  int ended = 0;
+  lua_lock(L);
+  api_check(L, func > 0 && arg > 0, "positive indices expected");
+  api_check(L, L->top.p + 3 <= L->ci->top.p, "stack overflow");
+  own = luaH_getint(hvalue(&g->l_registry), ref);
+  setobj2s(L, L->top.p, index2value(L, func));
+  if (isempty(own))
+    setnilvalue(s2v(L->top.p + 1));
+  else
+    setobj2s(L, L->top.p + 1, own);
+  setobj2s(L, L->top.p + 2, index2value(L, arg));
+  L->top.p += 3;
+  if (owner != g->owner)
+    lua_setowner(L, owner);
+  g->memout = 0;
+  g->work = (units > LUA_NOWORKLIMIT) ? LUA_NOWORKLIMIT : cast(l_mem, units);
+  luaD_callnoyield(L, L->top.p - 3, 1);
+  if (g->work < 0)
+    ended |= LUA_AGENTSPENT;
+  if (g->memout) {
+    g->memout = 0;
+    ended |= LUA_AGENTMEMOUT;
+  }
+  if (g->victim != 0)
+    ended |= LUA_AGENTVICTIM;
+  lua_unlock(L);
+  return ended;
+}
+
+
+/*
 ** agentbox: whether 'next' visited a key hashed by its address since the
 ** last call (see 'luaH_next' in ltable.c).
 */

@@ -341,6 +341,12 @@ LUA_API int (lua_setowner) (lua_State *L, unsigned int owner);
 LUA_API size_t (lua_held) (lua_State *L, unsigned int owner);
 LUA_API void (lua_setquota) (lua_State *L, size_t bytes);
 LUA_API unsigned int (lua_victim) (lua_State *L);
+/* agentbox: one agent's call, with its owner and budget, in one step */
+#define LUA_AGENTSPENT	1
+#define LUA_AGENTMEMOUT	2
+#define LUA_AGENTVICTIM	4
+LUA_API int (lua_agentcall) (lua_State *L, int func, lua_Integer ref,
+                             int arg, long long units, unsigned int owner);
 /* agentbox: whether 'next' visited a key hashed by its address (so its
    order may differ between runs) */
 LUA_API int (lua_addrorder) (lua_State *L);
@@ -359,7 +365,7 @@ LUA_API int (lua_stackdepth) (lua_State *L);
 ** functions above is added, removed or changes its signature or meaning
 ** (crates/agentbox-lua/src/ffi.rs declares them for Rust and checks it).
 */
-#define LUA_AGENTBOX_PATCHLEVEL	1
+#define LUA_AGENTBOX_PATCHLEVEL	2
 LUA_API int (lua_agentbox_patchlevel) (void);
 
 
