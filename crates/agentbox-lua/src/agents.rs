@@ -149,7 +149,7 @@ impl Slots {
     }
 
     pub fn insert(&mut self, slot: Slot) -> (usize, Option<Slot>) {
-        let old = self.remove(&slot.id.clone());
+        let old = self.remove(&slot.id);
         let k = match self.free.pop() {
             Some(k) => k,
             None => {
