@@ -83,7 +83,11 @@ impl Acts {
             .max(world.numbers.get(kind).copied().unwrap_or(0));
         let id = loop {
             n += 1;
-            let id = format!("{kind}-{n}");
+            // Not `format!`, which cost as much as the rest of the call.
+            let mut id = String::with_capacity(kind.len() + 8);
+            id.push_str(kind);
+            id.push('-');
+            push_number(&mut id, n);
             if world.agent_index(&id).is_none() {
                 break id;
             }
@@ -100,6 +104,22 @@ impl Acts {
     fn leaves(&self, index: usize) -> bool {
         !self.leaving.borrow_mut().insert(index)
     }
+}
+
+/// Appends `n` in decimal to `text`.
+fn push_number(text: &mut String, n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut n = n;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    text.extend(digits[at..].iter().map(|&d| char::from(d)));
 }
 
 /// The state's acts (installed by the host).
@@ -276,6 +296,13 @@ fn own_self(lua: &Lua, this: &Value, name: &str) -> mlua::Result<usize> {
     Ok(index)
 }
 
+/// Puts the raw twin of `self:inbox()` (`raw::inbox`) in front of its mlua function.
+pub fn install_raw(lua: &Lua, context: &Rc<crate::raw::RawContext>) -> mlua::Result<()> {
+    let (_, registry) = SELF_METHODS[0];
+    let full: mlua::Function = lua.named_registry_value(registry)?;
+    lua.set_named_registry_value(registry, crate::raw::inbox(lua, context, full)?)
+}
+
 /// Installs the queue and the `self` methods.
 pub fn install(lua: &Lua) -> mlua::Result<()> {
     lua.set_app_data(Rc::new(Acts::default()));
@@ -353,4 +380,17 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
         lua.set_named_registry_value(registry, f)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    /// An id's number is written as `format!` would.
+    #[test]
+    fn numbers_are_written_in_decimal() {
+        for n in [0, 7, 10, 99, 100, 12_345, u64::MAX] {
+            let mut text = String::from("drone-");
+            super::push_number(&mut text, n);
+            assert_eq!(text, format!("drone-{n}"));
+        }
+    }
 }

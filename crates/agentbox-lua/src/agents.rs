@@ -8,16 +8,17 @@
 use crate::budget::Budget;
 use crate::calls::{display, MB, SUSPENDED};
 use crate::convert::json_to_lua;
+use crate::modules::Modules;
 use crate::sandbox::Rngs;
 use crate::views::{self, Views};
 use crate::{decide_loop, inspect, memory, registry_table, SELVES};
 use agentbox_core::sim::Decision;
 use agentbox_core::world::spatial::{FastMap, Fnv1a};
-use agentbox_core::world::{rng, Agent, ErrorKind, Roster, ScriptError, World};
-use mlua::{Lua, RegistryKey, Table, Value};
+use agentbox_core::world::{rng, Agent, Brain, ErrorKind, Roster, ScriptError, World};
+use mlua::{ffi, Lua, Table, Value};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
-use std::ffi::c_void;
+use std::ffi::{c_int, c_void};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -28,7 +29,7 @@ pub struct Slot {
     /// The number its Lua memory is counted under (see `budget.rs`); the same for an id for
     /// the host's life, so blocks an agent left behind never count against another.
     pub owner: u32,
-    pub this: RegistryKey,
+    pub this: SelfRef,
     /// `this` as a registry reference and an address, for the raw decision loop.
     pub this_ref: std::ffi::c_int,
     pub this_ptr: *const c_void,
@@ -45,6 +46,60 @@ pub struct Slot {
     /// the module, its generation and `init` are known good, so the raw loop may run it; while
     /// the roster stays, so is the agent's script.
     pub checked: Option<(u64, std::ffi::c_int, Roster)>,
+}
+
+/// An agent's `self` table, held by a reference in the Lua registry (made by `luaL_ref`, so
+/// a crowd's slots can be made in one raw call, [`Agents::make_slots`]).
+pub struct SelfRef(c_int);
+
+impl SelfRef {
+    /// Holds the table on top of the stack in the registry (popping it).
+    ///
+    /// # Safety
+    /// A live state with a table on top; it may raise a memory error.
+    unsafe fn pop(state: *mut ffi::lua_State) -> SelfRef {
+        // SAFETY: the caller's contract.
+        SelfRef(unsafe { ffi::luaL_ref(state, ffi::LUA_REGISTRYINDEX) })
+    }
+
+    /// Holds `table` in the registry.
+    fn new(lua: &Lua, table: &Table) -> mlua::Result<SelfRef> {
+        // SAFETY: `exec_raw` pushes the table; `SelfRef::pop` takes it, and the reference is
+        // pushed as an integer in its place.
+        let id = unsafe {
+            lua.exec_raw::<i64>(table, |state| {
+                let r = SelfRef::pop(state);
+                ffi::lua_pushinteger(state, r.0 as ffi::lua_Integer);
+            })?
+        };
+        Ok(SelfRef(id as c_int))
+    }
+
+    /// The registry reference.
+    pub fn id(&self) -> c_int {
+        self.0
+    }
+
+    /// The table.
+    pub fn table(&self, lua: &Lua) -> mlua::Result<Table> {
+        // SAFETY: pushes the registry entry, which `exec_raw` hands back as a table (an error
+        // if it is none).
+        unsafe {
+            lua.exec_raw::<Table>((), |state| {
+                ffi::lua_rawgeti(state, ffi::LUA_REGISTRYINDEX, self.0 as ffi::lua_Integer);
+            })
+        }
+    }
+
+    /// Lets the registry drop the table.
+    fn release(self, lua: &Lua) {
+        // SAFETY: frees the reference; `luaL_unref` neither allocates nor raises.
+        let _ = unsafe {
+            lua.exec_raw::<()>((), |state| {
+                ffi::luaL_unref(state, ffi::LUA_REGISTRYINDEX, self.0);
+            })
+        };
+    }
 }
 
 /// Agents' slots by agent id, and each agent index's slot as found for the current world
@@ -94,7 +149,7 @@ impl Slots {
     }
 
     pub fn insert(&mut self, slot: Slot) -> (usize, Option<Slot>) {
-        let old = self.remove(&slot.id.clone());
+        let old = self.remove(&slot.id);
         let k = match self.free.pop() {
             Some(k) => k,
             None => {
@@ -136,6 +191,29 @@ pub struct Agents {
     pub rngs: Rc<Rngs>,
     /// The scene's seed, which each agent's stream is drawn from.
     seed: u64,
+    /// The world roster [`Agents::make_slots`] last looked at (a steady crowd is not looked
+    /// at again).
+    made_for: Roster,
+}
+
+/// What [`Agents::make_slots`] knows of a script: its module's generation and registry
+/// reference and whether `init` is due before a new agent's first decision, and where its
+/// `self` tables' size hint is kept and how much room it gives.
+struct ScriptInfo<'w> {
+    script: &'w Path,
+    module: Option<(u64, c_int, bool)>,
+    hint: (i64, usize),
+}
+
+/// One agent [`Agents::make_slots`] makes a slot for.
+struct NewSelf<'w> {
+    index: usize,
+    agent: &'w Agent,
+    script: usize,
+    /// Its `params` in the table of templates.
+    params: ffi::lua_Integer,
+    /// Its `self`'s registry reference and address, once made.
+    made: Option<(c_int, usize)>,
 }
 
 impl Agents {
@@ -148,6 +226,7 @@ impl Agents {
             changes: 0,
             rngs,
             seed,
+            made_for: Roster::UNKNOWN,
         }
     }
 
@@ -170,7 +249,7 @@ impl Agents {
         this.raw_set("params", json_to_lua(lua, &agent.params)?)?;
         let this_ptr = this.to_pointer();
         registry_table(lua, SELVES)?.raw_set(agent.id.as_str(), &this)?;
-        let key = lua.create_registry_value(this)?;
+        let key = SelfRef::new(lua, &this)?;
         Ok(Slot {
             id: agent.id.clone(),
             owner,
@@ -185,6 +264,185 @@ impl Agents {
         })
     }
 
+    /// Makes, in one raw call, the slot of every scripted agent of `world` that has none (a
+    /// crowd spawned in one tick, a scene's first round) and links its `self` to its view,
+    /// as [`Agents::new_slot`] and `Views::link_self` would one by one (its `self` with room
+    /// as the script's last one has grown to, a copy of its `params`, its `id` and `kind`). An
+    /// agent whose script has no `init` is then ready for the raw loop, as
+    /// `ScriptHost::prepare_one` would leave it (nothing of the script runs before its first
+    /// `decide`); one whose `init` is due still goes through `prepare_one`, which finds its
+    /// slot made. Runs no script. Views must have been made (`Views::prepare`).
+    pub fn make_slots(
+        &mut self,
+        lua: &Lua,
+        views: &Views,
+        modules: &Modules,
+        world: &World,
+    ) -> mlua::Result<()> {
+        let roster = world.roster();
+        if roster.is_known() && roster == self.made_for {
+            return Ok(());
+        }
+        let mut scripts: Vec<ScriptInfo> = Vec::new();
+        let mut wanted: Vec<NewSelf> = Vec::new();
+        let mut params: Vec<(*const serde_json::Value, &serde_json::Value)> = Vec::new();
+        for (index, agent) in world.agents.iter().enumerate() {
+            let Brain::Script(script) = &agent.brain else {
+                continue;
+            };
+            if agent.suspended
+                || views.view_ptr(index).is_none()
+                || self.slots.find(index, &agent.id).is_some()
+            {
+                continue;
+            }
+            let at = match scripts.iter().position(|s| s.script == script.as_path()) {
+                Some(at) => at,
+                None => {
+                    let module = match modules.get(script) {
+                        Some(m) => {
+                            let table: Table = lua.registry_value(&m.table)?;
+                            let init = matches!(table.raw_get("init")?, Value::Function(_));
+                            Some((m.generation, m.table.id(), init))
+                        }
+                        None => None,
+                    };
+                    let hint = views.room(lua, script, views::TableUse::Self_, 4)?;
+                    scripts.push(ScriptInfo {
+                        script,
+                        module,
+                        hint,
+                    });
+                    scripts.len() - 1
+                }
+            };
+            if scripts[at].module.is_none() {
+                // Not loaded: `prepare_one` tells the agent why.
+                continue;
+            }
+            let ptr = std::sync::Arc::as_ptr(&agent.params);
+            let n = match params.iter().position(|(p, _)| *p == ptr) {
+                Some(n) => n,
+                None => {
+                    params.push((ptr, &agent.params));
+                    params.len() - 1
+                }
+            };
+            wanted.push(NewSelf {
+                index,
+                agent,
+                script: at,
+                params: n as ffi::lua_Integer + 1,
+                made: None,
+            });
+        }
+        if wanted.is_empty() {
+            self.made_for = roster;
+            return Ok(());
+        }
+        let templates = lua.create_table_with_capacity(params.len(), 0)?;
+        for (n, (_, value)) in params.iter().enumerate() {
+            templates.raw_set(n + 1, json_to_lua(lua, value)?)?;
+        }
+        let n = &views.names;
+        let args = (
+            sandbox_protected(lua)?,
+            views.meta(),
+            registry_table(lua, SELVES)?,
+            templates,
+            views.size_hints(),
+            "self",
+            "params",
+            &n[views::ID],
+            &n[views::KIND],
+        );
+        let last_of_script: Vec<usize> = (0..scripts.len())
+            .map(|s| {
+                wanted
+                    .iter()
+                    .rposition(|w| w.script == s)
+                    .unwrap_or(usize::MAX)
+            })
+            .collect();
+        // SAFETY: `exec_raw` pushes the nine values above (stack 1..9); each agent's `self` is
+        // made at 10, with its id string at 11, and the stack is back at 9 after each. An
+        // allocation failure raises through `exec_raw`'s protected call: what was made by
+        // then is in `wanted` (references and numbers only live across the calls).
+        let result = unsafe {
+            lua.exec_raw::<()>(args, |state| {
+                for (w, new) in wanted.iter_mut().enumerate() {
+                    let (key, room) = scripts[new.script].hint;
+                    ffi::lua_createtable(state, 0, room as c_int);
+                    ffi::lua_pushvalue(state, 7);
+                    ffi::lua_rawgeti(state, 4, new.params);
+                    if ffi::lua_type(state, -1) == ffi::LUA_TTABLE {
+                        push_copy(state, -1);
+                        ffi::lua_rotate(state, -2, 1);
+                        ffi::lua_settop(state, -2);
+                    }
+                    ffi::lua_rawset(state, 10);
+                    ffi::lua_pushvalue(state, 2);
+                    ffi::lua_setmetatable(state, 10);
+                    ffi::lua_pushvalue(state, 10);
+                    ffi::lua_pushvalue(state, 6);
+                    ffi::lua_rawset(state, 1);
+                    let id = new.agent.id.as_bytes();
+                    ffi::lua_pushlstring(state, id.as_ptr().cast(), id.len());
+                    ffi::lua_pushvalue(state, 8);
+                    ffi::lua_pushvalue(state, 11);
+                    ffi::lua_rawset(state, 10);
+                    let kind = new.agent.kind.as_bytes();
+                    ffi::lua_pushvalue(state, 9);
+                    ffi::lua_pushlstring(state, kind.as_ptr().cast(), kind.len());
+                    ffi::lua_rawset(state, 10);
+                    ffi::lua_pushvalue(state, 11);
+                    ffi::lua_pushvalue(state, 10);
+                    ffi::lua_rawset(state, 3);
+                    ffi::lua_settop(state, 10);
+                    if last_of_script[new.script] == w {
+                        ffi::lua_pushvalue(state, 10);
+                        ffi::lua_rawseti(state, 5, key);
+                    }
+                    let ptr = ffi::lua_topointer(state, 10) as usize;
+                    let this = SelfRef::pop(state);
+                    new.made = Some((this.0, ptr));
+                }
+                ffi::lua_settop(state, 0);
+            })
+        };
+        let generations = modules.generation();
+        self.changes += 1;
+        for new in &wanted {
+            let Some((this, ptr)) = new.made else {
+                break;
+            };
+            let info = &scripts[new.script];
+            let Some((generation, module, init)) = info.module else {
+                continue;
+            };
+            let next = self.owners.len() as u32 + 1;
+            let owner = *self.owners.entry(new.agent.id.clone()).or_insert(next);
+            let ready = !init;
+            let slot = Slot {
+                id: new.agent.id.clone(),
+                owner,
+                this: SelfRef(this),
+                this_ref: this,
+                this_ptr: ptr as *const c_void,
+                lines: decide_loop::self_lines(views::slots_of(info.hint.1)),
+                script: info.script.to_path_buf(),
+                seen_generation: ready.then_some(generation),
+                linked: views.view_ptr(new.index).map(|p| (new.index, p)),
+                checked: ready.then_some((generations, module, roster)),
+            };
+            self.insert(lua, views, slot);
+            views.linked_new_self(ptr, new.index);
+        }
+        result?;
+        self.made_for = roster;
+        Ok(())
+    }
+
     /// Puts `slot` in place of any slot of its agent, with a fresh random stream; its number.
     pub fn insert(&mut self, lua: &Lua, views: &Views, slot: Slot) -> usize {
         let stream = rng::stream_key(self.seed, &slot.id, "lua");
@@ -192,7 +450,7 @@ impl Agents {
         self.rngs.start(k, stream);
         if let Some(old) = old {
             views.unlink_self(old.this_ptr);
-            let _ = lua.remove_registry_value(old.this);
+            old.this.release(lua);
         }
         k
     }
@@ -208,7 +466,7 @@ impl Agents {
         }
         if let Some(slot) = self.slots.remove(id) {
             views.unlink_self(slot.this_ptr);
-            let _ = lua.remove_registry_value(slot.this);
+            slot.this.release(lua);
         }
     }
 
@@ -229,7 +487,7 @@ impl Agents {
             return Ok(false);
         };
         if params {
-            let this: Table = lua.registry_value(&slot.this)?;
+            let this = slot.this.table(lua)?;
             this.raw_set("params", json_to_lua(lua, &agent.params)?)?;
         }
         if let Some(script) = script {
@@ -270,7 +528,7 @@ impl Agents {
     /// An agent's `self` table.
     pub fn this(&self, lua: &Lua, agent_id: &str) -> Option<Table> {
         let slot = self.slots.get(agent_id)?;
-        lua.registry_value(&slot.this).ok()
+        slot.this.table(lua).ok()
     }
 
     /// An agent's `self.memory`, pretty-printed for the inspector; `None` before its first
@@ -298,7 +556,7 @@ impl Agents {
     pub fn memories_json(&self, lua: &Lua) -> BTreeMap<String, serde_json::Value> {
         let mut out = BTreeMap::new();
         for slot in self.slots.all.iter().flatten() {
-            let Ok(this) = lua.registry_value::<Table>(&slot.this) else {
+            let Ok(this) = slot.this.table(lua) else {
                 continue;
             };
             let memory = match this.raw_get("memory") {
@@ -342,7 +600,7 @@ impl Agents {
             .enumerate()
             .find_map(|(k, s)| s.as_ref().filter(|s| s.owner == owner).map(|s| (k, s)));
         if let Some((k, slot)) = found {
-            if let Ok(this) = lua.registry_value::<Table>(&slot.this) {
+            if let Ok(this) = slot.this.table(lua) {
                 clear_memory(lua, &this);
             }
             self.victims.borrow_mut().insert(k, held);
@@ -380,9 +638,44 @@ impl Agents {
     /// Drops the memory of the agent in slot `k` and collects (it hit the memory limit).
     pub fn clear_memory_of(&self, lua: &Lua, k: usize) {
         if let Some(Some(slot)) = self.slots.all.get(k) {
-            if let Ok(this) = lua.registry_value::<Table>(&slot.this) {
+            if let Ok(this) = slot.this.table(lua) {
                 clear_memory(lua, &this);
             }
+        }
+    }
+}
+
+/// The host's protected tables (see `sandbox::protect`).
+fn sandbox_protected(lua: &Lua) -> mlua::Result<Table> {
+    crate::sandbox::protected_tables(lua)
+}
+
+/// Pushes a copy of the table at `from` whose tables are copies too (a `params` table made by
+/// `json_to_lua`: plain values, no cycles, no metatables), with the room the original has.
+///
+/// # Safety
+/// A live state with a table at `from`; it may raise a memory error or, past the stack's
+/// limit, a stack error.
+unsafe fn push_copy(state: *mut ffi::lua_State, from: c_int) {
+    // SAFETY: the caller's contract; every call below reads or writes the stack within the
+    // room `luaL_checkstack` made.
+    unsafe {
+        let from = ffi::lua_absindex(state, from);
+        ffi::luaL_checkstack(state, 4, c"params nested too deeply".as_ptr());
+        let array = ffi::lua_rawlen(state, from) as c_int;
+        let hash = crate::ffi::lua_hashsize(state, from);
+        ffi::lua_createtable(state, array, hash);
+        let to = ffi::lua_gettop(state);
+        ffi::lua_pushnil(state);
+        while ffi::lua_next(state, from) != 0 {
+            if ffi::lua_type(state, -1) == ffi::LUA_TTABLE {
+                push_copy(state, -1);
+                ffi::lua_rotate(state, -2, 1);
+                ffi::lua_settop(state, -2);
+            }
+            ffi::lua_pushvalue(state, -2);
+            ffi::lua_rotate(state, -2, 1);
+            ffi::lua_rawset(state, to);
         }
     }
 }

@@ -150,6 +150,7 @@ impl ScriptHost {
         lua.set_app_data(Rc::clone(&lent));
         views::install(&lua, Rc::clone(&lent))?;
         let raw = raw::install(&lua)?;
+        acts::install_raw(&lua, &raw)?;
         let move_table = bindings::table(&lua, &bindings::moves::MOVE)?;
         lua.set_named_registry_value("agentbox.move", move_table)?;
         let nav_table = bindings::table(&lua, &bindings::nav::NAV)?;

@@ -13,6 +13,7 @@
 //! | [`target`] (the one-target `move.*`) | `bindings::moves`' `target_fn` | a view of this round: hands out the action the mlua function made for that agent (one per target instead of a new userdata per call) |
 //! | [`world_number`] (`world:tick`, `world:time`) | nothing: a raw C function only | everything (outside a loan, a located error) |
 //! | [`draw_gate`] (`draw.*`) | `bindings::draw`'s shape reader | returns at once unless the window collects drawings |
+//! | [`inbox`] (`self:inbox()`) | `acts.rs`' `inbox` | the deciding agent's own call: builds its list of letters (and charges it) itself |
 //! | [`field_index`], [`part_index`] (views' and `self`'s `__index`) | `views::fill`, for the first read of a part or of `self.memory` | every engine field of an agent, read from the world lent now |
 //!
 //! The context the twins read is [`RawContext`] (one per Lua state, in its app data; the
@@ -35,6 +36,7 @@ use crate::draw::Drawings;
 use crate::views::{
     field_of, part_slot, part_xy, scalar, Num, Scalar, Views, LABEL, POS, TILE, VEL,
 };
+use agentbox_core::world::effects::Letter;
 use agentbox_core::world::{Action, Target, World};
 use glam::DVec2;
 use mlua::ffi;
@@ -236,6 +238,110 @@ unsafe fn context_of<'a>(state: *mut ffi::lua_State) -> &'a RawContext {
             return &*batch;
         }
         &*(ffi::lua_touserdata(state, ffi::lua_upvalueindex(UP_CONTEXT)) as *const RawContext)
+    }
+}
+
+/// `self:inbox()`: the raw entry builds the deciding agent's list of letters with the C API
+/// (20,000 walkers reading their inbox each tick spent most of the talking crowd's extra cost
+/// converting letters through mlua); `full` answers any other call, and one the budget
+/// cannot pay for (it raises as usual).
+pub fn inbox(lua: &Lua, context: &Rc<RawContext>, full: Function) -> mlua::Result<Function> {
+    make_raw(lua, context, inbox_raw, full, Vec::new())
+}
+
+unsafe extern "C-unwind" fn inbox_raw(state: *mut ffi::lua_State) -> c_int {
+    // SAFETY: this function's contract (its `# Safety` section, or for a function Lua
+    // calls, a live state on this thread with the stack Lua documents) is upheld by the caller.
+    unsafe {
+        match try_inbox(state) {
+            Some(n) => n,
+            None => fallback(state),
+        }
+    }
+}
+
+unsafe fn try_inbox(state: *mut ffi::lua_State) -> Option<c_int> {
+    // SAFETY: this function's contract (its `# Safety` section, or for a function Lua
+    // calls, a live state on this thread with the stack Lua documents) is upheld by the caller.
+    // Only references into the lent world live across the calls that may raise (allocation).
+    unsafe {
+        let context = context_of(state);
+        if ffi::lua_gettop(state) != 1 {
+            return None;
+        }
+        let world = context.world()?;
+        let (me_ptr, me) = context.views.deciding()?;
+        // Only the deciding agent's own `self` has its address (whatever the argument's type).
+        if ffi::lua_topointer(state, 1) != me_ptr {
+            return None;
+        }
+        let letters: &[Letter] = host(state, || {
+            (world.agents.get(me))
+                .and_then(|a| a.deliveries.as_deref())
+                .map_or(&[][..], |d| &d.inbox[..])
+        });
+        // The full function's charge, 1 per letter; one the budget cannot pay is left to it.
+        let left = crate::ffi::lua_getwork(state) - letters.len() as i64;
+        if left < 0 {
+            return None;
+        }
+        crate::ffi::lua_setwork(state, left);
+        ffi::lua_createtable(state, letters.len() as c_int, 0);
+        for (n, letter) in letters.iter().enumerate() {
+            // As the full function makes it: `from`, `tick`, `msg`, in this order.
+            ffi::lua_createtable(state, 0, 3);
+            ffi::lua_pushstring(state, c"from".as_ptr());
+            ffi::lua_pushlstring(state, letter.from.as_ptr().cast(), letter.from.len());
+            ffi::lua_rawset(state, -3);
+            ffi::lua_pushstring(state, c"tick".as_ptr());
+            ffi::lua_pushinteger(state, letter.tick as ffi::lua_Integer);
+            ffi::lua_rawset(state, -3);
+            ffi::lua_pushstring(state, c"msg".as_ptr());
+            push_json(state, &letter.msg);
+            ffi::lua_rawset(state, -3);
+            ffi::lua_rawseti(state, -2, n as ffi::lua_Integer + 1);
+        }
+        Some(1)
+    }
+}
+
+/// Pushes a plain JSON value as `convert::json_to_lua` makes it.
+///
+/// # Safety
+/// A live state with room for three values; it may raise a memory error, or a stack error
+/// past the stack's limit.
+unsafe fn push_json(state: *mut ffi::lua_State, value: &serde_json::Value) {
+    use serde_json::Value as Json;
+    // SAFETY: the caller's contract; nested values get their room from `luaL_checkstack`.
+    unsafe {
+        match value {
+            Json::Null => ffi::lua_pushnil(state),
+            Json::Bool(b) => ffi::lua_pushboolean(state, c_int::from(*b)),
+            Json::Number(n) => match n.as_i64() {
+                Some(i) => ffi::lua_pushinteger(state, i),
+                None => ffi::lua_pushnumber(state, n.as_f64().unwrap_or(f64::NAN)),
+            },
+            Json::String(s) => {
+                ffi::lua_pushlstring(state, s.as_ptr().cast(), s.len());
+            }
+            Json::Array(items) => {
+                ffi::luaL_checkstack(state, 3, c"message nested too deeply".as_ptr());
+                ffi::lua_createtable(state, items.len() as c_int, 0);
+                for (i, item) in items.iter().enumerate() {
+                    push_json(state, item);
+                    ffi::lua_rawseti(state, -2, i as ffi::lua_Integer + 1);
+                }
+            }
+            Json::Object(map) => {
+                ffi::luaL_checkstack(state, 3, c"message nested too deeply".as_ptr());
+                ffi::lua_createtable(state, 0, map.len() as c_int);
+                for (k, v) in map {
+                    ffi::lua_pushlstring(state, k.as_ptr().cast(), k.len());
+                    push_json(state, v);
+                    ffi::lua_rawset(state, -3);
+                }
+            }
+        }
     }
 }
 

@@ -32,6 +32,8 @@ impl ScriptHost {
         self.agents.slots.reserve(world.agents.len());
         // A failure here only means views are made one by one on first use.
         let _ = self.raw.views.prepare(&self.lua, world);
+        // Likewise new agents' slots, in one raw call (else each is made by `prepare_one`).
+        let _ = (self.agents).make_slots(&self.lua, &self.raw.views, &self.modules, world);
         self.plan_turns(world);
         // Sized for every agent up front: growing it by doubling copied megabytes per tick.
         let mut out = Vec::with_capacity(world.agents.len());
@@ -188,7 +190,7 @@ impl ScriptHost {
                 "{name}: agent state lost (this is a bug)"
             ))));
         };
-        let this: Table = match self.lua.registry_value(&slot.this) {
+        let this: Table = match slot.this.table(&self.lua) {
             Ok(t) => t,
             Err(e) => return Err(Decision::Failed(errors::error_in(name, &e))),
         };

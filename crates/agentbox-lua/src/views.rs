@@ -68,6 +68,9 @@ const SELF_PARTS: [usize; 3] = [POS, VEL, TILE];
 /// up front).
 const MAX_HINT: usize = 16;
 
+/// What a view is called in the error of a `rawset` on it.
+const VIEW_LOCK: &str = "another agent's view";
+
 /// What `getmetatable` gives for a part proxy.
 const PART_LOCK: &str = "agent part (read-only)";
 
@@ -446,16 +449,44 @@ impl Views {
     /// sit together in memory (made on first use they would be scattered in query order).
     /// Only scripted agents' views are made ahead (their `self` shares them); others wait
     /// until a query needs them, so a scene of many unscripted agents costs no Lua memory.
+    /// All of them are made in one raw call (a crowd spawned in one tick makes 10,000).
     pub fn prepare(&self, lua: &Lua, world: &World) -> mlua::Result<()> {
         let from = self.prepared.get();
-        for (index, agent) in world.agents.iter().enumerate().skip(from) {
-            if self.view_ptr(index).is_none()
-                && matches!(agent.brain, agentbox_core::world::Brain::Script(_))
-            {
-                self.make(lua, agent, index)?;
+        let wanted: Vec<usize> = (world.agents.iter().enumerate().skip(from))
+            .filter(|(index, agent)| {
+                self.view_ptr(*index).is_none()
+                    && matches!(agent.brain, agentbox_core::world::Brain::Script(_))
+            })
+            .map(|(index, _)| index)
+            .collect();
+        if !wanted.is_empty() {
+            let mut made = vec![0usize; wanted.len()];
+            let protected = super::sandbox::protected_tables(lua)?;
+            let args = (&self.store, &self.meta, protected, VIEW_LOCK);
+            // SAFETY: `exec_raw` pushes the store (1), the metatable (2), the protected
+            // tables (3) and the lock name (4); each view is made, locked, marked protected
+            // and stored, so the stack is back at 4 after each. An allocation failure raises
+            // through `exec_raw`'s protected call; only references and numbers live here.
+            unsafe {
+                lua.exec_raw::<()>(args, |state| {
+                    for (&index, ptr) in wanted.iter().zip(made.iter_mut()) {
+                        ffi::lua_createtable(state, 0, 0);
+                        ffi::lua_pushvalue(state, 2);
+                        ffi::lua_setmetatable(state, -2);
+                        ffi::lua_pushvalue(state, -1);
+                        ffi::lua_pushvalue(state, 4);
+                        ffi::lua_rawset(state, 3);
+                        *ptr = ffi::lua_topointer(state, -1) as usize;
+                        ffi::lua_rawseti(state, 1, index as ffi::lua_Integer + 1);
+                    }
+                    ffi::lua_settop(state, 0);
+                })?;
             }
-            self.prepared.set(index + 1);
+            for (&index, ptr) in wanted.iter().zip(made) {
+                self.made(&world.agents[index], index, ptr);
+            }
         }
+        self.prepared.set(from.max(world.agents.len()));
         Ok(())
     }
 
@@ -511,9 +542,14 @@ impl Views {
     fn make(&self, lua: &Lua, agent: &Agent, index: usize) -> mlua::Result<()> {
         let view = lua.create_table_with_capacity(0, 0)?;
         view.set_metatable(Some(self.meta.clone()))?;
-        super::sandbox::protect(lua, &view, "another agent's view")?;
+        super::sandbox::protect(lua, &view, VIEW_LOCK)?;
         self.store.raw_set(index + 1, &view)?;
-        let ptr = view.to_pointer() as usize;
+        self.made(agent, index, view.to_pointer() as usize);
+        Ok(())
+    }
+
+    /// Records the view made for `agent` at `index`, at address `ptr`.
+    fn made(&self, agent: &Agent, index: usize, ptr: usize) {
         self.by_ptr.borrow_mut().insert(ptr, index as u32);
         let (mut ptrs, mut ids) = (self.ptrs.borrow_mut(), self.ids.borrow_mut());
         if ptrs.len() <= index {
@@ -522,7 +558,6 @@ impl Views {
         }
         ptrs[index] = ptr;
         ids[index].clone_from(&agent.id);
-        Ok(())
     }
 
     /// The `pos`, `vel` or `tile` proxy of agent `index`, made if it has none.
@@ -607,6 +642,21 @@ impl Views {
         this.raw_set(&n[ID], agent.id.as_str())?;
         this.raw_set(&n[KIND], agent.kind.as_str())?;
         Ok(())
+    }
+
+    /// Records a `self` (at `ptr`) linked to agent `index` outside [`Views::link_self`]: made
+    /// with the views' metatable, marked protected and given its `id` and `kind` in the same
+    /// raw call (`agents::Agents::make_slots`), and holding no part yet.
+    pub fn linked_new_self(&self, ptr: usize, index: usize) {
+        if let Some(bits) = self.own_bits.borrow_mut().get_mut(index) {
+            *bits &= HAS_MEMORY;
+        }
+        self.selves.borrow_mut().insert(ptr, index as u32);
+    }
+
+    /// The metatable of views and `self` tables.
+    pub fn meta(&self) -> &Table {
+        &self.meta
     }
 
     /// Asks the CPU to start loading the tables of agent `index`'s own that its `decide` is
@@ -735,6 +785,21 @@ impl Views {
         use_: TableUse,
         min: usize,
     ) -> mlua::Result<(Table, usize)> {
+        let (key, room) = self.room(lua, script, use_, min)?;
+        let table = lua.create_table_with_capacity(0, room)?;
+        self.size_hints.raw_set(key, &table)?;
+        Ok((table, slots_of(room)))
+    }
+
+    /// The key in [`Views::size_hints`] of `use_` for `script`, and the room a table made for
+    /// it now gets (see [`Views::sized_table`]).
+    pub fn room(
+        &self,
+        lua: &Lua,
+        script: &std::path::Path,
+        use_: TableUse,
+        min: usize,
+    ) -> mlua::Result<(i64, usize)> {
         let number = {
             let mut keys = self.hint_keys.borrow_mut();
             let next = keys.len() as i64;
@@ -743,22 +808,17 @@ impl Views {
                 None => *keys.entry(script.to_path_buf()).or_insert(next),
             }
         };
-        let use_ = 2 * number + 1 + use_ as i64;
-        let room = match self.size_hints.raw_get::<Value>(use_)? {
+        let key = 2 * number + 1 + use_ as i64;
+        let room = match self.size_hints.raw_get::<Value>(key)? {
             Value::Table(last) => hash_size(lua, &last)?,
             _ => 0,
         };
-        let room = room.clamp(min, MAX_HINT);
-        let table = lua.create_table_with_capacity(0, room)?;
-        self.size_hints.raw_set(use_, &table)?;
-        Ok((
-            table,
-            if room == 0 {
-                0
-            } else {
-                room.next_power_of_two()
-            },
-        ))
+        Ok((key, room.clamp(min, MAX_HINT)))
+    }
+
+    /// The last table made for each use (by the key [`Views::room`] gives), held weakly.
+    pub fn size_hints(&self) -> &Table {
+        &self.size_hints
     }
 
     /// Forgets a `self` table that is going away.
@@ -785,6 +845,15 @@ impl Views {
     /// The address of the view table of agent `index`, if it has one.
     pub fn view_ptr(&self, index: usize) -> Option<usize> {
         self.ptrs.borrow().get(index).copied().filter(|&p| p != 0)
+    }
+}
+
+/// The hash slots a table made with room for `room` keys has.
+pub fn slots_of(room: usize) -> usize {
+    if room == 0 {
+        0
+    } else {
+        room.next_power_of_two()
     }
 }
 

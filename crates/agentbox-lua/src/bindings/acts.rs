@@ -11,7 +11,8 @@ use crate::convert::{to_pos, Arg};
 use crate::errors::located;
 use agentbox_core::nav::hearing::walking_distances;
 use agentbox_core::world::{tile_of, Effect, World};
-use mlua::{Lua, Table, Value};
+use glam::DVec2;
+use mlua::{ffi, Lua, Table, Value};
 use std::sync::Arc;
 
 pub const SEND: Binding = Binding {
@@ -298,6 +299,104 @@ pub const SPAWN: Binding = Binding {
     make: Make::Function(|lua| lua.create_function(spawn)),
 };
 
+/// The keys a spawn spec takes.
+const SPAWN_KEYS: [&str; 3] = ["kind", "at", "params"];
+
+/// A spawn spec's `kind`, `at` and `params`, and a key it has besides them (nil if none),
+/// read in one raw call: a hive spawning a crowd in a loop spent more on reading its specs
+/// through mlua (an iterator over the keys, then a lookup for each) than on the rest of the
+/// call (`docs/benchmarks.md`, "Agents that act").
+/// With them, `at`'s numbers when it is a plain `{x = X, y = Y}` or `{X, Y}` of finite
+/// numbers (any other `at` is read by `to_pos`, which says what is wrong with it).
+type SpawnFields = (Value, Value, Value, Value, Option<DVec2>);
+
+fn spawn_fields(lua: &Lua, spec: &Table) -> mlua::Result<SpawnFields> {
+    // SAFETY: `exec_raw` pushes the spec (1); the three fields are pushed by raw reads (2..4),
+    // then the keys are walked with `lua_next` (which leaves nothing once done), stopping at
+    // one that is not a string among `SPAWN_KEYS`, which stays on the stack; the spec is then
+    // removed, leaving the four values, and `at`'s two numbers (or nils) are pushed. Reading a
+    // string key's bytes does not change it; nothing here holds a Rust value needing a drop
+    // while Lua may raise.
+    let (kind, at, params, other, x, y): (Value, Value, Value, Value, Value, Value) = unsafe {
+        lua.exec_raw(spec, |state| {
+            for key in [c"kind", c"at", c"params"] {
+                ffi::lua_pushstring(state, key.as_ptr());
+                ffi::lua_rawget(state, 1);
+            }
+            ffi::lua_pushnil(state);
+            let mut other = false;
+            while ffi::lua_next(state, 1) != 0 {
+                ffi::lua_settop(state, -2);
+                if ffi::lua_type(state, -1) == ffi::LUA_TSTRING {
+                    let mut len = 0;
+                    let at = ffi::lua_tolstring(state, -1, &mut len);
+                    let key = std::slice::from_raw_parts(at.cast::<u8>(), len);
+                    if SPAWN_KEYS.iter().any(|k| k.as_bytes() == key) {
+                        continue;
+                    }
+                }
+                other = true;
+                break;
+            }
+            if !other {
+                ffi::lua_pushnil(state);
+            }
+            ffi::lua_rotate(state, 1, -1);
+            ffi::lua_settop(state, -2);
+            push_plain_xy(state, 2);
+        })?
+    };
+    let at_xy = match (x, y) {
+        (Value::Number(x), Value::Number(y)) if x.is_finite() && y.is_finite() => {
+            Some(DVec2::new(x, y))
+        }
+        _ => None,
+    };
+    Ok((kind, at, params, other, at_xy))
+}
+
+/// Pushes the two numbers of the table at `at` if it is `{x = X, y = Y}` or `{X, Y}` read
+/// raw (as `convert::read_xy` reads them), else two nils.
+///
+/// # Safety
+/// A live state with room for four values; this reads raw fields only and neither allocates
+/// nor raises.
+unsafe fn push_plain_xy(state: *mut ffi::lua_State, at: std::ffi::c_int) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let number = |state, i| ffi::lua_type(state, i) == ffi::LUA_TNUMBER;
+        // The two numbers on top, as floats (an integer exactly as `as f64` makes it).
+        let floats = |state| {
+            let x = ffi::lua_tonumberx(state, -2, std::ptr::null_mut());
+            let y = ffi::lua_tonumberx(state, -1, std::ptr::null_mut());
+            ffi::lua_settop(state, -3);
+            ffi::lua_pushnumber(state, x);
+            ffi::lua_pushnumber(state, y);
+        };
+        if ffi::lua_type(state, at) == ffi::LUA_TTABLE {
+            ffi::lua_pushstring(state, c"x".as_ptr());
+            ffi::lua_rawget(state, at);
+            ffi::lua_pushstring(state, c"y".as_ptr());
+            ffi::lua_rawget(state, at);
+            if number(state, -2) && number(state, -1) {
+                return floats(state);
+            }
+            let named = ffi::lua_isnil(state, -2) == 0;
+            ffi::lua_settop(state, -3);
+            if !named {
+                ffi::lua_rawgeti(state, at, 1);
+                ffi::lua_rawgeti(state, at, 2);
+                if number(state, -2) && number(state, -1) {
+                    return floats(state);
+                }
+                ffi::lua_settop(state, -3);
+            }
+        }
+        ffi::lua_pushnil(state);
+        ffi::lua_pushnil(state);
+    }
+}
+
 fn spawn(lua: &Lua, (_, spec): (Value, Value)) -> mlua::Result<String> {
     let what = SPAWN.name;
     let index = deciding(lua, what)?;
@@ -311,9 +410,12 @@ fn spawn(lua: &Lua, (_, spec): (Value, Value)) -> mlua::Result<String> {
             ),
         ));
     };
-    only_keys(lua, &spec, what, 1, &["kind", "at", "params"])?;
-    let kind = match spec.raw_get::<Value>("kind")? {
-        Value::String(s) => s.to_str()?.to_string(),
+    let (kind, at, params, other, at_xy) = spawn_fields(lua, &spec)?;
+    if !other.is_nil() {
+        only_keys(lua, &spec, what, 1, &SPAWN_KEYS)?;
+    }
+    let kind = match kind {
+        Value::String(s) => String::from(&*s.to_str()?),
         other => {
             return Err(located(
                 lua,
@@ -325,12 +427,11 @@ fn spawn(lua: &Lua, (_, spec): (Value, Value)) -> mlua::Result<String> {
             ))
         }
     };
-    let at = to_pos(
-        lua,
-        &spec.raw_get::<Value>("at")?,
-        Arg::field(what, 1, "at"),
-    )?;
-    let params = match spec.raw_get::<Value>("params")? {
+    let at = match at_xy {
+        Some(xy) => xy,
+        None => to_pos(lua, &at, Arg::field(what, 1, "at"))?,
+    };
+    let params = match params {
         Value::Nil => serde_json::Map::new(),
         v @ Value::Table(_) => match to_message(lua, &v, what)? {
             serde_json::Value::Object(map) => map,
