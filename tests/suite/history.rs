@@ -563,3 +563,30 @@ fn a_memory_edit_is_seen_by_the_script_and_replayed_from_the_session_file() {
     .unwrap();
     assert_eq!(again, lines);
 }
+
+/// A path's shared tile kept in memory is read-only to the inspector's edit too (a raw write
+/// would move that tile in every path): the edit is refused with a reason and recorded nowhere.
+#[test]
+fn a_memory_edit_refuses_a_shared_path_tile() {
+    let dir = scratch(&[
+        (
+            "scene.yaml",
+            "name: mem\nseed: 3\nmap:\n  rows: |\n    #####\n    #...#\n    #####\nagents:\n  - { id: a, at: [1, 1], script: keep.lua }\n",
+        ),
+        (
+            "keep.lua",
+            "local M = {}\nfunction M.decide(self, world)\n  self.memory.path = nav.path({1, 1}, {3, 1})\n  return move.stop()\nend\nreturn M\n",
+        ),
+    ]);
+    let mut h = History::open_with(&dir.path().join("scene.yaml"), None, true).unwrap();
+    let mut lines = Vec::new();
+    run(&mut h, 1, &mut lines);
+    let events = h.recording().events.len();
+    let path: Vec<String> = ["path", "1", "x"].iter().map(|s| s.to_string()).collect();
+    let e = h.set_memory("a", &path, serde_json::json!(9)).unwrap_err();
+    assert!(
+        e.contains("memory.path.1.x is in a tile of a path from nav.path, which is read-only"),
+        "{e}"
+    );
+    assert_eq!(h.recording().events.len(), events);
+}

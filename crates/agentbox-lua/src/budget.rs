@@ -140,6 +140,19 @@ impl Budget {
         }
     }
 
+    /// Runs `f` with the host as the owner of what it allocates (tables shared by every agent,
+    /// which no agent should be charged for), then gives the running call its owner back.
+    pub fn as_host<R>(&self, f: impl FnOnce() -> R) -> R {
+        let owner = self.owner.get();
+        if owner == HOST {
+            return f();
+        }
+        self.set_owner(HOST);
+        let result = f();
+        self.set_owner(owner);
+        result
+    }
+
     fn set_owner(&self, owner: u32) {
         // When the VM's count array cannot grow, the owner is not counted and the host's stays.
         // SAFETY: as in `set_memory_limit`; the call stores a field and may grow the count

@@ -40,6 +40,7 @@ mod raw;
 pub mod registry;
 mod round;
 mod sandbox;
+mod shared_tiles;
 mod tunable;
 mod views;
 

@@ -37,6 +37,15 @@ impl ScriptHost {
                 _ => return Err(format!("memory.{} is not a table", path.join("."))),
             };
         }
+        // A host table kept in memory (a shared path tile, an agent's `pos`) is read-only to
+        // the edit too: a raw write would change it for every holder.
+        let protected = super::sandbox::protected_tables(&self.lua).map_err(|e| e.to_string())?;
+        if let Ok(Some(what)) = protected.raw_get::<Option<String>>(&table) {
+            return Err(format!(
+                "memory.{} is in {what}, which is read-only",
+                path.join(".")
+            ));
+        }
         let value = match value {
             serde_json::Value::Bool(b) => Value::Boolean(*b),
             serde_json::Value::Number(n) => match (n.as_i64(), n.as_f64()) {

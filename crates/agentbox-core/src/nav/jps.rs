@@ -28,6 +28,9 @@
 //! point as cheap (by F) as the node being expanded is expanded next at once instead of going
 //! through the open list (see `relax`).
 //!
+//! Before searching, the direct route (diagonal first, then straight) is tried: when it is
+//! free it is the answer, at the octile distance (see `direct`).
+//!
 //! Used by [`super::Search`] only when valid (see `Algorithm::Auto`); shares its buffers.
 
 use super::grid::{Bits, NavGrid};
@@ -215,6 +218,9 @@ pub(super) fn run(s: &mut Search, grid: &NavGrid, q: &Query) -> (Outcome, usize)
         return super::astar::run(s, grid, q);
     };
     let j = Jumper::new(bits, q.rule, q.goal_tile.x, q.goal_tile.y);
+    if q.direct && q.start != q.goal && direct(s, &j, q, (straight, diagonal)) {
+        return (Outcome::Found, 2);
+    }
     s.open_start(q);
     let mut expanded = 0usize;
     let mut dirs = Vec::with_capacity(8);
@@ -250,6 +256,62 @@ pub(super) fn run(s: &mut Search, grid: &NavGrid, q: &Query) -> (Outcome, usize)
         }
     }
     (Outcome::NoPath, expanded)
+}
+
+/// The direct route, when it is free: the diagonal towards the goal and then the straight run
+/// to it (or the straight run alone). Its cost is the octile distance, which no path beats,
+/// so it is optimal; among equally short paths it is the one taken whenever it is free (a
+/// rule a designer can predict, as the full search's choice among them is not). It costs a
+/// look at the route's cells, where the full search's first expansion alone scans from the
+/// start in all eight directions to the first wall or jump point, which on an open map means
+/// to its edges. Records the path through the search's own hooks, so a log and the sets show
+/// it (the start expanded, the turn passed, the goal opened and expanded: two expansions),
+/// and returns `true`; `false`, having recorded nothing, when a cell of the route is blocked
+/// or a diagonal step is not allowed under the rule.
+///
+/// Only with `q.direct` (see `Query::direct`).
+fn direct(s: &mut Search, j: &Jumper, q: &Query, (straight, diagonal): (f64, f64)) -> bool {
+    let w = q.width;
+    let (sx, sy) = (q.start as i32 % w, q.start as i32 / w);
+    let (gx, gy) = (j.gx, j.gy);
+    let (dx, dy) = ((gx - sx).signum(), (gy - sy).signum());
+    let (ax, ay) = ((gx - sx).abs(), (gy - sy).abs());
+    let diagonals = ax.min(ay);
+    let (mut x, mut y) = (sx, sy);
+    for _ in 0..diagonals {
+        if !j.diagonal_ok(x, y, dx, dy) {
+            return false;
+        }
+        x += dx;
+        y += dy;
+    }
+    let (tx, ty) = if ax > ay { (dx, 0) } else { (0, dy) };
+    let turn = (y * w + x) as usize;
+    while (x, y) != (gx, gy) {
+        x += tx;
+        y += ty;
+        if !j.free(x, y) {
+            return false;
+        }
+    }
+    s.open_start(q);
+    s.pop_and_close();
+    let turn_g = diagonals as f64 * diagonal;
+    // With no diagonal or no straight part the turn is the start or the goal.
+    let mut parent = q.start;
+    if turn != q.start && turn != q.goal {
+        s.seen[turn] = Seen {
+            g: turn_g,
+            parent: q.start as u32,
+        };
+        s.state[turn] = s.generation;
+        s.log_pass(q, turn, turn_g, q.start);
+        parent = turn;
+    }
+    let g = turn_g + (ax - ay).abs() as f64 * straight;
+    s.bypass_node(q.goal, g, parent, g);
+    s.next_bypassed();
+    true
 }
 
 /// Offers `node` at `(x, y)` the cost `g` through `parent`; opens it when that is cheaper.

@@ -209,6 +209,10 @@ pub(super) struct Query<'a> {
     /// Jump point search expands a successor as cheap (by F) as the node being expanded at
     /// once, without the open list (`jps.rs`); set on large maps only (see [`Search::run`]).
     pub bypass: bool,
+    /// Jump point search returns the direct route (diagonal first, then straight) without
+    /// searching when it is free (`jps.rs`, `direct`): under the rules with diagonal steps and
+    /// the octile estimate.
+    pub direct: bool,
 }
 
 impl Query<'_> {
@@ -464,7 +468,9 @@ impl Search {
             // equally short paths is found, and the small maps' routes (the shipped scenes'
             // traces record them) stay as they were.
             bypass: costs.len() >= super::landmarks::MIN_CELLS,
+            direct: false,
         };
+        query.direct = opts.diagonal != Diagonal::Never && opts.heuristic == Heuristic::Octile;
         let jps = opts.algorithm != Algorithm::AStar && jps_valid(grid, opts);
         // The landmark distances are those of the default rule (no corner cutting): a bound
         // on no other rule's distances.

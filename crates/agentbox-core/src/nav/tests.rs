@@ -297,6 +297,90 @@ fn jump_point_search_runs_where_valid_and_matches_astar() {
     }
 }
 
+/// When the direct route (diagonal first, then straight) is free, jump point search returns
+/// it, at A*'s cost, in two expansions; elsewhere it searches.
+#[test]
+fn a_free_direct_route_is_the_answer_at_astars_cost() {
+    let mut r = rng::stream(11, "nav", "direct");
+    let mut search = Search::new();
+    let (mut direct, mut searched) = (0, 0);
+    for case in 0..600 {
+        let (w, h) = (
+            rng::int_in(&mut r, 2, 60) as i32,
+            rng::int_in(&mut r, 2, 60) as i32,
+        );
+        let wall = rng::unit_f64(&mut r) * 0.2 * (case % 3) as f64;
+        let costs: Vec<f32> = (0..w * h)
+            .map(|_| {
+                if rng::unit_f64(&mut r) < wall {
+                    f32::INFINITY
+                } else {
+                    1.0
+                }
+            })
+            .collect();
+        let grid = NavGrid::new(w, h, &costs).unwrap();
+        let rule = [
+            Diagonal::NoCornerCutting,
+            Diagonal::IfOneSideFree,
+            Diagonal::Always,
+        ][case % 3];
+        let fast = PathOptions {
+            diagonal: rule,
+            ..Default::default()
+        };
+        let full = PathOptions {
+            algorithm: Algorithm::AStar,
+            ..fast
+        };
+        for _ in 0..10 {
+            let a = t(
+                rng::int_in(&mut r, 0, w as i64 - 1) as i32,
+                rng::int_in(&mut r, 0, h as i64 - 1) as i32,
+            );
+            let b = t(
+                rng::int_in(&mut r, 0, w as i64 - 1) as i32,
+                rng::int_in(&mut r, 0, h as i64 - 1) as i32,
+            );
+            let f = search.find_on(&grid, a, b, &fast);
+            let s = search.find_on(&grid, a, b, &full);
+            assert_eq!(f.path.is_some(), s.path.is_some(), "case {case} {a}->{b}");
+            let Some(p) = &f.path else { continue };
+            assert!((f.cost - s.cost).abs() < 1e-9, "case {case} {a}->{b}");
+            assert!((walk_cost(&grid, p, &fast) - s.cost).abs() < 1e-9);
+            // The direct route: diagonal steps while both coordinates differ, then straight.
+            let mut route = vec![a];
+            while *route.last().unwrap() != b {
+                let c = *route.last().unwrap();
+                route.push(c + (b - c).signum());
+            }
+            let free = |p: IVec2| grid.free(p.x, p.y);
+            let legal = route.windows(2).all(|s| {
+                let (c, d) = (s[0], s[1] - s[0]);
+                free(s[1])
+                    && (d.x == 0
+                        || d.y == 0
+                        || match rule {
+                            Diagonal::NoCornerCutting => free(c + t(d.x, 0)) && free(c + t(0, d.y)),
+                            Diagonal::IfOneSideFree => free(c + t(d.x, 0)) || free(c + t(0, d.y)),
+                            _ => true,
+                        })
+            });
+            if legal && a != b {
+                assert_eq!(p, &route, "case {case} {rule:?}");
+                assert_eq!(f.expanded, 2);
+                direct += 1;
+            } else {
+                searched += 1;
+            }
+        }
+    }
+    assert!(
+        direct > 1000 && searched > 500,
+        "{direct} direct, {searched} searched"
+    );
+}
+
 #[test]
 fn each_corner_rule_on_an_ascii_map() {
     // From (0, 0) to (1, 1) past the wall at (1, 0); and between two walls at (1, 1).

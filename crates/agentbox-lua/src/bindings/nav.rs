@@ -5,7 +5,8 @@
 //!   included) or `nil`, and `info = {cost, expanded, complete, jps, open, closed}` (`open` and
 //!   `closed` only with `sets = true`). No path when an end is blocked (for the body) or off the
 //!   map, or the goal cannot be reached. `move.path_to(goal, opts)` follows such a route
-//!   natively. The options are read by `options::path_options`.
+//!   natively. The options are read by `options::path_options`. On small maps the list's
+//!   tiles are shared read-only tables (`shared_tiles.rs`).
 //! - `nav.los(a, b)`, `nav.line(a, b)`: line of sight and Bresenham cells. A line that only
 //!   grazes a wall's corner does not see past it: a diagonal step of the line needs both side
 //!   cells free, the rule movement uses, so an agent can walk every line it can see.
@@ -142,7 +143,7 @@ pub const PATH: Binding = Binding {
         p("opts?", "agentbox.PathOptions", "Diagonal rule, heuristic, costs, body size, limits, algorithm."),
     ],
     returns: &[
-        ("agentbox.Tile[]|nil", "The tiles from start to goal (both included), or nil if an end is blocked or off the map or the goal cannot be reached (`info.reason` says which)."),
+        ("agentbox.Tile[]|nil", "The tiles from start to goal (both included), or nil if an end is blocked or off the map or the goal cannot be reached (`info.reason` says which). The list is yours; on maps of up to 128 x 128 cells its tiles are read-only tables shared by every path (copy the numbers to change them)."),
         ("agentbox.PathInfo", "Cost, expansions, how the search went and, with no path, why."),
     ],
     doc: "A* (or jump point search where it is exact) over the current map, on the map's grid built once per map content and body size and shared by every query (a call pays only for its own search). `local p, info = nav.path(a, b); if not p then print(info.reason) end`.",
@@ -168,7 +169,10 @@ fn path(
         charge(lua, 16 + 32 * result.expanded as u64 + 4 * steps)?;
         let info = path_info(lua, &result, reason)?;
         let path = match &result.path {
-            Some(path) => Value::Table(tile_list(lua, path)?),
+            Some(path) => {
+                let (width, height) = (w.grid().width(), w.grid().height());
+                Value::Table(crate::shared_tiles::path_list(lua, width, height, path)?)
+            }
             None => Value::Nil,
         };
         Ok((path, info))
