@@ -409,7 +409,7 @@ function nav.line(a, b) end
 ---@param from agentbox.PosLike Start tile.
 ---@param to agentbox.PosLike Goal tile.
 ---@param opts? agentbox.PathOptions Diagonal rule, heuristic, costs, body size, limits, algorithm.
----@return agentbox.Tile[]|nil # The tiles from start to goal (both included), or nil if an end is blocked or off the map or the goal cannot be reached (`info.reason` says which). The list is yours; on maps of up to 128 x 128 cells its tiles are read-only tables shared by every path (copy the numbers to change them).
+---@return agentbox.Tile[]|nil # The tiles from start to goal (both included), or nil if an end is blocked or off the map or the goal cannot be reached (`info.reason` says which). The list is yours; its tiles are read-only (copy the numbers to change them), and on maps of up to 128 x 128 cells each is one table shared by every path.
 ---@return agentbox.PathInfo # Cost, expansions, how the search went and, with no path, why.
 function nav.path(from, to, opts) end
 

@@ -6,8 +6,8 @@
 //! The tiles belong to the host (no agent's memory is charged for them), are read-only like
 //! the engine's other tables (assignment and `rawset` are refused with an error that says
 //! so), and are kept for the map's size: a map of another width or height starts a new set.
-//! Maps of more than [`MAX_CELLS`] cells get fresh tables, as before, so the shared set stays
-//! under about 2 MB.
+//! Maps of more than [`MAX_CELLS`] cells get fresh tiles, read-only all the same (a script sees
+//! one behaviour whatever the map's size), so the shared set stays under about 2 MB.
 //!
 //! Must not: hand out a tile of another map size, or change a tile once made.
 
@@ -41,7 +41,7 @@ pub fn path_list(lua: &Lua, width: i32, height: i32, path: &[Tile]) -> mlua::Res
     let cells = width.max(0) as usize * height.max(0) as usize;
     let inside = |t: &Tile| t.x >= 0 && t.y >= 0 && t.x < width && t.y < height;
     if cells > MAX_CELLS || !path.iter().all(inside) {
-        return crate::convert::tile_list(lua, path);
+        return fresh_list(lua, path);
     }
     let tiles = shared(lua, width, height, path)?;
     let n = c_int::try_from(path.len()).unwrap_or(c_int::MAX);
@@ -65,6 +65,65 @@ pub fn path_list(lua: &Lua, width: i32, height: i32, path: &[Tile]) -> mlua::Res
     }
 }
 
+/// The list of `path`'s tiles as fresh tables, each read-only as a shared one is: for maps too
+/// large to share their tiles.
+fn fresh_list(lua: &Lua, path: &[Tile]) -> mlua::Result<Table> {
+    let meta = tile_meta(lua)?;
+    let protected = crate::sandbox::protected_tables(lua)?;
+    let n = c_int::try_from(path.len()).unwrap_or(c_int::MAX);
+    // Inside `exec_raw` the state is valid and the call is protected; the closure finds the
+    // tiles' metatable at index 1 and the protected set at 2, pushes the list and at most four
+    // values more (within the stack a C call is guaranteed), then leaves the list alone on the
+    // stack as the result. A memory error unwinds past it; it holds only a borrowed slice.
+    // SAFETY: as said above; marking a table read-only neither allocates nor raises.
+    unsafe {
+        lua.exec_raw::<Table>((meta, protected), |state| {
+            use mlua::ffi;
+            ffi::lua_createtable(state, n, 0);
+            for (i, t) in path.iter().enumerate() {
+                ffi::lua_createtable(state, 0, 2);
+                ffi::lua_pushinteger(state, t.x as ffi::lua_Integer);
+                ffi::lua_setfield(state, -2, c"x".as_ptr());
+                ffi::lua_pushinteger(state, t.y as ffi::lua_Integer);
+                ffi::lua_setfield(state, -2, c"y".as_ptr());
+                ffi::lua_pushvalue(state, 1);
+                ffi::lua_setmetatable(state, -2);
+                crate::ffi::lua_setreadonly(state, -1);
+                ffi::lua_pushvalue(state, -1);
+                ffi::lua_pushlstring(state, WHAT.as_ptr().cast(), WHAT.len());
+                ffi::lua_rawset(state, 2);
+                ffi::lua_rawseti(state, -2, i as ffi::lua_Integer + 1);
+            }
+            ffi::lua_replace(state, 1);
+            ffi::lua_settop(state, 1);
+        })
+    }
+}
+
+/// The tiles' metatable (made once, kept in the registry): `__newindex` refuses with an error
+/// that says why, and the metatable is locked.
+fn tile_meta(lua: &Lua) -> mlua::Result<Table> {
+    const KEY: &str = "agentbox.path_tile_meta";
+    if let Ok(meta) = lua.named_registry_value::<Table>(KEY) {
+        return Ok(meta);
+    }
+    let meta = lua.create_table()?;
+    meta.raw_set(
+        "__newindex",
+        lua.create_function(|lua, _: mlua::MultiValue| -> mlua::Result<()> {
+            Err(crate::errors::located(
+                lua,
+                format!(
+                    "cannot change {WHAT}: it is read-only and shared by every path (copy the numbers into your own table)"
+                ),
+            ))
+        })?,
+    )?;
+    meta.raw_set("__metatable", "tile (read-only)")?;
+    lua.set_named_registry_value(KEY, &meta)?;
+    Ok(meta)
+}
+
 /// The shared set for this map size, with every tile of `path` made.
 fn shared(lua: &Lua, width: i32, height: i32, path: &[Tile]) -> mlua::Result<Table> {
     let fresh = lua
@@ -72,19 +131,7 @@ fn shared(lua: &Lua, width: i32, height: i32, path: &[Tile]) -> mlua::Result<Tab
         .is_none_or(|s| s.width != width || s.height != height);
     if fresh {
         let tiles = lua.create_table()?;
-        let meta = lua.create_table()?;
-        meta.raw_set(
-            "__newindex",
-            lua.create_function(|lua, _: mlua::MultiValue| -> mlua::Result<()> {
-                Err(crate::errors::located(
-                    lua,
-                    format!(
-                        "cannot change {WHAT}: it is read-only and shared by every path (copy the numbers into your own table)"
-                    ),
-                ))
-            })?,
-        )?;
-        meta.raw_set("__metatable", "tile (read-only)")?;
+        let meta = tile_meta(lua)?;
         let cells = (width as usize) * (height as usize);
         lua.set_app_data(SharedTiles {
             width,
@@ -176,13 +223,16 @@ mod tests {
     }
 
     #[test]
-    fn a_large_maps_paths_get_fresh_tiles() {
+    fn a_large_maps_paths_get_fresh_tiles_read_only_all_the_same() {
         let code = r#"
             local a = nav.path({0, 0}, {3, 0})
             local b = nav.path({0, 0}, {3, 0})
             assert(not rawequal(a[2], b[2]))
-            a[2].x = 9
-            return b[2].x == 1
+            local ok, err = pcall(function() a[2].x = 9 end)
+            assert(not ok and tostring(err):find("read%-only"), tostring(err))
+            assert(not pcall(rawset, a[2], "x", 9), "rawset refused")
+            assert(getmetatable(a[2]) == "tile (read-only)")
+            return a[2].x == 1 and b[2].x == 1
         "#;
         assert_eq!(check(map(200, 100), code), Ok(()));
     }

@@ -143,7 +143,7 @@ pub const PATH: Binding = Binding {
         p("opts?", "agentbox.PathOptions", "Diagonal rule, heuristic, costs, body size, limits, algorithm."),
     ],
     returns: &[
-        ("agentbox.Tile[]|nil", "The tiles from start to goal (both included), or nil if an end is blocked or off the map or the goal cannot be reached (`info.reason` says which). The list is yours; on maps of up to 128 x 128 cells its tiles are read-only tables shared by every path (copy the numbers to change them)."),
+        ("agentbox.Tile[]|nil", "The tiles from start to goal (both included), or nil if an end is blocked or off the map or the goal cannot be reached (`info.reason` says which). The list is yours; its tiles are read-only (copy the numbers to change them), and on maps of up to 128 x 128 cells each is one table shared by every path."),
         ("agentbox.PathInfo", "Cost, expansions, how the search went and, with no path, why."),
     ],
     doc: "A* (or jump point search where it is exact) over the current map, on the map's grid built once per map content and body size and shared by every query (a call pays only for its own search). `local p, info = nav.path(a, b); if not p then print(info.reason) end`.",
