@@ -52,7 +52,10 @@ fn saving_a_large_scene_while_it_runs_keeps_the_agents_state() {
         session.tick();
     }
     let before: Vec<_> = session.world().agents.iter().map(|a| a.pos).collect();
-    let start = &session.scene().world.agents;
+    let start = &session
+        .start_world()
+        .expect("the start builds again")
+        .agents;
     assert_ne!(before[1], start[1].pos, "the walkers moved before the save");
 
     // An editor's atomic save: a new wall tile, a new name, the first agent's params changed.

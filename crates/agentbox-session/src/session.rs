@@ -129,7 +129,13 @@ impl Session {
         prints: agentbox_lua::Echo,
         files: Rc<dyn Files>,
     ) -> Result<Self, OpenError> {
-        let world = seeded(scene.world.clone(), seed);
+        // The running world takes the agents; the scene keeps the rest and the bytes to build
+        // them again (`Scene::rebuild`), not a second copy of every agent.
+        let mut scene = scene;
+        let agents = std::mem::take(&mut scene.world.agents);
+        let mut world = scene.world.clone();
+        world.agents = agents;
+        let world = seeded(world, seed);
         let mut host = ScriptHost::new(world.seed).map_err(|e| OpenError::Lua(e.to_string()))?;
         host.set_print_echo(prints);
         host.set_files(Rc::clone(&files));
@@ -165,7 +171,8 @@ impl Session {
         &self.scene.path
     }
 
-    /// The loaded scene (its start world, scripts and expectations).
+    /// The loaded scene (its map, scripts and expectations). Its world holds no agents: the
+    /// running world has them, and [`Session::start_world`] builds their start again.
     pub fn scene(&self) -> &Scene {
         &self.scene
     }
@@ -343,6 +350,13 @@ impl Session {
         files.into_iter().collect()
     }
 
+    /// The scene's world before the first tick, agents and all, built again from the bytes
+    /// the scene was read from (as a reset does): it costs a scene load, so call it once per
+    /// edit, not per frame.
+    pub fn start_world(&self) -> Result<World, SceneErrors> {
+        Ok(seeded(self.scene.rebuild()?.world, self.seed_override))
+    }
+
     /// The script host (for measurements and tests).
     pub fn host_mut(&mut self) -> &mut ScriptHost {
         &mut self.host
@@ -468,7 +482,16 @@ impl Session {
                 eprintln!("{e}");
             }
         }
-        let live = scene::live::Reload::new(&self.scene, &new);
+        // The last good version's agents as it built them, built again from its bytes.
+        let old = match self.scene.rebuild() {
+            Ok(old) => old,
+            Err(e) => {
+                let message = e.to_string();
+                self.scene_error = Some(message.clone());
+                return Reload::SceneFailed(message);
+            }
+        };
+        let live = scene::live::Reload::new(&old, &new);
         let world = self.sim.world_mut();
         let start = &new.world;
         world.replace_map(start.grid().clone(), start.terrain().clone());
@@ -484,6 +507,10 @@ impl Session {
             step_out_of_walls(world, agent);
         }
         world.agents = agents;
+        drop(old);
+        // Kept without its agents, as at the start.
+        let mut new = new;
+        drop(std::mem::take(&mut new.world.agents));
         let old_start = std::mem::replace(&mut self.scene, new);
         // The Lua side: agents gone take their `self` with them; an edited one keeps its
         // `self` and memory, with new params or a new script if those changed.
@@ -527,8 +554,15 @@ impl Session {
 
     /// Back to the scene's start (R in the window): positions, memory and tick.
     pub fn reset(&mut self) {
-        self.sim = Simulation::new(seeded(self.scene.world.clone(), self.seed_override));
-        self.host.reset_agents();
+        match self.start_world() {
+            Ok(start) => {
+                self.sim = Simulation::new(start);
+                self.host.reset_agents();
+            }
+            // The bytes built before and build the same way again; should they not, the run
+            // goes on and says why.
+            Err(e) => self.scene_error = Some(format!("cannot reset: {e}")),
+        }
     }
 }
 

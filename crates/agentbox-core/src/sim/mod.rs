@@ -349,7 +349,13 @@ fn step_agents(
         if step.route.is_some() || agent.route.is_some() {
             agent.route = step.route;
         }
-        spare.push(std::mem::replace(&mut agent.debug, step.shapes));
+        let mut shapes = step.shapes;
+        // The list kept on the agent holds no more room than its shapes (most agents keep one
+        // line a tick; the lists go round, so this trims each once, not every tick).
+        if !shapes.is_empty() && shapes.capacity() > shapes.len() {
+            shapes.shrink_to_fit();
+        }
+        spare.push(std::mem::replace(&mut agent.debug, shapes));
         agent.memory = step.memory;
         agent.stepping = step.stepping;
         if let Some(rng) = step.rng {
