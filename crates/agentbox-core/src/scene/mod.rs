@@ -96,18 +96,21 @@ impl std::fmt::Debug for Source {
     }
 }
 
+impl Source {
+    /// The scene at `path` built again from these bytes and seed, `scripts` (the scripts
+    /// found when it first built) standing for the disk: see [`Scene::rebuild`].
+    pub fn rebuild(&self, path: &Path, scripts: &BTreeSet<PathBuf>) -> Result<Scene, SceneErrors> {
+        build::build_knowing(path, &self.bytes, self.seed, Some(scripts))
+    }
+}
+
 impl Scene {
     /// The scene built again from the bytes and seed it was built from, the scripts it found
     /// standing for the disk: the same world, agents and all, whatever the files hold now.
     /// What a session calls to reset (and to compare with a saved version) instead of keeping
     /// every agent's start twice. It builds the whole scene, so it costs what loading did.
     pub fn rebuild(&self) -> Result<Scene, SceneErrors> {
-        build::build_knowing(
-            &self.path,
-            &self.source.bytes,
-            self.source.seed,
-            Some(&self.scripts),
-        )
+        self.source.rebuild(&self.path, &self.scripts)
     }
 }
 
@@ -149,15 +152,22 @@ pub fn load_from(
     path: &Path,
     seed: Option<u64>,
 ) -> Result<Scene, SceneErrors> {
-    match files.read(path, crate::files::FileKind::Scene) {
-        Ok(bytes) => build::build(path, &bytes, seed),
-        Err(e) => Err(SceneErrors(vec![SceneError {
-            file: path.to_path_buf(),
-            line: 1,
-            column: 1,
-            message: format!("cannot read scene file: {e}"),
-        }])),
-    }
+    build::build(path, &read(files, path)?, seed)
+}
+
+/// The bytes of the scene file at `path`, read through `files`, or the located error a load
+/// would give.
+pub fn read(files: &dyn crate::files::Files, path: &Path) -> Result<Vec<u8>, SceneErrors> {
+    files
+        .read(path, crate::files::FileKind::Scene)
+        .map_err(|e| {
+            SceneErrors(vec![SceneError {
+                file: path.to_path_buf(),
+                line: 1,
+                column: 1,
+                message: format!("cannot read scene file: {e}"),
+            }])
+        })
 }
 
 /// Validates scene bytes as if read from `path` (script paths resolve from its folder).
