@@ -52,7 +52,10 @@ fn saving_a_large_scene_while_it_runs_keeps_the_agents_state() {
         session.tick();
     }
     let before: Vec<_> = session.world().agents.iter().map(|a| a.pos).collect();
-    let start = &session.scene().world.agents;
+    let start = &session
+        .start_world()
+        .expect("the start builds again")
+        .agents;
     assert_ne!(before[1], start[1].pos, "the walkers moved before the save");
 
     // An editor's atomic save: a new wall tile, a new name, the first agent's params changed.
@@ -181,4 +184,64 @@ fn an_edited_speed_through_the_history_keeps_state_and_replays() {
         h.session().world().agents[0].pos
     );
     assert_eq!(replayed.memory_text("runner").unwrap(), "{\n  n = 6\n}");
+}
+
+/// Through `Session::sync` a saved scene is built on another thread: the sync that sees the
+/// save returns without it and the run ticks on; a later sync applies it. A broken save is
+/// reported located, the same way, and the last good version keeps running.
+#[test]
+fn a_save_through_sync_is_built_off_the_tick_and_a_broken_one_keeps_the_last_good() {
+    let scene = |name: &str| {
+        format!("name: {name}\nmap:\n  rows: |\n    ..........\n    ..........\nagents:\n  - id: a\n    at: [0, 0]\n    script: walker.lua\n")
+    };
+    let dir = common::scratch(&[("few.yaml", &scene("first")), ("walker.lua", WALKER)]);
+    let path = dir.path().join("few.yaml");
+    let mut session = Session::open_with(&path, None, true).expect("the scene opens");
+    let mut watcher = FileWatcher::new();
+    watcher.watch(&session.watched_files());
+    session.tick();
+    let save = |text: &str| {
+        let tmp = dir.path().join(".few.yaml.tmp");
+        std::fs::write(&tmp, text).unwrap();
+        std::fs::rename(&tmp, &path).unwrap();
+    };
+    // Applied by a later sync than the one that saw it, the ticks going on meanwhile.
+    save(&scene("second"));
+    let seen = common::patiently(|| {
+        watcher.wait(Duration::from_millis(50));
+        let reloads = session.sync(&mut watcher);
+        session.scene_loading().then_some(reloads)
+    })
+    .expect("the save was seen");
+    assert!(seen.is_empty(), "{seen:?}");
+    let reloads = common::patiently(|| {
+        session.tick();
+        Some(session.sync(&mut watcher)).filter(|r| !r.is_empty())
+    })
+    .expect("the save was applied");
+    assert!(
+        matches!(reloads.as_slice(), [Reload::SceneOk(..)]),
+        "{reloads:?}"
+    );
+    assert_eq!(session.world().name, "second");
+    assert!(session.world().tick >= 2, "the run went on");
+    // A broken save: located, and the last good version runs on.
+    save("name: third\nmap:\n  rows: |\n    ....\nagents:\n  - id: a\n    at: [9, 0]\n");
+    let reloads = common::patiently(|| {
+        watcher.wait(Duration::from_millis(20));
+        Some(session.sync(&mut watcher)).filter(|r| !r.is_empty())
+    })
+    .expect("the broken save was reported");
+    let message = match reloads.as_slice() {
+        [Reload::SceneFailed(message)] => message.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert!(
+        message.starts_with(&format!("{}:7:9: error:", path.display())),
+        "{message}"
+    );
+    assert_eq!(session.world().name, "second");
+    let tick = session.world().tick;
+    session.tick();
+    assert_eq!(session.world().tick, tick + 1);
 }

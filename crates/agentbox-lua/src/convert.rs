@@ -15,23 +15,35 @@ use std::ffi::c_int;
 use std::rc::{Rc, Weak};
 
 /// Every live action userdata by address (entries leave when the userdata is collected), so
-/// the decision loop reads what `decide` returned without an mlua type check.
+/// the decision loop reads what `decide` returned without an mlua type check. Each entry
+/// points at the action inside its userdata's `LuaAction`, so an action is kept once (a
+/// crowd keeps tens of thousands of them in the `move.*` caches), not once more here.
 #[derive(Default)]
-pub struct ActionBook(RefCell<FastMap<usize, Action>>);
+pub struct ActionBook(RefCell<FastMap<usize, *const Action>>);
 
 impl ActionBook {
-    pub fn insert(&self, at: usize, action: Action) {
+    /// Lists the action `action` of the userdata at `at`.
+    ///
+    /// # Safety
+    /// `action` points into a [`LuaAction`] that stays where it is until its `Drop` removes
+    /// the entry (mlua keeps a userdata's value in one allocation for its life; nothing here
+    /// takes the value out of its userdata).
+    unsafe fn insert(&self, at: usize, action: *const Action) {
         self.0.borrow_mut().insert(at, action);
     }
 
-    pub fn remove(&self, at: usize) {
+    fn remove(&self, at: usize) {
         self.0.borrow_mut().remove(&at);
     }
 
     /// The action of the userdata at `at`, if it is one.
     #[inline]
     pub fn get(&self, at: usize) -> Option<Action> {
-        self.0.borrow().get(&at).cloned()
+        let book = self.0.borrow();
+        let action = *book.get(&at)?;
+        // SAFETY: an entry lives only while its `LuaAction` does (its `Drop` removes it, and
+        // `insert`'s contract keeps it in place), and no action is changed after it is made.
+        Some(unsafe { (*action).clone() })
     }
 }
 
@@ -73,13 +85,19 @@ impl UserData for LuaAction {
 pub fn make_action(lua: &Lua, action: Action) -> mlua::Result<AnyUserData> {
     let book = super::raw::get(lua)?.book.clone();
     let ud = lua.create_userdata(LuaAction {
-        action: action.clone(),
+        action,
         book: Rc::downgrade(&book),
         at: Cell::new(0),
     })?;
     let at = ud.to_pointer() as usize;
-    ud.borrow::<LuaAction>()?.at.set(at);
-    book.insert(at, action);
+    let kept = ud.borrow::<LuaAction>()?;
+    kept.at.set(at);
+    // SAFETY: `kept.action` lives inside the userdata's value, which mlua holds in one
+    // allocation until the userdata is collected, when `LuaAction::drop` removes the entry;
+    // the value is never taken out of the userdata nor borrowed mutably (`UserData` adds only
+    // `&self` methods).
+    unsafe { book.insert(at, &kept.action) };
+    drop(kept);
     Ok(ud)
 }
 

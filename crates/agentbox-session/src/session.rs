@@ -2,10 +2,15 @@
 //! host, and how file changes are applied (script reloads, scene reloads in place, reset).
 //! The headless runner and the window both drive a `Session` and call [`Session::sync`] with
 //! their [`FileWatcher`] once a frame or tick, so reloads work the same way in both; it reads
-//! no clock and draws nothing.
+//! no clock and draws nothing. A scene saved while it runs is built on another thread when it
+//! comes through [`Session::sync`] (`headless --realtime`; only the core's scene building
+//! leaves: the Lua state stays on the session's thread) and applied by the first `sync` after
+//! it is built; [`Session::apply_changes`] (the history, which records each change at the
+//! tick it applies, and so the window) builds it at once.
 
 use crate::watch::FileWatcher;
 use agentbox_core::files::{Disk, Files};
+use agentbox_core::scene::live::Prepared;
 use agentbox_core::scene::save::SaveError;
 use agentbox_core::scene::{self, Scene, SceneErrors};
 use agentbox_core::sim::{Event, Simulation, TickReport};
@@ -51,6 +56,23 @@ pub struct Session {
     /// Where the scene and scripts are read from (the disk, a history's recorded files, a
     /// study's files read once).
     files: Rc<dyn Files>,
+    /// A saved scene being built on another thread ([`Session::sync`]).
+    loading: Option<Loading>,
+}
+
+/// A scene save being read and built off the tick: the version it is compared with, and where
+/// the built result comes.
+struct Loading {
+    last: scene::live::Last,
+    done: std::sync::mpsc::Receiver<Result<Prepared, SceneErrors>>,
+}
+
+/// Frees `value` on another thread (a scene's worth of agents takes milliseconds to free);
+/// here if no thread can be had.
+fn drop_elsewhere<T: Send + 'static>(value: T) {
+    let _ = std::thread::Builder::new()
+        .name("agentbox-free".into())
+        .spawn(move || drop(value));
 }
 
 /// What applying a file change did, for the terminal and the window.
@@ -129,7 +151,13 @@ impl Session {
         prints: agentbox_lua::Echo,
         files: Rc<dyn Files>,
     ) -> Result<Self, OpenError> {
-        let world = seeded(scene.world.clone(), seed);
+        // The running world takes the agents; the scene keeps the rest and the bytes to build
+        // them again (`Scene::rebuild`), not a second copy of every agent.
+        let mut scene = scene;
+        let agents = std::mem::take(&mut scene.world.agents);
+        let mut world = scene.world.clone();
+        world.agents = agents;
+        let world = seeded(world, seed);
         let mut host = ScriptHost::new(world.seed).map_err(|e| OpenError::Lua(e.to_string()))?;
         host.set_print_echo(prints);
         host.set_files(Rc::clone(&files));
@@ -149,6 +177,7 @@ impl Session {
             host,
             scene_error: None,
             files,
+            loading: None,
         })
     }
 
@@ -165,7 +194,8 @@ impl Session {
         &self.scene.path
     }
 
-    /// The loaded scene (its start world, scripts and expectations).
+    /// The loaded scene (its map, scripts and expectations). Its world holds no agents: the
+    /// running world has them, and [`Session::start_world`] builds their start again.
     pub fn scene(&self) -> &Scene {
         &self.scene
     }
@@ -343,6 +373,13 @@ impl Session {
         files.into_iter().collect()
     }
 
+    /// The scene's world before the first tick, agents and all, built again from the bytes
+    /// the scene was read from (as a reset does): it costs a scene load, so call it once per
+    /// edit, not per frame.
+    pub fn start_world(&self) -> Result<World, SceneErrors> {
+        Ok(seeded(self.scene.rebuild()?.world, self.seed_override))
+    }
+
     /// The script host (for measurements and tests).
     pub fn host_mut(&mut self) -> &mut ScriptHost {
         &mut self.host
@@ -351,24 +388,42 @@ impl Session {
     /// Applies what changed on disk since the last call: the scene first, then every script
     /// that changed or requires a module that changed, each once; then watches the files the
     /// session now uses. The window calls this every frame, `headless --realtime` every tick.
+    ///
+    /// A saved scene is read here and built on another thread while the ticks go on; a later
+    /// call applies it once built (its `SceneOk` or `SceneFailed` comes then), so a save to a
+    /// large scene does not stall the run. [`Session::apply_changes`] applies at once.
     pub fn sync(&mut self, watcher: &mut FileWatcher) -> Vec<Reload> {
         let changes = watcher.poll();
         let mut out: Vec<Reload> = changes.notes.into_iter().map(Reload::Watch).collect();
-        if changes.files.is_empty() {
+        let landed = self.land_scene();
+        let anything = landed.is_some() || !changes.files.is_empty();
+        out.extend(landed);
+        if !anything {
             if !out.is_empty() {
                 watcher.watch(&self.watched_files());
             }
             return out;
         }
-        out.extend(self.apply_changes(&changes.files));
+        out.extend(self.apply_changes_with(&changes.files, true));
         watcher.watch(&self.watched_files());
         out
+    }
+
+    /// Whether a saved scene is being built on another thread (see [`Session::sync`]).
+    pub fn scene_loading(&self) -> bool {
+        self.loading.is_some()
     }
 
     /// Applies that these files changed: the scene first, then every script that changed or
     /// requires a module that changed, each once. [`Session::sync`] calls it with what the
     /// watcher saw; a history replays it with the files it recorded.
     pub fn apply_changes(&mut self, files: &[PathBuf]) -> Vec<Reload> {
+        self.apply_changes_with(files, false)
+    }
+
+    /// [`Session::apply_changes`]; with `background`, a changed scene is built on another
+    /// thread and applied by a later [`Session::sync`].
+    fn apply_changes_with(&mut self, files: &[PathBuf], background: bool) -> Vec<Reload> {
         let mut out = Vec::new();
         let mut scripts: BTreeSet<PathBuf> = BTreeSet::new();
         let mut scene_changed = false;
@@ -382,12 +437,16 @@ impl Session {
             scripts.extend(self.host.dependents(file));
         }
         if scene_changed {
-            let reload = self.reload_scene();
-            if let Reload::SceneOk(..) = reload {
+            let reload = if background {
+                self.start_loading()
+            } else {
+                Some(self.reload_scene())
+            };
+            if let Some(Reload::SceneOk(..)) = reload {
                 // New scripts were loaded by the scene reload.
                 scripts.retain(|s| self.host.knows(s));
             }
-            out.push(reload);
+            out.extend(reload);
         }
         for script in scripts {
             out.push(self.reload_script(&script));
@@ -441,36 +500,99 @@ impl Session {
         out
     }
 
-    /// Re-reads the scene; on success applies it in place (map replaced, agents matched by
-    /// id keep their state unless their own entry changed), on failure keeps running.
+    /// Re-reads the scene now; on success applies it in place (map replaced, agents matched
+    /// by id keep their state unless their own entry changed), on failure keeps running. A
+    /// load under way on another thread (from [`Session::sync`]) is dropped: this reads the
+    /// file as it is now.
+    fn reload_scene(&mut self) -> Reload {
+        self.loading = None;
+        let last = scene::live::Last::of(&self.scene);
+        let prepared = scene::read(&*self.files, &self.scene.path)
+            .and_then(|bytes| Prepared::make(&last, &bytes, self.seed_override));
+        self.apply_prepared(prepared)
+    }
+
+    /// Reads the scene file now and builds it (and the last good version again, to compare)
+    /// on another thread, so the ticks go on meanwhile; [`Session::land_scene`] applies it
+    /// once built. A load already under way is dropped (this one reads the newer file). Only
+    /// the core's parsing and building leave this thread: the Lua state never does.
+    fn start_loading(&mut self) -> Option<Reload> {
+        let bytes = match scene::read(&*self.files, &self.scene.path) {
+            Ok(bytes) => bytes,
+            Err(e) => return Some(self.apply_prepared(Err(e))),
+        };
+        let last = scene::live::Last::of(&self.scene);
+        let seed = self.seed_override;
+        let (send, done) = std::sync::mpsc::channel();
+        let job = last.clone();
+        let spawned = std::thread::Builder::new()
+            .name("agentbox-scene-load".into())
+            .spawn(move || {
+                // The receiver may be gone (a newer save, the session closed): nothing to do.
+                let _ = send.send(Prepared::make(&job, &bytes, seed));
+            });
+        match spawned {
+            Ok(_) => {
+                self.loading = Some(Loading { last, done });
+                None
+            }
+            // No thread to be had: load here, as before.
+            Err(_) => Some(self.reload_scene()),
+        }
+    }
+
+    /// Applies the scene load under way if it is built; None while it is not (or none is
+    /// under way).
+    fn land_scene(&mut self) -> Option<Reload> {
+        let loading = self.loading.as_ref()?;
+        let prepared = match loading.done.try_recv() {
+            Ok(prepared) => prepared,
+            Err(std::sync::mpsc::TryRecvError::Empty) => return None,
+            Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                // Building never panics; should the thread end without an answer, read the
+                // file here.
+                return Some(self.reload_scene());
+            }
+        };
+        let loading = self.loading.take()?;
+        if !loading.last.is(&self.scene) {
+            // The scene changed meanwhile (an edit applied at once): compare with it instead.
+            return Some(self.reload_scene());
+        }
+        Some(self.apply_prepared(prepared))
+    }
+
+    /// Applies a saved version of the scene built and compared with the last good one: the
+    /// map replaced, agents matched by id keep their state unless their own entry changed,
+    /// added and removed entries come and go; or, for a scene that does not build, the error
+    /// kept and shown while the last good version runs on.
     ///
     /// Applying is O(agents): agents are matched through maps by id, the running agents are
     /// moved (not cloned) into the new list, and the script host reads the running world in
-    /// place. What a save to a 20,000-agent scene still costs is mostly reading and building
-    /// the new scene (`live_bench save`, docs/benchmarks.md).
-    fn reload_scene(&mut self) -> Reload {
+    /// place (`live_bench save`, docs/benchmarks.md).
+    fn apply_prepared(&mut self, prepared: Result<Prepared, SceneErrors>) -> Reload {
         let path = self.scene.path.clone();
-        let new = match scene::load_from(&*self.files, &path, self.seed_override) {
-            Ok(s) => s,
+        let prepared = match prepared {
+            Ok(p) => p,
             Err(e) => {
                 let message = e.to_string();
                 self.scene_error = Some(message.clone());
                 return Reload::SceneFailed(message);
             }
         };
-        if let Err(e) = apply_budget(&mut self.host, &new) {
+        if let Err(e) = apply_budget(&mut self.host, &prepared.new) {
             self.scene_error = Some(e.clone());
             return Reload::SceneFailed(e);
         }
         self.scene_error = None;
-        for script in new.scripts.difference(&self.scene.scripts) {
+        for script in prepared.new.scripts.difference(&self.scene.scripts) {
             if let Err(e) = self.host.load(script) {
                 eprintln!("{e}");
             }
         }
-        let live = scene::live::Reload::new(&self.scene, &new);
+        let live = prepared.reload();
         let world = self.sim.world_mut();
-        let start = &new.world;
+        let start = &prepared.new.world;
         world.replace_map(start.grid().clone(), start.terrain().clone());
         world.waypoints = start.waypoints.clone();
         world.templates = start.templates.clone();
@@ -484,6 +606,11 @@ impl Session {
             step_out_of_walls(world, agent);
         }
         world.agents = agents;
+        let Prepared { old, mut new, .. } = prepared;
+        // Kept without its agents, as at the start; the two versions' agents are freed on
+        // another thread, off the tick.
+        let agents = std::mem::take(&mut new.world.agents);
+        drop_elsewhere((old, agents));
         let old_start = std::mem::replace(&mut self.scene, new);
         // The Lua side: agents gone take their `self` with them; an edited one keeps its
         // `self` and memory, with new params or a new script if those changed.
@@ -527,8 +654,15 @@ impl Session {
 
     /// Back to the scene's start (R in the window): positions, memory and tick.
     pub fn reset(&mut self) {
-        self.sim = Simulation::new(seeded(self.scene.world.clone(), self.seed_override));
-        self.host.reset_agents();
+        match self.start_world() {
+            Ok(start) => {
+                self.sim = Simulation::new(start);
+                self.host.reset_agents();
+            }
+            // The bytes built before and build the same way again; should they not, the run
+            // goes on and says why.
+            Err(e) => self.scene_error = Some(format!("cannot reset: {e}")),
+        }
     }
 }
 

@@ -1,8 +1,9 @@
 //! What a crowd's agents cost in memory (issue 35, goal 5), against its goal, printing MET or
 //! NOT MET beside the Rust peer:
 //!
-//! - The scene opened as `agentbox headless` opens it (`Session::open`: the scene's start world
-//!   kept for reset and reload, the running world, the Lua state), run for TICKS ticks: the
+//! - The scene opened as `agentbox headless` opens it (`Session::open`: the scene kept without
+//!   its agents, which a reset builds again from its bytes; the running world; the Lua state),
+//!   run for TICKS ticks: the
 //!   peak of the bytes allocated on the heap from before the open to the end, over the number
 //!   of agents. Goal: at most 2 KB (2,048 bytes) per agent for `scenes/crowd.yaml`.
 //! - The peer: the same scene loaded and run with the crowd's behaviour in Rust

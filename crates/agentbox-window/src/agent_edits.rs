@@ -26,7 +26,8 @@ impl Window {
             return;
         }
         let session = self.history.session();
-        let listed = |id: &str| session.scene().world.agents.iter().any(|a| a.id == id);
+        let start = session.start_world().map(|w| w.agents).unwrap_or_default();
+        let listed = |id: &str| start.iter().any(|a| a.id == id);
         let like = self.pointer.selected.clone().filter(|id| listed(id));
         let world = session.world();
         let base = like
@@ -85,9 +86,12 @@ impl Window {
             return;
         }
         let session = self.history.session();
-        let keyboard = self.pointer.selected.as_deref().filter(|id| {
-            (session.scene().world.agents.iter()).any(|a| a.id == *id && a.brain == Brain::Keyboard)
-        });
+        let start = session.start_world().map(|w| w.agents).unwrap_or_default();
+        let keyboard = self
+            .pointer
+            .selected
+            .as_deref()
+            .filter(|id| (start.iter()).any(|a| a.id == *id && a.brain == Brain::Keyboard));
         let list = match keyboard {
             Some(id) => TileList::Route(id),
             None => TileList::Waypoints,

@@ -32,6 +32,9 @@ pub(super) struct Checker<'a> {
     poisoned: BTreeSet<String>,
     /// Each `script:` text as written, and the file it names if it exists.
     scripts_seen: BTreeMap<String, Option<std::path::PathBuf>>,
+    /// When rebuilding a scene that built before (`Scene::rebuild`): the scripts found then,
+    /// which stand for the disk so the rebuild gives the same scene whatever the disk holds now.
+    known_scripts: Option<&'a BTreeSet<std::path::PathBuf>>,
     errors: Vec<SceneError>,
 }
 
@@ -131,6 +134,17 @@ fn file_order(tree: &Tree, spec: &SceneFile, agents: &[Agent]) -> Vec<usize> {
 /// the scripts), with its seed replaced if `seed` is given: every rule checked, every error
 /// found reported with its place.
 pub fn build(file: &Path, bytes: &[u8], seed: Option<u64>) -> Result<Scene, SceneErrors> {
+    build_knowing(file, bytes, seed, None)
+}
+
+/// [`build`], with the scripts that exist given (`known_scripts`) instead of looked up on the
+/// disk when it is `Some` (a rebuild of a scene that built before).
+pub(super) fn build_knowing(
+    file: &Path,
+    bytes: &[u8],
+    seed: Option<u64>,
+    known_scripts: Option<&BTreeSet<std::path::PathBuf>>,
+) -> Result<Scene, SceneErrors> {
     let text = scene_text(file, bytes)?;
     let tree = Tree::parse(text).map_err(|e| single(file, (e.line, e.column), e.message))?;
     let shaped = shape::read::<SceneFile>(&tree);
@@ -155,6 +169,7 @@ pub fn build(file: &Path, bytes: &[u8], seed: Option<u64>) -> Result<Scene, Scen
         tree: &tree,
         poisoned: shaped.poisoned,
         scripts_seen: BTreeMap::new(),
+        known_scripts,
         errors: Vec::new(),
     };
     let world = build_world(&mut checker, &spec);
@@ -196,6 +211,10 @@ pub fn build(file: &Path, bytes: &[u8], seed: Option<u64>) -> Result<Scene, Scen
             Ok(Scene {
                 path: file.to_path_buf(),
                 world,
+                source: super::Source {
+                    bytes: bytes.into(),
+                    seed,
+                },
                 scripts,
                 budget,
                 expect: spec.expect.clone(),
@@ -503,7 +522,11 @@ pub(super) fn resolve_script(
         Some(found) => found.clone(),
         None => {
             let resolved = resolve_relative(c.file, script);
-            let found = resolved.is_file().then_some(resolved);
+            let exists = match c.known_scripts {
+                Some(known) => known.contains(&resolved),
+                None => resolved.is_file(),
+            };
+            let found = exists.then_some(resolved);
             c.scripts_seen.insert(script.to_string(), found.clone());
             found
         }

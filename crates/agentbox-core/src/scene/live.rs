@@ -6,11 +6,72 @@
 //! keep theirs and only the last ones come or go.
 //!
 //! It neither reads files nor changes a world itself: [`crate::world::reload`] applies the
-//! edits, the session tells the script host.
+//! edits, the session tells the script host. [`Prepared`] is the part of a reload that needs
+//! no running world (building the saved version, building the last good one again, comparing
+//! them), so a session can make it on another thread while the scene runs.
 
-use super::Scene;
+use super::{Scene, SceneErrors, Source};
 use crate::world::reload::{self, Edits, Field, Ignore};
 use crate::world::World;
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+/// What the last good version of a scene was built from: enough to build it again on another
+/// thread (its bytes are shared, not copied).
+#[derive(Clone, Debug)]
+pub struct Last {
+    path: PathBuf,
+    source: Source,
+    scripts: BTreeSet<PathBuf>,
+}
+
+impl Last {
+    /// What `scene` was built from.
+    pub fn of(scene: &Scene) -> Last {
+        Last {
+            path: scene.path.clone(),
+            source: scene.source.clone(),
+            scripts: scene.scripts.clone(),
+        }
+    }
+
+    /// Whether `scene` is still the version this was taken from.
+    pub fn is(&self, scene: &Scene) -> bool {
+        std::sync::Arc::ptr_eq(&self.source.bytes, &scene.source.bytes)
+    }
+}
+
+/// A saved version of a scene, built and compared with the last good one, ready to apply.
+#[derive(Debug)]
+pub struct Prepared {
+    /// The last good version, agents and all, built again.
+    pub old: Scene,
+    /// The saved version.
+    pub new: Scene,
+    /// The edits from `old` to `new`.
+    pub edits: Edits,
+}
+
+impl Prepared {
+    /// Builds the saved bytes `bytes` (with the seed `seed` replacing the file's, if given)
+    /// and the last good version again, and compares their agents: the whole cost of a
+    /// reload but applying it, touching no running world.
+    pub fn make(last: &Last, bytes: &[u8], seed: Option<u64>) -> Result<Prepared, SceneErrors> {
+        let new = super::parse_with_seed(&last.path, bytes, seed)?;
+        let old = last.source.rebuild(&last.path, &last.scripts)?;
+        let edits = Reload::new(&old, &new).edits;
+        Ok(Prepared { old, new, edits })
+    }
+
+    /// The reload these versions make.
+    pub fn reload(&self) -> Reload<'_> {
+        Reload {
+            old: &self.old,
+            new: &self.new,
+            edits: self.edits.clone(),
+        }
+    }
+}
 
 /// The edits from `old` to `new` and what was left out of comparing them.
 pub struct Reload<'a> {

@@ -52,8 +52,12 @@ use std::path::{Component, Path, PathBuf};
 pub struct Scene {
     /// The scene file, as given.
     pub path: PathBuf,
-    /// The world before the first tick.
+    /// The world before the first tick. A session keeps its scene without the agents (its
+    /// running world has them) and gets them back with [`Scene::rebuild`].
     pub world: World,
+    /// The bytes the scene was built from and the seed that replaced its own, kept so the
+    /// start can be built again instead of kept as a second copy of every agent.
+    pub source: Source,
     /// Every script an agent uses, as resolved from the scene file's folder.
     pub scripts: BTreeSet<PathBuf>,
     /// Limits for the scripts (`budget:`).
@@ -71,6 +75,43 @@ pub struct Scene {
     pub groups: Vec<spawn::SpawnGroup>,
     /// What loads but looks wrong (a `route:` leg through a wall), in file order.
     pub warnings: Vec<SceneWarning>,
+}
+
+/// What a scene was built from: its file's bytes (shared, not copied, by clones) and the seed
+/// given instead of the file's (`--seed`), if any.
+#[derive(Clone)]
+pub struct Source {
+    pub bytes: std::sync::Arc<[u8]>,
+    pub seed: Option<u64>,
+}
+
+impl std::fmt::Debug for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Source({} bytes, seed {:?})",
+            self.bytes.len(),
+            self.seed
+        )
+    }
+}
+
+impl Source {
+    /// The scene at `path` built again from these bytes and seed, `scripts` (the scripts
+    /// found when it first built) standing for the disk: see [`Scene::rebuild`].
+    pub fn rebuild(&self, path: &Path, scripts: &BTreeSet<PathBuf>) -> Result<Scene, SceneErrors> {
+        build::build_knowing(path, &self.bytes, self.seed, Some(scripts))
+    }
+}
+
+impl Scene {
+    /// The scene built again from the bytes and seed it was built from, the scripts it found
+    /// standing for the disk: the same world, agents and all, whatever the files hold now.
+    /// What a session calls to reset (and to compare with a saved version) instead of keeping
+    /// every agent's start twice. It builds the whole scene, so it costs what loading did.
+    pub fn rebuild(&self) -> Result<Scene, SceneErrors> {
+        self.source.rebuild(&self.path, &self.scripts)
+    }
 }
 
 /// The scene's `budget:`: how much one script call and all scripts together may use.
@@ -111,15 +152,22 @@ pub fn load_from(
     path: &Path,
     seed: Option<u64>,
 ) -> Result<Scene, SceneErrors> {
-    match files.read(path, crate::files::FileKind::Scene) {
-        Ok(bytes) => build::build(path, &bytes, seed),
-        Err(e) => Err(SceneErrors(vec![SceneError {
-            file: path.to_path_buf(),
-            line: 1,
-            column: 1,
-            message: format!("cannot read scene file: {e}"),
-        }])),
-    }
+    build::build(path, &read(files, path)?, seed)
+}
+
+/// The bytes of the scene file at `path`, read through `files`, or the located error a load
+/// would give.
+pub fn read(files: &dyn crate::files::Files, path: &Path) -> Result<Vec<u8>, SceneErrors> {
+    files
+        .read(path, crate::files::FileKind::Scene)
+        .map_err(|e| {
+            SceneErrors(vec![SceneError {
+                file: path.to_path_buf(),
+                line: 1,
+                column: 1,
+                message: format!("cannot read scene file: {e}"),
+            }])
+        })
 }
 
 /// Validates scene bytes as if read from `path` (script paths resolve from its folder).
@@ -169,6 +217,30 @@ pub fn resolve_relative(base: &Path, relative: &str) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A rebuild gives the agents the first build gave, whatever the disk holds now (the
+    /// scene's script deleted since), with the seed that replaced the file's.
+    #[test]
+    fn a_rebuild_gives_the_same_agents_whatever_the_disk_holds() {
+        let dir = std::env::temp_dir().join(format!("agentbox-rebuild-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let script = dir.join("walk.lua");
+        std::fs::write(&script, "return {}\n").unwrap();
+        let yaml = "name: r\nmap:\n  rows: |\n    ......\n    ......\n\
+                    agents:\n  - id: a\n    at: [1, 1]\n    script: walk.lua\n    params: { gain: 2 }\n\
+                    spawn:\n  - kind: boid\n    count: 4\n    speed: [1, 3]\n";
+        let scene = parse_with_seed(&dir.join("r.yaml"), yaml.as_bytes(), Some(7)).unwrap();
+        std::fs::remove_file(&script).unwrap();
+        let again = scene.rebuild().expect("the same bytes build again");
+        let _ = std::fs::remove_dir_all(&dir);
+        let look = |s: &Scene| -> Vec<String> {
+            (s.world.agents.iter())
+                .map(|a| format!("{} {} {} {:?} {}", a.id, a.pos, a.speed, a.brain, a.params))
+                .collect()
+        };
+        assert_eq!(look(&again), look(&scene));
+        assert_eq!((again.world.seed, again.scripts), (7, scene.scripts));
+    }
 
     #[test]
     fn relative_paths_are_tidied() {

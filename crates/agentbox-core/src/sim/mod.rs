@@ -36,9 +36,10 @@ pub struct Simulation {
     /// Pairs of agent indices `(i, j)`, `i < j`, ascending, that touched at the end of the
     /// last tick.
     touching: Vec<(usize, usize)>,
-    /// The same pairs by agent ids (in id order), taken when the world is changed from
-    /// outside (indices may then name other agents); used by the next tick's contacts.
-    touching_ids: Option<BTreeSet<(String, String)>>,
+    /// The agents' ids by index as they stood when the world was changed from outside
+    /// (indices may then name other agents), so the next tick's contacts can tell which
+    /// pairs touched; cheaper than the pairs by id when a whole crowd touches.
+    ids_before: Option<Vec<String>>,
     /// The direction keyboard-controlled agents are pushed this tick.
     keyboard: IVec2,
     /// Set when the world was changed from outside; the next step re-indexes it first.
@@ -95,7 +96,7 @@ impl Simulation {
             crumb_agents: crumb_agents(&world),
             world: Rc::new(world),
             touching: Vec::new(),
-            touching_ids: None,
+            ids_before: None,
             keyboard: IVec2::ZERO,
             dirty: false,
             moved: Vec::new(),
@@ -117,13 +118,8 @@ impl Simulation {
     /// Changes the world in place (a scene reload, a painted tile). Routes re-plan on their
     /// own when the map version moves.
     pub fn world_mut(&mut self) -> &mut World {
-        if !self.dirty {
-            let agents = &self.world.agents;
-            let ids = self.touching.iter().filter_map(|&(i, j)| {
-                let (a, b) = (agents.get(i)?, agents.get(j)?);
-                Some(id_pair(&a.id, &b.id))
-            });
-            self.touching_ids = Some(ids.collect());
+        if !self.dirty && !self.touching.is_empty() {
+            self.ids_before = Some(self.world.agents.iter().map(|a| a.id.clone()).collect());
         }
         self.dirty = true;
         let world = Rc::make_mut(&mut self.world);
@@ -236,7 +232,19 @@ impl Simulation {
             Some(index) => index.touching_pairs(),
             None => crate::world::SpatialIndex::build(agents, 1, 1, 0).touching_pairs(),
         };
-        let ids_before = self.touching_ids.take();
+        // The pairs by id, only when the agent list changed from outside (most changes, a
+        // painted tile or a scene save that keeps the agents, leave every index as it was).
+        let ids_before = self.ids_before.take().and_then(|ids| {
+            let same =
+                ids.len() == agents.len() && ids.iter().zip(agents).all(|(id, a)| *id == a.id);
+            (!same).then(|| {
+                let pairs = self
+                    .touching
+                    .iter()
+                    .filter_map(|&(i, j)| Some(id_pair(ids.get(i)?, ids.get(j)?)));
+                pairs.collect::<BTreeSet<_>>()
+            })
+        });
         // Both lists are ascending: walk the old one alongside.
         let mut before = self.touching.iter().peekable();
         for &(i, j) in &pairs {
@@ -349,7 +357,13 @@ fn step_agents(
         if step.route.is_some() || agent.route.is_some() {
             agent.route = step.route;
         }
-        spare.push(std::mem::replace(&mut agent.debug, step.shapes));
+        let mut shapes = step.shapes;
+        // The list kept on the agent holds no more room than its shapes (most agents keep one
+        // line a tick; the lists go round, so this trims each once, not every tick).
+        if !shapes.is_empty() && shapes.capacity() > shapes.len() {
+            shapes.shrink_to_fit();
+        }
+        spare.push(std::mem::replace(&mut agent.debug, shapes));
         agent.memory = step.memory;
         agent.stepping = step.stepping;
         if let Some(rng) = step.rng {

@@ -203,6 +203,24 @@ pub fn apply(
         .iter()
         .map(|(id, f)| (id.as_str(), f.as_slice()))
         .collect();
+    // The usual save: the running agents are the new version's, in its order (none added,
+    // removed or spawned), so the changed ones take their fields in place and none moves.
+    let same_agents = edits.added.is_empty()
+        && edits.removed.is_empty()
+        && world.agents.len() == new.len()
+        && world.agents.iter().zip(new).all(|(a, b)| a.id == b.id);
+    if same_agents {
+        let mut applied = Edits::default();
+        if !changed.is_empty() {
+            for (agent, fresh) in world.agents.iter_mut().zip(new) {
+                if let Some(fields) = changed.get(fresh.id.as_str()) {
+                    take_fields(agent, fresh, fields, &ignore(&fresh.id).params);
+                    applied.changed.push((fresh.id.clone(), fields.to_vec()));
+                }
+            }
+        }
+        return applied;
+    }
     let added: HashSet<&str> = edits.added.iter().map(String::as_str).collect();
     let listed: HashSet<&str> = old.iter().chain(new).map(|a| a.id.as_str()).collect();
     // The running agents, moved (not cloned) out by id; the ones the scripts spawned keep
