@@ -144,8 +144,11 @@ pub fn draw_marker(p: Vec2, r: f32, shape: Marker, colour: Color, dir: Vec2) {
     let width = (r * 0.18).clamp(1.0, 3.0);
     match shape {
         Marker::Circle => {
-            draw_circle(p.x, p.y, r, colour);
-            draw_circle_lines(p.x, p.y, r, width, rim);
+            // As many sides as the size needs (a legend's 8-pixel circle looks round with
+            // 12): macroquad's default 20 and 30 cost 80 triangles a marker.
+            let sides = (r * 1.5).clamp(10.0, 30.0) as u8;
+            draw_poly(p.x, p.y, sides, r, 0.0, colour);
+            draw_poly_lines(p.x, p.y, sides, r, 0.0, width, rim);
         }
         Marker::Square => {
             let s = r * 0.9;
@@ -307,7 +310,13 @@ fn draw_tags(world: &World, camera: &Camera, tags: &Tags, visible: impl Fn(Vec2,
         // Only forced tags: nothing to keep clear of.
         discs.clear();
     }
-    for i in declutter(&boxes, &discs) {
+    // Boxes first, then every tag's text: two draw calls, not two a tag (`text_last`).
+    crate::text::text_last(|| draw_decluttered(&boxes, &discs, &who, size));
+}
+
+/// Draws the tags [`declutter`] keeps: each one's box, then its name and label.
+fn draw_decluttered(boxes: &[(Rect, Rect, bool)], discs: &[Rect], who: &[Tag], size: f32) {
+    for i in declutter(boxes, discs) {
         let tag = &who[i];
         let b = boxes[i].0;
         draw_rectangle(b.x, b.y, b.w, b.h, Color::from_rgba(0x10, 0x10, 0x14, 0xc8));

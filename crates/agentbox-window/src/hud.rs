@@ -130,6 +130,8 @@ impl Hud {
             let y0 = bar.y + bar.h;
             let h = layout.legend.h.max(24.0 * layout.ui);
             let x = (bar.w - size.width - 20.0).max(0.0);
+            // The strip covers the legend's text under it.
+            crate::text::draw_held();
             draw_rectangle(
                 x,
                 y0,

@@ -558,8 +558,26 @@ impl Window {
     /// The docks, the status bar, the legend, the inspector and the help.
     fn draw_panels(&mut self) {
         let layout = layout::current();
+        // The docks' strips, the legend and the bar, then all their text (`text_last`).
+        text::text_last(|| self.draw_bars(&layout));
+        if let Some(id) = self.pointer.selected.clone().filter(|_| !self.search.open) {
+            if !inspect::draw(self.travel.shown(&self.history), &id) {
+                self.pointer.selected = None;
+            }
+        }
+        if self.panels.help {
+            help::draw(&self.panels.overlays);
+        }
+        if self.camera.follow.is_some() {
+            let a = self.camera.area();
+            draw_rectangle_lines(a.x + 1.0, a.y + 1.0, a.w - 2.0, a.h - 2.0, 2.0, ORANGE);
+        }
+    }
+
+    /// The docks' strips and titles, the legend, the status bar and the error rows.
+    fn draw_bars(&mut self, layout: &layout::Layout) {
         layout.draw_docks();
-        legend::draw(self.travel.shown(&self.history).world(), &layout);
+        legend::draw(self.travel.shown(&self.history).world(), layout);
         let mode = if self.search.open {
             Some(self.search.hud_text())
         } else if self.painter.active {
@@ -586,18 +604,6 @@ impl Window {
             mode: mode.as_deref(),
         };
         self.panels.hud.draw(shown, bar);
-        if let Some(id) = self.pointer.selected.clone().filter(|_| !self.search.open) {
-            if !inspect::draw(shown, &id) {
-                self.pointer.selected = None;
-            }
-        }
-        if self.panels.help {
-            help::draw(&self.panels.overlays);
-        }
-        if self.camera.follow.is_some() {
-            let a = self.camera.area();
-            draw_rectangle_lines(a.x + 1.0, a.y + 1.0, a.w - 2.0, a.h - 2.0, 2.0, ORANGE);
-        }
     }
 
     /// Paints every egui widget in one egui frame per window frame (egui-macroquad allows

@@ -16,6 +16,16 @@
 //!
 //! Both binaries run from the current folder (the project root, for `scenes/`). Prints one
 //! line per run and per scene, with MET or NOT MET against the goal.
+//!
+//! With `--bare BINARY` (the window crate's `bare_frame` example) it measures issue 35's goal
+//! 7 instead: the window's frame on the two-agent chase scene against a bare macroquad loop
+//! drawing the same map and agents, interleaved; the goal is at most 1.2x.
+//!
+//! ```text
+//! cargo build --release -p agentbox-window --example bare_frame
+//! cargo run --release -p agentbox-tools --bin frame_bench -- \
+//!     --bare target/release/examples/bare_frame --after target/release/agentbox --rounds 9
+//! ```
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -24,9 +34,14 @@ use std::process::Command;
 const SCENES: [(&str, u64); 2] = [("scenes/chase.yaml", 300), ("scenes/crowd.yaml", 60)];
 /// The most the new binary may be slower, as a share.
 const GOAL: f64 = 0.10;
+/// The two-agent scene of the bare comparison, and the most the window may cost against it.
+const BARE_SCENE: &str = "scenes/chase.yaml";
+const BARE_GOAL: f64 = 1.2;
 
 struct Options {
+    /// The build before the change, or the bare macroquad peer with `--bare`.
     before: PathBuf,
+    bare: bool,
     after: PathBuf,
     frames: Option<u64>,
     rounds: usize,
@@ -37,10 +52,15 @@ fn options() -> Result<Options, String> {
     let mut args = std::env::args().skip(1);
     let (mut before, mut after, mut frames, mut rounds, mut screen) =
         (None, None, None, 5, "1024x768".to_string());
+    let mut bare = false;
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or(format!("{arg} needs a value"));
         match arg.as_str() {
             "--before" => before = Some(PathBuf::from(value()?)),
+            "--bare" => {
+                before = Some(PathBuf::from(value()?));
+                bare = true;
+            }
             "--after" => after = Some(PathBuf::from(value()?)),
             "--frames" => frames = Some(value()?.parse().map_err(|e| format!("--frames: {e}"))?),
             "--rounds" => rounds = value()?.parse().map_err(|e| format!("--rounds: {e}"))?,
@@ -49,7 +69,8 @@ fn options() -> Result<Options, String> {
         }
     }
     Ok(Options {
-        before: before.ok_or("--before BINARY is required")?,
+        before: before.ok_or("--before BINARY or --bare BINARY is required")?,
+        bare,
         after: after.ok_or("--after BINARY is required")?,
         frames,
         rounds: rounds.max(1),
@@ -57,18 +78,25 @@ fn options() -> Result<Options, String> {
     })
 }
 
-/// One run's mean whole-frame build time in ms, from `--frame-stats`' line.
-fn run(binary: &PathBuf, scene: &str, frames: u64, screen: &str) -> Result<f64, String> {
+/// One run's mean whole-frame build time in ms, from `--frame-stats`' line (or the bare
+/// peer's line of the same form, when `bare`).
+fn run(
+    binary: &PathBuf,
+    scene: &str,
+    frames: u64,
+    screen: &str,
+    bare: bool,
+) -> Result<f64, String> {
+    let frames = frames.to_string();
+    let args: Vec<&str> = if bare {
+        vec![scene, &frames]
+    } else {
+        vec!["run", scene, "--frames", &frames, "--frame-stats"]
+    };
     let out = Command::new("xvfb-run")
         .args(["-a", "-s", &format!("-screen 0 {screen}x24")])
         .arg(binary)
-        .args([
-            "run",
-            scene,
-            "--frames",
-            &frames.to_string(),
-            "--frame-stats",
-        ])
+        .args(args)
         .output()
         .map_err(|e| format!("xvfb-run: {e}"))?;
     let err = String::from_utf8_lossy(&out.stderr);
@@ -96,6 +124,9 @@ fn main() {
             std::process::exit(2);
         }
     };
+    if o.bare {
+        std::process::exit(if bare_goal(&o) { 0 } else { 1 });
+    }
     let mut all_met = true;
     for (scene, most) in SCENES {
         let frames = o.frames.unwrap_or(most).min(most);
@@ -105,7 +136,7 @@ fn main() {
                 ("before", &o.before, &mut before),
                 ("after", &o.after, &mut after),
             ] {
-                match run(binary, scene, frames, &o.screen) {
+                match run(binary, scene, frames, &o.screen, false) {
                     Ok(ms) => {
                         println!("{scene} round {round} {which}: mean frame {ms:.2} ms");
                         into.push(ms);
@@ -131,4 +162,38 @@ fn main() {
         );
     }
     std::process::exit(if all_met { 0 } else { 1 });
+}
+
+/// Issue 35's goal 7: the window's frame on the two-agent scene against the bare peer's,
+/// interleaved; true when it is met.
+fn bare_goal(o: &Options) -> bool {
+    let frames = o.frames.unwrap_or(300);
+    let (mut bare, mut window) = (Vec::new(), Vec::new());
+    for round in 0..o.rounds {
+        for (which, binary, into, is_bare) in [
+            ("bare macroquad", &o.before, &mut bare, true),
+            ("window", &o.after, &mut window, false),
+        ] {
+            match run(binary, BARE_SCENE, frames, &o.screen, is_bare) {
+                Ok(ms) => {
+                    println!("{BARE_SCENE} round {round} {which}: mean frame {ms:.3} ms");
+                    into.push(ms);
+                }
+                Err(e) => {
+                    eprintln!("frame_bench: {e}");
+                    std::process::exit(1);
+                }
+            }
+        }
+    }
+    let (b, w) = (median(bare), median(window));
+    let ratio = w / b;
+    let met = ratio <= BARE_GOAL;
+    println!(
+        "{BARE_SCENE}: {frames} frames at {}, median of {} rounds: bare macroquad {b:.3} ms, window {w:.3} ms, {ratio:.2}x (goal: at most {BARE_GOAL}x): {}",
+        o.screen,
+        o.rounds,
+        if met { "MET" } else { "NOT MET" }
+    );
+    met
 }
