@@ -364,10 +364,11 @@ impl Agents {
                     .unwrap_or(usize::MAX)
             })
             .collect();
-        // SAFETY: `exec_raw` pushes the nine values above (stack 1..9); each agent's `self` is
+        // `exec_raw` pushes the nine values above (stack 1..9); each agent's `self` is
         // made at 10, with its id string at 11, and the stack is back at 9 after each. An
         // allocation failure raises through `exec_raw`'s protected call: what was made by
         // then is in `wanted` (references and numbers only live across the calls).
+        // SAFETY: as said above.
         let result = unsafe {
             lua.exec_raw::<()>(args, |state| {
                 for (w, new) in wanted.iter_mut().enumerate() {

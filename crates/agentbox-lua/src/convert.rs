@@ -92,10 +92,11 @@ pub fn make_action(lua: &Lua, action: Action) -> mlua::Result<AnyUserData> {
     let at = ud.to_pointer() as usize;
     let kept = ud.borrow::<LuaAction>()?;
     kept.at.set(at);
-    // SAFETY: `kept.action` lives inside the userdata's value, which mlua holds in one
+    // `kept.action` lives inside the userdata's value, which mlua holds in one
     // allocation until the userdata is collected, when `LuaAction::drop` removes the entry;
     // the value is never taken out of the userdata nor borrowed mutably (`UserData` adds only
     // `&self` methods).
+    // SAFETY: as said above.
     unsafe { book.insert(at, &kept.action) };
     drop(kept);
     Ok(ud)

@@ -261,9 +261,10 @@ unsafe extern "C-unwind" fn inbox_raw(state: *mut ffi::lua_State) -> c_int {
 }
 
 unsafe fn try_inbox(state: *mut ffi::lua_State) -> Option<c_int> {
-    // SAFETY: this function's contract (its `# Safety` section, or for a function Lua
+    // this function's contract (its `# Safety` section, or for a function Lua
     // calls, a live state on this thread with the stack Lua documents) is upheld by the caller.
     // Only references into the lent world live across the calls that may raise (allocation).
+    // SAFETY: as said above.
     unsafe {
         let context = context_of(state);
         if ffi::lua_gettop(state) != 1 {

@@ -463,10 +463,11 @@ impl Views {
             let mut made = vec![0usize; wanted.len()];
             let protected = super::sandbox::protected_tables(lua)?;
             let args = (&self.store, &self.meta, protected, VIEW_LOCK);
-            // SAFETY: `exec_raw` pushes the store (1), the metatable (2), the protected
+            // `exec_raw` pushes the store (1), the metatable (2), the protected
             // tables (3) and the lock name (4); each view is made, locked, marked protected
             // and stored, so the stack is back at 4 after each. An allocation failure raises
             // through `exec_raw`'s protected call; only references and numbers live here.
+            // SAFETY: as said above.
             unsafe {
                 lua.exec_raw::<()>(args, |state| {
                     for (&index, ptr) in wanted.iter().zip(made.iter_mut()) {

@@ -311,12 +311,13 @@ const SPAWN_KEYS: [&str; 3] = ["kind", "at", "params"];
 type SpawnFields = (Value, Value, Value, Value, Option<DVec2>);
 
 fn spawn_fields(lua: &Lua, spec: &Table) -> mlua::Result<SpawnFields> {
-    // SAFETY: `exec_raw` pushes the spec (1); the three fields are pushed by raw reads (2..4),
+    // `exec_raw` pushes the spec (1); the three fields are pushed by raw reads (2..4),
     // then the keys are walked with `lua_next` (which leaves nothing once done), stopping at
     // one that is not a string among `SPAWN_KEYS`, which stays on the stack; the spec is then
     // removed, leaving the four values, and `at`'s two numbers (or nils) are pushed. Reading a
     // string key's bytes does not change it; nothing here holds a Rust value needing a drop
     // while Lua may raise.
+    // SAFETY: as said above.
     let (kind, at, params, other, x, y): (Value, Value, Value, Value, Value, Value) = unsafe {
         lua.exec_raw(spec, |state| {
             for key in [c"kind", c"at", c"params"] {
