@@ -10,6 +10,14 @@ fn t(x: i32, y: i32) -> IVec2 {
     IVec2::new(x, y)
 }
 
+/// A tile of a `w` x `h` map, drawn from `r` (x first, then y).
+fn random_tile(r: &mut rand_chacha::ChaCha8Rng, w: i32, h: i32) -> IVec2 {
+    t(
+        rng::int_in(r, 0, w as i64 - 1) as i32,
+        rng::int_in(r, 0, h as i64 - 1) as i32,
+    )
+}
+
 /// The textbook Dijkstra over the same move model, written independently of `Search`.
 fn dijkstra(grid: &NavGrid, from: IVec2, to: IVec2, o: &PathOptions) -> Option<f64> {
     let body = grid.footprint_costs(o.size.max(1));
@@ -154,14 +162,8 @@ fn costs_match_dijkstra_on_random_grids() {
             o.algorithm = Algorithm::AStar;
         }
         for _ in 0..6 {
-            let a = t(
-                rng::int_in(&mut r, 0, w as i64 - 1) as i32,
-                rng::int_in(&mut r, 0, h as i64 - 1) as i32,
-            );
-            let b = t(
-                rng::int_in(&mut r, 0, w as i64 - 1) as i32,
-                rng::int_in(&mut r, 0, h as i64 - 1) as i32,
-            );
+            let a = random_tile(&mut r, w, h);
+            let b = random_tile(&mut r, w, h);
             let expected = dijkstra(&grid, a, b, &o);
             let got = search.find_on(&grid, a, b, &o);
             match (expected, &got.path) {
@@ -240,14 +242,8 @@ fn jump_point_search_runs_where_valid_and_matches_astar() {
             ..jps
         };
         for _ in 0..5 {
-            let a = t(
-                rng::int_in(&mut r, 0, w as i64 - 1) as i32,
-                rng::int_in(&mut r, 0, h as i64 - 1) as i32,
-            );
-            let b = t(
-                rng::int_in(&mut r, 0, w as i64 - 1) as i32,
-                rng::int_in(&mut r, 0, h as i64 - 1) as i32,
-            );
+            let a = random_tile(&mut r, w, h);
+            let b = random_tile(&mut r, w, h);
             let j = search.find_on(&grid, a, b, &jps);
             let s = search.find_on(&grid, a, b, &astar);
             if grid.free(a.x, a.y) && grid.free(b.x, b.y) {
@@ -334,14 +330,8 @@ fn a_free_direct_route_is_the_answer_at_astars_cost() {
             ..fast
         };
         for _ in 0..10 {
-            let a = t(
-                rng::int_in(&mut r, 0, w as i64 - 1) as i32,
-                rng::int_in(&mut r, 0, h as i64 - 1) as i32,
-            );
-            let b = t(
-                rng::int_in(&mut r, 0, w as i64 - 1) as i32,
-                rng::int_in(&mut r, 0, h as i64 - 1) as i32,
-            );
+            let a = random_tile(&mut r, w, h);
+            let b = random_tile(&mut r, w, h);
             let f = search.find_on(&grid, a, b, &fast);
             let s = search.find_on(&grid, a, b, &full);
             assert_eq!(f.path.is_some(), s.path.is_some(), "case {case} {a}->{b}");
