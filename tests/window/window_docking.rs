@@ -296,3 +296,53 @@ fn a_dock_collapses_and_resizes_from_recorded_input_beside_the_map() {
         );
     }
 }
+
+/// The status bar's text, in pixels, in a window run with the user's config folder at `config` (the window's
+/// settings then in `config/agentbox/window.json`), replaying `input` if given.
+fn bar_with_settings(dir: &Path, config: &Path, input: Option<&str>, name: &str) -> usize {
+    let shot = dir.join(format!("{name}.png"));
+    let mut command = window_command(dir);
+    command
+        .env_remove("AGENTBOX_NO_SETTINGS")
+        .env("XDG_CONFIG_HOME", config)
+        .arg("run")
+        .arg(dir.join("scene.yaml"))
+        .args(["--frames", "5", "--screenshot"])
+        .arg(&shot);
+    if let Some(input) = input {
+        let file = dir.join(format!("{name}.jsonl"));
+        std::fs::write(&file, input).unwrap();
+        command.arg("--input").arg(file);
+    }
+    let out = command
+        .output()
+        .expect("xvfb-run is installed (see README)");
+    assert!(out.status.success(), "{name}: {}", stderr(&out));
+    let shot = Shot::read(&shot);
+    shot.text((0, 0, shot.w, 60))
+}
+
+#[test]
+fn the_ui_scale_is_kept_between_runs_but_not_in_replays() {
+    let dir = hall(false);
+    let config = tempfile::tempdir().unwrap();
+    let settings = config.path().join("agentbox/window.json");
+    // No settings yet: the defaults, and a run that changes nothing writes none.
+    let plain = bar_with_settings(dir.path(), config.path(), None, "plain");
+    assert!(!settings.exists(), "an unchanged run wrote {settings:?}");
+    // Kept from an earlier run: a UI scale of 2 doubles the status bar's text.
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(
+        &settings,
+        r#"{"ui_scale": 2.0, "dock": {"left": 320, "right": 500, "bottom": 190}}"#,
+    )
+    .unwrap();
+    let kept = bar_with_settings(dir.path(), config.path(), None, "kept");
+    assert!(
+        kept as f64 > 2.0 * plain as f64,
+        "the kept UI scale is used: {kept} against {plain} text pixels"
+    );
+    // A replay of recorded input ignores them: it looks the same on every machine.
+    let replay = bar_with_settings(dir.path(), config.path(), Some(""), "replay");
+    assert_eq!(replay, plain, "a replay used the user's settings");
+}
