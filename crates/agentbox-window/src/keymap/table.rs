@@ -382,7 +382,7 @@ pub const TABLE: &[Row] = &[
         modes: MAP,
         mouse: Some("click a memory value"),
         keys: &[],
-        what: "edit the inspected agent's `self.memory`: a click on a top-level number, string or boolean of the inspector's memory view opens the prompt line with its value; Enter sets it from the next tick (a number must read as one, a boolean is `true` or `false` and empty toggles it, a string is taken as typed), recorded as input so replays and session files repeat it; a bad value changes nothing and says why. Not in the past (Space branches first)",
+        what: "edit the inspected agent's `self.memory`: a click on a number, string or boolean of the inspector's memory view, at the top level or in a table inside it (`goal.x`, `route[2]`), opens the prompt line with its value; Enter sets it from the next tick (a number must read as one, a boolean is `true` or `false` and empty toggles it, a string is taken as typed), recorded as input so replays and session files repeat it; a bad value changes nothing and says why. Not in the past (Space branches first)",
         help: None,
     },
     Row {
