@@ -164,6 +164,8 @@ pub fn window_command(dir: &Path) -> Command {
     let mut command = Command::new("xvfb-run");
     command
         .args(["-a", "-s", "-screen 0 1024x768x24"])
+        // The user's kept docks and UI scale would change every screenshot.
+        .env("AGENTBOX_NO_SETTINGS", "1")
         .arg(env!("CARGO_BIN_EXE_agentbox"))
         .current_dir(dir);
     command

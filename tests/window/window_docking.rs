@@ -3,7 +3,8 @@
 //! With the console, the tunables, a watch and the inspector open, the whole hall is on
 //! screen, unbroken, with each panel's text beside it; with none open the hall is larger. A
 //! line printed every tick folds into one console line, while a tick printed every tick
-//! fills the console; a wrong `draw.*` call every tick is one note.
+//! fills the console; a wrong `draw.*` call every tick is one note. A click on a dock's header
+//! collapses it and the map grows; a drag of its inner edge resizes it by as much.
 
 use crate::common;
 use common::*;
@@ -172,4 +173,176 @@ fn the_console_folds_repeats_and_notes_a_wrong_draw_once() {
         notes < 3000,
         "the draw note is one line, not many: {notes} orange pixels"
     );
+}
+
+/// The dock edge's colour (`Layout::draw_docks`).
+const EDGE: [u8; 3] = [0x55, 0x58, 0x66];
+
+impl Shot {
+    /// The columns where a dock's inner edge runs down most of the height between `y0` and `y1`.
+    fn edges(&self, y0: u32, y1: u32) -> Vec<u32> {
+        (0..self.w)
+            .filter(|&x| {
+                let n = (y0..y1).filter(|&y| self.at(x, y) == EDGE).count();
+                n as u32 > (y1 - y0) * 3 / 4
+            })
+            .collect()
+    }
+}
+
+/// Recorded mouse positions are in tile units: the tile position of screen pixel `(x, y)`
+/// read off a screenshot of the fitted hall, whose floor (tiles 1 to 18 by 1 to 8) has the
+/// bounding box `floor`. This is what `--record` would have written for a click there.
+fn tile_at((x0, y0, x1, _): (u32, u32, u32, u32), x: f64, y: f64) -> [f64; 2] {
+    let tile = (x1 - x0 + 1) as f64 / 18.0;
+    let at = |p: f64, p0: u32| 0.5 + (p - p0 as f64) / tile;
+    [at(x, x0), at(y, y0)]
+}
+
+/// A click on the talker opens the inspector in the right dock.
+const INSPECT: [&str; 2] = [
+    r#"{"frame": 2, "press": "left", "at": [3.0, 3.0]}"#,
+    r#"{"frame": 3, "release": "left", "at": [3.0, 3.0]}"#,
+];
+
+#[test]
+fn a_dock_collapses_and_resizes_from_recorded_input_beside_the_map() {
+    let dir = hall(false);
+    let open = Shot::read(&shoot(dir.path(), 20, &INSPECT, "inspecting"));
+    let (floor, n_open) = open.floor();
+    let (mid0, mid1) = (open.h / 3, open.h * 2 / 3);
+    // The inspector's dock: one inner edge, right of the whole floor.
+    let edges = open.edges(mid0, mid1);
+    assert_eq!(edges.len(), 1, "one dock edge: {edges:?}");
+    let edge = edges[0];
+    assert!(
+        floor.2 < edge,
+        "the floor {floor:?} is left of the dock at x {edge}"
+    );
+
+    // A click on the dock's header (its top rows, right of its edge) collapses it.
+    let top = (0..open.h).find(|&y| open.at(edge, y) == EDGE).unwrap();
+    let header = tile_at(floor, edge as f64 + 150.0, top as f64 + 10.0);
+    let click = |frame: u64, at: [f64; 2]| {
+        [
+            format!(
+                r#"{{"frame": {frame}, "press": "left", "at": [{}, {}]}}"#,
+                at[0], at[1]
+            ),
+            format!(
+                r#"{{"frame": {}, "release": "left", "at": [{}, {}]}}"#,
+                frame + 1,
+                at[0],
+                at[1]
+            ),
+        ]
+    };
+    let mut collapse: Vec<String> = INSPECT.iter().map(|s| s.to_string()).collect();
+    collapse.extend(click(8, header));
+    let collapse: Vec<&str> = collapse.iter().map(String::as_str).collect();
+    let shut = Shot::read(&shoot(dir.path(), 20, &collapse, "collapsed"));
+    let (shut_floor, n_shut) = shut.floor();
+    assert!(
+        n_shut as f64 > 1.2 * n_open as f64,
+        "the map grows when the dock collapses: {n_shut} against {n_open} floor pixels"
+    );
+    let shut_edges = shut.edges(mid0, mid1);
+    assert_eq!(
+        shut_edges.len(),
+        1,
+        "the collapsed dock's edge: {shut_edges:?}"
+    );
+    assert!(
+        shut_edges[0] > edge + 200 && shut_floor.2 < shut_edges[0],
+        "the collapsed dock is a strip at x {} right of the floor {shut_floor:?}",
+        shut_edges[0]
+    );
+
+    // A drag of the dock's inner edge 120 pixels to the left widens it by 120.
+    let from = tile_at(floor, edge as f64, (mid0 + mid1) as f64 / 2.0);
+    let to = tile_at(floor, edge as f64 - 120.0, (mid0 + mid1) as f64 / 2.0);
+    let mut drag: Vec<String> = INSPECT.iter().map(|s| s.to_string()).collect();
+    drag.push(format!(
+        r#"{{"frame": 8, "press": "left", "at": [{}, {}]}}"#,
+        from[0], from[1]
+    ));
+    drag.push(format!(r#"{{"frame": 9, "move": [{}, {}]}}"#, to[0], to[1]));
+    drag.push(format!(
+        r#"{{"frame": 10, "release": "left", "at": [{}, {}]}}"#,
+        to[0], to[1]
+    ));
+    let drag: Vec<&str> = drag.iter().map(String::as_str).collect();
+    let wide = Shot::read(&shoot(dir.path(), 20, &drag, "widened"));
+    let (wide_floor, n_wide) = wide.floor();
+    let wide_edges = wide.edges(mid0, mid1);
+    assert_eq!(
+        wide_edges.len(),
+        1,
+        "one dock edge after the drag: {wide_edges:?}"
+    );
+    let moved = edge as i64 - wide_edges[0] as i64;
+    assert!(
+        (moved - 120).abs() <= 2,
+        "the dock's edge follows the drag: it moved {moved} pixels, not 120"
+    );
+    assert!(
+        wide_floor.2 < wide_edges[0] && n_wide < n_open,
+        "the map fits what the wider dock leaves: floor {wide_floor:?}, {n_wide} pixels"
+    );
+    for name in ["collapsed", "widened"] {
+        let _ = std::fs::copy(
+            dir.path().join(format!("{name}.png")),
+            root().join(format!("target/window_dock_{name}.png")),
+        );
+    }
+}
+
+/// The status bar's text, in pixels, in a window run with the user's config folder at `config` (the window's
+/// settings then in `config/agentbox/window.json`), replaying `input` if given.
+fn bar_with_settings(dir: &Path, config: &Path, input: Option<&str>, name: &str) -> usize {
+    let shot = dir.join(format!("{name}.png"));
+    let mut command = window_command(dir);
+    command
+        .env_remove("AGENTBOX_NO_SETTINGS")
+        .env("XDG_CONFIG_HOME", config)
+        .arg("run")
+        .arg(dir.join("scene.yaml"))
+        .args(["--frames", "5", "--screenshot"])
+        .arg(&shot);
+    if let Some(input) = input {
+        let file = dir.join(format!("{name}.jsonl"));
+        std::fs::write(&file, input).unwrap();
+        command.arg("--input").arg(file);
+    }
+    let out = command
+        .output()
+        .expect("xvfb-run is installed (see README)");
+    assert!(out.status.success(), "{name}: {}", stderr(&out));
+    let shot = Shot::read(&shot);
+    shot.text((0, 0, shot.w, 60))
+}
+
+#[test]
+fn the_ui_scale_is_kept_between_runs_but_not_in_replays() {
+    let dir = hall(false);
+    let config = tempfile::tempdir().unwrap();
+    let settings = config.path().join("agentbox/window.json");
+    // No settings yet: the defaults, and a run that changes nothing writes none.
+    let plain = bar_with_settings(dir.path(), config.path(), None, "plain");
+    assert!(!settings.exists(), "an unchanged run wrote {settings:?}");
+    // Kept from an earlier run: a UI scale of 2 doubles the status bar's text.
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(
+        &settings,
+        r#"{"ui_scale": 2.0, "dock": {"left": 320, "right": 500, "bottom": 190}}"#,
+    )
+    .unwrap();
+    let kept = bar_with_settings(dir.path(), config.path(), None, "kept");
+    assert!(
+        kept as f64 > 2.0 * plain as f64,
+        "the kept UI scale is used: {kept} against {plain} text pixels"
+    );
+    // A replay of recorded input ignores them: it looks the same on every machine.
+    let replay = bar_with_settings(dir.path(), config.path(), Some(""), "replay");
+    assert_eq!(replay, plain, "a replay used the user's settings");
 }

@@ -109,3 +109,67 @@ fn a_click_on_a_memory_number_sets_it_and_the_session_replays_it() {
     );
     assert_eq!(trace_of(), lines);
 }
+
+const GOAL: &str = "\
+local M = {}
+function M.decide(self, world)
+  self.memory.goal = self.memory.goal or { x = 2, y = 0 }
+  self:label('x ' .. self.memory.goal.x)
+  return move.to({ x = self.memory.goal.x, y = 0 })
+end
+return M
+";
+
+/// The memory view's `x = 2` line inside `goal = {`, one row above `step = 1`'s place in the
+/// test above (18 pixels at scale 1): pixel (740, 295), in tiles.
+const GOAL_X_AT: &str = "[10.796, -0.5]";
+
+#[test]
+fn a_click_on_a_number_inside_a_memory_table_sets_it() {
+    let dir = scratch(&[
+        ("scene.yaml", &SCENE.replace("step.lua", "goal.lua")),
+        ("goal.lua", GOAL),
+    ]);
+    let scene = dir.path().join("scene.yaml");
+    let input = format!(
+        "\
+{{\"frame\": 2, \"press\": \"left\", \"at\": [0, 0]}}
+{{\"frame\": 3, \"release\": \"left\", \"at\": [0, 0]}}
+{{\"frame\": 5, \"press\": \"left\", \"at\": {GOAL_X_AT}}}
+{{\"frame\": 6, \"release\": \"left\", \"at\": {GOAL_X_AT}}}
+{{\"frame\": 8, \"key\": \"Backspace\"}}
+{{\"frame\": 9, \"text\": \"7\"}}
+{{\"frame\": 10, \"key\": \"Enter\"}}
+{{\"frame\": 36, \"key\": \"E\", \"ctrl\": true}}
+"
+    );
+    let (err, shot) = replay_in_window(dir.path(), &scene, 40, &input, "nested");
+    let _ = std::fs::copy(&shot, root().join("target/window_memory_nested.png"));
+    assert!(
+        err.contains("a's self.memory.goal.x = 7 from the next tick"),
+        "{err}"
+    );
+    let rec = history::load_recording(&dir.path().join("scene.session.json")).unwrap();
+    let paths: Vec<_> = rec
+        .events
+        .iter()
+        .filter_map(|e| match &e.input {
+            Input::SetMemory { path, value, .. } => Some((path.clone(), value.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        paths,
+        vec![(
+            vec!["goal".to_string(), "x".to_string()],
+            serde_json::json!(7)
+        )]
+    );
+    // The script reads it: the agent heads for x 7 and says so.
+    let mut last = String::new();
+    history::replay(&rec, rec.ticks, |s, r| {
+        last = trace::line(s.world(), &r.events)
+    })
+    .unwrap();
+    assert!(last.contains("x 7"), "{last}");
+}

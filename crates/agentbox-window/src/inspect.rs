@@ -51,14 +51,15 @@ fn place() -> Option<Place> {
     })
 }
 
-/// The top-level key of agent `id`'s `self.memory` whose line of the panel is under `mouse`,
-/// when it holds a number, string or boolean: the key and its value (what the memory view's
-/// click edits).
+/// The key path in agent `id`'s `self.memory` whose line of the panel is under `mouse`, when
+/// it holds a number, string or boolean, at the top level or in a table inside it: the path
+/// (an array entry's part is its index, `"2"`) and the value (what the memory view's click
+/// edits).
 pub fn memory_value_at(
     session: &dyn TickView,
     id: &str,
     mouse: Vec2,
-) -> Option<(String, serde_json::Value)> {
+) -> Option<(Vec<String>, serde_json::Value)> {
     let agent = session.world().agent(id)?;
     let at = place()?;
     let line_h = at.size as f32 + 3.0;
@@ -71,15 +72,67 @@ pub fn memory_value_at(
         return None;
     }
     let shown = fit_lines(lines(session, agent, id, &at), at.room, at.size);
-    let line = shown.get(row as usize)?;
-    // A top-level entry of the memory view: two spaces of the view, two of the table.
-    let entry = line.strip_prefix("    ")?;
-    let (key, _) = entry.split_once(" = ")?;
-    if key.starts_with(' ') {
+    let keys = memory_keys(&shown, row as usize)?;
+    let memories = session.memories_json();
+    let mut value = memories.get(id)?;
+    for key in &keys {
+        value = match value {
+            serde_json::Value::Array(list) => {
+                let i: usize = key.strip_prefix('[')?.strip_suffix(']')?.parse().ok()?;
+                list.get(i.checked_sub(1)?)?
+            }
+            other => other.get(key)?,
+        };
+    }
+    let path = keys
+        .iter()
+        .map(
+            |k| match k.strip_prefix('[').and_then(|k| k.strip_suffix(']')) {
+                Some(index) if index.parse::<i64>().is_ok() => Some(index.to_string()),
+                Some(_) => None,
+                None => Some(k.clone()),
+            },
+        )
+        .collect::<Option<Vec<String>>>()?;
+    (value.is_number() || value.is_string() || value.is_boolean()).then(|| (path, value.clone()))
+}
+
+/// The keys, as the memory view shows them (`name` or `[2]`), from `self.memory` down to the
+/// entry on line `row` of the panel's `lines`, when that line is an entry of the memory view
+/// that is not a table: its own key, and each table's above it, read from the nearest line
+/// above at each lesser indent (each level indents two spaces, under the view's two and the
+/// table's two).
+fn memory_keys(lines: &[String], row: usize) -> Option<Vec<String>> {
+    let entry = |line: &str| {
+        let body = line.strip_prefix("  ")?;
+        let indent = body.len() - body.trim_start_matches(' ').len();
+        let (key, value) = body.trim_start().split_once(" = ")?;
+        (indent >= 2 && indent % 2 == 0).then(|| (indent / 2, key.to_string(), value.to_string()))
+    };
+    let (depth, key, value) = entry(lines.get(row)?)?;
+    if value.starts_with('{') {
         return None;
     }
-    let value = session.memories_json().get(id)?.get(key)?.clone();
-    (value.is_number() || value.is_string() || value.is_boolean()).then(|| (key.to_string(), value))
+    let mut keys = vec![key];
+    let mut want = depth - 1;
+    for line in lines[..row].iter().rev() {
+        // The first line above that is not indented must be the memory view's heading.
+        if !line.starts_with(' ') {
+            return (want == 0 && line.starts_with("memory")).then(|| {
+                keys.reverse();
+                keys
+            });
+        }
+        match entry(line) {
+            Some((d, key, value)) if d == want && value == "{" => {
+                keys.push(key);
+                want -= 1;
+            }
+            Some((d, ..)) if d < want => return None,
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The panel's lines for `agent`, before they are fitted to its room.
@@ -318,5 +371,39 @@ mod tests {
             "{\n  name = \"say \\\"hi\\\"\",\n  on = true,\n  patrol = {\n    {1, 2},\n    {3, 4}\n  },\n  space = 1.0,\n  speed = 2,\n  [\"two words\"] = nil,\n  weights = {0.5, 1.5}\n}"
         );
         assert_eq!(lua_text(&serde_json::json!({}), 0), "{}");
+    }
+}
+
+#[cfg(test)]
+mod memory_path_tests {
+    use super::*;
+
+    #[test]
+    fn a_nested_memory_line_names_its_path() {
+        let lines: Vec<String> = [
+            "speed    4.00 tiles/s (now 0.00)",
+            "memory   (it holds 1 KB of Lua memory)",
+            "  {",
+            "    alert = false",
+            "    seen = {",
+            "      at = {",
+            "        [1] = 3",
+            "        [2] = 4",
+            "      }",
+            "      who = \"b\"",
+            "    }",
+            "  }",
+        ]
+        .map(String::from)
+        .to_vec();
+        let keys = |row| memory_keys(&lines, row);
+        assert_eq!(keys(3), Some(vec!["alert".to_string()]));
+        assert_eq!(
+            keys(7),
+            Some(vec!["seen".into(), "at".into(), "[2]".into()])
+        );
+        assert_eq!(keys(9), Some(vec!["seen".into(), "who".into()]));
+        assert_eq!(keys(4), None, "a table is not edited");
+        assert_eq!(keys(0), None, "nor a line outside the memory view");
     }
 }

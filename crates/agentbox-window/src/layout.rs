@@ -251,6 +251,46 @@ impl Docks {
         self.ui()
     }
 
+    /// The docks' sizes and the UI scale to keep between runs (`settings.rs`); none while a
+    /// dock is being resized.
+    pub fn kept(&self) -> Option<crate::settings::Kept> {
+        self.resizing.is_none().then(|| crate::settings::Kept {
+            ui_scale: self.ui(),
+            dock: crate::settings::DockSizes {
+                left: self.size[0],
+                right: self.size[1],
+                bottom: self.size[2],
+            },
+        })
+    }
+
+    /// The docks with the sizes and the scale kept from an earlier run: the scale nearest to
+    /// the kept one, each size within what a drag could make it.
+    pub fn with_kept(kept: &crate::settings::Kept) -> Docks {
+        let near = |s: &f32| (s - kept.ui_scale).abs();
+        let scale = (0..SCALES.len())
+            .min_by(|&a, &b| near(&SCALES[a]).total_cmp(&near(&SCALES[b])))
+            .unwrap_or(2);
+        let defaults = Docks::default();
+        let size = |kept: f32, default: f32| {
+            if kept.is_finite() {
+                kept.clamp(80.0, 4000.0)
+            } else {
+                default
+            }
+        };
+        let d = kept.dock;
+        Docks {
+            size: [
+                size(d.left, defaults.size[0]),
+                size(d.right, defaults.size[1]),
+                size(d.bottom, defaults.size[2]),
+            ],
+            scale,
+            ..defaults
+        }
+    }
+
     /// The layout of a `w` x `h` screen with the docks `wanted`.
     pub fn layout(&self, w: f32, h: f32, wanted: Wanted) -> Layout {
         let ui = self.ui();
@@ -432,5 +472,27 @@ mod tests {
         let big = docks.layout(1280.0, 800.0, wanted);
         assert!(big.docks[1].unwrap().w > open.docks[1].unwrap().w);
         assert!(big.bar.h > open.bar.h);
+    }
+
+    #[test]
+    fn kept_docks_come_back_as_they_were_and_bad_numbers_do_not() {
+        let mut docks = Docks::default();
+        docks.rescale(2);
+        docks.size[Side::Right.index()] = 455.0;
+        let kept = docks.kept().unwrap();
+        let back = Docks::with_kept(&kept);
+        assert_eq!(back.kept(), Some(kept.clone()));
+        let odd = crate::settings::Kept {
+            ui_scale: f32::NAN,
+            dock: crate::settings::DockSizes {
+                left: f32::INFINITY,
+                right: -5.0,
+                bottom: 1e9,
+            },
+        };
+        let safe = Docks::with_kept(&odd).kept().unwrap();
+        assert!(safe.ui_scale.is_finite());
+        assert_eq!(safe.dock.left, 320.0);
+        assert_eq!((safe.dock.right, safe.dock.bottom), (80.0, 4000.0));
     }
 }

@@ -38,6 +38,7 @@ mod questions;
 mod runs;
 mod search_view;
 mod sessions;
+mod settings;
 mod text;
 mod timeline;
 mod travel;
@@ -194,6 +195,12 @@ pub fn run_window(
             (history, None)
         }
     };
+    let replays_or_records = options.input.is_some() || options.record.is_some();
+    let mut settings = settings::Settings::for_run(replays_or_records);
+    let docks = settings.load().map_or_else(layout::Docks::default, |kept| {
+        layout::Docks::with_kept(&kept)
+    });
+    settings.starting_from(docks.kept());
     let outcome: Rc<RefCell<Result<(), String>>> = Rc::new(RefCell::new(Ok(())));
     let result = Rc::clone(&outcome);
     let (window_width, window_height) = window_size(&_display);
@@ -219,7 +226,8 @@ pub fn run_window(
             panels: Panels::default(),
             search: search_view::SearchMode::default(),
             questions: questions::Questions::default(),
-            docks: layout::Docks::default(),
+            docks,
+            settings,
             clips: clip::Clips::default(),
         };
         window.clips = clip::Clips::new(
@@ -261,6 +269,8 @@ struct Window {
     questions: questions::Questions,
     /// The docks' sizes, collapsed docks and the UI scale.
     docks: layout::Docks,
+    /// Where the docks' sizes and the UI scale are kept between runs.
+    settings: settings::Settings,
     /// The GIF clips being recorded (`--gif`, the clip key).
     clips: clip::Clips,
 }
@@ -439,6 +449,9 @@ impl Window {
         let input = self.feed.frame(frame_loop.count, &self.camera);
         if is_quit_requested() || !self.handle(&input) {
             return false;
+        }
+        if let Some(kept) = self.docks.kept() {
+            self.settings.keep(kept);
         }
         for reload in self.history.sync(&mut frame_loop.watcher) {
             eprintln!("{reload}");

@@ -1,5 +1,5 @@
-//! Editing the inspected agent's `self.memory` in the window: a click on a top-level number,
-//! string or boolean of the inspector's memory view opens the prompt line with its value, and
+//! Editing the inspected agent's `self.memory` in the window: a click on a number, string or
+//! boolean of the inspector's memory view, at the top level or in a table inside it, opens the prompt line with its value, and
 //! Enter sets it through the history (`History::set_memory`), recorded as a `set_memory`
 //! input so a replay, a rewind and a saved session set it on the same tick. A value that does
 //! not read as the kind it replaces changes nothing and says why in the status line.
@@ -7,7 +7,7 @@
 //! It never touches the Lua state itself: the history's session does, between ticks.
 
 use super::inspect;
-use super::questions::{memory_value, Prompt};
+use super::questions::{memory_path_text, memory_value, Prompt};
 use super::Window;
 use macroquad::prelude::Vec2;
 
@@ -19,7 +19,7 @@ impl Window {
             return false;
         };
         let shown = self.travel.shown(&self.history);
-        let Some((key, was)) = inspect::memory_value_at(shown, &id, mouse) else {
+        let Some((path, was)) = inspect::memory_value_at(shown, &id, mouse) else {
             return false;
         };
         if self.travel.in_past() {
@@ -27,7 +27,7 @@ impl Window {
                 .hud
                 .status("the past is not edited: press Space to branch first".into());
         } else {
-            self.questions.open_memory(&id, &key, was);
+            self.questions.open_memory(&id, path, was);
         }
         true
     }
@@ -37,15 +37,16 @@ impl Window {
         let Some(edit) = prompt.memory else {
             return;
         };
-        let name = format!("{}'s self.memory.{}", edit.agent, edit.key);
+        let name = format!(
+            "{}'s self.memory{}",
+            edit.agent,
+            memory_path_text(&edit.path)
+        );
         let line = match memory_value(&edit.was, &prompt.text) {
             Err(e) => format!("{name} not set: {e}; nothing changed"),
             Ok(value) => {
                 let shown = value.to_string();
-                match self
-                    .history
-                    .set_memory(&edit.agent, std::slice::from_ref(&edit.key), value)
-                {
+                match self.history.set_memory(&edit.agent, &edit.path, value) {
                     Ok(()) => format!("{name} = {shown} from the next tick"),
                     Err(e) => format!("{name} not set: {e}; nothing changed"),
                 }

@@ -53,7 +53,8 @@ pub struct Prompt {
 /// The memory value a prompt edits: whose, at which key, and what it held when opened.
 pub struct MemoryEdit {
     pub agent: String,
-    pub key: String,
+    /// The key path from `self.memory` (an array entry's part is its index).
+    pub path: Vec<String>,
     pub was: serde_json::Value,
 }
 
@@ -68,13 +69,24 @@ impl Prompt {
                     _ => "text as typed",
                 };
                 format!(
-                    "set {}'s self.memory.{} ({how}; Enter sets it, Esc cancels)",
-                    m.agent, m.key
+                    "set {}'s self.memory{} ({how}; Enter sets it, Esc cancels)",
+                    m.agent,
+                    memory_path_text(&m.path)
                 )
             }
             None => self.purpose.title().to_string(),
         }
     }
+}
+
+/// A memory key path as Lua names it after `self.memory`: `.seen.at[2]`.
+pub fn memory_path_text(path: &[String]) -> String {
+    path.iter()
+        .map(|part| match part.parse::<i64>() {
+            Ok(i) => format!("[{i}]"),
+            Err(_) => format!(".{part}"),
+        })
+        .collect()
 }
 
 /// The value typed for a memory edit of a value that was `was`: a number must read as one, a
@@ -163,8 +175,8 @@ impl Questions {
         });
     }
 
-    /// Opens the prompt to edit `key` of `agent`'s memory, holding `was`, its value as text.
-    pub fn open_memory(&mut self, agent: &str, key: &str, was: serde_json::Value) {
+    /// Opens the prompt to edit `path` of `agent`'s memory, holding `was`, its value as text.
+    pub fn open_memory(&mut self, agent: &str, path: Vec<String>, was: serde_json::Value) {
         let text = match &was {
             serde_json::Value::String(s) => s.clone(),
             other => other.to_string(),
@@ -174,7 +186,7 @@ impl Questions {
             text,
             memory: Some(MemoryEdit {
                 agent: agent.to_string(),
-                key: key.to_string(),
+                path,
                 was,
             }),
         });

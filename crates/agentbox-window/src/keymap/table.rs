@@ -174,14 +174,14 @@ pub const TABLE: &[Row] = &[
         modes: MAP,
         mouse: None,
         keys: &[(ctrl(K::Equal), A::UiLarger), (ctrl(K::Minus), A::UiSmaller)],
-        what: "a larger / smaller UI scale: every panel's text and the docks grow or shrink together (x0.75 .. x2.5; text is 13 px or more at x1)",
+        what: "a larger / smaller UI scale: every panel's text and the docks grow or shrink together (x0.75 .. x2.5; text is 13 px or more at x1); kept for the next run, with the docks' sizes (see docs/cli.md, \"The window's settings\")",
         help: Some("larger / smaller text and panels (UI scale)"),
     },
     Row {
         modes: MAP,
         mouse: Some("click a panel's header / drag its edge"),
         keys: &[],
-        what: "the panels are docked beside the map, never over it: help, tunables, plots and watches on the left, the inspector on the right, errors and the console at the bottom. A click on a dock's header collapses it to a strip (again: opens it); a left-drag on its inner edge resizes it. The map fits what is left",
+        what: "the panels are docked beside the map, never over it: help, tunables, plots and watches on the left, the inspector on the right, errors and the console at the bottom. A click on a dock's header collapses it to a strip (again: opens it); a left-drag on its inner edge resizes it (the size is kept for the next run). The map fits what is left",
         help: Some("panel header: collapse; panel edge: drag to resize"),
     },
     Row {
@@ -382,7 +382,7 @@ pub const TABLE: &[Row] = &[
         modes: MAP,
         mouse: Some("click a memory value"),
         keys: &[],
-        what: "edit the inspected agent's `self.memory`: a click on a top-level number, string or boolean of the inspector's memory view opens the prompt line with its value; Enter sets it from the next tick (a number must read as one, a boolean is `true` or `false` and empty toggles it, a string is taken as typed), recorded as input so replays and session files repeat it; a bad value changes nothing and says why. Not in the past (Space branches first)",
+        what: "edit the inspected agent's `self.memory`: a click on a number, string or boolean of the inspector's memory view, at the top level or in a table inside it (`goal.x`, `route[2]`), opens the prompt line with its value; Enter sets it from the next tick (a number must read as one, a boolean is `true` or `false` and empty toggles it, a string is taken as typed), recorded as input so replays and session files repeat it; a bad value changes nothing and says why. Not in the past (Space branches first)",
         help: None,
     },
     Row {
