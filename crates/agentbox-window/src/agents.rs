@@ -103,10 +103,12 @@ fn overlap_area(a: &Rect, b: &Rect) -> f32 {
     w.max(0.0) * h.max(0.0)
 }
 
-/// Which of `labels` to draw: each is (label box, the agent's disc box, forced). Forced labels
-/// (selected, hovered) are always drawn; the others only where they cover no label placed
-/// before them and no other disc. Returns the indices to draw, in drawing order.
-pub fn declutter(labels: &[(Rect, Rect, bool)], discs: &[Rect]) -> Vec<usize> {
+/// Which of `labels` to draw, and where: each is (label box, the agent's disc box, forced),
+/// the box under the disc. Forced labels (selected, hovered) are always drawn there; the others
+/// where they cover no label placed before them and no other disc: under the disc, or else the
+/// same box just above it, so a neighbour standing right below does not take an agent's name
+/// away. Returns (index, how far the box moved up or down), in drawing order.
+pub fn declutter(labels: &[(Rect, Rect, bool)], discs: &[Rect]) -> Vec<(usize, f32)> {
     let cell = labels.iter().map(|(l, _, _)| l.w).fold(16.0_f32, f32::max);
     let mut taken = Occupancy::new(cell);
     for d in discs {
@@ -118,7 +120,14 @@ pub fn declutter(labels: &[(Rect, Rect, bool)], discs: &[Rect]) -> Vec<usize> {
     for (i, (label, own, is_forced)) in forced.chain(others) {
         if *is_forced || !taken.overlaps(*label, Some(*own)) {
             taken.take(*label);
-            out.push(i);
+            out.push((i, 0.0));
+            continue;
+        }
+        let gap = label.y - (own.y + own.h);
+        let above = Rect::new(label.x, own.y - gap - label.h, label.w, label.h);
+        if !taken.overlaps(above, Some(*own)) {
+            taken.take(above);
+            out.push((i, above.y - label.y));
         }
     }
     out
@@ -316,9 +325,11 @@ fn draw_tags(world: &World, camera: &Camera, tags: &Tags, visible: impl Fn(Vec2,
 
 /// Draws the tags [`declutter`] keeps: each one's box, then its name and label.
 fn draw_decluttered(boxes: &[(Rect, Rect, bool)], discs: &[Rect], who: &[Tag], size: f32) {
-    for i in declutter(boxes, discs) {
+    for (i, dy) in declutter(boxes, discs) {
         let tag = &who[i];
-        let b = boxes[i].0;
+        let mut b = boxes[i].0;
+        b.y += dy;
+        let at_y = tag.at.y + dy;
         draw_rectangle(b.x, b.y, b.w, b.h, Color::from_rgba(0x10, 0x10, 0x14, 0xc8));
         if tag.forced {
             draw_rectangle_lines(
@@ -330,10 +341,10 @@ fn draw_decluttered(boxes: &[(Rect, Rect, bool)], discs: &[Rect], who: &[Tag], s
                 Color::from_rgba(0xff, 0xd0, 0x00, 0xff),
             );
         }
-        crate::text::ui_text(tag.id, tag.at.x, tag.at.y, size, WHITE);
+        crate::text::ui_text(tag.id, tag.at.x, at_y, size, WHITE);
         if let Some(label) = tag.label {
             let x = tag.at.x + tag.id_width + 8.0;
-            crate::text::ui_text(label, x, tag.at.y, size, crate::labels::label_color(label));
+            crate::text::ui_text(label, x, at_y, size, crate::labels::label_color(label));
         }
     }
 }
@@ -346,40 +357,56 @@ mod tests {
         Rect::new(x, y, w, h)
     }
 
+    /// The indices `declutter` keeps, in drawing order.
+    fn kept(labels: &[(Rect, Rect, bool)], discs: &[Rect]) -> Vec<usize> {
+        declutter(labels, discs)
+            .into_iter()
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    // Tags sit 2 px under their disc (as `draw_tags` makes them); the spot above is as far
+    // over the disc: for a 20 px disc at y 0 and a 12 px tag, y 22..34 under, y -14..-2 above.
+
     #[test]
-    fn a_label_that_would_cover_another_is_skipped() {
+    fn a_label_that_would_cover_another_goes_above_its_agent() {
         let labels = [
-            (r(0.0, 0.0, 40.0, 12.0), r(10.0, 20.0, 20.0, 20.0), false),
-            // Overlaps the first label: skipped.
-            (r(30.0, 5.0, 40.0, 12.0), r(40.0, 25.0, 20.0, 20.0), false),
-            // Clear of both: drawn.
-            (r(100.0, 0.0, 40.0, 12.0), r(110.0, 20.0, 20.0, 20.0), false),
+            (r(0.0, 22.0, 40.0, 12.0), r(10.0, 0.0, 20.0, 20.0), false),
+            // Its spot under overlaps the first label: above instead.
+            (r(30.0, 22.0, 40.0, 12.0), r(40.0, 0.0, 20.0, 20.0), false),
+            // Clear of both: under.
+            (r(100.0, 22.0, 40.0, 12.0), r(110.0, 0.0, 20.0, 20.0), false),
         ];
         let discs: Vec<Rect> = labels.iter().map(|l| l.1).collect();
-        assert_eq!(declutter(&labels, &discs), vec![0, 2]);
+        assert_eq!(
+            declutter(&labels, &discs),
+            vec![(0, 0.0), (1, -36.0), (2, 0.0)]
+        );
     }
 
     #[test]
-    fn a_label_over_another_agents_disc_is_skipped_but_not_over_its_own() {
+    fn a_label_with_both_spots_over_other_discs_is_skipped_but_its_own_is_no_obstacle() {
         let labels = [
-            // Touches its own disc only: drawn.
-            (r(0.0, 0.0, 40.0, 12.0), r(10.0, 10.0, 20.0, 20.0), false),
-            // Covers the first agent's disc: skipped.
-            (r(5.0, 15.0, 40.0, 12.0), r(15.0, 28.0, 20.0, 20.0), false),
+            // Agent 0 between agent 1 (right below) and agent 2 (right above): under covers
+            // agent 1's disc, above covers agent 2's: skipped.
+            (r(0.0, 22.0, 40.0, 12.0), r(10.0, 0.0, 20.0, 20.0), false),
+            (r(0.0, 46.0, 40.0, 12.0), r(10.0, 24.0, 20.0, 20.0), false),
+            // Agent 2's spot under covers agent 0's disc; above is clear.
+            (r(0.0, -2.0, 40.0, 12.0), r(10.0, -24.0, 20.0, 20.0), false),
         ];
         let discs: Vec<Rect> = labels.iter().map(|l| l.1).collect();
-        assert_eq!(declutter(&labels, &discs), vec![0]);
+        assert_eq!(declutter(&labels, &discs), vec![(1, 0.0), (2, -36.0)]);
     }
 
     #[test]
     fn the_selected_or_hovered_label_wins_wherever_it_is() {
         let labels = [
-            (r(0.0, 0.0, 40.0, 12.0), r(10.0, 20.0, 20.0, 20.0), false),
-            (r(20.0, 0.0, 40.0, 12.0), r(30.0, 20.0, 20.0, 20.0), true),
+            (r(0.0, 22.0, 40.0, 12.0), r(10.0, 0.0, 20.0, 20.0), false),
+            (r(20.0, 22.0, 40.0, 12.0), r(30.0, 0.0, 20.0, 20.0), true),
         ];
         let discs: Vec<Rect> = labels.iter().map(|l| l.1).collect();
-        // The forced one is placed first, so the plain one it covers is dropped.
-        assert_eq!(declutter(&labels, &discs), vec![1]);
+        // The forced one is placed first, under its agent; the plain one it covers moves.
+        assert_eq!(declutter(&labels, &discs), vec![(1, 0.0), (0, -36.0)]);
     }
 
     #[test]
@@ -391,6 +418,6 @@ mod tests {
             })
             .collect();
         let discs: Vec<Rect> = labels.iter().map(|l| l.1).collect();
-        assert_eq!(declutter(&labels, &discs), (0..50).collect::<Vec<_>>());
+        assert_eq!(kept(&labels, &discs), (0..50).collect::<Vec<_>>());
     }
 }
