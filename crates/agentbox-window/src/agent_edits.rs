@@ -14,15 +14,24 @@ use agentbox_core::scene::save;
 use agentbox_core::world::{Brain, Tile};
 
 impl Window {
+    /// Whether the shown tick is in the past, where nothing is edited; if so the status bar
+    /// says how to branch first.
+    pub(super) fn refused_in_past(&mut self) -> bool {
+        let past = self.travel.in_past();
+        if past {
+            self.panels
+                .hud
+                .status("the past is not edited: press Space to branch first".into());
+        }
+        past
+    }
+
     /// I / Insert: a new agent on the tile under the mouse, a copy of the selected agent's
     /// entry (its kind, script, speed, params...) when one is selected and listed in the
     /// scene, else a bare agent. Its id is `KIND-N` (`agent-N` with none selected), the first
     /// N no agent has.
     pub(super) fn place_agent(&mut self, tile: Tile) {
-        if self.travel.in_past() {
-            self.panels
-                .hud
-                .status("the past is not edited: press Space to branch first".into());
+        if self.refused_in_past() {
             return;
         }
         let session = self.history.session();
@@ -60,10 +69,7 @@ impl Window {
                 .status("select an agent to delete (click it)".into());
             return;
         };
-        if self.travel.in_past() {
-            self.panels
-                .hud
-                .status("the past is not edited: press Space to branch first".into());
+        if self.refused_in_past() {
             return;
         }
         let path = self.history.session().scene_path().to_path_buf();
@@ -79,10 +85,7 @@ impl Window {
     /// Ctrl+I: the tile under the mouse goes at the end of the selected keyboard agent's
     /// `route:`, or of the scene's `waypoints:` when no keyboard agent is selected.
     pub(super) fn add_route_tile(&mut self, tile: Tile) {
-        if self.travel.in_past() {
-            self.panels
-                .hud
-                .status("the past is not edited: press Space to branch first".into());
+        if self.refused_in_past() {
             return;
         }
         let session = self.history.session();
@@ -109,10 +112,7 @@ impl Window {
         let Some(id) = self.pointer.selected.clone().filter(|id| id != to) else {
             return;
         };
-        if self.travel.in_past() {
-            self.panels
-                .hud
-                .status("the past is not edited: press Space to branch first".into());
+        if self.refused_in_past() {
             return;
         }
         let path = self.history.session().scene_path().to_path_buf();

@@ -22,11 +22,7 @@ impl Window {
         let Some((path, was)) = inspect::memory_value_at(shown, &id, mouse) else {
             return false;
         };
-        if self.travel.in_past() {
-            self.panels
-                .hud
-                .status("the past is not edited: press Space to branch first".into());
-        } else {
+        if !self.refused_in_past() {
             self.questions.open_memory(&id, path, was);
         }
         true
