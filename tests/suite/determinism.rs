@@ -28,6 +28,10 @@ function M.decide(self, world)
   for i = 1, 10 do t[coroutine.create(function() end)] = i end
   kept[#kept + 1] = {}
   for i, k in ipairs(kept) do t[k] = i end
+  -- Its memory, written to the trace, holds a table keyed by tables.
+  local by_table = {}
+  for i = 1, 6 do by_table[{ i }] = { n = i } end
+  self.memory.by_table = by_table
   local h = 0
   for k, v in pairs(t) do
     h = (h * 31 + #tostring(k) + (type(v) == "number" and v or 0)) % 1000003
@@ -71,6 +75,7 @@ fn five_processes_give_the_same_trace() {
                     "--trace",
                     "-",
                     "--allow-errors",
+                    "--trace-memory",
                 ],
             );
             assert!(out.status.success(), "{}", stderr(&out));
@@ -78,6 +83,7 @@ fn five_processes_give_the_same_trace() {
         })
         .collect();
     assert_eq!(traces[0].lines().count(), 30);
+    assert!(traces[0].contains("\"by_table\""), "{}", traces[0]);
     // The walker moved: the order it saw decides where it goes.
     assert!(traces[0].contains("\"action\":\"to\""), "{}", traces[0]);
     assert!(
