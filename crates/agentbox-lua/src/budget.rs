@@ -24,7 +24,7 @@
 //! call. No agent gets a memory error for another's bytes.
 
 use crate::ffi::{
-    lua_addrorder, lua_getwork, lua_held, lua_memout, lua_setmemlimit, lua_setowner, lua_setquota,
+    lua_getwork, lua_held, lua_memout, lua_setmemlimit, lua_setnextid, lua_setowner, lua_setquota,
     lua_setwork, lua_victim, AGENT_MEMOUT, AGENT_SPENT, AGENT_VICTIM,
 };
 use mlua::{ffi, Lua};
@@ -150,6 +150,18 @@ impl Budget {
         self.set_owner(HOST);
         let result = f();
         self.set_owner(owner);
+        result
+    }
+
+    /// Runs `f`, which makes one table, function, userdata or thread, with `id` as its id
+    /// (which tables keyed by it hash it by), then puts the id owner's counter back: for what
+    /// the host makes once and shares between agents, whose id must not say when it was made.
+    pub fn with_next_id<R>(&self, id: u32, f: impl FnOnce() -> R) -> R {
+        // SAFETY: as in `set_memory_limit`; the call stores a field.
+        let old = unsafe { lua_setnextid(self.main, id) };
+        let result = f();
+        // SAFETY: as above.
+        unsafe { lua_setnextid(self.main, old) };
         result
     }
 
@@ -324,13 +336,6 @@ impl Budget {
     /// The largest holder the VM named when the shared cap was hit, for the host to stop.
     pub fn take_victim(&self) -> Option<u32> {
         self.victim.take()
-    }
-
-    /// Whether `next` visited a key ordered by its address since the last look (a table
-    /// keyed by tables or functions: its order may differ between runs).
-    pub fn take_address_order(&self) -> bool {
-        // SAFETY: as in `set_memory_limit`; reads and clears a field.
-        unsafe { lua_addrorder(self.main) != 0 }
     }
 }
 

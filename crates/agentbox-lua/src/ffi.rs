@@ -18,7 +18,7 @@ use std::ffi::{c_int, c_longlong, c_uint};
 
 /// The level of the extension API declared here: the patched `lua.h`'s
 /// `LUA_AGENTBOX_PATCHLEVEL`, which the build script reads (a mismatch does not compile).
-pub const PATCHLEVEL: c_int = 2;
+pub const PATCHLEVEL: c_int = 3;
 
 const _: () = assert!(
     level_is(env!("AGENTBOX_LUA_PATCHLEVEL"), PATCHLEVEL),
@@ -71,8 +71,10 @@ extern "C-unwind" {
     pub fn lua_memout(state: *mut lua_State) -> c_int;
 
     /// Makes `owner` (0 is the host) the owner of the blocks allocated from now on: their bytes
-    /// count against it until they are freed. 0 if its count could not be made (the owner is
-    /// then not counted), else 1.
+    /// count against it until they are freed, and the tables, functions, userdata and threads
+    /// made from now on take their ids (which tables hash them by) from its counter. 0 if its
+    /// count could not be made (the memory owner then stays as it was, and ids are the host's),
+    /// else 1.
     pub fn lua_setowner(state: *mut lua_State, owner: c_uint) -> c_int;
 
     /// The bytes the blocks of `owner` hold now (0 for an owner never made current).
@@ -94,7 +96,9 @@ extern "C-unwind" {
     /// work budget of `units` (as [`lua_setwork`]), the memory flag cleared first. Returns how
     /// it ended, in bits: [`AGENT_SPENT`], [`AGENT_MEMOUT`] (the flag is cleared again) and
     /// [`AGENT_VICTIM`] (read it with [`lua_victim`]). The owner and the budget stay as the
-    /// call left them, for the next agent's call to replace. Raises as `lua_call` does.
+    /// call left them, for the next agent's call to replace, but ids and `tostring`'s numbers
+    /// go back to the host's (`lua_idowner` is 0), so what the host makes between agents' calls
+    /// moves no agent's. Raises as `lua_call` does.
     pub fn lua_agentcall(
         state: *mut lua_State,
         func: c_int,
@@ -104,9 +108,10 @@ extern "C-unwind" {
         owner: c_uint,
     ) -> c_int;
 
-    /// Whether `next` visited a key hashed by its address (a table, a function...), whose
-    /// order may differ between runs, since the last call (1 or 0); clears the flag.
-    pub fn lua_addrorder(state: *mut lua_State) -> c_int;
+    /// Sets the counter the current id owner's next table, function, userdata or thread takes
+    /// its id from; returns the one it replaces (for the caller to put back). The host gives
+    /// what it shares between agents an id that does not depend on who asked for it first.
+    pub fn lua_setnextid(state: *mut lua_State, id: c_uint) -> c_uint;
 
     /// Makes the table at `idx` read-only: every write through the VM or the standard API
     /// (`lua_setfield`, `lua_settable`, `lua_seti`) goes to its `__newindex`, even for a key it
@@ -151,12 +156,14 @@ mod tests {
     use std::ffi::CStr;
 
     /// Functions of the extension API that only the patched C code calls (the libraries' work
-    /// charges, the memory check of `luaL_Buffer` boxes, the traceback's depth).
-    const C_ONLY: [&str; 4] = [
+    /// charges, the memory check of `luaL_Buffer` boxes, the traceback's depth, the owner whose
+    /// numbers `tostring` gives).
+    const C_ONLY: [&str; 5] = [
         "lua_chargework",
         "lua_memused",
         "lua_memroom",
         "lua_stackdepth",
+        "lua_idowner",
     ];
 
     /// A fresh state with the standard libraries, closed on drop.
@@ -336,18 +343,89 @@ mod tests {
         }
     }
 
-    #[test]
-    fn next_over_a_table_key_raises_the_order_flag() {
-        let lua = State::new();
-        lua.run(c"next({ answer = 42 })").unwrap();
-        // SAFETY: a live state; the reader clears a flag.
-        assert_eq!(unsafe { lua_addrorder(lua.0) }, 0);
-        lua.run(c"next({ [{}] = 42 })").unwrap();
-        // SAFETY: as above.
+    /// The order `pairs` visits tables, functions and threads in, as a string of their indices.
+    const WALK: &CStr = c"local keys = {} \
+        for i = 1, 40 do keys[i] = ({ {}, function() end, coroutine.create(print) })[i % 3 + 1] end \
+        local t, index = {}, {} \
+        for i, k in ipairs(keys) do t[k] = i; index[k] = i end \
+        t[print] = 0; t[string.len] = -1 \
+        local seen = {} \
+        for k, v in pairs(t) do seen[#seen + 1] = v end \
+        order = table.concat(seen, ',')";
+
+    /// The global string `name`.
+    fn global_string(lua: &State, name: &CStr) -> String {
+        // SAFETY: a live state; the value is popped again.
         unsafe {
-            assert_eq!(lua_addrorder(lua.0), 1);
-            assert_eq!(lua_addrorder(lua.0), 0, "reading the flag clears it");
+            ffi::lua_getglobal(lua.0, name.as_ptr());
+            let text = ffi::lua_tolstring(lua.0, -1, std::ptr::null_mut());
+            let text = CStr::from_ptr(text).to_string_lossy().into_owned();
+            ffi::lua_settop(lua.0, -2);
+            text
         }
+    }
+
+    #[test]
+    fn tables_keyed_by_tables_are_walked_in_the_same_order_wherever_they_live() {
+        // Two states, whose objects lie at other addresses, and a third whose heap was
+        // disturbed first (by strings, which take no id): the same order each time.
+        let first = State::new();
+        first.run(WALK).unwrap();
+        let second = State::new();
+        second.run(WALK).unwrap();
+        let third = State::new();
+        // SAFETY: a live state; 1000 strings pushed (room checked) and popped again.
+        unsafe {
+            assert_ne!(ffi::lua_checkstack(third.0, 1000), 0);
+            let text = [b'x'; 1000];
+            for i in 1..=1000 {
+                ffi::lua_pushlstring(third.0, text.as_ptr().cast(), i);
+            }
+            ffi::lua_settop(third.0, 0);
+        }
+        third.run(WALK).unwrap();
+        let order = global_string(&first, c"order");
+        assert_eq!(order.split(',').count(), 42, "{order}");
+        assert_eq!(global_string(&second, c"order"), order);
+        assert_eq!(global_string(&third, c"order"), order);
+    }
+
+    #[test]
+    fn each_owner_counts_its_own_ids_and_the_host_has_them_between_agent_calls() {
+        let lua = State::new();
+        // SAFETY: a live state; the setter stores fields and may grow the count arrays.
+        unsafe { assert_eq!(lua_setowner(lua.0, 1), 1) };
+        lua.run(c"first = tostring({})").unwrap();
+        // SAFETY: as above.
+        unsafe { assert_eq!(lua_setowner(lua.0, 2), 1) };
+        lua.run(c"for i = 1, 100 do tostring({}) end other = tostring({})")
+            .unwrap();
+        // SAFETY: as above.
+        unsafe { assert_eq!(lua_setowner(lua.0, 1), 1) };
+        lua.run(c"second = tostring({})").unwrap();
+        assert_eq!(global_string(&lua, c"first"), "table: #1");
+        assert_eq!(global_string(&lua, c"other"), "table: #101");
+        assert_eq!(
+            global_string(&lua, c"second"),
+            "table: #2",
+            "owner 2's names do not move owner 1's"
+        );
+        // Owner 3 names five tables in an agent's call; the host then names its first.
+        // SAFETY: a live state; the chunk is called with one argument at 1 and room for three.
+        unsafe {
+            ffi::lua_settop(lua.0, 0);
+            ffi::lua_pushinteger(lua.0, 1);
+            let code = c"for i = 1, 5 do tostring({}) end";
+            assert_eq!(ffi::luaL_loadstring(lua.0, code.as_ptr()), ffi::LUA_OK);
+            lua_agentcall(lua.0, 2, 0, 1, 1_000_000, 3);
+            ffi::lua_settop(lua.0, 0);
+        }
+        lua.run(c"host = tostring({})").unwrap();
+        assert_eq!(
+            global_string(&lua, c"host"),
+            "table: #1",
+            "the host's numbers after an agent's call"
+        );
     }
 
     #[test]

@@ -92,8 +92,6 @@ pub struct ScriptHost {
     lent: Rc<LentWorld>,
     /// The `world` argument of every call (see `bindings::world::world_table`).
     world_table: Table,
-    /// Whether the warning about an order that may differ between runs was given.
-    warned_order: bool,
     /// The world roster of the last round: when it changes, agents that left are forgotten.
     last_roster: agentbox_core::world::Roster,
 }
@@ -171,7 +169,6 @@ impl ScriptHost {
             raw,
             lent,
             world_table,
-            warned_order: false,
             last_roster: agentbox_core::world::Roster::UNKNOWN,
         })
     }

@@ -1,8 +1,10 @@
 //! An agent's `self.memory` seen from outside its script: as JSON for the trace
 //! (`headless --trace-memory`) and as a read-only copy for `world:memory(id)` in `expect:`
 //! predicates and `metrics:`. Both are bounded (values, depth, string bytes) so a huge or
-//! cyclic memory costs a placeholder, not a stall; both are deterministic (object keys
-//! sorted, the walk capped in Lua's own `next` order, which the patched Lua makes repeatable).
+//! cyclic memory costs a placeholder, not a stall: a string is cut before it is converted,
+//! never converted whole. Both are deterministic (object keys sorted, the walk capped in Lua's
+//! own `next` order, which the patched Lua makes repeatable, tables keyed by tables included:
+//! it hashes them by id, not address).
 //!
 //! It reads Lua values and makes new ones; it never changes an agent's memory or the world.
 
@@ -37,7 +39,7 @@ fn json_of(value: &Value, left: &mut usize, path: &mut Vec<*const std::ffi::c_vo
         Value::Boolean(b) => Json::Bool(*b),
         Value::Integer(i) => Json::Number((*i).into()),
         Value::Number(n) => number(*n),
-        Value::String(s) => Json::String(cut(&s.to_string_lossy(), MAX_STRING).to_string()),
+        Value::String(s) => Json::String(bounded_text(s)),
         Value::Table(t) => {
             let ptr = t.to_pointer();
             if path.contains(&ptr) {
@@ -118,12 +120,21 @@ fn table_json(t: &Table, left: &mut usize, path: &mut Vec<*const std::ffi::c_voi
 
 fn key_text(key: &Value) -> String {
     match key {
-        Value::String(s) => cut(&s.to_string_lossy(), MAX_STRING).to_string(),
+        Value::String(s) => bounded_text(s),
         Value::Integer(i) => i.to_string(),
         Value::Number(n) => n.to_string(),
         Value::Boolean(b) => b.to_string(),
         other => format!("<{}>", other.type_name()),
     }
+}
+
+/// At most [`MAX_STRING`] bytes of `s` as text (invalid UTF-8 replaced), reading only its
+/// first bytes: enough to hold every character that starts within the cut (4 bytes more), so
+/// the result is what converting the whole string and cutting it would give.
+fn bounded_text(s: &mlua::LuaString) -> String {
+    let bytes = s.as_bytes();
+    let head = &bytes[..bytes.len().min(MAX_STRING + 4)];
+    cut(&String::from_utf8_lossy(head), MAX_STRING).to_string()
 }
 
 fn cut(text: &str, max: usize) -> &str {
@@ -238,6 +249,31 @@ mod tests {
         let map = json.as_object().unwrap();
         assert!(map.len() <= MAX_VALUES + 1, "{}", map.len());
         assert!(map.contains_key("<...>"));
+    }
+
+    #[test]
+    fn a_long_string_is_cut_as_if_converted_whole() {
+        let lua = Lua::new();
+        for code in [
+            r"return string.rep('a', 300)",
+            r"return string.rep('a', 253) .. '\u{10348}' .. 'tail'",
+            r"return string.rep('a', 250) .. '\xff\xfe' .. string.rep('\u{e9}', 40)",
+            r"return string.rep('\u{20ac}', 100)",
+            r"return 'short'",
+        ] {
+            let s: mlua::LuaString = lua.load(code).eval().unwrap();
+            let whole = cut(&s.to_string_lossy(), MAX_STRING).to_string();
+            assert_eq!(bounded_text(&s), whole, "{code}");
+        }
+        // 32 MB, cut to MAX_STRING bytes: the key as much as the value.
+        let v: Value = lua
+            .load("local s = string.rep('x', 32 * 1024 * 1024) return { [s] = s }")
+            .eval()
+            .unwrap();
+        let json = to_json(&v);
+        let (key, value) = json.as_object().unwrap().iter().next().unwrap();
+        assert_eq!(key.len(), MAX_STRING);
+        assert_eq!(value.as_str().unwrap().len(), MAX_STRING);
     }
 
     #[test]

@@ -91,14 +91,6 @@ impl ScriptHost {
         if let Some(out) = self.lua.app_data_ref::<Rc<output::Output>>() {
             out.end_tick();
         }
-        if self.calls.budget().take_address_order() && !self.warned_order {
-            self.warned_order = true;
-            eprintln!(
-                "warning: a script walked a table keyed by tables or functions with pairs/next; \
-                 that order may differ between runs, so the trace may too (key such tables by \
-                 id strings or numbers instead)"
-            );
-        }
         out
     }
 

@@ -192,6 +192,10 @@ pub fn prepare(lua: &Lua) -> mlua::Result<()> {
     real.raw_set("require_in", lua.create_function(require_in)?)?;
     let guarded: Table = lua.load(GUARDED).set_name("=agentbox").call(real)?;
     lua.set_named_registry_value("agentbox.guarded", guarded)?;
+    // The table of each owner's `tostring` numbers (patched Lua's `luaL_objectid`), made
+    // here by the host: made by the first agent that printed a table, it took one of that
+    // agent's ids, which its neighbours' order of table keys would then show.
+    lua.set_named_registry_value("agentbox.objectids", lua.create_table()?)?;
     Ok(())
 }
 

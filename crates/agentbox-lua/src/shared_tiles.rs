@@ -9,6 +9,11 @@
 //! Maps of more than [`MAX_CELLS`] cells get fresh tiles, read-only all the same (a script sees
 //! one behaviour whatever the map's size), so the shared set stays under about 2 MB.
 //!
+//! A tile's id (which tables keyed by tiles hash it by: `vendor/lua-src/PATCHES.md`,
+//! `0010-object-hash`) comes from its cell, not from the host's count of what it made so far,
+//! so the order a script walks a table keyed by tiles in does not say which tiles other agents
+//! asked for first.
+//!
 //! Must not: hand out a tile of another map size, or change a tile once made.
 
 use crate::budget::Budget;
@@ -19,6 +24,10 @@ use std::rc::Rc;
 
 /// The largest map (in cells) whose tiles are shared: 128 x 128.
 pub const MAX_CELLS: usize = 128 * 128;
+
+/// The host's ids of shared tiles start here (cell 0), far above the few the host's other
+/// objects take.
+const TILE_IDS: u32 = 1 << 30;
 
 /// What a shared tile is named in errors.
 const WHAT: &str = "a tile of a path from nav.path";
@@ -129,17 +138,26 @@ fn shared(lua: &Lua, width: i32, height: i32, path: &[Tile]) -> mlua::Result<Tab
     let fresh = lua
         .app_data_ref::<SharedTiles>()
         .is_none_or(|s| s.width != width || s.height != height);
+    let budget = lua.app_data_ref::<Rc<Budget>>().map(|b| Rc::clone(&b));
+    // The set, its metatable and every tile are the host's: no agent's memory nor ids.
+    let as_host = |f: &dyn Fn() -> mlua::Result<()>| match &budget {
+        Some(budget) => budget.as_host(f),
+        None => f(),
+    };
     if fresh {
-        let tiles = lua.create_table()?;
-        let meta = tile_meta(lua)?;
-        let cells = (width as usize) * (height as usize);
-        lua.set_app_data(SharedTiles {
-            width,
-            height,
-            made: vec![false; cells],
-            tiles,
-            meta,
-        });
+        as_host(&|| {
+            let tiles = lua.create_table()?;
+            let meta = tile_meta(lua)?;
+            let cells = (width as usize) * (height as usize);
+            lua.set_app_data(SharedTiles {
+                width,
+                height,
+                made: vec![false; cells],
+                tiles,
+                meta,
+            });
+            Ok(())
+        })?;
     }
     let missing: Vec<Tile> = {
         let s = lua
@@ -151,11 +169,7 @@ fn shared(lua: &Lua, width: i32, height: i32, path: &[Tile]) -> mlua::Result<Tab
             .collect()
     };
     if !missing.is_empty() {
-        let budget = lua.app_data_ref::<Rc<Budget>>().map(|b| Rc::clone(&b));
-        match budget {
-            Some(budget) => budget.as_host(|| make(lua, width, &missing))?,
-            None => make(lua, width, &missing)?,
-        }
+        as_host(&|| make(lua, width, &missing, budget.as_deref()))?;
     }
     let s = lua
         .app_data_ref::<SharedTiles>()
@@ -163,8 +177,9 @@ fn shared(lua: &Lua, width: i32, height: i32, path: &[Tile]) -> mlua::Result<Tab
     Ok(s.tiles.clone())
 }
 
-/// Makes the tiles of `cells` (not yet made) and puts them in the shared set.
-fn make(lua: &Lua, width: i32, cells: &[Tile]) -> mlua::Result<()> {
+/// Makes the tiles of `cells` (not yet made) and puts them in the shared set, each with the
+/// id of its cell when there is a budget (the host's state).
+fn make(lua: &Lua, width: i32, cells: &[Tile], budget: Option<&Budget>) -> mlua::Result<()> {
     let (tiles, meta) = {
         let s = lua
             .app_data_ref::<SharedTiles>()
@@ -176,7 +191,12 @@ fn make(lua: &Lua, width: i32, cells: &[Tile]) -> mlua::Result<()> {
         if tiles.raw_get::<Option<Table>>(cell + 1)?.is_some() {
             continue;
         }
-        let tile = lua.create_table_with_capacity(0, 2)?;
+        let id = TILE_IDS.wrapping_add(cell as u32);
+        let make_tile = || lua.create_table_with_capacity(0, 2);
+        let tile = match budget {
+            Some(budget) => budget.with_next_id(id, make_tile)?,
+            None => make_tile()?,
+        };
         tile.raw_set("x", t.x)?;
         tile.raw_set("y", t.y)?;
         tile.set_metatable(Some(meta.clone()))?;

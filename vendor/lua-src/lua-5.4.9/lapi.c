@@ -1519,8 +1519,39 @@ LUA_API int lua_memroom (lua_State *L, size_t bytes) {
 ** call; the count array grows, outside Lua's own accounting, to cover it.
 ** Returns 0 when the array cannot grow (the owner is then not counted).
 */
+/*
+** agentbox: makes the id counters cover 'owner' (see 'luaC_newid' in
+** lgc.h), as the count array above; 0 when they cannot grow.
+*/
+static int growids (global_State *g, unsigned int owner) {
+  unsigned int n = g->nids;
+  unsigned int *ids;
+  unsigned int i;
+  while (n <= owner) {
+    if (n > UINT_MAX / 2 ||
+        cast_sizet(n) * 2 > MAX_SIZET / sizeof(unsigned int))
+      return 0;
+    n *= 2;
+  }
+  ids = cast(unsigned int *, (*g->frealloc)(g->ud, g->ids,
+                                  g->nids * sizeof(unsigned int),
+                                  cast_sizet(n) * sizeof(unsigned int)));
+  if (ids == NULL)
+    return 0;
+  for (i = g->nids; i < n; i++)
+    ids[i] = 0;
+  g->ids = ids;
+  g->nids = n;
+  return 1;
+}
+
+
 LUA_API int lua_setowner (lua_State *L, unsigned int owner) {
   global_State *g = G(L);
+  /* agentbox: an owner that cannot be counted moves no agent's ids */
+  g->idowner = 0;
+  if (owner >= g->nids && !growids(g, owner))
+    return 0;
   if (owner >= g->nheld) {
     unsigned int n = g->nheld < 64 ? 64 : g->nheld;
     l_mem *held;
@@ -1541,6 +1572,7 @@ LUA_API int lua_setowner (lua_State *L, unsigned int owner) {
     g->nheld = n;
   }
   g->owner = owner;
+  g->idowner = owner;  /* agentbox: its objects take its ids */
   return 1;
 }
 
@@ -1599,9 +1631,15 @@ LUA_API int lua_agentcall (lua_State *L, int func, lua_Integer ref, int arg,
   L->top.p += 3;
   if (owner != g->owner)
     lua_setowner(L, owner);
+  else
+    g->idowner = owner;  /* agentbox: ids were the host's since the last */
   g->memout = 0;
   g->work = (units > LUA_NOWORKLIMIT) ? LUA_NOWORKLIMIT : cast(l_mem, units);
   luaD_callnoyield(L, L->top.p - 3, 1);
+  /* agentbox: what the host makes before the next agent's call (its
+     'self', the next batch's tables) moves the host's ids, not this
+     agent's, though its memory is counted to this owner until then */
+  g->idowner = 0;
   if (g->work < 0)
     ended |= LUA_AGENTSPENT;
   if (g->memout) {
@@ -1612,17 +1650,6 @@ LUA_API int lua_agentcall (lua_State *L, int func, lua_Integer ref, int arg,
     ended |= LUA_AGENTVICTIM;
   lua_unlock(L);
   return ended;
-}
-
-
-/*
-** agentbox: whether 'next' visited a key hashed by its address since the
-** last call (see 'luaH_next' in ltable.c).
-*/
-LUA_API int lua_addrorder (lua_State *L) {
-  int seen = G(L)->addrorder;
-  G(L)->addrorder = 0;
-  return seen;
 }
 
 
@@ -1738,6 +1765,31 @@ LUA_API int lua_stackdepth (lua_State *L) {
     n++;
   lua_unlock(L);
   return n;
+}
+
+
+/*
+** agentbox: the owner whose ids new objects take and whose numbers
+** 'luaL_objectid' gives ('lua_setowner'; 0, the host's, between agents'
+** calls that 'lua_agentcall' made)
+*/
+LUA_API unsigned int lua_idowner (lua_State *L) {
+  return G(L)->idowner;
+}
+
+
+/*
+** agentbox: sets the counter the current id owner's next object takes its
+** id from; returns the one it replaces, for the host to put back. The host
+** gives an object it shares between agents (a tile of a path) an id of its
+** own (from the tile's place, not from when an agent first asked for it),
+** so no agent can tell from the order of such keys what others asked for.
+*/
+LUA_API unsigned int lua_setnextid (lua_State *L, unsigned int id) {
+  global_State *g = G(L);
+  unsigned int old = g->ids[g->idowner];
+  g->ids[g->idowner] = id;
+  return old;
 }
 
 

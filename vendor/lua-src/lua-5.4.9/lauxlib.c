@@ -915,18 +915,28 @@ LUALIB_API lua_Integer luaL_len (lua_State *L, int idx) {
 
 /*
 ** agentbox: the number of a table, function, thread or userdata: the
-** order in which values were first named, kept in a registry table with
-** weak keys. The same in every run of the same scripts, unlike addresses.
+** order in which the current owner ('lua_idowner') first named values,
+** kept in a registry table with weak keys per owner. The same in every
+** run of the same scripts, unlike addresses.
 */
 LUALIB_API lua_Integer luaL_objectid (lua_State *L, int idx) {
   lua_Integer id;
+  /* agentbox: each owner numbers the values it names itself, so the
+     numbers one agent sees never depend on what another named */
+  lua_Integer owner = (lua_Integer)lua_idowner(L);
   idx = lua_absindex(L, idx);
-  if (!luaL_getsubtable(L, LUA_REGISTRYINDEX, "agentbox.objectids")) {
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, "agentbox.objectids");
+  if (lua_rawgeti(L, -1, owner) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_createtable(L, 0, 1);
     lua_createtable(L, 0, 1);
     lua_pushliteral(L, "k");
     lua_setfield(L, -2, "__mode");
     lua_setmetatable(L, -2);
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, -3, owner);
   }
+  lua_remove(L, -2);  /* the owners' tables */
   lua_pushvalue(L, idx);
   if (lua_rawget(L, -2) == LUA_TNUMBER)
     id = lua_tointeger(L, -1);

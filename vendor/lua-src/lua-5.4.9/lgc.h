@@ -191,6 +191,19 @@ LUAI_FUNC void luaC_step (lua_State *L);
 LUAI_FUNC void luaC_runtilstate (lua_State *L, int statesmask);
 LUAI_FUNC void luaC_fullgc (lua_State *L, int isemergency);
 LUAI_FUNC GCObject *luaC_newobj (lua_State *L, int tt, size_t sz);
+
+/*
+** agentbox: gives a new table, closure, userdata or thread (its block:
+** 'block') its id, which tables hash it by instead of its address (see
+** 'mainpositionTV' in ltable.c), so the order 'next' visits such keys in
+** is the same in every run. Ids are counted per owner ('g->idowner', set
+** with 'lua_setowner'), so what one agent makes never moves another's, and
+** mixed with the owner's number, so the first objects of different
+** owners do not all hash alike.
+*/
+#define luaC_newid(g,block)  \
+  (*luaM_idslot(block) = (g)->ids[(g)->idowner]++ + \
+                         (g)->idowner * 0x9E3779B9u)
 LUAI_FUNC GCObject *luaC_newobjdt (lua_State *L, int tt, size_t sz,
                                                  size_t offset);
 LUAI_FUNC void luaC_barrier_ (lua_State *L, GCObject *o, GCObject *v);

@@ -66,6 +66,13 @@ LUAI_FUNC int luaM_roomfor (lua_State *L, size_t grow);
 
 #define luaM_newobject(L,tag,s)	luaM_malloc_(L, (s), tag)
 
+/*
+** agentbox: the slot for an object's id in the header every block
+** allocated through lmem.c carries (bytes 4 to 8 of its 16; the owner is
+** in bytes 0 to 4): see 'callfrealloc' in lmem.c and 'luaC_newid'
+*/
+#define luaM_idslot(block)	(cast(unsigned int *, cast_charp(block) - 12))
+
 #define luaM_growvector(L,v,nelems,size,t,limit,e) \
 	((v)=cast(t *, luaM_growaux_(L,v,nelems,&(size),sizeof(t), \
                          luaM_limitN(limit,t),e)))

@@ -52,6 +52,17 @@ typedef struct LG {
 
 
 /*
+** agentbox: a thread's id (see 'luaC_newid'), kept before its LX block;
+** the main thread, allocated with the state, is 0.
+*/
+unsigned int luaE_threadid (lua_State *L1) {
+  if (L1 == L1->l_G->mainthread)
+    return 0;
+  return *luaM_idslot(fromstate(L1));
+}
+
+
+/*
 ** A macro to create a "random" seed when a state is created;
 ** the seed is used to randomize string hashes.
 */
@@ -294,6 +305,8 @@ static void close_state (lua_State *L) {
   lua_assert(gettotalbytes(g) == sizeof(LG));
   if (g->held != NULL)  /* agentbox: the owners' counts (a raw block) */
     (*g->frealloc)(g->ud, g->held, g->nheld * sizeof(l_mem), 0);
+  /* agentbox: the owners' id counters (a raw block) */
+  (*g->frealloc)(g->ud, g->ids, g->nids * sizeof(unsigned int), 0);
   (*g->frealloc)(g->ud, fromstate(L), sizeof(LG), 0);  /* free main block */
 }
 
@@ -306,6 +319,7 @@ LUA_API lua_State *lua_newthread (lua_State *L) {
   luaC_checkGC(L);
   /* create new thread */
   o = luaC_newobjdt(L, LUA_TTHREAD, sizeof(LX), offsetof(LX, l));
+  luaC_newid(g, cast_charp(o) - offsetof(LX, l));  /* agentbox */
   L1 = gco2th(o);
   /* anchor it on L stack */
   setthvalue2s(L, L->top.p, L1);
@@ -377,8 +391,17 @@ LUA_API lua_State *lua_newstate (lua_Alloc f, void *ud) {
   int i;
   lua_State *L;
   global_State *g;
+  unsigned int *ids;
   LG *l = cast(LG *, (*f)(ud, NULL, LUA_TTHREAD, sizeof(LG)));
   if (l == NULL) return NULL;
+  /* agentbox: the owners' id counters, for 64 owners to start with */
+  ids = cast(unsigned int *, (*f)(ud, NULL, 0, 64 * sizeof(unsigned int)));
+  if (ids == NULL) {
+    (*f)(ud, l, sizeof(LG), 0);
+    return NULL;
+  }
+  for (i = 0; i < 64; i++)
+    ids[i] = 0;
   L = &l->l.l;
   g = &l->g;
   L->tt = LUA_VTHREAD;
@@ -400,7 +423,9 @@ LUA_API lua_State *lua_newstate (lua_Alloc f, void *ud) {
   g->owner = 0;
   g->victim = 0;
   g->quota = 0;
-  g->addrorder = 0;  /* agentbox: no key visited in address order yet */
+  g->ids = ids;  /* agentbox: every owner's ids start at 0; the host's count */
+  g->nids = 64;
+  g->idowner = 0;
   g->mainthread = L;
   g->seed = luai_makeseed(L);
   g->gcstp = GCSTPGC;  /* no GC while building state */

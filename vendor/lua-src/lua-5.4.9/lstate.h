@@ -311,8 +311,10 @@ typedef struct global_State {
   unsigned int owner;  /* the owner of the blocks allocated now (0: the host) */
   unsigned int victim;  /* owner stopped for the shared cap (0: none) */
   l_mem quota;  /* bytes one owner other than 0 may hold (0: no quota) */
-  /* agentbox: the order flag (see 'lua_addrorder' in lapi.c) */
-  lu_byte addrorder;  /* 'next' visited a key hashed by its address */
+  /* agentbox: object ids counted per owner (see 'luaC_newid' in lgc.h) */
+  unsigned int *ids;  /* the next id of each owner (raw block, 'nids' long) */
+  unsigned int nids;  /* owners with an id counter: 0 .. nids-1 */
+  unsigned int idowner;  /* whose counter new objects take their ids from */
 } global_State;
 
 
@@ -407,6 +409,7 @@ union GCUnion {
 #define gettotalbytes(g)	cast(lu_mem, (g)->totalbytes + (g)->GCdebt)
 
 LUAI_FUNC void luaE_setdebt (global_State *g, l_mem debt);
+LUAI_FUNC unsigned int luaE_threadid (lua_State *L1);  /* agentbox */
 
 /*
 ** agentbox: spend 'n' units of the work budget; once it is spent, every

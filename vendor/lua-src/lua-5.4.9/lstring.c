@@ -263,6 +263,7 @@ Udata *luaS_newudata (lua_State *L, size_t s, int nuvalue) {
   if (l_unlikely(s > MAX_SIZE - udatamemoffset(nuvalue)))
     luaM_toobig(L);
   o = luaC_newobj(L, LUA_VUSERDATA, sizeudata(nuvalue, s));
+  luaC_newid(G(L), o);  /* agentbox */
   u = gco2u(o);
   u->len = s;
   u->nuvalue = nuvalue;

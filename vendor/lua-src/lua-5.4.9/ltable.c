@@ -175,12 +175,16 @@ static Node *mainpositionTV (const Table *t, const TValue *key) {
       return hashpointer(t, p);
     }
     case LUA_VLCF: {
+      /* agentbox: by its place in the program, which is the same in every
+         run of it, not by its address, which moves with the program */
       lua_CFunction f = fvalue(key);
-      return hashpointer(t, f);
+      return hashmod(t, point2uint(f) - point2uint(luaH_new));
     }
-    default: {
+    case LUA_VTHREAD:  /* agentbox: by its id, not its address */
+      return hashmod(t, luaE_threadid(thvalue(key)));
+    default: {  /* agentbox: by its id (see 'luaC_newid'), not its address */
       GCObject *o = gcvalue(key);
-      return hashpointer(t, o);
+      return hashmod(t, *luaM_idslot(o));
     }
   }
 }
@@ -361,11 +365,6 @@ int luaH_next (lua_State *L, Table *t, StkId key) {
       Node *n = gnode(t, i);
       getnodekey(L, s2v(key), n);
       setobj2s(L, key + 1, gval(n));
-      /* agentbox: a key hashed by its address (a table, a function...)
-         is visited in an order that may differ between runs: flag it */
-      if (!(ttisnumber(s2v(key)) || ttisboolean(s2v(key)) ||
-            ttisstring(s2v(key))))
-        G(L)->addrorder = 1;
       return 1;
     }
   }
@@ -630,6 +629,7 @@ static void rehash (lua_State *L, Table *t, const TValue *ek) {
 
 Table *luaH_new (lua_State *L) {
   GCObject *o = luaC_newobj(L, LUA_VTABLE, sizeof(Table));
+  luaC_newid(G(L), o);  /* agentbox */
   Table *t = gco2t(o);
   t->metatable = NULL;
   t->flags = cast_byte(maskflags);  /* table has no metamethod fields */

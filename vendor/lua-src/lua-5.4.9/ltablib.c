@@ -241,6 +241,13 @@ typedef unsigned int IdxT;
 ** of a partition. (If you don't want/need this "randomness", ~0 is a
 ** good choice.)
 */
+/*
+** agentbox: no clock. A fixed start; a partition found too imbalanced
+** moves the next choice by the interval's bounds (see 'auxsort'), so the
+** same array is sorted the same way in every run.
+*/
+#define l_randomizePivot()	0u
+
 #if !defined(l_randomizePivot)		/* { */
 
 #include <time.h>
@@ -407,7 +414,8 @@ static void auxsort (lua_State *L, IdxT lo, IdxT up,
       up = p - 1;  /* tail call for [lo .. p - 1]  (lower interval) */
     }
     if ((up - lo) / 128 > n) /* partition too imbalanced? */
-      rnd = l_randomizePivot();  /* try a new randomization */
+      /* agentbox: another choice, from the interval, not the clock */
+      rnd = (rnd ^ (lo * 2654435761u) ^ up) * 2246822519u;
   }  /* tail call auxsort(L, lo, up, rnd) */
 }
 

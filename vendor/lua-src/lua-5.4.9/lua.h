@@ -347,9 +347,9 @@ LUA_API unsigned int (lua_victim) (lua_State *L);
 #define LUA_AGENTVICTIM	4
 LUA_API int (lua_agentcall) (lua_State *L, int func, lua_Integer ref,
                              int arg, long long units, unsigned int owner);
-/* agentbox: whether 'next' visited a key hashed by its address (so its
-   order may differ between runs) */
-LUA_API int (lua_addrorder) (lua_State *L);
+/* agentbox: whose ids new objects take and 'luaL_objectid' counts */
+LUA_API unsigned int (lua_idowner) (lua_State *L);
+LUA_API unsigned int (lua_setnextid) (lua_State *L, unsigned int id);
 /* agentbox: read-only tables */
 LUA_API void (lua_setreadonly) (lua_State *L, int idx);
 /* agentbox: lends a proxy its numbers for one call */
@@ -365,7 +365,7 @@ LUA_API int (lua_stackdepth) (lua_State *L);
 ** functions above is added, removed or changes its signature or meaning
 ** (crates/agentbox-lua/src/ffi.rs declares them for Rust and checks it).
 */
-#define LUA_AGENTBOX_PATCHLEVEL	2
+#define LUA_AGENTBOX_PATCHLEVEL	3
 LUA_API int (lua_agentbox_patchlevel) (void);
 
 
