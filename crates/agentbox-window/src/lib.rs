@@ -18,6 +18,7 @@ mod clip;
 mod clock;
 mod console;
 mod controls;
+pub mod cpu_clock;
 mod decisions;
 mod drawings;
 mod help;
@@ -390,6 +391,8 @@ struct FrameLoop {
     /// Whole-frame and drawing-only build times, in ms (`--frame-stats`).
     build_times: Vec<f64>,
     draw_times: Vec<f64>,
+    /// The process's CPU time across the frames (`--frame-stats`).
+    cpu: cpu_clock::FrameCpu,
 }
 
 impl Window {
@@ -403,8 +406,10 @@ impl Window {
             disc: agents::Disc::new(),
             build_times: Vec::new(),
             draw_times: Vec::new(),
+            cpu: cpu_clock::FrameCpu::default(),
         };
         loop {
+            frame_loop.cpu.frame_starts(frame_loop.count);
             let started = std::time::Instant::now();
             if !self.update(&mut frame_loop) {
                 break;
@@ -435,6 +440,9 @@ impl Window {
             let whole = "whole frame (input, ticks, drawing)";
             print_frame_stats(whole, &mut frame_loop.build_times, agents);
             print_frame_stats("drawing only", &mut frame_loop.draw_times, agents);
+            if let Some(line) = frame_loop.cpu.line(whole, agents) {
+                eprintln!("{line}");
+            }
         }
         Ok(())
     }

@@ -19,7 +19,11 @@
 //!
 //! With `--bare BINARY` (the window crate's `bare_frame` example) it measures issue 35's goal
 //! 7 instead: the window's frame on the two-agent chase scene against a bare macroquad loop
-//! drawing the same map and agents, interleaved; the goal is at most 1.2x.
+//! drawing the same map and agents, interleaved; the goal is at most 1.2x. Two figures are
+//! printed for each: the wall clock of building a frame (to handing it to OpenGL), and the
+//! process's CPU time per whole frame, all threads (`cpu:` lines: software OpenGL's
+//! rasterizing included, as the issue measured). The verdict is on the CPU figure, the
+//! issue's; the wall figure's ratio is printed beside it with its own MET / NOT MET.
 //!
 //! ```text
 //! cargo build --release -p agentbox-window --example bare_frame
@@ -78,15 +82,27 @@ fn options() -> Result<Options, String> {
     })
 }
 
-/// One run's mean whole-frame build time in ms, from `--frame-stats`' line (or the bare
-/// peer's line of the same form, when `bare`).
+/// What one run printed: the mean whole-frame build time in ms (wall clock) from
+/// `--frame-stats`' line (or the bare peer's line of the same form, when `bare`), and the mean
+/// process CPU time per frame in ms from its `cpu:` line, when it printed one.
+struct Figures {
+    wall: f64,
+    cpu: Option<f64>,
+}
+
+/// The mean in a stats line: the number between " mean " and " ms".
+fn mean_of(line: &str) -> Option<f64> {
+    let rest = line.split(" mean ").nth(1)?;
+    rest.split(" ms").next()?.trim().parse().ok()
+}
+
 fn run(
     binary: &PathBuf,
     scene: &str,
     frames: u64,
     screen: &str,
     bare: bool,
-) -> Result<f64, String> {
+) -> Result<Figures, String> {
     let frames = frames.to_string();
     let args: Vec<&str> = if bare {
         vec![scene, &frames]
@@ -103,12 +119,16 @@ fn run(
     if !out.status.success() {
         return Err(format!("{} {scene} failed: {err}", binary.display()));
     }
-    err.lines()
+    let wall = err
+        .lines()
         .find(|l| l.starts_with("frames: ") && l.contains("whole frame"))
-        .and_then(|l| l.split(" mean ").nth(1))
-        .and_then(|rest| rest.split(" ms").next())
-        .and_then(|ms| ms.trim().parse().ok())
-        .ok_or_else(|| format!("no frame-stats line from {}: {err}", binary.display()))
+        .and_then(mean_of)
+        .ok_or_else(|| format!("no frame-stats line from {}: {err}", binary.display()))?;
+    let cpu = err
+        .lines()
+        .find(|l| l.starts_with("cpu: ") && l.contains("whole frame"))
+        .and_then(mean_of);
+    Ok(Figures { wall, cpu })
 }
 
 fn median(mut xs: Vec<f64>) -> f64 {
@@ -136,7 +156,7 @@ fn main() {
                 ("before", &o.before, &mut before),
                 ("after", &o.after, &mut after),
             ] {
-                match run(binary, scene, frames, &o.screen, false) {
+                match run(binary, scene, frames, &o.screen, false).map(|f| f.wall) {
                     Ok(ms) => {
                         println!("{scene} round {round} {which}: mean frame {ms:.2} ms");
                         into.push(ms);
@@ -165,7 +185,8 @@ fn main() {
 }
 
 /// Issue 35's goal 7: the window's frame on the two-agent scene against the bare peer's,
-/// interleaved; true when it is met.
+/// interleaved, by wall clock of building and by process CPU per frame; true when the CPU
+/// figure (the issue's) is met.
 fn bare_goal(o: &Options) -> bool {
     let frames = o.frames.unwrap_or(300);
     let (mut bare, mut window) = (Vec::new(), Vec::new());
@@ -175,9 +196,13 @@ fn bare_goal(o: &Options) -> bool {
             ("window", &o.after, &mut window, false),
         ] {
             match run(binary, BARE_SCENE, frames, &o.screen, is_bare) {
-                Ok(ms) => {
-                    println!("{BARE_SCENE} round {round} {which}: mean frame {ms:.3} ms");
-                    into.push(ms);
+                Ok(f) => {
+                    let cpu = f.cpu.map_or("none".to_string(), |c| format!("{c:.3} ms"));
+                    println!(
+                        "{BARE_SCENE} round {round} {which}: building a frame (wall) {:.3} ms, process CPU per frame {cpu}",
+                        f.wall
+                    );
+                    into.push(f);
                 }
                 Err(e) => {
                     eprintln!("frame_bench: {e}");
@@ -186,14 +211,28 @@ fn bare_goal(o: &Options) -> bool {
             }
         }
     }
-    let (b, w) = (median(bare), median(window));
-    let ratio = w / b;
-    let met = ratio <= BARE_GOAL;
+    let verdict = |ratio: f64| if ratio <= BARE_GOAL { "MET" } else { "NOT MET" };
+    let wall = |xs: &[Figures]| median(xs.iter().map(|f| f.wall).collect());
+    let (b, w) = (wall(&bare), wall(&window));
     println!(
-        "{BARE_SCENE}: {frames} frames at {}, median of {} rounds: bare macroquad {b:.3} ms, window {w:.3} ms, {ratio:.2}x (goal: at most {BARE_GOAL}x): {}",
+        "{BARE_SCENE}: {frames} frames at {}, median of {} rounds, building a frame (wall clock, to handing it to OpenGL): bare macroquad {b:.3} ms, window {w:.3} ms, {:.2}x (goal: at most {BARE_GOAL}x): {}",
         o.screen,
         o.rounds,
-        if met { "MET" } else { "NOT MET" }
+        w / b,
+        verdict(w / b)
     );
-    met
+    let cpu = |xs: &[Figures]| xs.iter().map(|f| f.cpu).collect::<Option<Vec<f64>>>();
+    let (Some(b), Some(w)) = (cpu(&bare), cpu(&window)) else {
+        println!("{BARE_SCENE}: no process CPU figure from one of the binaries: NOT MET");
+        return false;
+    };
+    let (b, w) = (median(b), median(w));
+    let ratio = w / b;
+    println!(
+        "{BARE_SCENE}: {frames} frames at {}, median of {} rounds, process CPU per frame (all threads, software OpenGL included; the issue's figure): bare macroquad {b:.3} ms, window {w:.3} ms, {ratio:.2}x (goal: at most {BARE_GOAL}x): {}",
+        o.screen,
+        o.rounds,
+        verdict(ratio)
+    );
+    ratio <= BARE_GOAL
 }
