@@ -31,6 +31,7 @@ mod layout;
 mod legend;
 mod map_texture;
 mod memory_edit;
+mod opaque;
 mod overlays;
 mod paint;
 mod palette;
