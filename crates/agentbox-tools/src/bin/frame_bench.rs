@@ -46,6 +46,8 @@ struct Options {
     /// The build before the change, or the bare macroquad peer with `--bare`.
     before: PathBuf,
     bare: bool,
+    /// The bare peer draws its map as flat opaque runs (`bare_frame --flat-map`).
+    flat_map: bool,
     after: PathBuf,
     frames: Option<u64>,
     rounds: usize,
@@ -56,7 +58,7 @@ fn options() -> Result<Options, String> {
     let mut args = std::env::args().skip(1);
     let (mut before, mut after, mut frames, mut rounds, mut screen) =
         (None, None, None, 5, "1024x768".to_string());
-    let mut bare = false;
+    let (mut bare, mut flat_map) = (false, false);
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or(format!("{arg} needs a value"));
         match arg.as_str() {
@@ -65,6 +67,7 @@ fn options() -> Result<Options, String> {
                 before = Some(PathBuf::from(value()?));
                 bare = true;
             }
+            "--flat-map" => flat_map = true,
             "--after" => after = Some(PathBuf::from(value()?)),
             "--frames" => frames = Some(value()?.parse().map_err(|e| format!("--frames: {e}"))?),
             "--rounds" => rounds = value()?.parse().map_err(|e| format!("--rounds: {e}"))?,
@@ -75,6 +78,7 @@ fn options() -> Result<Options, String> {
     Ok(Options {
         before: before.ok_or("--before BINARY or --bare BINARY is required")?,
         bare,
+        flat_map,
         after: after.ok_or("--after BINARY is required")?,
         frames,
         rounds: rounds.max(1),
@@ -96,16 +100,27 @@ fn mean_of(line: &str) -> Option<f64> {
     rest.split(" ms").next()?.trim().parse().ok()
 }
 
+/// How a run is made: the window with `--frame-stats`, or the bare peer (with its map flat).
+#[derive(Clone, Copy)]
+enum Peer {
+    Window,
+    Bare { flat_map: bool },
+}
+
 fn run(
     binary: &PathBuf,
     scene: &str,
     frames: u64,
     screen: &str,
-    bare: bool,
+    peer: Peer,
 ) -> Result<Figures, String> {
     let frames = frames.to_string();
-    let args: Vec<&str> = if bare {
-        vec![scene, &frames]
+    let args: Vec<&str> = if let Peer::Bare { flat_map } = peer {
+        let mut args = vec![scene, frames.as_str()];
+        if flat_map {
+            args.push("--flat-map");
+        }
+        args
     } else {
         vec!["run", scene, "--frames", &frames, "--frame-stats"]
     };
@@ -156,7 +171,7 @@ fn main() {
                 ("before", &o.before, &mut before),
                 ("after", &o.after, &mut after),
             ] {
-                match run(binary, scene, frames, &o.screen, false).map(|f| f.wall) {
+                match run(binary, scene, frames, &o.screen, Peer::Window).map(|f| f.wall) {
                     Ok(ms) => {
                         println!("{scene} round {round} {which}: mean frame {ms:.2} ms");
                         into.push(ms);
@@ -190,12 +205,17 @@ fn main() {
 fn bare_goal(o: &Options) -> bool {
     let frames = o.frames.unwrap_or(300);
     let (mut bare, mut window) = (Vec::new(), Vec::new());
+    let (peer, peer_name) = if o.flat_map {
+        (Peer::Bare { flat_map: true }, "bare macroquad (flat map)")
+    } else {
+        (Peer::Bare { flat_map: false }, "bare macroquad")
+    };
     for round in 0..o.rounds {
-        for (which, binary, into, is_bare) in [
-            ("bare macroquad", &o.before, &mut bare, true),
-            ("window", &o.after, &mut window, false),
+        for (which, binary, into, how) in [
+            (peer_name, &o.before, &mut bare, peer),
+            ("window", &o.after, &mut window, Peer::Window),
         ] {
-            match run(binary, BARE_SCENE, frames, &o.screen, is_bare) {
+            match run(binary, BARE_SCENE, frames, &o.screen, how) {
                 Ok(f) => {
                     let cpu = f.cpu.map_or("none".to_string(), |c| format!("{c:.3} ms"));
                     println!(
@@ -215,7 +235,7 @@ fn bare_goal(o: &Options) -> bool {
     let wall = |xs: &[Figures]| median(xs.iter().map(|f| f.wall).collect());
     let (b, w) = (wall(&bare), wall(&window));
     println!(
-        "{BARE_SCENE}: {frames} frames at {}, median of {} rounds, building a frame (wall clock, to handing it to OpenGL): bare macroquad {b:.3} ms, window {w:.3} ms, {:.2}x (goal: at most {BARE_GOAL}x): {}",
+        "{BARE_SCENE}: {frames} frames at {}, median of {} rounds, building a frame (wall clock, to handing it to OpenGL): {peer_name} {b:.3} ms, window {w:.3} ms, {:.2}x (goal: at most {BARE_GOAL}x): {}",
         o.screen,
         o.rounds,
         w / b,
@@ -229,7 +249,7 @@ fn bare_goal(o: &Options) -> bool {
     let (b, w) = (median(b), median(w));
     let ratio = w / b;
     println!(
-        "{BARE_SCENE}: {frames} frames at {}, median of {} rounds, process CPU per frame (all threads, software OpenGL included; the issue's figure): bare macroquad {b:.3} ms, window {w:.3} ms, {ratio:.2}x (goal: at most {BARE_GOAL}x): {}",
+        "{BARE_SCENE}: {frames} frames at {}, median of {} rounds, process CPU per frame (all threads, software OpenGL included; the issue's figure): {peer_name} {b:.3} ms, window {w:.3} ms, {ratio:.2}x (goal: at most {BARE_GOAL}x): {}",
         o.screen,
         o.rounds,
         verdict(ratio)
