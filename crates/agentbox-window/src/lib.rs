@@ -602,6 +602,13 @@ impl Window {
     /// The docks' strips and titles, the legend, the status bar, the error rows and the
     /// timeline.
     fn draw_bars(&mut self, layout: &layout::Layout) {
+        // The opaque grounds first, flat and unblended (`opaque.rs`), in the order they
+        // overlap: docks, legend, bar.
+        opaque::flat(|| {
+            layout.draw_dock_grounds();
+            legend::draw_ground(layout);
+            hud::Hud::draw_bar_ground();
+        });
         layout.draw_docks();
         legend::draw(self.travel.shown(&self.history).world(), layout);
         let mode = if self.search.open {
