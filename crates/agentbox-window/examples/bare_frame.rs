@@ -11,28 +11,80 @@
 //! tile, as the window does) with the tile grid over it, and each agent as a filled circle
 //! with a heading line, moving in a circle about where the scene puts it. A frame is timed
 //! from its start to the GPU batch being handed to OpenGL (the window's `egui_macroquad::draw`
-//! does the same), and the last line printed has the window's `--frame-stats` form, so
-//! `frame_bench --bare` reads both the same way.
+//! does the same), and the last lines printed have the window's `--frame-stats` form, so
+//! `frame_bench --bare` reads both the same way: the wall clock of building a frame, and the
+//! process's CPU time per whole frame (all threads, so software OpenGL's rasterizing too;
+//! `agentbox_window::cpu_clock`).
+//!
+//! With `--flat-map` after the frame count it draws the map as the window now does on a small
+//! map (`map_texture.rs`): a flat, opaque rectangle a run of like tiles, blending off, instead
+//! of the blended texture. The window's frame against that peer is what the window adds on
+//! top of the same drawing of the map (its bar, legend, tags, timeline, ticks and Lua).
 
 use agentbox_core::scene;
+use agentbox_window::cpu_clock::FrameCpu;
 use macroquad::prelude::*;
 use macroquad::window::get_internal_gl;
 use std::path::PathBuf;
 use std::time::Instant;
 
-/// The scene and the number of frames, from the command line.
-fn args() -> Result<(PathBuf, u64), String> {
+/// The scene, the number of frames and whether the map is drawn flat, from the command line.
+fn args() -> Result<(PathBuf, u64, bool), String> {
     let mut args = std::env::args().skip(1);
     let scene = PathBuf::from(args.next().unwrap_or_else(|| "scenes/chase.yaml".into()));
     let frames = match args.next() {
         Some(n) => n.parse().map_err(|e| format!("frames: {e}"))?,
         None => 300,
     };
-    Ok((scene, frames))
+    let flat = match args.next().as_deref() {
+        None => false,
+        Some("--flat-map") => true,
+        Some(other) => return Err(format!("unknown argument {other}")),
+    };
+    Ok((scene, frames, flat))
+}
+
+/// A colour-only shader with blending off, as the window's `opaque.rs` draws a small map.
+fn flat_material() -> Material {
+    let vertex = "#version 100
+attribute vec3 position;
+attribute vec4 color0;
+varying lowp vec4 color;
+uniform mat4 Model;
+uniform mat4 Projection;
+void main() {
+    gl_Position = Projection * Model * vec4(position, 1);
+    color = color0 / 255.0;
+}";
+    let fragment = "#version 100
+varying lowp vec4 color;
+void main() {
+    gl_FragColor = color;
+}";
+    let source = macroquad::miniquad::ShaderSource::Glsl { vertex, fragment };
+    load_material(source, MaterialParams::default()).expect("a colour-only shader")
+}
+
+/// The runs of like pixels along the image's rows: (row, first column, past the last, colour).
+fn runs(image: &Image) -> Vec<(u32, u32, u32, Color)> {
+    let mut out = Vec::new();
+    for y in 0..image.height() as u32 {
+        let mut x0 = 0;
+        while x0 < image.width() as u32 {
+            let colour = image.get_pixel(x0, y);
+            let mut x1 = x0 + 1;
+            while x1 < image.width() as u32 && image.get_pixel(x1, y) == colour {
+                x1 += 1;
+            }
+            out.push((y, x0, x1, colour));
+            x0 = x1;
+        }
+    }
+    out
 }
 
 fn main() {
-    let (path, frames) = match args() {
+    let (path, frames, flat) = match args() {
         Ok(a) => a,
         Err(e) => {
             eprintln!("bare_frame: {e}");
@@ -53,10 +105,10 @@ fn main() {
         high_dpi: true,
         ..Default::default()
     };
-    macroquad::Window::from_config(conf, run(world, frames));
+    macroquad::Window::from_config(conf, run(world, frames, flat));
 }
 
-async fn run(world: agentbox_core::world::World, frames: u64) {
+async fn run(world: agentbox_core::world::World, frames: u64, flat: bool) {
     let grid = world.grid();
     let (w, h) = (grid.width(), grid.height());
     let mut image =
@@ -71,6 +123,7 @@ async fn run(world: agentbox_core::world::World, frames: u64) {
     }
     let map = Texture2D::from_image(&image);
     map.set_filter(FilterMode::Nearest);
+    let flat = flat.then(|| (flat_material(), runs(&image)));
     let agents: Vec<(Vec2, f32)> = world
         .agents
         .iter()
@@ -78,7 +131,9 @@ async fn run(world: agentbox_core::world::World, frames: u64) {
         .collect();
     let colours = [ORANGE, SKYBLUE, GREEN, PINK];
     let mut times = Vec::with_capacity(frames as usize);
+    let mut cpu = FrameCpu::default();
     for frame in 0..frames {
+        cpu.frame_starts(frame);
         let started = Instant::now();
         clear_background(Color::from_rgba(0x1e, 0x20, 0x26, 0xff));
         let tile = (screen_width() / w as f32).min(screen_height() / h as f32);
@@ -86,16 +141,25 @@ async fn run(world: agentbox_core::world::World, frames: u64) {
             (screen_width() - tile * w as f32) / 2.0,
             (screen_height() - tile * h as f32) / 2.0,
         );
-        draw_texture_ex(
-            &map,
-            corner.x,
-            corner.y,
-            WHITE,
-            DrawTextureParams {
-                dest_size: Some(vec2(tile * w as f32, tile * h as f32)),
-                ..Default::default()
-            },
-        );
+        if let Some((material, runs)) = &flat {
+            gl_use_material(material);
+            for &(y, x0, x1, colour) in runs {
+                let (x, y) = (corner.x + x0 as f32 * tile, corner.y + y as f32 * tile);
+                draw_rectangle(x, y, (x1 - x0) as f32 * tile, tile, colour);
+            }
+            gl_use_default_material();
+        } else {
+            draw_texture_ex(
+                &map,
+                corner.x,
+                corner.y,
+                WHITE,
+                DrawTextureParams {
+                    dest_size: Some(vec2(tile * w as f32, tile * h as f32)),
+                    ..Default::default()
+                },
+            );
+        }
         let grid_colour = Color::from_rgba(0, 0, 0, 26);
         for x in 0..=w {
             let sx = corner.x + x as f32 * tile;
@@ -132,7 +196,10 @@ async fn run(world: agentbox_core::world::World, frames: u64) {
         // to hand the batch to OpenGL before painting; nothing else holds the context now.
         unsafe { get_internal_gl() }.flush();
         times.push(started.elapsed().as_secs_f64() * 1000.0);
-        next_frame().await;
+        // The window ends on its last frame without presenting it; so does the peer.
+        if frame + 1 < frames {
+            next_frame().await;
+        }
     }
     times.sort_by(f64::total_cmp);
     let mean = times.iter().sum::<f64>() / times.len().max(1) as f64;
@@ -145,4 +212,7 @@ async fn run(world: agentbox_core::world::World, frames: u64) {
         times.len(),
         agents.len()
     );
+    if let Some(line) = cpu.line("whole frame (bare macroquad)", agents.len()) {
+        eprintln!("{line}");
+    }
 }

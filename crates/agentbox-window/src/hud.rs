@@ -76,10 +76,15 @@ impl Hud {
         }
     }
 
-    /// The bar along the top; returns its text.
-    fn draw_bar(world: &World, bar: &BarState) -> String {
+    /// The bar's ground, opaque (drawn first, in `opaque::flat`).
+    pub fn draw_bar_ground() {
         let r = current().bar;
         draw_rectangle(r.x, r.y, r.w, r.h, Color::from_rgba(0x12, 0x13, 0x17, 0xff));
+    }
+
+    /// The bar's text along the top (over [`Hud::draw_bar_ground`]); returns it.
+    fn draw_bar(world: &World, bar: &BarState) -> String {
+        let r = current().bar;
         let mut text = format!(
             "{}   tick {}   t {:.1}s   x{}   {}{} agents",
             world.name,

@@ -176,18 +176,27 @@ impl Layout {
         })
     }
 
-    /// Draws each dock's opaque ground, its header with its title and its edge.
-    pub fn draw_docks(&self) {
+    /// The docks' grounds and title strips, opaque (drawn first, in `opaque::flat`).
+    pub fn draw_dock_grounds(&self) {
         let ground = Color::from_rgba(0x17, 0x18, 0x1d, 0xff);
         let head = Color::from_rgba(0x22, 0x24, 0x2c, 0xff);
-        let edge = Color::from_rgba(0x55, 0x58, 0x66, 0xff);
-        let size = 14.0 * self.ui;
         for side in SIDES {
             let (Some(r), Some(h)) = (self.docks[side.index()], self.header(side)) else {
                 continue;
             };
             draw_rectangle(r.x, r.y, r.w, r.h, ground);
             draw_rectangle(h.x, h.y, h.w, h.h, head);
+        }
+    }
+
+    /// Draws each dock's title and its edge, over [`Layout::draw_dock_grounds`].
+    pub fn draw_docks(&self) {
+        let edge = Color::from_rgba(0x55, 0x58, 0x66, 0xff);
+        let size = 14.0 * self.ui;
+        for side in SIDES {
+            let (Some(r), Some(h)) = (self.docks[side.index()], self.header(side)) else {
+                continue;
+            };
             let collapsed = self.collapsed[side.index()];
             let title = self.titles[side.index()];
             if collapsed && side != Side::Bottom {

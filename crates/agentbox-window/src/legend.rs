@@ -30,13 +30,20 @@ pub fn kinds(world: &World) -> Vec<(&Agent, usize)> {
     out
 }
 
-/// Draws the legend row of `layout`.
+/// The legend row's ground, opaque (drawn first, in `opaque::flat`).
+pub fn draw_ground(layout: &Layout) {
+    let r = layout.legend;
+    if r.h > 0.0 {
+        draw_rectangle(r.x, r.y, r.w, r.h, Color::from_rgba(0x1a, 0x1c, 0x22, 0xff));
+    }
+}
+
+/// Draws the legend row of `layout` (over [`draw_ground`]).
 pub fn draw(world: &World, layout: &Layout) {
     let r = layout.legend;
     if r.h <= 0.0 {
         return;
     }
-    draw_rectangle(r.x, r.y, r.w, r.h, Color::from_rgba(0x1a, 0x1c, 0x22, 0xff));
     let size = 14.0 * layout.ui;
     let mark = r.h * 0.32;
     let mut x = r.x + 10.0;

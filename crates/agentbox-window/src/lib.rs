@@ -18,6 +18,7 @@ mod clip;
 mod clock;
 mod console;
 mod controls;
+pub mod cpu_clock;
 mod decisions;
 mod drawings;
 mod help;
@@ -30,6 +31,7 @@ mod layout;
 mod legend;
 mod map_texture;
 mod memory_edit;
+mod opaque;
 mod overlays;
 mod paint;
 mod palette;
@@ -229,6 +231,7 @@ pub fn run_window(
             docks,
             settings,
             clips: clip::Clips::default(),
+            egui_started: false,
         };
         window.clips = clip::Clips::new(
             window.options.gif.clone(),
@@ -273,6 +276,8 @@ struct Window {
     settings: settings::Settings,
     /// The GIF clips being recorded (`--gif`, the clip key).
     clips: clip::Clips,
+    /// Whether egui has run (from the first frame with one of its panels; `draw_widgets`).
+    egui_started: bool,
 }
 
 /// The mouse's hold on the agents.
@@ -390,6 +395,8 @@ struct FrameLoop {
     /// Whole-frame and drawing-only build times, in ms (`--frame-stats`).
     build_times: Vec<f64>,
     draw_times: Vec<f64>,
+    /// The process's CPU time across the frames (`--frame-stats`).
+    cpu: cpu_clock::FrameCpu,
 }
 
 impl Window {
@@ -403,8 +410,10 @@ impl Window {
             disc: agents::Disc::new(),
             build_times: Vec::new(),
             draw_times: Vec::new(),
+            cpu: cpu_clock::FrameCpu::default(),
         };
         loop {
+            frame_loop.cpu.frame_starts(frame_loop.count);
             let started = std::time::Instant::now();
             if !self.update(&mut frame_loop) {
                 break;
@@ -435,6 +444,9 @@ impl Window {
             let whole = "whole frame (input, ticks, drawing)";
             print_frame_stats(whole, &mut frame_loop.build_times, agents);
             print_frame_stats("drawing only", &mut frame_loop.draw_times, agents);
+            if let Some(line) = frame_loop.cpu.line(whole, agents) {
+                eprintln!("{line}");
+            }
         }
         Ok(())
     }
@@ -587,8 +599,16 @@ impl Window {
         }
     }
 
-    /// The docks' strips and titles, the legend, the status bar and the error rows.
+    /// The docks' strips and titles, the legend, the status bar, the error rows and the
+    /// timeline.
     fn draw_bars(&mut self, layout: &layout::Layout) {
+        // The opaque grounds first, flat and unblended (`opaque.rs`), in the order they
+        // overlap: docks, legend, bar.
+        opaque::flat(|| {
+            layout.draw_dock_grounds();
+            legend::draw_ground(layout);
+            hud::Hud::draw_bar_ground();
+        });
         layout.draw_docks();
         legend::draw(self.travel.shown(&self.history).world(), layout);
         let mode = if self.search.open {
@@ -617,23 +637,27 @@ impl Window {
             mode: mode.as_deref(),
         };
         self.panels.hud.draw(shown, bar);
+        let reloads = self.history.recording().reload_ticks();
+        timeline::draw(&timeline::Bar {
+            last: self.history.ticks(),
+            shown: self.travel.tick(&self.history),
+            reloads: &reloads,
+            marks: &self.travel.track.marks,
+            ghost: self.travel.ghost_span(),
+            tick_rate: self.history.session().world().tick_rate,
+        });
     }
 
     /// Paints every egui widget in one egui frame per window frame (egui-macroquad allows
     /// one): each panel is a function taking the frame's `egui::Context`. Widgets only paint;
     /// clicks and drags on them are read from the window's own input (`input.rs`), so recorded
     /// and replayed input drives them like the live mouse.
-    fn draw_widgets(&self) {
-        let reloads = self.history.recording().reload_ticks();
+    ///
+    /// egui starts with the first frame that shows one of its panels and then runs every
+    /// frame (it must, to take the input macroquad queues for it); until then a frame pays
+    /// nothing for it.
+    fn draw_widgets(&mut self) {
         let shown = self.travel.tick(&self.history);
-        let bar = timeline::Bar {
-            last: self.history.ticks(),
-            shown,
-            reloads: &reloads,
-            marks: &self.travel.track.marks,
-            ghost: self.travel.ghost_span(),
-            tick_rate: self.history.session().world().tick_rate,
-        };
         let search = self.search.open.then(|| self.search.panel());
         let sliders = (self.panels.tunables.open && search.is_none()).then(|| {
             let world = self.travel.shown(&self.history).world();
@@ -649,8 +673,22 @@ impl Window {
                 last: self.history.ticks(),
                 shown,
             });
+        let wanted = search.is_some()
+            || sliders.is_some()
+            || strip.is_some()
+            || self.panels.picker.is_some()
+            || self.records.console.open
+            || self.questions.paints();
+        if !(wanted || self.egui_started) {
+            // Hand the frame's batch to OpenGL here, as `egui_macroquad::draw` does, so that
+            // `--frame-stats` times the same work with egui or without.
+            // SAFETY: called on macroquad's thread between drawing calls, as egui-macroquad
+            // does before painting; nothing else holds the context now.
+            unsafe { get_internal_gl() }.flush();
+            return;
+        }
+        self.egui_started = true;
         egui_macroquad::ui(|ctx| {
-            timeline::paint(ctx, &bar);
             if let Some(picker) = &self.panels.picker {
                 sessions::paint(ctx, picker);
             }

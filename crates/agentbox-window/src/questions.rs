@@ -283,6 +283,11 @@ impl Questions {
         self.shown = Some(shown);
     }
 
+    /// Whether [`Questions::paint`] paints anything: watches, a prompt or a search under way.
+    pub fn paints(&self) -> bool {
+        self.has_watches() || self.prompt.is_some() || self.finding.is_some()
+    }
+
     /// Whether there are watches or a breakpoint to show (they then take the left dock).
     pub fn has_watches(&self) -> bool {
         !self.watches.is_empty() || self.breakpoint.is_some()

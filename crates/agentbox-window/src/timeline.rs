@@ -1,12 +1,15 @@
-//! The timeline bar along the bottom of the window, drawn with egui: the ticks of the live
-//! branch, reload marks, error and suspension marks, contact events, the ghost branch's extent
-//! and the tick shown. Scrubbing reads the window's own input (`input.rs`), so recorded and
-//! replayed input drives it like the live mouse; egui only paints. It also keeps what the bar
-//! and the ghost show (per-tick marks and trails), and changes nothing.
+//! The timeline bar along the bottom of the window: the ticks of the live branch, reload
+//! marks, error and suspension marks, contact events, the ghost branch's extent and the tick
+//! shown. Scrubbing reads the window's own input (`input.rs`), so recorded and replayed input
+//! drives it like the live mouse; this only draws. It also keeps what the bar and the ghost
+//! show (per-tick marks and trails), and changes nothing.
+//!
+//! It is drawn with macroquad's shapes and text, in the batches of the status bar and legend
+//! (`Window::draw_bars`), not with egui: egui then runs only once one of its panels opens,
+//! which a plain run never pays for (issue 35, goal 7).
 
 use agentbox_core::sim::TickReport;
 use agentbox_core::world::{ErrorKind, World};
-use egui_macroquad::egui;
 use macroquad::prelude::*;
 
 /// Above this many agents the window keeps no trails for the ghost (their memory would grow
@@ -94,91 +97,53 @@ pub struct Bar<'a> {
     pub tick_rate: u32,
 }
 
-fn color(c: Color) -> egui::Color32 {
-    let [r, g, b, a]: [u8; 4] = c.into();
-    egui::Color32::from_rgba_unmultiplied(r, g, b, a)
-}
-
-/// Paints the bar into the window's one egui frame (`Window::draw_widgets`).
-pub fn paint(ctx: &egui::Context, bar: &Bar) {
+/// Draws the bar (in the status bar's [`crate::text::text_last`] scope: shapes, then text).
+pub fn draw(bar: &Bar) {
     let (r, t) = (rect(), track_rect());
-    {
-        // egui works in points; scale from the window's pixels.
-        let k = ctx.pixels_per_point().max(0.1);
-        let p = |x: f32, y: f32| egui::pos2(x / k, y / k);
-        let painter = ctx.layer_painter(egui::LayerId::new(
-            egui::Order::Foreground,
-            egui::Id::new("timeline"),
-        ));
-        painter.rect_filled(
-            egui::Rect::from_min_max(p(r.x, r.y), p(r.x + r.w, r.y + r.h)),
-            0.0,
-            egui::Color32::from_rgba_unmultiplied(0x12, 0x13, 0x17, 0xf0),
-        );
-        let seconds = bar.shown as f64 / bar.tick_rate.max(1) as f64;
-        let label = if bar.shown < bar.last {
-            format!("{} / {}  {seconds:.1}s", bar.shown, bar.last)
-        } else {
-            format!("{}  {seconds:.1}s", bar.last)
-        };
-        painter.text(
-            p(r.x + 8.0, r.y + r.h / 2.0),
-            egui::Align2::LEFT_CENTER,
-            label,
-            egui::FontId::monospace(super::layout::px(14.0) / k),
-            egui::Color32::from_gray(0xdd),
-        );
-        painter.rect_filled(
-            egui::Rect::from_min_max(p(t.x, t.y), p(t.x + t.w, t.y + t.h)),
-            2.0,
-            egui::Color32::from_gray(0x2a),
-        );
-        let span = bar.last.max(bar.ghost.map_or(0, |(_, end)| end)).max(1) as f32;
-        let x_of = |tick: u64| t.x + t.w * (tick as f32 / span).min(1.0);
-        if let Some((from, to)) = bar.ghost {
-            painter.rect_filled(
-                egui::Rect::from_min_max(
-                    p(x_of(from), t.y + t.h * 0.35),
-                    p(x_of(to), t.y + t.h * 0.65),
-                ),
-                0.0,
-                egui::Color32::from_rgba_unmultiplied(0x90, 0x90, 0xff, 0x40),
-            );
-        }
-        painter.rect_filled(
-            egui::Rect::from_min_max(p(t.x, t.y + t.h * 0.4), p(x_of(bar.last), t.y + t.h * 0.6)),
-            0.0,
-            egui::Color32::from_gray(0x66),
-        );
-        for (tick, mark) in bar.marks {
-            let (c, top, bottom) = match mark {
-                Mark::Contact => (Color::from_rgba(0x60, 0xc0, 0xff, 0xc0), 0.55, 1.0),
-                Mark::Suspended => (Color::from_rgba(0xff, 0xa0, 0x30, 0xff), 0.0, 0.5),
-                Mark::Error => (Color::from_rgba(0xff, 0x40, 0x40, 0xff), 0.0, 0.5),
-            };
-            let x = x_of(*tick);
-            painter.line_segment(
-                [p(x, t.y + t.h * top), p(x, t.y + t.h * bottom)],
-                egui::Stroke::new(1.5 / k, color(c)),
-            );
-        }
-        for tick in bar.reloads {
-            let x = x_of(*tick);
-            painter.line_segment(
-                [p(x, t.y - 3.0), p(x, t.y + t.h + 3.0)],
-                egui::Stroke::new(2.0 / k, egui::Color32::from_rgb(0x50, 0xe0, 0x70)),
-            );
-        }
-        let x = x_of(bar.shown);
-        painter.rect_filled(
-            egui::Rect::from_center_size(
-                p(x, t.y + t.h / 2.0),
-                egui::vec2(4.0 / k, (t.h + 8.0) / k),
-            ),
-            1.0,
-            egui::Color32::WHITE,
-        );
+    draw_rectangle(r.x, r.y, r.w, r.h, Color::from_rgba(0x12, 0x13, 0x17, 0xf0));
+    let seconds = bar.shown as f64 / bar.tick_rate.max(1) as f64;
+    let label = if bar.shown < bar.last {
+        format!("{} / {}  {seconds:.1}s", bar.shown, bar.last)
+    } else {
+        format!("{}  {seconds:.1}s", bar.last)
+    };
+    // As large as egui's 14-point monospace was, and as the status bar's text.
+    let size = super::layout::px(18.0);
+    let label_colour = Color::from_rgba(0xdd, 0xdd, 0xdd, 0xff);
+    super::text::ui_text(
+        &label,
+        r.x + 8.0,
+        r.y + r.h / 2.0 + size * 0.35,
+        size,
+        label_colour,
+    );
+    let gray = |g: u8| Color::from_rgba(g, g, g, 0xff);
+    draw_rectangle(t.x, t.y, t.w, t.h, gray(0x2a));
+    let span = bar.last.max(bar.ghost.map_or(0, |(_, end)| end)).max(1) as f32;
+    let x_of = |tick: u64| t.x + t.w * (tick as f32 / span).min(1.0);
+    if let Some((from, to)) = bar.ghost {
+        let (x0, x1) = (x_of(from), x_of(to));
+        let faded = Color::from_rgba(0x90, 0x90, 0xff, 0x40);
+        draw_rectangle(x0, t.y + t.h * 0.35, x1 - x0, t.h * 0.3, faded);
     }
+    let lived = x_of(bar.last) - t.x;
+    draw_rectangle(t.x, t.y + t.h * 0.4, lived, t.h * 0.2, gray(0x66));
+    for (tick, mark) in bar.marks {
+        let (c, top, bottom) = match mark {
+            Mark::Contact => (Color::from_rgba(0x60, 0xc0, 0xff, 0xc0), 0.55, 1.0),
+            Mark::Suspended => (Color::from_rgba(0xff, 0xa0, 0x30, 0xff), 0.0, 0.5),
+            Mark::Error => (Color::from_rgba(0xff, 0x40, 0x40, 0xff), 0.0, 0.5),
+        };
+        let x = x_of(*tick);
+        draw_line(x, t.y + t.h * top, x, t.y + t.h * bottom, 1.5, c);
+    }
+    let reload = Color::from_rgba(0x50, 0xe0, 0x70, 0xff);
+    for tick in bar.reloads {
+        let x = x_of(*tick);
+        draw_line(x, t.y - 3.0, x, t.y + t.h + 3.0, 2.0, reload);
+    }
+    let x = x_of(bar.shown);
+    draw_rectangle(x - 2.0, t.y - 4.0, 4.0, t.h + 8.0, WHITE);
 }
 
 /// Draws the ghost: the abandoned branch's trails, faded.

@@ -19,7 +19,11 @@
 //!
 //! With `--bare BINARY` (the window crate's `bare_frame` example) it measures issue 35's goal
 //! 7 instead: the window's frame on the two-agent chase scene against a bare macroquad loop
-//! drawing the same map and agents, interleaved; the goal is at most 1.2x.
+//! drawing the same map and agents, interleaved; the goal is at most 1.2x. Two figures are
+//! printed for each: the wall clock of building a frame (to handing it to OpenGL), and the
+//! process's CPU time per whole frame, all threads (`cpu:` lines: software OpenGL's
+//! rasterizing included, as the issue measured). The verdict is on the CPU figure, the
+//! issue's; the wall figure's ratio is printed beside it with its own MET / NOT MET.
 //!
 //! ```text
 //! cargo build --release -p agentbox-window --example bare_frame
@@ -42,6 +46,8 @@ struct Options {
     /// The build before the change, or the bare macroquad peer with `--bare`.
     before: PathBuf,
     bare: bool,
+    /// The bare peer draws its map as flat opaque runs (`bare_frame --flat-map`).
+    flat_map: bool,
     after: PathBuf,
     frames: Option<u64>,
     rounds: usize,
@@ -52,7 +58,7 @@ fn options() -> Result<Options, String> {
     let mut args = std::env::args().skip(1);
     let (mut before, mut after, mut frames, mut rounds, mut screen) =
         (None, None, None, 5, "1024x768".to_string());
-    let mut bare = false;
+    let (mut bare, mut flat_map) = (false, false);
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or(format!("{arg} needs a value"));
         match arg.as_str() {
@@ -61,6 +67,7 @@ fn options() -> Result<Options, String> {
                 before = Some(PathBuf::from(value()?));
                 bare = true;
             }
+            "--flat-map" => flat_map = true,
             "--after" => after = Some(PathBuf::from(value()?)),
             "--frames" => frames = Some(value()?.parse().map_err(|e| format!("--frames: {e}"))?),
             "--rounds" => rounds = value()?.parse().map_err(|e| format!("--rounds: {e}"))?,
@@ -71,6 +78,7 @@ fn options() -> Result<Options, String> {
     Ok(Options {
         before: before.ok_or("--before BINARY or --bare BINARY is required")?,
         bare,
+        flat_map,
         after: after.ok_or("--after BINARY is required")?,
         frames,
         rounds: rounds.max(1),
@@ -78,18 +86,41 @@ fn options() -> Result<Options, String> {
     })
 }
 
-/// One run's mean whole-frame build time in ms, from `--frame-stats`' line (or the bare
-/// peer's line of the same form, when `bare`).
+/// What one run printed: the mean whole-frame build time in ms (wall clock) from
+/// `--frame-stats`' line (or the bare peer's line of the same form, when `bare`), and the mean
+/// process CPU time per frame in ms from its `cpu:` line, when it printed one.
+struct Figures {
+    wall: f64,
+    cpu: Option<f64>,
+}
+
+/// The mean in a stats line: the number between " mean " and " ms".
+fn mean_of(line: &str) -> Option<f64> {
+    let rest = line.split(" mean ").nth(1)?;
+    rest.split(" ms").next()?.trim().parse().ok()
+}
+
+/// How a run is made: the window with `--frame-stats`, or the bare peer (with its map flat).
+#[derive(Clone, Copy)]
+enum Peer {
+    Window,
+    Bare { flat_map: bool },
+}
+
 fn run(
     binary: &PathBuf,
     scene: &str,
     frames: u64,
     screen: &str,
-    bare: bool,
-) -> Result<f64, String> {
+    peer: Peer,
+) -> Result<Figures, String> {
     let frames = frames.to_string();
-    let args: Vec<&str> = if bare {
-        vec![scene, &frames]
+    let args: Vec<&str> = if let Peer::Bare { flat_map } = peer {
+        let mut args = vec![scene, frames.as_str()];
+        if flat_map {
+            args.push("--flat-map");
+        }
+        args
     } else {
         vec!["run", scene, "--frames", &frames, "--frame-stats"]
     };
@@ -103,12 +134,16 @@ fn run(
     if !out.status.success() {
         return Err(format!("{} {scene} failed: {err}", binary.display()));
     }
-    err.lines()
+    let wall = err
+        .lines()
         .find(|l| l.starts_with("frames: ") && l.contains("whole frame"))
-        .and_then(|l| l.split(" mean ").nth(1))
-        .and_then(|rest| rest.split(" ms").next())
-        .and_then(|ms| ms.trim().parse().ok())
-        .ok_or_else(|| format!("no frame-stats line from {}: {err}", binary.display()))
+        .and_then(mean_of)
+        .ok_or_else(|| format!("no frame-stats line from {}: {err}", binary.display()))?;
+    let cpu = err
+        .lines()
+        .find(|l| l.starts_with("cpu: ") && l.contains("whole frame"))
+        .and_then(mean_of);
+    Ok(Figures { wall, cpu })
 }
 
 fn median(mut xs: Vec<f64>) -> f64 {
@@ -136,7 +171,7 @@ fn main() {
                 ("before", &o.before, &mut before),
                 ("after", &o.after, &mut after),
             ] {
-                match run(binary, scene, frames, &o.screen, false) {
+                match run(binary, scene, frames, &o.screen, Peer::Window).map(|f| f.wall) {
                     Ok(ms) => {
                         println!("{scene} round {round} {which}: mean frame {ms:.2} ms");
                         into.push(ms);
@@ -165,19 +200,29 @@ fn main() {
 }
 
 /// Issue 35's goal 7: the window's frame on the two-agent scene against the bare peer's,
-/// interleaved; true when it is met.
+/// interleaved, by wall clock of building and by process CPU per frame; true when the CPU
+/// figure (the issue's) is met.
 fn bare_goal(o: &Options) -> bool {
     let frames = o.frames.unwrap_or(300);
     let (mut bare, mut window) = (Vec::new(), Vec::new());
+    let (peer, peer_name) = if o.flat_map {
+        (Peer::Bare { flat_map: true }, "bare macroquad (flat map)")
+    } else {
+        (Peer::Bare { flat_map: false }, "bare macroquad")
+    };
     for round in 0..o.rounds {
-        for (which, binary, into, is_bare) in [
-            ("bare macroquad", &o.before, &mut bare, true),
-            ("window", &o.after, &mut window, false),
+        for (which, binary, into, how) in [
+            (peer_name, &o.before, &mut bare, peer),
+            ("window", &o.after, &mut window, Peer::Window),
         ] {
-            match run(binary, BARE_SCENE, frames, &o.screen, is_bare) {
-                Ok(ms) => {
-                    println!("{BARE_SCENE} round {round} {which}: mean frame {ms:.3} ms");
-                    into.push(ms);
+            match run(binary, BARE_SCENE, frames, &o.screen, how) {
+                Ok(f) => {
+                    let cpu = f.cpu.map_or("none".to_string(), |c| format!("{c:.3} ms"));
+                    println!(
+                        "{BARE_SCENE} round {round} {which}: building a frame (wall) {:.3} ms, process CPU per frame {cpu}",
+                        f.wall
+                    );
+                    into.push(f);
                 }
                 Err(e) => {
                     eprintln!("frame_bench: {e}");
@@ -186,14 +231,28 @@ fn bare_goal(o: &Options) -> bool {
             }
         }
     }
-    let (b, w) = (median(bare), median(window));
-    let ratio = w / b;
-    let met = ratio <= BARE_GOAL;
+    let verdict = |ratio: f64| if ratio <= BARE_GOAL { "MET" } else { "NOT MET" };
+    let wall = |xs: &[Figures]| median(xs.iter().map(|f| f.wall).collect());
+    let (b, w) = (wall(&bare), wall(&window));
     println!(
-        "{BARE_SCENE}: {frames} frames at {}, median of {} rounds: bare macroquad {b:.3} ms, window {w:.3} ms, {ratio:.2}x (goal: at most {BARE_GOAL}x): {}",
+        "{BARE_SCENE}: {frames} frames at {}, median of {} rounds, building a frame (wall clock, to handing it to OpenGL): {peer_name} {b:.3} ms, window {w:.3} ms, {:.2}x (goal: at most {BARE_GOAL}x): {}",
         o.screen,
         o.rounds,
-        if met { "MET" } else { "NOT MET" }
+        w / b,
+        verdict(w / b)
     );
-    met
+    let cpu = |xs: &[Figures]| xs.iter().map(|f| f.cpu).collect::<Option<Vec<f64>>>();
+    let (Some(b), Some(w)) = (cpu(&bare), cpu(&window)) else {
+        println!("{BARE_SCENE}: no process CPU figure from one of the binaries: NOT MET");
+        return false;
+    };
+    let (b, w) = (median(b), median(w));
+    let ratio = w / b;
+    println!(
+        "{BARE_SCENE}: {frames} frames at {}, median of {} rounds, process CPU per frame (all threads, software OpenGL included; the issue's figure): {peer_name} {b:.3} ms, window {w:.3} ms, {ratio:.2}x (goal: at most {BARE_GOAL}x): {}",
+        o.screen,
+        o.rounds,
+        verdict(ratio)
+    );
+    ratio <= BARE_GOAL
 }
