@@ -70,7 +70,8 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         record: Option<PathBuf>,
         /// When the window closes, print how long building each frame took (wall-clock time
-        /// on the main thread, before the GPU presents the frame): mean and 95th percentile.
+        /// on the main thread, before the GPU presents the frame): mean and 95th percentile;
+        /// then the process's CPU time per frame (all threads, software OpenGL included).
         #[arg(long)]
         frame_stats: bool,
         /// Open a saved session file (Ctrl+E in the window writes one): its run is replayed to
