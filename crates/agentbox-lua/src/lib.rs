@@ -15,6 +15,7 @@
 pub mod acts;
 mod agents;
 mod bindings;
+mod bounded;
 mod budget;
 mod calls;
 mod convert;
@@ -24,6 +25,7 @@ mod errors;
 pub mod expression;
 mod ffi;
 mod files;
+mod host_memory;
 mod inspect;
 mod label;
 mod lent;

@@ -325,10 +325,25 @@ pub fn new_env(lua: &Lua, ctx: &Table) -> mlua::Result<Table> {
             let tostring: Function = lua.globals().raw_get("tostring")?;
             let parts = args
                 .iter()
-                .map(|v| tostring.call::<String>(v.clone()))
-                .collect::<mlua::Result<Vec<String>>>()?;
+                .map(|v| tostring.call::<mlua::LuaString>(v.clone()))
+                .collect::<mlua::Result<Vec<mlua::LuaString>>>()?;
             let at = super::errors::caller_location(lua).unwrap_or_default();
-            let line = format!("{at}: {}", parts.join("\t"));
+            // Measured before anything is copied: a line over an agent's bound is only
+            // counted as dropped; a shorter one is copied, invalid UTF-8 replaced.
+            let len = at.len() + 2 + parts.iter().map(|p| p.as_bytes().len() + 1).sum::<usize>()
+                - parts.len().min(1);
+            let line = if len > super::output::AGENT_TICK_BYTES {
+                None
+            } else {
+                let mut line = format!("{at}: ");
+                for (i, part) in parts.iter().enumerate() {
+                    if i > 0 {
+                        line.push('\t');
+                    }
+                    line.push_str(&super::bounded::prefix(&part.as_bytes(), len));
+                }
+                Some(line)
+            };
             let deciding = super::views::get(lua)
                 .ok()
                 .and_then(|v| v.deciding())
@@ -343,9 +358,19 @@ pub fn new_env(lua: &Lua, ctx: &Table) -> mlua::Result<Table> {
                 })
                 .unwrap_or((0, None));
             let agent = agent.as_ref().map(|(i, id)| (*i, id.as_str()));
-            match lua.app_data_ref::<Rc<super::output::Output>>() {
-                Some(out) => out.print(tick, agent, &line),
-                None => eprintln!("{line}"),
+            let bill = match &line {
+                Some(line) if agent.is_some() => Some(super::host_memory::keep(
+                    lua,
+                    "print lines",
+                    super::host_memory::string_bytes(line.len()),
+                )?),
+                _ => None,
+            };
+            match (lua.app_data_ref::<Rc<super::output::Output>>(), line) {
+                (Some(out), Some(line)) => out.print(tick, agent, &line, bill),
+                (Some(out), None) => out.drop_line(tick, agent, len),
+                (None, Some(line)) => eprintln!("{line}"),
+                (None, None) => {}
             }
             Ok(())
         })?,
@@ -415,15 +440,19 @@ pub fn module_path(root: &Path, name: &str) -> PathBuf {
 
 /// `require(name)`: loads `root/name.lua` (dots are folders) once per load of the script that
 /// requires it, in its own sandbox, and records the file so a change to it reloads the script.
-fn require_in(lua: &Lua, (ctx, name): (Table, String)) -> mlua::Result<Value> {
-    if !valid_module_name(&name) {
-        return Err(located(
-            lua,
-            format!(
-                "require: {name:?} is not a module name (use dotted words, e.g. \"lib.steer\")"
-            ),
-        ));
-    }
+fn require_in(lua: &Lua, (ctx, name): (Table, mlua::LuaString)) -> mlua::Result<Value> {
+    let name = match super::bounded::within(&name, super::bounded::NAME_BYTES) {
+        Ok(text) if valid_module_name(&text) => text,
+        _ => {
+            return Err(located(
+                lua,
+                format!(
+                    "require: {} is not a module name (use dotted words, e.g. \"lib.steer\")",
+                    super::bounded::quote_lua(&name)
+                ),
+            ))
+        }
+    };
     let root: String = ctx.raw_get("root")?;
     let id: u64 = ctx.raw_get("id")?;
     let path = module_path(Path::new(&root), &name);

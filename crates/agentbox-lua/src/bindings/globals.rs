@@ -3,7 +3,7 @@
 //! state, when the first sandbox is built, kept in the registry and shared by every sandbox.
 
 use super::{p, Binding, Charge, Home, Library, Make};
-use crate::plot::{Plots, MAX_NAMES, STATE};
+use crate::plot::{Plots, MAX_NAMES, MAX_NAME_BYTES, STATE};
 use mlua::{Function, Lua, Table, Value};
 use std::rc::Rc;
 
@@ -67,7 +67,12 @@ fn collect(lua: &Lua, (name, value): (Value, Value)) -> mlua::Result<()> {
         return Ok(());
     };
     let name = match name {
-        Value::String(s) => s.to_str()?.to_string(),
+        // Measured before it is copied: a series' name is short.
+        Value::String(s) => crate::bounded::within(&s, MAX_NAME_BYTES).map_err(|len| {
+            mlua::Error::runtime(format!(
+                "plot(name, value): a name is at most {MAX_NAME_BYTES} bytes, got {len}"
+            ))
+        })?,
         other => {
             return Err(mlua::Error::runtime(format!(
                 "plot(name, value): name must be a string, not {}",

@@ -269,7 +269,12 @@ fn flow(lua: &Lua, (goal, opts): (Value, Option<Table>)) -> mlua::Result<Value> 
         let cells = w.grid().width() as u64 * w.grid().height() as u64;
         charge(lua, 16 + cells / 16)?;
         match flow::field(w, goal, opts) {
-            Some(field) => lua.create_userdata(FlowHandle(field)).map(Value::UserData),
+            Some(field) => {
+                // The handle may keep its field alive after the cache drops it: on the bill.
+                let bill = crate::host_memory::keep(lua, "nav.flow handles", field.bytes())?;
+                lua.create_userdata(FlowHandle(field, bill))
+                    .map(Value::UserData)
+            }
             None => Err(located(
                 lua,
                 format!(
@@ -286,8 +291,14 @@ fn flow(lua: &Lua, (goal, opts): (Value, Option<Table>)) -> mlua::Result<Value> 
 
 /// A script's handle on a flow field (`nav.flow`'s result): the field itself, shared with the
 /// cache (it stays valid after the cache drops it). Its methods are documented with the
-/// `agentbox.FlowField` class (`registry.rs`).
-pub struct FlowHandle(pub Arc<FlowField>);
+/// `agentbox.FlowField` class (`registry.rs`). The field's bytes are on the bill of the agent
+/// that asked for it while the handle lives (`host_memory.rs`): 1,800 handles kept in
+/// `self.memory` would otherwise hold 588 MB of fields the cache had let go.
+pub struct FlowHandle(
+    pub Arc<FlowField>,
+    // Kept for its `Drop`, which gives the field's bytes back to the agent's account.
+    #[allow(dead_code)] crate::host_memory::Bill,
+);
 
 fn xy(lua: &Lua, t: glam::IVec2) -> mlua::Result<Table> {
     let out = lua.create_table_with_capacity(0, 2)?;
