@@ -11,7 +11,7 @@ function M.decide(self, world)
     function() return world:agents({ kind = {} }) end,
     function() return world:send(self, {}, { [{}] = 1 }) end,
     function() return move.chase(setmetatable({}, {})) end,
-    function() return world:spawn({ kind = "agent", at = { x = 2, y = 2 }, [{}] = 1 }) end,
+    function() return world:spawn({ kind = self.kind, at = { x = 2, y = 2 }, [{}] = 1 }) end,
     function() return nav[{}] end,
     function() self[{}] = nil; self.pos = {} end,
     function() return move.swarm({ kind = {} }) end,

@@ -7,12 +7,12 @@ local hoard
 function M.decide(self, world)
   if self.id == "hostile" and world:tick() == 0 then
     for x = 2, 4 do
-      world:spawn({ kind = "agent", at = { x = x, y = 1 } })
+      world:spawn({ kind = self.kind, at = { x = x, y = 1 } })
     end
     return move.stop()
   end
-  for _ = 1, 100000 do
-    hoard = { next = hoard, self.id }
+  for i = 1, 200 do
+    hoard = { next = hoard, string.rep("h", 65536) .. i }
   end
   return move.stop()
 end

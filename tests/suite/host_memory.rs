@@ -146,7 +146,7 @@ fn plot_names_are_bounded_before_they_are_copied() {
 local M = {}
 function M.decide(self, world)
   local big = string.rep("n", 16 * 1024 * 1024)
-  for i = 1, 200 do pcall(plot, big .. i, 1) end
+  for i = 1, 200 do pcall(plot, big, i) end
   plot("fine", 1)
   plot(big, 1)
 end

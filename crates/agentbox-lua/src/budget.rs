@@ -24,7 +24,7 @@
 //! call. No agent gets a memory error for another's bytes.
 //!
 //! The host's own allocations never meet a full cap: between calls (and in
-//! [`Budget::as_host`]) the state may hold one [reserve](host_reserve) more than the cap, so
+//! [`Budget::as_host`]) the state may hold a [reserve](host_reserve) more than the cap, so
 //! stopping an agent, clearing its memory or making the next round's views cannot be refused
 //! (mlua makes such allocations unprotected, and a refusal there aborts the process); a call
 //! starts with the cap itself again.
@@ -444,9 +444,10 @@ pub fn agent_memory(cap: usize) -> usize {
 }
 
 /// What the host's own allocations may hold over a cap of `cap` bytes (none without a cap):
-/// one agent's quota, the headroom the VM gives an agent while a victim is named.
+/// two agents' quotas, since the agents' calls may already have taken the state one quota
+/// over the cap (the VM's headroom while a victim is named).
 pub fn host_reserve(cap: usize) -> usize {
-    agent_memory(cap)
+    agent_memory(cap).saturating_mul(2)
 }
 
 /// Whether a budgeted call was stopped by a limit (which suspends the agent that made it).

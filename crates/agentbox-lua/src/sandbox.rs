@@ -280,7 +280,7 @@ fn random(lua: &Lua, args: Variadic<i64>) -> mlua::Result<Value> {
 }
 
 /// What the sandbox's `print` does, for the reference page (`registry::markdown`).
-pub const PRINT_DOC: &str = "`print(...)` writes its arguments (through `tostring`, tab-separated) as one line prefixed with the caller's `file.lua:LINE:`. Lines printed while an agent decides go to stderr, to the window's console (C: stamped with the tick and the agent, filterable, the last 1,000 lines) and to the agent's decision timeline, and headless into the trace as events `{\"type\":\"print\",\"agent\":ID,\"text\":LINE}`. Bounded: at most 4 KiB per agent and 64 KiB in all per tick; past that lines are dropped and one note per tick on stderr says how many bytes, for whom.";
+pub const PRINT_DOC: &str = "`print(...)` writes its arguments (through `tostring`, tab-separated) as one line prefixed with the caller's `file.lua:LINE:`. Lines printed while an agent decides go to stderr, to the window's console (C: stamped with the tick and the agent, filterable, the last 1,000 lines) and to the agent's decision timeline, and headless into the trace as events `{\"type\":\"print\",\"agent\":ID,\"text\":LINE}`. Any Lua string prints: bytes that are not UTF-8 become U+FFFD. Bounded: at most 4 KiB per agent and 64 KiB in all per tick (a line is measured before it is copied); past that lines are dropped and one note per tick on stderr says how many bytes, for whom.";
 
 /// Builds a fresh global table for one script (or module) loaded in `ctx` (see
 /// [`new_context`]); `move` and `nav` are copied from the registry's `agentbox.move`/`.nav`.

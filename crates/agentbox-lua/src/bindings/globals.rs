@@ -42,7 +42,7 @@ pub const PLOT: Binding = Binding {
         p("value", "number", "A finite number."),
     ],
     returns: &[],
-    doc: "Adds a value to a named series of the window's plots panel (Tab, or J) and of `--monitors FILE.csv`. Values plotted under one name in one tick (by many agents) are folded by the name's rule from the scene's `monitors.plots` (`sum`, `mean` or `last`; `mean` when not stated). Display only: it never changes the run, and costs a lookup when nothing collects plots. `plot(\"hunting\", 1)` counts the agents hunting with the rule `sum`.",
+    doc: "Adds a value to a named series of the window's plots panel (Tab, or J) and of `--monitors FILE.csv`. Values plotted under one name in one tick (by many agents) are folded by the name's rule from the scene's `monitors.plots` (`sum`, `mean` or `last`; `mean` when not stated). Display only: it never changes the run, and costs a lookup when nothing collects plots. A name is at most 64 bytes (longer is an error while plots are collected), at most 256 names a tick. `plot(\"hunting\", 1)` counts the agents hunting with the rule `sum`.",
     charge: Charge::None,
     make: Make::Function(plot),
 };
