@@ -122,7 +122,7 @@ local Action = {}
 ---@return string # e.g. "chase".
 function Action:name() end
 
----Adds a value to a named series of the window's plots panel (Tab, or J) and of `--monitors FILE.csv`. Values plotted under one name in one tick (by many agents) are folded by the name's rule from the scene's `monitors.plots` (`sum`, `mean` or `last`; `mean` when not stated). Display only: it never changes the run, and costs a lookup when nothing collects plots. `plot("hunting", 1)` counts the agents hunting with the rule `sum`.
+---Adds a value to a named series of the window's plots panel (Tab, or J) and of `--monitors FILE.csv`. Values plotted under one name in one tick (by many agents) are folded by the name's rule from the scene's `monitors.plots` (`sum`, `mean` or `last`; `mean` when not stated). Display only: it never changes the run, and costs a lookup when nothing collects plots. A name is at most 64 bytes (longer is an error while plots are collected), at most 256 names a tick. `plot("hunting", 1)` counts the agents hunting with the rule `sum`.
 ---@param name string The series' name.
 ---@param value number A finite number.
 function plot(name, value) end
@@ -420,7 +420,7 @@ function nav.path(from, to, opts) end
 ---@return agentbox.Tile[]|nil # `{from, node, ..., to}`, or nil when no route exists.
 function nav.waypoint_route(from, to) end
 
----The Dijkstra flow field towards a goal tile: every tile's cheapest cost to the goal and first step. One field per goal tile, map content, body size and diagonal rule, kept in a cache of at most 64 MB (least recently used dropped) and shared by every caller and `move.flow_to`.
+---The Dijkstra flow field towards a goal tile: every tile's cheapest cost to the goal and first step. One field per goal tile, map content, body size and diagonal rule, kept in a cache of at most 64 MB (least recently used dropped) and shared by every caller and `move.flow_to`. A handle keeps its field alive, so while it lives the field's bytes count against the memory share of the agent that asked (a hoard of handles is a memory stop).
 ---Budget: 16 + cells / 16 units (cells: the map's tiles), whether or not the field was cached; a field's `:next` and `:cost` 4 each.
 ---@param goal agentbox.PosLike The goal (rounded to its tile; an error when off the map).
 ---@param opts? {size?: integer, diagonal?: "no_corner_cutting"|"one_side"|"always"|"never"} Body size (1 to 64) and diagonal rule, as `nav.path`'s; other keys are errors.

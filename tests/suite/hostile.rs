@@ -3,7 +3,8 @@
 //! the error it must get (`-- expect: ...`). Each runs in a scene next to a well-behaved
 //! walker, which must reach its goal with no error: one bad script never stops the scene. The
 //! run (with `--allow-errors`) stays within 1 GiB and its CPU limit, and a second run in
-//! another process gives a byte-identical trace.
+//! another process gives a byte-identical trace, and neither the trace nor stderr holds a heap
+//! address (`0x` and hex digits).
 
 #![cfg(unix)]
 
@@ -88,6 +89,11 @@ fn run_one(path: &PathBuf) -> Option<String> {
         return Some(format!("{name}: a second run gave another trace"));
     }
     let (stdout, stderr) = (run.stdout, run.stderr);
+    if let Some(address) = address_in(&stdout).or_else(|| address_in(&stderr)) {
+        return Some(format!(
+            "{name}: an address reached the trace or stderr: {address}"
+        ));
+    }
     let lines: Vec<serde_json::Value> = stdout
         .lines()
         .map(|l| serde_json::from_str(l).expect("trace line is JSON"))
@@ -135,6 +141,22 @@ fn run_one(path: &PathBuf) -> Option<String> {
         return Some(format!("{name}: the error was not printed: {stderr}"));
     }
     None
+}
+
+/// The first heap address in `text` (`0x` and at least six hex digits), with some context:
+/// no message, error or print line may hold one (a script could read it through `pcall`).
+pub fn address_in(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    (0..bytes.len().saturating_sub(2)).find_map(|i| {
+        let hex = bytes[i + 2..]
+            .iter()
+            .take_while(|b| b.is_ascii_hexdigit())
+            .count();
+        (bytes[i] == b'0' && bytes[i + 1] == b'x' && hex >= 6).then(|| {
+            let (from, to) = (i.saturating_sub(60), (i + 2 + hex + 20).min(bytes.len()));
+            String::from_utf8_lossy(&bytes[from..to]).into_owned()
+        })
+    })
 }
 
 /// Enough ticks for the walker to cross its room (9 tiles at 4 tiles/s, 30 ticks/s).

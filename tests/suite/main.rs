@@ -31,6 +31,7 @@ mod flow;
 mod golden;
 mod headless;
 mod history;
+mod host_memory;
 mod hostile;
 mod hunt;
 mod labels;

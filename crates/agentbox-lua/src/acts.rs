@@ -24,6 +24,8 @@ pub const DEFAULT_MAX_AGENTS: usize = 50_000;
 /// The round's effects and what spawning has used of the ids and the agent limit.
 pub struct Acts {
     queue: RefCell<Vec<(usize, Effect)>>,
+    /// The queue's bytes on the bills of the agents that asked, given back when it is taken.
+    bills: RefCell<Vec<crate::host_memory::Bill>>,
     /// The highest number given to each kind this round (`KIND-N`).
     numbers: RefCell<BTreeMap<String, u64>>,
     /// Agents spawned this round.
@@ -38,6 +40,7 @@ impl Default for Acts {
     fn default() -> Self {
         Acts {
             queue: Default::default(),
+            bills: Default::default(),
             numbers: Default::default(),
             spawned: Cell::new(0),
             leaving: Default::default(),
@@ -53,15 +56,22 @@ impl Acts {
         self.spawned.set(0);
         self.leaving.borrow_mut().clear();
         self.queue.borrow_mut().clear();
+        self.bills.borrow_mut().clear();
     }
 
     /// The effects asked for since the round began, in call order.
     pub fn take(&self) -> Vec<(usize, Effect)> {
+        self.bills.borrow_mut().clear();
         std::mem::take(&mut *self.queue.borrow_mut())
     }
 
-    pub fn push(&self, index: usize, effect: Effect) {
+    /// Queues an effect, on the bill of the agent whose call asked (`host_memory.rs`) until
+    /// the round's queue is taken: a script sending in a loop is stopped at its quota.
+    pub fn push(&self, lua: &Lua, index: usize, effect: Effect) -> mlua::Result<()> {
+        let bill = crate::host_memory::keep(lua, "queued effects", effect_bytes(&effect))?;
         self.queue.borrow_mut().push((index, effect));
+        self.bills.borrow_mut().push(bill);
+        Ok(())
     }
 
     /// A new id `KIND-N` for a spawn this round, or an error past `budget.max_agents`.
@@ -169,10 +179,7 @@ fn plain(
     // Every value is at least a byte of JSON: past the limit, stop walking.
     *count += 1;
     if *count > MAX_MESSAGE_BYTES {
-        return Err(located(
-            lua,
-            format!("{what}: a message is at most {MAX_MESSAGE_BYTES} bytes as JSON text"),
-        ));
+        return too_long(lua, what);
     }
     let bad = |why: String| Err(located(lua, format!("{what}: {why}")));
     Ok(match value {
@@ -183,10 +190,17 @@ fn plain(
             Some(n) => serde_json::Value::Number(n),
             None => return bad(format!("a message holds only finite numbers, got {n}")),
         },
-        Value::String(s) => match s.to_str() {
-            Ok(s) => serde_json::Value::String(s.to_string()),
-            Err(_) => return bad("a message's strings must be UTF-8 text".into()),
-        },
+        Value::String(s) => {
+            // Counted before it is copied: a long string is refused uncopied.
+            *count += s.as_bytes().len();
+            if *count > MAX_MESSAGE_BYTES {
+                return too_long(lua, what);
+            }
+            match s.to_str() {
+                Ok(s) => serde_json::Value::String(s.to_string()),
+                Err(_) => return bad("a message's strings must be UTF-8 text".into()),
+            }
+        }
         Value::Table(t) => {
             if t.metatable().is_some() {
                 return bad("a message holds plain tables only, not an agent view, action or locked table (send its id)".into());
@@ -209,6 +223,14 @@ fn plain(
     })
 }
 
+/// The error of a message found longer than [`MAX_MESSAGE_BYTES`] while it is read.
+fn too_long<T>(lua: &Lua, what: &str) -> mlua::Result<T> {
+    Err(located(
+        lua,
+        format!("{what}: a message is at most {MAX_MESSAGE_BYTES} bytes as JSON text"),
+    ))
+}
+
 fn table(
     lua: &Lua,
     t: &Table,
@@ -225,6 +247,10 @@ fn table(
                 list.push((k, plain(lua, &value, what, seen, count)?));
             }
             Value::String(k) if list.is_empty() => {
+                *count += k.as_bytes().len();
+                if *count > MAX_MESSAGE_BYTES {
+                    return too_long(lua, what);
+                }
                 let Ok(k) = k.to_str().map(|k| k.to_string()) else {
                     return Err(located(lua, format!("{what}: a message's keys must be UTF-8 text")));
                 };
@@ -256,6 +282,39 @@ fn table(
         ));
     }
     Ok(serde_json::Value::Object(map))
+}
+
+/// What an effect costs the host while it is queued: its slot, its strings and lists, and a
+/// message at its largest (counting it would mean writing it out again).
+fn effect_bytes(effect: &Effect) -> usize {
+    let text = |s: &str| crate::host_memory::string_bytes(s.len());
+    std::mem::size_of::<(usize, Effect)>()
+        + match effect {
+            Effect::Message { from, to, .. } => {
+                text(from)
+                    + to.iter().map(|(_, id)| 8 + text(id)).sum::<usize>()
+                    + MAX_MESSAGE_BYTES
+            }
+            Effect::Noise {
+                from,
+                kind,
+                hearers,
+                ..
+            } => {
+                text(from)
+                    + kind.as_deref().map_or(0, text)
+                    + hearers.iter().map(|(id, _)| 8 + text(id)).sum::<usize>()
+            }
+            Effect::Spawn {
+                by,
+                id,
+                kind,
+                params,
+                ..
+            } => text(by) + text(id) + text(kind) + 64 * params.len(),
+            Effect::Remove { agent } => text(agent),
+            Effect::Tile { by, .. } => text(by),
+        }
 }
 
 /// The registry names of the `self` methods this module hands out (`views::fill` gives them
@@ -353,11 +412,12 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
             if let Some(agent) = w.agents.get(index) {
                 if !acts.leaves(index) {
                     acts.push(
+                        lua,
                         index,
                         Effect::Remove {
                             agent: agent.id.clone(),
                         },
-                    );
+                    )?;
                 }
             }
             Ok(())

@@ -682,8 +682,38 @@ unsafe fn push_copy(state: *mut ffi::lua_State, from: c_int) {
 }
 
 /// Drops an agent's `self.memory` and collects, after it hit the memory limit.
+///
+/// Never aborts, at any moment: the fresh table is made in a protected call, and if even
+/// that is refused (a full cap of memory no stop can free, such as module-level tables the
+/// agents share), the old table is emptied in place instead, which allocates nothing.
 pub fn clear_memory(lua: &Lua, this: &Table) {
-    let _ = lua.create_table().and_then(|t| this.raw_set("memory", t));
+    // SAFETY: `exec_raw` runs the closure in a protected call with `this` at 1 and room for
+    // 3 more values; each call below uses at most 3 slots and only `this`'s `memory` field
+    // (an existing key: setting it allocates nothing).
+    let fresh = unsafe {
+        lua.exec_raw::<()>(this, |state| {
+            ffi::lua_createtable(state, 0, 0);
+            ffi::lua_setfield(state, 1, c"memory".as_ptr());
+        })
+    };
+    if fresh.is_err() {
+        // SAFETY: as above; clearing fields of a table while `lua_next` walks it is allowed,
+        // and setting a field to nil never allocates.
+        let _ = unsafe {
+            lua.exec_raw::<()>(this, |state| {
+                if ffi::lua_getfield(state, 1, c"memory".as_ptr()) != ffi::LUA_TTABLE {
+                    return;
+                }
+                ffi::lua_pushnil(state);
+                while ffi::lua_next(state, 2) != 0 {
+                    ffi::lua_settop(state, -2);
+                    ffi::lua_pushvalue(state, -1);
+                    ffi::lua_pushnil(state);
+                    ffi::lua_rawset(state, 2);
+                }
+            })
+        };
+    }
     let _ = lua.gc_collect();
     let _ = lua.gc_collect();
 }

@@ -22,6 +22,18 @@
 //! the one stopped, and the agent whose allocation found the cap full goes on: the VM names
 //! the largest holder (the *victim*) and the host stops it and releases its memory after the
 //! call. No agent gets a memory error for another's bytes.
+//!
+//! The host's own allocations never meet a full cap: between calls (and in
+//! [`Budget::as_host`]) the state may hold a [reserve](host_reserve) more than the cap, so
+//! stopping an agent, clearing its memory or making the next round's views cannot be refused
+//! (mlua makes such allocations unprotected, and a refusal there aborts the process); a call
+//! starts with the cap itself again.
+//!
+//! Beside what the VM counts, each agent has an account of the host's memory kept on its
+//! behalf (`host_memory.rs`: flow handles, queued effects, labels, print lines, plots,
+//! drawings). What the VM says an agent holds and what the host keeps for it together stay
+//! within its quota; past it the host refuses, and the call ends as a memory stop
+//! ([`Stop::Memory`]) whatever a `pcall` made of the refusal.
 
 use crate::ffi::{
     lua_getwork, lua_held, lua_memout, lua_setmemlimit, lua_setnextid, lua_setowner, lua_setquota,
@@ -72,6 +84,12 @@ pub struct Budget {
     owner: Cell<u32>,
     /// The agent the VM named for the cap and the host has not stopped yet.
     victim: Cell<Option<u32>>,
+    /// Whether the VM's limit is the cap plus the host's reserve (between calls).
+    reserve_on: Cell<bool>,
+    /// Bytes the host keeps on each owner's behalf, by owner number (`host_memory.rs`).
+    host_held: std::cell::RefCell<Vec<usize>>,
+    /// What the host refused to keep for the running call (it went over the agent's quota).
+    host_refused: Cell<Option<&'static str>>,
 }
 
 /// The token of a running budgeted call, handed back to [`Budget::end`].
@@ -101,6 +119,9 @@ impl Budget {
             cap: Cell::new(memory),
             owner: Cell::new(HOST),
             victim: Cell::new(None),
+            reserve_on: Cell::new(false),
+            host_held: Default::default(),
+            host_refused: Cell::new(None),
         };
         budget.set_memory_limit(memory);
         Ok(budget)
@@ -120,11 +141,23 @@ impl Budget {
     pub fn set_memory_limit(&self, bytes: usize) {
         self.cap.set(bytes);
         // SAFETY: `main` lives as long as the host owning this budget, and this runs on the
-        // state's thread; the calls only store fields of the global state.
-        unsafe {
-            lua_setmemlimit(self.main, bytes);
-            lua_setquota(self.main, agent_memory(bytes));
-        }
+        // state's thread; the call only stores a field of the global state.
+        unsafe { lua_setquota(self.main, agent_memory(bytes)) };
+        self.reserve(self.depth.get() == 0 || self.owner.get() == HOST);
+    }
+
+    /// Sets the VM's limit to the cap plus the host's reserve (`on`) or to the cap alone.
+    #[inline]
+    fn reserve(&self, on: bool) {
+        let cap = self.cap.get();
+        let limit = if on {
+            cap.saturating_add(host_reserve(cap))
+        } else {
+            cap
+        };
+        // SAFETY: as in `set_memory_limit`; the call only stores a field.
+        unsafe { lua_setmemlimit(self.main, limit) };
+        self.reserve_on.set(on);
     }
 
     /// The bytes the whole state may hold.
@@ -148,7 +181,14 @@ impl Budget {
             return f();
         }
         self.set_owner(HOST);
+        let reserved = self.reserve_on.get();
+        if !reserved {
+            self.reserve(true);
+        }
         let result = f();
+        if !reserved {
+            self.reserve(false);
+        }
         self.set_owner(owner);
         result
     }
@@ -187,6 +227,10 @@ impl Budget {
         let depth = self.depth.get();
         self.depth.set(depth + 1);
         if depth == 0 {
+            self.host_refused.set(None);
+            if self.reserve_on.get() {
+                self.reserve(false);
+            }
             let units = self.call_units();
             // SAFETY: as in `set_memory_limit`; the calls only store fields.
             unsafe {
@@ -209,6 +253,10 @@ impl Budget {
             return (self.begin(), None);
         }
         self.depth.set(1);
+        self.host_refused.set(None);
+        if self.reserve_on.get() {
+            self.reserve(false);
+        }
         // As the VM makes it (if it cannot count the owner, it keeps the host's, and the
         // reset after the batch is then a no-op).
         self.owner.set(owner);
@@ -233,7 +281,7 @@ impl Budget {
         }
         if ended & AGENT_SPENT != 0 {
             Stop::Budget
-        } else if ended & AGENT_MEMOUT != 0 {
+        } else if ended & AGENT_MEMOUT != 0 || self.host_refused.get().is_some() {
             Stop::Memory
         } else {
             Stop::None
@@ -251,6 +299,9 @@ impl Budget {
         unsafe { lua_setwork(self.main, NO_LIMIT) };
         if self.owner.get() != HOST {
             self.set_owner(HOST);
+        }
+        if !self.reserve_on.get() {
+            self.reserve(true);
         }
     }
 
@@ -283,6 +334,10 @@ impl Budget {
             if self.owner.get() != HOST {
                 self.set_owner(HOST);
             }
+            if !self.reserve_on.get() {
+                self.reserve(true);
+            }
+            let memory = memory || self.host_refused.get().is_some();
             return match (spent, memory) {
                 (true, _) => Stop::Budget,
                 (false, true) => Stop::Memory,
@@ -326,6 +381,55 @@ impl Budget {
         Ok(())
     }
 
+    /// Keeps `bytes` on the account of the running call's owner (`what` names them for the
+    /// message), if what the VM says it holds and what the host keeps for it stay within its
+    /// quota: the owner charged, or `Err` when refused (the call then ends as a memory stop).
+    /// The host's own calls (owner 0) and a state without a cap are not limited.
+    pub fn keep(&self, what: &'static str, bytes: usize) -> Result<u32, ()> {
+        let owner = self.owner.get();
+        let quota = agent_memory(self.cap.get());
+        let mut held = self.host_held.borrow_mut();
+        let index = owner as usize;
+        if held.len() <= index {
+            held.resize(index + 1, 0);
+        }
+        if owner != HOST && quota != 0 {
+            let total = self
+                .held(owner)
+                .saturating_add(held[index])
+                .saturating_add(bytes);
+            if total > quota {
+                self.host_refused.set(Some(what));
+                return Err(());
+            }
+        }
+        held[index] = held[index].saturating_add(bytes);
+        Ok(owner)
+    }
+
+    /// Gives back `bytes` the host kept for `owner` ([`Self::keep`]).
+    pub fn release(&self, owner: u32, bytes: usize) {
+        if let Some(held) = self.host_held.borrow_mut().get_mut(owner as usize) {
+            *held = held.saturating_sub(bytes);
+        }
+    }
+
+    /// Bytes the host keeps on `owner`'s behalf now.
+    #[cfg(test)]
+    pub fn host_held(&self, owner: u32) -> usize {
+        self.host_held
+            .borrow()
+            .get(owner as usize)
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// What the host refused to keep for the last call, if that ended its call (for the
+    /// message of the memory stop).
+    pub fn host_refusal(&self) -> Option<&'static str> {
+        self.host_refused.get()
+    }
+
     /// Whether a call found the shared cap full and named the largest holder, which the host
     /// has yet to stop.
     #[inline]
@@ -344,6 +448,13 @@ pub fn agent_memory(cap: usize) -> usize {
     (cap / 4).min(DEFAULT_AGENT_MEMORY)
 }
 
+/// What the host's own allocations may hold over a cap of `cap` bytes (none without a cap):
+/// two agents' quotas, since the agents' calls may already have taken the state one quota
+/// over the cap (the VM's headroom while a victim is named).
+pub fn host_reserve(cap: usize) -> usize {
+    agent_memory(cap).saturating_mul(2)
+}
+
 /// Whether a budgeted call was stopped by a limit (which suspends the agent that made it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stop {
@@ -356,3 +467,38 @@ pub enum Stop {
 
 /// The message of a spent budget (the VM adds the script's place).
 pub const BUDGET_MESSAGE: &str = "instruction budget exceeded";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Four owners fill one shared table until the cap is hit, each in its own call (a
+    /// `pcall` swallowing the refusal), and the host then allocates: as `stop_victim`
+    /// clearing an agent's memory does.
+    #[test]
+    fn the_host_allocates_at_a_full_cap_without_aborting() {
+        let lua = Lua::new();
+        let budget = Budget::install(&lua, 4 * 1024 * 1024).unwrap();
+        let fill = lua
+            .load("return function() while true do hoard = { next = hoard } end end")
+            .eval::<mlua::Function>()
+            .unwrap();
+        let mut stops = Vec::new();
+        for owner in 1..=4 {
+            budget.own(owner);
+            let (_, stop) = budget.call(|| fill.call::<()>(()));
+            stops.push(stop);
+        }
+        assert!(stops.iter().all(|s| *s == Stop::Memory), "{stops:?}");
+        // The host's own allocations go on within its reserve: a table, a string.
+        let t = lua.create_table().unwrap();
+        t.raw_set("memory", lua.create_table().unwrap()).unwrap();
+        lua.create_string("x".repeat(1000)).unwrap();
+        let held: Vec<usize> = (0..=4).map(|o| budget.held(o)).collect();
+        assert!(
+            lua.used_memory() >= 4 * 1024 * 1024,
+            "{} {held:?}",
+            lua.used_memory()
+        );
+    }
+}

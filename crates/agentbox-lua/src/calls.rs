@@ -6,6 +6,7 @@
 //!
 //! It only calls and reports; whom to stop after a call is the host's (`agents.rs`).
 
+use crate::bounded;
 use crate::budget::{self, Budget, Stop};
 use crate::errors;
 use agentbox_core::world::{ErrorKind, ScriptError};
@@ -92,7 +93,7 @@ impl Calls {
                 }
                 let message = match first {
                     _ if ok => String::new(),
-                    Value::String(s) => s.to_string_lossy(),
+                    Value::String(s) => bounded::message(&s.as_bytes(), ScriptError::MAX_BYTES),
                     other => error_handler(lua, other, &self.handled).unwrap_or_default(),
                 };
                 (message, self.handled.take())
@@ -105,7 +106,13 @@ impl Calls {
     /// The error a failed call makes: its kind from how it stopped (a limit), else from what
     /// the message handler saw; the message says which limit.
     pub fn failure(&self, message: String, stop: Stop, hint: Option<ErrorKind>) -> ScriptError {
-        stop_error(message, stop, hint, self.budget.memory_limit())
+        stop_error(
+            message,
+            stop,
+            hint,
+            self.budget.memory_limit(),
+            self.budget.host_refusal(),
+        )
     }
 }
 
@@ -143,7 +150,7 @@ fn error_handler(
     handled: &std::cell::Cell<Option<ErrorKind>>,
 ) -> mlua::Result<String> {
     let what = match &value {
-        Value::String(s) => return Ok(s.to_string_lossy()),
+        Value::String(s) => return Ok(bounded::message(&s.as_bytes(), ScriptError::MAX_BYTES)),
         Value::Error(e) => {
             handled.set(Some(errors::kind_of(e)));
             let text = errors::describe(e);
@@ -170,12 +177,15 @@ fn error_handler(
 }
 
 /// The error of a call that failed with `message` (empty if a `pcall` swallowed it), given
-/// how the budget and the memory limit saw it and the kind the message handler saw.
+/// how the budget and the memory limit saw it and the kind the message handler saw; `host`
+/// names what the host refused to keep for the agent, when that made the memory stop
+/// (`host_memory.rs`).
 pub fn stop_error(
     message: String,
     stop: Stop,
     hint: Option<ErrorKind>,
     limit: usize,
+    host: Option<&'static str>,
 ) -> ScriptError {
     match stop {
         Stop::Budget => {
@@ -189,7 +199,8 @@ pub fn stop_error(
         Stop::Memory => ScriptError::new(
             ErrorKind::Memory,
             format!(
-                "memory limit exceeded (an agent may hold {} MB, all scripts together {} MB); its memory was cleared and {SUSPENDED}",
+                "memory limit exceeded{} (an agent may hold {} MB, all scripts together {} MB); its memory was cleared and {SUSPENDED}",
+                host.map(|what| format!(" by {what} the host keeps for it")).unwrap_or_default(),
                 budget::agent_memory(limit) / MB,
                 limit / MB
             ),

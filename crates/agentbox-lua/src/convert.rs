@@ -241,26 +241,31 @@ pub fn to_tile(lua: &Lua, value: &Value, arg: Arg) -> mlua::Result<IVec2> {
 /// A target: an agent id, an agent view (followed as it moves) or a fixed position (bounded
 /// to within one tile of the map, as [`to_point`]).
 pub fn to_target(lua: &Lua, world: &World, value: &Value, arg: Arg) -> mlua::Result<Target> {
-    let id = match value {
-        Value::String(s) => Some(s.to_str()?.to_string()),
+    // An id is looked up in place; only a bounded quote of an unknown one is copied.
+    let by_id = |s: &mlua::LuaString| -> mlua::Result<Result<usize, String>> {
+        let found = crate::bindings::lookup_text(lua, s)?.and_then(|id| world.agent_index(&id));
+        Ok(found.ok_or_else(|| crate::bounded::quote_lua(s)))
+    };
+    let found = match value {
+        Value::String(s) => Some(by_id(s)?),
         Value::Table(t) => {
             let views = super::views::get(lua)?;
             // A view: its `id` is read through its metatable, never raw.
             match views.index_of(t.to_pointer()) {
-                Some(i) => world.agents.get(i).map(|a| a.id.clone()),
+                Some(i) => world.agents.get(i).map(|_| Ok(i)),
                 // A `self` (its `id` is raw), or a table with an `id` of the script's own.
                 None => match t.raw_get::<Value>(&views.names[ID])? {
-                    Value::String(s) => Some(s.to_str()?.to_string()),
+                    Value::String(s) => Some(by_id(&s)?),
                     _ => None,
                 },
             }
         }
         _ => None,
     };
-    match id {
-        Some(id) => match world.agent_index(&id) {
-            Some(i) => Ok(Target::Agent(AgentRef::new(id, i))),
-            None => Err(located(lua, format!("{arg}: no agent with id {id:?}"))),
+    match found {
+        Some(found) => match found {
+            Ok(i) => Ok(Target::Agent(AgentRef::new(world.agents[i].id.as_str(), i))),
+            Err(id) => Err(located(lua, format!("{arg}: no agent with id {id}"))),
         },
         None => {
             let p = to_pos(lua, value, arg)?;

@@ -516,7 +516,11 @@ unsafe fn error_text(state: *mut ffi::lua_State) -> String {
         if ffi::lua_type(state, -1) == ffi::LUA_TSTRING {
             let mut len = 0usize;
             let p = ffi::lua_tolstring(state, -1, &mut len);
-            String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len)).into_owned()
+            // Only what the error line keeps is copied (a script may throw 16 MB).
+            crate::bounded::message(
+                std::slice::from_raw_parts(p as *const u8, len),
+                agentbox_core::world::ScriptError::MAX_BYTES,
+            )
         } else {
             format!(
                 "error thrown with a {} instead of a message",

@@ -7,7 +7,10 @@
 //! Drawing is display-only, so it can never change the trace: it charges no work budget,
 //! allocates no Lua memory, and never raises. A bad argument skips the shape and is noted in
 //! [`Frame::problems`] (the console shows it). At most [`MAX_SHAPES`] shapes and
-//! [`MAX_QUERIES`] noted queries per agent and tick, text cut at [`MAX_TEXT`] bytes.
+//! [`MAX_QUERIES`] noted queries per agent and tick, text cut at [`MAX_TEXT`] bytes (only that
+//! much is copied), a problem's message at [`MAX_PROBLEM`]. These fixed bounds, not the
+//! agents' memory account (`host_memory.rs`), bound what drawing keeps: a refusal would be an
+//! error, and drawing must not change the run whether the window collects or not.
 //!
 //! It never changes the world and never draws (`render/` does).
 
@@ -25,6 +28,8 @@ pub const MAX_SHAPES: usize = 64;
 pub const MAX_QUERIES: usize = 16;
 /// The most bytes of one `draw.text`.
 pub const MAX_TEXT: usize = 64;
+/// The most bytes of one noted problem (its message, cut).
+pub const MAX_PROBLEM: usize = 256;
 
 /// The colours a shape may have (`"yellow"` by default).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -163,6 +168,7 @@ impl Drawings {
     }
 
     pub(crate) fn problem(&self, agent: usize, message: String) {
+        let message = crate::bounded::prefix(message.as_bytes(), MAX_PROBLEM).into_owned();
         let mut frame = self.frame.borrow_mut();
         if frame.problems.len() < 64
             && !frame

@@ -27,7 +27,8 @@ fn scalar(value: &Value) -> Option<String> {
                 format!("{n:.4}")
             }
         }
-        Value::String(s) => format!("{:?}", s.to_string_lossy()),
+        // Only what the inspector can show is copied.
+        Value::String(s) => format!("{:?}", crate::bounded::prefix(&s.as_bytes(), 1024)),
         Value::Table(_) => return None,
         other => format!("<{}>", other.type_name()),
     })
@@ -42,7 +43,7 @@ fn write_value(out: &mut String, value: &Value, depth: usize, budget: &mut usize
 
 fn key_text(key: &Value) -> String {
     match key {
-        Value::String(s) => s.to_string_lossy(),
+        Value::String(s) => crate::bounded::prefix(&s.as_bytes(), 256).into_owned(),
         other => format!("[{}]", scalar(other).unwrap_or_else(|| "<table>".into())),
     }
 }

@@ -5,20 +5,41 @@
 //!
 //! It only collects what scripts asked for; it never changes the world itself.
 
+use super::bounded;
 use super::errors::located;
+use super::host_memory::{self, Bill};
 use super::views;
 use agentbox_core::world::Agent;
 use mlua::{Lua, Value};
 use std::cell::RefCell;
 
-/// Labels set during the current round of decisions: `(agent index, label)`, in call order.
+/// Labels set during the current round of decisions: `(agent index, label)`, in call order
+/// (an agent setting its label again in one call replaces it), each on the bill of the agent
+/// that set it until taken (`host_memory.rs`).
 #[derive(Default)]
-pub struct Labels(RefCell<Vec<(usize, Option<String>)>>);
+pub struct Labels(RefCell<Vec<(usize, Option<String>)>>, RefCell<Vec<Bill>>);
 
 impl Labels {
     /// The labels set since the last call.
     pub fn take(&self) -> Vec<(usize, Option<String>)> {
+        self.1.borrow_mut().clear();
         std::mem::take(&mut *self.0.borrow_mut())
+    }
+
+    fn set(&self, index: usize, label: Option<String>, bill: Bill) {
+        let mut labels = self.0.borrow_mut();
+        match labels.last_mut() {
+            Some(last) if last.0 == index => {
+                last.1 = label;
+                if let Some(last) = self.1.borrow_mut().last_mut() {
+                    *last = bill;
+                }
+            }
+            _ => {
+                labels.push((index, label));
+                self.1.borrow_mut().push(bill);
+            }
+        }
     }
 }
 
@@ -47,20 +68,19 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
         }
         let label = match &name {
             Value::Nil => None,
-            Value::String(s) => {
-                let text = s.to_str()?.to_string();
-                if text.len() > Agent::MAX_LABEL {
+            // The length is checked before anything is copied.
+            Value::String(s) => match bounded::within(s, Agent::MAX_LABEL) {
+                Ok(_) => Some(s.to_str()?.to_string()),
+                Err(len) => {
                     return Err(located(
                         lua,
                         format!(
-                            "self:label: a label is at most {} bytes, got {} (a short state name, e.g. \"search\")",
+                            "self:label: a label is at most {} bytes, got {len} (a short state name, e.g. \"search\")",
                             Agent::MAX_LABEL,
-                            text.len()
                         ),
-                    ));
+                    ))
                 }
-                Some(text)
-            }
+            },
             other => {
                 return Err(located(
                     lua,
@@ -71,8 +91,10 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
                 ))
             }
         };
+        let bytes = std::mem::size_of::<(usize, Option<String>)>() + Agent::MAX_LABEL;
+        let bill = host_memory::keep(lua, "labels", bytes)?;
         if let Some(labels) = lua.app_data_ref::<std::rc::Rc<Labels>>() {
-            labels.0.borrow_mut().push((index, label));
+            labels.set(index, label, bill);
         }
         Ok(())
     })?;

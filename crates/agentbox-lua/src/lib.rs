@@ -15,6 +15,7 @@
 pub mod acts;
 mod agents;
 mod bindings;
+mod bounded;
 mod budget;
 mod calls;
 mod convert;
@@ -24,6 +25,7 @@ mod errors;
 pub mod expression;
 mod ffi;
 mod files;
+mod host_memory;
 mod inspect;
 mod label;
 mod lent;
@@ -428,6 +430,47 @@ mod tests {
     use agentbox_core::sim::Simulation;
     use agentbox_core::world::{Agent, Brain, ErrorKind, Tile, World};
     use mlua::Table;
+
+    /// Drawings keep their fixed bounds whatever a script passes: a 16 MB text is kept as
+    /// its first 64 bytes, a 16 MB colour name makes a problem of at most 256 bytes that
+    /// quotes it briefly, and neither holds an address.
+    #[test]
+    fn huge_drawing_arguments_are_cut_before_they_are_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = "local big = string.rep(\"t\", 16 * 1024 * 1024)\nreturn { decide = function(self)\n  for i = 1, 100 do draw.text(self, big, \"red\") draw.line(self, {1, 0}, big) draw.circle(self, {}, 1) end\n  return move.stop()\nend }\n";
+        let path = dir.path().join("d.lua");
+        std::fs::write(&path, script).unwrap();
+        let mut host = ScriptHost::new(0).unwrap();
+        host.set_drawing(true);
+        host.load(&path).unwrap();
+        let mut world = World::from_ascii(&["...."]);
+        let mut agent = Agent::new("d", Tile::new(0, 0));
+        agent.brain = Brain::Script(path);
+        world.agents.push(agent);
+        let mut sim = Simulation::new(world);
+        sim.step(&mut host);
+        assert!(sim.world().agent("d").unwrap().error.is_none());
+        let frame = host.take_drawn();
+        assert_eq!(frame.shapes.len(), crate::draw::MAX_SHAPES);
+        for shape in &frame.shapes {
+            if let crate::draw::Shape::Text { text, .. } = &shape.shape {
+                assert_eq!(text.len(), crate::draw::MAX_TEXT);
+            }
+        }
+        assert!(!frame.problems.is_empty());
+        for (_, problem) in &frame.problems {
+            assert!(problem.len() <= crate::draw::MAX_PROBLEM, "{problem}");
+            assert!(!problem.contains("0x"), "{problem}");
+        }
+        assert!(
+            frame
+                .problems
+                .iter()
+                .any(|(_, p)| p.contains("(16777216 bytes)")),
+            "{:?}",
+            frame.problems
+        );
+    }
 
     /// A panic in a Rust function Lua calls becomes that agent's Lua error, in the full path
     /// (an agent's first tick) and in the raw loop (its later ticks), and the scene goes on.

@@ -9,6 +9,7 @@
 //! it reads the tick and the deciding agent from what the host already keeps (the current
 //! world, the views) and changes nothing else.
 
+use crate::host_memory::Bill;
 use agentbox_core::world::ScriptError;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -40,6 +41,8 @@ pub struct Output {
     state: RefCell<State>,
     /// The lines written for an agent since the host last took them: `(agent id, line)`.
     kept: RefCell<Vec<(String, String)>>,
+    /// The kept lines' bytes on the bills of the agents that printed them.
+    bills: RefCell<Vec<Bill>>,
 }
 
 #[derive(Default)]
@@ -54,8 +57,31 @@ struct State {
 }
 
 impl Output {
-    /// Writes one `print` line for `agent` (its index and id) at `tick`, or counts it as dropped.
-    pub fn print(&self, tick: u64, agent: Option<(usize, &str)>, line: &str) {
+    /// Writes one `print` line for `agent` (its index and id) at `tick`, or counts it as
+    /// dropped; a line kept for the trace keeps its `bill` (`host_memory.rs`) until taken.
+    pub fn print(&self, tick: u64, agent: Option<(usize, &str)>, line: &str, bill: Option<Bill>) {
+        if !self.admit(tick, agent, line.len() + 1) {
+            return;
+        }
+        if let Some((_, id)) = agent {
+            self.kept
+                .borrow_mut()
+                .push((id.to_string(), line.to_string()));
+            self.bills.borrow_mut().extend(bill);
+        }
+        self.echo(line);
+    }
+
+    /// Counts a line of `len` bytes as dropped, unwritten: `print` measures a line before
+    /// it makes it, and does not make one longer than an agent may write in a tick.
+    pub fn drop_line(&self, tick: u64, agent: Option<(usize, &str)>, len: usize) {
+        let admitted = self.admit(tick, agent, len + 1);
+        debug_assert!(!admitted);
+    }
+
+    /// Whether a line of `bytes` (with its newline) fits `agent`'s and the tick's bounds:
+    /// counted as written if it does, as dropped if not.
+    fn admit(&self, tick: u64, agent: Option<(usize, &str)>, bytes: usize) -> bool {
         let mut s = self.state.borrow_mut();
         if s.tick != Some(tick) {
             let note = s.note();
@@ -69,24 +95,17 @@ impl Output {
             }
             s = self.state.borrow_mut();
         }
-        let bytes = line.len() + 1;
         let key = agent.map(|(i, _)| i);
         let mine = s.written.get(&key).copied().unwrap_or(0);
         if mine + bytes > AGENT_TICK_BYTES || s.total + bytes > TICK_BYTES {
             let id = agent.map_or("(no agent)", |(_, id)| id).to_string();
             *s.dropped.entry(id).or_insert(0) += bytes;
             s.dropped_total += bytes;
-            return;
+            return false;
         }
         *s.written.entry(key).or_insert(0) += bytes;
         s.total += bytes;
-        drop(s);
-        if let Some((_, id)) = agent {
-            self.kept
-                .borrow_mut()
-                .push((id.to_string(), line.to_string()));
-        }
-        self.echo(line);
+        true
     }
 
     /// Sets where lines are echoed from now on.
@@ -105,6 +124,7 @@ impl Output {
 
     /// The lines agents printed (within the bounds) since the last call, in order.
     pub fn take_lines(&self) -> Vec<(String, String)> {
+        self.bills.borrow_mut().clear();
         std::mem::take(&mut *self.kept.borrow_mut())
     }
 
@@ -153,7 +173,7 @@ mod tests {
         let out = Output::default();
         let line = "x".repeat(1023); // 1 KiB with its newline
         for _ in 0..6 {
-            out.print(1, Some((0, "a")), &line);
+            out.print(1, Some((0, "a")), &line, None);
         }
         {
             let s = out.state.borrow();
@@ -162,7 +182,7 @@ mod tests {
         }
         for i in 1..=70 {
             for _ in 0..2 {
-                out.print(1, Some((i, "b")), &line);
+                out.print(1, Some((i, "b")), &line, None);
             }
         }
         {
@@ -182,8 +202,8 @@ mod tests {
         assert_eq!(kept.len(), 4 + 60);
         assert_eq!(kept[0], ("a".to_string(), line.clone()));
         assert!(out.take_lines().is_empty());
-        out.print(2, Some((0, "a")), &line);
-        out.print(2, None, "outside a decision: stderr only");
+        out.print(2, Some((0, "a")), &line, None);
+        out.print(2, None, "outside a decision: stderr only", None);
         assert_eq!(out.take_lines().len(), 1);
         let s = out.state.borrow();
         // 1 KiB of a's, and the 32 bytes written outside a decision.

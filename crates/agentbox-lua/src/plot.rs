@@ -25,6 +25,11 @@ pub struct Tally {
 /// costs this much and no more).
 pub(crate) const MAX_NAMES: usize = 256;
 
+/// The most bytes of a name. With [`MAX_NAMES`], a tick's plots hold at most 16 KiB of
+/// names: fixed bounds rather than the agents' memory account (`host_memory.rs`), since a
+/// refusal would change the run, and plots must not whether anything collects them.
+pub(crate) const MAX_NAME_BYTES: usize = 64;
+
 /// The tick's plotted values, by name (kept in the Lua state's app data while collecting).
 #[derive(Default)]
 pub(crate) struct Plots(pub(crate) RefCell<BTreeMap<String, Tally>>);

@@ -56,7 +56,10 @@ impl Predicates for ScriptHost {
         let result = self.lent.lend(world, || self.call(&function, args));
         match result.map_err(String::from)? {
             Value::Boolean(true) => Ok(()),
-            Value::String(s) => Err(s.to_string_lossy()),
+            Value::String(s) => Err(crate::bounded::message(
+                &s.as_bytes(),
+                agentbox_core::world::ScriptError::MAX_BYTES,
+            )),
             _ => Err("returned false".into()),
         }
     }

@@ -503,7 +503,13 @@ impl Batch for FastRound<'_> {
                 self.name(ready.index)
             )))),
             Outcome::Failed(message, stop) => {
-                let mut error = stop_error(message, stop, self.handled.take(), self.limit);
+                let mut error = stop_error(
+                    message,
+                    stop,
+                    self.handled.take(),
+                    self.limit,
+                    self.budget.host_refusal(),
+                );
                 error.message = in_script(&self.name(ready.index), &error.message);
                 let clear = error.kind == ErrorKind::Memory;
                 self.out

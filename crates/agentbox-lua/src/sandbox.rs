@@ -284,7 +284,7 @@ fn random(lua: &Lua, args: Variadic<i64>) -> mlua::Result<Value> {
 }
 
 /// What the sandbox's `print` does, for the reference page (`registry::markdown`).
-pub const PRINT_DOC: &str = "`print(...)` writes its arguments (through `tostring`, tab-separated) as one line prefixed with the caller's `file.lua:LINE:`. Lines printed while an agent decides go to stderr, to the window's console (C: stamped with the tick and the agent, filterable, the last 1,000 lines) and to the agent's decision timeline, and headless into the trace as events `{\"type\":\"print\",\"agent\":ID,\"text\":LINE}`. Bounded: at most 4 KiB per agent and 64 KiB in all per tick; past that lines are dropped and one note per tick on stderr says how many bytes, for whom.";
+pub const PRINT_DOC: &str = "`print(...)` writes its arguments (through `tostring`, tab-separated) as one line prefixed with the caller's `file.lua:LINE:`. Lines printed while an agent decides go to stderr, to the window's console (C: stamped with the tick and the agent, filterable, the last 1,000 lines) and to the agent's decision timeline, and headless into the trace as events `{\"type\":\"print\",\"agent\":ID,\"text\":LINE}`. Any Lua string prints: bytes that are not UTF-8 become U+FFFD. Bounded: at most 4 KiB per agent and 64 KiB in all per tick (a line is measured before it is copied); past that lines are dropped and one note per tick on stderr says how many bytes, for whom.";
 
 /// Builds a fresh global table for one script (or module) loaded in `ctx` (see
 /// [`new_context`]); `move` and `nav` are copied from the registry's `agentbox.move`/`.nav`.
@@ -329,10 +329,25 @@ pub fn new_env(lua: &Lua, ctx: &Table) -> mlua::Result<Table> {
             let tostring: Function = lua.globals().raw_get("tostring")?;
             let parts = args
                 .iter()
-                .map(|v| tostring.call::<String>(v.clone()))
-                .collect::<mlua::Result<Vec<String>>>()?;
+                .map(|v| tostring.call::<mlua::LuaString>(v.clone()))
+                .collect::<mlua::Result<Vec<mlua::LuaString>>>()?;
             let at = super::errors::caller_location(lua).unwrap_or_default();
-            let line = format!("{at}: {}", parts.join("\t"));
+            // Measured before anything is copied: a line over an agent's bound is only
+            // counted as dropped; a shorter one is copied, invalid UTF-8 replaced.
+            let len = at.len() + 2 + parts.iter().map(|p| p.as_bytes().len() + 1).sum::<usize>()
+                - parts.len().min(1);
+            let line = if len > super::output::AGENT_TICK_BYTES {
+                None
+            } else {
+                let mut line = format!("{at}: ");
+                for (i, part) in parts.iter().enumerate() {
+                    if i > 0 {
+                        line.push('\t');
+                    }
+                    line.push_str(&super::bounded::prefix(&part.as_bytes(), len));
+                }
+                Some(line)
+            };
             let deciding = super::views::get(lua)
                 .ok()
                 .and_then(|v| v.deciding())
@@ -347,9 +362,19 @@ pub fn new_env(lua: &Lua, ctx: &Table) -> mlua::Result<Table> {
                 })
                 .unwrap_or((0, None));
             let agent = agent.as_ref().map(|(i, id)| (*i, id.as_str()));
-            match lua.app_data_ref::<Rc<super::output::Output>>() {
-                Some(out) => out.print(tick, agent, &line),
-                None => eprintln!("{line}"),
+            let bill = match &line {
+                Some(line) if agent.is_some() => Some(super::host_memory::keep(
+                    lua,
+                    "print lines",
+                    super::host_memory::string_bytes(line.len()),
+                )?),
+                _ => None,
+            };
+            match (lua.app_data_ref::<Rc<super::output::Output>>(), line) {
+                (Some(out), Some(line)) => out.print(tick, agent, &line, bill),
+                (Some(out), None) => out.drop_line(tick, agent, len),
+                (None, Some(line)) => eprintln!("{line}"),
+                (None, None) => {}
             }
             Ok(())
         })?,
@@ -419,15 +444,19 @@ pub fn module_path(root: &Path, name: &str) -> PathBuf {
 
 /// `require(name)`: loads `root/name.lua` (dots are folders) once per load of the script that
 /// requires it, in its own sandbox, and records the file so a change to it reloads the script.
-fn require_in(lua: &Lua, (ctx, name): (Table, String)) -> mlua::Result<Value> {
-    if !valid_module_name(&name) {
-        return Err(located(
-            lua,
-            format!(
-                "require: {name:?} is not a module name (use dotted words, e.g. \"lib.steer\")"
-            ),
-        ));
-    }
+fn require_in(lua: &Lua, (ctx, name): (Table, mlua::LuaString)) -> mlua::Result<Value> {
+    let name = match super::bounded::within(&name, super::bounded::NAME_BYTES) {
+        Ok(text) if valid_module_name(&text) => text,
+        _ => {
+            return Err(located(
+                lua,
+                format!(
+                    "require: {} is not a module name (use dotted words, e.g. \"lib.steer\")",
+                    super::bounded::quote_lua(&name)
+                ),
+            ))
+        }
+    };
     let root: String = ctx.raw_get("root")?;
     let id: u64 = ctx.raw_get("id")?;
     let path = module_path(Path::new(&root), &name);

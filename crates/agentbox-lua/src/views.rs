@@ -373,8 +373,10 @@ fn refuse_field(lua: &Lua, (table, key, value): (Table, Value, Value)) -> mlua::
         .borrow()
         .contains_key(&(table.to_pointer() as usize));
     let name = match &key {
-        Value::String(s) => s.to_string_lossy(),
-        other => other.to_string().unwrap_or_default(),
+        Value::String(s) => {
+            crate::bounded::prefix(&s.as_bytes(), crate::bounded::QUOTE_BYTES).into_owned()
+        }
+        other => crate::bounded::describe(other),
     };
     let engine = matches!(&key, Value::String(s) if KEY_NAMES[..DECIDE].iter().any(|n| n.as_bytes() == &s.as_bytes()[..]) || super::acts::self_method(&s.as_bytes()).is_some());
     if is_self && !engine {

@@ -285,6 +285,15 @@ fn struct_words(name: &str) -> &'static str {
 
 /// The closest of `known` to a misspelt `name`, if it is close enough to be meant.
 pub fn suggestion<'k>(name: &str, known: &[&'k str]) -> Option<&'k str> {
+    // No name is within reach when every length differs by more than the distance allowed
+    // (the distance is at least the difference): a 16 MB name costs nothing then.
+    let allowed = |k: &str| (k.len().max(name.len()) / 3).max(1);
+    if known
+        .iter()
+        .all(|k| name.len().abs_diff(k.len()) > allowed(k))
+    {
+        return None;
+    }
     let (best, distance) = known
         .iter()
         .map(|k| (*k, strsim::damerau_levenshtein(name, k)))

@@ -35,13 +35,14 @@ fn send(lua: &Lua, (_, to, msg): (Value, Value, Value)) -> mlua::Result<()> {
         let msg = to_message(lua, &msg, what)?;
         charge(lua, 1 + json_len(&msg) / 64)?;
         acts::get(lua)?.push(
+            lua,
             index,
             Effect::Message {
                 from: w.agents[index].id.clone(),
                 to: vec![to],
                 msg: Arc::new(msg),
             },
-        );
+        )?;
         Ok(())
     })
 }
@@ -50,7 +51,7 @@ fn send(lua: &Lua, (_, to, msg): (Value, Value, Value)) -> mlua::Result<()> {
 /// an error.
 fn receiver(lua: &Lua, w: &World, to: &Value) -> mlua::Result<(usize, String)> {
     let id = match to {
-        Value::String(s) => s.to_str()?.to_string(),
+        Value::String(s) => s,
         Value::Table(t) => match super::world::own_index(lua, w, &Value::Table(t.clone()))? {
             Some(i) => return Ok((i, w.agents[i].id.clone())),
             None => {
@@ -74,16 +75,22 @@ fn receiver(lua: &Lua, w: &World, to: &Value) -> mlua::Result<(usize, String)> {
             ))
         }
     };
-    if let Some(i) = w.agent_index(&id) {
-        return Ok((i, id));
+    // Looked up in place; only a bounded quote of a wrong id is copied.
+    let text = super::lookup_text(lua, id)?;
+    if let Some(i) = text.as_ref().and_then(|text| w.agent_index(text)) {
+        return Ok((i, w.agents[i].id.clone()));
     }
     let ids: Vec<&str> = w.agents.iter().map(|a| a.id.as_str()).collect();
-    let meant = agentbox_core::scene::suggestion(&id, &ids)
+    let meant = text
+        .and_then(|text| agentbox_core::scene::suggestion(&text, &ids))
         .map(|m| format!(" (did you mean {m:?}?)"))
         .unwrap_or_default();
     Err(located(
         lua,
-        format!("world:send: no agent has the id {id:?}{meant}"),
+        format!(
+            "world:send: no agent has the id {}{meant}",
+            crate::bounded::quote_lua(id)
+        ),
     ))
 }
 
@@ -158,13 +165,14 @@ fn broadcast(lua: &Lua, (_, msg, opts): (Value, Value, Value)) -> mlua::Result<u
         let reached = to.len();
         if reached > 0 {
             acts::get(lua)?.push(
+                lua,
                 index,
                 Effect::Message {
                     from: sender.id.clone(),
                     to,
                     msg: Arc::new(msg),
                 },
-            );
+            )?;
         }
         Ok(reached)
     })
@@ -174,7 +182,9 @@ fn broadcast(lua: &Lua, (_, msg, opts): (Value, Value, Value)) -> mlua::Result<u
 fn kind_option(lua: &Lua, opts: &Table, what: &str) -> mlua::Result<Option<String>> {
     match opts.raw_get::<Value>("kind")? {
         Value::Nil => Ok(None),
-        Value::String(s) => Ok(Some(s.to_str()?.to_string())),
+        Value::String(s) => crate::bounded::name(&s)
+            .map(Some)
+            .map_err(|why| located(lua, format!("{}: kind {why}", Arg::field(what, 2, "kind")))),
         other => Err(located(
             lua,
             format!(
@@ -195,18 +205,20 @@ fn only_keys(lua: &Lua, opts: &Table, what: &str, n: u8, known: &[&str]) -> mlua
         {
             continue;
         }
-        let name = match &key {
-            Value::String(s) => s.to_string_lossy(),
-            other => other.to_string().unwrap_or_default(),
+        let meant = match &key {
+            Value::String(s) => crate::bounded::within(s, crate::bounded::NAME_BYTES)
+                .ok()
+                .and_then(|name| agentbox_core::scene::suggestion(&name, known))
+                .map(|m| format!(" (did you mean {m:?}?)"))
+                .unwrap_or_default(),
+            _ => String::new(),
         };
-        let meant = agentbox_core::scene::suggestion(&name, known)
-            .map(|m| format!(" (did you mean {m:?}?)"))
-            .unwrap_or_default();
         return Err(located(
             lua,
             format!(
-                "{}: unknown option {name:?}{meant}; it takes {}",
+                "{}: unknown option {}{meant}; it takes {}",
                 Arg::new(what, n),
+                crate::bounded::describe(&key),
                 known.join(", ")
             ),
         ));
@@ -277,6 +289,7 @@ fn noise(lua: &Lua, (_, loudness, opts): (Value, Value, Value)) -> mlua::Result<
             .collect();
         let heard = hearers.len();
         acts::get(lua)?.push(
+            lua,
             index,
             Effect::Noise {
                 from: sender.id.clone(),
@@ -285,7 +298,7 @@ fn noise(lua: &Lua, (_, loudness, opts): (Value, Value, Value)) -> mlua::Result<
                 kind,
                 hearers,
             },
-        );
+        )?;
         Ok(heard)
     })
 }
@@ -416,7 +429,8 @@ fn spawn(lua: &Lua, (_, spec): (Value, Value)) -> mlua::Result<String> {
         only_keys(lua, &spec, what, 1, &SPAWN_KEYS)?;
     }
     let kind = match kind {
-        Value::String(s) => String::from(&*s.to_str()?),
+        Value::String(s) => crate::bounded::name(&s)
+            .map_err(|why| located(lua, format!("{}: kind {why}", Arg::field(what, 1, "kind"))))?,
         other => {
             return Err(located(
                 lua,
@@ -502,6 +516,7 @@ fn spawn(lua: &Lua, (_, spec): (Value, Value)) -> mlua::Result<String> {
         let acts = acts::get(lua)?;
         let id = acts.spawn_id(lua, w, &kind)?;
         acts.push(
+            lua,
             index,
             Effect::Spawn {
                 by: w.agents[index].id.clone(),
@@ -510,7 +525,7 @@ fn spawn(lua: &Lua, (_, spec): (Value, Value)) -> mlua::Result<String> {
                 at: tile,
                 params,
             },
-        );
+        )?;
         Ok(id)
     })
 }
@@ -541,7 +556,8 @@ fn set_tile(lua: &Lua, (_, at, terrain): (Value, Value, Value)) -> mlua::Result<
             ),
         ));
     };
-    let name = name.to_str()?.to_string();
+    let name = crate::bounded::name(&name)
+        .map_err(|why| located(lua, format!("{}: terrain {why}", Arg::new(what, 2))))?;
     with_world(lua, what, |w| {
         let tile = tile_of(at);
         if !w.in_bounds(tile) {
@@ -576,13 +592,14 @@ fn set_tile(lua: &Lua, (_, at, terrain): (Value, Value, Value)) -> mlua::Result<
             ));
         };
         acts::get(lua)?.push(
+            lua,
             index,
             Effect::Tile {
                 by: w.agents[index].id.clone(),
                 at: tile,
                 terrain: id,
             },
-        );
+        )?;
         Ok(())
     })
 }

@@ -141,13 +141,16 @@ fn color_of(lua: &Lua, v: Option<&Value>, what: &str) -> mlua::Result<Color> {
     match v {
         None | Some(Value::Nil) => Ok(Color::Yellow),
         Some(Value::String(s)) => {
-            let name = s.to_string_lossy();
-            match color_named(&name) {
+            match crate::bounded::within(s, 16)
+                .ok()
+                .and_then(|name| color_named(&name))
+            {
                 Some(color) => Ok(color),
                 None => Err(located(
                     lua,
                     format!(
-                        "{what}: unknown colour {name:?} (colours: {})",
+                        "{what}: unknown colour {} (colours: {})",
+                        crate::bounded::quote_lua(s),
                         COLOR_NAMES.join(", ")
                     ),
                 )),
@@ -220,7 +223,8 @@ fn shape_of(lua: &Lua, kind: Kind, args: &[Value]) -> mlua::Result<(Shape, Color
             let what = "draw.text";
             let at = pos_of(lua, arg(0), Arg::new(what, 1))?;
             let text = match arg(1) {
-                Value::String(s) => s.to_string_lossy(),
+                // Only the bytes shown are copied.
+                Value::String(s) => crate::bounded::prefix(&s.as_bytes(), MAX_TEXT).into_owned(),
                 Value::Integer(i) => i.to_string(),
                 Value::Number(n) => n.to_string(),
                 Value::Boolean(b) => b.to_string(),

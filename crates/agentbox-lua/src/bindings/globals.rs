@@ -3,7 +3,7 @@
 //! state, when the first sandbox is built, kept in the registry and shared by every sandbox.
 
 use super::{p, Binding, Charge, Home, Library, Make};
-use crate::plot::{Plots, MAX_NAMES, STATE};
+use crate::plot::{Plots, MAX_NAMES, MAX_NAME_BYTES, STATE};
 use mlua::{Function, Lua, Table, Value};
 use std::rc::Rc;
 
@@ -42,7 +42,7 @@ pub const PLOT: Binding = Binding {
         p("value", "number", "A finite number."),
     ],
     returns: &[],
-    doc: "Adds a value to a named series of the window's plots panel (Tab, or J) and of `--monitors FILE.csv`. Values plotted under one name in one tick (by many agents) are folded by the name's rule from the scene's `monitors.plots` (`sum`, `mean` or `last`; `mean` when not stated). Display only: it never changes the run, and costs a lookup when nothing collects plots. `plot(\"hunting\", 1)` counts the agents hunting with the rule `sum`.",
+    doc: "Adds a value to a named series of the window's plots panel (Tab, or J) and of `--monitors FILE.csv`. Values plotted under one name in one tick (by many agents) are folded by the name's rule from the scene's `monitors.plots` (`sum`, `mean` or `last`; `mean` when not stated). Display only: it never changes the run, and costs a lookup when nothing collects plots. A name is at most 64 bytes (longer is an error while plots are collected), at most 256 names a tick. `plot(\"hunting\", 1)` counts the agents hunting with the rule `sum`.",
     charge: Charge::None,
     make: Make::Function(plot),
 };
@@ -67,7 +67,12 @@ fn collect(lua: &Lua, (name, value): (Value, Value)) -> mlua::Result<()> {
         return Ok(());
     };
     let name = match name {
-        Value::String(s) => s.to_str()?.to_string(),
+        // Measured before it is copied: a series' name is short.
+        Value::String(s) => crate::bounded::within(&s, MAX_NAME_BYTES).map_err(|len| {
+            mlua::Error::runtime(format!(
+                "plot(name, value): a name is at most {MAX_NAME_BYTES} bytes, got {len}"
+            ))
+        })?,
         other => {
             return Err(mlua::Error::runtime(format!(
                 "plot(name, value): name must be a string, not {}",

@@ -195,13 +195,14 @@ pub(crate) fn strict_metatable(lua: &Lua, home: Home) -> mlua::Result<Table> {
     let meta = lua.create_table()?;
     let missing = lua.create_function(move |lua, (_, name): (mlua::Value, mlua::Value)| {
         let message = match &name {
-            mlua::Value::String(s) => crate::lint::not_in_api(home, &s.to_string_lossy()),
+            mlua::Value::String(s) => crate::lint::not_in_api(
+                home,
+                &crate::bounded::prefix(&s.as_bytes(), crate::bounded::QUOTE_BYTES),
+            ),
             other => format!(
                 "{}[{}] is not in the API",
                 home.title(),
-                other
-                    .to_string()
-                    .unwrap_or_else(|_| other.type_name().to_string())
+                crate::bounded::describe(other)
             ),
         };
         Err::<(), _>(super::errors::located(lua, message))
@@ -236,6 +237,21 @@ pub(crate) fn charge(lua: &Lua, units: u64) -> mlua::Result<()> {
         Some(budget) => budget.charge(units),
         None => Ok(()),
     }
+}
+
+/// A script's string as text to look a name up by (an agent id, a kind), with its reading
+/// paid for: 1 unit per 64 bytes, since checking it is UTF-8 and hashing it read every byte
+/// (a 16 MB id costs 262,144 units, not nothing). `None` when it is not UTF-8 (it names
+/// nothing then).
+pub(crate) fn lookup_text(
+    lua: &Lua,
+    s: &mlua::LuaString,
+) -> mlua::Result<Option<mlua::BorrowedStr>> {
+    let len = s.as_bytes().len() as u64;
+    if len >= 64 {
+        charge(lua, len / 64)?;
+    }
+    Ok(s.to_str().ok())
 }
 
 /// Runs `code` as an `expect:` check (the body of a function of `world` returning true, or

@@ -327,7 +327,8 @@ fn swarm(lua: &Lua, opts: Table) -> mlua::Result<NewAction> {
     let what = SWARM.name;
     with_world(lua, what, |w| {
         let kind: String = match opts.get::<Value>("kind")? {
-            Value::String(s) => s.to_str()?.to_string(),
+            Value::String(s) => crate::bounded::name(&s)
+                .map_err(|why| located(lua, format!("move.swarm: kind {why}")))?,
             _ => return Err(located(lua, "move.swarm: needs the kind of the swarm's members, e.g. move.swarm{kind = \"bird\"}")),
         };
         let swarm_lj = lennard_jones(lua, &opts, "", SWARM_LJ, what)?;
@@ -372,20 +373,19 @@ fn trace_around(lua: &Lua, (goal, opts): (Value, Option<Table>)) -> mlua::Result
     let what = TRACE_AROUND.name;
     with_world(lua, what, |w| {
         let goal = to_target(lua, w, &goal, Arg::new(what, 1))?;
-        let variant = match opts
+        let variant = opts
             .as_ref()
-            .map(|o| o.get::<Option<String>>("variant"))
+            .map(|o| o.get::<Value>("variant"))
             .transpose()?
-            .flatten()
-            .as_deref()
-        {
-            None | Some("improved") => TraceVariant::Improved,
-            Some("basic") => TraceVariant::Basic,
-            Some("sight") => TraceVariant::Sight,
-            Some(other) => {
+            .unwrap_or(Value::Nil);
+        let variant = match crate::bounded::choice(&variant, &["improved", "basic", "sight"]) {
+            Ok(None | Some(0)) => TraceVariant::Improved,
+            Ok(Some(1)) => TraceVariant::Basic,
+            Ok(Some(_)) => TraceVariant::Sight,
+            Err(got) => {
                 return Err(located(
                     lua,
-                    format!("{what}: variant must be basic, improved or sight, got {other:?}"),
+                    format!("{what}: variant must be basic, improved or sight, got {got}"),
                 ))
             }
         };
@@ -449,14 +449,30 @@ fn follow_road(lua: &Lua, opts: Option<Table>) -> mlua::Result<NewAction> {
     with_world(lua, what, |w| {
         let terrain = opts
             .as_ref()
-            .map(|o| o.get::<Option<String>>("terrain"))
+            .map(|o| o.get::<Value>("terrain"))
             .transpose()?
-            .flatten()
-            .unwrap_or_else(|| "road".to_string());
-        if w.terrain().by_name(&terrain).is_none() {
+            .unwrap_or(Value::Nil);
+        let terrain = match &terrain {
+            Value::Nil => "road".to_string(),
+            Value::String(s) => match crate::bounded::within(s, crate::bounded::NAME_BYTES) {
+                Ok(name) if w.terrain().by_name(&name).is_some() => name,
+                _ => String::new(),
+            },
+            _ => String::new(),
+        };
+        if terrain.is_empty() || w.terrain().by_name(&terrain).is_none() {
+            let got = match opts
+                .as_ref()
+                .map(|o| o.get::<Value>("terrain"))
+                .transpose()?
+            {
+                Some(v @ Value::String(_)) => crate::bounded::describe(&v),
+                Some(Value::Nil) | None => "\"road\"".to_string(),
+                Some(other) => crate::bounded::describe(&other),
+            };
             return Err(located(
                 lua,
-                format!("{what}: no terrain named {terrain:?} in this scene"),
+                format!("{what}: no terrain named {got} in this scene"),
             ));
         }
         Ok(NewAction(Action::FollowRoad { terrain }))

@@ -16,6 +16,9 @@
 //! - `nav.flow(goal, opts)`: a read-only handle on the shared Dijkstra field (`nav::flow`) with
 //!   `:next(pos)`, `:cost(pos)` and `:goal()`.
 //!
+//! Memory: a flow handle's field is on the bill of the agent that asked while the handle
+//! lives (`host_memory.rs`).
+//!
 //! Budget: each query charges the work it does in Rust (its declaration's `charge`). A
 //! `nav.flow` call is charged `16 + cells / 16` (a 512x512 map: 16,400 of the 2,000,000 units
 //! a decision may spend) whether it built the field or found it cached: the field is shared by
@@ -257,7 +260,7 @@ pub const FLOW: Binding = Binding {
         p("opts?", "{size?: integer, diagonal?: \"no_corner_cutting\"|\"one_side\"|\"always\"|\"never\"}", "Body size (1 to 64) and diagonal rule, as `nav.path`'s; other keys are errors."),
     ],
     returns: &[("agentbox.FlowField", "The field: `field:next(pos)`, `field:cost(pos)`, `field:goal()`.")],
-    doc: "The Dijkstra flow field towards a goal tile: every tile's cheapest cost to the goal and first step. One field per goal tile, map content, body size and diagonal rule, kept in a cache of at most 64 MB (least recently used dropped) and shared by every caller and `move.flow_to`.",
+    doc: "The Dijkstra flow field towards a goal tile: every tile's cheapest cost to the goal and first step. One field per goal tile, map content, body size and diagonal rule, kept in a cache of at most 64 MB (least recently used dropped) and shared by every caller and `move.flow_to`. A handle keeps its field alive, so while it lives the field's bytes count against the memory share of the agent that asked (a hoard of handles is a memory stop).",
     charge: Charge::Units("16 + cells / 16 units (cells: the map's tiles), whether or not the field was cached; a field's `:next` and `:cost` 4 each."),
     make: Make::Function(|lua| lua.create_function(flow)),
 };
@@ -269,7 +272,12 @@ fn flow(lua: &Lua, (goal, opts): (Value, Option<Table>)) -> mlua::Result<Value> 
         let cells = w.grid().width() as u64 * w.grid().height() as u64;
         charge(lua, 16 + cells / 16)?;
         match flow::field(w, goal, opts) {
-            Some(field) => lua.create_userdata(FlowHandle(field)).map(Value::UserData),
+            Some(field) => {
+                // The handle may keep its field alive after the cache drops it: on the bill.
+                let bill = crate::host_memory::keep(lua, "nav.flow handles", field.bytes())?;
+                lua.create_userdata(FlowHandle(field, bill))
+                    .map(Value::UserData)
+            }
             None => Err(located(
                 lua,
                 format!(
@@ -286,8 +294,14 @@ fn flow(lua: &Lua, (goal, opts): (Value, Option<Table>)) -> mlua::Result<Value> 
 
 /// A script's handle on a flow field (`nav.flow`'s result): the field itself, shared with the
 /// cache (it stays valid after the cache drops it). Its methods are documented with the
-/// `agentbox.FlowField` class (`registry.rs`).
-pub struct FlowHandle(pub Arc<FlowField>);
+/// `agentbox.FlowField` class (`registry.rs`). The field's bytes are on the bill of the agent
+/// that asked for it while the handle lives (`host_memory.rs`): 1,800 handles kept in
+/// `self.memory` would otherwise hold 588 MB of fields the cache had let go.
+pub struct FlowHandle(
+    pub Arc<FlowField>,
+    // Kept for its `Drop`, which gives the field's bytes back to the agent's account.
+    #[allow(dead_code)] crate::host_memory::Bill,
+);
 
 fn xy(lua: &Lua, t: glam::IVec2) -> mlua::Result<Table> {
     let out = lua.create_table_with_capacity(0, 2)?;

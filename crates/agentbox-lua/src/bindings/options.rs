@@ -4,6 +4,7 @@
 //! and values are located errors naming the choices; nothing here reads the world beyond an
 //! agent given to it, or changes anything.
 
+use crate::bounded;
 use crate::convert::{to_pos, to_target, Arg};
 use crate::errors::located;
 use agentbox_core::nav::flow::FlowOptions;
@@ -149,15 +150,15 @@ pub fn obstacle_and_range(
 /// The `hand` option: "left" (the default, as in the book) or "right".
 pub fn hand_option(lua: &Lua, opts: Option<&Table>, what: &str) -> mlua::Result<Hand> {
     let hand = match opts {
-        Some(o) => o.get::<Option<String>>("hand")?,
-        None => None,
+        Some(o) => o.get::<Value>("hand")?,
+        None => Value::Nil,
     };
-    match hand.as_deref() {
-        None | Some("left") => Ok(Hand::Left),
-        Some("right") => Ok(Hand::Right),
-        Some(other) => Err(located(
+    match bounded::choice(&hand, &["left", "right"]) {
+        Ok(None | Some(0)) => Ok(Hand::Left),
+        Ok(Some(_)) => Ok(Hand::Right),
+        Err(got) => Err(located(
             lua,
-            format!("{what}: hand must be \"left\" or \"right\", got {other:?}"),
+            format!("{what}: hand must be \"left\" or \"right\", got {got}"),
         )),
     }
 }
@@ -254,15 +255,16 @@ const PATH_OPTION_KEYS: [&str; 8] = [
 pub fn check_option_keys(lua: &Lua, opts: &Table, keys: &[&str], what: &str) -> mlua::Result<()> {
     for pair in opts.pairs::<Value, Value>() {
         let (key, _) = pair?;
-        let name = match &key {
-            Value::String(k) => k.to_str()?.to_string(),
-            other => format!("{other:?}"),
+        let known = match &key {
+            Value::String(k) => keys.iter().any(|c| c.as_bytes() == &*k.as_bytes()),
+            _ => false,
         };
-        if !keys.contains(&name.as_str()) {
+        if !known {
             return Err(located(
                 lua,
                 format!(
-                    "{what}: unknown option {name:?} (options: {})",
+                    "{what}: unknown option {} (options: {})",
+                    bounded::describe(&key),
                     keys.join(", ")
                 ),
             ));
@@ -284,11 +286,10 @@ pub fn diagonal_option(lua: &Lua, opts: &Table, what: &str) -> mlua::Result<Opti
     let got = match opts.get::<Value>("diagonal")? {
         Value::Nil => return Ok(None),
         Value::String(s) => {
-            let name = s.to_string_lossy();
-            if let Some(i) = NAMES.iter().position(|n| **n == *name) {
+            if let Some(i) = NAMES.iter().position(|n| n.as_bytes() == &*s.as_bytes()) {
                 return Ok(Some(RULES[i]));
             }
-            format!("{name:?}")
+            bounded::quote_lua(&s)
         }
         v => v.type_name().to_string(),
     };
@@ -320,19 +321,15 @@ pub fn path_options(
     };
     check_option_keys(lua, &opts, keys, what)?;
     let choice = |key: &str, choices: &[&str]| -> mlua::Result<Option<usize>> {
-        match opts.get::<Option<String>>(key)? {
-            None => Ok(None),
-            Some(v) => match choices.iter().position(|c| *c == v) {
-                Some(i) => Ok(Some(i)),
-                None => Err(located(
-                    lua,
-                    format!(
-                        "{what}: {key} must be one of {}, got {v:?}",
-                        choices.join(", ")
-                    ),
-                )),
-            },
-        }
+        bounded::choice(&opts.get::<Value>(key)?, choices).map_err(|got| {
+            located(
+                lua,
+                format!(
+                    "{what}: {key} must be one of {}, got {got}",
+                    choices.join(", ")
+                ),
+            )
+        })
     };
     if let Some(d) = diagonal_option(lua, &opts, what)? {
         o.diagonal = d;

@@ -126,7 +126,9 @@ fn flock(lua: &Lua, rule: FlockRule, what: &str, opts: Option<Table>) -> mlua::R
     let radius = radius(lua, opts.as_ref(), "radius", 2.0, what)?;
     let kind = match opts.as_ref().map(|o| o.get::<Value>("kind")).transpose()? {
         None | Some(Value::Nil) => None,
-        Some(Value::String(s)) => Some(s.to_str()?.to_string()),
+        Some(Value::String(s)) => Some(
+            crate::bounded::name(&s).map_err(|why| located(lua, format!("{what}: kind {why}")))?,
+        ),
         Some(v) => {
             return Err(located(
                 lua,

@@ -70,15 +70,21 @@ pub const AGENT: Binding = Binding {
     make: Make::Function(|lua| lua.create_function(agent)),
 };
 
-fn agent(lua: &Lua, (_, id): (Value, String)) -> mlua::Result<Value> {
-    with_world(lua, AGENT.name, |w| match w.agent_index(&id) {
-        Some(i) => Ok(Value::Table(views::get(lua)?.view(lua, w, i)?)),
-        None => {
-            if let Some(unknown) = lua.app_data_ref::<UnknownAgent>() {
-                let deciding = views::get(lua)?.deciding().map(|(_, i)| i);
-                unknown.0.replace(Some((w.tick, deciding, id)));
+fn agent(lua: &Lua, (_, id): (Value, mlua::LuaString)) -> mlua::Result<Value> {
+    with_world(lua, AGENT.name, |w| {
+        let found = super::lookup_text(lua, &id)?.and_then(|id| w.agent_index(&id));
+        match found {
+            Some(i) => Ok(Value::Table(views::get(lua)?.view(lua, w, i)?)),
+            None => {
+                if let Some(unknown) = lua.app_data_ref::<UnknownAgent>() {
+                    let deciding = views::get(lua)?.deciding().map(|(_, i)| i);
+                    // Kept bounded: a long id is kept as its quote, with no suggestion.
+                    let id = crate::bounded::within(&id, crate::bounded::NAME_BYTES)
+                        .map_err(|_| crate::bounded::quote_lua(&id));
+                    unknown.0.replace(Some((w.tick, deciding, id)));
+                }
+                Ok(Value::Nil)
             }
-            Ok(Value::Nil)
         }
     })
 }
@@ -89,7 +95,10 @@ fn agent(lua: &Lua, (_, id): (Value, String)) -> mlua::Result<Value> {
 /// (`move.chase(world:agent("theif"))`) is explained with it, if it was asked for in the same
 /// decision ([`unknown_agent_hint`]). Only a miss writes it: a found agent costs nothing.
 #[derive(Default)]
-pub(crate) struct UnknownAgent(std::cell::RefCell<Option<(u64, Option<usize>, String)>>);
+#[allow(clippy::type_complexity)]
+pub(crate) struct UnknownAgent(
+    std::cell::RefCell<Option<(u64, Option<usize>, Result<String, String>)>>,
+);
 
 /// `world:agent("theif") returned: no agent has that id (did you mean "thief"?)`, when
 /// `world:agent` was last asked for an unknown id in the decision (tick and deciding agent)
@@ -102,12 +111,18 @@ pub(crate) fn unknown_agent_hint(lua: &Lua) -> Option<String> {
         if w.tick != tick || now != deciding {
             return None;
         }
-        let ids: Vec<&str> = w.agents.iter().map(|a| a.id.as_str()).collect();
-        let meant = agentbox_core::scene::suggestion(&id, &ids)
-            .map(|m| format!(" (did you mean {m:?}?)"))
-            .unwrap_or_default();
+        let (quoted, meant) = match &id {
+            Ok(id) => {
+                let ids: Vec<&str> = w.agents.iter().map(|a| a.id.as_str()).collect();
+                let meant = agentbox_core::scene::suggestion(id, &ids)
+                    .map(|m| format!(" (did you mean {m:?}?)"))
+                    .unwrap_or_default();
+                (crate::bounded::quote(id.as_bytes()), meant)
+            }
+            Err(quoted) => (quoted.clone(), String::new()),
+        };
         Some(format!(
-            "world:agent({id:?}) returned: no agent has that id{meant}"
+            "world:agent({quoted}) returned: no agent has that id{meant}"
         ))
     })
     .flatten()
@@ -135,8 +150,8 @@ fn agents(lua: &Lua, (_, filter): (Value, Value)) -> mlua::Result<Table> {
             return Err(located(
                 lua,
                 format!(
-                    "world:agents takes a filter table, not a string: to list the agents of kind {kind:?}, write world:agents({{kind = {kind:?}}})",
-                    kind = kind.to_string_lossy()
+                    "world:agents takes a filter table, not a string: to list the agents of kind {kind}, write world:agents({{kind = {kind}}})",
+                    kind = crate::bounded::quote_lua(&kind)
                 ),
             ))
         }
@@ -150,9 +165,17 @@ fn agents(lua: &Lua, (_, filter): (Value, Value)) -> mlua::Result<Table> {
             ))
         }
     };
-    let (kind, within, around): (Option<String>, Option<f64>, Value) = match &filter {
+    let (kind, within, around): (Option<mlua::LuaString>, Option<f64>, Value) = match &filter {
         Some(f) => (f.get("kind")?, f.get("within")?, f.get("around")?),
         None => (None, None, Value::Nil),
+    };
+    // Compared in place: a kind is never copied.
+    let kind = match &kind {
+        Some(k) => Some(
+            super::lookup_text(lua, k)?
+                .ok_or_else(|| located(lua, "world:agents: kind must be UTF-8 text"))?,
+        ),
+        None => None,
     };
     with_world(lua, what, |w| {
         let list = lua.create_table()?;
@@ -328,13 +351,18 @@ pub const CRUMBS: Binding = Binding {
     make: Make::Function(|lua| lua.create_function(crumbs)),
 };
 
-fn crumbs(lua: &Lua, (_, id): (Value, String)) -> mlua::Result<Table> {
-    with_world(lua, CRUMBS.name, |w| match w.agent(&id) {
-        Some(a) => tile_list(lua, &a.crumbs.tiles),
-        None => Err(located(
-            lua,
-            format!("world:crumbs: no agent with id {id:?}"),
-        )),
+fn crumbs(lua: &Lua, (_, id): (Value, mlua::LuaString)) -> mlua::Result<Table> {
+    with_world(lua, CRUMBS.name, |w| {
+        match super::lookup_text(lua, &id)?.and_then(|id| w.agent(&id)) {
+            Some(a) => tile_list(lua, &a.crumbs.tiles),
+            None => Err(located(
+                lua,
+                format!(
+                    "world:crumbs: no agent with id {}",
+                    crate::bounded::quote_lua(&id)
+                ),
+            )),
+        }
     })
 }
 
@@ -425,7 +453,7 @@ pub(crate) fn own_index(lua: &Lua, w: &World, from: &Value) -> mlua::Result<Opti
         }
         // A `self` (its `id` is raw).
         if let Value::String(id) = t.raw_get::<Value>(&views.names[views::ID])? {
-            return Ok(w.agent_index(&id.to_str()?));
+            return Ok(super::lookup_text(lua, &id)?.and_then(|id| w.agent_index(&id)));
         }
     }
     Ok(None)
