@@ -13,8 +13,8 @@
 //! ```
 //!
 //! **Part 1, the default rule** (issue 35 goal 2): agentbox's default search (`auto`: jump
-//! point search, with the bound of the map's landmark distances on the maps where a sample
-//! shows they pay), agentbox's plain A*, `pathfinding::astar` (integer octile costs, the fast
+//! point search, with the bound of the map's two active landmarks, read lazily, on queries
+//! whose start they show a detour from), agentbox's plain A*, `pathfinding::astar` (integer octile costs, the fast
 //! way) and agentbox's plain jump point search. The grid's preparation (stop bits, landmarks)
 //! is timed apart and its memory printed. Goal: the default search at least 10x
 //! `pathfinding::astar` on every map, all optimal.
@@ -466,11 +466,11 @@ fn race_default(case: &Case, rounds: usize, goals: &mut Vec<Goal>) -> usize {
         if landmarks {
             let gain = grid.landmarks().map_or(0.0, |l| l.gain);
             format!(
-                "{} landmarks {landmarks_ms:.1} ms CPU ({:.0}% of sampled pairs gain over 5%: {})",
+                "{} landmarks {landmarks_ms:.1} ms CPU ({:.0}% of sampled pairs gain over 5%; {})",
                 agentbox_core::nav::landmarks::COUNT,
                 gain * 100.0,
                 if gain >= agentbox_core::nav::landmarks::MIN_GAIN {
-                    "used"
+                    "read lazily where a query's start promises a detour"
                 } else {
                     "not used"
                 }
