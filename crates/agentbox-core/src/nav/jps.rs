@@ -124,7 +124,7 @@ impl<'a> Jumper<'a> {
     }
 
     /// Whether the rule allows the diagonal step from `(x, y)` by `(dx, dy)`.
-    #[inline]
+    #[inline(always)]
     fn diagonal_ok(&self, x: i32, y: i32, dx: i32, dy: i32) -> bool {
         self.free(x + dx, y + dy)
             && match self.rule {

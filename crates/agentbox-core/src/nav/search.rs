@@ -88,7 +88,7 @@ impl OpenList {
     }
 
     /// Takes the smallest entry off; its node and the F it was added with.
-    #[inline]
+    #[inline(always)]
     fn pop_with_f(&mut self) -> Option<(u32, f64)> {
         let heap = &mut self.heap;
         let top = *heap.first()?;
@@ -320,8 +320,18 @@ impl Search {
 
     /// Logs a node jump point search recorded without queueing it ([`SearchEvent::Pass`]);
     /// nothing when no log is kept.
-    #[inline]
+    #[inline(always)]
     pub(super) fn log_pass(&mut self, q: &Query, node: usize, g: f64, parent: usize) {
+        if self.log.is_some() {
+            self.log_pass_now(q, node, g, parent);
+        }
+    }
+
+    /// [`Search::log_pass`] when a log is kept: out of line, so the search's own loop stays
+    /// small.
+    #[cold]
+    #[inline(never)]
+    fn log_pass_now(&mut self, q: &Query, node: usize, g: f64, parent: usize) {
         if let Some(log) = &mut self.log {
             let w = log_width(log);
             let t = tile_at(node, w);
