@@ -12,6 +12,7 @@
 //! names no engine crate.
 
 use super::grid::Bits;
+use super::options::Diagonal;
 
 /// How many landmarks a map gets: 16 bytes a cell (4 MiB on a 512x512 map) and four Dijkstra
 /// searches of the map to build (40 to 75 ms of CPU on the 512x512 maps, under load); a query
@@ -92,7 +93,8 @@ fn length(d: u32) -> f64 {
     (d & 0xFFFF) as f64 + (d >> 16) as f64 * std::f64::consts::SQRT_2
 }
 
-/// Exact distances from `(x, y)` to every cell (8-connected, no corner cutting), packed.
+/// Exact distances from `(x, y)` to every cell under the diagonal `rule` (8-connected, the
+/// rule's diagonal steps; 4-connected for `Never`), packed.
 ///
 /// Dijkstra's search with a bucket queue (Dial 1969): cell `i` waits in bucket
 /// `floor(d(i))`. Every step is at least 1 long, so no cell of bucket `k` can lower another
@@ -101,7 +103,7 @@ fn length(d: u32) -> f64 {
 /// buckets `k + 1` and `k + 2`: three buckets, reused in turn. The distances are the same as
 /// with a heap (they are exact and unique: `a + b sqrt 2` fixes `a` and `b`), found without
 /// its logarithm.
-fn dijkstra(width: i32, height: i32, bits: &Bits, (x, y): (i32, i32)) -> Vec<u32> {
+fn dijkstra(width: i32, height: i32, bits: &Bits, (x, y): (i32, i32), rule: Diagonal) -> Vec<u32> {
     let (w, n) = (width as usize, (width * height) as usize);
     let mut dist = vec![UNREACHED; n];
     let mut done = vec![false; n];
@@ -137,7 +139,13 @@ fn dijkstra(width: i32, height: i32, bits: &Bits, (x, y): (i32, i32)) -> Vec<u32
                     continue;
                 }
                 let step = if dx != 0 && dy != 0 {
-                    if !(bits.free(nx, cy) && bits.free(cx, ny)) {
+                    let allowed = match rule {
+                        Diagonal::NoCornerCutting => bits.free(nx, cy) && bits.free(cx, ny),
+                        Diagonal::IfOneSideFree => bits.free(nx, cy) || bits.free(cx, ny),
+                        Diagonal::Always => true,
+                        Diagonal::Never => false,
+                    };
+                    if !allowed {
                         continue;
                     }
                     1 << 16
@@ -205,6 +213,19 @@ impl Landmarks {
     /// a positive `min_detour`) whose walls bend its routes less than that (the first
     /// search's [`detour_share`]): the other four searches are then not paid for.
     pub fn build(width: i32, height: i32, bits: &Bits, min_detour: f64) -> Option<Self> {
+        Self::build_for(width, height, bits, min_detour, Diagonal::NoCornerCutting)
+    }
+
+    /// [`Landmarks::build`] with the distances of another diagonal `rule`: a bound for that
+    /// rule's searches only (a rule that cuts corners has shorter routes than one that does
+    /// not, so the default rule's distances bound none of its own).
+    pub fn build_for(
+        width: i32,
+        height: i32,
+        bits: &Bits,
+        min_detour: f64,
+        rule: Diagonal,
+    ) -> Option<Self> {
         if width <= 0 || height <= 0 || (width as i64 + height as i64) * 2 >= u16::MAX as i64 {
             return None;
         }
@@ -230,7 +251,7 @@ impl Landmarks {
         // and the landmarks covered only those), the first free cell it does not reach after
         // each eighth of the map in turn, so the landmarks cover the main part.
         let mut seed_at = first;
-        let mut seed = dijkstra(width, height, bits, cell(first));
+        let mut seed = dijkstra(width, height, bits, cell(first), rule);
         for eighth in 1..8 {
             let reached = seed.iter().filter(|&&d| d != UNREACHED).count();
             if reached * 2 >= free_cells {
@@ -240,7 +261,7 @@ impl Landmarks {
                 break;
             };
             seed_at = next;
-            seed = dijkstra(width, height, bits, cell(next));
+            seed = dijkstra(width, height, bits, cell(next), rule);
         }
         let first = seed_at;
         if min_detour > 0.0 && detour_share(w, &seed, cell(first)) < min_detour {
@@ -261,7 +282,7 @@ impl Landmarks {
         for _ in 0..COUNT {
             let at = farthest(&near);
             cells.push(cell(at));
-            let d = dijkstra(width, height, bits, cell(at));
+            let d = dijkstra(width, height, bits, cell(at), rule);
             for (&di, nearest) in d.iter().zip(near.iter_mut()) {
                 if di != UNREACHED {
                     *nearest = nearest.min(length(di));

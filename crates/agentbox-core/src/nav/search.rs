@@ -530,12 +530,12 @@ impl Search {
         };
         query.direct = opts.diagonal != Diagonal::Never && opts.heuristic == Heuristic::Octile;
         let jps = opts.algorithm != Algorithm::AStar && jps_valid(grid, opts);
-        // The landmark distances are those of the default rule (no corner cutting): a bound
-        // on no other rule's distances.
+        // Each rule with diagonal steps has its own landmark distances (a rule's distances
+        // bound no other's searches); 4-connected search has none.
         if opts.algorithm == Algorithm::Auto
             && opts.step_costs == StepCosts::Exact
             && opts.heuristic == Heuristic::Octile
-            && opts.diagonal == Diagonal::NoCornerCutting
+            && opts.diagonal != Diagonal::Never
             && jps
         {
             // Only where the active landmarks (the two whose bound from the start is largest)
@@ -543,7 +543,7 @@ impl Search {
             // most short queries) they would be looked up for nothing. They are looked up
             // lazily (`Search::pop_and_close_lazy`), so on maps of scattered blocks, where
             // the octile distance is nearly exact, they cost little more than they save.
-            if let Some(l) = grid.landmarks().filter(|l| l.worth_it()) {
+            if let Some(l) = grid.landmarks_for(opts.diagonal).filter(|l| l.worth_it()) {
                 let octile = query.estimate(from.x, from.y);
                 let (active, bound) = l.active((from.x, from.y), (to.x, to.y));
                 if query.h_scale * bound > octile {
