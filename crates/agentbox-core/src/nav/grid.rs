@@ -3,7 +3,9 @@
 //! cell costs the same). Built once per map and reused by every query on it.
 
 use super::landmarks::Landmarks;
+use super::options::Diagonal;
 use crate::world::{Tile, World};
+use std::sync::OnceLock;
 
 /// Free cells as bits: line `y + 1` of `rows` holds bit `x + 1` for each free `(x, y)`; line
 /// `x + 1` of `cols` holds bit `y + 1`. Lines and bits outside the map are 0 (blocked).
@@ -151,6 +153,10 @@ pub struct NavGrid<'a> {
     bits: Option<Bits>,
     /// Built on request ([`NavGrid::build_landmarks`]) on uniform-cost maps.
     landmarks: Option<Box<Landmarks>>,
+    /// The corner-cutting rules' own landmarks (`IfOneSideFree`, `Always`), built at the
+    /// first query under the rule on a grid that has the default rule's
+    /// ([`NavGrid::landmarks_for`]).
+    rule_landmarks: [OnceLock<Option<Box<Landmarks>>>; 2],
 }
 
 impl<'a> NavGrid<'a> {
@@ -184,6 +190,7 @@ impl<'a> NavGrid<'a> {
             uniform,
             bits: uniform.then(|| Bits::new(width, height, costs)),
             landmarks: None,
+            rule_landmarks: Default::default(),
         })
     }
 
@@ -200,6 +207,7 @@ impl<'a> NavGrid<'a> {
             uniform: true,
             bits: None,
             landmarks: None,
+            rule_landmarks: Default::default(),
         })
     }
 
@@ -214,6 +222,7 @@ impl<'a> NavGrid<'a> {
 
     /// [`NavGrid::build_landmarks`] with the least detour share the map needs (0: always).
     pub fn build_landmarks_from(&mut self, min_detour: f64) -> bool {
+        self.rule_landmarks = Default::default();
         self.landmarks = self
             .bits
             .as_ref()
@@ -225,6 +234,27 @@ impl<'a> NavGrid<'a> {
     /// The landmark distances, when built.
     pub fn landmarks(&self) -> Option<&Landmarks> {
         self.landmarks.as_deref()
+    }
+
+    /// The landmark distances of the diagonal `rule`, on a grid that has the default rule's
+    /// ([`NavGrid::build_landmarks`]; `None` otherwise, and for `Never`). A corner-cutting
+    /// rule's are built at the first call for it (four more Dijkstra searches, 4 MiB on a
+    /// 512 x 512 map) and kept with the grid: a map whose queries never use the rule never
+    /// pays for them.
+    pub fn landmarks_for(&self, rule: Diagonal) -> Option<&Landmarks> {
+        let slot = match rule {
+            Diagonal::NoCornerCutting => return self.landmarks(),
+            Diagonal::IfOneSideFree => 0,
+            Diagonal::Always => 1,
+            Diagonal::Never => return None,
+        };
+        self.landmarks.as_ref()?;
+        self.rule_landmarks[slot]
+            .get_or_init(|| {
+                let bits = self.bits.as_ref()?;
+                Landmarks::build_for(self.width, self.height, bits, 0.0, rule).map(Box::new)
+            })
+            .as_deref()
     }
 
     /// The free cells as bits (uniform-cost maps only).

@@ -124,7 +124,7 @@ impl<'a> Jumper<'a> {
     }
 
     /// Whether the rule allows the diagonal step from `(x, y)` by `(dx, dy)`.
-    #[inline]
+    #[inline(always)]
     fn diagonal_ok(&self, x: i32, y: i32, dx: i32, dy: i32) -> bool {
         self.free(x + dx, y + dy)
             && match self.rule {
@@ -227,7 +227,14 @@ pub(super) fn run(s: &mut Search, grid: &NavGrid, q: &Query) -> (Outcome, usize)
     // The F of the node being expanded: with `q.bypass`, a successor no dearer is expanded
     // next at once (see `relax`).
     let mut f_now = f64::INFINITY;
-    while let Some(i) = s.next_bypassed().or_else(|| s.pop_and_close()) {
+    let lazy = q.landmarks.is_some();
+    while let Some(i) = s.next_bypassed().or_else(|| {
+        if lazy {
+            s.pop_and_close_lazy(q)
+        } else {
+            s.pop_and_close()
+        }
+    }) {
         let g = s.seen[i].g;
         expanded += 1;
         if i == q.goal {
@@ -329,10 +336,28 @@ fn relax(s: &mut Search, q: &Query, (x, y): (i32, i32), g: f64, parent: usize, f
     if state == s.generation + 1 || (state == s.generation && g >= s.seen[node].g) {
         return;
     }
-    let f = g + q.estimate(x, y);
     // The tolerance only absorbs rounding: two different path lengths on a map this size
     // differ by far more than 1e-9 of a tile.
-    if q.bypass && f <= f_now + 1e-9 * f_now.max(1.0) {
+    let within = |f: f64| q.bypass && f <= f_now + 1e-9 * f_now.max(1.0);
+    if q.landmarks.is_some() {
+        // The landmark bounds are looked up only for a node that may be expanded at once;
+        // others go on the open list under the octile estimate and get them when they reach
+        // its top (`Search::pop_and_close_lazy`).
+        let f = g + q.octile_estimate(x, y);
+        if within(f) {
+            let full = g + q.estimate(x, y);
+            if within(full) {
+                s.bypass_node(node, g, parent, full);
+            } else {
+                s.open_node(node, g, parent, full);
+            }
+        } else {
+            s.open_node(node, g, parent, f);
+        }
+        return;
+    }
+    let f = g + q.estimate(x, y);
+    if within(f) {
         s.bypass_node(node, g, parent, f);
     } else {
         s.open_node(node, g, parent, f);

@@ -5,7 +5,7 @@
 //! The algorithms themselves live in `astar.rs` and `jps.rs`; this file owns their buffers.
 
 use super::grid::NavGrid;
-use super::landmarks::Landmarks;
+use super::landmarks::Active;
 use super::options::{
     Algorithm, Diagonal, Heuristic, PathOptions, PathResult, SearchSets, StepCosts,
 };
@@ -27,6 +27,12 @@ impl Open {
     fn new(f: f64, g: f64, seq: u32) -> Self {
         let tie = (!g.to_bits() & 0xFFFF_FFFF_0000_0000) | (!seq) as u64;
         Open((f.to_bits() as u128) << 64 | tie as u128)
+    }
+
+    /// The F the entry was added with.
+    #[inline]
+    fn f(self) -> f64 {
+        f64::from_bits((self.0 >> 64) as u64)
     }
 
     /// The sequence number the entry was added under.
@@ -78,6 +84,12 @@ impl OpenList {
     /// Takes the smallest entry off; its node.
     #[inline]
     fn pop(&mut self) -> Option<u32> {
+        self.pop_with_f().map(|(node, _)| node)
+    }
+
+    /// Takes the smallest entry off; its node and the F it was added with.
+    #[inline(always)]
+    fn pop_with_f(&mut self) -> Option<(u32, f64)> {
         let heap = &mut self.heap;
         let top = *heap.first()?;
         let last = heap.pop().unwrap_or(top);
@@ -117,7 +129,7 @@ impl OpenList {
             }
             heap[hole] = last;
         }
-        Some(self.nodes[top.seq() as usize])
+        Some((self.nodes[top.seq() as usize], top.f()))
     }
 }
 
@@ -204,8 +216,8 @@ pub(super) struct Query<'a> {
     pub rule: Diagonal,
     pub ignore_terrain: bool,
     pub max_expanded: Option<usize>,
-    /// Landmark distances and the goal's, when the heuristic also takes their bound.
-    pub landmarks: Option<(&'a Landmarks, [u32; super::landmarks::COUNT])>,
+    /// The landmarks the heuristic also takes the bound of, when it does.
+    pub landmarks: Option<Active<'a>>,
     /// Jump point search expands a successor as cheap (by F) as the node being expanded at
     /// once, without the open list (`jps.rs`); set on large maps only (see [`Search::run`]).
     pub bypass: bool,
@@ -220,13 +232,14 @@ impl Query<'_> {
     pub fn estimate(&self, x: i32, y: i32) -> f64 {
         let h = self.octile_estimate(x, y);
         match &self.landmarks {
-            Some((l, goal)) => h.max(self.h_scale * l.estimate(x, y, goal)),
+            Some(l) => h.max(self.h_scale * l.estimate(x, y)),
             None => h,
         }
     }
 
+    /// The estimate without the landmark bounds (a lower bound on [`Query::estimate`]).
     #[inline]
-    fn octile_estimate(&self, x: i32, y: i32) -> f64 {
+    pub fn octile_estimate(&self, x: i32, y: i32) -> f64 {
         let dx = (self.goal_tile.x - x).abs() as f64;
         let dy = (self.goal_tile.y - y).abs() as f64;
         let (s, d) = (self.straight, self.diagonal);
@@ -307,8 +320,18 @@ impl Search {
 
     /// Logs a node jump point search recorded without queueing it ([`SearchEvent::Pass`]);
     /// nothing when no log is kept.
-    #[inline]
+    #[inline(always)]
     pub(super) fn log_pass(&mut self, q: &Query, node: usize, g: f64, parent: usize) {
+        if self.log.is_some() {
+            self.log_pass_now(q, node, g, parent);
+        }
+    }
+
+    /// [`Search::log_pass`] when a log is kept: out of line, so the search's own loop stays
+    /// small.
+    #[cold]
+    #[inline(never)]
+    fn log_pass_now(&mut self, q: &Query, node: usize, g: f64, parent: usize) {
         if let Some(log) = &mut self.log {
             let w = log_width(log);
             let t = tile_at(node, w);
@@ -369,6 +392,41 @@ impl Search {
                 }
                 return Some(i);
             }
+        }
+        None
+    }
+
+    /// [`Search::pop_and_close`] for a search that adds nodes to the open list under the
+    /// octile estimate alone while the query's heuristic also takes landmark bounds (lazy
+    /// evaluation, as in Tolpin et al. 2013 "Towards rational deployment of multiple
+    /// heuristics in A*"): the entry on top has its full estimate looked up only now, and
+    /// goes back on the open list under it when that is larger. A node is closed only with
+    /// its full F as the least on the list (every other key is at most its node's full F),
+    /// so the order of expansion is A*'s with the full heuristic, while the nodes that never
+    /// reach the top (most of those opened) never pay for the landmark tables' loads.
+    #[inline]
+    pub(super) fn pop_and_close_lazy(&mut self, q: &Query) -> Option<usize> {
+        while let Some((node, f)) = self.open.pop_with_f() {
+            let i = node as usize;
+            if self.state[i] != self.generation {
+                continue;
+            }
+            let g = self.seen[i].g;
+            let t = q.tile(i);
+            let full = g + q.estimate(t.x, t.y);
+            if full > f {
+                self.push(i, g, full);
+                continue;
+            }
+            self.state[i] = self.generation + 1;
+            if let Some(log) = &mut self.log {
+                let w = log_width(log);
+                log.push(SearchEvent::Expand {
+                    node: tile_at(i, w),
+                    g,
+                });
+            }
+            return Some(i);
         }
         None
     }
@@ -472,24 +530,24 @@ impl Search {
         };
         query.direct = opts.diagonal != Diagonal::Never && opts.heuristic == Heuristic::Octile;
         let jps = opts.algorithm != Algorithm::AStar && jps_valid(grid, opts);
-        // The landmark distances are those of the default rule (no corner cutting): a bound
-        // on no other rule's distances.
+        // Each rule with diagonal steps has its own landmark distances (a rule's distances
+        // bound no other's searches); 4-connected search has none.
         if opts.algorithm == Algorithm::Auto
             && opts.step_costs == StepCosts::Exact
             && opts.heuristic == Heuristic::Octile
-            && opts.diagonal == Diagonal::NoCornerCutting
+            && opts.diagonal != Diagonal::Never
             && jps
         {
-            // Only on maps where the landmarks pay on average (`Landmarks::worth_it`, decided
-            // once when they are built), and there only where they promise a detour the
-            // octile distance does not see (from the start, at least 5% more): elsewhere their lookups cost more than the
-            // jump points they save (open maps, scattered blocks; `docs/benchmarks.md`).
-            if let Some(l) = grid.landmarks().filter(|l| l.worth_it()) {
-                let goal = l.of(to.x, to.y);
+            // Only where the active landmarks (the two whose bound from the start is largest)
+            // promise, from the start, more than the octile distance: elsewhere (open maps,
+            // most short queries) they would be looked up for nothing. They are looked up
+            // lazily (`Search::pop_and_close_lazy`), so on maps of scattered blocks, where
+            // the octile distance is nearly exact, they cost little more than they save.
+            if let Some(l) = grid.landmarks_for(opts.diagonal).filter(|l| l.worth_it()) {
                 let octile = query.estimate(from.x, from.y);
-                let bound = query.h_scale * l.estimate(from.x, from.y, &goal);
-                if bound > (1.0 + super::landmarks::QUERY_GAIN) * octile {
-                    query.landmarks = Some((l, goal));
+                let (active, bound) = l.active((from.x, from.y), (to.x, to.y));
+                if query.h_scale * bound > octile {
+                    query.landmarks = Some(active);
                 }
             }
         }

@@ -618,10 +618,10 @@ fn the_logged_search_replays_the_real_one() {
 /// On a large map (where jump point search expands a successor as cheap as its parent at
 /// once, `Query::bypass`), under every diagonal rule, every path is as cheap as plain A*'s, the logged search replays the
 /// real one (one `Expand` per expansion, the goal last), and the same query gives the same
-/// path twice.
+/// path twice; without landmarks and with them (looked up lazily, `Search::pop_and_close_lazy`).
 #[test]
 fn immediate_expansion_on_large_maps_keeps_paths_optimal() {
-    use crate::nav::{landmarks, Algorithm, NavGrid, PathOptions, Search, SearchEvent};
+    use crate::nav::{landmarks, NavGrid};
     let (w, h) = (150usize, 130usize);
     assert!(w * h >= landmarks::MIN_CELLS);
     let mut state = 0x2545_F491_4F6C_DD1Du64;
@@ -640,11 +640,20 @@ fn immediate_expansion_on_large_maps_keeps_paths_optimal() {
         .collect();
     let refs: Vec<&str> = rows.iter().map(String::as_str).collect();
     let world = World::from_ascii(&refs);
-    let grid = NavGrid::from_world(&world);
+    let mut grid = NavGrid::from_world(&world);
     let free: Vec<IVec2> = (0..w * h)
         .map(|i| IVec2::new((i % w) as i32, (i / w) as i32))
         .filter(|&c| !world.is_blocked(c))
         .collect();
+    check_against_astar(&grid, &free, &mut next);
+    assert!(grid.build_landmarks());
+    check_against_astar(&grid, &free, &mut next);
+}
+
+/// 200 queries between `free` cells drawn by `next`, under every rule in turn: `auto` and
+/// `jps` as cheap as A*, the same twice, and every tenth replayed by its log.
+fn check_against_astar(grid: &crate::nav::NavGrid, free: &[IVec2], next: &mut impl FnMut() -> u64) {
+    use crate::nav::{Algorithm, PathOptions, Search, SearchEvent};
     let rules = [
         Diagonal::NoCornerCutting,
         Diagonal::Always,
@@ -667,21 +676,21 @@ fn immediate_expansion_on_large_maps_keeps_paths_optimal() {
         };
         let s = free[next() as usize % free.len()];
         let g = free[next() as usize % free.len()];
-        let plain = b.find_on(&grid, s, g, &astar);
+        let plain = b.find_on(grid, s, g, &astar);
         for opts in [&auto, &jps] {
-            let r = a.find_on(&grid, s, g, opts);
+            let r = a.find_on(grid, s, g, opts);
             assert_eq!(r.path.is_some(), plain.path.is_some(), "{s} {g}");
             if let Some(path) = &r.path {
                 assert!(
-                    (walk_cost(&grid, path, opts) - plain.cost).abs() < 1e-9,
+                    (walk_cost(grid, path, opts) - plain.cost).abs() < 1e-9,
                     "{s} {g} {:?}",
                     opts.diagonal
                 );
                 assert!((r.cost - plain.cost).abs() < 1e-9, "{s} {g}");
             }
-            assert_eq!(a.find_on(&grid, s, g, opts), r, "same answer twice");
+            assert_eq!(a.find_on(grid, s, g, opts), r, "same answer twice");
             if k % 10 == 0 {
-                let (logged, log) = a.find_logged(&grid, s, g, opts);
+                let (logged, log) = a.find_logged(grid, s, g, opts);
                 assert_eq!(logged, r);
                 let expands = log
                     .iter()
