@@ -384,6 +384,7 @@ impl Agents {
                     ffi::lua_rawset(state, 10);
                     ffi::lua_pushvalue(state, 2);
                     ffi::lua_setmetatable(state, 10);
+                    crate::ffi::lua_setreadonly(state, 10);
                     ffi::lua_pushvalue(state, 10);
                     ffi::lua_pushvalue(state, 6);
                     ffi::lua_rawset(state, 1);

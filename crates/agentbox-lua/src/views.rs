@@ -639,6 +639,10 @@ impl Views {
                 *bits &= HAS_MEMORY;
             }
             this.set_metatable(Some(self.meta.clone()))?;
+            // Read-only as a proxy is: a field the engine has put on `self` (after the first
+            // `self.pos`) still takes no write, since every write reaches `refuse_field`.
+            // SAFETY: `exec_raw` pushes `this` at 1; `lua_setreadonly` only sets a flag of it.
+            unsafe { lua.exec_raw::<()>(this, |state| lua_setreadonly(state, 1))? };
             super::sandbox::protect(lua, this, "self")?;
             self.selves.borrow_mut().insert(ptr, index as u32);
         }
