@@ -290,6 +290,15 @@ static unsigned int setlimittosize (Table *t) {
 #define limitasasize(t)	check_exp(isrealasize(t), t->alimit)
 
 
+/*
+** agentbox: a lookup pays for the nodes of a chain it visits past the
+** first few (keys that all hash into one chain make every lookup walk it);
+** tables gets no 'lua_State', so the running call's budget pays later.
+*/
+#define CHAINFREE	8
+#define chainstep(c)	{ if (l_unlikely(++(c) > CHAINFREE)) luaE_chargesink(1); }
+
+
 
 /*
 ** "Generic" get version. (Not that generic: not valid for integers,
@@ -298,6 +307,7 @@ static unsigned int setlimittosize (Table *t) {
 */
 static const TValue *getgeneric (Table *t, const TValue *key, int deadok) {
   Node *n = mainpositionTV(t, key);
+  int steps = 0;
   for (;;) {  /* check whether 'key' is somewhere in the chain */
     if (equalkey(key, n, deadok))
       return gval(n);  /* that's it */
@@ -306,6 +316,7 @@ static const TValue *getgeneric (Table *t, const TValue *key, int deadok) {
       if (nx == 0)
         return &absentkey;  /* not found */
       n += nx;
+      chainstep(steps);
     }
   }
 }
@@ -349,8 +360,10 @@ static unsigned int findindex (lua_State *L, Table *t, TValue *key,
 int luaH_next (lua_State *L, Table *t, StkId key) {
   unsigned int asize = luaH_realasize(t);
   unsigned int i = findindex(L, t, s2v(key), asize);  /* find original key */
+  unsigned int from = i;  /* agentbox: the slots it goes over are work */
   for (; i < asize; i++) {  /* try first array part */
     if (!isempty(&t->array[i])) {  /* a non-empty entry? */
+      luaE_chargelater(L, (i - from) >> 3);  /* agentbox */
       setivalue(s2v(key), i + 1);
       setobj2s(L, key + 1, &t->array[i]);
       return 1;
@@ -359,6 +372,7 @@ int luaH_next (lua_State *L, Table *t, StkId key) {
   for (i -= asize; cast_int(i) < sizenode(t); i++) {  /* hash part */
     if (!isempty(gval(gnode(t, i)))) {  /* a non-empty entry? */
       Node *n = gnode(t, i);
+      luaE_chargelater(L, (i + asize - from) >> 3);  /* agentbox */
       getnodekey(L, s2v(key), n);
       setobj2s(L, key + 1, gval(n));
       /* agentbox: a key hashed by its address (a table, a function...)
@@ -369,6 +383,7 @@ int luaH_next (lua_State *L, Table *t, StkId key) {
       return 1;
     }
   }
+  luaE_chargelater(L, (i + asize - from) >> 3);  /* agentbox */
   return 0;  /* no more elements */
 }
 
@@ -758,6 +773,7 @@ const TValue *luaH_getint (Table *t, lua_Integer key) {
   }
   else {  /* key is not in the array part; check the hash */
     Node *n = hashint(t, key);
+    int steps = 0;
     for (;;) {  /* check whether 'key' is somewhere in the chain */
       if (keyisinteger(n) && keyival(n) == key)
         return gval(n);  /* that's it */
@@ -765,6 +781,7 @@ const TValue *luaH_getint (Table *t, lua_Integer key) {
         int nx = gnext(n);
         if (nx == 0) break;
         n += nx;
+        chainstep(steps);
       }
     }
     return &absentkey;
@@ -777,6 +794,7 @@ const TValue *luaH_getint (Table *t, lua_Integer key) {
 */
 const TValue *luaH_getshortstr (Table *t, TString *key) {
   Node *n = hashstr(t, key);
+  int steps = 0;
   lua_assert(key->tt == LUA_VSHRSTR);
   for (;;) {  /* check whether 'key' is somewhere in the chain */
     if (keyisshrstr(n) && eqshrstr(keystrval(n), key))
@@ -786,6 +804,7 @@ const TValue *luaH_getshortstr (Table *t, TString *key) {
       if (nx == 0)
         return &absentkey;  /* not found */
       n += nx;
+      chainstep(steps);
     }
   }
 }
