@@ -181,6 +181,12 @@ impl ScriptHost {
         self.calls.budget().set_instructions(instructions);
     }
 
+    /// Sets the thread CPU time one call may take (`budget.cpu_ms`; `None`: the default from
+    /// the instruction budget), the net under the count (see `budget.rs`).
+    pub fn set_cpu_budget(&mut self, ms: Option<u64>) {
+        self.calls.budget().set_cpu_ms(ms);
+    }
+
     /// Caps the memory of the whole Lua state, in bytes (one agent may hold a quarter of it, at
     /// most 64 MB).
     pub fn set_memory_limit(&mut self, bytes: usize) {
@@ -238,14 +244,17 @@ impl ScriptHost {
         let root = path.parent().unwrap_or(Path::new(".")).to_path_buf();
         let ctx = sandbox::new_context(&self.lua, &root, load).map_err(|e| located(&e))?;
         let env = sandbox::new_env(&self.lua, &ctx).map_err(|e| located(&e))?;
-        let function = self
-            .lua
-            .load(source)
-            .set_name(format!("@{name}"))
-            .set_mode(ChunkMode::Text)
-            .set_environment(env)
-            .into_function()
-            .map_err(|e| located(&e))?;
+        // Compiling is work too (the patched parser charges its tokens and jump lists): a file
+        // that cannot compile within a call's budget is a located error, not a frozen scene.
+        let (function, _) = self.calls.budget().call(|| {
+            self.lua
+                .load(source)
+                .set_name(format!("@{name}"))
+                .set_mode(ChunkMode::Text)
+                .set_environment(env)
+                .into_function()
+        });
+        let function = function.map_err(|e| located(&e))?;
         let value = self.call(&function, MultiValue::new()).map_err(|mut e| {
             e.message = in_script(&name, &e.message);
             e
