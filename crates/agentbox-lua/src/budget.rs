@@ -24,8 +24,9 @@
 //! call. No agent gets a memory error for another's bytes.
 
 use crate::ffi::{
-    lua_addrorder, lua_getwork, lua_held, lua_memout, lua_setmemlimit, lua_setowner, lua_setquota,
-    lua_setwork, lua_victim, AGENT_MEMOUT, AGENT_SPENT, AGENT_VICTIM,
+    lua_addrorder, lua_cpuout, lua_getwork, lua_held, lua_memout, lua_nettick, lua_setcpulimit,
+    lua_setmemlimit, lua_setowner, lua_setquota, lua_setwork, lua_victim, AGENT_MEMOUT,
+    AGENT_SPENT, AGENT_VICTIM,
 };
 use mlua::{ffi, Lua};
 use std::cell::Cell;
@@ -36,6 +37,17 @@ const NO_LIMIT: i64 = 0x3fff_ffff_ffff_ffff;
 
 /// Work units one call may spend by default: about 2M Lua instructions.
 pub const DEFAULT_INSTRUCTIONS: u64 = 2_000_000;
+
+/// The least thread CPU time one budgeted call may take by default, in milliseconds.
+pub const DEFAULT_CPU_MS_FLOOR: u64 = 250;
+
+/// Thread CPU time one unit of a call's budget may take by default, in nanoseconds: the CPU
+/// limit defaults to the larger of [`DEFAULT_CPU_MS_FLOOR`] and this per unit (5 s for the
+/// default 2M units).
+pub const DEFAULT_CPU_NS_PER_UNIT: u64 = 2_500;
+
+/// How often the process-wide tick the CPU-time net looks at moves.
+const NET_TICK: std::time::Duration = std::time::Duration::from_millis(5);
 
 /// Bytes the Lua state may hold by default.
 pub const DEFAULT_MEMORY: usize = 256 * 1024 * 1024;
@@ -62,6 +74,8 @@ pub struct Budget {
     /// The main Lua state (any thread of it reaches the same counters).
     main: *mut ffi::lua_State,
     units: Cell<i64>,
+    /// `budget.cpu_ms`: the thread CPU time one call may take; `None`: from the units.
+    cpu_ms: Cell<Option<u64>>,
     mode: Cell<Mode>,
     /// How many budgeted calls are running (a `require` inside a `decide` runs inside it and
     /// must not refill the budget).
@@ -96,6 +110,7 @@ impl Budget {
         let budget = Budget {
             main,
             units: Cell::new(DEFAULT_INSTRUCTIONS as i64),
+            cpu_ms: Cell::new(None),
             mode: Cell::new(Mode::Counted),
             depth: Cell::new(0),
             cap: Cell::new(memory),
@@ -103,16 +118,45 @@ impl Budget {
             victim: Cell::new(None),
         };
         budget.set_memory_limit(memory);
+        start_net_tick();
+        budget.set_cpu_limit();
         Ok(budget)
     }
 
     /// Sets the work units one call may spend.
     pub fn set_instructions(&self, instructions: u64) {
         self.units.set(instructions.min(NO_LIMIT as u64) as i64);
+        self.set_cpu_limit();
+    }
+
+    /// Sets the thread CPU time one call may take (`budget.cpu_ms`); `None`: the default, the
+    /// larger of 250 ms and 2.5 us per unit of the call's budget.
+    pub fn set_cpu_ms(&self, ms: Option<u64>) {
+        self.cpu_ms.set(ms);
+        self.set_cpu_limit();
+    }
+
+    fn cpu_ns(&self) -> u64 {
+        if self.mode.get() == Mode::Off {
+            return 0;
+        }
+        match self.cpu_ms.get() {
+            Some(ms) => ms.saturating_mul(1_000_000),
+            None => (self.units.get().max(0) as u64)
+                .saturating_mul(DEFAULT_CPU_NS_PER_UNIT)
+                .max(DEFAULT_CPU_MS_FLOOR * 1_000_000),
+        }
+    }
+
+    fn set_cpu_limit(&self) {
+        let ns = self.cpu_ns().min(i64::MAX as u64) as i64;
+        // SAFETY: as in `set_memory_limit`; the call only stores fields.
+        unsafe { lua_setcpulimit(self.main, ns) };
     }
 
     pub fn set_mode(&self, mode: Mode) {
         self.mode.set(mode);
+        self.set_cpu_limit();
     }
 
     /// Sets the bytes the whole state may hold (0: no limit), and so what one agent may hold
@@ -220,7 +264,7 @@ impl Budget {
             }
         }
         if ended & AGENT_SPENT != 0 {
-            Stop::Budget
+            self.budget_or_cpu()
         } else if ended & AGENT_MEMOUT != 0 {
             Stop::Memory
         } else {
@@ -272,7 +316,7 @@ impl Budget {
                 self.set_owner(HOST);
             }
             return match (spent, memory) {
-                (true, _) => Stop::Budget,
+                (true, _) => self.budget_or_cpu(),
                 (false, true) => Stop::Memory,
                 _ => Stop::None,
             };
@@ -281,6 +325,17 @@ impl Budget {
             Stop::Budget
         } else {
             Stop::None
+        }
+    }
+
+    /// How a spent budget was spent: by the count, or by the CPU-time net (whose flag this
+    /// clears).
+    fn budget_or_cpu(&self) -> Stop {
+        // SAFETY: as in `set_memory_limit`; the call reads and clears a field.
+        if unsafe { lua_cpuout(self.main) } != 0 {
+            Stop::Cpu
+        } else {
+            Stop::Budget
         }
     }
 
@@ -347,6 +402,26 @@ pub enum Stop {
     Budget,
     /// An allocation went over the memory limit.
     Memory,
+    /// The CPU-time net stopped it: it took more thread CPU time than `budget.cpu_ms` while
+    /// the count did not see the work (a C function that charges nothing). Unlike the others,
+    /// a clock decided it, so a replay may differ from here.
+    Cpu,
+}
+
+/// Starts, once per process, the thread that moves the tick the CPU-time net looks at.
+fn start_net_tick() {
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    STARTED.call_once(|| {
+        let spawned = std::thread::Builder::new()
+            .name("agentbox-cpu-net".into())
+            .spawn(|| loop {
+                std::thread::sleep(NET_TICK);
+                // SAFETY: takes no state: an atomic add to a process-wide counter.
+                unsafe { lua_nettick() };
+            });
+        // Without the thread the net never looks; the count still holds.
+        drop(spawned);
+    });
 }
 
 /// The message of a spent budget (the VM adds the script's place).
