@@ -522,6 +522,22 @@ fn switch_chase_and_evade(action: &mut Action) {
     };
 }
 
+/// The events of calls the CPU-time net stopped this tick: the replay may differ from here.
+fn clock_stops(world: &World, decisions: &[(usize, Decision)]) -> Vec<Event> {
+    decisions
+        .iter()
+        .filter_map(|(i, d)| match d {
+            Decision::Failed(e) if e.kind == crate::world::ErrorKind::Cpu => {
+                world.agents.get(*i).map(|a| Event::ReplayMayDiffer {
+                    agent: a.id.to_string(),
+                    reason: "cpu".to_string(),
+                })
+            }
+            _ => None,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -880,20 +896,4 @@ mod tests {
             "the pillar is gone: straight across"
         );
     }
-}
-
-/// The events of calls the CPU-time net stopped this tick: the replay may differ from here.
-fn clock_stops(world: &World, decisions: &[(usize, Decision)]) -> Vec<Event> {
-    decisions
-        .iter()
-        .filter_map(|(i, d)| match d {
-            Decision::Failed(e) if e.kind == crate::world::ErrorKind::Cpu => {
-                world.agents.get(*i).map(|a| Event::ReplayMayDiffer {
-                    agent: a.id.to_string(),
-                    reason: "cpu".to_string(),
-                })
-            }
-            _ => None,
-        })
-        .collect()
 }
