@@ -4,9 +4,25 @@
 //! The budget is counted by the patched Lua VM itself (`vendor/lua-src/PATCHES.md`), on the
 //! thread that runs the state: every call costs a few units, every jump back (a loop's next
 //! pass) costs the length of the loop's body in instructions, and the libraries charge for
-//! the work they do in C (a pattern match's steps, `string.rep`'s bytes, `table.sort`'s
-//! comparisons, `load`'s source). Nothing is timed, so a budget stop happens at the same
-//! instruction in every run, and no other thread touches the Lua state.
+//! the work they do in C (a pattern match's steps, `string.rep`'s copies, `table.sort`'s
+//! comparisons, `load`'s source). Every byte C goes over is paid where every library function
+//! passes (patch `0016-choke-point-charges`): a unit per 16 bytes of each string a C function
+//! reads (`lua_tolstring`, so `luaL_checklstring`), per 128 bytes of a `luaL_Buffer` as it
+//! grows, per 4 values of `...` copied, per 16 bytes of a long string hashed or compared or a
+//! string read as a number, per chain node past the eighth a lookup visits, per 8 empty slots
+//! `next` skips, per KiB in use at an emergency collection; compiling pays a unit per token
+//! and per step of the parser's jump lists, so a script file is compiled under a call's
+//! budget too. Nothing is timed, so a budget stop happens at the same instruction in every
+//! run, and no other thread touches the Lua state.
+//!
+//! Under the count there is a net in time, for work the count does not see: each budgeted
+//! call may take `budget.cpu_ms` of thread CPU time ([`Budget::set_cpu_ms`]; by default the
+//! larger of 250 ms and 2.5 us per unit). The VM looks at it after every C function and at
+//! every C charge, against a tick one process-wide thread moves every 5 ms
+//! ([`start_net_tick`], the only thread that touches anything of Lua's: an atomic counter,
+//! never a state). A call it stops ends as a spent budget and [`Stop::Cpu`]: a clock decided
+//! it, so a replay may differ from there (the trace says so). The hostile corpus checks that
+//! the count stops every known case first.
 //!
 //! Once spent, the budget stays spent for the rest of the call: the VM raises
 //! `file.lua:LINE: instruction budget exceeded` again at every later charge, so neither
