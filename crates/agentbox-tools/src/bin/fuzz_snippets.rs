@@ -17,7 +17,8 @@
 //! The release binary (`target/release/agentbox`) runs it headless for 20 ticks, twice, as a
 //! child under `timeout 30` and `prlimit --as=1GiB`.
 //!
-//! A failure is: a death by signal, a panic message, the time or memory limit, a run over 10 s,
+//! A failure is: a death by signal, a panic message, the time or memory limit, a run over 10 s
+//! of CPU time (`/usr/bin/time`; wall time where it is missing),
 //! the CPU-time net firing (work the count missed), a trace that is not 20 JSON lines, a
 //! walker that did not move, or two runs with different traces. Each kind
 //! is saved once under `--out/<kind>/` (the smallest snippet seen of that kind): the snippet,
@@ -470,14 +471,27 @@ struct Run {
     out: Output,
     trace: Vec<u8>,
     elapsed: Duration,
+    /// The run's CPU time (user + system), from `/usr/bin/time`; `None` without it.
+    cpu: Option<Duration>,
 }
+
+/// Where `/usr/bin/time` is, to measure a run's CPU time (wall time on a shared machine says
+/// more about the neighbours than about the case).
+const TIME: &str = "/usr/bin/time";
 
 fn run_case(binary: &Path, dir: &Path, run: usize) -> Result<Run, String> {
     let trace = dir.join(format!("trace{run}.jsonl"));
     let _ = std::fs::remove_file(&trace);
+    let cpu_file = dir.join(format!("cpu{run}.txt"));
+    let _ = std::fs::remove_file(&cpu_file);
+    let timed = Path::new(TIME).exists();
     let start = Instant::now();
-    let out = Command::new("/usr/bin/timeout")
-        .args(["-k", "5", "30", "/usr/bin/prlimit", "--as=1073741824", "--"])
+    let mut command = Command::new("/usr/bin/timeout");
+    command.args(["-k", "5", "30", "/usr/bin/prlimit", "--as=1073741824", "--"]);
+    if timed {
+        command.args([TIME, "-f", "%U %S", "-o"]).arg(&cpu_file);
+    }
+    let out = command
         .arg(binary)
         .args([
             "headless",
@@ -493,10 +507,17 @@ fn run_case(binary: &Path, dir: &Path, run: usize) -> Result<Run, String> {
         .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
     let elapsed = start.elapsed();
     let trace = std::fs::read(&trace).unwrap_or_default();
+    // `/usr/bin/time` writes "Command exited with non-zero status N" first when it fails.
+    let cpu = std::fs::read_to_string(&cpu_file).ok().and_then(|text| {
+        let last = text.lines().last()?.to_string();
+        let mut parts = last.split_whitespace().map(|p| p.parse::<f64>().ok());
+        Some(Duration::from_secs_f64(parts.next()?? + parts.next()??))
+    });
     Ok(Run {
         out,
         trace,
         elapsed,
+        cpu,
     })
 }
 
@@ -528,8 +549,11 @@ fn judge(run: &Run) -> Option<(String, String)> {
         // The count missed some work and the CPU-time net caught it: a class to charge.
         return Some(("cpu-net".into(), "the CPU-time net fired".into()));
     }
-    if run.elapsed > Duration::from_secs(10) {
-        return Some(("slow".into(), format!("{:?}", run.elapsed)));
+    if run.cpu.unwrap_or(run.elapsed) > Duration::from_secs(10) {
+        return Some((
+            "slow".into(),
+            format!("{:?} CPU, {:?} wall", run.cpu, run.elapsed),
+        ));
     }
     match run.out.status.code() {
         Some(0) => {}
