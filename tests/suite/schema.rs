@@ -78,6 +78,14 @@ fn scenes_the_loader_refuses_are_refused_by_the_schema() {
             format!("{good}    avoid: true\n    avoid_horizon: 0\n"),
         ),
         ("a misspelt avoid", format!("{good}    avoide: true\n")),
+        (
+            "a CPU net of 5 ms",
+            format!("budget: {{ cpu_ms: 5 }}\n{good}"),
+        ),
+        (
+            "a misspelt cpu_ms",
+            format!("budget: {{ cpu_mss: 500 }}\n{good}"),
+        ),
     ];
     let write = |name: &str, text: &str| {
         let path = dir.path().join(name);

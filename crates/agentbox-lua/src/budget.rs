@@ -4,9 +4,25 @@
 //! The budget is counted by the patched Lua VM itself (`vendor/lua-src/PATCHES.md`), on the
 //! thread that runs the state: every call costs a few units, every jump back (a loop's next
 //! pass) costs the length of the loop's body in instructions, and the libraries charge for
-//! the work they do in C (a pattern match's steps, `string.rep`'s bytes, `table.sort`'s
-//! comparisons, `load`'s source). Nothing is timed, so a budget stop happens at the same
-//! instruction in every run, and no other thread touches the Lua state.
+//! the work they do in C (a pattern match's steps, `string.rep`'s copies, `table.sort`'s
+//! comparisons, `load`'s source). Every byte C goes over is paid where every library function
+//! passes (patch `0016-choke-point-charges`): a unit per 16 bytes of each string a C function
+//! reads (`lua_tolstring`, so `luaL_checklstring`), per 128 bytes of a `luaL_Buffer` as it
+//! grows, per 4 values of `...` copied, per 16 bytes of a long string hashed or compared or a
+//! string read as a number, per chain node past the eighth a lookup visits, per 8 empty slots
+//! `next` skips, per KiB in use at an emergency collection; compiling pays a unit per token
+//! and per step of the parser's jump lists, so a script file is compiled under a call's
+//! budget too. Nothing is timed, so a budget stop happens at the same instruction in every
+//! run, and no other thread touches the Lua state.
+//!
+//! Under the count there is a net in time, for work the count does not see: each budgeted
+//! call may take `budget.cpu_ms` of thread CPU time ([`Budget::set_cpu_ms`]; by default the
+//! larger of 250 ms and 2.5 us per unit). The VM looks at it after every C function and at
+//! every C charge, against a tick one process-wide thread moves every 5 ms
+//! ([`start_net_tick`], the only thread that touches anything of Lua's: an atomic counter,
+//! never a state). A call it stops ends as a spent budget and [`Stop::Cpu`]: a clock decided
+//! it, so a replay may differ from there (the trace says so). The hostile corpus checks that
+//! the count stops every known case first.
 //!
 //! Once spent, the budget stays spent for the rest of the call: the VM raises
 //! `file.lua:LINE: instruction budget exceeded` again at every later charge, so neither
@@ -36,8 +52,9 @@
 //! ([`Stop::Memory`]) whatever a `pcall` made of the refusal.
 
 use crate::ffi::{
-    lua_getwork, lua_held, lua_memout, lua_setmemlimit, lua_setnextid, lua_setowner, lua_setquota,
-    lua_setwork, lua_victim, AGENT_MEMOUT, AGENT_SPENT, AGENT_VICTIM,
+    lua_cpuout, lua_getwork, lua_held, lua_memout, lua_nettick, lua_setcpulimit, lua_setmemlimit,
+    lua_setnextid, lua_setowner, lua_setquota, lua_setwork, lua_victim, AGENT_MEMOUT, AGENT_SPENT,
+    AGENT_VICTIM,
 };
 use mlua::{ffi, Lua};
 use std::cell::Cell;
@@ -48,6 +65,17 @@ const NO_LIMIT: i64 = 0x3fff_ffff_ffff_ffff;
 
 /// Work units one call may spend by default: about 2M Lua instructions.
 pub const DEFAULT_INSTRUCTIONS: u64 = 2_000_000;
+
+/// The least thread CPU time one budgeted call may take by default, in milliseconds.
+pub const DEFAULT_CPU_MS_FLOOR: u64 = 250;
+
+/// Thread CPU time one unit of a call's budget may take by default, in nanoseconds: the CPU
+/// limit defaults to the larger of [`DEFAULT_CPU_MS_FLOOR`] and this per unit (5 s for the
+/// default 2M units).
+pub const DEFAULT_CPU_NS_PER_UNIT: u64 = 2_500;
+
+/// How often the process-wide tick the CPU-time net looks at moves.
+const NET_TICK: std::time::Duration = std::time::Duration::from_millis(5);
 
 /// Bytes the Lua state may hold by default.
 pub const DEFAULT_MEMORY: usize = 256 * 1024 * 1024;
@@ -74,6 +102,8 @@ pub struct Budget {
     /// The main Lua state (any thread of it reaches the same counters).
     main: *mut ffi::lua_State,
     units: Cell<i64>,
+    /// `budget.cpu_ms`: the thread CPU time one call may take; `None`: from the units.
+    cpu_ms: Cell<Option<u64>>,
     mode: Cell<Mode>,
     /// How many budgeted calls are running (a `require` inside a `decide` runs inside it and
     /// must not refill the budget).
@@ -114,6 +144,7 @@ impl Budget {
         let budget = Budget {
             main,
             units: Cell::new(DEFAULT_INSTRUCTIONS as i64),
+            cpu_ms: Cell::new(None),
             mode: Cell::new(Mode::Counted),
             depth: Cell::new(0),
             cap: Cell::new(memory),
@@ -124,16 +155,45 @@ impl Budget {
             host_refused: Cell::new(None),
         };
         budget.set_memory_limit(memory);
+        start_net_tick();
+        budget.set_cpu_limit();
         Ok(budget)
     }
 
     /// Sets the work units one call may spend.
     pub fn set_instructions(&self, instructions: u64) {
         self.units.set(instructions.min(NO_LIMIT as u64) as i64);
+        self.set_cpu_limit();
+    }
+
+    /// Sets the thread CPU time one call may take (`budget.cpu_ms`); `None`: the default, the
+    /// larger of 250 ms and 2.5 us per unit of the call's budget.
+    pub fn set_cpu_ms(&self, ms: Option<u64>) {
+        self.cpu_ms.set(ms);
+        self.set_cpu_limit();
+    }
+
+    fn cpu_ns(&self) -> u64 {
+        if self.mode.get() == Mode::Off {
+            return 0;
+        }
+        match self.cpu_ms.get() {
+            Some(ms) => ms.saturating_mul(1_000_000),
+            None => (self.units.get().max(0) as u64)
+                .saturating_mul(DEFAULT_CPU_NS_PER_UNIT)
+                .max(DEFAULT_CPU_MS_FLOOR * 1_000_000),
+        }
+    }
+
+    fn set_cpu_limit(&self) {
+        let ns = self.cpu_ns().min(i64::MAX as u64) as i64;
+        // SAFETY: as in `set_memory_limit`; the call only stores fields.
+        unsafe { lua_setcpulimit(self.main, ns) };
     }
 
     pub fn set_mode(&self, mode: Mode) {
         self.mode.set(mode);
+        self.set_cpu_limit();
     }
 
     /// Sets the bytes the whole state may hold (0: no limit), and so what one agent may hold
@@ -280,7 +340,7 @@ impl Budget {
             }
         }
         if ended & AGENT_SPENT != 0 {
-            Stop::Budget
+            self.budget_or_cpu()
         } else if ended & AGENT_MEMOUT != 0 || self.host_refused.get().is_some() {
             Stop::Memory
         } else {
@@ -339,7 +399,7 @@ impl Budget {
             }
             let memory = memory || self.host_refused.get().is_some();
             return match (spent, memory) {
-                (true, _) => Stop::Budget,
+                (true, _) => self.budget_or_cpu(),
                 (false, true) => Stop::Memory,
                 _ => Stop::None,
             };
@@ -348,6 +408,17 @@ impl Budget {
             Stop::Budget
         } else {
             Stop::None
+        }
+    }
+
+    /// How a spent budget was spent: by the count, or by the CPU-time net (whose flag this
+    /// clears).
+    fn budget_or_cpu(&self) -> Stop {
+        // SAFETY: as in `set_memory_limit`; the call reads and clears a field.
+        if unsafe { lua_cpuout(self.main) } != 0 {
+            Stop::Cpu
+        } else {
+            Stop::Budget
         }
     }
 
@@ -463,6 +534,26 @@ pub enum Stop {
     Budget,
     /// An allocation went over the memory limit.
     Memory,
+    /// The CPU-time net stopped it: it took more thread CPU time than `budget.cpu_ms` while
+    /// the count did not see the work (a C function that charges nothing). Unlike the others,
+    /// a clock decided it, so a replay may differ from here.
+    Cpu,
+}
+
+/// Starts, once per process, the thread that moves the tick the CPU-time net looks at.
+fn start_net_tick() {
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    STARTED.call_once(|| {
+        let spawned = std::thread::Builder::new()
+            .name("agentbox-cpu-net".into())
+            .spawn(|| loop {
+                std::thread::sleep(NET_TICK);
+                // SAFETY: takes no state: an atomic add to a process-wide counter.
+                unsafe { lua_nettick() };
+            });
+        // Without the thread the net never looks; the count still holds.
+        drop(spawned);
+    });
 }
 
 /// The message of a spent budget (the VM adds the script's place).

@@ -205,9 +205,20 @@ pub fn stop_error(
                 limit / MB
             ),
         ),
+        Stop::Cpu => {
+            let message = if message.is_empty() {
+                format!("{CPU_MESSAGE} (stopped after a pcall caught it)")
+            } else {
+                message
+            };
+            ScriptError::new(ErrorKind::Cpu, format!("{message}; {SUSPENDED}"))
+        }
         Stop::None => ScriptError::new(hint.unwrap_or(ErrorKind::Runtime), message),
     }
 }
+
+/// The message of a call the CPU-time net stopped (the VM adds the script's place).
+pub const CPU_MESSAGE: &str = "cpu time limit exceeded";
 
 /// How a stopped agent comes back, as its error says.
 pub const SUSPENDED: &str =

@@ -62,6 +62,19 @@ extern "C-unwind" {
     /// The work units left: negative once the budget is spent.
     pub fn lua_getwork(state: *mut lua_State) -> c_longlong;
 
+    /// Sets the thread CPU time, in nanoseconds, one budgeted call may take (0: no limit): the
+    /// CPU-time net under the count. It is looked at after every C function and at every C
+    /// charge, once [`lua_nettick`] has moved; a call over it is stopped as a spent budget
+    /// with `cpu time limit exceeded` and sets the flag [`lua_cpuout`] reads.
+    pub fn lua_setcpulimit(state: *mut lua_State, ns: c_longlong);
+
+    /// Whether the CPU-time net stopped a call since the last call (1 or 0); clears the flag.
+    pub fn lua_cpuout(state: *mut lua_State) -> c_int;
+
+    /// Advances the tick every state's net looks at (one process-wide counter): a host thread
+    /// calls it every few milliseconds. Takes no state; safe from any thread.
+    pub fn lua_nettick();
+
     /// Sets the bytes the whole state may hold (0: no limit). An allocation past it collects
     /// garbage first, then fails with a memory error and sets the flag [`lua_memout`] reads.
     pub fn lua_setmemlimit(state: *mut lua_State, bytes: usize);
@@ -158,8 +171,9 @@ mod tests {
     /// Functions of the extension API that only the patched C code calls (the libraries' work
     /// charges, the memory check of `luaL_Buffer` boxes, the traceback's depth, the owner whose
     /// numbers `tostring` gives).
-    const C_ONLY: [&str; 5] = [
+    const C_ONLY: [&str; 6] = [
         "lua_chargework",
+        "lua_chargelater",
         "lua_memused",
         "lua_memroom",
         "lua_stackdepth",
@@ -249,6 +263,59 @@ mod tests {
         assert!(unsafe { lua_getwork(lua.0) } < 0);
     }
 
+    /// A C function that charges nothing and spins for 30 ms: what the count cannot see, and
+    /// the CPU-time net is for.
+    unsafe extern "C-unwind" fn uncharged_spin(_state: *mut lua_State) -> c_int {
+        let start = std::time::Instant::now();
+        while start.elapsed() < std::time::Duration::from_millis(30) {
+            std::hint::spin_loop();
+        }
+        0
+    }
+
+    #[test]
+    fn the_cpu_net_stops_what_the_count_cannot_see() {
+        let lua = State::new();
+        // SAFETY: a live state; registering a C function and storing limits; `lua_nettick`
+        // takes no state.
+        unsafe {
+            ffi::lua_pushcfunction(lua.0, uncharged_spin);
+            ffi::lua_setglobal(lua.0, c"spin".as_ptr());
+            lua_setcpulimit(lua.0, 100_000_000);
+            lua_setwork(lua.0, 1_000_000_000);
+        }
+        // The tick moves on its own thread as the host's does.
+        let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let ticker = {
+            let done = done.clone();
+            std::thread::spawn(move || {
+                while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                    // SAFETY: takes no state; an atomic add.
+                    unsafe { lua_nettick() };
+                }
+            })
+        };
+        let error = lua.run(c"for i = 1, 1e9 do spin() end").unwrap_err();
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        ticker.join().unwrap();
+        assert!(error.contains("cpu time limit exceeded"), "{error}");
+        // SAFETY: as above; the flag reader clears it.
+        unsafe {
+            assert!(lua_getwork(lua.0) < 0, "the net spends the budget");
+            assert_eq!(lua_cpuout(lua.0), 1);
+            assert_eq!(lua_cpuout(lua.0), 0);
+            lua_setwork(lua.0, 1_000_000_000);
+        }
+        // The count alone: a plain loop is stopped by its budget, never by the net.
+        // SAFETY: as above.
+        unsafe { lua_setwork(lua.0, 100_000) };
+        let error = lua.run(c"for i = 1, 1e9 do end").unwrap_err();
+        assert!(error.contains("instruction budget exceeded"), "{error}");
+        // SAFETY: as above.
+        assert_eq!(unsafe { lua_cpuout(lua.0) }, 0);
+    }
+
     #[test]
     fn the_memory_limit_refuses_and_says_so() {
         let lua = State::new();
@@ -308,6 +375,8 @@ mod tests {
             ffi::lua_pushinteger(lua.0, 5);
             let call = |code: &CStr, units: i64, owner: u32| {
                 ffi::lua_settop(lua.0, 1);
+                // Compiling is charged: the host compiles outside calls, with no limit.
+                lua_setwork(lua.0, 0x3fff_ffff_ffff_ffff);
                 assert_eq!(ffi::luaL_loadstring(lua.0, code.as_ptr()), ffi::LUA_OK);
                 let ended = lua_agentcall(lua.0, 2, reference, 1, units, owner);
                 assert_eq!(ffi::lua_gettop(lua.0), 3, "the one result on top");
@@ -575,7 +644,7 @@ mod tests {
     fn each_declaration_matches_its_prototype_in_the_compiled_lua_h() {
         let header = header_prototypes();
         let rust = rust_declarations();
-        assert_eq!(rust.len(), 15, "{rust:?}");
+        assert_eq!(rust.len(), 18, "{rust:?}");
         for declared in &rust {
             let proto = header.iter().find(|p| p.0 == declared.0);
             assert_eq!(proto, Some(declared), "{} differs from lua.h", declared.0);

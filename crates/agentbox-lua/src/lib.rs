@@ -180,6 +180,12 @@ impl ScriptHost {
         self.calls.budget().set_instructions(instructions);
     }
 
+    /// Sets the thread CPU time one call may take (`budget.cpu_ms`; `None`: the default from
+    /// the instruction budget), the net under the count (see `budget.rs`).
+    pub fn set_cpu_budget(&mut self, ms: Option<u64>) {
+        self.calls.budget().set_cpu_ms(ms);
+    }
+
     /// Caps the memory of the whole Lua state, in bytes (one agent may hold a quarter of it, at
     /// most 64 MB).
     pub fn set_memory_limit(&mut self, bytes: usize) {
@@ -237,14 +243,17 @@ impl ScriptHost {
         let root = path.parent().unwrap_or(Path::new(".")).to_path_buf();
         let ctx = sandbox::new_context(&self.lua, &root, load).map_err(|e| located(&e))?;
         let env = sandbox::new_env(&self.lua, &ctx).map_err(|e| located(&e))?;
-        let function = self
-            .lua
-            .load(source)
-            .set_name(format!("@{name}"))
-            .set_mode(ChunkMode::Text)
-            .set_environment(env)
-            .into_function()
-            .map_err(|e| located(&e))?;
+        // Compiling is work too (the patched parser charges its tokens and jump lists): a file
+        // that cannot compile within a call's budget is a located error, not a frozen scene.
+        let (function, _) = self.calls.budget().call(|| {
+            self.lua
+                .load(source)
+                .set_name(format!("@{name}"))
+                .set_mode(ChunkMode::Text)
+                .set_environment(env)
+                .into_function()
+        });
+        let function = function.map_err(|e| located(&e))?;
         let value = self.call(&function, MultiValue::new()).map_err(|mut e| {
             e.message = in_script(&name, &e.message);
             e
@@ -523,5 +532,64 @@ mod tests {
         }
         assert_eq!(failures, 3);
         assert!(sim.world().agent("walker").unwrap().pos.x > 0.3);
+    }
+
+    /// The CPU-time net: work the count does not see (a binding that spins without charging,
+    /// registered by this test only: no shipped binding does) is stopped once the call has
+    /// taken `budget.cpu_ms`; the agent is suspended with the kind `cpu`, and the tick says a
+    /// replay may differ from there. The walker beside it goes on.
+    #[test]
+    fn the_cpu_net_stops_a_call_the_count_cannot_see() {
+        use agentbox_core::sim::Event;
+        let dir = tempfile::tempdir().unwrap();
+        let spinner = "return { decide = function(self, world)\n  for i = 1, 1e9 do nav.spin() end\n  return move.stop()\nend }\n";
+        let walker = "return { decide = function(self) return move.to({ x = 5, y = 0 }) end }\n";
+        let mut world = World::from_ascii(&["......"]);
+        let mut host = ScriptHost::new(0).unwrap();
+        host.set_cpu_budget(Some(100));
+        {
+            let nav: Table = host.lua.named_registry_value("agentbox.nav").unwrap();
+            let spin = host
+                .lua
+                .create_function(|_, ()| {
+                    let start = std::time::Instant::now();
+                    while start.elapsed() < std::time::Duration::from_millis(20) {
+                        std::hint::spin_loop();
+                    }
+                    Ok(())
+                })
+                .unwrap();
+            nav.raw_set("spin", spin).unwrap();
+        }
+        for (id, text) in [("spinner", spinner), ("walker", walker)] {
+            let path = dir.path().join(format!("{id}.lua"));
+            std::fs::write(&path, text).unwrap();
+            host.load(&path).unwrap();
+            let mut agent = Agent::new(id, Tile::new(0, 0));
+            agent.brain = Brain::Script(path);
+            world.agents.push(agent);
+        }
+        let mut sim = Simulation::new(world);
+        let report = sim.step(&mut host);
+        let spinner = sim.world().agent("spinner").unwrap();
+        let error = spinner.error.as_ref().expect("the net stopped the call");
+        assert_eq!(error.kind, ErrorKind::Cpu, "{error}");
+        assert!(
+            error
+                .message
+                .contains("spinner.lua:2: error: cpu time limit exceeded"),
+            "{error}"
+        );
+        assert!(spinner.suspended);
+        let net = Event::ReplayMayDiffer {
+            agent: "spinner".into(),
+            reason: "cpu".into(),
+        };
+        assert!(report.events.contains(&net), "{:?}", report.events);
+        // Suspended: the next ticks do not call it again, and say nothing more.
+        let report = sim.step(&mut host);
+        assert!(!report.events.contains(&net));
+        assert!(sim.world().agent("walker").unwrap().error.is_none());
+        assert!(sim.world().agent("walker").unwrap().pos.x > 0.1);
     }
 }

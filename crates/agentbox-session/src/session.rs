@@ -669,6 +669,7 @@ impl Session {
 /// Sets the host's limits from the scene's `budget:` (headless, the window and `bench` alike).
 pub(crate) fn apply_budget(host: &mut ScriptHost, scene: &Scene) -> Result<(), String> {
     host.set_instruction_budget(scene.budget.instructions);
+    host.set_cpu_budget(scene.budget.cpu_ms);
     host.set_memory_limit((scene.budget.memory_mb as usize) * 1024 * 1024);
     host.set_max_agents(scene.budget.max_agents as usize);
     Ok(())

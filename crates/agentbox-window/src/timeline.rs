@@ -39,7 +39,9 @@ impl Track {
         let mut marks = std::collections::BTreeSet::new();
         for (_, e) in &report.new_errors {
             marks.insert(match e.kind {
-                ErrorKind::Budget | ErrorKind::Memory | ErrorKind::Suspended => Mark::Suspended,
+                ErrorKind::Budget | ErrorKind::Memory | ErrorKind::Cpu | ErrorKind::Suspended => {
+                    Mark::Suspended
+                }
                 _ => Mark::Error,
             });
         }

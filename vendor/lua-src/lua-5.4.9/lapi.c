@@ -416,6 +416,9 @@ LUA_API const char *lua_tolstring (lua_State *L, int idx, size_t *len) {
     luaC_checkGC(L);
     o = index2value(L, idx);  /* previous call may reallocate the stack */
   }
+  /* agentbox: whoever reads a string goes over it: pay for its bytes (later:
+     the API may not raise; 'luaL_checklstring' pays at once) */
+  luaE_chargelater(L, luaE_bytework(tsslen(tsvalue(o))));
   if (len != NULL)
     *len = tsslen(tsvalue(o));
   lua_unlock(L);
@@ -1468,7 +1471,11 @@ LUA_API void lua_upvaluejoin (lua_State *L, int fidx1, int n1,
 ** agentbox: the work budget (see lua.h and 'luaE_chargework' in lstate.h).
 */
 LUA_API void lua_setwork (lua_State *L, long long units) {
-  G(L)->work = (units > LUA_NOWORKLIMIT) ? LUA_NOWORKLIMIT : cast(l_mem, units);
+  global_State *g = G(L);
+  if (units < LUA_NOWORKLIMIT && luaE_worksink != &g->work)
+    luaE_netstart(g);  /* a budgeted call starts: the net's clock too */
+  g->work = (units > LUA_NOWORKLIMIT) ? LUA_NOWORKLIMIT : cast(l_mem, units);
+  luaE_setworksink(g, units < LUA_NOWORKLIMIT);  /* agentbox */
 }
 
 
@@ -1484,7 +1491,45 @@ LUA_API void lua_chargework (lua_State *L, long long units) {
   else if (units > LUA_NOWORKLIMIT)
     units = LUA_NOWORKLIMIT;
   luaE_chargework(L, cast(l_mem, units));
+  luaE_netcheck(L);  /* agentbox: a charge point of C work */
   lua_unlock(L);
+}
+
+
+/*
+** agentbox: spend 'units' without raising; the next charge that may raise
+** pays them (see 'luaE_chargelater' in lstate.h).
+*/
+LUA_API void lua_chargelater (lua_State *L, long long units) {
+  if (units > 0)
+    luaE_chargelater(L, (units > LUA_NOWORKLIMIT) ? LUA_NOWORKLIMIT : units);
+}
+
+
+/*
+** agentbox: the CPU-time net (see 'luaE_nettickv' in lstate.h): the thread
+** CPU time in ns one budgeted call may take (0: no limit); whether the net
+** stopped a call since the last look; and the tick a host thread advances.
+*/
+LUA_API void lua_setcpulimit (lua_State *L, long long ns) {
+  G(L)->cpulimit = (ns > 0) ? cast(l_mem, ns) : 0;
+  G(L)->cputick = luaE_nettick() - 1;  /* read the clock at the next start */
+}
+
+
+LUA_API int lua_cpuout (lua_State *L) {
+  int out = G(L)->cpuout;
+  G(L)->cpuout = 0;
+  return out;
+}
+
+
+LUA_API void lua_nettick (void) {
+#if defined(__GNUC__)
+  __atomic_fetch_add(&luaE_nettickv, 1, __ATOMIC_RELAXED);
+#else
+  luaE_nettickv++;
+#endif
 }
 
 
@@ -1635,6 +1680,8 @@ LUA_API int lua_agentcall (lua_State *L, int func, lua_Integer ref, int arg,
     g->idowner = owner;  /* agentbox: ids were the host's since the last */
   g->memout = 0;
   g->work = (units > LUA_NOWORKLIMIT) ? LUA_NOWORKLIMIT : cast(l_mem, units);
+  luaE_setworksink(g, 1);  /* agentbox: charges made without a state */
+  luaE_netstart(g);  /* agentbox: and the CPU-time net's clock */
   luaD_callnoyield(L, L->top.p - 3, 1);
   /* agentbox: what the host makes before the next agent's call (its
      'self', the next batch's tables) moves the host's ids, not this

@@ -404,6 +404,7 @@ LUALIB_API void luaL_checkany (lua_State *L, int arg) {
 LUALIB_API const char *luaL_checklstring (lua_State *L, int arg, size_t *len) {
   const char *s = lua_tolstring(L, arg, len);
   if (l_unlikely(!s)) tag_error(L, arg, LUA_TSTRING);
+  lua_chargework(L, 0);  /* agentbox: pay for its bytes now (lua_tolstring) */
   return s;
 }
 
@@ -586,6 +587,13 @@ static char *prepbuffsize (luaL_Buffer *B, size_t sz, int boxidx) {
     }
     B->b = newbuff;
     B->size = newsize;
+    /* agentbox: a buffer's bytes are written and copied: pay a unit per
+       128 bytes of its new size as it grows (about 3 per 128 bytes built,
+       as the size grows by half: light, as the VM's '..', so a memory bomb
+       still ends on the memory limit), once the memory is granted (a buffer
+       too large for the limit fails as such), and later (a traceback built
+       in an error handler may not raise) */
+    lua_chargelater(L, (long long)(newsize >> 7));
     return newbuff + B->n;
   }
 }

@@ -186,8 +186,10 @@ void luaK_concat (FuncState *fs, int *l1, int l2) {
   else {
     int list = *l1;
     int next;
-    while ((next = getjump(fs, list)) != NO_JUMP)  /* find last element */
-      list = next;
+    while ((next = getjump(fs, list)) != NO_JUMP) {  /* find last element */
+      luaX_chargework(fs->ls, 1);  /* agentbox: a long 'or' chain walks */
+      list = next;  /* its list once per operand */
+    }
     fixjump(fs, list, l2);  /* last element links to 'l2' */
   }
 }

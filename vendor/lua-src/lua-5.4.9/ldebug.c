@@ -889,6 +889,27 @@ l_noret luaG_workout (lua_State *L) {
 
 
 /*
+** agentbox: the CPU-time net stopped the running call: as a spent budget
+** (which it also spends), with its own message, and flagged for the host.
+*/
+l_noret luaG_cpuout (lua_State *L) {
+  CallInfo *ci;
+  G(L)->work = -1;
+  G(L)->cpuout = 1;
+  luaD_checkstack(L, 4);
+  ci = L->ci;
+  while (ci != &L->base_ci && !isLua(ci))
+    ci = ci->previous;
+  if (isLua(ci))
+    luaG_addinfo(L, "cpu time limit exceeded", ci_func(ci)->p->source,
+                 getcurrentline(ci));
+  else
+    luaO_pushfstring(L, "cpu time limit exceeded");
+  luaG_errormsg(L);
+}
+
+
+/*
 ** Check whether new instruction 'newpc' is in a different line from
 ** previous instruction 'oldpc'. More often than not, 'newpc' is only
 ** one or a few instructions after 'oldpc' (it must be after, see

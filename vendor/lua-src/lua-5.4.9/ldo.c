@@ -560,6 +560,7 @@ l_sinline int precallC (lua_State *L, StkId func, int nresults,
   lua_unlock(L);
   n = (*f)(L);  /* do the actual call */
   lua_lock(L);
+  luaE_netcheck(L);  /* agentbox: long C work returns here */
   api_checknelems(L, n);
   luaD_poscall(L, ci, n);
   return n;

@@ -61,6 +61,7 @@ static void save (LexState *ls, int c) {
     if (luaZ_sizebuffer(b) >= MAX_SIZE/2)
       lexerror(ls, "lexical element too long", 0);
     newsize = luaZ_sizebuffer(b) * 2;
+    luaX_chargework(ls, luaE_bytework(newsize));  /* agentbox */
     luaZ_resizebuffer(ls->L, b, newsize);
   }
   b->buffer[luaZ_bufflen(b)++] = cast_char(c);
@@ -118,6 +119,20 @@ static l_noret lexerror (LexState *ls, const char *msg, int token) {
 
 l_noret luaX_syntaxerror (LexState *ls, const char *msg) {
   lexerror(ls, msg, ls->t.token);
+}
+
+
+/*
+** agentbox: compiling is work. The lexer charges a unit per token and the
+** bytes of its buffer as it grows, the code generator each step of a jump
+** list it walks ('luaK_concat'). A compile that spends the budget ends as
+** a syntax error at the line it reached, and the budget stays spent.
+*/
+void luaX_chargework (LexState *ls, l_mem n) {
+  if (l_unlikely((G(ls->L)->work -= n) < 0)) {
+    G(ls->L)->work = -1;
+    lexerror(ls, "instruction budget exceeded", 0);
+  }
 }
 
 
@@ -563,6 +578,7 @@ static int llex (LexState *ls, SemInfo *seminfo) {
 
 
 void luaX_next (LexState *ls) {
+  luaX_chargework(ls, 1);  /* agentbox: a unit per token */
   ls->lastline = ls->linenumber;
   if (ls->lookahead.token != TK_EOS) {  /* is there a look-ahead token? */
     ls->t = ls->lookahead;  /* use this one */

@@ -85,6 +85,7 @@ LUAI_FUNC TString *luaX_newstring (LexState *ls, const char *str, size_t l);
 LUAI_FUNC void luaX_next (LexState *ls);
 LUAI_FUNC int luaX_lookahead (LexState *ls);
 LUAI_FUNC l_noret luaX_syntaxerror (LexState *ls, const char *s);
+LUAI_FUNC void luaX_chargework (LexState *ls, l_mem n);
 LUAI_FUNC const char *luaX_token2str (LexState *ls, int token);
 
 

@@ -256,8 +256,14 @@ int luaM_roomfor (lua_State *L, size_t grow) {
     if (l_likely(withinlimit(g, grow, g->memlimit)) || othervictim(g, grow))
       return 1;
   }
-  if (cantryagain(g))
+  /* agentbox: a full collection costs about as much as the memory in use:
+     run it again only once a sixteenth more is in use than after the last
+     one (a refusal in a loop does not collect each time), and pay for it */
+  if (cantryagain(g) && gettotalbytes(g) >= g->gcmark) {
     luaC_fullgc(L, 1);
+    luaE_chargelater(L, gettotalbytes(g) >> 10);
+    g->gcmark = gettotalbytes(g) + (gettotalbytes(g) >> 4);
+  }
   if (withinquota(g, grow)) {
     unsigned int largest;
     if (withinlimit(g, grow, g->memlimit) || othervictim(g, grow))

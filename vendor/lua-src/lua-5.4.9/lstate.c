@@ -288,8 +288,55 @@ static void preinit_thread (lua_State *L, global_State *g) {
 }
 
 
+/*
+** agentbox: the budget charges made without a 'lua_State' go to (see
+** 'luaE_worksink' in lstate.h)
+*/
+static l_mem nosink;
+LUAI_DDEF l_threadlocal l_mem *luaE_worksink = &nosink;
+
+/*
+** agentbox: the CPU-time net (see 'luaE_nettickv' in lstate.h)
+*/
+LUAI_DDEF unsigned int luaE_nettickv = 0;
+
+#include <time.h>
+
+static l_mem threadcpu (void) {
+#if defined(CLOCK_THREAD_CPUTIME_ID)
+  struct timespec ts;
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+    return cast(l_mem, ts.tv_sec) * 1000000000 + cast(l_mem, ts.tv_nsec);
+#endif
+  return 0;
+}
+
+void luaE_netbase (global_State *g) {
+  g->cputick = luaE_nettick();
+  if (g->cpulimit > 0)
+    g->cpubase = threadcpu();
+}
+
+void luaE_netlook (lua_State *L) {
+  global_State *g = G(L);
+  g->netseen = luaE_nettick();
+  if (g->cpulimit > 0 && luaE_worksink == &g->work &&
+      threadcpu() - g->cpubase > g->cpulimit)
+    luaG_cpuout(L);
+}
+
+
+void luaE_setworksink (global_State *g, int running) {
+  if (running)
+    luaE_worksink = &g->work;
+  else if (luaE_worksink == &g->work)
+    luaE_worksink = &nosink;
+}
+
+
 static void close_state (lua_State *L) {
   global_State *g = G(L);
+  luaE_setworksink(g, 0);  /* agentbox */
   if (!completestate(g))  /* closing a partially built state? */
     luaC_freeallobjects(L);  /* just collect its objects */
   else {  /* closing a fully built state */
@@ -426,6 +473,11 @@ LUA_API lua_State *lua_newstate (lua_Alloc f, void *ud) {
   g->ids = ids;  /* agentbox: every owner's ids start at 0; the host's count */
   g->nids = 64;
   g->idowner = 0;
+  g->gcmark = 0;  /* agentbox: no emergency collection yet */
+  g->cpulimit = 0;  /* agentbox: no CPU-time net until the host sets one */
+  g->cpubase = 0;
+  g->cputick = g->netseen = 0;
+  g->cpuout = 0;
   g->mainthread = L;
   g->seed = luai_makeseed(L);
   g->gcstp = GCSTPGC;  /* no GC while building state */

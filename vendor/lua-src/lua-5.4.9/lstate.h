@@ -315,6 +315,15 @@ typedef struct global_State {
   unsigned int *ids;  /* the next id of each owner (raw block, 'nids' long) */
   unsigned int nids;  /* owners with an id counter: 0 .. nids-1 */
   unsigned int idowner;  /* whose counter new objects take their ids from */
+  /* agentbox: bytes in use after the last emergency collection (see
+     'luaM_roomfor' in lmem.c) */
+  lu_mem gcmark;
+  /* agentbox: the CPU-time net (see 'lua_setcpulimit' in lapi.c) */
+  l_mem cpulimit;  /* ns of thread CPU time a budgeted call may take; 0: none */
+  l_mem cpubase;  /* the thread's CPU time (ns) near the call's start */
+  unsigned int cputick;  /* the tick at which 'cpubase' was read */
+  unsigned int netseen;  /* the last tick the net looked at */
+  lu_byte cpuout;  /* the net stopped the running call */
 } global_State;
 
 
@@ -418,6 +427,63 @@ LUAI_FUNC unsigned int luaE_threadid (lua_State *L1);  /* agentbox */
 */
 #define luaE_chargework(L,n)  \
 	{ if (l_unlikely((G(L)->work -= (n)) < 0)) luaG_workout(L); }
+
+/*
+** agentbox: work charged without raising, paid at the next charge that
+** may raise (the VM's next call or jump back, 'lua_chargework', a
+** string argument checked with 'luaL_checklstring'). Where a charge may
+** not raise (the API, the host's own code) or no 'lua_State' is at hand
+** (a table's chain, a long string's hash or comparison, a string read as
+** a number), the work is only noted, so it is never free.
+*/
+#define luaE_chargelater(L,n)	(G(L)->work -= cast(l_mem, (n)))
+
+/*
+** agentbox: the budget of the call running on this thread, for charges
+** made where no 'lua_State' is at hand; it points at a counter nobody
+** reads when no budgeted call runs ('lua_setwork', 'lua_agentcall').
+*/
+#if defined(__GNUC__)
+#define l_threadlocal	__thread __attribute__((tls_model("initial-exec")))
+#else
+#define l_threadlocal	_Thread_local
+#endif
+LUAI_DDEC(l_threadlocal l_mem *luaE_worksink;)
+#define luaE_chargesink(n)	(*luaE_worksink -= cast(l_mem, (n)))
+LUAI_FUNC void luaE_setworksink (global_State *g, int running);
+
+/*
+** agentbox: the CPU-time net under the count. A host thread advances
+** 'luaE_nettickv' every few milliseconds ('lua_nettick'); the state looks
+** at it where long C work returns (after a C function, at a C charge): one
+** load and a compare. Only when it moved does the net read the thread's CPU
+** time, and a budgeted call that took more than 'cpulimit' is stopped. A
+** call's start reads the thread's CPU time again only once a tick has
+** passed, so 'cpubase' is at most one tick older than the call.
+*/
+LUAI_DDEC(unsigned int luaE_nettickv;)
+#if defined(__GNUC__)
+#define luaE_nettick()	__atomic_load_n(&luaE_nettickv, __ATOMIC_RELAXED)
+#else
+#define luaE_nettick()	(*(volatile unsigned int *)&luaE_nettickv)
+#endif
+#define luaE_netstart(g)  \
+	{ if (l_unlikely(luaE_nettick() != (g)->cputick)) luaE_netbase(g); }
+#define luaE_netcheck(L)  \
+	{ if (l_unlikely(luaE_nettick() != G(L)->netseen)) luaE_netlook(L); }
+LUAI_FUNC void luaE_netbase (global_State *g);
+LUAI_FUNC void luaE_netlook (lua_State *L);
+
+/*
+** agentbox: the work one byte read, copied, hashed or compared in C costs:
+** a unit per 16 bytes. The costliest per-byte loops of the libraries
+** (decoding UTF-8, quoting with '%q', reading a number) take about 1 ns a
+** byte, a Lua instruction about as long as 2 to 10 bytes; a memcpy is
+** ten times faster. So a unit of budget buys at most about 16 ns of such
+** C work, within a small factor of what it buys in Lua.
+*/
+#define luaE_bytework(l)	(cast(l_mem, (l)) >> 4)
+
 LUAI_FUNC void luaE_freethread (lua_State *L, lua_State *L1);
 LUAI_FUNC CallInfo *luaE_extendCI (lua_State *L, int err);
 LUAI_FUNC void luaE_shrinkCI (lua_State *L);

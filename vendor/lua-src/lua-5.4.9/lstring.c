@@ -34,6 +34,8 @@
 int luaS_eqlngstr (TString *a, TString *b) {
   size_t len = a->u.lnglen;
   lua_assert(a->tt == LUA_VLNGSTR && b->tt == LUA_VLNGSTR);
+  if (a != b && len == b->u.lnglen)  /* agentbox: comparing bytes is work */
+    luaE_chargesink(luaE_bytework(len));
   return (a == b) ||  /* same instance or... */
     ((len == b->u.lnglen) &&  /* equal length and ... */
      (memcmp(getlngstr(a), getlngstr(b), len) == 0));  /* equal contents */
@@ -52,6 +54,7 @@ unsigned int luaS_hashlongstr (TString *ts) {
   lua_assert(ts->tt == LUA_VLNGSTR);
   if (ts->extra == 0) {  /* no hash? */
     size_t len = ts->u.lnglen;
+    luaE_chargesink(luaE_bytework(len));  /* agentbox: hashing is work */
     ts->hash = luaS_hash(getlngstr(ts), len, ts->hash);
     ts->extra = 1;  /* now it has its hash */
   }

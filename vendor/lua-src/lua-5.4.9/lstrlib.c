@@ -168,9 +168,10 @@ static int str_rep (lua_State *L) {
     size_t totallen = (size_t)n * l + (size_t)(n - 1) * lsep;
     luaL_Buffer b;
     char *p = luaL_buffinitsize(L, &b, totallen);
-    /* agentbox: copying is work (charged once the memory is granted, so a
-       string too large for the memory limit fails as such) */
-    lua_chargework(L, (long long)(totallen / 64 + n / 16));
+    /* agentbox: each copy is work (charged once the memory is granted, so a
+       string too large for the memory limit fails as such); the buffer
+       pays for the bytes */
+    lua_chargework(L, (long long)(n / 16));
     while (n-- > 1) {  /* first n-1 copies (followed by separator) */
       memcpy(p, s, l * sizeof(char)); p += l;
       if (lsep > 0) {  /* empty 'memcpy' is not that cheap */

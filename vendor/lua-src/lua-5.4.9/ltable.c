@@ -294,6 +294,15 @@ static unsigned int setlimittosize (Table *t) {
 #define limitasasize(t)	check_exp(isrealasize(t), t->alimit)
 
 
+/*
+** agentbox: a lookup pays for the nodes of a chain it visits past the
+** first few (keys that all hash into one chain make every lookup walk it);
+** tables gets no 'lua_State', so the running call's budget pays later.
+*/
+#define CHAINFREE	8
+#define chainstep(c)	{ if (l_unlikely(++(c) > CHAINFREE)) luaE_chargesink(1); }
+
+
 
 /*
 ** "Generic" get version. (Not that generic: not valid for integers,
@@ -302,6 +311,7 @@ static unsigned int setlimittosize (Table *t) {
 */
 static const TValue *getgeneric (Table *t, const TValue *key, int deadok) {
   Node *n = mainpositionTV(t, key);
+  int steps = 0;
   for (;;) {  /* check whether 'key' is somewhere in the chain */
     if (equalkey(key, n, deadok))
       return gval(n);  /* that's it */
@@ -310,6 +320,7 @@ static const TValue *getgeneric (Table *t, const TValue *key, int deadok) {
       if (nx == 0)
         return &absentkey;  /* not found */
       n += nx;
+      chainstep(steps);
     }
   }
 }
@@ -353,8 +364,10 @@ static unsigned int findindex (lua_State *L, Table *t, TValue *key,
 int luaH_next (lua_State *L, Table *t, StkId key) {
   unsigned int asize = luaH_realasize(t);
   unsigned int i = findindex(L, t, s2v(key), asize);  /* find original key */
+  unsigned int from = i;  /* agentbox: the slots it goes over are work */
   for (; i < asize; i++) {  /* try first array part */
     if (!isempty(&t->array[i])) {  /* a non-empty entry? */
+      luaE_chargelater(L, (i - from) >> 3);  /* agentbox */
       setivalue(s2v(key), i + 1);
       setobj2s(L, key + 1, &t->array[i]);
       return 1;
@@ -363,11 +376,13 @@ int luaH_next (lua_State *L, Table *t, StkId key) {
   for (i -= asize; cast_int(i) < sizenode(t); i++) {  /* hash part */
     if (!isempty(gval(gnode(t, i)))) {  /* a non-empty entry? */
       Node *n = gnode(t, i);
+      luaE_chargelater(L, (i + asize - from) >> 3);  /* agentbox */
       getnodekey(L, s2v(key), n);
       setobj2s(L, key + 1, gval(n));
       return 1;
     }
   }
+  luaE_chargelater(L, (i + asize - from) >> 3);  /* agentbox */
   return 0;  /* no more elements */
 }
 
@@ -509,6 +524,9 @@ static void setnodevector (lua_State *L, Table *t, unsigned int size) {
 /*
 ** (Re)insert all elements from the hash part of 'ot' into table 't'.
 */
+static void luaH_newkey (lua_State *L, Table *t, const TValue *key,
+                                                 TValue *value);  /* agentbox */
+
 static void reinsert (lua_State *L, Table *ot, Table *t) {
   int j;
   int size = sizenode(ot);
@@ -519,7 +537,16 @@ static void reinsert (lua_State *L, Table *ot, Table *t) {
          already present in the table */
       TValue k;
       getnodekey(L, &k, old);
-      luaH_set(L, t, &k, gval(old));
+      /* agentbox: the keys are distinct, so insert without looking each up
+         first: a lookup walks its chain, and keys that all hash into one
+         chain made a resize quadratic (5 s for 100k keys) inside one step
+         that no charge can interrupt */
+      if (keyisinteger(old) &&
+          l_castS2U(keyival(old)) - 1u < luaH_realasize(t)) {
+        setobj2t(L, &t->array[keyival(old) - 1], gval(old));
+      }
+      else
+        luaH_newkey(L, t, &k, gval(old));
     }
   }
 }
@@ -699,8 +726,11 @@ static void luaH_newkey (lua_State *L, Table *t, const TValue *key,
     othern = mainpositionfromnode(t, mp);
     if (othern != mp) {  /* is colliding node out of its main position? */
       /* yes; move colliding node into free position */
-      while (othern + gnext(othern) != mp)  /* find previous */
+      int steps = 0;  /* agentbox: the chain it walks is paid */
+      while (othern + gnext(othern) != mp) {  /* find previous */
         othern += gnext(othern);
+        chainstep(steps);
+      }
       gnext(othern) = cast_int(f - othern);  /* rechain to point to 'f' */
       *f = *mp;  /* copy colliding node into free pos. (mp->next also goes) */
       if (gnext(mp) != 0) {
@@ -758,6 +788,7 @@ const TValue *luaH_getint (Table *t, lua_Integer key) {
   }
   else {  /* key is not in the array part; check the hash */
     Node *n = hashint(t, key);
+    int steps = 0;
     for (;;) {  /* check whether 'key' is somewhere in the chain */
       if (keyisinteger(n) && keyival(n) == key)
         return gval(n);  /* that's it */
@@ -765,6 +796,7 @@ const TValue *luaH_getint (Table *t, lua_Integer key) {
         int nx = gnext(n);
         if (nx == 0) break;
         n += nx;
+        chainstep(steps);
       }
     }
     return &absentkey;
@@ -777,6 +809,7 @@ const TValue *luaH_getint (Table *t, lua_Integer key) {
 */
 const TValue *luaH_getshortstr (Table *t, TString *key) {
   Node *n = hashstr(t, key);
+  int steps = 0;
   lua_assert(key->tt == LUA_VSHRSTR);
   for (;;) {  /* check whether 'key' is somewhere in the chain */
     if (keyisshrstr(n) && eqshrstr(keystrval(n), key))
@@ -786,6 +819,7 @@ const TValue *luaH_getshortstr (Table *t, TString *key) {
       if (nx == 0)
         return &absentkey;  /* not found */
       n += nx;
+      chainstep(steps);
     }
   }
 }

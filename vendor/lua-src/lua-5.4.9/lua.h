@@ -331,6 +331,10 @@ LUA_API void (lua_warning)  (lua_State *L, const char *msg, int tocont);
 LUA_API void (lua_setwork) (lua_State *L, long long units);
 LUA_API long long (lua_getwork) (lua_State *L);
 LUA_API void (lua_chargework) (lua_State *L, long long units);
+LUA_API void (lua_chargelater) (lua_State *L, long long units);
+LUA_API void (lua_setcpulimit) (lua_State *L, long long ns);
+LUA_API int (lua_cpuout) (lua_State *L);
+LUA_API void (lua_nettick) (void);
 /* agentbox: a memory limit the host can move between calls */
 LUA_API void (lua_setmemlimit) (lua_State *L, size_t bytes);
 LUA_API size_t (lua_memused) (lua_State *L);

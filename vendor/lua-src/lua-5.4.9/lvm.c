@@ -93,6 +93,7 @@ static int l_strton (const TValue *obj, TValue *result) {
     return 0;
   else {
     TString *st = tsvalue(obj);
+    luaE_chargesink(luaE_bytework(tsslen(st)));  /* agentbox: reading is work */
     return (luaO_str2num(getstr(st), result) == tsslen(st) + 1);
   }
 }

@@ -293,6 +293,7 @@ fn check_names(c: &mut Checker, spec: &SceneFile, world: &World, spawned: &[Agen
 pub(super) const BUDGET_INSTRUCTIONS: std::ops::RangeInclusive<u64> = 10_000..=10_000_000_000;
 pub(super) const BUDGET_MEMORY_MB: std::ops::RangeInclusive<u64> = 8..=768;
 pub(super) const BUDGET_MAX_AGENTS: std::ops::RangeInclusive<u64> = 1..=1_000_000;
+pub(super) const BUDGET_CPU_MS: std::ops::RangeInclusive<u64> = 10..=600_000;
 
 fn check_budget(c: &mut Checker, spec: &SceneFile) -> ScriptBudget {
     let mut budget = ScriptBudget::default();
@@ -337,6 +338,20 @@ fn check_budget(c: &mut Checker, spec: &SceneFile) -> ScriptBudget {
                     "budget.max_agents must be from {} to {}, got {n}",
                     BUDGET_MAX_AGENTS.start(),
                     BUDGET_MAX_AGENTS.end()
+                ),
+            );
+        }
+    }
+    if let Some(ms) = b.cpu_ms {
+        if BUDGET_CPU_MS.contains(&ms) {
+            budget.cpu_ms = Some(ms);
+        } else {
+            c.error(
+                "budget.cpu_ms",
+                format!(
+                    "budget.cpu_ms must be from {} to {} milliseconds, got {ms}",
+                    BUDGET_CPU_MS.start(),
+                    BUDGET_CPU_MS.end()
                 ),
             );
         }

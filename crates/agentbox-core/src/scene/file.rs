@@ -5,8 +5,8 @@
 
 use super::body::{MAX_AVOID_HORIZON, MAX_BODY_RADIUS, MAX_FORCE};
 use super::build::{
-    BUDGET_INSTRUCTIONS, BUDGET_MAX_AGENTS, BUDGET_MEMORY_MB, MAX_BODY, MAX_COST, MAX_CRUMBS,
-    MAX_SPEED, MAX_TICK_RATE, MAX_TURN_RATE,
+    BUDGET_CPU_MS, BUDGET_INSTRUCTIONS, BUDGET_MAX_AGENTS, BUDGET_MEMORY_MB, MAX_BODY, MAX_COST,
+    MAX_CRUMBS, MAX_SPEED, MAX_TICK_RATE, MAX_TURN_RATE,
 };
 use super::spawn::{MAX_METRICS, MAX_TEST_TICKS};
 use crate::world::WaypointTable;
@@ -121,7 +121,7 @@ pub struct TunableSpec {
     pub step: Option<f64>,
 }
 
-/// `budget: { instructions: N, memory_mb: M, max_agents: A }`.
+/// `budget: { instructions: N, memory_mb: M, max_agents: A, cpu_ms: C }`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BudgetSpec {
@@ -135,6 +135,11 @@ pub struct BudgetSpec {
     /// error); default 50,000.
     #[schemars(range(min = *BUDGET_MAX_AGENTS.start(), max = *BUDGET_MAX_AGENTS.end()))]
     pub max_agents: Option<u64>,
+    /// Milliseconds of thread CPU time one call may take: the net under the instruction count,
+    /// for work the count does not see (default: the larger of 250 and 2.5 us per instruction
+    /// of `instructions`). A call it stops is suspended with `error_kind` `cpu`.
+    #[schemars(range(min = *BUDGET_CPU_MS.start(), max = *BUDGET_CPU_MS.end()))]
+    pub cpu_ms: Option<u64>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

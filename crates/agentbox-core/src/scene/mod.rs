@@ -123,6 +123,9 @@ pub struct ScriptBudget {
     pub memory_mb: u64,
     /// The most agents the scene may hold once scripts spawn.
     pub max_agents: u64,
+    /// Milliseconds of thread CPU time one call may take (`budget.cpu_ms`); `None`: the
+    /// larger of 250 and 2.5 us per instruction.
+    pub cpu_ms: Option<u64>,
 }
 
 impl Default for ScriptBudget {
@@ -131,6 +134,7 @@ impl Default for ScriptBudget {
             instructions: 2_000_000,
             memory_mb: 256,
             max_agents: 50_000,
+            cpu_ms: None,
         }
     }
 }

@@ -46,6 +46,10 @@ pub enum Event {
     /// scene keys it took (`at`, `speed`, `params`, `script`...), or `["added"]` /
     /// `["removed"]` for an entry added to or removed from the file. First on the line.
     Reload { agent: String, fields: Vec<String> },
+    /// The CPU-time net (`budget.cpu_ms`) stopped `agent`'s call this tick: a clock decided
+    /// it, not the count, so a replay may differ from this line on (`reason`: `cpu`). No
+    /// other event says a replay may differ.
+    ReplayMayDiffer { agent: String, reason: String },
 }
 
 impl Event {

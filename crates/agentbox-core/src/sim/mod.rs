@@ -146,6 +146,7 @@ impl Simulation {
         self.prepare_step();
         let decisions = decider.decide(&self.world);
         let mut remarks = decider.take_remarks();
+        let net = clock_stops(&self.world, &decisions);
         let world = Rc::make_mut(&mut self.world);
         let mut report = TickReport::default();
         let mut caused = Vec::new();
@@ -170,6 +171,7 @@ impl Simulation {
 
         let walls = std::mem::take(&mut report.events);
         report.events = std::mem::take(&mut self.noted);
+        report.events.extend(net);
         report
             .events
             .extend((remarks.prints.into_iter()).map(|(agent, text)| Event::Print { agent, text }));
@@ -518,6 +520,22 @@ fn switch_chase_and_evade(action: &mut Action) {
         Action::Chase(_) => Action::Evade(target),
         _ => Action::Chase(target),
     };
+}
+
+/// The events of calls the CPU-time net stopped this tick: the replay may differ from here.
+fn clock_stops(world: &World, decisions: &[(usize, Decision)]) -> Vec<Event> {
+    decisions
+        .iter()
+        .filter_map(|(i, d)| match d {
+            Decision::Failed(e) if e.kind == crate::world::ErrorKind::Cpu => {
+                world.agents.get(*i).map(|a| Event::ReplayMayDiffer {
+                    agent: a.id.to_string(),
+                    reason: "cpu".to_string(),
+                })
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 #[cfg(test)]

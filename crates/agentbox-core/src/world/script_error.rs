@@ -16,6 +16,9 @@ pub enum ErrorKind {
     Budget,
     /// A call went over the memory limit.
     Memory,
+    /// The CPU-time net stopped a call (`budget.cpu_ms`): work the count did not see. A clock
+    /// decided it, so a replay may differ from that tick on.
+    Cpu,
     /// A binding was called with an argument it cannot use.
     BadArgument,
     /// The agent is suspended after a budget or memory stop, until its script reloads, the
@@ -26,7 +29,7 @@ pub enum ErrorKind {
 impl ErrorKind {
     /// Whether an error of this kind suspends the agent.
     pub fn suspends(self) -> bool {
-        matches!(self, ErrorKind::Budget | ErrorKind::Memory)
+        matches!(self, ErrorKind::Budget | ErrorKind::Memory | ErrorKind::Cpu)
     }
 
     pub fn name(self) -> &'static str {
@@ -35,6 +38,7 @@ impl ErrorKind {
             ErrorKind::Runtime => "runtime",
             ErrorKind::Budget => "budget",
             ErrorKind::Memory => "memory",
+            ErrorKind::Cpu => "cpu",
             ErrorKind::BadArgument => "bad_argument",
             ErrorKind::Suspended => "suspended",
         }

@@ -10,13 +10,17 @@
 //! `__tostring`, coroutines in odd orders, huge `string.rep`, pathological patterns, odd
 //! `string.format` specifiers, `table.*` with huge ranges or hostile comparators, `load`,
 //! looping metamethods, `rawset` on the host's tables, big `self.memory` writes, the bindings
-//! with NaN, infinities and wrong types), nested 2–4 levels deep. Each case is a scene with one
+//! with NaN, infinities and wrong types; C-library calls on huge and adversarial arguments in
+//! loops: long strings read, built, hashed and compared, huge varargs, colliding integer keys,
+//! sparse tables, long `or` chains compiled), nested 2–4 levels deep. Each case is a scene with one
 //! hostile agent running the snippet, walled off from a healthy walker that must reach its goal.
 //! The release binary (`target/release/agentbox`) runs it headless for 20 ticks, twice, as a
 //! child under `timeout 30` and `prlimit --as=1GiB`.
 //!
-//! A failure is: a death by signal, a panic message, the time or memory limit, a trace that is
-//! not 20 JSON lines, a walker that did not move, or two runs with different traces. Each kind
+//! A failure is: a death by signal, a panic message, the time or memory limit, a run over 10 s
+//! of CPU time (`/usr/bin/time`; wall time where it is missing),
+//! the CPU-time net firing (work the count missed), a trace that is not 20 JSON lines, a
+//! walker that did not move, or two runs with different traces. Each kind
 //! is saved once under `--out/<kind>/` (the smallest snippet seen of that kind): the snippet,
 //! the scene, the walker and both runs' stderr. It never writes outside `--out` and a scratch
 //! folder under the temp dir; it does not touch the simulation's code.
@@ -205,7 +209,7 @@ impl Gen {
     fn atom(&mut self) -> String {
         let v = self.name();
         let n = self.number();
-        match self.below(65) {
+        match self.below(72) {
             0 => "while true do end".into(),
             1 => format!("repeat local {v} = 1 until false"),
             2 => format!("for {v} = 1, math.huge do end"),
@@ -288,8 +292,86 @@ impl Gen {
                 ])
                 .replace("{v}", &v)
             ),
+            64..=70 => self.huge(&v),
             _ => format!("error({})", self.pick(&["nil", "42", "{}", "print", "coroutine.create(print)", "string.rep('e', 1e6)", "setmetatable({}, { __tostring = function() return 1 end })"])),
         }
+    }
+
+    /// A long string, built cheaply (doubling with `..`).
+    fn long_string(&mut self) -> String {
+        let size = self.pick(&["4e6", "16e6", "1e6", "2^22"]);
+        let piece = self.pick(&[
+            "'x'",
+            "'é'",
+            "'1'",
+            "'\\0\\n\\\"'",
+            "'%'",
+            "'0123456789abcdef'",
+            "'a,'",
+        ]);
+        format!("(function() local s = {piece} while #s < {size} do s = s .. s end return s end)()")
+    }
+
+    /// A C-library call on huge or adversarial arguments, in a loop: each pass must cost what
+    /// its C work costs, or the loop freezes the scene (issue 36's classes: every byte a C
+    /// function reads or builds, huge varargs, colliding keys, long `or` chains, compiling).
+    fn huge(&mut self, v: &str) -> String {
+        let times = self.pick(&["1e9", "3", "1e4"]);
+        let string = format!("local S = {}", self.long_string());
+        let big = format!(
+            "local BIG = {{}} for i = 1, {} do BIG[i] = i end",
+            self.pick(&["4e5", "1e5", "250"])
+        );
+        let or = format!("local OR = {}", self.pick(&["1e5", "3e4", "1e3"]));
+        let sparse = format!(
+            "local SPARSE = {{}} for i = 1, {} do SPARSE[i] = i end for i = 1, #SPARSE - 1 do SPARSE[i] = nil end",
+            self.pick(&["1e6", "1e4"])
+        );
+        let collide = format!(
+            "local COLLIDE, M = {{}}, 2^17 - 1 for i = 1, {} do COLLIDE[i * M] = i end local KEY = 99999 * M",
+            self.pick(&["1e5", "3e4", "10"])
+        );
+        let (setup, call) = match self.below(26) {
+            0 => (&string, "utf8.len(S)".to_string()),
+            1 => (&string, "utf8.codepoint(S, 1, -1)".to_string()),
+            2 => (&string, "tonumber(S)".to_string()),
+            3 => (&string, "tonumber(S, 36)".to_string()),
+            4 => (&string, "S + 0".to_string()),
+            5 => (&string, "table.concat({ 'a', 'b', 'c' }, S)".to_string()),
+            6 => (&string, "string.format(S .. '%d', 1)".to_string()),
+            7 => (&string, "string.format('%q', S)".to_string()),
+            8 => (&string, "string.format('%s%s', S, S)".to_string()),
+            9 => (
+                &string,
+                format!(
+                    "string.pack({}, '')",
+                    self.pick(&["'c4000000'", "'c16000000'", "'i16i16i16i16'", "'s4'"])
+                ),
+            ),
+            10 => (&string, "string.unpack('z', S)".to_string()),
+            11 => (&string, "S:find('y', 1, true)".to_string()),
+            12 => (&string, "S:byte(-1)".to_string()),
+            13 => (&string, "S:sub(1, 1)".to_string()),
+            14 => (&string, "S:len() + #S".to_string()),
+            15 => (&string, "S:rep(2, S)".to_string()),
+            16 => (&string, "({ [S] = 1 })[S .. '']".to_string()),
+            17 => (&string, "rawequal(S, S .. '') or S == S .. ''".to_string()),
+            18 => (&big, "select('#', table.unpack(BIG))".to_string()),
+            19 => (
+                &big,
+                "(function(...) return select('#', ...) end)(table.unpack(BIG))".to_string(),
+            ),
+            20 => (&big, "string.char(table.unpack(BIG, 1, 255))".to_string()),
+            21 => (&big, "math.max(table.unpack(BIG))".to_string()),
+            22 => (
+                &or,
+                "load('return ' .. string.rep('x or ', OR) .. 'x')".to_string(),
+            ),
+            23 => (&or, "load(string.rep('local a = 1 ', OR))".to_string()),
+            24 => (&sparse, "next(SPARSE)".to_string()),
+            _ => (&collide, "COLLIDE[KEY]".to_string()),
+        };
+        format!("local {v} = (function() {setup} for i = 1, {times} do local _ = {call} end end)()")
     }
 
     /// A long-bracket level whose closing bracket does not occur in `body`.
@@ -389,14 +471,27 @@ struct Run {
     out: Output,
     trace: Vec<u8>,
     elapsed: Duration,
+    /// The run's CPU time (user + system), from `/usr/bin/time`; `None` without it.
+    cpu: Option<Duration>,
 }
+
+/// Where `/usr/bin/time` is, to measure a run's CPU time (wall time on a shared machine says
+/// more about the neighbours than about the case).
+const TIME: &str = "/usr/bin/time";
 
 fn run_case(binary: &Path, dir: &Path, run: usize) -> Result<Run, String> {
     let trace = dir.join(format!("trace{run}.jsonl"));
     let _ = std::fs::remove_file(&trace);
+    let cpu_file = dir.join(format!("cpu{run}.txt"));
+    let _ = std::fs::remove_file(&cpu_file);
+    let timed = Path::new(TIME).exists();
     let start = Instant::now();
-    let out = Command::new("/usr/bin/timeout")
-        .args(["-k", "5", "30", "/usr/bin/prlimit", "--as=1073741824", "--"])
+    let mut command = Command::new("/usr/bin/timeout");
+    command.args(["-k", "5", "30", "/usr/bin/prlimit", "--as=1073741824", "--"]);
+    if timed {
+        command.args([TIME, "-f", "%U %S", "-o"]).arg(&cpu_file);
+    }
+    let out = command
         .arg(binary)
         .args([
             "headless",
@@ -412,10 +507,17 @@ fn run_case(binary: &Path, dir: &Path, run: usize) -> Result<Run, String> {
         .map_err(|e| format!("cannot run {}: {e}", binary.display()))?;
     let elapsed = start.elapsed();
     let trace = std::fs::read(&trace).unwrap_or_default();
+    // `/usr/bin/time` writes "Command exited with non-zero status N" first when it fails.
+    let cpu = std::fs::read_to_string(&cpu_file).ok().and_then(|text| {
+        let last = text.lines().last()?.to_string();
+        let mut parts = last.split_whitespace().map(|p| p.parse::<f64>().ok());
+        Some(Duration::from_secs_f64(parts.next()?? + parts.next()??))
+    });
     Ok(Run {
         out,
         trace,
         elapsed,
+        cpu,
     })
 }
 
@@ -440,6 +542,18 @@ fn judge(run: &Run) -> Option<(String, String)> {
             .trim_end_matches(':')
             .replace(['/', '\\', ':', ' ', '\''], "_");
         return Some((format!("panic-{place}"), line.to_string()));
+    }
+    if stderr.contains("cpu time limit exceeded")
+        || run.trace.windows(16).any(|w| w == b"replay_may_diff")
+    {
+        // The count missed some work and the CPU-time net caught it: a class to charge.
+        return Some(("cpu-net".into(), "the CPU-time net fired".into()));
+    }
+    if run.cpu.unwrap_or(run.elapsed) > Duration::from_secs(10) {
+        return Some((
+            "slow".into(),
+            format!("{:?} CPU, {:?} wall", run.cpu, run.elapsed),
+        ));
     }
     match run.out.status.code() {
         Some(0) => {}
