@@ -440,13 +440,14 @@ mod tests {
     use agentbox_core::world::{Agent, Brain, ErrorKind, Tile, World};
     use mlua::Table;
 
-    /// Drawings keep their fixed bounds whatever a script passes: a 16 MB text is kept as
-    /// its first 64 bytes, a 16 MB colour name makes a problem of at most 256 bytes that
-    /// quotes it briefly, and neither holds an address.
+    /// Drawings keep their fixed bounds whatever a script passes: a 64 KiB text is kept as
+    /// its first 64 bytes, a 64 KiB colour name makes a problem of at most 256 bytes that
+    /// quotes it briefly, and neither holds an address. (Each read of the string is paid for,
+    /// a unit per 16 bytes, so a loop over a far larger one ends on the budget.)
     #[test]
     fn huge_drawing_arguments_are_cut_before_they_are_kept() {
         let dir = tempfile::tempdir().unwrap();
-        let script = "local big = string.rep(\"t\", 16 * 1024 * 1024)\nreturn { decide = function(self)\n  for i = 1, 100 do draw.text(self, big, \"red\") draw.line(self, {1, 0}, big) draw.circle(self, {}, 1) end\n  return move.stop()\nend }\n";
+        let script = "local big = string.rep(\"t\", 64 * 1024)\nreturn { decide = function(self)\n  for i = 1, 100 do draw.text(self, big, \"red\") draw.line(self, {1, 0}, big) draw.circle(self, {}, 1) end\n  return move.stop()\nend }\n";
         let path = dir.path().join("d.lua");
         std::fs::write(&path, script).unwrap();
         let mut host = ScriptHost::new(0).unwrap();
@@ -475,7 +476,7 @@ mod tests {
             frame
                 .problems
                 .iter()
-                .any(|(_, p)| p.contains("(16777216 bytes)")),
+                .any(|(_, p)| p.contains("(65536 bytes)")),
             "{:?}",
             frame.problems
         );
