@@ -440,6 +440,23 @@ mod tests {
     use agentbox_core::world::{Agent, Brain, ErrorKind, Tile, World};
     use mlua::Table;
 
+    /// Writes each script into `dir`, loads it and adds an agent running it at tile (0, 0).
+    fn add_scripted(
+        host: &mut ScriptHost,
+        dir: &std::path::Path,
+        world: &mut World,
+        agents: &[(&str, &str)],
+    ) {
+        for &(id, text) in agents {
+            let path = dir.join(format!("{id}.lua"));
+            std::fs::write(&path, text).unwrap();
+            host.load(&path).unwrap();
+            let mut agent = Agent::new(id, Tile::new(0, 0));
+            agent.brain = Brain::Script(path);
+            world.agents.push(agent);
+        }
+    }
+
     /// Drawings keep their fixed bounds whatever a script passes: a 64 KiB text is kept as
     /// its first 64 bytes, a 64 KiB colour name makes a problem of at most 256 bytes that
     /// quotes it briefly, and neither holds an address. (Each read of the string is paid for,
@@ -500,14 +517,12 @@ mod tests {
                 .unwrap();
             nav.raw_set("broken", broken).unwrap();
         }
-        for (id, text) in [("caller", caller), ("walker", walker)] {
-            let path = dir.path().join(format!("{id}.lua"));
-            std::fs::write(&path, text).unwrap();
-            host.load(&path).unwrap();
-            let mut agent = Agent::new(id, Tile::new(0, 0));
-            agent.brain = Brain::Script(path);
-            world.agents.push(agent);
-        }
+        add_scripted(
+            &mut host,
+            dir.path(),
+            &mut world,
+            &[("caller", caller), ("walker", walker)],
+        );
         let mut sim = Simulation::new(world);
         let mut failures = 0;
         for tick in 0..6 {
@@ -562,14 +577,12 @@ mod tests {
                 .unwrap();
             nav.raw_set("spin", spin).unwrap();
         }
-        for (id, text) in [("spinner", spinner), ("walker", walker)] {
-            let path = dir.path().join(format!("{id}.lua"));
-            std::fs::write(&path, text).unwrap();
-            host.load(&path).unwrap();
-            let mut agent = Agent::new(id, Tile::new(0, 0));
-            agent.brain = Brain::Script(path);
-            world.agents.push(agent);
-        }
+        add_scripted(
+            &mut host,
+            dir.path(),
+            &mut world,
+            &[("spinner", spinner), ("walker", walker)],
+        );
         let mut sim = Simulation::new(world);
         let report = sim.step(&mut host);
         let spinner = sim.world().agent("spinner").unwrap();
