@@ -123,16 +123,7 @@ fn dijkstra(width: i32, height: i32, bits: &Bits, (x, y): (i32, i32), rule: Diag
             done[i] = true;
             let d = dist[i];
             let (cx, cy) = ((i % w) as i32, (i / w) as i32);
-            for (dx, dy) in [
-                (0, -1),
-                (1, 0),
-                (0, 1),
-                (-1, 0),
-                (-1, -1),
-                (1, -1),
-                (1, 1),
-                (-1, 1),
-            ] {
+            for (dx, dy) in super::search::DIRS {
                 let (nx, ny) = (cx + dx, cy + dy);
                 // Cells outside the map read as blocked (`Bits` has a blocked border).
                 if !bits.free(nx, ny) {
