@@ -109,13 +109,28 @@ pub(super) fn check(paths: &[PathBuf]) -> io::Result<ExitCode> {
 }
 
 /// Prints a located error for every name `path` reads that the Lua API does not have (see
-/// `agentbox_lua::lint`); whether there was none. A file that cannot be read is left to the
-/// compile step, which reports it.
+/// `agentbox_lua::lint`); whether there was none. The file is read as the loader reads it (a
+/// script file's size bound, regular files only): one it cannot read is left to the compile
+/// step, which reports it. A script too deep to lint is a located warning, not a failure: Lua
+/// judges whether it compiles.
 fn lint_file(path: &Path) -> bool {
-    let Ok(source) = std::fs::read_to_string(path) else {
+    use agentbox_core::files::{Disk, FileKind, Files};
+    let Ok(bytes) = Disk.read(path, FileKind::Script) else {
         return true;
     };
-    let findings = lint::lint(&source);
+    let findings = match lint::lint(&String::from_utf8_lossy(&bytes)) {
+        Ok(findings) => findings,
+        Err(not) => {
+            eprintln!(
+                "{}:{}:{}: warning: {}",
+                path.display(),
+                not.line,
+                not.column,
+                not.message
+            );
+            return true;
+        }
+    };
     for f in &findings {
         eprintln!(
             "{}:{}:{}: error: {}",

@@ -13,7 +13,10 @@
 //!
 //! It only reads text: it runs nothing and touches no Lua state.
 
+mod nesting;
+
 use crate::bindings::{library, Home};
+use agentbox_core::files::{ReadError, MAX_SCRIPT_BYTES};
 use full_moon::ast::{
     self, Block, Call, Expression, Field, FunctionArgs, FunctionBody, Index, LastStmt, Parameter,
     Prefix, Stmt, Suffix, Var,
@@ -68,9 +71,71 @@ fn declared(home: Home, name: &str) -> bool {
         .any(|b| b.short_name() == name)
 }
 
-/// Every name `source` reads that the API does not have, in source order. A source that does
-/// not parse gives none: compiling it reports the syntax error.
-pub fn lint(source: &str) -> Vec<Finding> {
+/// Every name `source` reads that the API does not have, in source order, or why `source`
+/// cannot be linted: it is larger than a script file may be ([`MAX_SCRIPT_BYTES`]), or its
+/// syntax tree could nest deeper than the linter's bound (see `nesting.rs`), located at the
+/// token that goes past it. A source that does not parse gives none: compiling it reports the
+/// syntax error.
+///
+/// The parse, the walk and the tree's drop all recurse once per level of the tree: they run on
+/// a thread of their own whose stack ([`STACK_BYTES`]) holds the deepest tree the bound lets
+/// through, so no input overflows the caller's stack.
+pub fn lint(source: &str) -> Result<Vec<Finding>, Unlinted> {
+    if source.len() as u64 > MAX_SCRIPT_BYTES {
+        return Err(Unlinted {
+            line: 1,
+            column: 1,
+            message: format!(
+                "too large to lint: {}",
+                ReadError::TooLarge(MAX_SCRIPT_BYTES)
+            ),
+        });
+    }
+    if let Some((line, column)) = nesting::too_deep_at(source) {
+        return Err(Unlinted {
+            line,
+            column,
+            message: format!(
+                "too deeply nested to lint: over {} levels of brackets, blocks and operators here",
+                nesting::MAX_DEPTH
+            ),
+        });
+    }
+    let failed = |why: String| Unlinted {
+        line: 1,
+        column: 1,
+        message: format!("cannot lint: {why}"),
+    };
+    std::thread::scope(|scope| {
+        let walk = std::thread::Builder::new()
+            .name("lint".into())
+            .stack_size(STACK_BYTES)
+            .spawn_scoped(scope, || lint_parsed(source))
+            .map_err(|e| failed(format!("cannot start the linter: {e}")))?;
+        walk.join()
+            .map_err(|_| failed("the Lua parser failed on this script".into()))
+    })
+}
+
+/// The stack of the thread that parses and walks a script: room for a tree [`nesting`]
+/// lets through ([`nesting::MAX_DEPTH`] levels) with a debug build's frames (about 64 KiB a
+/// level at worst, measured; a release build's take under half). It is address
+/// space reserved, not memory: only the pages a deep script touches are used.
+const STACK_BYTES: usize = 128 * 1024 * 1024;
+
+/// A source the linter did not read, and where.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unlinted {
+    /// 1-based line of the place: the token that nests too deep, or 1.
+    pub line: usize,
+    /// 1-based column (in characters) of the same.
+    pub column: usize,
+    /// `too deeply nested to lint: over 1000 levels of brackets, blocks and operators here`.
+    pub message: String,
+}
+
+/// [`lint`]'s parse and walk, on a stack deep enough for `source`.
+fn lint_parsed(source: &str) -> Vec<Finding> {
     let Ok(ast) = full_moon::parse_fallible(source, LuaVersion::lua54()).into_result() else {
         return Vec::new();
     };
@@ -391,6 +456,7 @@ mod tests {
 
     fn messages(source: &str) -> Vec<String> {
         lint(source)
+            .expect("linted")
             .into_iter()
             .map(|f| format!("{}:{}: {}", f.line, f.column, f.message))
             .collect()
@@ -429,6 +495,7 @@ mod tests {
             local z = function(world) return world.f end\n\
             while move.g do end\nf(move.h)\nf{nav.i}\nt[move.j] = 1\nlocal s = move.stop\n";
         let found: Vec<String> = lint(source)
+            .expect("linted")
             .into_iter()
             .map(|f| f.message.split(' ').next().unwrap_or("").to_string())
             .collect();
@@ -450,7 +517,7 @@ mod tests {
             if path.extension().is_some_and(|e| e == "lua") {
                 let source = std::fs::read_to_string(&path).unwrap();
                 assert!(full_moon::parse(&source).is_ok(), "{}", path.display());
-                assert_eq!(lint(&source), [], "{}", path.display());
+                assert_eq!(lint(&source), Ok(vec![]), "{}", path.display());
                 seen += 1;
             }
         }
@@ -459,6 +526,81 @@ mod tests {
 
     #[test]
     fn a_source_that_does_not_parse_gives_nothing() {
-        assert!(lint("local = move.chsae").is_empty());
+        assert_eq!(lint("local = move.chsae"), Ok(vec![]));
+    }
+
+    /// The deepest trees the bound lets through, of every kind that nests, are linted on the
+    /// linter's own stack (a debug build's frames are the largest); one level more is refused
+    /// at its token.
+    #[test]
+    fn the_deepest_scripts_the_bound_allows_are_linted_and_deeper_ones_located() {
+        let depth = nesting::MAX_DEPTH;
+        let shapes = [
+            format!("return move.chsae{}", " + 1".repeat(depth)),
+            format!("return move.chsae{}", " .. 1".repeat(depth)),
+            format!("return {}move.chsae", "not -".repeat(depth / 2)),
+            format!(
+                "return {}move.chsae{}",
+                "(".repeat(depth),
+                ")".repeat(depth)
+            ),
+            format!(
+                "return {}move.chsae{}",
+                "{".repeat(depth),
+                "}".repeat(depth)
+            ),
+            format!(
+                "return {}move.chsae{}",
+                "t[".repeat(depth),
+                "]".repeat(depth)
+            ),
+            format!(
+                "return {}move.chsae{}",
+                "f(".repeat(depth),
+                ")".repeat(depth)
+            ),
+            format!(
+                "return {}move.chsae{}",
+                // Each body's parameter list is a level while it is read.
+                "function() return ".repeat(depth - 1),
+                " end".repeat(depth - 1)
+            ),
+            format!(
+                "{}x = move.chsae{}",
+                "if a then ".repeat(depth),
+                " end".repeat(depth)
+            ),
+            format!(
+                "return {}move.chsae{}",
+                "(1 + ".repeat(depth / 2),
+                ")".repeat(depth / 2)
+            ),
+        ];
+        for shape in &shapes {
+            let found = lint(shape).unwrap_or_else(|e| panic!("{e:?} in {}", &shape[..60]));
+            assert_eq!(found.len(), 1, "{}", &shape[..60]);
+            let deeper = format!("do {shape} end");
+            let refused = lint(&deeper).expect_err(&deeper[..60]);
+            assert_eq!(refused.line, 1);
+            let expected = format!("too deeply nested to lint: over {depth} levels of brackets");
+            assert!(
+                refused.message.starts_with(&expected),
+                "{}",
+                refused.message
+            );
+        }
+    }
+
+    #[test]
+    fn a_source_larger_than_a_script_file_is_not_linted() {
+        let source = format!("return 1 --{}", "x".repeat(MAX_SCRIPT_BYTES as usize));
+        assert_eq!(
+            lint(&source),
+            Err(Unlinted {
+                line: 1,
+                column: 1,
+                message: "too large to lint: larger than 4 MiB, the most a file may have".into()
+            })
+        );
     }
 }
