@@ -155,6 +155,7 @@ impl Budget {
             host_refused: Cell::new(None),
         };
         budget.set_memory_limit(memory);
+        protect_mlua_allocations(lua)?;
         start_net_tick();
         budget.set_cpu_limit();
         Ok(budget)
@@ -526,6 +527,20 @@ pub fn host_reserve(cap: usize) -> usize {
     agent_memory(cap).saturating_mul(2)
 }
 
+/// Makes mlua protect every allocation it makes on the host's behalf (tables, strings,
+/// userdata, table writes, pushed values), as it does when it holds a memory limit itself.
+///
+/// The patched VM refuses allocations on its own (an agent over its quota, the cap), which
+/// mlua cannot see: without a limit of its own, mlua calls the allocating C API directly and
+/// a refusal inside a binding (a Rust function Lua called) would `longjmp` through its Rust
+/// frames to the script's `pcall`, skipping their destructors (undefined behaviour). With a
+/// limit set, mlua makes such calls in a protected call, and the refusal comes back to the
+/// binding as an `Err`, whose frames return normally. The limit given is one mlua's allocator
+/// can never reach (`isize::MAX` bytes), so mlua itself refuses nothing: the VM's quota and
+/// cap decide.
+fn protect_mlua_allocations(lua: &Lua) -> mlua::Result<()> {
+    lua.set_memory_limit(usize::MAX).map(|_| ())
+}
 /// Whether a budgeted call was stopped by a limit (which suspends the agent that made it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stop {
