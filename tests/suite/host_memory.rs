@@ -198,3 +198,109 @@ fn print_writes_invalid_utf8_as_replacement_characters() {
         .unwrap_or_else(|| panic!("no print event: {line}"));
     assert_eq!(printed["text"], "p.lua:1: caf\u{fffd}\t\u{fffd}!");
 }
+
+/// Agents named after a binding: each fills its memory to its quota at its own tick (linking
+/// small tables until the VM refuses one, inside a `pcall`), then calls its binding, which must
+/// make a fresh result. The reporter (same script: module locals are shared) prints what each
+/// call raised.
+const AT_QUOTA: &str = r#"
+local CALLS = {
+  agents = function(self, world) return world:agents() end,
+  heard = function(self) return self:heard() end,
+  touching = function(self) return self:touching() end,
+  path = function(self, _, goal) return nav.path(self.pos, goal) end,
+  next = function(self, _, _, field) return field:next(self.pos) end,
+}
+local ORDER = { "agents", "heard", "touching", "path", "next" }
+local reached, raised = {}, {}
+for _, name in ipairs(ORDER) do reached[name], raised[name] = false, false end
+local M = {}
+function M.decide(self, world)
+  local call = CALLS[self.id]
+  if call and world:tick() == 1 + #self.id then
+    -- Everything the call needs is made before the quota is full.
+    local goal, field = { x = 9, y = 2 }, nav.flow({ x = 9, y = 2 })
+    local _ = self.pos.x
+    local hoard
+    pcall(function() while true do hoard = { hoard } end end)
+    reached[self.id] = true
+    local _, err = pcall(call, self, world, goal, field)
+    raised[self.id] = err
+  elseif self.id == "reporter" and world:tick() == 20 then
+    for _, name in ipairs(ORDER) do print("at quota:", name, reached[name], tostring(raised[name])) end
+  end
+  return move.stop()
+end
+return M
+"#;
+
+/// Walks to (10, 3), calling bindings that make fresh tables every tick.
+const BUSY_WALKER: &str = "return { decide = function(self, world)\n  local _ = world:agents()\n  local _ = self:inbox()\n  local _ = self:heard()\n  return move.to({ x = 10, y = 3 })\nend }\n";
+
+#[test]
+fn a_binding_called_at_a_full_quota_returns_its_refusal_and_the_scene_goes_on() {
+    // The VM refuses an allocation over the agent's quota on its own; mlua must make every
+    // allocation of a binding in a protected call, so the refusal comes back to the binding
+    // as an error (mlua's `memory error: ...`) and its Rust frames return, instead of a
+    // `longjmp` through them (the VM's bare `not enough memory`), which skipped their
+    // destructors: undefined behaviour, whatever it seemed to do.
+    let names = ["agents", "heard", "touching", "path", "next"];
+    let mut scene = String::from(
+        "name: at-quota\ntick_rate: 30\nbudget: { memory_mb: 8 }\nmap:\n  rows: |\n    ############\n    #..........#\n    #..........#\n    #..........#\n    ############\nagents:\n",
+    );
+    for (i, name) in names.iter().enumerate() {
+        scene.push_str(&format!(
+            "  - {{ id: {name}, at: [{}, 1], script: at_quota.lua }}\n",
+            1 + i
+        ));
+    }
+    scene.push_str("  - { id: reporter, at: [9, 1], script: at_quota.lua }\n");
+    scene.push_str("  - { id: walker, at: [1, 3], script: walker.lua }\n");
+    let dir = scratch(&[
+        ("scene.yaml", &scene),
+        ("at_quota.lua", AT_QUOTA),
+        ("walker.lua", BUSY_WALKER),
+    ]);
+    let args = [
+        "headless",
+        "scene.yaml",
+        "--ticks",
+        "90",
+        "--trace",
+        "-",
+        "--allow-errors",
+    ];
+    let run = common::limited::run_limited(dir.path(), &args);
+    assert_eq!(run.code, Some(0), "signal {:?}: {}", run.signal, run.stderr);
+    let lines: Vec<serde_json::Value> = run
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("trace line is JSON"))
+        .collect();
+    assert_eq!(lines.len(), 90);
+    let last = lines.last().unwrap();
+    for name in names {
+        let a = agent(last, name);
+        assert_eq!(a["error_kind"], "memory", "{name}: {a}");
+        assert_eq!(a["suspended"], true, "{name}: {a}");
+        let error = a["error"].as_str().unwrap();
+        assert!(
+            error.contains("memory limit exceeded (an agent may hold 2 MB"),
+            "{name}: {error}"
+        );
+        let said = format!("at quota:\t{name}\ttrue\tmemory error: not enough memory");
+        assert!(
+            run.stderr.contains(&said),
+            "{name}'s binding was reached at the full quota and returned its refusal as an \
+             error (not a longjmp through it): {}",
+            run.stderr
+        );
+    }
+    let walker = agent(last, "walker");
+    assert!(walker.get("error").is_none(), "{walker}");
+    let (x, y) = pos(last, "walker");
+    assert!(
+        (x - 10.0).abs() < 0.05 && (y - 3.0).abs() < 0.05,
+        "({x}, {y})"
+    );
+}

@@ -42,8 +42,18 @@
 //! The host's own allocations never meet a full cap: between calls (and in
 //! [`Budget::as_host`]) the state may hold a [reserve](host_reserve) more than the cap, so
 //! stopping an agent, clearing its memory or making the next round's views cannot be refused
-//! (mlua makes such allocations unprotected, and a refusal there aborts the process); a call
+//! (a refusal there would fail the host's own work, between any two agents' calls); a call
 //! starts with the cap itself again.
+//!
+//! Inside a call, a refusal can meet a binding (a Rust function Lua called) at any of the
+//! allocations it makes through mlua: a result table, a string, a field set. mlua protects those
+//! calls only when it holds a memory limit of its own, so [`Budget::install`] gives it one its
+//! allocator never reaches (`protect_mlua_allocations`): the refusal then comes back to the
+//! binding as an error and its Rust frames return, where it would otherwise `longjmp` through
+//! them and skip their destructors. Our own C-API code either runs inside `exec_raw` (a
+//! protected call) or is a raw C function that keeps nothing needing a drop alive across a call
+//! that may raise (`raw.rs`'s audit rules), so a refusal anywhere ends as a memory stop and
+//! nothing the host holds is left half-done.
 //!
 //! Beside what the VM counts, each agent has an account of the host's memory kept on its
 //! behalf (`host_memory.rs`: flow handles, queued effects, labels, print lines, plots,
@@ -155,6 +165,7 @@ impl Budget {
             host_refused: Cell::new(None),
         };
         budget.set_memory_limit(memory);
+        protect_mlua_allocations(lua)?;
         start_net_tick();
         budget.set_cpu_limit();
         Ok(budget)
@@ -526,6 +537,20 @@ pub fn host_reserve(cap: usize) -> usize {
     agent_memory(cap).saturating_mul(2)
 }
 
+/// Makes mlua protect every allocation it makes on the host's behalf (tables, strings,
+/// userdata, table writes, pushed values), as it does when it holds a memory limit itself.
+///
+/// The patched VM refuses allocations on its own (an agent over its quota, the cap), which
+/// mlua cannot see: without a limit of its own, mlua calls the allocating C API directly and
+/// a refusal inside a binding (a Rust function Lua called) would `longjmp` through its Rust
+/// frames to the script's `pcall`, skipping their destructors (undefined behaviour). With a
+/// limit set, mlua makes such calls in a protected call, and the refusal comes back to the
+/// binding as an `Err`, whose frames return normally. The limit given is one mlua's allocator
+/// can never reach (`isize::MAX` bytes), so mlua itself refuses nothing: the VM's quota and
+/// cap decide.
+fn protect_mlua_allocations(lua: &Lua) -> mlua::Result<()> {
+    lua.set_memory_limit(usize::MAX).map(|_| ())
+}
 /// Whether a budgeted call was stopped by a limit (which suspends the agent that made it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stop {
