@@ -501,7 +501,17 @@ static void adjust_assign (LexState *ls, int nvars, int nexps, expdesc *e) {
 }
 
 
-#define enterlevel(ls)	luaE_incCstack(ls->L)
+/*
+** agentbox: a nesting too deep for the C stack is a syntax error at the
+** token where it happens, so the message says where ('luaE_incCstack'
+** would raise "C stack overflow" with no line: the running function is
+** the C 'load')
+*/
+static void enterlevel (LexState *ls) {
+  if (l_unlikely(getCcalls(ls->L) + 1 >= LUAI_MAXCCALLS))
+    luaX_syntaxerror(ls, "chunk has too many syntax levels");
+  luaE_incCstack(ls->L);
+}
 
 
 #define leavelevel(ls) ((ls)->L->nCcalls--)
