@@ -688,9 +688,9 @@ unsafe fn push_copy(state: *mut ffi::lua_State, from: c_int) {
 /// that is refused (a full cap of memory no stop can free, such as module-level tables the
 /// agents share), the old table is emptied in place instead, which allocates nothing.
 pub fn clear_memory(lua: &Lua, this: &Table) {
-    // SAFETY: `exec_raw` runs the closure in a protected call with `this` at 1 and room for
-    // 3 more values; each call below uses at most 3 slots and only `this`'s `memory` field
-    // (an existing key: setting it allocates nothing).
+    // `exec_raw` runs the closure in a protected call with `this` at 1 and room for 3 more
+    // values; each call below uses at most 3 slots and only `this`'s `memory` field.
+    // SAFETY: as above (an existing key: setting it allocates nothing).
     let fresh = unsafe {
         lua.exec_raw::<()>(this, |state| {
             ffi::lua_createtable(state, 0, 0);
