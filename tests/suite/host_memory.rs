@@ -77,6 +77,17 @@ fn run_hoarders(
         .collect())
 }
 
+/// The walker beside the hostile agents ended with no error at its goal, (10, 3).
+fn assert_walker_arrived(last: &serde_json::Value) {
+    let walker = agent(last, "walker");
+    assert!(walker.get("error").is_none(), "{walker}");
+    let (x, y) = pos(last, "walker");
+    assert!(
+        (x - 10.0).abs() < 0.05 && (y - 3.0).abs() < 0.05,
+        "({x}, {y})"
+    );
+}
+
 fn agent<'a>(line: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
     line["agents"]
         .as_array()
@@ -96,13 +107,7 @@ fn four_hoarders_at_a_small_cap_are_stopped_and_the_process_runs_on() {
         assert_eq!(h["error_kind"], "memory", "h{i}: {h}");
         assert_eq!(h["suspended"], true, "h{i}: {h}");
     }
-    let walker = agent(last, "walker");
-    assert!(walker.get("error").is_none(), "{walker}");
-    let (x, y) = pos(last, "walker");
-    assert!(
-        (x - 10.0).abs() < 0.05 && (y - 3.0).abs() < 0.05,
-        "({x}, {y})"
-    );
+    assert_walker_arrived(last);
 }
 
 #[test]
@@ -296,11 +301,5 @@ fn a_binding_called_at_a_full_quota_returns_its_refusal_and_the_scene_goes_on() 
             run.stderr
         );
     }
-    let walker = agent(last, "walker");
-    assert!(walker.get("error").is_none(), "{walker}");
-    let (x, y) = pos(last, "walker");
-    assert!(
-        (x - 10.0).abs() < 0.05 && (y - 3.0).abs() < 0.05,
-        "({x}, {y})"
-    );
+    assert_walker_arrived(last);
 }
