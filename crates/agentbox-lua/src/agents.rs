@@ -19,13 +19,13 @@ use mlua::{ffi, Lua, Table, Value};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::{c_int, c_void};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::rc::Rc;
 
 /// Per-agent Lua state.
 pub struct Slot {
-    /// The agent's id.
-    pub id: String,
+    /// The agent's id, one string shared with the maps keyed by it.
+    pub id: Rc<str>,
     /// The number its Lua memory is counted under (see `budget.rs`); the same for an id for
     /// the host's life, so blocks an agent left behind never count against another.
     pub owner: u32,
@@ -36,7 +36,8 @@ pub struct Slot {
     /// How many cache lines from `this_ptr` hold its header, its fields and its `params`
     /// (`decide_loop::prefetch_self`).
     pub lines: u8,
-    pub script: PathBuf,
+    /// The script it runs, shared by the slots made for it together.
+    pub script: Rc<Path>,
     /// The module generation `init`/`on_reload` last ran for; `None` before `init`.
     pub seen_generation: Option<u64>,
     /// The agent index and view table `self` shares its `pos`, `vel` and `tile` with.
@@ -108,7 +109,7 @@ impl SelfRef {
 pub struct Slots {
     pub all: Vec<Option<Slot>>,
     pub free: Vec<usize>,
-    pub by_id: FastMap<String, usize>,
+    pub by_id: FastMap<Rc<str>, usize>,
     pub at: Vec<usize>,
     pub roster: Roster,
 }
@@ -131,6 +132,7 @@ impl Slots {
     pub fn reserve(&mut self, agents: usize) {
         self.all
             .reserve_exact(agents.saturating_sub(self.all.len()));
+        self.at.reserve_exact(agents.saturating_sub(self.at.len()));
     }
 
     /// The slot number of the agent at `index` (with id `id`).
@@ -169,7 +171,7 @@ impl Slots {
         self.all.get_mut(k)?.take()
     }
 
-    pub fn ids(&self) -> Vec<String> {
+    pub fn ids(&self) -> Vec<Rc<str>> {
         self.by_id.keys().cloned().collect()
     }
 }
@@ -179,7 +181,7 @@ pub struct Agents {
     /// Per agent; looked up for every decision, never iterated in an order that shows.
     pub slots: Slots,
     /// Each agent id's memory owner number (see [`Slot::owner`]).
-    owners: FastMap<String, u32>,
+    owners: FastMap<Rc<str>, u32>,
     /// Agents stopped because all scripts together hit the memory cap while they held the
     /// most (by slot, with the bytes they held), told at their next turn.
     pub victims: RefCell<BTreeMap<usize, usize>>,
@@ -201,6 +203,8 @@ pub struct Agents {
 /// `self` tables' size hint is kept and how much room it gives.
 struct ScriptInfo<'w> {
     script: &'w Path,
+    /// The path its slots share.
+    shared: Rc<Path>,
     module: Option<(u64, c_int, bool)>,
     hint: (i64, usize),
 }
@@ -230,6 +234,23 @@ impl Agents {
         }
     }
 
+    /// Agent `id`'s id as the slots and maps share it, and its memory owner number (a new
+    /// one, the next, for an id not seen before).
+    fn owner_of(&mut self, id: &str) -> (Rc<str>, u32) {
+        if let Some((id, &owner)) = self.owners.get_key_value(id) {
+            return (Rc::clone(id), owner);
+        }
+        let (id, owner) = (Rc::<str>::from(id), self.owners.len() as u32 + 1);
+        self.owners.insert(Rc::clone(&id), owner);
+        (id, owner)
+    }
+
+    /// Room for `agents` slots and their random streams (see [`Slots::reserve`]).
+    pub fn reserve(&mut self, agents: usize) {
+        self.slots.reserve(agents);
+        self.rngs.reserve(agents);
+    }
+
     /// A new slot for `agent` running `script`: its `self` with its `params`, made with the
     /// room the last `self` of the script has grown to.
     pub fn new_slot(
@@ -239,8 +260,7 @@ impl Agents {
         agent: &Agent,
         script: &Path,
     ) -> mlua::Result<Slot> {
-        let next = self.owners.len() as u32 + 1;
-        let owner = *self.owners.entry(agent.id.clone()).or_insert(next);
+        let (id, owner) = self.owner_of(&agent.id);
         // Room for the fields every `self` holds (params, id, kind, pos) without regrowing, or
         // for as many as the last `self` of this script holds by now (`Views::sized_table`);
         // `memory` is made on first use (see `views`), so a crowd that never reads it keeps
@@ -251,13 +271,13 @@ impl Agents {
         registry_table(lua, SELVES)?.raw_set(agent.id.as_str(), &this)?;
         let key = SelfRef::new(lua, &this)?;
         Ok(Slot {
-            id: agent.id.clone(),
+            id,
             owner,
             this_ref: key.id(),
             this_ptr,
             lines: decide_loop::self_lines(slots),
             this: key,
-            script: script.to_path_buf(),
+            script: Rc::from(script),
             seen_generation: None,
             linked: None,
             checked: None,
@@ -310,6 +330,7 @@ impl Agents {
                     let hint = views.room(lua, script, views::TableUse::Self_, 4)?;
                     scripts.push(ScriptInfo {
                         script,
+                        shared: Rc::from(script.as_path()),
                         module,
                         hint,
                     });
@@ -346,12 +367,10 @@ impl Agents {
         }
         let n = &views.names;
         let args = (
-            sandbox_protected(lua)?,
             views.meta(),
             registry_table(lua, SELVES)?,
             templates,
             views.size_hints(),
-            "self",
             "params",
             &n[views::ID],
             &n[views::KIND],
@@ -364,48 +383,46 @@ impl Agents {
                     .unwrap_or(usize::MAX)
             })
             .collect();
-        // `exec_raw` pushes the nine values above (stack 1..9); each agent's `self` is
-        // made at 10, with its id string at 11, and the stack is back at 9 after each. An
-        // allocation failure raises through `exec_raw`'s protected call: what was made by
-        // then is in `wanted` (references and numbers only live across the calls).
+        // `exec_raw` pushes the seven values above (stack 1..7); each agent's `self` is
+        // made at 8, with its id string at 9, and the stack is back at 7 after each. Its
+        // metatable locks it (`Views::lock_name`). An allocation failure raises through
+        // `exec_raw`'s protected call: what was made by then is in `wanted` (references and
+        // numbers only live across the calls).
         // SAFETY: as said above.
         let result = unsafe {
             lua.exec_raw::<()>(args, |state| {
                 for (w, new) in wanted.iter_mut().enumerate() {
                     let (key, room) = scripts[new.script].hint;
                     ffi::lua_createtable(state, 0, room as c_int);
-                    ffi::lua_pushvalue(state, 7);
-                    ffi::lua_rawgeti(state, 4, new.params);
+                    ffi::lua_pushvalue(state, 5);
+                    ffi::lua_rawgeti(state, 3, new.params);
                     if ffi::lua_type(state, -1) == ffi::LUA_TTABLE {
                         push_copy(state, -1);
                         ffi::lua_rotate(state, -2, 1);
                         ffi::lua_settop(state, -2);
                     }
-                    ffi::lua_rawset(state, 10);
-                    ffi::lua_pushvalue(state, 2);
-                    ffi::lua_setmetatable(state, 10);
-                    crate::ffi::lua_setreadonly(state, 10);
-                    ffi::lua_pushvalue(state, 10);
-                    ffi::lua_pushvalue(state, 6);
-                    ffi::lua_rawset(state, 1);
+                    ffi::lua_rawset(state, 8);
+                    ffi::lua_pushvalue(state, 1);
+                    ffi::lua_setmetatable(state, 8);
+                    crate::ffi::lua_setreadonly(state, 8);
                     let id = new.agent.id.as_bytes();
                     ffi::lua_pushlstring(state, id.as_ptr().cast(), id.len());
-                    ffi::lua_pushvalue(state, 8);
-                    ffi::lua_pushvalue(state, 11);
-                    ffi::lua_rawset(state, 10);
-                    let kind = new.agent.kind.as_bytes();
+                    ffi::lua_pushvalue(state, 6);
                     ffi::lua_pushvalue(state, 9);
+                    ffi::lua_rawset(state, 8);
+                    let kind = new.agent.kind.as_bytes();
+                    ffi::lua_pushvalue(state, 7);
                     ffi::lua_pushlstring(state, kind.as_ptr().cast(), kind.len());
-                    ffi::lua_rawset(state, 10);
-                    ffi::lua_pushvalue(state, 11);
-                    ffi::lua_pushvalue(state, 10);
-                    ffi::lua_rawset(state, 3);
-                    ffi::lua_settop(state, 10);
+                    ffi::lua_rawset(state, 8);
+                    ffi::lua_pushvalue(state, 9);
+                    ffi::lua_pushvalue(state, 8);
+                    ffi::lua_rawset(state, 2);
+                    ffi::lua_settop(state, 8);
                     if last_of_script[new.script] == w {
-                        ffi::lua_pushvalue(state, 10);
-                        ffi::lua_rawseti(state, 5, key);
+                        ffi::lua_pushvalue(state, 8);
+                        ffi::lua_rawseti(state, 4, key);
                     }
-                    let ptr = ffi::lua_topointer(state, 10) as usize;
+                    let ptr = ffi::lua_topointer(state, 8) as usize;
                     let this = SelfRef::pop(state);
                     new.made = Some((this.0, ptr));
                 }
@@ -422,17 +439,16 @@ impl Agents {
             let Some((generation, module, init)) = info.module else {
                 continue;
             };
-            let next = self.owners.len() as u32 + 1;
-            let owner = *self.owners.entry(new.agent.id.clone()).or_insert(next);
+            let (id, owner) = self.owner_of(&new.agent.id);
             let ready = !init;
             let slot = Slot {
-                id: new.agent.id.clone(),
+                id,
                 owner,
                 this: SelfRef(this),
                 this_ref: this,
                 this_ptr: ptr as *const c_void,
                 lines: decide_loop::self_lines(views::slots_of(info.hint.1)),
-                script: info.script.to_path_buf(),
+                script: Rc::clone(&info.shared),
                 seen_generation: ready.then_some(generation),
                 linked: views.view_ptr(new.index).map(|p| (new.index, p)),
                 checked: ready.then_some((generations, module, roster)),
@@ -493,7 +509,7 @@ impl Agents {
             this.raw_set("params", json_to_lua(lua, &agent.params)?)?;
         }
         if let Some(script) = script {
-            slot.script = script.to_path_buf();
+            slot.script = Rc::from(script);
             slot.seen_generation = None;
             slot.checked = None;
             self.slots.at.clear();
@@ -507,8 +523,8 @@ impl Agents {
         // A hashed set, and only the gone ids copied: a scene save checks every agent here.
         let ids: std::collections::HashSet<&str, std::hash::BuildHasherDefault<Fnv1a>> =
             world.agents.iter().map(|a| a.id.as_str()).collect();
-        let gone: Vec<String> = (self.slots.by_id.keys())
-            .filter(|id| !ids.contains(id.as_str()))
+        let gone: Vec<Rc<str>> = (self.slots.by_id.keys())
+            .filter(|id| !ids.contains(&&***id))
             .cloned()
             .collect();
         for id in gone {
@@ -565,7 +581,7 @@ impl Agents {
                 Ok(Value::Nil) | Err(_) => serde_json::Value::Object(Default::default()),
                 Ok(memory) => memory::to_json(&memory),
             };
-            out.insert(slot.id.clone(), memory);
+            out.insert(slot.id.to_string(), memory);
         }
         out
     }
@@ -645,11 +661,6 @@ impl Agents {
             }
         }
     }
-}
-
-/// The host's protected tables (see `sandbox::protect`).
-fn sandbox_protected(lua: &Lua) -> mlua::Result<Table> {
-    crate::sandbox::protected_tables(lua)
 }
 
 /// Pushes a copy of the table at `from` whose tables are copies too (a `params` table made by
