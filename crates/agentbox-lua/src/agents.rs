@@ -109,14 +109,46 @@ impl SelfRef {
 pub struct Slots {
     pub all: Vec<Option<Slot>>,
     pub free: Vec<usize>,
-    pub by_id: FastMap<Rc<str>, usize>,
+    /// Every agent id the host has run: its memory owner number, kept for the host's life, and
+    /// its slot while it has one. One map (and one string per id, shared with the slot) for
+    /// both, not two.
+    by_id: FastMap<Rc<str>, Known>,
     pub at: Vec<usize>,
     pub roster: Roster,
 }
 
+/// What [`Slots`] keeps of an agent id.
+#[derive(Clone, Copy)]
+struct Known {
+    /// Its memory owner number (see [`Slot::owner`]).
+    owner: u32,
+    /// Its slot, or [`NO_SLOT`].
+    slot: u32,
+}
+
+const NO_SLOT: u32 = u32::MAX;
+
 impl Slots {
     pub fn get(&self, id: &str) -> Option<&Slot> {
-        self.all.get(*self.by_id.get(id)?)?.as_ref()
+        self.all.get(self.slot_of(id)?)?.as_ref()
+    }
+
+    /// The slot number of agent `id`, if it has a slot.
+    pub fn slot_of(&self, id: &str) -> Option<usize> {
+        let known = self.by_id.get(id)?;
+        (known.slot != NO_SLOT).then_some(known.slot as usize)
+    }
+
+    /// Agent `id`'s id as the slots and the map share it, and its memory owner number (a new
+    /// one, the next, for an id not seen before).
+    fn owner_of(&mut self, id: &str) -> (Rc<str>, u32) {
+        if let Some((id, known)) = self.by_id.get_key_value(id) {
+            return (Rc::clone(id), known.owner);
+        }
+        let (id, owner) = (Rc::<str>::from(id), self.by_id.len() as u32 + 1);
+        let slot = NO_SLOT;
+        self.by_id.insert(Rc::clone(&id), Known { owner, slot });
+        (id, owner)
     }
 
     /// Starts a round for a world with this agent roster.
@@ -142,7 +174,7 @@ impl Slots {
                 return Some(k);
             }
         }
-        let k = *self.by_id.get(id)?;
+        let k = self.slot_of(id)?;
         if self.at.len() <= index {
             self.at.resize(index + 1, usize::MAX);
         }
@@ -159,20 +191,28 @@ impl Slots {
                 self.all.len() - 1
             }
         };
-        self.by_id.insert(slot.id.clone(), k);
+        let (owner, slot_k) = (slot.owner, k as u32);
+        let known = (self.by_id.entry(Rc::clone(&slot.id))).or_insert(Known { owner, slot: 0 });
+        known.slot = slot_k;
         self.all[k] = Some(slot);
         (k, old)
     }
 
     pub fn remove(&mut self, id: &str) -> Option<Slot> {
-        let k = self.by_id.remove(id)?;
+        let known = self.by_id.get_mut(id)?;
+        if known.slot == NO_SLOT {
+            return None;
+        }
+        let k = std::mem::replace(&mut known.slot, NO_SLOT) as usize;
         self.at.clear();
         self.free.push(k);
         self.all.get_mut(k)?.take()
     }
 
+    /// The ids of the agents with a slot.
     pub fn ids(&self) -> Vec<Rc<str>> {
-        self.by_id.keys().cloned().collect()
+        let with_slot = self.by_id.iter().filter(|(_, known)| known.slot != NO_SLOT);
+        with_slot.map(|(id, _)| Rc::clone(id)).collect()
     }
 }
 
@@ -180,8 +220,6 @@ impl Slots {
 pub struct Agents {
     /// Per agent; looked up for every decision, never iterated in an order that shows.
     pub slots: Slots,
-    /// Each agent id's memory owner number (see [`Slot::owner`]).
-    owners: FastMap<Rc<str>, u32>,
     /// Agents stopped because all scripts together hit the memory cap while they held the
     /// most (by slot, with the bytes they held), told at their next turn.
     pub victims: RefCell<BTreeMap<usize, usize>>,
@@ -224,7 +262,6 @@ impl Agents {
     pub fn new(seed: u64, rngs: Rc<Rngs>) -> Self {
         Agents {
             slots: Slots::default(),
-            owners: FastMap::default(),
             victims: Default::default(),
             init_failures: Default::default(),
             changes: 0,
@@ -232,17 +269,6 @@ impl Agents {
             seed,
             made_for: Roster::UNKNOWN,
         }
-    }
-
-    /// Agent `id`'s id as the slots and maps share it, and its memory owner number (a new
-    /// one, the next, for an id not seen before).
-    fn owner_of(&mut self, id: &str) -> (Rc<str>, u32) {
-        if let Some((id, &owner)) = self.owners.get_key_value(id) {
-            return (Rc::clone(id), owner);
-        }
-        let (id, owner) = (Rc::<str>::from(id), self.owners.len() as u32 + 1);
-        self.owners.insert(Rc::clone(&id), owner);
-        (id, owner)
     }
 
     /// Room for `agents` slots and their random streams (see [`Slots::reserve`]).
@@ -260,7 +286,7 @@ impl Agents {
         agent: &Agent,
         script: &Path,
     ) -> mlua::Result<Slot> {
-        let (id, owner) = self.owner_of(&agent.id);
+        let (id, owner) = self.slots.owner_of(&agent.id);
         // Room for the fields every `self` holds (params, id, kind, pos) without regrowing, or
         // for as many as the last `self` of this script holds by now (`Views::sized_table`);
         // `memory` is made on first use (see `views`), so a crowd that never reads it keeps
@@ -439,7 +465,7 @@ impl Agents {
             let Some((generation, module, init)) = info.module else {
                 continue;
             };
-            let (id, owner) = self.owner_of(&new.agent.id);
+            let (id, owner) = self.slots.owner_of(&new.agent.id);
             let ready = !init;
             let slot = Slot {
                 id,
@@ -476,7 +502,7 @@ impl Agents {
     /// Forgets one agent's `self`: it starts over with `init`.
     pub fn forget(&mut self, lua: &Lua, views: &Views, id: &str) {
         self.changes += 1;
-        if let Some(&k) = self.slots.by_id.get(id) {
+        if let Some(k) = self.slots.slot_of(id) {
             self.victims.borrow_mut().remove(&k);
         }
         if let Ok(selves) = registry_table(lua, SELVES) {
@@ -498,7 +524,7 @@ impl Agents {
         params: bool,
         script: Option<&Path>,
     ) -> mlua::Result<bool> {
-        let Some(&k) = self.slots.by_id.get(agent.id.as_str()) else {
+        let Some(k) = self.slots.slot_of(&agent.id) else {
             return Ok(false);
         };
         let Some(slot) = self.slots.all.get_mut(k).and_then(Option::as_mut) else {
@@ -523,9 +549,9 @@ impl Agents {
         // A hashed set, and only the gone ids copied: a scene save checks every agent here.
         let ids: std::collections::HashSet<&str, std::hash::BuildHasherDefault<Fnv1a>> =
             world.agents.iter().map(|a| a.id.as_str()).collect();
-        let gone: Vec<Rc<str>> = (self.slots.by_id.keys())
-            .filter(|id| !ids.contains(&&***id))
-            .cloned()
+        let gone: Vec<Rc<str>> = (self.slots.by_id.iter())
+            .filter(|(id, known)| known.slot != NO_SLOT && !ids.contains(&***id))
+            .map(|(id, _)| Rc::clone(id))
             .collect();
         for id in gone {
             self.forget(lua, views, &id);
@@ -538,7 +564,12 @@ impl Agents {
         for id in self.slots.ids() {
             self.forget(lua, views, &id);
         }
-        self.slots = Slots::default();
+        // The ids keep their owner numbers (see `Slot::owner`).
+        let by_id = std::mem::take(&mut self.slots.by_id);
+        self.slots = Slots {
+            by_id,
+            ..Slots::default()
+        };
         self.victims.borrow_mut().clear();
         self.rngs.reset();
     }
