@@ -19,13 +19,13 @@ use mlua::{ffi, Lua, Table, Value};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::{c_int, c_void};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::rc::Rc;
 
 /// Per-agent Lua state.
 pub struct Slot {
-    /// The agent's id.
-    pub id: String,
+    /// The agent's id, one string shared with the maps keyed by it.
+    pub id: Rc<str>,
     /// The number its Lua memory is counted under (see `budget.rs`); the same for an id for
     /// the host's life, so blocks an agent left behind never count against another.
     pub owner: u32,
@@ -36,7 +36,8 @@ pub struct Slot {
     /// How many cache lines from `this_ptr` hold its header, its fields and its `params`
     /// (`decide_loop::prefetch_self`).
     pub lines: u8,
-    pub script: PathBuf,
+    /// The script it runs, shared by the slots made for it together.
+    pub script: Rc<Path>,
     /// The module generation `init`/`on_reload` last ran for; `None` before `init`.
     pub seen_generation: Option<u64>,
     /// The agent index and view table `self` shares its `pos`, `vel` and `tile` with.
@@ -108,14 +109,46 @@ impl SelfRef {
 pub struct Slots {
     pub all: Vec<Option<Slot>>,
     pub free: Vec<usize>,
-    pub by_id: FastMap<String, usize>,
+    /// Every agent id the host has run: its memory owner number, kept for the host's life, and
+    /// its slot while it has one. One map (and one string per id, shared with the slot) for
+    /// both, not two.
+    by_id: FastMap<Rc<str>, Known>,
     pub at: Vec<usize>,
     pub roster: Roster,
 }
 
+/// What [`Slots`] keeps of an agent id.
+#[derive(Clone, Copy)]
+struct Known {
+    /// Its memory owner number (see [`Slot::owner`]).
+    owner: u32,
+    /// Its slot, or [`NO_SLOT`].
+    slot: u32,
+}
+
+const NO_SLOT: u32 = u32::MAX;
+
 impl Slots {
     pub fn get(&self, id: &str) -> Option<&Slot> {
-        self.all.get(*self.by_id.get(id)?)?.as_ref()
+        self.all.get(self.slot_of(id)?)?.as_ref()
+    }
+
+    /// The slot number of agent `id`, if it has a slot.
+    pub fn slot_of(&self, id: &str) -> Option<usize> {
+        let known = self.by_id.get(id)?;
+        (known.slot != NO_SLOT).then_some(known.slot as usize)
+    }
+
+    /// Agent `id`'s id as the slots and the map share it, and its memory owner number (a new
+    /// one, the next, for an id not seen before).
+    fn owner_of(&mut self, id: &str) -> (Rc<str>, u32) {
+        if let Some((id, known)) = self.by_id.get_key_value(id) {
+            return (Rc::clone(id), known.owner);
+        }
+        let (id, owner) = (Rc::<str>::from(id), self.by_id.len() as u32 + 1);
+        let slot = NO_SLOT;
+        self.by_id.insert(Rc::clone(&id), Known { owner, slot });
+        (id, owner)
     }
 
     /// Starts a round for a world with this agent roster.
@@ -131,6 +164,7 @@ impl Slots {
     pub fn reserve(&mut self, agents: usize) {
         self.all
             .reserve_exact(agents.saturating_sub(self.all.len()));
+        self.at.reserve_exact(agents.saturating_sub(self.at.len()));
     }
 
     /// The slot number of the agent at `index` (with id `id`).
@@ -140,7 +174,7 @@ impl Slots {
                 return Some(k);
             }
         }
-        let k = *self.by_id.get(id)?;
+        let k = self.slot_of(id)?;
         if self.at.len() <= index {
             self.at.resize(index + 1, usize::MAX);
         }
@@ -157,20 +191,28 @@ impl Slots {
                 self.all.len() - 1
             }
         };
-        self.by_id.insert(slot.id.clone(), k);
+        let (owner, slot_k) = (slot.owner, k as u32);
+        let known = (self.by_id.entry(Rc::clone(&slot.id))).or_insert(Known { owner, slot: 0 });
+        known.slot = slot_k;
         self.all[k] = Some(slot);
         (k, old)
     }
 
     pub fn remove(&mut self, id: &str) -> Option<Slot> {
-        let k = self.by_id.remove(id)?;
+        let known = self.by_id.get_mut(id)?;
+        if known.slot == NO_SLOT {
+            return None;
+        }
+        let k = std::mem::replace(&mut known.slot, NO_SLOT) as usize;
         self.at.clear();
         self.free.push(k);
         self.all.get_mut(k)?.take()
     }
 
-    pub fn ids(&self) -> Vec<String> {
-        self.by_id.keys().cloned().collect()
+    /// The ids of the agents with a slot.
+    pub fn ids(&self) -> Vec<Rc<str>> {
+        let with_slot = self.by_id.iter().filter(|(_, known)| known.slot != NO_SLOT);
+        with_slot.map(|(id, _)| Rc::clone(id)).collect()
     }
 }
 
@@ -178,8 +220,6 @@ impl Slots {
 pub struct Agents {
     /// Per agent; looked up for every decision, never iterated in an order that shows.
     pub slots: Slots,
-    /// Each agent id's memory owner number (see [`Slot::owner`]).
-    owners: FastMap<String, u32>,
     /// Agents stopped because all scripts together hit the memory cap while they held the
     /// most (by slot, with the bytes they held), told at their next turn.
     pub victims: RefCell<BTreeMap<usize, usize>>,
@@ -201,6 +241,8 @@ pub struct Agents {
 /// `self` tables' size hint is kept and how much room it gives.
 struct ScriptInfo<'w> {
     script: &'w Path,
+    /// The path its slots share.
+    shared: Rc<Path>,
     module: Option<(u64, c_int, bool)>,
     hint: (i64, usize),
 }
@@ -220,7 +262,6 @@ impl Agents {
     pub fn new(seed: u64, rngs: Rc<Rngs>) -> Self {
         Agents {
             slots: Slots::default(),
-            owners: FastMap::default(),
             victims: Default::default(),
             init_failures: Default::default(),
             changes: 0,
@@ -228,6 +269,12 @@ impl Agents {
             seed,
             made_for: Roster::UNKNOWN,
         }
+    }
+
+    /// Room for `agents` slots and their random streams (see [`Slots::reserve`]).
+    pub fn reserve(&mut self, agents: usize) {
+        self.slots.reserve(agents);
+        self.rngs.reserve(agents);
     }
 
     /// A new slot for `agent` running `script`: its `self` with its `params`, made with the
@@ -239,8 +286,7 @@ impl Agents {
         agent: &Agent,
         script: &Path,
     ) -> mlua::Result<Slot> {
-        let next = self.owners.len() as u32 + 1;
-        let owner = *self.owners.entry(agent.id.clone()).or_insert(next);
+        let (id, owner) = self.slots.owner_of(&agent.id);
         // Room for the fields every `self` holds (params, id, kind, pos) without regrowing, or
         // for as many as the last `self` of this script holds by now (`Views::sized_table`);
         // `memory` is made on first use (see `views`), so a crowd that never reads it keeps
@@ -251,13 +297,13 @@ impl Agents {
         registry_table(lua, SELVES)?.raw_set(agent.id.as_str(), &this)?;
         let key = SelfRef::new(lua, &this)?;
         Ok(Slot {
-            id: agent.id.clone(),
+            id,
             owner,
             this_ref: key.id(),
             this_ptr,
             lines: decide_loop::self_lines(slots),
             this: key,
-            script: script.to_path_buf(),
+            script: Rc::from(script),
             seen_generation: None,
             linked: None,
             checked: None,
@@ -310,6 +356,7 @@ impl Agents {
                     let hint = views.room(lua, script, views::TableUse::Self_, 4)?;
                     scripts.push(ScriptInfo {
                         script,
+                        shared: Rc::from(script.as_path()),
                         module,
                         hint,
                     });
@@ -346,12 +393,10 @@ impl Agents {
         }
         let n = &views.names;
         let args = (
-            sandbox_protected(lua)?,
             views.meta(),
             registry_table(lua, SELVES)?,
             templates,
             views.size_hints(),
-            "self",
             "params",
             &n[views::ID],
             &n[views::KIND],
@@ -364,48 +409,46 @@ impl Agents {
                     .unwrap_or(usize::MAX)
             })
             .collect();
-        // `exec_raw` pushes the nine values above (stack 1..9); each agent's `self` is
-        // made at 10, with its id string at 11, and the stack is back at 9 after each. An
-        // allocation failure raises through `exec_raw`'s protected call: what was made by
-        // then is in `wanted` (references and numbers only live across the calls).
+        // `exec_raw` pushes the seven values above (stack 1..7); each agent's `self` is
+        // made at 8, with its id string at 9, and the stack is back at 7 after each. Its
+        // metatable locks it (`Views::lock_name`). An allocation failure raises through
+        // `exec_raw`'s protected call: what was made by then is in `wanted` (references and
+        // numbers only live across the calls).
         // SAFETY: as said above.
         let result = unsafe {
             lua.exec_raw::<()>(args, |state| {
                 for (w, new) in wanted.iter_mut().enumerate() {
                     let (key, room) = scripts[new.script].hint;
                     ffi::lua_createtable(state, 0, room as c_int);
-                    ffi::lua_pushvalue(state, 7);
-                    ffi::lua_rawgeti(state, 4, new.params);
+                    ffi::lua_pushvalue(state, 5);
+                    ffi::lua_rawgeti(state, 3, new.params);
                     if ffi::lua_type(state, -1) == ffi::LUA_TTABLE {
                         push_copy(state, -1);
                         ffi::lua_rotate(state, -2, 1);
                         ffi::lua_settop(state, -2);
                     }
-                    ffi::lua_rawset(state, 10);
-                    ffi::lua_pushvalue(state, 2);
-                    ffi::lua_setmetatable(state, 10);
-                    crate::ffi::lua_setreadonly(state, 10);
-                    ffi::lua_pushvalue(state, 10);
-                    ffi::lua_pushvalue(state, 6);
-                    ffi::lua_rawset(state, 1);
+                    ffi::lua_rawset(state, 8);
+                    ffi::lua_pushvalue(state, 1);
+                    ffi::lua_setmetatable(state, 8);
+                    crate::ffi::lua_setreadonly(state, 8);
                     let id = new.agent.id.as_bytes();
                     ffi::lua_pushlstring(state, id.as_ptr().cast(), id.len());
-                    ffi::lua_pushvalue(state, 8);
-                    ffi::lua_pushvalue(state, 11);
-                    ffi::lua_rawset(state, 10);
-                    let kind = new.agent.kind.as_bytes();
+                    ffi::lua_pushvalue(state, 6);
                     ffi::lua_pushvalue(state, 9);
+                    ffi::lua_rawset(state, 8);
+                    let kind = new.agent.kind.as_bytes();
+                    ffi::lua_pushvalue(state, 7);
                     ffi::lua_pushlstring(state, kind.as_ptr().cast(), kind.len());
-                    ffi::lua_rawset(state, 10);
-                    ffi::lua_pushvalue(state, 11);
-                    ffi::lua_pushvalue(state, 10);
-                    ffi::lua_rawset(state, 3);
-                    ffi::lua_settop(state, 10);
+                    ffi::lua_rawset(state, 8);
+                    ffi::lua_pushvalue(state, 9);
+                    ffi::lua_pushvalue(state, 8);
+                    ffi::lua_rawset(state, 2);
+                    ffi::lua_settop(state, 8);
                     if last_of_script[new.script] == w {
-                        ffi::lua_pushvalue(state, 10);
-                        ffi::lua_rawseti(state, 5, key);
+                        ffi::lua_pushvalue(state, 8);
+                        ffi::lua_rawseti(state, 4, key);
                     }
-                    let ptr = ffi::lua_topointer(state, 10) as usize;
+                    let ptr = ffi::lua_topointer(state, 8) as usize;
                     let this = SelfRef::pop(state);
                     new.made = Some((this.0, ptr));
                 }
@@ -422,17 +465,16 @@ impl Agents {
             let Some((generation, module, init)) = info.module else {
                 continue;
             };
-            let next = self.owners.len() as u32 + 1;
-            let owner = *self.owners.entry(new.agent.id.clone()).or_insert(next);
+            let (id, owner) = self.slots.owner_of(&new.agent.id);
             let ready = !init;
             let slot = Slot {
-                id: new.agent.id.clone(),
+                id,
                 owner,
                 this: SelfRef(this),
                 this_ref: this,
                 this_ptr: ptr as *const c_void,
                 lines: decide_loop::self_lines(views::slots_of(info.hint.1)),
-                script: info.script.to_path_buf(),
+                script: Rc::clone(&info.shared),
                 seen_generation: ready.then_some(generation),
                 linked: views.view_ptr(new.index).map(|p| (new.index, p)),
                 checked: ready.then_some((generations, module, roster)),
@@ -460,7 +502,7 @@ impl Agents {
     /// Forgets one agent's `self`: it starts over with `init`.
     pub fn forget(&mut self, lua: &Lua, views: &Views, id: &str) {
         self.changes += 1;
-        if let Some(&k) = self.slots.by_id.get(id) {
+        if let Some(k) = self.slots.slot_of(id) {
             self.victims.borrow_mut().remove(&k);
         }
         if let Ok(selves) = registry_table(lua, SELVES) {
@@ -482,7 +524,7 @@ impl Agents {
         params: bool,
         script: Option<&Path>,
     ) -> mlua::Result<bool> {
-        let Some(&k) = self.slots.by_id.get(agent.id.as_str()) else {
+        let Some(k) = self.slots.slot_of(&agent.id) else {
             return Ok(false);
         };
         let Some(slot) = self.slots.all.get_mut(k).and_then(Option::as_mut) else {
@@ -493,7 +535,7 @@ impl Agents {
             this.raw_set("params", json_to_lua(lua, &agent.params)?)?;
         }
         if let Some(script) = script {
-            slot.script = script.to_path_buf();
+            slot.script = Rc::from(script);
             slot.seen_generation = None;
             slot.checked = None;
             self.slots.at.clear();
@@ -507,9 +549,9 @@ impl Agents {
         // A hashed set, and only the gone ids copied: a scene save checks every agent here.
         let ids: std::collections::HashSet<&str, std::hash::BuildHasherDefault<Fnv1a>> =
             world.agents.iter().map(|a| a.id.as_str()).collect();
-        let gone: Vec<String> = (self.slots.by_id.keys())
-            .filter(|id| !ids.contains(id.as_str()))
-            .cloned()
+        let gone: Vec<Rc<str>> = (self.slots.by_id.iter())
+            .filter(|(id, known)| known.slot != NO_SLOT && !ids.contains(&***id))
+            .map(|(id, _)| Rc::clone(id))
             .collect();
         for id in gone {
             self.forget(lua, views, &id);
@@ -522,7 +564,12 @@ impl Agents {
         for id in self.slots.ids() {
             self.forget(lua, views, &id);
         }
-        self.slots = Slots::default();
+        // The ids keep their owner numbers (see `Slot::owner`).
+        let by_id = std::mem::take(&mut self.slots.by_id);
+        self.slots = Slots {
+            by_id,
+            ..Slots::default()
+        };
         self.victims.borrow_mut().clear();
         self.rngs.reset();
     }
@@ -565,7 +612,7 @@ impl Agents {
                 Ok(Value::Nil) | Err(_) => serde_json::Value::Object(Default::default()),
                 Ok(memory) => memory::to_json(&memory),
             };
-            out.insert(slot.id.clone(), memory);
+            out.insert(slot.id.to_string(), memory);
         }
         out
     }
@@ -645,11 +692,6 @@ impl Agents {
             }
         }
     }
-}
-
-/// The host's protected tables (see `sandbox::protect`).
-fn sandbox_protected(lua: &Lua) -> mlua::Result<Table> {
-    crate::sandbox::protected_tables(lua)
 }
 
 /// Pushes a copy of the table at `from` whose tables are copies too (a `params` table made by

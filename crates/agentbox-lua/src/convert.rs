@@ -6,100 +6,163 @@
 
 use super::errors::located;
 use super::views::{ID, POS, X, Y};
-use agentbox_core::world::spatial::FastMap;
 use agentbox_core::world::{tile_of, Action, AgentRef, Target, World};
 use glam::{DVec2, IVec2};
-use mlua::{ffi, AnyUserData, Lua, MetaMethod, Table, UserData, UserDataMethods, Value};
-use std::cell::{Cell, RefCell};
-use std::ffi::c_int;
-use std::rc::{Rc, Weak};
+use mlua::{ffi, AnyUserData, Lua, Table, Value};
+use std::ffi::{c_int, c_void};
 
-/// Every live action userdata by address (entries leave when the userdata is collected), so
-/// the decision loop reads what `decide` returned without an mlua type check. Each entry
-/// points at the action inside its userdata's `LuaAction`, so an action is kept once (a
-/// crowd keeps tens of thousands of them in the `move.*` caches), not once more here.
-#[derive(Default)]
-pub struct ActionBook(RefCell<FastMap<usize, *const Action>>);
-
-impl ActionBook {
-    /// Lists the action `action` of the userdata at `at`.
-    ///
-    /// # Safety
-    /// `action` points into a [`LuaAction`] that stays where it is until its `Drop` removes
-    /// the entry (mlua keeps a userdata's value in one allocation for its life; nothing here
-    /// takes the value out of its userdata).
-    unsafe fn insert(&self, at: usize, action: *const Action) {
-        self.0.borrow_mut().insert(at, action);
-    }
-
-    fn remove(&self, at: usize) {
-        self.0.borrow_mut().remove(&at);
-    }
-
-    /// The action of the userdata at `at`, if it is one.
-    #[inline]
-    pub fn get(&self, at: usize) -> Option<Action> {
-        let book = self.0.borrow();
-        let action = *book.get(&at)?;
-        // SAFETY: an entry lives only while its `LuaAction` does (its `Drop` removes it, and
-        // `insert`'s contract keeps it in place), and no action is changed after it is made.
-        Some(unsafe { (*action).clone() })
-    }
+/// The metatable every action shares, made once per state ([`ActionMeta::new`], kept in the
+/// raw context): an action is a full userdata whose block is the [`Action`] itself, known by
+/// this metatable. So an action costs one Lua block (its userdata), not also a boxed copy in
+/// Rust and an entry in a table of live actions by address, as an mlua userdata did: a crowd
+/// keeps tens of thousands of them in the `move.*` caches. The decision loop reads what
+/// `decide` returned by comparing the metatable's address ([`action_at`]), without mlua.
+pub struct ActionMeta {
+    table: Table,
+    ptr: *const c_void,
 }
 
-/// An action returned by a `move.*` function, handed back by `decide`. Made only by
-/// [`make_action`], which lists it in the state's [`ActionBook`] by address until it is
-/// collected, so the decision loop can read it without an mlua type check.
-#[derive(Debug)]
-pub struct LuaAction {
-    pub action: Action,
-    book: Weak<ActionBook>,
-    at: Cell<usize>,
-}
+// A userdata's block is aligned for any C type (Lua's `LUAI_MAXALIGN`: 8 bytes on the
+// platforms Lua runs on here); an `Action` needs no more.
+const _: () = assert!(std::mem::align_of::<Action>() <= 8);
 
-impl Drop for LuaAction {
-    fn drop(&mut self) {
-        if let Some(book) = self.book.upgrade() {
-            book.remove(self.at.get());
-        }
-    }
-}
-
-impl UserData for LuaAction {
-    fn add_methods<M: UserDataMethods<Self>>(methods: &mut M) {
-        methods.add_meta_method(MetaMethod::ToString, |_, this, ()| {
-            Ok(format!("move.{}", this.action.name()))
-        });
-        // `action:*`, as declared in `bindings/action.rs`.
+impl ActionMeta {
+    /// The metatable: `action:*` (as declared in `bindings/action.rs`) in its `__index`,
+    /// `__tostring` (`move.chase`), and `__gc`, which drops the action in place.
+    pub fn new(lua: &Lua) -> mlua::Result<ActionMeta> {
+        let table = lua.create_table()?;
+        let methods = lua.create_table()?;
         for binding in crate::bindings::action::ACTION.bindings {
             if let crate::bindings::Make::ActionMethod(method) = binding.make {
-                methods.add_method(binding.short_name(), move |_, this, ()| {
-                    Ok(method(&this.action))
-                });
+                let name = binding.name;
+                let f =
+                    lua.create_function(move |lua, this: Value| match action_of(lua, &this) {
+                        Some(action) => Ok(method(&action)),
+                        None => Err(located(
+                            lua,
+                            format!(
+                                "bad argument #1 to '{name}' (an action expected, got {})",
+                                this.type_name()
+                            ),
+                        )),
+                    })?;
+                methods.raw_set(binding.short_name(), f)?;
             }
         }
+        table.raw_set("__index", methods)?;
+        let to_string = lua.create_function(|lua, this: Value| {
+            Ok(action_of(lua, &this)
+                .map_or_else(|| "userdata".into(), |a| format!("move.{}", a.name())))
+        })?;
+        table.raw_set("__tostring", to_string)?;
+        // SAFETY: pushes a C function without upvalues (`lua_pushcclosure` with none
+        // allocates nothing); `exec_raw` protects the call all the same.
+        let gc = unsafe {
+            lua.exec_raw::<mlua::Function>((), |state| {
+                ffi::lua_pushcfunction(state, drop_action);
+            })?
+        };
+        table.raw_set("__gc", gc)?;
+        let ptr = table.to_pointer();
+        Ok(ActionMeta { table, ptr })
+    }
+
+    /// The metatable's address, which marks a userdata as an action ([`action_at`]).
+    pub fn ptr(&self) -> *const c_void {
+        self.ptr
+    }
+
+    /// The metatable.
+    pub fn table(&self) -> &Table {
+        &self.table
     }
 }
 
-/// A new action userdata, listed in the book.
+/// `__gc` of actions: drops the action in its block (Lua calls it once per userdata, and no
+/// script can reach the metatable to call it: `getmetatable` shows no userdata's).
+unsafe extern "C-unwind" fn drop_action(state: *mut ffi::lua_State) -> c_int {
+    // SAFETY: Lua calls `__gc` with the userdata at 1, whose block holds an `Action` written
+    // by `make_action` before the metatable was set; dropping an `Action` frees Rust memory
+    // only, and never panics.
+    unsafe {
+        let block = ffi::lua_touserdata(state, 1) as *mut Action;
+        if !block.is_null() {
+            std::ptr::drop_in_place(block);
+        }
+    }
+    0
+}
+
+/// The action of the value at `at` on the stack, if it is an action (a userdata with the
+/// actions' metatable `meta`).
+///
+/// # Safety
+/// A live state with room for one value; the reference lives as long as the value does.
+#[inline]
+pub unsafe fn action_at<'a>(
+    state: *mut ffi::lua_State,
+    at: c_int,
+    meta: *const c_void,
+) -> Option<&'a Action> {
+    // SAFETY: the caller's contract; these calls read the stack and never raise. Only
+    // `make_action` sets this metatable, on a block holding an `Action`.
+    unsafe {
+        if ffi::lua_type(state, at) != ffi::LUA_TUSERDATA || ffi::lua_getmetatable(state, at) == 0 {
+            return None;
+        }
+        let same = ffi::lua_topointer(state, -1) == meta;
+        ffi::lua_settop(state, -2);
+        let block = ffi::lua_touserdata(state, at) as *const Action;
+        (same && !block.is_null()).then(|| &*block)
+    }
+}
+
+/// The action a Lua value is, if it is one.
+pub fn action_of(lua: &Lua, value: &Value) -> Option<Action> {
+    let Value::UserData(ud) = value else {
+        return None;
+    };
+    let meta = super::raw::get(lua).ok()?.actions.ptr();
+    let mut found = None;
+    // SAFETY: `exec_raw` pushes the userdata at 1; `action_at` reads it (one value more) and
+    // the clone runs no Lua.
+    unsafe {
+        lua.exec_raw::<()>(ud, |state| {
+            found = action_at(state, 1, meta).cloned();
+        })
+        .ok()?;
+    }
+    found
+}
+
+/// A new action userdata.
 pub fn make_action(lua: &Lua, action: Action) -> mlua::Result<AnyUserData> {
-    let book = super::raw::get(lua)?.book.clone();
-    let ud = lua.create_userdata(LuaAction {
-        action,
-        book: Rc::downgrade(&book),
-        at: Cell::new(0),
-    })?;
-    let at = ud.to_pointer() as usize;
-    let kept = ud.borrow::<LuaAction>()?;
-    kept.at.set(at);
-    // `kept.action` lives inside the userdata's value, which mlua holds in one
-    // allocation until the userdata is collected, when `LuaAction::drop` removes the entry;
-    // the value is never taken out of the userdata nor borrowed mutably (`UserData` adds only
-    // `&self` methods).
-    // SAFETY: as said above.
-    unsafe { book.insert(at, &kept.action) };
-    drop(kept);
-    Ok(ud)
+    let context = super::raw::get(lua)?;
+    let mut action = Some(action);
+    // `exec_raw` pushes the metatable at 1 and runs this in a protected call. The block is
+    // made first (it may raise a memory error, with `action` still outside the closure's
+    // frame), then the action is written into it, then the metatable, with its `__gc`, is
+    // set: from then on Lua drops the action when it collects the userdata. The userdata
+    // then takes the metatable's place, as the one value left.
+    // SAFETY: as said above; a new userdata's block is `size_of::<Action>()` bytes, aligned
+    // for it (see the assertion by `ActionMeta`).
+    unsafe {
+        lua.exec_raw::<AnyUserData>(context.actions.table(), |state| {
+            let size = std::mem::size_of::<Action>();
+            let block = ffi::lua_newuserdatauv(state, size, 0) as *mut Action;
+            match action.take() {
+                Some(action) if block.align_offset(std::mem::align_of::<Action>()) == 0 => {
+                    block.write(action);
+                    ffi::lua_pushvalue(state, 1);
+                    ffi::lua_setmetatable(state, -2);
+                    // The userdata alone is the result.
+                    ffi::lua_replace(state, 1);
+                }
+                // Not reached (see the assertion); leaves no userdata, so `exec_raw` fails.
+                _ => ffi::lua_settop(state, 1),
+            }
+        })
+    }
 }
 
 /// Which argument of which function a value is, for error messages in Lua's words:

@@ -7,8 +7,8 @@
 //! The host (`round.rs`) readies an agent through mlua first when its slot, module, `init` or
 //! `on_reload` or view is new, then hands the loop compact entries ([`Ready`]); the loop lends
 //! the deciding agent its own `pos`/`vel`/`tile` numbers for its call (`Views::lend`), reads
-//! what `decide` returned without an mlua type check (the action a raw twin handed out, or the
-//! book of live actions) and gives each agent's [`Outcome`] back through [`Batch`]. While a
+//! what `decide` returned without an mlua type check (the action a raw twin handed out, or any
+//! userdata with the actions' metatable, `convert::action_at`) and gives each agent's [`Outcome`] back through [`Batch`]. While a
 //! batch runs, the raw twins (`raw.rs`) find their context through [`raw::in_batch`].
 //!
 //! Nothing here may leave a Rust value that needs dropping alive across a Lua call that can
@@ -16,6 +16,7 @@
 //! with only references and plain numbers in its frames. It never changes the world.
 
 use crate::budget::{Budget, Call, Stop};
+use crate::convert::action_at;
 use crate::ffi::lua_agentcall;
 use crate::raw::{self, RawContext};
 use crate::views::{Views, FAST_PROXIES, FAST_SLOTS};
@@ -418,8 +419,8 @@ unsafe fn read_outcome(state: *mut ffi::lua_State, frame: &LoopFrame, stop: Stop
                     }
                     None => None,
                 };
-                let at = || ffi::lua_touserdata(state, result) as usize;
-                match known.or_else(|| context.book.get(at())) {
+                let made = || action_at(state, result, context.actions.ptr()).cloned();
+                match known.or_else(made) {
                     Some(action) => Outcome::Act(action),
                     None => Outcome::Returned("userdata"),
                 }

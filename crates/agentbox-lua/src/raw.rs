@@ -17,7 +17,7 @@
 //! | [`field_index`], [`part_index`] (views' and `self`'s `__index`) | `views::fill`, for the first read of a part or of `self.memory` | every engine field of an agent, read from the world lent now |
 //!
 //! The context the twins read is [`RawContext`] (one per Lua state, in its app data; the
-//! decision loop, `decide_loop.rs`, reads it too): the views, the book of live actions, and
+//! decision loop, `decide_loop.rs`, reads it too): the views, the actions' metatable, and
 //! the one-target `move.*` caches of actions by target agent.
 //!
 //! Audit rules, for every function here:
@@ -30,7 +30,7 @@
 //!   unwinds with `longjmp`): only references and plain numbers are held there.
 //! - The world is read only through the loan (`lent.rs`); nothing here changes it.
 
-use crate::convert::ActionBook;
+use crate::convert::ActionMeta;
 use crate::decide_loop::host;
 use crate::draw::Drawings;
 use crate::views::{
@@ -52,7 +52,8 @@ pub type MakeAction = fn(Target) -> Action;
 /// in its app data.
 pub struct RawContext {
     pub views: Rc<Views>,
-    pub book: Rc<ActionBook>,
+    /// The metatable that marks a userdata as an action (`convert::make_action`).
+    pub actions: ActionMeta,
     /// Per cache of actions by target agent: the views' roster its entries were made for
     /// (entries of an older roster are dropped before the next is added).
     stamps: RefCell<Vec<u64>>,
@@ -69,7 +70,7 @@ pub struct RawContext {
 pub fn install(lua: &Lua) -> mlua::Result<Rc<RawContext>> {
     let context = Rc::new(RawContext {
         views: crate::views::get(lua)?,
-        book: Rc::new(ActionBook::default()),
+        actions: ActionMeta::new(lua)?,
         stamps: RefCell::new(Vec::new()),
         makers: RefCell::new(Vec::new()),
         caches: RefCell::new(Vec::new()),

@@ -647,12 +647,10 @@ mod tests {
             registered(Home::World),
             "world: methods bound vs declared (crates/agentbox-lua/src/bindings/)"
         );
-        let action =
-            super::super::convert::make_action(&host.lua, agentbox_core::world::Action::Stop)
-                .unwrap();
-        let index: Table = action
-            .metatable()
-            .and_then(|m| m.get("__index"))
+        super::super::convert::make_action(&host.lua, agentbox_core::world::Action::Stop)
+            .expect("an action is made");
+        let index: Table = super::super::raw::get(&host.lua)
+            .and_then(|c| c.actions.table().raw_get("__index"))
             .expect("action methods live in an __index table");
         assert_eq!(
             keys(&index),

@@ -29,7 +29,7 @@ impl ScriptHost {
     pub(crate) fn decide_round(&mut self, world: &World) -> Vec<(usize, Decision)> {
         self.raw.views.begin_round(world);
         self.agents.slots.begin_round(world.roster());
-        self.agents.slots.reserve(world.agents.len());
+        self.agents.reserve(world.agents.len());
         // A failure here only means views are made one by one on first use.
         let _ = self.raw.views.prepare(&self.lua, world);
         // Likewise new agents' slots, in one raw call (else each is made by `prepare_one`).
@@ -156,7 +156,7 @@ impl ScriptHost {
         let agent = &world.agents[index];
         let slots = &mut self.agents.slots;
         match slots.find(index, &agent.id) {
-            Some(k) if slots.all[k].as_ref().is_some_and(|s| s.script == script) => Ok(k),
+            Some(k) if slots.all[k].as_ref().is_some_and(|s| *s.script == *script) => Ok(k),
             _ => match self
                 .agents
                 .new_slot(&self.lua, &self.raw.views, agent, script)
@@ -233,6 +233,8 @@ impl ScriptHost {
         let views = Rc::clone(&self.raw.views);
         let mut list = std::mem::take(&mut self.turns.list);
         list.clear();
+        // One growth to the crowd's size, not a doubling past it (40 bytes an agent).
+        list.reserve_exact(world.agents.len());
         for (index, agent) in world.agents.iter().enumerate() {
             list.push(match agent.brain {
                 Brain::Script(_) if agent.suspended => Turn::Skip,

@@ -69,6 +69,14 @@ impl Rngs {
         agents[slot] = AgentStream::Key(key);
     }
 
+    /// Room for `slots` streams in all (a crowd's first round grows the list once, not by
+    /// doubling).
+    pub fn reserve(&self, slots: usize) {
+        let mut agents = self.agents.borrow_mut();
+        let more = slots.saturating_sub(agents.len());
+        agents.reserve_exact(more);
+    }
+
     /// Slot `slot`'s agent runs now.
     pub fn enter(&self, slot: usize) {
         self.current.set(Some(slot));
@@ -126,7 +134,7 @@ local pcall = real.pcall
 local error, type, getmetatable = real.error, real.type, real.getmetatable
 local setmetatable, rawget, rawset = real.setmetatable, real.rawget, real.rawset
 local load_text, require_in = real.load_text, real.require_in
-local protected = real.protected
+local protected, locked, agent_lock = real.protected, real.locked, real.agent_lock
 local guarded = {}
 -- `load` and `require` close over the sandbox in Lua (not in Rust), so a replaced script's
 -- sandbox is garbage once nothing uses it.
@@ -137,9 +145,14 @@ function guarded.install(env, ctx)
   env.require = function(name) return require_in(ctx, name) end
 end
 -- The host's tables (world, agents' views, self) refuse `rawset` as they refuse assignment.
+-- Views and `self` tables are known by their locked metatable (`locked` makes sure).
 function guarded.rawset(t, k, v)
-  if type(t) == "table" and protected[t] then
-    error("cannot change " .. protected[t] .. ": it is read-only; keep your own data in self.memory", 2)
+  if type(t) == "table" then
+    local what = protected[t]
+    if what == nil and getmetatable(t) == agent_lock then what = locked(t) end
+    if what then
+      error("cannot change " .. what .. ": it is read-only; keep your own data in self.memory", 2)
+    end
   end
   local ok, r = pcall(rawset, t, k, v)
   if not ok then error(r, 2) end
@@ -188,6 +201,13 @@ pub fn prepare(lua: &Lua) -> mlua::Result<()> {
         real.raw_set(name, globals.raw_get::<Value>(name)?)?;
     }
     real.raw_set("protected", protected_tables(lua)?)?;
+    real.raw_set(
+        "locked",
+        lua.create_function(|lua, t: Table| {
+            Ok(crate::views::get(lua).ok().and_then(|v| v.lock_name(&t)))
+        })?,
+    )?;
+    real.raw_set("agent_lock", crate::views::AGENT_LOCK)?;
     real.raw_set("load_text", lua.create_function(load_text)?)?;
     real.raw_set("require_in", lua.create_function(require_in)?)?;
     let guarded: Table = lua.load(GUARDED).set_name("=agentbox").call(real)?;
@@ -218,6 +238,17 @@ pub fn protected_tables(lua: &Lua) -> mlua::Result<Table> {
     t.set_metatable(Some(meta))?;
     lua.set_named_registry_value("agentbox.protected", &t)?;
     Ok(t)
+}
+
+/// What a host table is called when a change to it is refused: its entry among the
+/// [`protected_tables`], or, for a view or a `self`, what its metatable says
+/// (`Views::lock_name`); `None` for a table scripts may change.
+pub fn protected_name(lua: &Lua, table: &Table) -> mlua::Result<Option<String>> {
+    if let Some(what) = protected_tables(lua)?.raw_get::<Option<String>>(table)? {
+        return Ok(Some(what));
+    }
+    let views = crate::views::get(lua).ok();
+    Ok(views.and_then(|v| v.lock_name(table)).map(str::to_string))
 }
 
 /// Marks a host table as read-only for `rawset` (assignment is refused by its metatable).

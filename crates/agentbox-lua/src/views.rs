@@ -71,6 +71,12 @@ const MAX_HINT: usize = 16;
 /// What a view is called in the error of a `rawset` on it.
 const VIEW_LOCK: &str = "another agent's view";
 
+/// What a `self` is called in the error of a `rawset` on it.
+const SELF_LOCK: &str = "self";
+
+/// What `getmetatable` gives for a view or a `self`.
+pub const AGENT_LOCK: &str = "agent (locked)";
+
 /// What `getmetatable` gives for a part proxy.
 const PART_LOCK: &str = "agent part (read-only)";
 
@@ -232,7 +238,7 @@ pub fn install(lua: &Lua, lent: Rc<LentWorld>) -> mlua::Result<()> {
     views
         .meta
         .raw_set("__newindex", lua.create_function(refuse_field)?)?;
-    views.meta.raw_set("__metatable", "agent (locked)")?;
+    views.meta.raw_set("__metatable", AGENT_LOCK)?;
     views
         .part_meta
         .raw_set("__index", raw_closure(lua, part_index, vec![at])?)?;
@@ -462,13 +468,20 @@ impl Views {
             .map(|(index, _)| index)
             .collect();
         if !wanted.is_empty() {
+            // The lists by index grow once to the crowd's size, not by doubling past it.
+            let room = world.agents.len();
+            let (mut ptrs, mut ids) = (self.ptrs.borrow_mut(), self.ids.borrow_mut());
+            let more = room.saturating_sub(ptrs.len());
+            ptrs.reserve_exact(more);
+            let more = room.saturating_sub(ids.len());
+            ids.reserve_exact(more);
+            drop((ptrs, ids));
             let mut made = vec![0usize; wanted.len()];
-            let protected = super::sandbox::protected_tables(lua)?;
-            let args = (&self.store, &self.meta, protected, VIEW_LOCK);
-            // `exec_raw` pushes the store (1), the metatable (2), the protected
-            // tables (3) and the lock name (4); each view is made, locked, marked protected
-            // and stored, so the stack is back at 4 after each. An allocation failure raises
-            // through `exec_raw`'s protected call; only references and numbers live here.
+            let args = (&self.store, &self.meta);
+            // `exec_raw` pushes the store (1) and the metatable (2); each view is made, locked
+            // (its metatable marks it read-only, see [`Views::lock_name`]) and stored, so the
+            // stack is back at 2 after each. An allocation failure raises through
+            // `exec_raw`'s protected call; only references and numbers live here.
             // SAFETY: as said above.
             unsafe {
                 lua.exec_raw::<()>(args, |state| {
@@ -476,9 +489,6 @@ impl Views {
                         ffi::lua_createtable(state, 0, 0);
                         ffi::lua_pushvalue(state, 2);
                         ffi::lua_setmetatable(state, -2);
-                        ffi::lua_pushvalue(state, -1);
-                        ffi::lua_pushvalue(state, 4);
-                        ffi::lua_rawset(state, 3);
                         *ptr = ffi::lua_topointer(state, -1) as usize;
                         ffi::lua_rawseti(state, 1, index as ffi::lua_Integer + 1);
                     }
@@ -545,7 +555,6 @@ impl Views {
     fn make(&self, lua: &Lua, agent: &Agent, index: usize) -> mlua::Result<()> {
         let view = lua.create_table_with_capacity(0, 0)?;
         view.set_metatable(Some(self.meta.clone()))?;
-        super::sandbox::protect(lua, &view, VIEW_LOCK)?;
         self.store.raw_set(index + 1, &view)?;
         self.made(agent, index, view.to_pointer() as usize);
         Ok(())
@@ -643,7 +652,6 @@ impl Views {
             // `self.pos`) still takes no write, since every write reaches `refuse_field`.
             // SAFETY: `exec_raw` pushes `this` at 1; `lua_setreadonly` only sets a flag of it.
             unsafe { lua.exec_raw::<()>(this, |state| lua_setreadonly(state, 1))? };
-            super::sandbox::protect(lua, this, "self")?;
             self.selves.borrow_mut().insert(ptr, index as u32);
         }
         this.raw_set(&n[ID], agent.id.as_str())?;
@@ -652,7 +660,7 @@ impl Views {
     }
 
     /// Records a `self` (at `ptr`) linked to agent `index` outside [`Views::link_self`]: made
-    /// with the views' metatable, marked protected and given its `id` and `kind` in the same
+    /// with the views' metatable, locked by it and given its `id` and `kind` in the same
     /// raw call (`agents::Agents::make_slots`), and holding no part yet.
     pub fn linked_new_self(&self, ptr: usize, index: usize) {
         if let Some(bits) = self.own_bits.borrow_mut().get_mut(index) {
@@ -664,6 +672,22 @@ impl Views {
     /// The metatable of views and `self` tables.
     pub fn meta(&self) -> &Table {
         &self.meta
+    }
+
+    /// What a view or a `self` is called in the error of a change refused (`rawset`, a
+    /// memory edit); `None` for any other table. Views and `self` tables are known by their
+    /// metatable, which no script can set or take (it is locked), not listed one by one
+    /// among the protected tables: a crowd's 40,000 entries there cost 1.6 MB.
+    pub fn lock_name(&self, table: &Table) -> Option<&'static str> {
+        let meta = table.metatable()?;
+        if meta.to_pointer() != self.meta.to_pointer() {
+            return None;
+        }
+        let ptr = table.to_pointer() as usize;
+        Some(match self.by_ptr.borrow().contains_key(&ptr) {
+            true => VIEW_LOCK,
+            false => SELF_LOCK,
+        })
     }
 
     /// Asks the CPU to start loading the tables of agent `index`'s own that its `decide` is

@@ -320,6 +320,8 @@ fn step_agents(
     let dt = world.dt();
     world.seal(); // a copy made for `make_mut` above starts unsealed
     moved.clear();
+    // Grown once to the crowd's size, not by doubling past it.
+    moved.reserve_exact(world.agents.len());
     for i in 0..world.agents.len() {
         while let Some((index, decision)) = pending.next_if(|(index, _)| *index <= i) {
             apply(world, *index, decision, report);
@@ -392,6 +394,7 @@ fn write_back(
 ) {
     let dt = world.dt();
     velocities.clear();
+    velocities.reserve_exact(world.agents.len());
     for (agent, &pos) in world.agents.iter_mut().zip(moved.iter()) {
         agent.vel = (pos - agent.pos) / dt;
         agent.pos = pos;

@@ -47,6 +47,8 @@ pub struct AgentIds {
 impl AgentIds {
     pub fn new<'a>(ids: impl IntoIterator<Item = &'a str>) -> Self {
         let mut list = AgentIds::default();
+        let ids = ids.into_iter();
+        list.ends.reserve_exact(ids.size_hint().0);
         for id in ids {
             list.text.push_str(id);
             list.ends.push(list.text.len());

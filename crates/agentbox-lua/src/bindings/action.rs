@@ -1,5 +1,6 @@
-//! `action:*`: the methods of the actions `move.*` returns (userdata of `convert::LuaAction`,
-//! which registers every method declared here). They read the action; nothing else.
+//! `action:*`: the methods of the actions `move.*` returns (userdata whose block is the
+//! action, `convert::make_action`; `convert::ActionMeta` binds every method declared here).
+//! They read the action; nothing else.
 
 use super::{Binding, Charge, Home, Library, Make};
 

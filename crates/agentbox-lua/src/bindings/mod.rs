@@ -106,7 +106,7 @@ pub enum Charge {
 pub enum Make {
     /// A function made once per state (a library table's field, a `world:` method, a global).
     Function(fn(&Lua) -> mlua::Result<Function>),
-    /// A method of action userdata (`convert::LuaAction`), answered from its action.
+    /// A method of action userdata (`convert::ActionMeta`), answered from its action.
     ActionMethod(fn(&Action) -> &'static str),
 }
 

@@ -8,7 +8,7 @@
 use super::moves::NewAction;
 use super::options::{check_option_keys, number};
 use super::{p, with_world, Binding, Charge, Make};
-use crate::convert::{to_pos, to_target, to_tile, Arg, LuaAction};
+use crate::convert::{action_of, to_pos, to_target, to_tile, Arg};
 use crate::errors::located;
 use agentbox_core::world::{Action, FlockRule, FlockSpec, Target, TilePath};
 use glam::DVec2;
@@ -269,10 +269,7 @@ fn follow_path(lua: &Lua, (tiles, opts): (Table, Option<Table>)) -> mlua::Result
 
 /// The action a part of a blend or first is, or a located error saying why it cannot be one.
 fn part_action(lua: &Lua, value: &Value, what: &str, k: usize) -> mlua::Result<Action> {
-    let action = match value {
-        Value::UserData(ud) => ud.borrow::<LuaAction>().ok().map(|a| a.action.clone()),
-        _ => None,
-    };
+    let action = action_of(lua, value);
     let Some(action) = action else {
         let got = match value {
             Value::UserData(_) => "a userdata that is not an action".to_string(),
