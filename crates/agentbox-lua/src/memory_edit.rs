@@ -39,8 +39,7 @@ impl ScriptHost {
         }
         // A host table kept in memory (a shared path tile, an agent's `pos`) is read-only to
         // the edit too: a raw write would change it for every holder.
-        let protected = super::sandbox::protected_tables(&self.lua).map_err(|e| e.to_string())?;
-        if let Ok(Some(what)) = protected.raw_get::<Option<String>>(&table) {
+        if let Ok(Some(what)) = super::sandbox::read_only_name(&self.lua, &table) {
             return Err(format!(
                 "memory.{} is in {what}, which is read-only",
                 path.join(".")

@@ -126,7 +126,7 @@ local pcall = real.pcall
 local error, type, getmetatable = real.error, real.type, real.getmetatable
 local setmetatable, rawget, rawset = real.setmetatable, real.rawget, real.rawset
 local load_text, require_in = real.load_text, real.require_in
-local protected = real.protected
+local protected, locked, raw_metatable = real.protected, real.locked, real.raw_metatable
 local guarded = {}
 -- `load` and `require` close over the sandbox in Lua (not in Rust), so a replaced script's
 -- sandbox is garbage once nothing uses it.
@@ -138,8 +138,11 @@ function guarded.install(env, ctx)
 end
 -- The host's tables (world, agents' views, self) refuse `rawset` as they refuse assignment.
 function guarded.rawset(t, k, v)
-  if type(t) == "table" and protected[t] then
-    error("cannot change " .. protected[t] .. ": it is read-only; keep your own data in self.memory", 2)
+  if type(t) == "table" then
+    local what = protected[t] or locked[raw_metatable(t)]
+    if what then
+      error("cannot change " .. what .. ": it is read-only; keep your own data in self.memory", 2)
+    end
   end
   local ok, r = pcall(rawset, t, k, v)
   if not ok then error(r, 2) end
@@ -188,6 +191,11 @@ pub fn prepare(lua: &Lua) -> mlua::Result<()> {
         real.raw_set(name, globals.raw_get::<Value>(name)?)?;
     }
     real.raw_set("protected", protected_tables(lua)?)?;
+    real.raw_set("locked", locked_metatables(lua)?)?;
+    real.raw_set(
+        "raw_metatable",
+        lua.create_function(|_, t: Table| Ok(t.metatable()))?,
+    )?;
     real.raw_set("load_text", lua.create_function(load_text)?)?;
     real.raw_set("require_in", lua.create_function(require_in)?)?;
     let guarded: Table = lua.load(GUARDED).set_name("=agentbox").call(real)?;
@@ -223,6 +231,37 @@ pub fn protected_tables(lua: &Lua) -> mlua::Result<Table> {
 /// Marks a host table as read-only for `rawset` (assignment is refused by its metatable).
 pub fn protect(lua: &Lua, table: &Table, what: &str) -> mlua::Result<()> {
     protected_tables(lua)?.raw_set(table, what)
+}
+
+/// The host's metatables whose every table is read-only, with what to call such a table in
+/// the error (kept in the registry): for tables made in numbers every tick (`self:inbox()`'s
+/// lists), which would otherwise each be an entry of [`protected_tables`].
+fn locked_metatables(lua: &Lua) -> mlua::Result<Table> {
+    const KEY: &str = "agentbox.locked_metatables";
+    if let Ok(t) = lua.named_registry_value::<Table>(KEY) {
+        return Ok(t);
+    }
+    let t = lua.create_table()?;
+    lua.set_named_registry_value(KEY, &t)?;
+    Ok(t)
+}
+
+/// Marks every table with the metatable `meta` as read-only for `rawset`, as [`protect`]
+/// marks one table (assignment is refused by the metatable itself).
+pub fn protect_by_metatable(lua: &Lua, meta: &Table, what: &str) -> mlua::Result<()> {
+    locked_metatables(lua)?.raw_set(meta, what)
+}
+
+/// What a read-only host table is called (see [`protect`] and [`protect_by_metatable`]), or
+/// `None` for a table a script may change.
+pub fn read_only_name(lua: &Lua, table: &Table) -> mlua::Result<Option<String>> {
+    if let Some(what) = protected_tables(lua)?.raw_get::<Option<String>>(table)? {
+        return Ok(Some(what));
+    }
+    match table.metatable() {
+        Some(meta) => locked_metatables(lua)?.raw_get(meta),
+        None => Ok(None),
+    }
 }
 
 /// The module files each script load asked for (found or not), by load id: a change to any of

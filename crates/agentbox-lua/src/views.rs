@@ -226,6 +226,7 @@ pub fn install(lua: &Lua, lent: Rc<LentWorld>) -> mlua::Result<()> {
             at.clone(),
             Value::Function(fill),
             Value::Table(views.proxies.clone()),
+            Value::Table(super::acts::self_methods(lua)?),
         ],
     )?;
     views.meta.raw_set("__index", index)?;
@@ -233,6 +234,10 @@ pub fn install(lua: &Lua, lent: Rc<LentWorld>) -> mlua::Result<()> {
         .meta
         .raw_set("__newindex", lua.create_function(refuse_field)?)?;
     views.meta.raw_set("__metatable", "agent (locked)")?;
+    // Every view is read-only to `rawset` by its metatable, not by an entry each in the
+    // protected tables (a crowd spawned in one tick made 10,000); a `self` shares the
+    // metatable but keeps its own entry, which names it.
+    super::sandbox::protect_by_metatable(lua, &views.meta, VIEW_LOCK)?;
     views
         .part_meta
         .raw_set("__index", raw_closure(lua, part_index, vec![at])?)?;
@@ -463,12 +468,11 @@ impl Views {
             .collect();
         if !wanted.is_empty() {
             let mut made = vec![0usize; wanted.len()];
-            let protected = super::sandbox::protected_tables(lua)?;
-            let args = (&self.store, &self.meta, protected, VIEW_LOCK);
-            // `exec_raw` pushes the store (1), the metatable (2), the protected
-            // tables (3) and the lock name (4); each view is made, locked, marked protected
-            // and stored, so the stack is back at 4 after each. An allocation failure raises
-            // through `exec_raw`'s protected call; only references and numbers live here.
+            let args = (&self.store, &self.meta);
+            // `exec_raw` pushes the store (1) and the metatable (2); each view is made,
+            // locked (its metatable makes it read-only, to `rawset` too) and stored, so the
+            // stack is back at 2 after each. An allocation failure raises through
+            // `exec_raw`'s protected call; only references and numbers live here.
             // SAFETY: as said above.
             unsafe {
                 lua.exec_raw::<()>(args, |state| {
@@ -476,9 +480,6 @@ impl Views {
                         ffi::lua_createtable(state, 0, 0);
                         ffi::lua_pushvalue(state, 2);
                         ffi::lua_setmetatable(state, -2);
-                        ffi::lua_pushvalue(state, -1);
-                        ffi::lua_pushvalue(state, 4);
-                        ffi::lua_rawset(state, 3);
                         *ptr = ffi::lua_topointer(state, -1) as usize;
                         ffi::lua_rawseti(state, 1, index as ffi::lua_Integer + 1);
                     }
@@ -545,7 +546,6 @@ impl Views {
     fn make(&self, lua: &Lua, agent: &Agent, index: usize) -> mlua::Result<()> {
         let view = lua.create_table_with_capacity(0, 0)?;
         view.set_metatable(Some(self.meta.clone()))?;
-        super::sandbox::protect(lua, &view, VIEW_LOCK)?;
         self.store.raw_set(index + 1, &view)?;
         self.made(agent, index, view.to_pointer() as usize);
         Ok(())
