@@ -1,4 +1,4 @@
--- expect: weak_tables_gc.lua:47: error: survivors 2520/2520:59361279 837379669
+-- expect: weak_tables_gc.lua:47: error: survivors 2687/2687:918936502 194020140
 -- Weak tables lose what the collector found dead, so what survives depends on when the
 -- collector ran. The collector is driven by what is allocated, never by time or addresses,
 -- and tables are hashed by id: the survivors are the same in every run.
