@@ -1,4 +1,4 @@
--- expect: weak_tables_gc.lua:47: error: survivors 3196/3196:683339500 596332482
+-- expect: weak_tables_gc.lua:47: error: survivors 2974/2974:304160866 469000036
 -- Weak tables lose what the collector found dead, so what survives depends on when the
 -- collector ran. The collector is driven by what is allocated, never by time or addresses,
 -- and tables are hashed by id: the survivors are the same in every run.

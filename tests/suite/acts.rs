@@ -732,3 +732,56 @@ return M
         );
     }
 }
+
+/// `self:inbox()` is read-only, empty or not: an assignment, `rawset` and `table.insert` are
+/// each an error at the script's line that says so, and the letters are still there after.
+#[test]
+fn the_inbox_is_read_only_and_a_write_says_so_at_its_line() {
+    let scene = format!(
+        "{}agents:
+  - {{ id: boss, kind: boss, at: [1, 1], script: boss.lua }}
+  - {{ id: box, kind: box, at: [5, 1], script: box.lua }}
+",
+        open_map(8, 3)
+    );
+    let boss = r#"
+return { decide = function(self, world)
+  if world:tick() == 2 then world:send("box", { n = 7 }) end
+  return move.stop()
+end }
+"#;
+    let inbox = r#"
+return { decide = function(self, world)
+  local got = self:inbox()
+  local _, set = pcall(function() got[1] = "x" end)
+  local _, raw = pcall(rawset, got, 1, "x")
+  local _, add = pcall(table.insert, got, "x")
+  print(#got .. " " .. (got[1] and got[1].msg.n or "-"))
+  print(tostring(set))
+  print(tostring(raw))
+  print(tostring(add))
+  return move.stop()
+end }
+"#;
+    let dir = scratch(&[
+        ("scene.yaml", &scene),
+        ("boss.lua", boss),
+        ("box.lua", inbox),
+    ]);
+    let trace = run_twice(dir.path(), 4);
+    for (t, letters) in [(2, "0 -"), (4, "1 7")] {
+        let printed: Vec<String> = events(line(&trace, t), "print")
+            .iter()
+            .map(|e| e["text"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(printed.len(), 4, "tick {t}: {printed:?}");
+        assert!(printed[0].ends_with(letters), "tick {t}: {printed:?}");
+        let says = "cannot change the inbox (self:inbox()): it is read-only";
+        assert!(
+            printed[1].contains(&format!("box.lua:4: {says}")),
+            "tick {t}: {printed:?}"
+        );
+        assert!(printed[2].contains(says), "tick {t}: {printed:?}");
+        assert!(printed[3].contains("read-only"), "tick {t}: {printed:?}");
+    }
+}

@@ -59,10 +59,14 @@ impl Acts {
         self.bills.borrow_mut().clear();
     }
 
-    /// The effects asked for since the round began, in call order.
+    /// The effects asked for since the round began, in call order. The next round's queue
+    /// starts with room for as many (a talking crowd queues about as many each tick; growing
+    /// the queue from empty again cost as much as the queueing).
     pub fn take(&self) -> Vec<(usize, Effect)> {
         self.bills.borrow_mut().clear();
-        std::mem::take(&mut *self.queue.borrow_mut())
+        let mut queue = self.queue.borrow_mut();
+        let room = queue.len();
+        std::mem::replace(&mut *queue, Vec::with_capacity(room))
     }
 
     /// Queues an effect, on the bill of the agent whose call asked (`host_memory.rs`) until
@@ -357,29 +361,100 @@ fn own_self(lua: &Lua, this: &Value, name: &str) -> mlua::Result<usize> {
 
 /// Puts the raw twin of `self:inbox()` (`raw::inbox`) in front of its mlua function.
 pub fn install_raw(lua: &Lua, context: &Rc<crate::raw::RawContext>) -> mlua::Result<()> {
-    let (_, registry) = SELF_METHODS[0];
+    let (name, registry) = SELF_METHODS[0];
     let full: mlua::Function = lua.named_registry_value(registry)?;
-    lua.set_named_registry_value(registry, crate::raw::inbox(lua, context, full)?)
+    let inbox = ReadOnlyInbox::get(lua)?;
+    set_self_method(
+        lua,
+        name,
+        registry,
+        crate::raw::inbox(lua, context, full, inbox)?,
+    )
+}
+
+/// What a read-only inbox is called in the error a write to it raises.
+const INBOX: &str = "the inbox (self:inbox())";
+
+/// What makes `self:inbox()`'s lists read-only: their metatable (a write raises a located
+/// error that says so, the metatable is locked) and the one empty list every agent without
+/// letters gets, made once and shared (most agents of a talking crowd have none in a tick:
+/// a fresh empty table for each was most of what reading the inbox cost).
+#[derive(Clone)]
+pub struct ReadOnlyInbox {
+    pub meta: Table,
+    pub empty: Table,
+}
+
+impl ReadOnlyInbox {
+    const META: &str = "agentbox.inbox.meta";
+    const EMPTY: &str = "agentbox.inbox.empty";
+
+    /// Makes them (the host's, once per state) and keeps them in the registry.
+    fn make(lua: &Lua) -> mlua::Result<()> {
+        let meta = lua.create_table()?;
+        meta.raw_set(
+            "__newindex",
+            lua.create_function(|lua, _: mlua::MultiValue| -> mlua::Result<()> {
+                Err(located(
+                    lua,
+                    format!(
+                        "cannot change {INBOX}: it is read-only; keep your own data in self.memory"
+                    ),
+                ))
+            })?,
+        )?;
+        meta.raw_set("__metatable", "inbox (read-only)")?;
+        crate::sandbox::protect_by_metatable(lua, &meta, INBOX)?;
+        let empty = lua.create_table()?;
+        lock(lua, &empty, &meta)?;
+        lua.set_named_registry_value(Self::META, meta)?;
+        lua.set_named_registry_value(Self::EMPTY, empty)
+    }
+
+    pub fn get(lua: &Lua) -> mlua::Result<ReadOnlyInbox> {
+        Ok(ReadOnlyInbox {
+            meta: lua.named_registry_value(Self::META)?,
+            empty: lua.named_registry_value(Self::EMPTY)?,
+        })
+    }
+}
+
+/// Makes `list` read-only with the inbox's metatable `meta`.
+fn lock(lua: &Lua, list: &Table, meta: &Table) -> mlua::Result<()> {
+    list.set_metatable(Some(meta.clone()))?;
+    // SAFETY: `exec_raw` pushes the list at 1; marking it read-only neither allocates nor
+    // raises.
+    unsafe {
+        lua.exec_raw::<()>(list, |state| {
+            crate::ffi::lua_setreadonly(state, 1);
+        })
+    }
 }
 
 /// Installs the queue and the `self` methods.
 pub fn install(lua: &Lua) -> mlua::Result<()> {
     lua.set_app_data(Rc::new(Acts::default()));
-    let inbox = lua.create_function(|lua, this: Value| {
+    ReadOnlyInbox::make(lua)?;
+    let read_only = ReadOnlyInbox::get(lua)?;
+    let inbox = lua.create_function(move |lua, this: Value| {
         let index = own_self(lua, &this, "inbox")?;
         crate::bindings::with_world(lua, "self:inbox", |w| {
-            let list = lua.create_table()?;
-            let Some(d) = w.agents.get(index).and_then(|a| a.deliveries.as_deref()) else {
-                return Ok(list);
-            };
-            charge(lua, d.inbox.len() as u64)?;
-            for (n, letter) in d.inbox.iter().enumerate() {
+            let letters = (w.agents.get(index))
+                .and_then(|a| a.deliveries.as_deref())
+                .map_or(&[][..], |d| &d.inbox[..]);
+            if letters.is_empty() {
+                return Ok(read_only.empty.clone());
+            }
+            charge(lua, letters.len() as u64)?;
+            let list = lua.create_table_with_capacity(letters.len(), 0)?;
+            for (n, letter) in letters.iter().enumerate() {
                 let t = lua.create_table_with_capacity(0, 3)?;
                 t.raw_set("from", &*letter.from)?;
                 t.raw_set("tick", letter.tick)?;
                 t.raw_set("msg", json_to_lua(lua, &letter.msg)?)?;
                 list.raw_set(n + 1, t)?;
             }
+            lock(lua, &list, &read_only.meta)?;
             Ok(list)
         })
     })?;
@@ -436,10 +511,34 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
             Ok(list)
         })
     })?;
-    for ((_, registry), f) in SELF_METHODS.iter().zip([inbox, heard, remove, touching]) {
-        lua.set_named_registry_value(registry, f)?;
+    for ((name, registry), f) in SELF_METHODS.iter().zip([inbox, heard, remove, touching]) {
+        set_self_method(lua, name, registry, f)?;
     }
     Ok(())
+}
+
+/// The `self` methods by their names (`inbox`, `label`...), the same functions the registry
+/// keeps under their registry names: the table `self`'s raw `__index` (`raw::field_index`)
+/// finds them in by the key it was given, without making the registry name's string.
+pub fn self_methods(lua: &Lua) -> mlua::Result<Table> {
+    const KEY: &str = "agentbox.self.methods";
+    if let Ok(t) = lua.named_registry_value::<Table>(KEY) {
+        return Ok(t);
+    }
+    let t = lua.create_table()?;
+    lua.set_named_registry_value(KEY, &t)?;
+    Ok(t)
+}
+
+/// Sets `self:NAME`'s function under its registry name and in [`self_methods`].
+pub fn set_self_method(
+    lua: &Lua,
+    name: &str,
+    registry: &str,
+    f: mlua::Function,
+) -> mlua::Result<()> {
+    self_methods(lua)?.raw_set(name, &f)?;
+    lua.set_named_registry_value(registry, f)
 }
 
 #[cfg(test)]

@@ -98,5 +98,5 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
         }
         Ok(())
     })?;
-    lua.set_named_registry_value(REGISTRY, f)
+    crate::acts::set_self_method(lua, "label", REGISTRY, f)
 }

@@ -39,7 +39,7 @@ impl ScriptHost {
         }
         // A host table kept in memory (a shared path tile, an agent's `pos`) is read-only to
         // the edit too: a raw write would change it for every holder.
-        if let Ok(Some(what)) = super::sandbox::protected_name(&self.lua, &table) {
+        if let Ok(Some(what)) = super::sandbox::read_only_name(&self.lua, &table) {
             return Err(format!(
                 "memory.{} is in {what}, which is read-only",
                 path.join(".")

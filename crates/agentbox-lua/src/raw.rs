@@ -13,7 +13,7 @@
 //! | [`target`] (the one-target `move.*`) | `bindings::moves`' `target_fn` | a view of this round: hands out the action the mlua function made for that agent (one per target instead of a new userdata per call) |
 //! | [`world_number`] (`world:tick`, `world:time`) | nothing: a raw C function only | everything (outside a loan, a located error) |
 //! | [`draw_gate`] (`draw.*`) | `bindings::draw`'s shape reader | returns at once unless the window collects drawings |
-//! | [`inbox`] (`self:inbox()`) | `acts.rs`' `inbox` | the deciding agent's own call: builds its list of letters (and charges it) itself |
+//! | [`inbox`] (`self:inbox()`) | `acts.rs`' `inbox` | the deciding agent's own call: hands out the shared empty list, or builds its read-only list of letters (and charges it) itself |
 //! | [`field_index`], [`part_index`] (views' and `self`'s `__index`) | `views::fill`, for the first read of a part or of `self.memory` | every engine field of an agent, read from the world lent now |
 //!
 //! The context the twins read is [`RawContext`] (one per Lua state, in its app data; the
@@ -40,7 +40,7 @@ use agentbox_core::world::effects::Letter;
 use agentbox_core::world::{Action, Target, World};
 use glam::DVec2;
 use mlua::ffi;
-use mlua::{AnyUserData, Function, Lua, Table, Value};
+use mlua::{Function, Lua, Table, Value};
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_int, c_void};
 use std::rc::Rc;
@@ -64,6 +64,9 @@ pub struct RawContext {
     /// The cached action a `move.*` fast path handed out last: its cache and the index of its
     /// target agent.
     pub(crate) handed: Cell<Option<(usize, usize)>>,
+    /// The action the full `move.*` function just made, to be kept by the raw entry that
+    /// called it (its cache and target agent; see [`remember`]).
+    keep: Cell<Option<(usize, usize)>>,
 }
 
 /// Makes the raw context of a state and stores it in its app data.
@@ -75,6 +78,7 @@ pub fn install(lua: &Lua) -> mlua::Result<Rc<RawContext>> {
         makers: RefCell::new(Vec::new()),
         caches: RefCell::new(Vec::new()),
         handed: Cell::new(None),
+        keep: Cell::new(None),
     });
     lua.set_app_data(Rc::clone(&context));
     Ok(context)
@@ -246,9 +250,22 @@ unsafe fn context_of<'a>(state: *mut ffi::lua_State) -> &'a RawContext {
 /// (20,000 walkers reading their inbox each tick spent most of the talking crowd's extra cost
 /// converting letters through mlua); `full` answers any other call, and one the budget
 /// cannot pay for (it raises as usual).
-pub fn inbox(lua: &Lua, context: &Rc<RawContext>, full: Function) -> mlua::Result<Function> {
-    make_raw(lua, context, inbox_raw, full, Vec::new())
+pub fn inbox(
+    lua: &Lua,
+    context: &Rc<RawContext>,
+    full: Function,
+    read_only: crate::acts::ReadOnlyInbox,
+) -> mlua::Result<Function> {
+    let mut own = vec![Value::Table(read_only.empty), Value::Table(read_only.meta)];
+    for key in INBOX_KEYS {
+        own.push(Value::String(lua.create_string(key)?));
+    }
+    make_raw(lua, context, inbox_raw, full, own)
 }
+
+/// The keys of a letter, in the order the full function sets them; upvalues of the raw
+/// `self:inbox()` after the shared empty list (`UP_OWN`) and the lists' metatable.
+const INBOX_KEYS: [&str; 3] = ["from", "tick", "msg"];
 
 unsafe extern "C-unwind" fn inbox_raw(state: *mut ffi::lua_State) -> c_int {
     // SAFETY: this function's contract (its `# Safety` section, or for a function Lua
@@ -282,27 +299,37 @@ unsafe fn try_inbox(state: *mut ffi::lua_State) -> Option<c_int> {
                 .and_then(|a| a.deliveries.as_deref())
                 .map_or(&[][..], |d| &d.inbox[..])
         });
+        // No letters: the shared, read-only empty list (nothing to charge).
+        if letters.is_empty() {
+            ffi::lua_pushvalue(state, ffi::lua_upvalueindex(UP_OWN));
+            return Some(1);
+        }
         // The full function's charge, 1 per letter; one the budget cannot pay is left to it.
         let left = crate::ffi::lua_getwork(state) - letters.len() as i64;
         if left < 0 {
             return None;
         }
         crate::ffi::lua_setwork(state, left);
+        let key = |n: c_int| ffi::lua_upvalueindex(UP_OWN + 2 + n);
         ffi::lua_createtable(state, letters.len() as c_int, 0);
         for (n, letter) in letters.iter().enumerate() {
             // As the full function makes it: `from`, `tick`, `msg`, in this order.
             ffi::lua_createtable(state, 0, 3);
-            ffi::lua_pushstring(state, c"from".as_ptr());
+            ffi::lua_pushvalue(state, key(0));
             ffi::lua_pushlstring(state, letter.from.as_ptr().cast(), letter.from.len());
             ffi::lua_rawset(state, -3);
-            ffi::lua_pushstring(state, c"tick".as_ptr());
+            ffi::lua_pushvalue(state, key(1));
             ffi::lua_pushinteger(state, letter.tick as ffi::lua_Integer);
             ffi::lua_rawset(state, -3);
-            ffi::lua_pushstring(state, c"msg".as_ptr());
+            ffi::lua_pushvalue(state, key(2));
             push_json(state, &letter.msg);
             ffi::lua_rawset(state, -3);
             ffi::lua_rawseti(state, -2, n as ffi::lua_Integer + 1);
         }
+        // Read-only, as the full function leaves it.
+        ffi::lua_pushvalue(state, ffi::lua_upvalueindex(UP_OWN + 1));
+        ffi::lua_setmetatable(state, -2);
+        crate::ffi::lua_setreadonly(state, -1);
         Some(1)
     }
 }
@@ -520,11 +547,27 @@ pub fn target(
 unsafe extern "C-unwind" fn target_raw(state: *mut ffi::lua_State) -> c_int {
     // SAFETY: this function's contract (its `# Safety` section, or for a function Lua
     // calls, a live state on this thread with the stack Lua documents) is upheld by the caller.
+    // Only references and plain numbers live across the calls that may raise.
     unsafe {
-        match try_target(state) {
-            Some(n) => n,
-            None => fallback(state),
+        if let Some(n) = try_target(state) {
+            return n;
         }
+        let context = context_of(state);
+        context.keep.set(None);
+        let n = fallback(state);
+        // The action the full function made for a target agent, kept here with one raw set
+        // (through mlua, the set cost a fifth of making the action: a crowd spawned in one
+        // tick makes one for each new target).
+        let cache = ffi::lua_tointeger(state, ffi::lua_upvalueindex(UP_OWN)) as usize;
+        if let Some((made_for, index)) = context.keep.take() {
+            if made_for == cache && n == 1 && ffi::lua_type(state, -1) == ffi::LUA_TUSERDATA {
+                ffi::lua_pushvalue(state, -1);
+                ffi::lua_rawseti(state, ffi::lua_upvalueindex(UP_OWN + 1), index as i64 + 1);
+                // Now the cache's entry, handed out as a hit hands it out.
+                context.handed.set(Some((cache, index)));
+            }
+        }
+        n
     }
 }
 
@@ -559,16 +602,19 @@ unsafe fn try_target(state: *mut ffi::lua_State) -> Option<c_int> {
     }
 }
 
-/// Caches `ud` as the action of cache `cache` for agent `index`.
+/// Caches the action the full function of cache `cache` is about to return as the action
+/// for agent `index`: the cache is made current (emptied if it held entries of an older
+/// roster) and the raw entry that called the full function keeps the action when it returns
+/// (`target_raw`).
 pub fn remember(
     context: &RawContext,
     actions: &Table,
     cache: usize,
     index: usize,
-    ud: &AnyUserData,
 ) -> mlua::Result<()> {
     context.renew(cache, actions)?;
-    actions.raw_set(index + 1, ud)
+    context.keep.set(Some((cache, index)));
+    Ok(())
 }
 
 /// A C closure of `f` over `upvalues`.
@@ -653,7 +699,8 @@ unsafe extern "C-unwind" fn gate(state: *mut ffi::lua_State) -> c_int {
     }
 }
 
-/// `__index` of views and `self` tables (upvalues: the views, `views::fill`, the proxies): reads an
+/// `__index` of views and `self` tables (upvalues: the views, `views::fill`, the proxies, the
+/// `self` methods by name, `acts::self_methods`): reads an
 /// engine field of the agent the table stands for from the current world; `nil` for any other
 /// key, and outside a decision.
 pub unsafe extern "C-unwind" fn field_index(state: *mut ffi::lua_State) -> c_int {
@@ -684,10 +731,11 @@ pub unsafe extern "C-unwind" fn field_index(state: *mut ffi::lua_State) -> c_int
             return 1;
         };
         // `self:inbox()` and the other methods of `acts.rs` (and `self:label`): the function
-        // the registry keeps under its name, as `fill` hands it out, without the call to it.
-        if let Some(name) = method {
-            ffi::lua_pushlstring(state, name.as_ptr() as *const _, name.len());
-            ffi::lua_rawget(state, ffi::LUA_REGISTRYINDEX);
+        // the registry keeps under its name, as `fill` hands it out, without the call to it;
+        // found by the key itself (making the registry name's string cost a hash of it).
+        if method.is_some() {
+            ffi::lua_pushvalue(state, 2);
+            ffi::lua_rawget(state, ffi::lua_upvalueindex(4));
             return 1;
         }
         match field {

@@ -134,7 +134,7 @@ local pcall = real.pcall
 local error, type, getmetatable = real.error, real.type, real.getmetatable
 local setmetatable, rawget, rawset = real.setmetatable, real.rawget, real.rawset
 local load_text, require_in = real.load_text, real.require_in
-local protected, locked, agent_lock = real.protected, real.locked, real.agent_lock
+local protected, locked = real.protected, real.locked
 local guarded = {}
 -- `load` and `require` close over the sandbox in Lua (not in Rust), so a replaced script's
 -- sandbox is garbage once nothing uses it.
@@ -145,11 +145,11 @@ function guarded.install(env, ctx)
   env.require = function(name) return require_in(ctx, name) end
 end
 -- The host's tables (world, agents' views, self) refuse `rawset` as they refuse assignment.
--- Views and `self` tables are known by their locked metatable (`locked` makes sure).
+-- Views, `self` and inbox lists are known by their locked metatable (`locked` makes sure).
 function guarded.rawset(t, k, v)
   if type(t) == "table" then
     local what = protected[t]
-    if what == nil and getmetatable(t) == agent_lock then what = locked(t) end
+    if what == nil and getmetatable(t) ~= nil then what = locked(t) end
     if what then
       error("cannot change " .. what .. ": it is read-only; keep your own data in self.memory", 2)
     end
@@ -203,11 +203,8 @@ pub fn prepare(lua: &Lua) -> mlua::Result<()> {
     real.raw_set("protected", protected_tables(lua)?)?;
     real.raw_set(
         "locked",
-        lua.create_function(|lua, t: Table| {
-            Ok(crate::views::get(lua).ok().and_then(|v| v.lock_name(&t)))
-        })?,
+        lua.create_function(|lua, t: Table| read_only_name(lua, &t))?,
     )?;
-    real.raw_set("agent_lock", crate::views::AGENT_LOCK)?;
     real.raw_set("load_text", lua.create_function(load_text)?)?;
     real.raw_set("require_in", lua.create_function(require_in)?)?;
     let guarded: Table = lua.load(GUARDED).set_name("=agentbox").call(real)?;
@@ -240,20 +237,45 @@ pub fn protected_tables(lua: &Lua) -> mlua::Result<Table> {
     Ok(t)
 }
 
-/// What a host table is called when a change to it is refused: its entry among the
-/// [`protected_tables`], or, for a view or a `self`, what its metatable says
-/// (`Views::lock_name`); `None` for a table scripts may change.
-pub fn protected_name(lua: &Lua, table: &Table) -> mlua::Result<Option<String>> {
-    if let Some(what) = protected_tables(lua)?.raw_get::<Option<String>>(table)? {
-        return Ok(Some(what));
-    }
-    let views = crate::views::get(lua).ok();
-    Ok(views.and_then(|v| v.lock_name(table)).map(str::to_string))
-}
-
 /// Marks a host table as read-only for `rawset` (assignment is refused by its metatable).
 pub fn protect(lua: &Lua, table: &Table, what: &str) -> mlua::Result<()> {
     protected_tables(lua)?.raw_set(table, what)
+}
+
+/// The host's metatables whose every table is read-only, with what to call such a table in
+/// the error (kept in the registry): for tables made in numbers every tick (`self:inbox()`'s
+/// lists), which would otherwise each be an entry of [`protected_tables`].
+fn locked_metatables(lua: &Lua) -> mlua::Result<Table> {
+    const KEY: &str = "agentbox.locked_metatables";
+    if let Ok(t) = lua.named_registry_value::<Table>(KEY) {
+        return Ok(t);
+    }
+    let t = lua.create_table()?;
+    lua.set_named_registry_value(KEY, &t)?;
+    Ok(t)
+}
+
+/// Marks every table with the metatable `meta` as read-only for `rawset`, as [`protect`]
+/// marks one table (assignment is refused by the metatable itself).
+pub fn protect_by_metatable(lua: &Lua, meta: &Table, what: &str) -> mlua::Result<()> {
+    locked_metatables(lua)?.raw_set(meta, what)
+}
+
+/// What a read-only host table is called when a change to it is refused: its entry among the
+/// [`protected_tables`]; for a view or a `self`, what the agents' locked metatable says
+/// (`Views::lock_name`); for a table of a locked metatable ([`protect_by_metatable`]), that
+/// metatable's name; `None` for a table a script may change.
+pub fn read_only_name(lua: &Lua, table: &Table) -> mlua::Result<Option<String>> {
+    if let Some(what) = protected_tables(lua)?.raw_get::<Option<String>>(table)? {
+        return Ok(Some(what));
+    }
+    let Some(meta) = table.metatable() else {
+        return Ok(None);
+    };
+    if let Some(what) = crate::views::get(lua).ok().and_then(|v| v.lock_name(table)) {
+        return Ok(Some(what.to_string()));
+    }
+    locked_metatables(lua)?.raw_get(meta)
 }
 
 /// The module files each script load asked for (found or not), by load id: a change to any of

@@ -232,6 +232,7 @@ pub fn install(lua: &Lua, lent: Rc<LentWorld>) -> mlua::Result<()> {
             at.clone(),
             Value::Function(fill),
             Value::Table(views.proxies.clone()),
+            Value::Table(super::acts::self_methods(lua)?),
         ],
     )?;
     views.meta.raw_set("__index", index)?;

@@ -28,7 +28,8 @@ pub fn collect(
     events: &mut Vec<Event>,
 ) {
     effects.sort_by_key(|(i, _)| *i); // stable: call order within an agent
-                                      // Messages received this tick, by receiver index (receivers are agents of this world).
+    world.pending.reserve(effects.len());
+    // Messages received this tick, by receiver index (receivers are agents of this world).
     let mut received: Vec<u32> = Vec::new();
     // Receivers in the order of their first dropped message, with its sender and the count.
     let mut dropped: Vec<(String, String, usize)> = Vec::new();
@@ -49,15 +50,15 @@ pub fn collect(
                     if *n as usize <= MAX_INBOX {
                         return true;
                     }
-                    match dropped.iter_mut().find(|(r, _, _)| r == receiver) {
+                    match dropped.iter_mut().find(|(r, _, _)| **r == **receiver) {
                         Some((_, _, count)) => *count += 1,
-                        None => dropped.push((receiver.clone(), from.clone(), 1)),
+                        None => dropped.push((receiver.to_string(), from.to_string(), 1)),
                     }
                     false
                 });
                 events.extend(to.iter().map(|(_, receiver)| Event::Message {
-                    from: from.clone(),
-                    to: receiver.clone(),
+                    from: Arc::clone(from),
+                    to: Arc::clone(receiver),
                 }));
             }
             Effect::Noise { from, loudness, .. } => events.push(Event::Noise {
@@ -116,16 +117,15 @@ pub fn apply(world: &mut World, events: &mut Vec<Event>) {
     for effect in &pending {
         match effect {
             Effect::Message { from, to, msg } => {
-                let from: Arc<str> = Arc::from(from.as_str());
                 for (at, receiver) in to {
                     // The index the call saw, unless the agent list changed since.
                     let i = match world.agents.get(*at) {
-                        Some(agent) if agent.id == *receiver => Some(*at),
+                        Some(agent) if *agent.id == **receiver => Some(*at),
                         _ => world.agent_index(receiver),
                     };
                     if let Some(i) = i {
                         deliveries(world, i).inbox.push(Letter {
-                            from: Arc::clone(&from),
+                            from: Arc::clone(from),
                             tick,
                             msg: msg.clone(),
                         });
@@ -312,7 +312,7 @@ mod tests {
             .collect();
         let message = |to: &[(usize, &str)]| Effect::Message {
             from: "a".into(),
-            to: to.iter().map(|&(i, id)| (i, id.to_string())).collect(),
+            to: to.iter().map(|&(i, id)| (i, Arc::from(id))).collect(),
             msg: Arc::new(serde_json::json!(1)),
         };
         let mut events = Vec::new();

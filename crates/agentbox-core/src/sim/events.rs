@@ -2,6 +2,7 @@
 
 use crate::world::reload::Edits;
 use serde::Serialize;
+use std::sync::Arc;
 
 /// One event, serialised as `{"type": "contact", ...}`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -18,8 +19,9 @@ pub enum Event {
     /// happens, after the tick's contacts.
     WallContact { agent: String, short: f64 },
     /// A message delivered to `to` at the next tick (one per delivery), on the line of the
-    /// tick `from` sent it.
-    Message { from: String, to: String },
+    /// tick `from` sent it. The ids are shared with the message's effect (a broadcast's
+    /// events copy no id).
+    Message { from: Arc<str>, to: Arc<str> },
     /// Messages to `agent` past the 64 a tick it may receive, dropped (`count` of them, the
     /// first of which `from` sent).
     MessagesDropped {

@@ -52,9 +52,10 @@ pub enum Effect {
     /// `world:send` (one receiver) or `world:broadcast` (every receiver in range), in order:
     /// each receiver's index in the world the scripts saw, and its id (which the index is
     /// checked against when the message is delivered, should the agent list have changed).
+    /// The ids are shared with the trace's `message` events and the letters.
     Message {
-        from: String,
-        to: Vec<(usize, String)>,
+        from: Arc<str>,
+        to: Vec<(usize, Arc<str>)>,
         msg: Arc<serde_json::Value>,
     },
     /// `world:noise`: the agents that hear it, each with its walking distance.
@@ -88,7 +89,8 @@ impl Effect {
     /// The agent whose call asked for it.
     pub fn by(&self) -> &str {
         match self {
-            Effect::Message { from, .. } | Effect::Noise { from, .. } => from,
+            Effect::Message { from, .. } => from,
+            Effect::Noise { from, .. } => from,
             Effect::Spawn { by, .. } | Effect::Tile { by, .. } => by,
             Effect::Remove { agent } => agent,
         }

@@ -384,8 +384,12 @@ impl World {
     pub fn note_numbers(&mut self) {
         for agent in &self.agents {
             if let Some(n) = number_of(&agent.id, &agent.kind) {
-                let top = self.numbers.entry(agent.kind.clone()).or_insert(0);
-                *top = (*top).max(n);
+                // Looked up first: the kind is copied only the first time it is seen (a
+                // crowd spawned in one tick copied it once per agent).
+                match self.numbers.get_mut(&agent.kind) {
+                    Some(top) => *top = (*top).max(n),
+                    None => drop(self.numbers.insert(agent.kind.clone(), n)),
+                }
             }
         }
     }

@@ -38,7 +38,7 @@ fn send(lua: &Lua, (_, to, msg): (Value, Value, Value)) -> mlua::Result<()> {
             lua,
             index,
             Effect::Message {
-                from: w.agents[index].id.clone(),
+                from: Arc::from(w.agents[index].id.as_str()),
                 to: vec![to],
                 msg: Arc::new(msg),
             },
@@ -49,11 +49,11 @@ fn send(lua: &Lua, (_, to, msg): (Value, Value, Value)) -> mlua::Result<()> {
 
 /// The index and id of a `world:send` receiver given as an id or a view; an unknown one is
 /// an error.
-fn receiver(lua: &Lua, w: &World, to: &Value) -> mlua::Result<(usize, String)> {
+fn receiver(lua: &Lua, w: &World, to: &Value) -> mlua::Result<(usize, Arc<str>)> {
     let id = match to {
         Value::String(s) => s,
         Value::Table(t) => match super::world::own_index(lua, w, &Value::Table(t.clone()))? {
-            Some(i) => return Ok((i, w.agents[i].id.clone())),
+            Some(i) => return Ok((i, Arc::from(w.agents[i].id.as_str()))),
             None => {
                 return Err(located(
                     lua,
@@ -78,7 +78,7 @@ fn receiver(lua: &Lua, w: &World, to: &Value) -> mlua::Result<(usize, String)> {
     // Looked up in place; only a bounded quote of a wrong id is copied.
     let text = super::lookup_text(lua, id)?;
     if let Some(i) = text.as_ref().and_then(|text| w.agent_index(text)) {
-        return Ok((i, w.agents[i].id.clone()));
+        return Ok((i, Arc::from(w.agents[i].id.as_str())));
     }
     let ids: Vec<&str> = w.agents.iter().map(|a| a.id.as_str()).collect();
     let meant = text
@@ -156,10 +156,10 @@ fn broadcast(lua: &Lua, (_, msg, opts): (Value, Value, Value)) -> mlua::Result<u
     let msg = to_message(lua, &msg, what)?;
     with_world(lua, what, |w| {
         let sender = &w.agents[index];
-        let to: Vec<(usize, String)> = w
+        let to: Vec<(usize, Arc<str>)> = w
             .agents_within(sender.pos, radius, kind.as_deref(), Some(index))
             .into_iter()
-            .map(|i| (i, w.agents[i].id.clone()))
+            .map(|i| (i, Arc::from(w.agents[i].id.as_str())))
             .collect();
         charge(lua, to.len() as u64 + json_len(&msg) / 64)?;
         let reached = to.len();
@@ -168,7 +168,7 @@ fn broadcast(lua: &Lua, (_, msg, opts): (Value, Value, Value)) -> mlua::Result<u
                 lua,
                 index,
                 Effect::Message {
-                    from: sender.id.clone(),
+                    from: Arc::from(sender.id.as_str()),
                     to,
                     msg: Arc::new(msg),
                 },

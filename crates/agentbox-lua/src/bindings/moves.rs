@@ -170,7 +170,7 @@ fn target_fn_with(
                         );
                     };
                     let ud = make_action(lua, make(target))?;
-                    raw::remember(context, &kept, cache, j, &ud)?;
+                    raw::remember(context, &kept, cache, j)?;
                     Ok(ud)
                 }
                 None => make_action(lua, make(to_target(lua, w, &target, Arg::new(name, 1))?)),
