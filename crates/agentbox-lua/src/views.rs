@@ -910,9 +910,7 @@ fn hash_size(lua: &Lua, table: &Table) -> mlua::Result<usize> {
 /// A table whose values do not keep their tables alive.
 fn weak_values(lua: &Lua) -> mlua::Result<Table> {
     let table = lua.create_table()?;
-    let meta = lua.create_table()?;
-    meta.raw_set("__mode", "v")?;
-    table.set_metatable(Some(meta))?;
+    table.set_metatable(Some(super::sandbox::host_weak_metatable(lua, "v")?))?;
     Ok(table)
 }
 
