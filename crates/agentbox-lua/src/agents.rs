@@ -202,7 +202,7 @@ pub struct Agents {
 struct ScriptInfo<'w> {
     script: &'w Path,
     module: Option<(u64, c_int, bool)>,
-    hint: (i64, usize),
+    hint: (usize, usize),
 }
 
 /// One agent [`Agents::make_slots`] makes a slot for.
@@ -245,7 +245,7 @@ impl Agents {
         // for as many as the last `self` of this script holds by now (`Views::sized_table`);
         // `memory` is made on first use (see `views`), so a crowd that never reads it keeps
         // its tables small.
-        let (this, slots) = views.sized_table(lua, script, views::TableUse::Self_, 4)?;
+        let (this, slots) = views.sized_table(lua, script, views::TableUse::Self_, 4, &agent.id)?;
         this.raw_set("params", json_to_lua(lua, &agent.params)?)?;
         let this_ptr = this.to_pointer();
         registry_table(lua, SELVES)?.raw_set(agent.id.as_str(), &this)?;
@@ -350,68 +350,60 @@ impl Agents {
             views.meta(),
             registry_table(lua, SELVES)?,
             templates,
-            views.size_hints(),
             "self",
             "params",
             &n[views::ID],
             &n[views::KIND],
         );
-        let last_of_script: Vec<usize> = (0..scripts.len())
-            .map(|s| {
-                wanted
-                    .iter()
-                    .rposition(|w| w.script == s)
-                    .unwrap_or(usize::MAX)
-            })
-            .collect();
-        // `exec_raw` pushes the nine values above (stack 1..9); each agent's `self` is
-        // made at 10, with its id string at 11, and the stack is back at 9 after each. An
+        // `exec_raw` pushes the eight values above (stack 1..8); each agent's `self` is
+        // made at 9, with its id string at 10, and the stack is back at 8 after each. An
         // allocation failure raises through `exec_raw`'s protected call: what was made by
         // then is in `wanted` (references and numbers only live across the calls).
         // SAFETY: as said above.
         let result = unsafe {
             lua.exec_raw::<()>(args, |state| {
-                for (w, new) in wanted.iter_mut().enumerate() {
-                    let (key, room) = scripts[new.script].hint;
+                for new in wanted.iter_mut() {
+                    let (_, room) = scripts[new.script].hint;
                     ffi::lua_createtable(state, 0, room as c_int);
-                    ffi::lua_pushvalue(state, 7);
+                    ffi::lua_pushvalue(state, 6);
                     ffi::lua_rawgeti(state, 4, new.params);
                     if ffi::lua_type(state, -1) == ffi::LUA_TTABLE {
                         push_copy(state, -1);
                         ffi::lua_rotate(state, -2, 1);
                         ffi::lua_settop(state, -2);
                     }
-                    ffi::lua_rawset(state, 10);
+                    ffi::lua_rawset(state, 9);
                     ffi::lua_pushvalue(state, 2);
-                    ffi::lua_setmetatable(state, 10);
-                    crate::ffi::lua_setreadonly(state, 10);
-                    ffi::lua_pushvalue(state, 10);
-                    ffi::lua_pushvalue(state, 6);
+                    ffi::lua_setmetatable(state, 9);
+                    crate::ffi::lua_setreadonly(state, 9);
+                    ffi::lua_pushvalue(state, 9);
+                    ffi::lua_pushvalue(state, 5);
                     ffi::lua_rawset(state, 1);
                     let id = new.agent.id.as_bytes();
                     ffi::lua_pushlstring(state, id.as_ptr().cast(), id.len());
-                    ffi::lua_pushvalue(state, 8);
-                    ffi::lua_pushvalue(state, 11);
-                    ffi::lua_rawset(state, 10);
-                    let kind = new.agent.kind.as_bytes();
-                    ffi::lua_pushvalue(state, 9);
-                    ffi::lua_pushlstring(state, kind.as_ptr().cast(), kind.len());
-                    ffi::lua_rawset(state, 10);
-                    ffi::lua_pushvalue(state, 11);
+                    ffi::lua_pushvalue(state, 7);
                     ffi::lua_pushvalue(state, 10);
+                    ffi::lua_rawset(state, 9);
+                    let kind = new.agent.kind.as_bytes();
+                    ffi::lua_pushvalue(state, 8);
+                    ffi::lua_pushlstring(state, kind.as_ptr().cast(), kind.len());
+                    ffi::lua_rawset(state, 9);
+                    ffi::lua_pushvalue(state, 10);
+                    ffi::lua_pushvalue(state, 9);
                     ffi::lua_rawset(state, 3);
-                    ffi::lua_settop(state, 10);
-                    if last_of_script[new.script] == w {
-                        ffi::lua_pushvalue(state, 10);
-                        ffi::lua_rawseti(state, 5, key);
-                    }
-                    let ptr = ffi::lua_topointer(state, 10) as usize;
+                    ffi::lua_settop(state, 9);
+                    let ptr = ffi::lua_topointer(state, 9) as usize;
                     let this = SelfRef::pop(state);
                     new.made = Some((this.0, ptr));
                 }
                 ffi::lua_settop(state, 0);
             })
         };
+        // The next `self` of each script is sized by the last one made here, read through
+        // the host's `agentbox.selves` (see `Views::room`).
+        for new in wanted.iter().filter(|w| w.made.is_some()) {
+            views.made_for(scripts[new.script].hint.0, &new.agent.id);
+        }
         let generations = modules.generation();
         self.changes += 1;
         for new in &wanted {
