@@ -108,8 +108,9 @@ pub(super) fn check(paths: &[PathBuf]) -> io::Result<ExitCode> {
     })
 }
 
-/// Prints a located error for every name `path` reads that the Lua API does not have (see
-/// `agentbox_lua::lint`); whether there was none. The file is read as the loader reads it (a
+/// Prints a located error for every name `path` reads that the Lua API does not have and a
+/// located warning for every `__mode` it sets (see `agentbox_lua::lint`); whether there was no
+/// error. The file is read as the loader reads it (a
 /// script file's size bound, regular files only): one it cannot read is left to the compile
 /// step, which reports it. A script too deep to lint is a located warning, not a failure: Lua
 /// judges whether it compiles.
@@ -132,15 +133,21 @@ fn lint_file(path: &Path) -> bool {
         }
     };
     for f in &findings {
+        let severity = match f.severity {
+            lint::Severity::Error => "error",
+            lint::Severity::Warning => "warning",
+        };
         eprintln!(
-            "{}:{}:{}: error: {}",
+            "{}:{}:{}: {severity}: {}",
             path.display(),
             f.line,
             f.column,
             f.message
         );
     }
-    findings.is_empty()
+    findings
+        .iter()
+        .all(|f| f.severity == lint::Severity::Warning)
 }
 
 /// Compiles the scene's `metrics:` and `monitors.values` as a run does, printing each that

@@ -168,11 +168,16 @@ return M
 
 /// The walker's printed lines of a run beside `neighbour`.
 fn walker_prints(neighbour: &str) -> Vec<String> {
+    prints_beside(NOTICING_WALKER, neighbour)
+}
+
+/// The printed lines of `walker` in a run beside `neighbour`.
+fn prints_beside(walker: &str, neighbour: &str) -> Vec<String> {
     let scene = "name: neighbours\nseed: 3\nmap:\n  rows: |\n    ....................\n    ....................\n    ....................\n    ....................\n    ....................\nagents:\n  - id: neighbour\n    at: [0, 0]\n    script: neighbour.lua\n  - id: walker\n    at: [0, 3]\n    script: walker.lua\n";
     let dir = scratch(&[
         ("s.yaml", scene),
         ("neighbour.lua", neighbour),
-        ("walker.lua", NOTICING_WALKER),
+        ("walker.lua", walker),
     ]);
     let out = agentbox_in(
         dir.path(),
@@ -212,4 +217,43 @@ fn what_a_walker_sees_of_object_numbers_does_not_depend_on_its_neighbour() {
             tick + 1
         );
     }
+}
+
+/// A walker that puts 50 tables it keeps nowhere else into a weak-keyed table every tick and
+/// prints how many it still holds.
+const WEAK_WALKER: &str = r#"
+local M = {}
+local seen = setmetatable({}, { __mode = "k" })
+function M.decide(self, world)
+  for i = 1, 50 do seen[{ i }] = i end
+  local n = 0
+  for _ in pairs(seen) do n = n + 1 end
+  print("weak keys kept: " .. n)
+  return move.to({ x = 18, y = 3 })
+end
+return M
+"#;
+
+/// A neighbour that allocates (and drops) 20,000 tables a tick, so the shared collector runs
+/// far more often than the walker alone would make it.
+const ALLOCATING: &str = r#"
+local M = {}
+function M.decide(self, world)
+  for i = 1, 20000 do local _ = { i, i } end
+  return move.stop()
+end
+return M
+"#;
+
+#[test]
+fn what_a_walkers_weak_table_keeps_does_not_depend_on_its_neighbour() {
+    let beside_quiet = prints_beside(WEAK_WALKER, QUIET);
+    let beside_busy = prints_beside(WEAK_WALKER, ALLOCATING);
+    // A script's weak table holds its entries like a plain table: the collector, which every
+    // agent shares, would otherwise decide what it keeps, so how much the neighbour allocates.
+    let expected: Vec<String> = (1..=20)
+        .map(|tick| format!("walker.lua:8: weak keys kept: {}", 50 * tick))
+        .collect();
+    assert_eq!(beside_quiet, expected, "beside a quiet neighbour");
+    assert_eq!(beside_busy, expected, "beside an allocating neighbour");
 }

@@ -1,7 +1,9 @@
 //! The hostile-script corpus (`tests/hostile/*.lua`): each script tries to escape the sandbox,
 //! run forever, exhaust memory, change what others see or return garbage. Its first line says
 //! the error it must get (`-- expect: ...`). Each runs in a scene next to a well-behaved
-//! walker, which must reach its goal with no error: one bad script never stops the scene. The
+//! walker, which must reach its goal with no error: one bad script never stops the scene. A
+//! case may ask for more of the run on its second line (`-- run with: --monitors m.csv`,
+//! for what only a run with monitors collects, such as `plot`'s series). The
 //! run (with `--allow-errors`) stays within 1 GiB and its CPU limit, and a second run in
 //! another process gives a byte-identical trace, and neither the trace nor stderr holds a heap
 //! address (`0x` and hex digits). The count stops every case, never the CPU-time net: no trace
@@ -54,6 +56,24 @@ fn expectation(source: &str) -> String {
         .to_string()
 }
 
+/// The options a hostile script asks its run for on its second line (`-- run with: ...`):
+/// only `--monitors FILE` (a file in the scene's folder), so a case cannot ask for more.
+fn run_with(source: &str) -> Vec<String> {
+    let Some(options) = source
+        .lines()
+        .nth(1)
+        .and_then(|l| l.strip_prefix("-- run with: "))
+    else {
+        return Vec::new();
+    };
+    let options: Vec<String> = options.split_whitespace().map(str::to_string).collect();
+    assert!(
+        matches!(options.as_slice(), [flag, file] if flag == "--monitors" && !file.contains('/')),
+        "a hostile case may ask only for `-- run with: --monitors FILE`, not {options:?}"
+    );
+    options
+}
+
 /// Runs one hostile script; returns a description of what went wrong, if anything.
 fn run_one(path: &PathBuf) -> Option<String> {
     let source = std::fs::read_to_string(path).unwrap();
@@ -66,7 +86,8 @@ fn run_one(path: &PathBuf) -> Option<String> {
     let name = path.file_name().unwrap().to_string_lossy().into_owned();
     // The error names the file as the scene does: scripts/hostile.lua.
     let expected = expected.replace(&name, "hostile.lua");
-    let args = [
+    let options = run_with(&source);
+    let mut args = vec![
         "headless",
         "scene.yaml",
         "--ticks",
@@ -75,6 +96,7 @@ fn run_one(path: &PathBuf) -> Option<String> {
         "-",
         "--allow-errors",
     ];
+    args.extend(options.iter().map(String::as_str));
     let run = common::limited::run_limited(dir.path(), &args);
     if run.code != Some(0) {
         return Some(format!(

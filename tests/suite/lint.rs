@@ -159,3 +159,18 @@ fn check_refuses_a_script_larger_than_the_loader_reads_once() {
         "hunter.lua: error: cannot read script: larger than 4 MiB, the most a file may have"
     );
 }
+
+#[test]
+fn check_warns_where_a_script_sets_a_weak_mode_and_still_passes() {
+    let dir = deep_scene("setmetatable({}, { __mode = \"k\" })");
+    let out = agentbox_in(dir.path(), &["check", "s.yaml"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out).lines().collect::<Vec<_>>(),
+        [format!(
+            "hunter.lua:3:26: warning: {}",
+            agentbox_lua::lint::WEAK_MODE_WARNING
+        )
+        .as_str()]
+    );
+}

@@ -244,7 +244,7 @@ struct ScriptInfo<'w> {
     /// The path its slots share.
     shared: Rc<Path>,
     module: Option<(u64, c_int, bool)>,
-    hint: (i64, usize),
+    hint: (usize, usize),
 }
 
 /// One agent [`Agents::make_slots`] makes a slot for.
@@ -291,7 +291,7 @@ impl Agents {
         // for as many as the last `self` of this script holds by now (`Views::sized_table`);
         // `memory` is made on first use (see `views`), so a crowd that never reads it keeps
         // its tables small.
-        let (this, slots) = views.sized_table(lua, script, views::TableUse::Self_, 4)?;
+        let (this, slots) = views.sized_table(lua, script, views::TableUse::Self_, 4, &agent.id)?;
         this.raw_set("params", json_to_lua(lua, &agent.params)?)?;
         let this_ptr = this.to_pointer();
         registry_table(lua, SELVES)?.raw_set(agent.id.as_str(), &this)?;
@@ -396,65 +396,57 @@ impl Agents {
             views.meta(),
             registry_table(lua, SELVES)?,
             templates,
-            views.size_hints(),
             "params",
             &n[views::ID],
             &n[views::KIND],
         );
-        let last_of_script: Vec<usize> = (0..scripts.len())
-            .map(|s| {
-                wanted
-                    .iter()
-                    .rposition(|w| w.script == s)
-                    .unwrap_or(usize::MAX)
-            })
-            .collect();
-        // `exec_raw` pushes the seven values above (stack 1..7); each agent's `self` is
-        // made at 8, with its id string at 9, and the stack is back at 7 after each. Its
+        // `exec_raw` pushes the six values above (stack 1..6); each agent's `self` is made
+        // at 7, with its id string at 8, and the stack is back at 6 after each. Its
         // metatable locks it (`Views::lock_name`). An allocation failure raises through
         // `exec_raw`'s protected call: what was made by then is in `wanted` (references and
         // numbers only live across the calls).
         // SAFETY: as said above.
         let result = unsafe {
             lua.exec_raw::<()>(args, |state| {
-                for (w, new) in wanted.iter_mut().enumerate() {
-                    let (key, room) = scripts[new.script].hint;
+                for new in wanted.iter_mut() {
+                    let (_, room) = scripts[new.script].hint;
                     ffi::lua_createtable(state, 0, room as c_int);
-                    ffi::lua_pushvalue(state, 5);
+                    ffi::lua_pushvalue(state, 4);
                     ffi::lua_rawgeti(state, 3, new.params);
                     if ffi::lua_type(state, -1) == ffi::LUA_TTABLE {
                         push_copy(state, -1);
                         ffi::lua_rotate(state, -2, 1);
                         ffi::lua_settop(state, -2);
                     }
-                    ffi::lua_rawset(state, 8);
+                    ffi::lua_rawset(state, 7);
                     ffi::lua_pushvalue(state, 1);
-                    ffi::lua_setmetatable(state, 8);
-                    crate::ffi::lua_setreadonly(state, 8);
+                    ffi::lua_setmetatable(state, 7);
+                    crate::ffi::lua_setreadonly(state, 7);
                     let id = new.agent.id.as_bytes();
                     ffi::lua_pushlstring(state, id.as_ptr().cast(), id.len());
-                    ffi::lua_pushvalue(state, 6);
-                    ffi::lua_pushvalue(state, 9);
-                    ffi::lua_rawset(state, 8);
-                    let kind = new.agent.kind.as_bytes();
-                    ffi::lua_pushvalue(state, 7);
-                    ffi::lua_pushlstring(state, kind.as_ptr().cast(), kind.len());
-                    ffi::lua_rawset(state, 8);
-                    ffi::lua_pushvalue(state, 9);
+                    ffi::lua_pushvalue(state, 5);
                     ffi::lua_pushvalue(state, 8);
+                    ffi::lua_rawset(state, 7);
+                    let kind = new.agent.kind.as_bytes();
+                    ffi::lua_pushvalue(state, 6);
+                    ffi::lua_pushlstring(state, kind.as_ptr().cast(), kind.len());
+                    ffi::lua_rawset(state, 7);
+                    ffi::lua_pushvalue(state, 8);
+                    ffi::lua_pushvalue(state, 7);
                     ffi::lua_rawset(state, 2);
-                    ffi::lua_settop(state, 8);
-                    if last_of_script[new.script] == w {
-                        ffi::lua_pushvalue(state, 8);
-                        ffi::lua_rawseti(state, 4, key);
-                    }
-                    let ptr = ffi::lua_topointer(state, 8) as usize;
+                    ffi::lua_settop(state, 7);
+                    let ptr = ffi::lua_topointer(state, 7) as usize;
                     let this = SelfRef::pop(state);
                     new.made = Some((this.0, ptr));
                 }
                 ffi::lua_settop(state, 0);
             })
         };
+        // The next `self` of each script is sized by the last one made here, read through
+        // the host's `agentbox.selves` (see `Views::room`).
+        for new in wanted.iter().filter(|w| w.made.is_some()) {
+            views.made_for(scripts[new.script].hint.0, &new.agent.id);
+        }
         let generations = modules.generation();
         self.changes += 1;
         for new in &wanted {

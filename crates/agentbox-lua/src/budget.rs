@@ -18,9 +18,10 @@
 //! Under the count there is a net in time, for work the count does not see: each budgeted
 //! call may take `budget.cpu_ms` of thread CPU time ([`Budget::set_cpu_ms`]; by default the
 //! larger of 250 ms and 2.5 us per unit). The VM looks at it after every C function and at
-//! every C charge, against a tick one process-wide thread moves every 5 ms
-//! ([`start_net_tick`], the only thread that touches anything of Lua's: an atomic counter,
-//! never a state). A call it stops ends as a spent budget and [`Stop::Cpu`]: a clock decided
+//! every C charge, against a tick one process-wide thread moves every 5 ms while a budgeted
+//! call runs anywhere in the process ([`start_net_tick`], the only thread that touches
+//! anything of Lua's: an atomic counter, never a state); with none running (an idle window,
+//! the time between ticks) it sleeps until the next call starts ([`net_enter`]). A call it stops ends as a spent budget and [`Stop::Cpu`]: a clock decided
 //! it, so a replay may differ from there (the trace says so). The hostile corpus checks that
 //! the count stops every known case first.
 //!
@@ -69,6 +70,8 @@ use crate::ffi::{
 use mlua::{ffi, Lua};
 use std::cell::Cell;
 use std::ffi::c_int;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::OnceLock;
 
 /// Units a budget without limit holds (the patched `LUA_NOWORKLIMIT`).
 const NO_LIMIT: i64 = 0x3fff_ffff_ffff_ffff;
@@ -126,6 +129,9 @@ pub struct Budget {
     victim: Cell<Option<u32>>,
     /// Whether the VM's limit is the cap plus the host's reserve (between calls).
     reserve_on: Cell<bool>,
+    /// Whether this state counts in [`NET_RUNNING`] (from a call's start to the end of the
+    /// call, or of the batch of agents' calls).
+    net_on: Cell<bool>,
     /// Bytes the host keeps on each owner's behalf, by owner number (`host_memory.rs`).
     host_held: std::cell::RefCell<Vec<usize>>,
     /// What the host refused to keep for the running call (it went over the agent's quota).
@@ -161,6 +167,7 @@ impl Budget {
             owner: Cell::new(HOST),
             victim: Cell::new(None),
             reserve_on: Cell::new(false),
+            net_on: Cell::new(false),
             host_held: Default::default(),
             host_refused: Cell::new(None),
         };
@@ -302,6 +309,7 @@ impl Budget {
             if self.reserve_on.get() {
                 self.reserve(false);
             }
+            self.net_running();
             let units = self.call_units();
             // SAFETY: as in `set_memory_limit`; the calls only store fields.
             unsafe {
@@ -328,6 +336,7 @@ impl Budget {
         if self.reserve_on.get() {
             self.reserve(false);
         }
+        self.net_running();
         // As the VM makes it (if it cannot count the owner, it keeps the host's, and the
         // reset after the batch is then a no-op).
         self.owner.set(owner);
@@ -374,6 +383,26 @@ impl Budget {
         if !self.reserve_on.get() {
             self.reserve(true);
         }
+        self.net_idle();
+    }
+
+    /// This state runs budgeted calls: the net's tick must move ([`net_enter`]). Once per
+    /// call, or per batch of agents' calls, not per agent.
+    #[inline]
+    fn net_running(&self) {
+        if !self.net_on.get() {
+            self.net_on.set(true);
+            net_enter();
+        }
+    }
+
+    /// This state's budgeted calls are done ([`net_leave`]).
+    #[inline]
+    fn net_idle(&self) {
+        if self.net_on.get() {
+            self.net_on.set(false);
+            net_leave();
+        }
     }
 
     /// The units a call starts with.
@@ -408,6 +437,7 @@ impl Budget {
             if !self.reserve_on.get() {
                 self.reserve(true);
             }
+            self.net_idle();
             let memory = memory || self.host_refused.get().is_some();
             return match (spent, memory) {
                 (true, _) => self.budget_or_cpu(),
@@ -565,20 +595,71 @@ pub enum Stop {
     Cpu,
 }
 
-/// Starts, once per process, the thread that moves the tick the CPU-time net looks at.
+impl Drop for Budget {
+    /// A state dropped inside a call (a panic through it) no longer keeps the net ticking.
+    fn drop(&mut self) {
+        self.net_idle();
+    }
+}
+
+/// Lua states of this process running a budgeted call (or a batch of agents' calls) now.
+static NET_RUNNING: AtomicUsize = AtomicUsize::new(0);
+
+/// The thread that moves the net's tick, to wake when a call starts.
+static NET_THREAD: OnceLock<std::thread::Thread> = OnceLock::new();
+
+/// Times the net's thread has woken (a tick moved, or a call started): a count a test can
+/// read to see that it sleeps while nothing runs.
+static NET_WAKEUPS: AtomicU64 = AtomicU64::new(0);
+
+/// Starts, once per process, the thread that moves the tick the CPU-time net looks at: every
+/// [`NET_TICK`] while some state runs a budgeted call, parked while none does (an idle
+/// window wakes nobody).
 fn start_net_tick() {
     static STARTED: std::sync::Once = std::sync::Once::new();
     STARTED.call_once(|| {
         let spawned = std::thread::Builder::new()
             .name("agentbox-cpu-net".into())
             .spawn(|| loop {
+                while NET_RUNNING.load(Ordering::Acquire) == 0 {
+                    std::thread::park();
+                    NET_WAKEUPS.fetch_add(1, Ordering::Relaxed);
+                }
                 std::thread::sleep(NET_TICK);
+                NET_WAKEUPS.fetch_add(1, Ordering::Relaxed);
                 // SAFETY: takes no state: an atomic add to a process-wide counter.
                 unsafe { lua_nettick() };
             });
         // Without the thread the net never looks; the count still holds.
-        drop(spawned);
+        if let Ok(handle) = spawned {
+            let _ = NET_THREAD.set(handle.thread().clone());
+        }
     });
+}
+
+/// A state starts running budgeted calls. The first after a time when none ran moves the
+/// tick itself, so the call's start reads its thread's CPU time afresh (the VM reads it
+/// only once the tick has moved, and a tick that stood still through an idle time would
+/// leave the base as old as that time), and wakes the net's thread.
+fn net_enter() {
+    if NET_RUNNING.fetch_add(1, Ordering::AcqRel) == 0 {
+        // SAFETY: takes no state: an atomic add to a process-wide counter.
+        unsafe { lua_nettick() };
+        if let Some(thread) = NET_THREAD.get() {
+            thread.unpark();
+        }
+    }
+}
+
+/// A state's budgeted calls are done; with none running, the net's thread parks after its
+/// current tick.
+fn net_leave() {
+    NET_RUNNING.fetch_sub(1, Ordering::AcqRel);
+}
+
+/// How many times the net's thread has woken since the process started.
+pub fn net_wakeups() -> u64 {
+    NET_WAKEUPS.load(Ordering::Relaxed)
 }
 
 /// The message of a spent budget (the VM adds the script's place).

@@ -18,7 +18,7 @@ use std::ffi::{c_int, c_longlong, c_uint};
 
 /// The level of the extension API declared here: the patched `lua.h`'s
 /// `LUA_AGENTBOX_PATCHLEVEL`, which the build script reads (a mismatch does not compile).
-pub const PATCHLEVEL: c_int = 3;
+pub const PATCHLEVEL: c_int = 4;
 
 const _: () = assert!(
     level_is(env!("AGENTBOX_LUA_PATCHLEVEL"), PATCHLEVEL),
@@ -130,6 +130,12 @@ extern "C-unwind" {
     /// (`lua_setfield`, `lua_settable`, `lua_seti`) goes to its `__newindex`, even for a key it
     /// holds (without one, the write raises); `lua_rawset` still writes. Never raises.
     pub fn lua_setreadonly(state: *mut lua_State, idx: c_int);
+
+    /// Lets the table at `idx`, as a metatable, make tables weak by its `__mode`: the collector
+    /// honours no other `__mode`, so a script's weak table keeps its entries (what it lost
+    /// would show when the collector ran, so how much the other agents allocated). For the
+    /// host's own weak tables only. Never raises.
+    pub fn lua_hostweak(state: *mut lua_State, idx: c_int);
 
     /// Lends a proxy its numbers: sets the existing fields named by the short strings at `kx`
     /// and `ky` of the table that the table at `owner` holds raw under the short string at
@@ -546,6 +552,36 @@ mod tests {
     }
 
     #[test]
+    fn only_a_metatable_the_host_marked_makes_a_table_weak() {
+        let lua = State::new();
+        lua.run(c"script = setmetatable({}, { __mode = 'k' }); late = setmetatable({}, {}); getmetatable(late).__mode = 'k'; host = {}; hostmeta = { __mode = 'k' }")
+            .unwrap();
+        // SAFETY: a live state; `hostmeta` is a table at index 1 while it is marked.
+        unsafe {
+            ffi::lua_getglobal(lua.0, c"hostmeta".as_ptr());
+            lua_hostweak(lua.0, 1);
+            ffi::lua_settop(lua.0, 0);
+        }
+        lua.run(c"setmetatable(host, hostmeta); for _, t in ipairs({ script, late, host }) do t[{}] = true end; collectgarbage(); n = (next(script) and 1 or 0) + (next(late) and 10 or 0) + (next(host) and 100 or 0)")
+            .unwrap();
+        assert_eq!(
+            lua.global(c"n"),
+            11,
+            "the scripts' weak tables kept their key (__mode set before or after setmetatable); the host's lost it"
+        );
+        // `tostring`'s numbers (lauxlib's own weak tables) keep nothing alive.
+        lua.run(c"tostring({}); collectgarbage()").unwrap();
+        let before = lua.bytes();
+        lua.run(c"for i = 1, 20000 do tostring({}) end; collectgarbage()")
+            .unwrap();
+        let after = lua.bytes();
+        assert!(
+            after < before + 64 * 1024,
+            "20,000 numbered tables were kept: {before} bytes, then {after}"
+        );
+    }
+
+    #[test]
     fn hashsize_counts_a_tables_slots() {
         let lua = State::new();
         // SAFETY: a live state; the two tables are pushed and popped again.
@@ -644,7 +680,7 @@ mod tests {
     fn each_declaration_matches_its_prototype_in_the_compiled_lua_h() {
         let header = header_prototypes();
         let rust = rust_declarations();
-        assert_eq!(rust.len(), 18, "{rust:?}");
+        assert_eq!(rust.len(), 19, "{rust:?}");
         for declared in &rust {
             let proto = header.iter().find(|p| p.0 == declared.0);
             assert_eq!(proto, Some(declared), "{} differs from lua.h", declared.0);

@@ -11,6 +11,10 @@
 //! (`function move.zigzag() ... end`). `world` is checked where it is a function's parameter,
 //! as in `decide(self, world)`.
 //!
+//! It also warns where a script sets a metatable's `__mode` (in a table constructor or by
+//! assignment): patched Lua honours no script's `__mode` ([`WEAK_MODE_WARNING`]), so a weak
+//! table keeps its entries, which a script written for standard Lua may not expect.
+//!
 //! It only reads text: it runs nothing and touches no Lua state.
 
 mod nesting;
@@ -25,16 +29,33 @@ use full_moon::tokenizer::TokenReference;
 use full_moon::LuaVersion;
 use std::collections::BTreeSet;
 
-/// One name a script reads that the API does not have.
+/// One name a script reads that the API does not have (an error), or a `__mode` it sets (a
+/// warning).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finding {
-    /// 1-based line of the library table or `world` the name is read from.
+    /// 1-based line of the library table or `world` the name is read from (of `__mode`).
     pub line: usize,
     /// 1-based column (in characters) of the same.
     pub column: usize,
+    /// An error fails `check`; a warning does not.
+    pub severity: Severity,
     /// `move.chsae is not in the API (did you mean move.chase?)`.
     pub message: String,
 }
+
+/// How much a [`Finding`] weighs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Severity {
+    /// The script reads a name that is not there: it fails where the run reaches it.
+    Error,
+    /// The script runs, but not as it would in standard Lua.
+    Warning,
+}
+
+/// The warning at a `__mode` a script sets.
+pub const WEAK_MODE_WARNING: &str = "__mode has no effect: weak tables hold their entries in \
+agentbox, like plain tables (all agents share one garbage collector, so what a weak table \
+dropped would depend on what the other agents allocate); empty the table yourself";
 
 /// The homes whose names the linter checks: the three library tables and `world`.
 const CHECKED: [Home; 4] = [Home::Move, Home::Nav, Home::Draw, Home::World];
@@ -145,9 +166,10 @@ fn lint_parsed(source: &str) -> Vec<Finding> {
         found,
         stored,
         reassigned,
+        weak_modes,
         ..
     } = walker;
-    found
+    let mut findings: Vec<Finding> = found
         .into_iter()
         .filter(|m| {
             !reassigned.contains(&m.home.title())
@@ -156,9 +178,30 @@ fn lint_parsed(source: &str) -> Vec<Finding> {
         .map(|m| Finding {
             line: m.line,
             column: m.column,
+            severity: Severity::Error,
             message: not_in_api(m.home, &m.name),
         })
-        .collect()
+        .chain(weak_modes.into_iter().map(|(line, column)| Finding {
+            line,
+            column,
+            severity: Severity::Warning,
+            message: WEAK_MODE_WARNING.to_string(),
+        }))
+        .collect();
+    findings.sort_by_key(|f| (f.line, f.column));
+    findings
+}
+
+/// The token of an expression that is the string literal `"__mode"` (either quotes).
+fn mode_string(expr: &Expression) -> Option<&TokenReference> {
+    match expr {
+        Expression::String(token)
+            if text(token).trim_matches(|c| c == '"' || c == '\'') == "__mode" =>
+        {
+            Some(token)
+        }
+        _ => None,
+    }
 }
 
 /// A name read from a checked home, before the whole script is seen.
@@ -185,6 +228,8 @@ struct Walker {
     stored: BTreeSet<(&'static str, String)>,
     /// Library globals the script assigns (`move = ...`): its own.
     reassigned: BTreeSet<&'static str>,
+    /// Where the script sets a `__mode` (line, column): a warning each.
+    weak_modes: Vec<(usize, usize)>,
 }
 
 fn text(token: &TokenReference) -> String {
@@ -335,12 +380,30 @@ impl Walker {
         }
     }
 
-    /// The target of an assignment: its reads are checked, its last field is stored.
+    /// A `__mode` the script sets, at `token`.
+    fn weak_mode(&mut self, token: &TokenReference) {
+        let at = token.start_position();
+        self.weak_modes.push((at.line(), at.character()));
+    }
+
+    /// The target of an assignment: its reads are checked, its last field is stored; a
+    /// `__mode` it sets is noted.
     fn assigned(&mut self, var: &Var) {
         match var {
             Var::Name(name) => self.assigned_global(name),
             Var::Expression(v) => {
                 let suffixes: Vec<&Suffix> = v.suffixes().collect();
+                match suffixes.last() {
+                    Some(Suffix::Index(Index::Dot { name, .. })) if text(name) == "__mode" => {
+                        self.weak_mode(name)
+                    }
+                    Some(Suffix::Index(Index::Brackets { expression, .. })) => {
+                        if let Some(token) = mode_string(expression) {
+                            self.weak_mode(token);
+                        }
+                    }
+                    _ => {}
+                }
                 if let (Prefix::Name(table), [Suffix::Index(Index::Dot { name, .. })]) =
                     (v.prefix(), suffixes.as_slice())
                 {
@@ -423,10 +486,18 @@ impl Walker {
         for field in table.fields().iter() {
             match field {
                 Field::ExpressionKey { key, value, .. } => {
+                    if let Some(token) = mode_string(key) {
+                        self.weak_mode(token);
+                    }
                     self.expr(key);
                     self.expr(value);
                 }
-                Field::NameKey { value, .. } => self.expr(value),
+                Field::NameKey { key, value, .. } => {
+                    if text(key) == "__mode" {
+                        self.weak_mode(key);
+                    }
+                    self.expr(value)
+                }
                 Field::NoKey(value) => self.expr(value),
                 _ => {}
             }
@@ -505,6 +576,30 @@ mod tests {
                 "move.a", "nav.b", "draw.c", "move.d", "nav.e", "world:f", "move.g", "move.h",
                 "nav.i", "move.j"
             ]
+        );
+    }
+
+    #[test]
+    fn a_mode_the_script_sets_is_a_warning_where_it_is_written() {
+        let source = "local a = setmetatable({}, { __mode = 'k' })\n\
+            local meta = { ['__mode'] = \"v\" }\n\
+            meta.__mode = 'kv'\nmeta[\"__mode\"] = nil\n\
+            local mode = meta.__mode\nlocal t = { mode = 'k', __index = meta }\n";
+        let found: Vec<(usize, usize, Severity)> = lint(source)
+            .expect("linted")
+            .into_iter()
+            .inspect(|f| assert_eq!(f.message, WEAK_MODE_WARNING))
+            .map(|f| (f.line, f.column, f.severity))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (1, 30, Severity::Warning),
+                (2, 17, Severity::Warning),
+                (3, 6, Severity::Warning),
+                (4, 6, Severity::Warning),
+            ],
+            "reading __mode, or a field named mode, is no warning"
         );
     }
 

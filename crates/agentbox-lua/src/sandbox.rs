@@ -230,11 +230,21 @@ pub fn protected_tables(lua: &Lua) -> mlua::Result<Table> {
         return Ok(t);
     }
     let t = lua.create_table()?;
-    let meta = lua.create_table()?;
-    meta.raw_set("__mode", "k")?;
-    t.set_metatable(Some(meta))?;
+    t.set_metatable(Some(host_weak_metatable(lua, "k")?))?;
     lua.set_named_registry_value("agentbox.protected", &t)?;
     Ok(t)
+}
+
+/// A metatable with `__mode = mode` that the collector honours: patched Lua makes a table weak
+/// only by a metatable the host marked (`lua_hostweak`), so a script's weak table keeps its
+/// entries (what it lost would show when the shared collector ran, so what other agents
+/// allocated). For the host's own weak tables only; never hand one to a script.
+pub fn host_weak_metatable(lua: &Lua, mode: &str) -> mlua::Result<Table> {
+    let meta = lua.create_table()?;
+    meta.raw_set("__mode", mode)?;
+    // SAFETY: `exec_raw` pushes `meta` at 1; `lua_hostweak` only sets a flag in its header.
+    unsafe { lua.exec_raw::<()>(&meta, |state| super::ffi::lua_hostweak(state, 1))? };
+    Ok(meta)
 }
 
 /// Marks a host table as read-only for `rawset` (assignment is refused by its metatable).

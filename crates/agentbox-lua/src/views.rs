@@ -129,12 +129,23 @@ pub struct Views {
     /// Registry reference of what the decision loop needs to lend the deciding agent its own
     /// parts (see [`FAST_SLOTS`]).
     pub fast_ref: c_int,
-    /// Each script's number in `size_hints` (a Rust map, so finding it makes no Lua string:
-    /// a long path string made per table landed between an agent's `self` and its `params`).
-    hint_keys: RefCell<std::collections::BTreeMap<std::path::PathBuf, i64>>,
-    /// The last table [`Views::sized_table`] made for each use (`self` or `memory`, and the
-    /// script), held weakly: the next one is made with the room it has grown to.
-    size_hints: Table,
+    /// Each script's number in `hints` (a Rust map, so finding it makes no Lua string: a
+    /// long path string made per table landed between an agent's `self` and its `params`).
+    hint_keys: RefCell<std::collections::BTreeMap<std::path::PathBuf, usize>>,
+    /// By [`Views::room`]'s key (the script's number and the use): whose table of that use
+    /// was made last, and the room read of it last ([`SizeHint`]).
+    hints: RefCell<Vec<SizeHint>>,
+}
+
+/// What sizes the next table of one use of one script ([`Views::sized_table`]): the agent
+/// whose table was made last, read again through the host's own `self` of that agent (the
+/// registry's `agentbox.selves`) while it has one, and the room read last. Never a weak
+/// reference to the table: whether it was still there would hang on when the collector ran,
+/// and with it the next table's slots, so the order `pairs` visits its keys in.
+#[derive(Clone, Default)]
+struct SizeHint {
+    agent: Option<String>,
+    room: usize,
 }
 
 /// The bit of [`Views::own_bits`] saying an agent's `memory` was made.
@@ -219,7 +230,7 @@ pub fn install(lua: &Lua, lent: Rc<LentWorld>) -> mlua::Result<()> {
         deciding_index: Cell::new(None),
         fast_ref,
         hint_keys: RefCell::new(std::collections::BTreeMap::new()),
-        size_hints: weak_values(lua)?,
+        hints: RefCell::new(Vec::new()),
     });
     // The raw functions find the views through a light userdata: the `Rc` in the app data
     // keeps them alive (and in place) as long as the state.
@@ -336,15 +347,18 @@ fn fill(lua: &Lua, (table, key): (Table, LuaString)) -> mlua::Result<Value> {
     let value = match field_of(&key.as_bytes()) {
         Some(field @ (POS | VEL | TILE)) => Value::Table(views.part(lua, index, field)?),
         None if is_self && &key.as_bytes()[..] == b"memory" => {
-            let script = views.lent().with(|w| match w.agents.get(index) {
-                Some(Agent {
-                    brain: agentbox_core::world::Brain::Script(path),
-                    ..
-                }) => path.clone(),
-                _ => std::path::PathBuf::new(),
-            });
-            let script = script.unwrap_or_default();
-            let (memory, slots) = views.sized_table(lua, &script, TableUse::Memory, 0)?;
+            let (script, id) = views
+                .lent()
+                .with(|w| match w.agents.get(index) {
+                    Some(Agent {
+                        brain: agentbox_core::world::Brain::Script(path),
+                        id,
+                        ..
+                    }) => (path.clone(), id.clone()),
+                    _ => Default::default(),
+                })
+                .unwrap_or_default();
+            let (memory, slots) = views.sized_table(lua, &script, TableUse::Memory, 0, &id)?;
             let at = memory.to_pointer() as usize;
             views.set_own(index, HAS_MEMORY, |own| {
                 own.memory = at;
@@ -809,48 +823,62 @@ impl Views {
     /// header, instead of regrown during its first `decide`, into memory far from the header
     /// (an agent's `self` grew from 4 to 8 slots on its fifth field: every later read of it
     /// then touched two distant places; `docs/benchmarks.md`, crowd section).
-    /// Also gives the number of hash slots it was made with.
+    /// `agent` is the agent whose `self` holds (or is) the table. Also gives the number of
+    /// hash slots it was made with.
     pub fn sized_table(
         &self,
         lua: &Lua,
         script: &std::path::Path,
         use_: TableUse,
         min: usize,
+        agent: &str,
     ) -> mlua::Result<(Table, usize)> {
         let (key, room) = self.room(lua, script, use_, min)?;
         let table = lua.create_table_with_capacity(0, room)?;
-        self.size_hints.raw_set(key, &table)?;
+        self.made_for(key, agent);
         Ok((table, slots_of(room)))
     }
 
-    /// The key in [`Views::size_hints`] of `use_` for `script`, and the room a table made for
-    /// it now gets (see [`Views::sized_table`]).
+    /// The key of `use_` for `script` (for [`Views::made_for`]), and the room a table made for
+    /// it now gets (see [`Views::sized_table`]): what the table made last has grown to, read
+    /// through its agent's `self` if the host still keeps one for it, else the room read last.
     pub fn room(
         &self,
         lua: &Lua,
         script: &std::path::Path,
         use_: TableUse,
         min: usize,
-    ) -> mlua::Result<(i64, usize)> {
+    ) -> mlua::Result<(usize, usize)> {
         let number = {
             let mut keys = self.hint_keys.borrow_mut();
-            let next = keys.len() as i64;
+            let next = keys.len();
             match keys.get(script) {
                 Some(&n) => n,
                 None => *keys.entry(script.to_path_buf()).or_insert(next),
             }
         };
-        let key = 2 * number + 1 + use_ as i64;
-        let room = match self.size_hints.raw_get::<Value>(key)? {
-            Value::Table(last) => hash_size(lua, &last)?,
-            _ => 0,
+        let key = 2 * number + use_ as usize;
+        let agent = {
+            let mut hints = self.hints.borrow_mut();
+            if hints.len() <= key {
+                hints.resize(key + 1, SizeHint::default());
+            }
+            hints[key].agent.clone()
         };
+        if let Some(agent) = agent {
+            if let Some(room) = room_of(lua, &agent, use_)? {
+                self.hints.borrow_mut()[key].room = room;
+            }
+        }
+        let room = self.hints.borrow()[key].room;
         Ok((key, room.clamp(min, MAX_HINT)))
     }
 
-    /// The last table made for each use (by the key [`Views::room`] gives), held weakly.
-    pub fn size_hints(&self) -> &Table {
-        &self.size_hints
+    /// Notes that the table of `key` ([`Views::room`]) made last is `agent`'s.
+    pub fn made_for(&self, key: usize, agent: &str) {
+        if let Some(hint) = self.hints.borrow_mut().get_mut(key) {
+            hint.agent = Some(agent.to_string());
+        }
     }
 
     /// Forgets a `self` table that is going away.
@@ -932,13 +960,21 @@ fn hash_size(lua: &Lua, table: &Table) -> mlua::Result<usize> {
     Ok(n as usize)
 }
 
-/// A table whose values do not keep their tables alive.
-fn weak_values(lua: &Lua) -> mlua::Result<Table> {
-    let table = lua.create_table()?;
-    let meta = lua.create_table()?;
-    meta.raw_set("__mode", "v")?;
-    table.set_metatable(Some(meta))?;
-    Ok(table)
+/// The hash slots of `agent`'s table of `use_` now (its `self`, or the `memory` its `self`
+/// holds), if the host keeps a `self` for it.
+fn room_of(lua: &Lua, agent: &str, use_: TableUse) -> mlua::Result<Option<usize>> {
+    let selves = crate::registry_table(lua, crate::SELVES)?;
+    let Value::Table(this) = selves.raw_get::<Value>(agent)? else {
+        return Ok(None);
+    };
+    let table = match use_ {
+        TableUse::Self_ => this,
+        TableUse::Memory => match this.raw_get::<Value>("memory")? {
+            Value::Table(memory) => memory,
+            _ => return Ok(None),
+        },
+    };
+    hash_size(lua, &table).map(Some)
 }
 
 #[cfg(test)]
@@ -946,14 +982,24 @@ mod tests {
     use super::*;
 
     /// A table is made with the hash room the last table of the same use grew to (at least
-    /// the minimum, at most `MAX_HINT`); another use, or another script, keeps its own.
+    /// the minimum, at most `MAX_HINT`); another use, or another script, keeps its own. The
+    /// last table is read through its agent's `self` while the host keeps one: once that is
+    /// gone, the room read last, whenever the collector runs.
     #[test]
     fn a_table_is_made_with_the_room_the_last_of_its_use_grew_to() {
         let lua = Lua::new();
         install(&lua, Rc::default()).unwrap();
         let views = get(&lua).unwrap();
+        let selves = crate::registry_table(&lua, crate::SELVES).unwrap();
         let (a, b) = (std::path::Path::new("a.lua"), std::path::Path::new("b.lua"));
-        let (first, slots) = views.sized_table(&lua, a, TableUse::Self_, 4).unwrap();
+        let made = |script, use_, min, agent: &str| {
+            let (table, slots) = views.sized_table(&lua, script, use_, min, agent).unwrap();
+            if let TableUse::Self_ = use_ {
+                selves.raw_set(agent, &table).unwrap();
+            }
+            (table, slots)
+        };
+        let (first, slots) = made(a, TableUse::Self_, 4, "a1");
         assert_eq!((slots, hash_size(&lua, &first).unwrap()), (4, 4));
         for key in ["id", "kind", "params", "memory", "pos"] {
             first.raw_set(key, true).unwrap();
@@ -963,16 +1009,29 @@ mod tests {
             8,
             "a fifth key regrows it"
         );
-        let (second, slots) = views.sized_table(&lua, a, TableUse::Self_, 4).unwrap();
+        let (second, slots) = made(a, TableUse::Self_, 4, "a2");
         assert_eq!((slots, hash_size(&lua, &second).unwrap()), (8, 8));
-        let (other, _) = views.sized_table(&lua, b, TableUse::Self_, 4).unwrap();
+        let (other, _) = made(b, TableUse::Self_, 4, "b1");
         assert_eq!(hash_size(&lua, &other).unwrap(), 4);
-        let (memory, slots) = views.sized_table(&lua, a, TableUse::Memory, 0).unwrap();
+        let (memory, slots) = made(a, TableUse::Memory, 0, "a2");
         assert_eq!((slots, hash_size(&lua, &memory).unwrap()), (0, 0));
+        second.raw_set("memory", &memory).unwrap();
+        for n in 0..6 {
+            memory.raw_set(format!("m{n}"), n).unwrap();
+        }
+        let (_, slots) = made(a, TableUse::Memory, 0, "a3");
+        assert_eq!(slots, 8, "the last memory, read through its agent's self");
         for n in 0..100 {
             second.raw_set(format!("k{n}"), n).unwrap();
         }
-        let (third, _) = views.sized_table(&lua, a, TableUse::Self_, 4).unwrap();
+        let (third, _) = made(a, TableUse::Self_, 4, "a3");
         assert_eq!(hash_size(&lua, &third).unwrap(), MAX_HINT);
+        // Agent a3 goes (the host forgets its `self`), and its table with it: the next table
+        // gets the room read last, however much of it the collector has freed.
+        selves.raw_set("a3", Value::Nil).unwrap();
+        drop(third);
+        lua.gc_collect().unwrap();
+        let (fourth, _) = made(a, TableUse::Self_, 4, "a4");
+        assert_eq!(hash_size(&lua, &fourth).unwrap(), MAX_HINT);
     }
 }

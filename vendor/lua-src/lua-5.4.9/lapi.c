@@ -1713,6 +1713,20 @@ LUA_API void lua_setreadonly (lua_State *L, int idx) {
 
 
 /*
+** agentbox: lets the table at 'idx', as a metatable, make tables weak by
+** its '__mode'. The collector honours no other '__mode' (see
+** 'traversetable' in lgc.c): scripts share one collector, so what their
+** weak tables kept would show what their neighbours allocated. Only the
+** host (and lauxlib's own tables) calls this.
+*/
+LUA_API void lua_hostweak (lua_State *L, int idx) {
+  lua_lock(L);
+  luaH_hostweak(hvalue(index2value(L, idx))) = 1;
+  lua_unlock(L);
+}
+
+
+/*
 ** agentbox: lending a read-only proxy its numbers for one call. The host's
 ** decision loop lends an agent its own position this way (Views::lend in
 ** crates/agentbox-lua/src/views.rs), so 'self.pos.x' is a raw field read,

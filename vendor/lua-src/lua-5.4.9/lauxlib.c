@@ -940,6 +940,7 @@ LUALIB_API lua_Integer luaL_objectid (lua_State *L, int idx) {
     lua_createtable(L, 0, 1);
     lua_pushliteral(L, "k");
     lua_setfield(L, -2, "__mode");
+    lua_hostweak(L, -1);  /* agentbox: the host's weak table, made weak */
     lua_setmetatable(L, -2);
     lua_pushvalue(L, -1);
     lua_rawseti(L, -3, owner);

@@ -539,9 +539,19 @@ static void traversestrongtable (global_State *g, Table *h) {
 }
 
 
+/*
+** agentbox: a table is weak only when the host marked its metatable
+** ('lua_hostweak'). Every script shares the one collector, so what a
+** script's weak table kept showed how much its neighbours allocated (and
+** when the collector ran): a script's table keeps its entries, whatever
+** its '__mode' says, and whenever it was set.
+*/
+#define weakmode(g,mt)  \
+  (((mt) != NULL && luaH_hostweak(mt)) ? gfasttm(g, mt, TM_MODE) : NULL)
+
 static lu_mem traversetable (global_State *g, Table *h) {
   const char *weakkey, *weakvalue;
-  const TValue *mode = gfasttm(g, h->metatable, TM_MODE);
+  const TValue *mode = weakmode(g, h->metatable);
   TString *smode;
   markobjectN(g, h->metatable);
   if (mode && ttisshrstring(mode) &&  /* is there a weak mode? */

@@ -73,6 +73,13 @@ LUAI_FUNC int luaM_roomfor (lua_State *L, size_t grow);
 */
 #define luaM_idslot(block)	(cast(unsigned int *, cast_charp(block) - 12))
 
+/*
+** agentbox: the slot for a table's host mark in the same header (bytes 8
+** to 12): whether the host let it make tables weak as their metatable
+** ('lua_hostweak'); 'luaH_new' clears it
+*/
+#define luaM_markslot(block)	(cast(unsigned int *, cast_charp(block) - 8))
+
 #define luaM_growvector(L,v,nelems,size,t,limit,e) \
 	((v)=cast(t *, luaM_growaux_(L,v,nelems,&(size),sizeof(t), \
                          luaM_limitN(limit,t),e)))

@@ -1351,15 +1351,18 @@ static int str_format (lua_State *L) {
           /* agentbox: a value's number (see 'luaL_objectid'), not its
              address, so the text is the same in every run */
           const void *p = lua_topointer(L, arg);
+          char number[32];  /* "#" and a 64-bit integer */
           checkformat(L, form, L_FMTFLAGSC, 0);
           if (lua_type(L, arg) == LUA_TSTRING)
             return luaL_error(L, "'%%p' of a string would differ between runs");
-          if (p != NULL)
-            p = (const void *)(size_t)luaL_objectid(L, arg);
-          if (p == NULL) {  /* avoid calling 'printf' with argument NULL */
-            p = "(null)";  /* result */
-            form[strlen(form) - 1] = 's';  /* format it as a string */
+          if (p != NULL) {  /* agentbox: '#3', as 'tostring' writes it */
+            l_sprintf(number, sizeof(number), "#" LUA_INTEGER_FMT,
+                      (LUAI_UACINT)luaL_objectid(L, arg));
+            p = number;
           }
+          else  /* avoid calling 'printf' with argument NULL */
+            p = "(null)";  /* result */
+          form[strlen(form) - 1] = 's';  /* format it as a string */
           nb = l_sprintf(buff, maxitem, form, p);
           break;
         }

@@ -658,6 +658,7 @@ Table *luaH_new (lua_State *L) {
   GCObject *o = luaC_newobj(L, LUA_VTABLE, sizeof(Table));
   luaC_newid(G(L), o);  /* agentbox */
   Table *t = gco2t(o);
+  luaH_hostweak(t) = 0;  /* agentbox: no script's table is the host's */
   t->metatable = NULL;
   t->flags = cast_byte(maskflags);  /* table has no metamethod fields */
   t->array = NULL;

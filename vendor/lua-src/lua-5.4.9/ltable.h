@@ -22,6 +22,12 @@
 */
 #define invalidateTMcache(t)	((t)->flags &= ~maskflags)
 
+/*
+** agentbox: whether the host marked table 't' ('lua_hostweak'): only such
+** a metatable's '__mode' makes a table weak (see 'traversetable')
+*/
+#define luaH_hostweak(t)	(*luaM_markslot(t))
+
 
 /* true when 't' is using 'dummynode' as its hash part */
 #define isdummy(t)		((t)->lastfree == NULL)

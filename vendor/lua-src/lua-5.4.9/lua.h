@@ -356,6 +356,8 @@ LUA_API unsigned int (lua_idowner) (lua_State *L);
 LUA_API unsigned int (lua_setnextid) (lua_State *L, unsigned int id);
 /* agentbox: read-only tables */
 LUA_API void (lua_setreadonly) (lua_State *L, int idx);
+/* agentbox: a metatable whose '__mode' makes tables weak (the host's only) */
+LUA_API void (lua_hostweak) (lua_State *L, int idx);
 /* agentbox: lends a proxy its numbers for one call */
 LUA_API int (lua_lend) (lua_State *L, int owner, int kpart, int kx, int ky,
                         lua_Number x, lua_Number y, int ints);
@@ -369,7 +371,7 @@ LUA_API int (lua_stackdepth) (lua_State *L);
 ** functions above is added, removed or changes its signature or meaning
 ** (crates/agentbox-lua/src/ffi.rs declares them for Rust and checks it).
 */
-#define LUA_AGENTBOX_PATCHLEVEL	3
+#define LUA_AGENTBOX_PATCHLEVEL	4
 LUA_API int (lua_agentbox_patchlevel) (void);
 
 
