@@ -142,12 +142,12 @@ pub trait Batch {
 /// # Safety
 /// `state` is the host's Lua state inside `exec_raw`, with that stack; `batch` lives outside
 /// this call.
-pub unsafe fn run_batch(
+pub unsafe fn run_batch<B: Batch>(
     state: *mut ffi::lua_State,
     context: &RawContext,
     world: &World,
     budget: &Budget,
-    batch: &mut dyn Batch,
+    batch: &mut B,
 ) {
     // SAFETY: this function's contract (its `# Safety` section, or for a function Lua
     // calls, a live state on this thread with the stack Lua documents) is upheld by the caller.
@@ -170,9 +170,9 @@ pub unsafe fn run_batch(
             deciding: None,
             lent: (0, 0),
         };
-        let frame_ptr: *mut LoopFrame = &mut frame;
+        let frame_ptr: *mut LoopFrame<B> = &mut frame;
         loop {
-            ffi::lua_pushcfunction(state, decide_loop);
+            ffi::lua_pushcfunction(state, decide_loop::<B>);
             ffi::lua_pushlightuserdata(state, frame_ptr as *mut c_void);
             for slot in 2..=base {
                 ffi::lua_pushvalue(state, slot);
@@ -240,11 +240,13 @@ impl Layout {
 }
 
 /// What [`decide_loop`] works with, owned by [`run_batch`]'s frame.
-struct LoopFrame<'a> {
+struct LoopFrame<'a, B> {
     context: &'a RawContext,
     world: &'a World,
     budget: &'a Budget,
-    batch: &'a mut dyn Batch,
+    /// The host's side (a type parameter, not a `dyn`: its two methods are inlined into the
+    /// loop, which runs them for every agent).
+    batch: &'a mut B,
     layout: Layout,
     /// The agent whose `decide` is running and its budget call (left set when it raises).
     deciding: Option<(Ready, Call)>,
@@ -255,11 +257,11 @@ struct LoopFrame<'a> {
 
 /// The loop over a batch's agents (see [`run_batch`]): its context is a light userdata at 1.
 /// Nothing in this frame needs dropping: a raised error unwinds it with `longjmp`.
-unsafe extern "C-unwind" fn decide_loop(state: *mut ffi::lua_State) -> c_int {
+unsafe extern "C-unwind" fn decide_loop<B: Batch>(state: *mut ffi::lua_State) -> c_int {
     // SAFETY: Lua calls this (through `run_batch`'s `lua_pcall`) on a live state of this
     // thread, with `run_batch`'s frame at 1 and the batch's stack copied above it.
     unsafe {
-        let frame = &mut *(ffi::lua_touserdata(state, 1) as *mut LoopFrame);
+        let frame = &mut *(ffi::lua_touserdata(state, 1) as *mut LoopFrame<B>);
         let (context, budget) = (frame.context, frame.budget);
         let Layout {
             fast, module_slot, ..
@@ -267,24 +269,25 @@ unsafe extern "C-unwind" fn decide_loop(state: *mut ffi::lua_State) -> c_int {
         let decide_slot = module_slot + 1;
         push_fast_slots(state, context, fast);
         let mut module = None;
-        while let Some(ready) = host(state, || frame.batch.next()) {
+        let mut next = host(state, || frame.batch.next());
+        while let Some(ready) = next {
             if module != Some(ready.module) {
                 if !enter_module(state, frame.layout, ready.module) {
                     module = None;
-                    if host(state, || frame.batch.done(&ready, Outcome::NoDecide)) {
-                        continue;
-                    }
-                    break;
+                    next = host(state, || {
+                        let go_on = frame.batch.done(&ready, Outcome::NoDecide);
+                        go_on.then(|| frame.batch.next()).flatten()
+                    });
+                    continue;
                 }
                 module = Some(ready.module);
             }
             // The agents of a crowd decide in index order, so the one a few ahead is most often
             // index + AHEAD: its own tables are asked for now (a hint, never a read).
-            context.views.prefetch_own(ready.index + AHEAD);
             // An agent that reads its own parts: its `self` above `decide_slot`, then those
             // parts, lent (their proxies left above `self`, found in it).
             let this_slot = decide_slot + 1;
-            let parts = context.views.self_parts(ready.index);
+            let parts = context.views.self_parts_ahead(ready.index, AHEAD);
             if parts != 0 {
                 ffi::lua_rawgeti(state, ffi::LUA_REGISTRYINDEX, ready.this as i64);
                 frame.lent = (ready.index, 0);
@@ -336,9 +339,11 @@ unsafe extern "C-unwind" fn decide_loop(state: *mut ffi::lua_State) -> c_int {
             }
             let outcome = read_outcome(state, frame, stop);
             ffi::lua_settop(state, decide_slot);
-            if !host(state, || frame.batch.done(&ready, outcome)) {
-                break;
-            }
+            // One call of host code between two agents: this one's outcome, the next one.
+            next = host(state, || {
+                let go_on = frame.batch.done(&ready, outcome);
+                go_on.then(|| frame.batch.next()).flatten()
+            });
         }
         0
     }
@@ -401,7 +406,7 @@ unsafe fn enter_module(state: *mut ffi::lua_State, layout: Layout, module: c_int
 /// # Safety
 /// Inside [`decide_loop`], right after the call, with room for one value.
 #[inline(always)]
-unsafe fn read_outcome(state: *mut ffi::lua_State, frame: &LoopFrame, stop: Stop) -> Outcome {
+unsafe fn read_outcome<B>(state: *mut ffi::lua_State, frame: &LoopFrame<B>, stop: Stop) -> Outcome {
     // SAFETY: the caller's contract; raw reads that do not raise.
     unsafe {
         let context = frame.context;
