@@ -269,16 +269,14 @@ unsafe extern "C-unwind" fn decide_loop<B: Batch>(state: *mut ffi::lua_State) ->
         let decide_slot = module_slot + 1;
         push_fast_slots(state, context, fast);
         let mut module = None;
-        let mut next = host(state, || frame.batch.next());
-        while let Some(ready) = next {
+        while let Some(ready) = host(state, || frame.batch.next()) {
             if module != Some(ready.module) {
                 if !enter_module(state, frame.layout, ready.module) {
                     module = None;
-                    next = host(state, || {
-                        let go_on = frame.batch.done(&ready, Outcome::NoDecide);
-                        go_on.then(|| frame.batch.next()).flatten()
-                    });
-                    continue;
+                    if host(state, || frame.batch.done(&ready, Outcome::NoDecide)) {
+                        continue;
+                    }
+                    break;
                 }
                 module = Some(ready.module);
             }
@@ -339,11 +337,9 @@ unsafe extern "C-unwind" fn decide_loop<B: Batch>(state: *mut ffi::lua_State) ->
             }
             let outcome = read_outcome(state, frame, stop);
             ffi::lua_settop(state, decide_slot);
-            // One call of host code between two agents: this one's outcome, the next one.
-            next = host(state, || {
-                let go_on = frame.batch.done(&ready, outcome);
-                go_on.then(|| frame.batch.next()).flatten()
-            });
+            if !host(state, || frame.batch.done(&ready, outcome)) {
+                break;
+            }
         }
         0
     }
