@@ -9,8 +9,8 @@
 //!
 //! | twin | in front of | what it answers itself |
 //! | --- | --- | --- |
-//! | [`nearest`] (`world:nearest`) | `bindings::world`'s `nearest` | the deciding agent's own `self` and a kind string; the query is [`nearest_of`] for both |
-//! | [`target`] (the one-target `move.*`) | `bindings::moves`' `target_fn` | a view of this round: hands out the action the mlua function made for that agent (one per target instead of a new userdata per call) |
+//! | [`nearest`] (`world:nearest`) | `bindings::world`'s `nearest` | the deciding agent's own `self` and a kind string (the one seen last known by its address, `KindSeen`); the query is [`nearest_of`] for both |
+//! | [`target`] (the one-target `move.*`) | `bindings::moves`' `target_fn` | a view of this round: hands out the action the mlua function made for that agent (one per target instead of a new userdata per call); the first caches' twins carry their number in their code (`TARGET_TWINS`) |
 //! | [`world_number`] (`world:tick`, `world:time`) | nothing: a raw C function only | everything (outside a loan, a located error) |
 //! | [`draw_gate`] (`draw.*`) | `bindings::draw`'s shape reader | returns at once unless the window collects drawings |
 //! | [`inbox`] (`self:inbox()`) | `acts.rs`' `inbox` | the deciding agent's own call: builds its list of letters (and charges it) itself |

@@ -460,7 +460,6 @@ impl FastRound<'_> {
 }
 
 impl Batch for FastRound<'_> {
-    #[inline]
     fn next(&mut self) -> Option<Ready> {
         loop {
             match *self.turns.get(self.cursor)? {
@@ -484,7 +483,6 @@ impl Batch for FastRound<'_> {
         }
     }
 
-    #[inline]
     fn done(&mut self, ready: &Ready, outcome: Outcome) -> bool {
         let Some(k) = self.current.take() else {
             return false;
