@@ -78,19 +78,6 @@ pub fn install(lua: &Lua) -> mlua::Result<Rc<RawContext>> {
         handed: Cell::new(None),
         kind_seen: Cell::new(KindSeen::default()),
     });
-    // The entry `learn_kind` overwrites (so that never allocates).
-    // SAFETY: pushes a boolean and sets a registry field; only the new entry's allocation can
-    // raise, which `exec_raw` protects.
-    unsafe {
-        lua.exec_raw::<()>((), |state| {
-            ffi::lua_pushboolean(state, 0);
-            ffi::lua_rawsetp(
-                state,
-                ffi::LUA_REGISTRYINDEX,
-                &KIND_ANCHOR as *const u8 as *const c_void,
-            );
-        })?;
-    }
     lua.set_app_data(Rc::clone(&context));
     Ok(context)
 }
@@ -504,7 +491,8 @@ impl RawContext {
     /// kind some agent has.
     ///
     /// # Safety
-    /// Inside a raw function with room for one value, the string at 3.
+    /// Inside a raw function with room for one value, the string at 3; nothing that needs
+    /// dropping in the caller's frames (setting the registry's entry may raise).
     unsafe fn learn_kind(&self, state: *mut ffi::lua_State, world: &World, kind: &[u8]) {
         let roster = world.roster();
         if !roster.is_known() {
@@ -513,8 +501,12 @@ impl RawContext {
         let Some(rank) = world.kind_rank_named(kind) else {
             return;
         };
-        // SAFETY: the caller's contract; the anchor's entry was made by `install`, so setting
-        // it allocates nothing and cannot raise.
+        // The registry's entry is made by the first string learnt, not when the state is made:
+        // what a state allocates before any script runs moves when the collector runs, which
+        // scripts can see (weak tables), so a scene that never asks for a kind allocates
+        // exactly what it did. That first entry may raise a memory error (at the agent's
+        // limit), which is then the agent's, as any allocation of its call.
+        // SAFETY: the caller's contract; nothing here needs dropping if it raises.
         unsafe {
             ffi::lua_pushvalue(state, 3);
             ffi::lua_rawsetp(
