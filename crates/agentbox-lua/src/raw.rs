@@ -9,8 +9,8 @@
 //!
 //! | twin | in front of | what it answers itself |
 //! | --- | --- | --- |
-//! | [`nearest`] (`world:nearest`) | `bindings::world`'s `nearest` | the deciding agent's own `self` and a kind string; the query is [`nearest_of`] for both |
-//! | [`target`] (the one-target `move.*`) | `bindings::moves`' `target_fn` | a view of this round: hands out the action the mlua function made for that agent (one per target instead of a new userdata per call) |
+//! | [`nearest`] (`world:nearest`) | `bindings::world`'s `nearest` | the deciding agent's own `self` and a kind string (the one seen last known by its address, `KindSeen`); the query is [`nearest_of`] for both |
+//! | [`target`] (the one-target `move.*`) | `bindings::moves`' `target_fn` | a view of this round: hands out the action the mlua function made for that agent (one per target instead of a new userdata per call); the first caches' twins carry their number in their code (`TARGET_TWINS`) |
 //! | [`world_number`] (`world:tick`, `world:time`) | nothing: a raw C function only | everything (outside a loan, a located error) |
 //! | [`draw_gate`] (`draw.*`) | `bindings::draw`'s shape reader | returns at once unless the window collects drawings |
 //! | [`inbox`] (`self:inbox()`) | `acts.rs`' `inbox` | the deciding agent's own call: hands out the shared empty list, or builds its read-only list of letters (and charges it) itself |
@@ -37,7 +37,7 @@ use crate::views::{
     field_of, part_slot, part_xy, scalar, Num, Scalar, Views, LABEL, POS, TILE, VEL,
 };
 use agentbox_core::world::effects::Letter;
-use agentbox_core::world::{Action, Target, World};
+use agentbox_core::world::{Action, Roster, Target, World};
 use glam::DVec2;
 use mlua::ffi;
 use mlua::{Function, Lua, Table, Value};
@@ -67,6 +67,8 @@ pub struct RawContext {
     /// The action the full `move.*` function just made, to be kept by the raw entry that
     /// called it (its cache and target agent; see [`remember`]).
     keep: Cell<Option<(usize, usize)>>,
+    /// The kind string `world:nearest` read last ([`KindSeen`]).
+    kind_seen: Cell<KindSeen>,
 }
 
 /// Makes the raw context of a state and stores it in its app data.
@@ -79,6 +81,7 @@ pub fn install(lua: &Lua) -> mlua::Result<Rc<RawContext>> {
         caches: RefCell::new(Vec::new()),
         handed: Cell::new(None),
         keep: Cell::new(None),
+        kind_seen: Cell::new(KindSeen::default()),
     });
     lua.set_app_data(Rc::clone(&context));
     Ok(context)
@@ -422,7 +425,8 @@ unsafe fn try_nearest(state: *mut ffi::lua_State) -> Option<c_int> {
     // calls, a live state on this thread with the stack Lua documents) is upheld by the caller.
     unsafe {
         let context = context_of(state);
-        if !(2..=3).contains(&ffi::lua_gettop(state)) {
+        let top = ffi::lua_gettop(state);
+        if !(2..=3).contains(&top) {
             return None;
         }
         // Outside a loan of the world the full function says why.
@@ -432,19 +436,30 @@ unsafe fn try_nearest(state: *mut ffi::lua_State) -> Option<c_int> {
         if ffi::lua_topointer(state, 2) != me_ptr {
             return None;
         }
-        let kind = match ffi::lua_type(state, 3) {
-            ffi::LUA_TNONE | ffi::LUA_TNIL => None,
-            ffi::LUA_TSTRING => {
-                let mut len = 0usize;
-                let p = ffi::lua_tolstring(state, 3, &mut len);
-                Some(std::slice::from_raw_parts(p as *const u8, len))
+        let found = match top {
+            3 if context.is_own_kind(state, world, me) => host(state, || {
+                let j = world.nearest_of_own_kind(me)?;
+                let d = world.agent_pos(j)?.distance(world.agent_pos(me)?);
+                Some((j, d, context.views.view_ptr(j)))
+            }),
+            _ => {
+                let kind = match ffi::lua_type(state, 3) {
+                    ffi::LUA_TNONE | ffi::LUA_TNIL => None,
+                    ffi::LUA_TSTRING => {
+                        let mut len = 0usize;
+                        let p = ffi::lua_tolstring(state, 3, &mut len);
+                        let bytes = std::slice::from_raw_parts(p as *const u8, len);
+                        context.learn_kind(state, world, bytes);
+                        Some(bytes)
+                    }
+                    _ => return None,
+                };
+                host(state, || {
+                    nearest_of(world, Origin::Agent(me), kind)
+                        .map(|(j, d)| (j, d, context.views.view_ptr(j)))
+                })
             }
-            _ => return None,
         };
-        let found = host(state, || {
-            nearest_of(world, Origin::Agent(me), kind)
-                .map(|(j, d)| (j, d, context.views.view_ptr(j)))
-        });
         match found {
             None => {
                 ffi::lua_pushnil(state);
@@ -452,13 +467,86 @@ unsafe fn try_nearest(state: *mut ffi::lua_State) -> Option<c_int> {
             }
             // A view not made yet: `full` makes it.
             Some((_, _, None)) => None,
-            Some((j, distance, Some(_))) => {
+            Some((j, distance, Some(ptr))) => {
                 context
                     .views
-                    .push_view_raw(state, ffi::lua_upvalueindex(UP_STORE), j);
+                    .push_view_at(state, ffi::lua_upvalueindex(UP_STORE), j, ptr);
                 ffi::lua_pushnumber(state, distance);
                 Some(2)
             }
+        }
+    }
+}
+
+/// The kind string `world:nearest` was handed last and what it names, so the next call with
+/// the same string (a crowd's `self.kind`, one interned string) is known by its address, with
+/// no bytes read or compared: [`RawContext::is_own_kind`].
+#[derive(Clone, Copy, Default)]
+struct KindSeen {
+    /// The string's address (`lua_topointer`), kept alive by the registry's [`KIND_ANCHOR`]
+    /// entry for as long as it is here, so no other value can take the address.
+    ptr: usize,
+    /// The world roster the rank was read for.
+    roster: Roster,
+    /// The index's number of the kind it names (`World::kind_rank_named`).
+    rank: Option<u32>,
+}
+
+/// The registry key (its address, as a light userdata) of the kind string [`KindSeen`] names.
+static KIND_ANCHOR: u8 = 0;
+
+impl RawContext {
+    /// Whether the value at 3 is the kind string seen last and names agent `me`'s own kind (by
+    /// the index's numbers, while the world is sealed and its roster the one the string's
+    /// number was read for).
+    ///
+    /// # Safety
+    /// Inside a raw function with at least three values on its stack.
+    #[inline]
+    unsafe fn is_own_kind(&self, state: *mut ffi::lua_State, world: &World, me: usize) -> bool {
+        let seen = self.kind_seen.get();
+        // SAFETY: the caller's contract; reads the value's address only.
+        let at = unsafe { ffi::lua_topointer(state, 3) } as usize;
+        at == seen.ptr
+            && seen.rank.is_some()
+            && seen.roster.is_known()
+            && seen.roster == world.roster()
+            && world.kind_rank_of(me) == seen.rank
+    }
+
+    /// Remembers the kind string at 3 (its bytes `kind`) as [`KindSeen`], anchored in the
+    /// registry, when the world's roster is known, its index sealed and the string names a
+    /// kind some agent has.
+    ///
+    /// # Safety
+    /// Inside a raw function with room for one value, the string at 3; nothing that needs
+    /// dropping in the caller's frames (setting the registry's entry may raise).
+    unsafe fn learn_kind(&self, state: *mut ffi::lua_State, world: &World, kind: &[u8]) {
+        let roster = world.roster();
+        if !roster.is_known() {
+            return;
+        }
+        let Some(rank) = world.kind_rank_named(kind) else {
+            return;
+        };
+        // The registry's entry is made by the first string learnt, not when the state is made:
+        // what a state allocates before any script runs moves when the collector runs, which
+        // scripts can see (weak tables), so a scene that never asks for a kind allocates
+        // exactly what it did. That first entry may raise a memory error (at the agent's
+        // limit), which is then the agent's, as any allocation of its call.
+        // SAFETY: the caller's contract; nothing here needs dropping if it raises.
+        unsafe {
+            ffi::lua_pushvalue(state, 3);
+            ffi::lua_rawsetp(
+                state,
+                ffi::LUA_REGISTRYINDEX,
+                &KIND_ANCHOR as *const u8 as *const c_void,
+            );
+            self.kind_seen.set(KindSeen {
+                ptr: ffi::lua_topointer(state, 3) as usize,
+                roster,
+                rank: Some(rank),
+            });
         }
     }
 }
@@ -535,21 +623,55 @@ pub fn target(
     cache: usize,
     actions: Table,
 ) -> mlua::Result<Function> {
+    // The first caches' twins carry their number in their code (reading it from an upvalue
+    // was a C API call per decision).
+    let raw = TARGET_TWINS.get(cache).copied().unwrap_or(target_raw);
     make_raw(
         lua,
         context,
-        target_raw,
+        raw,
         full,
         vec![Value::Integer(cache as i64), Value::Table(actions)],
     )
 }
 
+/// The twins of caches 0 to 7 (there are six one-target `move.*` functions).
+const TARGET_TWINS: [ffi::lua_CFunction; 8] = [
+    target_raw_of::<0>,
+    target_raw_of::<1>,
+    target_raw_of::<2>,
+    target_raw_of::<3>,
+    target_raw_of::<4>,
+    target_raw_of::<5>,
+    target_raw_of::<6>,
+    target_raw_of::<7>,
+];
+
+/// The twin of cache `CACHE`.
+unsafe extern "C-unwind" fn target_raw_of<const CACHE: usize>(state: *mut ffi::lua_State) -> c_int {
+    // SAFETY: this function's contract (its `# Safety` section, or for a function Lua
+    // calls, a live state on this thread with the stack Lua documents) is upheld by the caller.
+    unsafe { target_entry(state, CACHE) }
+}
+
+/// The twin of any cache: its number is its upvalue.
 unsafe extern "C-unwind" fn target_raw(state: *mut ffi::lua_State) -> c_int {
+    // SAFETY: this function's contract (its `# Safety` section, or for a function Lua
+    // calls, a live state on this thread with the stack Lua documents) is upheld by the caller.
+    unsafe {
+        let cache = ffi::lua_tointeger(state, ffi::lua_upvalueindex(UP_OWN)) as usize;
+        target_entry(state, cache)
+    }
+}
+
+/// The raw entry of cache `cache`: hands out the cached action, or calls the full function
+/// and keeps the action it made for a target agent.
+unsafe fn target_entry(state: *mut ffi::lua_State, cache: usize) -> c_int {
     // SAFETY: this function's contract (its `# Safety` section, or for a function Lua
     // calls, a live state on this thread with the stack Lua documents) is upheld by the caller.
     // Only references and plain numbers live across the calls that may raise.
     unsafe {
-        if let Some(n) = try_target(state) {
+        if let Some(n) = try_target(state, cache) {
             return n;
         }
         let context = context_of(state);
@@ -558,7 +680,6 @@ unsafe extern "C-unwind" fn target_raw(state: *mut ffi::lua_State) -> c_int {
         // The action the full function made for a target agent, kept here with one raw set
         // (through mlua, the set cost a fifth of making the action: a crowd spawned in one
         // tick makes one for each new target).
-        let cache = ffi::lua_tointeger(state, ffi::lua_upvalueindex(UP_OWN)) as usize;
         if let Some((made_for, index)) = context.keep.take() {
             if made_for == cache && n == 1 && ffi::lua_type(state, -1) == ffi::LUA_TUSERDATA {
                 ffi::lua_pushvalue(state, -1);
@@ -571,23 +692,23 @@ unsafe extern "C-unwind" fn target_raw(state: *mut ffi::lua_State) -> c_int {
     }
 }
 
-unsafe fn try_target(state: *mut ffi::lua_State) -> Option<c_int> {
+unsafe fn try_target(state: *mut ffi::lua_State, cache: usize) -> Option<c_int> {
     // SAFETY: this function's contract (its `# Safety` section, or for a function Lua
     // calls, a live state on this thread with the stack Lua documents) is upheld by the caller.
     unsafe {
         let context = context_of(state);
         // Extra arguments are ignored, as the full function ignores them
         // (`move.chase(world:nearest(self))` passes the distance too).
-        if ffi::lua_gettop(state) < 1 {
+        let top = ffi::lua_gettop(state);
+        if top < 1 {
             return None;
         }
         // An options table (`move.evade(t, {predict = 1})`) is read by the full function.
-        if ffi::lua_gettop(state) >= 2 && ffi::lua_type(state, 2) == ffi::LUA_TTABLE {
+        if top >= 2 && ffi::lua_type(state, 2) == ffi::LUA_TTABLE {
             return None;
         }
         // Only a view table has a view's address (whatever the argument's type).
         let index = context.views.index_of(ffi::lua_topointer(state, 1))?;
-        let cache = ffi::lua_tointeger(state, ffi::lua_upvalueindex(UP_OWN)) as usize;
         if !context.cache_current(cache) {
             return None;
         }
@@ -802,5 +923,74 @@ pub unsafe extern "C-unwind" fn part_index(state: *mut ffi::lua_State) -> c_int 
             None => ffi::lua_pushnil(state),
         }
         1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ScriptHost;
+    use agentbox_core::sim::Simulation;
+    use agentbox_core::world::{Agent, Brain, Tile, World};
+
+    /// `world:nearest`'s twin knows a kind string it saw before by its address: whatever
+    /// strings a script alternates (its own kind, another, one no agent has, nil), each call
+    /// answers what a scan of `world:agents()` answers, tick after tick in the raw loop.
+    #[test]
+    fn nearest_by_a_kind_string_seen_before_answers_as_a_scan() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = r#"
+local function scan(self, world, kind)
+  local best, bd
+  for _, a in ipairs(world:agents()) do
+    if a.id ~= self.id and (kind == nil or a.kind == kind) then
+      local dx, dy = a.pos.x - self.pos.x, a.pos.y - self.pos.y
+      local d = math.sqrt(dx * dx + dy * dy)
+      if not bd or d < bd then best, bd = a, d end
+    end
+  end
+  return best, bd
+end
+return { decide = function(self, world)
+  for _, kind in ipairs({ self.kind, "b", "zzz", self.kind, "a", self.kind }) do
+    local o, d = world:nearest(self, kind)
+    local w, wd = scan(self, world, kind)
+    if (o and o.id) ~= (w and w.id) or (d and math.abs(d - wd) > 1e-9) then
+      error(("nearest(%s): %s, want %s"):format(kind, tostring(o and o.id), tostring(w and w.id)))
+    end
+  end
+  local o = world:nearest(self)
+  local w = scan(self, world, nil)
+  if o.id ~= w.id then error("nearest(nil): " .. o.id .. ", want " .. w.id) end
+  return move.stop()
+end }
+"#;
+        let path = dir.path().join("k.lua");
+        std::fs::write(&path, script).unwrap();
+        let mut host = ScriptHost::new(0).unwrap();
+        host.load(&path).unwrap();
+        let mut world = World::from_ascii(&["........"; 6]);
+        // No two agents of a kind at the same distance from a third.
+        for (id, kind, x, y) in [
+            ("a1", "a", 0, 0),
+            ("a2", "a", 3, 0),
+            ("a3", "a", 7, 2),
+            ("b1", "b", 1, 4),
+            ("b2", "b", 6, 5),
+        ] {
+            let mut agent = Agent::new(id, Tile::new(x, y));
+            agent.kind = kind.into();
+            agent.brain = Brain::Script(path.clone());
+            world.agents.push(agent);
+        }
+        let mut sim = Simulation::new(world);
+        for tick in 0..4 {
+            sim.step(&mut host);
+            for agent in &sim.world().agents {
+                assert!(agent.error.is_none(), "tick {tick}: {:?}", agent.error);
+            }
+        }
+        // The calls went through the address path (a string was learnt).
+        let seen = super::get(&host.lua).unwrap().kind_seen.get();
+        assert!(seen.ptr != 0 && seen.rank.is_some());
     }
 }

@@ -8,7 +8,7 @@
 //! simulation.
 
 use crate::agents::{clear_memory, Slots};
-use crate::budget::{self, Budget};
+use crate::budget::{self, Budget, Stop};
 use crate::calls::{display, in_script, stop_error};
 use crate::decide_loop::{self, Batch, Outcome, Ready};
 use crate::sandbox::Rngs;
@@ -493,6 +493,7 @@ impl Batch for FastRound<'_> {
         let decision = match outcome {
             // Nothing to make a line of (`leaving`).
             Outcome::Act(action) => Decision::Act(action),
+            Outcome::Failed(message, stop) => return self.failed(k, ready, message, stop),
             Outcome::Returned("userdata") => leaving(Decision::Failed(ScriptError::runtime(
                 not_an_action(&self.name(ready.index)),
             ))),
@@ -504,30 +505,38 @@ impl Batch for FastRound<'_> {
                 "{}: no decide function",
                 self.name(ready.index)
             )))),
-            Outcome::Failed(message, stop) => {
-                let mut error = stop_error(
-                    message,
-                    stop,
-                    self.handled.take(),
-                    self.limit,
-                    self.budget.host_refusal(),
-                );
-                error.message = in_script(&self.name(ready.index), &error.message);
-                let clear = error.kind == ErrorKind::Memory;
-                self.out
-                    .push((ready.index, leaving(Decision::Failed(error))));
-                self.cursor = ready.index + 1;
-                if clear {
-                    self.cleanup = Some(k);
-                    return false;
-                }
-                return !self.budget.victim_named();
-            }
         };
         self.out.push((ready.index, decision));
         self.cursor = ready.index + 1;
         // A victim named for the shared cap is stopped, and its memory released, before
         // anyone else runs.
+        !self.budget.victim_named()
+    }
+}
+
+impl FastRound<'_> {
+    /// [`Batch::done`] for a `decide` that failed (`message`, and the limit that stopped it):
+    /// its error as the agent's decision; false when the batch must end after it (a memory
+    /// stop, whose memory is cleared first, or a victim named for the shared cap).
+    #[cold]
+    #[inline(never)]
+    fn failed(&mut self, k: usize, ready: &Ready, message: String, stop: Stop) -> bool {
+        let mut error = stop_error(
+            message,
+            stop,
+            self.handled.take(),
+            self.limit,
+            self.budget.host_refusal(),
+        );
+        error.message = in_script(&self.name(ready.index), &error.message);
+        let clear = error.kind == ErrorKind::Memory;
+        self.out
+            .push((ready.index, leaving(Decision::Failed(error))));
+        self.cursor = ready.index + 1;
+        if clear {
+            self.cleanup = Some(k);
+            return false;
+        }
         !self.budget.victim_named()
     }
 }

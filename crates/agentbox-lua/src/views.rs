@@ -730,6 +730,20 @@ impl Views {
         self.own_bits.borrow().get(index).copied().unwrap_or(0) & !HAS_MEMORY
     }
 
+    /// [`Views::self_parts`] of agent `index`, and [`Views::prefetch_own`] of the agent `ahead`
+    /// after it, in one look at the bits (the decision loop does both for every agent).
+    #[inline]
+    pub fn self_parts_ahead(&self, index: usize, ahead: usize) -> u8 {
+        let own_bits = self.own_bits.borrow();
+        let later = own_bits.get(index + ahead).copied().unwrap_or(0);
+        let parts = own_bits.get(index).copied().unwrap_or(0) & !HAS_MEMORY;
+        drop(own_bits);
+        if later & (1 | HAS_MEMORY) != 0 {
+            self.prefetch_own(index + ahead);
+        }
+        parts
+    }
+
     /// Sets `bits` in agent `index`'s [`Views::own_bits`] and changes where its own tables are.
     fn set_own(&self, index: usize, bits: u8, change: impl FnOnce(&mut OwnTables)) {
         let mut own_bits = self.own_bits.borrow_mut();
@@ -900,6 +914,26 @@ impl Views {
         if let Some(ptr) = self.view_ptr(index) {
             self.last.set((ptr, index));
         }
+    }
+
+    /// [`Views::push_view_raw`] for a view whose address `ptr` the caller read already
+    /// ([`Views::view_ptr`]).
+    ///
+    /// # Safety
+    /// As [`Views::push_view_raw`].
+    #[inline]
+    pub unsafe fn push_view_at(
+        &self,
+        state: *mut ffi::lua_State,
+        store: c_int,
+        index: usize,
+        ptr: usize,
+    ) {
+        // SAFETY: the caller's contract.
+        unsafe {
+            ffi::lua_rawgeti(state, store, index as i64 + 1);
+        }
+        self.last.set((ptr, index));
     }
 
     /// The address of the view table of agent `index`, if it has one.

@@ -576,6 +576,24 @@ impl World {
         }
     }
 
+    /// Agent `index`'s kind as the index numbers it, while the world is sealed (`None` when
+    /// not): equal numbers are equal kinds for as long as the [`World::roster`] holds.
+    pub fn kind_rank_of(&self, index: usize) -> Option<u32> {
+        match self.sealed.0 {
+            true => self.index.kind_rank_of(index),
+            false => None,
+        }
+    }
+
+    /// The number the index gives the kind named `kind` (a name's bytes), while the world is
+    /// sealed and some agent has that kind; `None` otherwise.
+    pub fn kind_rank_named(&self, kind: &[u8]) -> Option<u32> {
+        match self.sealed.0 {
+            true => self.index.kind_rank(std::str::from_utf8(kind).ok()?),
+            false => None,
+        }
+    }
+
     /// Where the agent at `index` is (read from the index's compact copy while the world is
     /// sealed, which holds the same position).
     pub fn agent_pos(&self, index: usize) -> Option<DVec2> {

@@ -336,8 +336,13 @@ impl SpatialIndex {
             .map_or(&[], Vec::as_slice)
     }
 
+    /// Agent `i`'s kind as its rank among the indexed kinds, at the build.
+    pub fn kind_rank_of(&self, i: usize) -> Option<u32> {
+        self.kind_of.get(i).copied()
+    }
+
     /// The rank of a kind among the indexed kinds, if any agent has it.
-    fn kind_rank(&self, kind: &str) -> Option<u32> {
+    pub fn kind_rank(&self, kind: &str) -> Option<u32> {
         self.kinds.get(kind).copied()
     }
 
