@@ -467,7 +467,7 @@ fn race_default(case: &Case, rounds: usize, goals: &mut Vec<Goal>) -> usize {
             let gain = grid.landmarks().map_or(0.0, |l| l.gain);
             format!(
                 "{} landmarks {landmarks_ms:.1} ms CPU ({:.0}% of sampled pairs gain over 5%; {})",
-                agentbox_core::nav::landmarks::COUNT,
+                grid.landmarks().map_or(0, |l| l.count()),
                 gain * 100.0,
                 if gain >= agentbox_core::nav::landmarks::MIN_GAIN {
                     "read lazily where a query's start promises a detour"
@@ -607,7 +607,7 @@ fn race_rule(case: &Case, rule: Diagonal, rounds: usize, goals: &mut Vec<Goal>) 
         match rule_ms {
             Some(ms) => format!(
                 "the rule's {} landmarks built in {ms:.1} ms CPU ({:.1} MB)",
-                agentbox_core::nav::landmarks::COUNT,
+                grid.landmarks_for(rule).map_or(0, |l| l.count()),
                 grid.landmarks_for(rule).map_or(0, |l| l.bytes()) as f64 / (1 << 20) as f64
             ),
             None => "no landmarks for this rule".to_string(),

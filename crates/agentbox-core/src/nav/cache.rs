@@ -24,8 +24,15 @@ use crate::lru::Lru;
 use crate::world::{MapKey, Tile, World};
 use std::cell::{Cell, RefCell};
 
-/// How many grids a thread keeps.
+/// How many grids a thread keeps, in weight: a grid weighs 1, or [`LANDMARK_WEIGHT`] with
+/// landmarks.
 const KEEP: usize = 6;
+
+/// The weight of a grid with landmark distances (16 MiB on a 512 x 512 map, and 16 more for
+/// each corner-cutting rule queried): a thread keeps at most two such maps, so a designer
+/// painting a large map, each stroke a new map content, holds at most two maps' landmarks
+/// (up to about 97 MB with every rule's), not six.
+const LANDMARK_WEIGHT: usize = 3;
 
 self_cell::self_cell!(
     /// A grid together with the cost array it reads (the world's, copied, or a body's
@@ -38,7 +45,7 @@ self_cell::self_cell!(
 );
 
 struct Cache {
-    /// Grids by map content and body size, each of weight 1 (at most [`KEEP`]).
+    /// Grids by map content and body size, weighed by [`LANDMARK_WEIGHT`] (at most [`KEEP`]).
     grids: Lru<(MapKey, u32), OwnedGrid>,
     search: Search,
 }
@@ -108,7 +115,14 @@ pub fn with_grid<R>(
         let cache = &mut *cache;
         let grid = cache
             .grids
-            .get_or_insert_with((key, size), || Some((build(world, size)?, 1)))?
+            .get_or_insert_with((key, size), || {
+                let grid = build(world, size)?;
+                let weight = match grid.borrow_dependent().landmarks() {
+                    Some(_) => LANDMARK_WEIGHT,
+                    None => 1,
+                };
+                Some((grid, weight))
+            })?
             .borrow_dependent();
         let f = f.take()?;
         Some(f(grid, &mut cache.search))
@@ -286,6 +300,46 @@ mod tests {
             before + 1,
             "the edit rebuilt the grid and its landmarks"
         );
+    }
+
+    /// A thread keeps the grids of at most two large maps with landmarks (16 MiB each on
+    /// 512 x 512): a third map content drops the least recently used one, while small maps'
+    /// grids (no landmarks) stay six.
+    #[test]
+    fn at_most_two_maps_with_landmarks_are_kept() {
+        let wall = |k: i32| {
+            let mut world = World::from_ascii(&vec![".".repeat(130).as_str(); 130]);
+            let wall = world.terrain().by_name("wall").unwrap();
+            assert!(world.set_terrain(t(k, 5), wall));
+            world
+        };
+        let large: Vec<World> = (0..3).map(wall).collect();
+        let (from, to) = (t(0, 0), t(129, 129));
+        let opts = PathOptions::default();
+        for world in &large[..2] {
+            find(world, from, to, &opts);
+            assert!(with_grid(world, 1, |g, _| g.landmarks().is_some()).unwrap());
+        }
+        let before = builds();
+        find(&large[0], from, to, &opts);
+        assert_eq!(builds(), before, "two large maps kept");
+        // The least recently used is now the second: the third map's grid replaces it.
+        find(&large[2], from, to, &opts);
+        find(&large[0], from, to, &opts);
+        assert_eq!(builds(), before + 1, "the first kept beside the third");
+        find(&large[1], from, to, &opts);
+        assert_eq!(builds(), before + 2, "the second was built again");
+        let small: Vec<World> = (0..6)
+            .map(|k| World::from_ascii(&[&".".repeat(k + 2), "..."]))
+            .collect();
+        for world in &small {
+            find(world, t(0, 0), t(1, 1), &opts);
+        }
+        let before = builds();
+        for world in &small {
+            find(world, t(0, 0), t(1, 1), &opts);
+        }
+        assert_eq!(builds(), before, "six small maps kept");
     }
 
     #[test]

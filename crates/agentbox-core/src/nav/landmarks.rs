@@ -7,17 +7,21 @@
 //!
 //! Distances are kept exactly, as a count of straight and of diagonal moves (`a + b sqrt 2`),
 //! 16 bits each, one table per landmark. A query reads only its [`Active`] landmarks (the two
-//! whose bound is largest at its start). Built once per map content with the grid (never per
-//! query), by a bucket-queue Dijkstra per landmark; reads only the grid's free-cell bits;
-//! names no engine crate.
+//! whose bound is largest at its start). Built once per map content with the grid (never per query), by a
+//! bucket-queue Dijkstra per landmark; reads only the grid's free-cell bits; names no engine
+//! crate.
 
 use super::grid::Bits;
 use super::options::Diagonal;
 
-/// How many landmarks a map gets: 16 bytes a cell (4 MiB on a 512x512 map) and four Dijkstra
-/// searches of the map to build (40 to 75 ms of CPU on the 512x512 maps, under load); a query
-/// reads [`ACTIVE`] of them.
-pub const COUNT: usize = 4;
+/// How many landmarks a map gets: sixteen Dijkstra searches of the map, 16 MiB on a
+/// 512 x 512 map (100 to 195 ms of CPU there, under load). A query reads [`ACTIVE`] of them,
+/// so more landmarks cost no more per query; with more to choose the two active ones from,
+/// one lies nearly behind the start, seen from the goal, for more queries, and its bound is
+/// then nearly the true distance: on the 30% random map of the race bench a query expanded
+/// 4,025 jump points with four landmarks and 2,371 with sixteen (`docs/benchmarks.md`,
+/// issue 35).
+pub const COUNT: usize = 16;
 
 /// Maps at least this large get landmarks in the navigation cache ([`super::cache`]). On
 /// smaller maps jump point search answers in microseconds, and their routes (which the shipped
@@ -34,7 +38,7 @@ const UNREACHED: u32 = u32::MAX;
 #[derive(Clone, Debug)]
 pub struct Landmarks {
     width: i32,
-    /// `COUNT` tables of `cells` entries, one after another.
+    /// [`Landmarks::count`] tables of `cells` entries, one after another.
     dist: Vec<u32>,
     cells_count: usize,
     /// The landmarks' cells.
@@ -103,58 +107,115 @@ fn length(d: u32) -> f64 {
 /// buckets `k + 1` and `k + 2`: three buckets, reused in turn. The distances are the same as
 /// with a heap (they are exact and unique: `a + b sqrt 2` fixes `a` and `b`), found without
 /// its logarithm.
-fn dijkstra(width: i32, height: i32, bits: &Bits, (x, y): (i32, i32), rule: Diagonal) -> Vec<u32> {
-    let (w, n) = (width as usize, (width * height) as usize);
+fn dijkstra(map: &Padded, (x, y): (i32, i32), rule: Diagonal) -> Vec<u32> {
+    let pw = map.width + 2;
+    let n = pw * (map.height + 2);
     let mut dist = vec![UNREACHED; n];
-    let mut done = vec![false; n];
     let mut buckets: [Vec<u32>; 3] = Default::default();
-    let start = y as usize * w + x as usize;
+    let start = map.index(x, y);
     dist[start] = 0;
     buckets[0].push(start as u32);
+    // Neighbour offsets in the padded layout, in `DIRS` order (four straight, four diagonal),
+    // with each diagonal's two side cells.
+    let p = pw as isize;
+    let straight = [-p, 1, p, -1];
+    let diagonal = [
+        (-p - 1, -1, -p),
+        (-p + 1, 1, -p),
+        (p + 1, 1, p),
+        (p - 1, -1, p),
+    ];
+    let free = &map.free;
     let mut k = 0usize;
     let mut current = Vec::new();
     while buckets.iter().any(|b| !b.is_empty()) {
         std::mem::swap(&mut current, &mut buckets[k % 3]);
         for &i in &current {
             let i = i as usize;
-            if done[i] {
+            let d = dist[i];
+            // An entry left behind when the cell was lowered into an earlier bucket: the
+            // cell was taken there, with its final distance. (Lowered within this bucket, it
+            // is taken twice; the second time offers nothing, every neighbour being as near.)
+            if length(d) as usize != k {
                 continue;
             }
-            done[i] = true;
-            let d = dist[i];
-            let (cx, cy) = ((i % w) as i32, (i / w) as i32);
-            for (dx, dy) in super::search::DIRS {
-                let (nx, ny) = (cx + dx, cy + dy);
-                // Cells outside the map read as blocked (`Bits` has a blocked border).
-                if !bits.free(nx, ny) {
-                    continue;
-                }
-                let step = if dx != 0 && dy != 0 {
-                    let allowed = match rule {
-                        Diagonal::NoCornerCutting => bits.free(nx, cy) && bits.free(cx, ny),
-                        Diagonal::IfOneSideFree => bits.free(nx, cy) || bits.free(cx, ny),
-                        Diagonal::Always => true,
-                        Diagonal::Never => false,
-                    };
-                    if !allowed {
-                        continue;
-                    }
-                    1 << 16
-                } else {
-                    1
-                };
-                let nd = d + step;
-                let j = ny as usize * w + nx as usize;
-                if !done[j] && (dist[j] == UNREACHED || length(nd) < length(dist[j])) {
+            let mut offer = |j: usize, nd: u32| {
+                let old = dist[j];
+                if old == UNREACHED || length(nd) < length(old) {
                     dist[j] = nd;
                     buckets[length(nd) as usize % 3].push(j as u32);
+                }
+            };
+            // The padding is blocked, so a free cell's neighbours are all inside the table.
+            for o in straight {
+                let j = i.wrapping_add_signed(o);
+                if free[j] {
+                    offer(j, d + 1);
+                }
+            }
+            if rule == Diagonal::Never {
+                continue;
+            }
+            for (o, ox, oy) in diagonal {
+                let j = i.wrapping_add_signed(o);
+                if !free[j] {
+                    continue;
+                }
+                let (a, b) = (
+                    free[i.wrapping_add_signed(ox)],
+                    free[i.wrapping_add_signed(oy)],
+                );
+                let allowed = match rule {
+                    Diagonal::NoCornerCutting => a && b,
+                    Diagonal::IfOneSideFree => a || b,
+                    Diagonal::Always => true,
+                    Diagonal::Never => false,
+                };
+                if allowed {
+                    offer(j, d + (1 << 16));
                 }
             }
         }
         current.clear();
         k += 1;
     }
-    dist
+    // Back to the map's own layout, without the padding.
+    let mut out = Vec::with_capacity(map.width * map.height);
+    for row in 1..=map.height {
+        out.extend_from_slice(&dist[row * pw + 1..row * pw + 1 + map.width]);
+    }
+    out
+}
+
+/// The map's free cells as one byte each, with a blocked border one cell wide, so the
+/// Dijkstra searches ([`dijkstra`]) reach a cell's neighbours by fixed offsets without
+/// checking the map's edges. Built once per [`Landmarks::build_for`].
+struct Padded {
+    width: usize,
+    height: usize,
+    free: Vec<bool>,
+}
+
+impl Padded {
+    fn new(width: i32, height: i32, bits: &Bits) -> Self {
+        let (w, h) = (width as usize, height as usize);
+        let mut free = vec![false; (w + 2) * (h + 2)];
+        for y in 0..height {
+            for x in 0..width {
+                free[(y as usize + 1) * (w + 2) + x as usize + 1] = bits.free(x, y);
+            }
+        }
+        Padded {
+            width: w,
+            height: h,
+            free,
+        }
+    }
+
+    /// The padded index of map cell `(x, y)`.
+    fn index(&self, x: i32, y: i32) -> usize {
+        (y as usize + 1) * (self.width + 2) + x as usize + 1
+    }
 }
 
 /// The landmark bounds one query reads: the [`ACTIVE`] landmarks whose bound is largest at
@@ -202,7 +263,7 @@ impl Landmarks {
     /// below), each next the one farthest from those chosen (ties to the first in row-major
     /// order). `None` for a map with no free cell, too large for 16-bit move counts, or (with
     /// a positive `min_detour`) whose walls bend its routes less than that (the first
-    /// search's [`detour_share`]): the other four searches are then not paid for.
+    /// search's [`detour_share`]): the other searches are then not paid for.
     pub fn build(width: i32, height: i32, bits: &Bits, min_detour: f64) -> Option<Self> {
         Self::build_for(width, height, bits, min_detour, Diagonal::NoCornerCutting)
     }
@@ -242,7 +303,8 @@ impl Landmarks {
         // and the landmarks covered only those), the first free cell it does not reach after
         // each eighth of the map in turn, so the landmarks cover the main part.
         let mut seed_at = first;
-        let mut seed = dijkstra(width, height, bits, cell(first), rule);
+        let padded = Padded::new(width, height, bits);
+        let mut seed = dijkstra(&padded, cell(first), rule);
         for eighth in 1..8 {
             let reached = seed.iter().filter(|&&d| d != UNREACHED).count();
             if reached * 2 >= free_cells {
@@ -252,7 +314,7 @@ impl Landmarks {
                 break;
             };
             seed_at = next;
-            seed = dijkstra(width, height, bits, cell(next), rule);
+            seed = dijkstra(&padded, cell(next), rule);
         }
         let first = seed_at;
         if min_detour > 0.0 && detour_share(w, &seed, cell(first)) < min_detour {
@@ -273,7 +335,7 @@ impl Landmarks {
         for _ in 0..COUNT {
             let at = farthest(&near);
             cells.push(cell(at));
-            let d = dijkstra(width, height, bits, cell(at), rule);
+            let d = dijkstra(&padded, cell(at), rule);
             for (&di, nearest) in d.iter().zip(near.iter_mut()) {
                 if di != UNREACHED {
                     *nearest = nearest.min(length(di));
@@ -290,6 +352,11 @@ impl Landmarks {
         };
         landmarks.gain = landmarks.sample_gain(height);
         Some(landmarks)
+    }
+
+    /// How many landmarks the map got ([`COUNT`]).
+    pub fn count(&self) -> usize {
+        self.cells.len()
     }
 
     /// [`Landmarks::gain`]: pairs of distinct cells that some landmark reaches, drawn by a
@@ -328,7 +395,7 @@ impl Landmarks {
     /// Whether the default search should use these landmarks on this map at all: only where
     /// the sampled gain ([`Landmarks::gain`]) reaches [`MIN_GAIN`]. On open maps and maps of
     /// scattered blocks the octile distance is already close to the truth for most pairs, and
-    /// the bound's lookups (16 bytes a cell, out of cache on a large map) cost more than the
+    /// the bound's lookups (out of cache on a large map) could cost more than the
     /// jump points they save; on mazes and rooms the bound wins.
     pub fn worth_it(&self) -> bool {
         self.gain >= MIN_GAIN
