@@ -608,6 +608,7 @@ impl Window {
             layout.draw_dock_grounds();
             legend::draw_ground(layout);
             hud::Hud::draw_bar_ground();
+            timeline::draw_ground();
         });
         layout.draw_docks();
         legend::draw(self.travel.shown(&self.history).world(), layout);

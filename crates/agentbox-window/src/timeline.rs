@@ -99,10 +99,33 @@ pub struct Bar<'a> {
     pub tick_rate: u32,
 }
 
-/// Draws the bar (in the status bar's [`crate::text::text_last`] scope: shapes, then text).
+/// The bar's ground: the colour its old 0xf0-alpha strip (0x12 0x13 0x17) came out over the
+/// window's background, drawn opaque.
+const GROUND: Color = Color::new(
+    0x13 as f32 / 255.0,
+    0x14 as f32 / 255.0,
+    0x18 as f32 / 255.0,
+    1.0,
+);
+
+/// A grey as opaque as the track's parts are.
+fn gray(g: u8) -> Color {
+    Color::from_rgba(g, g, g, 0xff)
+}
+
+/// The bar's opaque parts under everything else on it: its ground and the track (drawn first
+/// with the other grounds, in `opaque::flat`: under software OpenGL a blended pixel costs
+/// several times a flat, opaque one, and these are most of the bar's pixels).
+pub fn draw_ground() {
+    let (r, t) = (rect(), track_rect());
+    draw_rectangle(r.x, r.y, r.w, r.h, GROUND);
+    draw_rectangle(t.x, t.y, t.w, t.h, gray(0x2a));
+}
+
+/// Draws the bar over [`draw_ground`] (in the status bar's [`crate::text::text_last`] scope:
+/// shapes, then text).
 pub fn draw(bar: &Bar) {
     let (r, t) = (rect(), track_rect());
-    draw_rectangle(r.x, r.y, r.w, r.h, Color::from_rgba(0x12, 0x13, 0x17, 0xf0));
     let seconds = bar.shown as f64 / bar.tick_rate.max(1) as f64;
     let label = if bar.shown < bar.last {
         format!("{} / {}  {seconds:.1}s", bar.shown, bar.last)
@@ -119,8 +142,6 @@ pub fn draw(bar: &Bar) {
         size,
         label_colour,
     );
-    let gray = |g: u8| Color::from_rgba(g, g, g, 0xff);
-    draw_rectangle(t.x, t.y, t.w, t.h, gray(0x2a));
     let span = bar.last.max(bar.ghost.map_or(0, |(_, end)| end)).max(1) as f32;
     let x_of = |tick: u64| t.x + t.w * (tick as f32 / span).min(1.0);
     if let Some((from, to)) = bar.ghost {

@@ -30,6 +30,12 @@
 //! cargo run --release -p agentbox-tools --bin frame_bench -- \
 //!     --bare target/release/examples/bare_frame --after target/release/agentbox --rounds 9
 //! ```
+//!
+//! Timed figures move with the machine's load. With `--instructions` as well, each side runs
+//! once more under valgrind's cachegrind (all threads, Mesa's software rasterizing included)
+//! at two frame counts, and the difference of the two totals over the difference of the
+//! frames is its instructions per frame: a figure no neighbour disturbs, printed with its own
+//! MET / NOT MET (it takes minutes: the program runs about 50 times slower under valgrind).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -52,13 +58,15 @@ struct Options {
     frames: Option<u64>,
     rounds: usize,
     screen: String,
+    /// Also count instructions per frame under cachegrind (`--bare` only).
+    instructions: bool,
 }
 
 fn options() -> Result<Options, String> {
     let mut args = std::env::args().skip(1);
     let (mut before, mut after, mut frames, mut rounds, mut screen) =
         (None, None, None, 5, "1024x768".to_string());
-    let (mut bare, mut flat_map) = (false, false);
+    let (mut bare, mut flat_map, mut instructions) = (false, false, false);
     while let Some(arg) = args.next() {
         let mut value = || args.next().ok_or(format!("{arg} needs a value"));
         match arg.as_str() {
@@ -68,6 +76,7 @@ fn options() -> Result<Options, String> {
                 bare = true;
             }
             "--flat-map" => flat_map = true,
+            "--instructions" => instructions = true,
             "--after" => after = Some(PathBuf::from(value()?)),
             "--frames" => frames = Some(value()?.parse().map_err(|e| format!("--frames: {e}"))?),
             "--rounds" => rounds = value()?.parse().map_err(|e| format!("--rounds: {e}"))?,
@@ -83,6 +92,7 @@ fn options() -> Result<Options, String> {
         frames,
         rounds: rounds.max(1),
         screen,
+        instructions,
     })
 }
 
@@ -107,13 +117,8 @@ enum Peer {
     Bare { flat_map: bool },
 }
 
-fn run(
-    binary: &PathBuf,
-    scene: &str,
-    frames: u64,
-    screen: &str,
-    peer: Peer,
-) -> Result<Figures, String> {
+/// The arguments a run of `peer` takes after its binary.
+fn arguments(scene: &str, frames: u64, peer: Peer) -> Vec<String> {
     let frames = frames.to_string();
     let args: Vec<&str> = if let Peer::Bare { flat_map } = peer {
         let mut args = vec![scene, frames.as_str()];
@@ -124,10 +129,20 @@ fn run(
     } else {
         vec!["run", scene, "--frames", &frames, "--frame-stats"]
     };
+    args.into_iter().map(String::from).collect()
+}
+
+fn run(
+    binary: &PathBuf,
+    scene: &str,
+    frames: u64,
+    screen: &str,
+    peer: Peer,
+) -> Result<Figures, String> {
     let out = Command::new("xvfb-run")
         .args(["-a", "-s", &format!("-screen 0 {screen}x24")])
         .arg(binary)
-        .args(args)
+        .args(arguments(scene, frames, peer))
         .output()
         .map_err(|e| format!("xvfb-run: {e}"))?;
     let err = String::from_utf8_lossy(&out.stderr);
@@ -144,6 +159,55 @@ fn run(
         .find(|l| l.starts_with("cpu: ") && l.contains("whole frame"))
         .and_then(mean_of);
     Ok(Figures { wall, cpu })
+}
+
+/// The instructions a run of `frames` frames executes in all its threads, by cachegrind.
+fn instructions(
+    binary: &PathBuf,
+    scene: &str,
+    frames: u64,
+    screen: &str,
+    peer: Peer,
+) -> Result<u64, String> {
+    let out = Command::new("xvfb-run")
+        .args(["-a", "-s", &format!("-screen 0 {screen}x24")])
+        .args([
+            "valgrind",
+            "--tool=cachegrind",
+            "--cache-sim=no",
+            "--cachegrind-out-file=/dev/null",
+        ])
+        .arg(binary)
+        .args(arguments(scene, frames, peer))
+        .output()
+        .map_err(|e| format!("xvfb-run valgrind: {e}"))?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() {
+        return Err(format!(
+            "{} {scene} under valgrind failed: {err}",
+            binary.display()
+        ));
+    }
+    // "==123== I   refs:      2,846,451,937"
+    err.lines()
+        .find_map(|l| l.split("I   refs:").nth(1))
+        .and_then(|n| n.trim().replace(',', "").parse().ok())
+        .ok_or_else(|| format!("no instruction count from valgrind: {err}"))
+}
+
+/// Instructions per frame of one side: the difference between a run of `FEW` frames and one of
+/// `FEW + MORE`, over `MORE` (the start, with its shader compiling, cancels out).
+fn instructions_per_frame(
+    binary: &PathBuf,
+    scene: &str,
+    screen: &str,
+    peer: Peer,
+) -> Result<f64, String> {
+    const FEW: u64 = 40;
+    const MORE: u64 = 100;
+    let few = instructions(binary, scene, FEW, screen, peer)?;
+    let many = instructions(binary, scene, FEW + MORE, screen, peer)?;
+    Ok(many.saturating_sub(few) as f64 / MORE as f64)
 }
 
 fn median(mut xs: Vec<f64>) -> f64 {
@@ -254,5 +318,27 @@ fn bare_goal(o: &Options) -> bool {
         o.rounds,
         verdict(ratio)
     );
+    if o.instructions {
+        let counted =
+            instructions_per_frame(&o.before, BARE_SCENE, &o.screen, peer).and_then(|b| {
+                Ok((
+                    b,
+                    instructions_per_frame(&o.after, BARE_SCENE, &o.screen, Peer::Window)?,
+                ))
+            });
+        match counted {
+            Ok((b, w)) => println!(
+                "{BARE_SCENE}: instructions per frame (cachegrind, all threads, frames 41 to 140): {peer_name} {:.2} M, window {:.2} M, {:.2}x (goal: at most {BARE_GOAL}x): {}",
+                b / 1e6,
+                w / 1e6,
+                w / b,
+                verdict(w / b)
+            ),
+            Err(e) => {
+                eprintln!("frame_bench: {e}");
+                return false;
+            }
+        }
+    }
     ratio <= BARE_GOAL
 }
