@@ -106,8 +106,8 @@ fn length(d: u32) -> f64 {
 /// order does not matter. Steps are at most sqrt 2 long, so a cell of bucket `k` only adds to
 /// buckets `k + 1` and `k + 2`: three buckets, reused in turn. The distances are the same as
 /// with a heap (they are exact and unique: `a + b sqrt 2` fixes `a` and `b`), found without
-/// its logarithm.
-fn dijkstra(map: &Padded, (x, y): (i32, i32), rule: Diagonal) -> Vec<u32> {
+/// its logarithm. `None` when a route from `(x, y)` is too long for the 16-bit counts.
+fn dijkstra(map: &Padded, (x, y): (i32, i32), rule: Diagonal) -> Option<Vec<u32>> {
     let pw = map.width + 2;
     let n = pw * (map.height + 2);
     let mut dist = vec![UNREACHED; n];
@@ -138,6 +138,11 @@ fn dijkstra(map: &Padded, (x, y): (i32, i32), rule: Diagonal) -> Vec<u32> {
             // is taken twice; the second time offers nothing, every neighbour being as near.)
             if length(d) as usize != k {
                 continue;
+            }
+            // A route this long would wrap a 16-bit count (a winding corridor of over 65,534
+            // moves): the map gets no landmarks rather than a wrong bound.
+            if d & 0xFFFF >= 0xFFFE || d >> 16 >= 0xFFFE {
+                return None;
             }
             let mut offer = |j: usize, nd: u32| {
                 let old = dist[j];
@@ -184,7 +189,7 @@ fn dijkstra(map: &Padded, (x, y): (i32, i32), rule: Diagonal) -> Vec<u32> {
     for row in 1..=map.height {
         out.extend_from_slice(&dist[row * pw + 1..row * pw + 1 + map.width]);
     }
-    out
+    Some(out)
 }
 
 /// The map's free cells as one byte each, with a blocked border one cell wide, so the
@@ -261,7 +266,8 @@ impl Landmarks {
     /// The landmarks of a map whose free cells are `bits`: the first the free cell farthest
     /// from a seed cell (the first free cell, row-major, unless that lies in a pocket: see
     /// below), each next the one farthest from those chosen (ties to the first in row-major
-    /// order). `None` for a map with no free cell, too large for 16-bit move counts, or (with
+    /// order). `None` for a map with no free cell, with a route too long for 16-bit move
+    /// counts (found by the searches themselves, not only by the map's size), or (with
     /// a positive `min_detour`) whose walls bend its routes less than that (the first
     /// search's [`detour_share`]): the other searches are then not paid for.
     pub fn build(width: i32, height: i32, bits: &Bits, min_detour: f64) -> Option<Self> {
@@ -304,7 +310,7 @@ impl Landmarks {
         // each eighth of the map in turn, so the landmarks cover the main part.
         let mut seed_at = first;
         let padded = Padded::new(width, height, bits);
-        let mut seed = dijkstra(&padded, cell(first), rule);
+        let mut seed = dijkstra(&padded, cell(first), rule)?;
         for eighth in 1..8 {
             let reached = seed.iter().filter(|&&d| d != UNREACHED).count();
             if reached * 2 >= free_cells {
@@ -314,7 +320,7 @@ impl Landmarks {
                 break;
             };
             seed_at = next;
-            seed = dijkstra(&padded, cell(next), rule);
+            seed = dijkstra(&padded, cell(next), rule)?;
         }
         let first = seed_at;
         if min_detour > 0.0 && detour_share(w, &seed, cell(first)) < min_detour {
@@ -335,7 +341,7 @@ impl Landmarks {
         for _ in 0..COUNT {
             let at = farthest(&near);
             cells.push(cell(at));
-            let d = dijkstra(&padded, cell(at), rule);
+            let d = dijkstra(&padded, cell(at), rule)?;
             for (&di, nearest) in d.iter().zip(near.iter_mut()) {
                 if di != UNREACHED {
                     *nearest = nearest.min(length(di));
@@ -552,5 +558,51 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A winding corridor longer than 16-bit move counts hold (a 512-wide serpentine of 260
+    /// rows: about 133,000 straight moves end to end): the map gets no landmarks rather than a
+    /// bound built on counts that wrapped. The search from a landmark gave the cell 65,536
+    /// moves away a distance of one diagonal move, so that cell's bound to its neighbour, one
+    /// move away, was about 65,534: inadmissible, and so a path through it need not be the
+    /// cheapest.
+    #[test]
+    fn a_corridor_too_long_for_the_counts_gets_no_landmarks() {
+        let (w, h) = (512usize, 520usize);
+        let rows: Vec<String> = (0..h)
+            .map(|y| {
+                (0..w)
+                    .map(|x| match (y % 4, x) {
+                        (1, x) if x + 1 < w => '#',
+                        (3, x) if x > 0 => '#',
+                        _ => '.',
+                    })
+                    .collect()
+            })
+            .collect();
+        let refs: Vec<&str> = rows.iter().map(String::as_str).collect();
+        let world = World::from_ascii(&refs);
+        let mut grid = NavGrid::from_world(&world);
+        let built = grid.build_landmarks_from(0.0);
+        // Whatever was built, no bound may exceed the true distance: two free cells side by
+        // side are one move apart (the corridor has one way through).
+        if let Some(l) = grid.landmarks() {
+            for y in 0..h as i32 {
+                for x in 0..w as i32 {
+                    let a = IVec2::new(x, y);
+                    for b in [IVec2::new(x + 1, y), IVec2::new(x, y + 1)] {
+                        if world.is_blocked(a) || b.x >= w as i32 || b.y >= h as i32 {
+                            continue;
+                        }
+                        if world.is_blocked(b) {
+                            continue;
+                        }
+                        let bound = l.estimate(a.x, a.y, &l.of(b.x, b.y));
+                        assert!(bound <= 1.0 + 1e-9, "{a} {b}: bound {bound}, distance 1");
+                    }
+                }
+            }
+        }
+        assert!(!built, "landmarks built on counts that wrap");
     }
 }
