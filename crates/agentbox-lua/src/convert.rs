@@ -81,9 +81,9 @@ impl ActionMeta {
 /// `__gc` of actions: drops the action in its block (Lua calls it once per userdata, and no
 /// script can reach the metatable to call it: `getmetatable` shows no userdata's).
 unsafe extern "C-unwind" fn drop_action(state: *mut ffi::lua_State) -> c_int {
+    // Dropping an `Action` frees Rust memory only, and never panics.
     // SAFETY: Lua calls `__gc` with the userdata at 1, whose block holds an `Action` written
-    // by `make_action` before the metatable was set; dropping an `Action` frees Rust memory
-    // only, and never panics.
+    // by `make_action` before the metatable was set.
     unsafe {
         let block = ffi::lua_touserdata(state, 1) as *mut Action;
         if !block.is_null() {

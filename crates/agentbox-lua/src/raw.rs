@@ -667,9 +667,9 @@ unsafe extern "C-unwind" fn target_raw(state: *mut ffi::lua_State) -> c_int {
 /// The raw entry of cache `cache`: hands out the cached action, or calls the full function
 /// and keeps the action it made for a target agent.
 unsafe fn target_entry(state: *mut ffi::lua_State, cache: usize) -> c_int {
+    // Only references and plain numbers live across the calls that may raise.
     // SAFETY: this function's contract (its `# Safety` section, or for a function Lua
     // calls, a live state on this thread with the stack Lua documents) is upheld by the caller.
-    // Only references and plain numbers live across the calls that may raise.
     unsafe {
         if let Some(n) = try_target(state, cache) {
             return n;
