@@ -24,6 +24,24 @@ fn run_twice(dir: &Path, ticks: u64) -> Vec<Value> {
     trace_twice(&dir.join("scene.yaml"), ticks)
 }
 
+/// A boss (`boss.lua`) and a box (`box.lua`) on an open 8 x 3 map, run for 4 ticks in two
+/// processes: the parsed trace.
+fn boss_and_box(boss: &str, inbox: &str) -> Vec<Value> {
+    let scene = format!(
+        "{}agents:
+  - {{ id: boss, kind: boss, at: [1, 1], script: boss.lua }}
+  - {{ id: box, kind: box, at: [5, 1], script: box.lua }}
+",
+        open_map(8, 3)
+    );
+    let dir = scratch(&[
+        ("scene.yaml", &scene),
+        ("boss.lua", boss),
+        ("box.lua", inbox),
+    ]);
+    run_twice(dir.path(), 4)
+}
+
 /// The trace line of tick `t` (lines are numbered from 1).
 fn line(trace: &[Value], t: u64) -> &Value {
     let l = &trace[(t - 1) as usize];
@@ -588,13 +606,6 @@ fn the_history_rewinds_and_branches_across_spawns_and_removals() {
 
 #[test]
 fn past_64_messages_a_tick_the_rest_are_dropped_with_one_event() {
-    let scene = format!(
-        "{}agents:
-  - {{ id: boss, kind: boss, at: [1, 1], script: boss.lua }}
-  - {{ id: box, kind: box, at: [5, 1], script: box.lua }}
-",
-        open_map(8, 3)
-    );
     let boss = r#"
 return { decide = function(self, world)
   if world:tick() == 1 then
@@ -610,12 +621,7 @@ return { decide = function(self, world)
   return move.stop()
 end }
 "#;
-    let dir = scratch(&[
-        ("scene.yaml", &scene),
-        ("boss.lua", boss),
-        ("box.lua", inbox),
-    ]);
-    let trace = run_twice(dir.path(), 4);
+    let trace = boss_and_box(boss, inbox);
     let dropped: Vec<&Value> = trace
         .iter()
         .flat_map(|l| events(l, "messages_dropped"))
@@ -737,13 +743,6 @@ return M
 /// each an error at the script's line that says so, and the letters are still there after.
 #[test]
 fn the_inbox_is_read_only_and_a_write_says_so_at_its_line() {
-    let scene = format!(
-        "{}agents:
-  - {{ id: boss, kind: boss, at: [1, 1], script: boss.lua }}
-  - {{ id: box, kind: box, at: [5, 1], script: box.lua }}
-",
-        open_map(8, 3)
-    );
     let boss = r#"
 return { decide = function(self, world)
   if world:tick() == 2 then world:send("box", { n = 7 }) end
@@ -763,12 +762,7 @@ return { decide = function(self, world)
   return move.stop()
 end }
 "#;
-    let dir = scratch(&[
-        ("scene.yaml", &scene),
-        ("boss.lua", boss),
-        ("box.lua", inbox),
-    ]);
-    let trace = run_twice(dir.path(), 4);
+    let trace = boss_and_box(boss, inbox);
     for (t, letters) in [(2, "0 -"), (4, "1 7")] {
         let printed: Vec<String> = events(line(&trace, t), "print")
             .iter()

@@ -465,14 +465,9 @@ mod tests {
     use crate::world::World;
     use glam::IVec2;
 
-    /// Every large uniform map gets landmarks. Where walls force detours (a serpentine: every
-    /// way round a wall is a long one) their bound sees them; on an open map it never beats
-    /// the octile distance. A caller asking for a least detour share still has the open map
-    /// refused after the first search.
-    #[test]
-    fn landmarks_see_the_detours_walls_force() {
-        let (w, h) = (40usize, 40usize);
-        let serpentine: Vec<String> = (0..h)
+    /// A serpentine `w` x `h`: corridor rows joined at alternate ends, one way through.
+    fn serpentine(w: usize, h: usize) -> Vec<String> {
+        (0..h)
             .map(|y| {
                 (0..w)
                     .map(|x| match (y % 4, x) {
@@ -482,7 +477,17 @@ mod tests {
                     })
                     .collect()
             })
-            .collect();
+            .collect()
+    }
+
+    /// Every large uniform map gets landmarks. Where walls force detours (a serpentine: every
+    /// way round a wall is a long one) their bound sees them; on an open map it never beats
+    /// the octile distance. A caller asking for a least detour share still has the open map
+    /// refused after the first search.
+    #[test]
+    fn landmarks_see_the_detours_walls_force() {
+        let (w, h) = (40usize, 40usize);
+        let serpentine = serpentine(w, h);
         let open: Vec<String> = (0..h).map(|_| ".".repeat(w)).collect();
         for (rows, bent) in [(serpentine, true), (open, false)] {
             let refs: Vec<&str> = rows.iter().map(String::as_str).collect();
@@ -569,17 +574,7 @@ mod tests {
     #[test]
     fn a_corridor_too_long_for_the_counts_gets_no_landmarks() {
         let (w, h) = (512usize, 520usize);
-        let rows: Vec<String> = (0..h)
-            .map(|y| {
-                (0..w)
-                    .map(|x| match (y % 4, x) {
-                        (1, x) if x + 1 < w => '#',
-                        (3, x) if x > 0 => '#',
-                        _ => '.',
-                    })
-                    .collect()
-            })
-            .collect();
+        let rows = serpentine(w, h);
         let refs: Vec<&str> = rows.iter().map(String::as_str).collect();
         let world = World::from_ascii(&refs);
         let mut grid = NavGrid::from_world(&world);
