@@ -1,8 +1,8 @@
 //! Agents on the map: a marker per agent in its colour (the scene's `color:`, else its kind's;
-//! `shape:` circle, an arrow along its heading, a square or a diamond; circles, heading lines
-//! and tag boxes share one texture, `sheet.rs`, so they batch into one draw call), then heading lines on the round ones, then
-//! one tag per agent under it: its name and, with labels on (L), the state its script set
-//! (`self:label`) in that label's colour.
+//! `shape:` circle, an arrow along its heading, a square or a diamond), then heading lines on
+//! the round ones, then one tag per agent under it: its name and, with labels on (L), the
+//! state its script set (`self:label`) in that label's colour. Circles, heading lines and tag
+//! boxes share one texture with the grid (`sheet.rs`), so they batch into one draw call.
 //!
 //! Tags never pile up: the selected and the hovered agent are always tagged (framed, drawn
 //! first so they win); any other agent is tagged only when its marker is at least
