@@ -1,8 +1,8 @@
 //! Agents on the map: a marker per agent in its colour (the scene's `color:`, else its kind's;
-//! `shape:` circle, an arrow along its heading, a square or a diamond; circles share one disc
-//! texture, so they batch into few draw calls), then heading lines on the round ones, then
-//! one tag per agent under it: its name and, with labels on (L), the state its script set
-//! (`self:label`) in that label's colour.
+//! `shape:` circle, an arrow along its heading, a square or a diamond), then heading lines on
+//! the round ones, then one tag per agent under it: its name and, with labels on (L), the
+//! state its script set (`self:label`) in that label's colour. Circles, heading lines and tag
+//! boxes share one texture with the grid (`sheet.rs`), so they batch into one draw call.
 //!
 //! Tags never pile up: the selected and the hovered agent are always tagged (framed, drawn
 //! first so they win); any other agent is tagged only when its marker is at least
@@ -14,29 +14,6 @@ use super::camera::Camera;
 use super::palette::agent_color;
 use agentbox_core::world::{Agent, Marker, World};
 use macroquad::prelude::*;
-
-/// A white anti-aliased disc, tinted per agent.
-pub struct Disc(Texture2D);
-
-impl Disc {
-    pub fn new() -> Self {
-        const N: u16 = 64;
-        let mut image = Image::gen_image_color(N, N, Color::new(1.0, 1.0, 1.0, 0.0));
-        let c = N as f32 / 2.0;
-        for y in 0..N {
-            for x in 0..N {
-                let d = ((x as f32 + 0.5 - c).powi(2) + (y as f32 + 0.5 - c).powi(2)).sqrt();
-                // Solid inside, a dark rim, smooth edge.
-                let alpha = (c - d).clamp(0.0, 1.0);
-                let rim = if d > c - 4.0 { 0.55 } else { 1.0 };
-                image.set_pixel(x as u32, y as u32, Color::new(rim, rim, rim, alpha));
-            }
-        }
-        let texture = Texture2D::from_image(&image);
-        texture.set_filter(FilterMode::Linear);
-        Disc(texture)
-    }
-}
 
 /// Where an agent's disc goes and how big it is: a multi-tile body (`size`, top-left cell at
 /// its position) is drawn centred on its footprint.
@@ -191,7 +168,7 @@ pub fn draw_marker(p: Vec2, r: f32, shape: Marker, colour: Color, dir: Vec2) {
     }
 }
 
-pub fn draw(world: &World, camera: &Camera, disc: &Disc, tags: &Tags) {
+pub fn draw(world: &World, camera: &Camera, tags: &Tags) {
     let area = camera.area();
     let visible = |p: Vec2, r: f32| {
         p.x + r >= area.x
@@ -217,16 +194,7 @@ pub fn draw(world: &World, camera: &Camera, disc: &Disc, tags: &Tags) {
             }
         };
         match marker_of(agent) {
-            Marker::Circle => draw_texture_ex(
-                &disc.0,
-                p.x - r,
-                p.y - r,
-                colour,
-                DrawTextureParams {
-                    dest_size: Some(vec2(2.0 * r, 2.0 * r)),
-                    ..Default::default()
-                },
-            ),
+            Marker::Circle => crate::sheet::disc(p.x - r, p.y - r, 2.0 * r, colour),
             shape => {
                 let f = agent.facing();
                 draw_marker(p, r, shape, colour, vec2(f.x as f32, f.y as f32));
@@ -242,7 +210,7 @@ pub fn draw(world: &World, camera: &Camera, disc: &Disc, tags: &Tags) {
             let facing = agent.facing();
             let dir = vec2(facing.x as f32, facing.y as f32);
             let tip = p + dir * r * 1.5;
-            draw_line(
+            crate::sheet::line(
                 p.x,
                 p.y,
                 tip.x,
@@ -330,7 +298,7 @@ fn draw_decluttered(boxes: &[(Rect, Rect, bool)], discs: &[Rect], who: &[Tag], s
         let mut b = boxes[i].0;
         b.y += dy;
         let at_y = tag.at.y + dy;
-        draw_rectangle(b.x, b.y, b.w, b.h, Color::from_rgba(0x10, 0x10, 0x14, 0xc8));
+        crate::sheet::rectangle(b.x, b.y, b.w, b.h, Color::from_rgba(0x10, 0x10, 0x14, 0xc8));
         if tag.forced {
             draw_rectangle_lines(
                 b.x,

@@ -41,6 +41,7 @@ mod runs;
 mod search_view;
 mod sessions;
 mod settings;
+mod sheet;
 mod text;
 mod timeline;
 mod travel;
@@ -391,7 +392,6 @@ struct FrameLoop {
     count: u64,
     watcher: FileWatcher,
     map: map_texture::MapTexture,
-    disc: agents::Disc,
     /// Whole-frame and drawing-only build times, in ms (`--frame-stats`).
     build_times: Vec<f64>,
     draw_times: Vec<f64>,
@@ -407,7 +407,6 @@ impl Window {
             count: 0,
             watcher,
             map: map_texture::MapTexture::default(),
-            disc: agents::Disc::new(),
             build_times: Vec::new(),
             draw_times: Vec::new(),
             cpu: cpu_clock::FrameCpu::default(),
@@ -419,7 +418,7 @@ impl Window {
                 break;
             }
             let drawing = std::time::Instant::now();
-            self.draw(&mut frame_loop.map, &frame_loop.disc);
+            self.draw(&mut frame_loop.map);
             frame_loop
                 .build_times
                 .push(started.elapsed().as_secs_f64() * 1000.0);
@@ -480,7 +479,7 @@ impl Window {
 
     /// Draws the frame: the map, the ghost, overlays, agents, drawings, labels, the search
     /// mode's panes, then the panels and widgets.
-    fn draw(&mut self, map: &mut map_texture::MapTexture, disc: &agents::Disc) {
+    fn draw(&mut self, map: &mut map_texture::MapTexture) {
         clear_background(Color::from_rgba(0x1e, 0x20, 0x26, 0xff));
         let shown = self.travel.shown(&self.history);
         let world = shown.world();
@@ -496,7 +495,7 @@ impl Window {
             hovered: self.pointer.hovered.as_deref(),
             labels: self.panels.labels,
         };
-        agents::draw(world, camera, disc, &tags);
+        agents::draw(world, camera, &tags);
         overlays.draw_over(world, camera);
         if let Some(drawn) = self.records.drawn.at(self.travel.tick(&self.history)) {
             if self.panels.drawings {

@@ -93,11 +93,11 @@ impl MapTexture {
             );
             for x in 0..=grid.width() {
                 let sx = corner.x + x as f32 * camera.tile;
-                draw_line(sx, corner.y, sx, corner.y + h, 1.0, c);
+                crate::sheet::line(sx, corner.y, sx, corner.y + h, 1.0, c);
             }
             for y in 0..=grid.height() {
                 let sy = corner.y + y as f32 * camera.tile;
-                draw_line(corner.x, sy, corner.x + w, sy, 1.0, c);
+                crate::sheet::line(corner.x, sy, corner.x + w, sy, 1.0, c);
             }
         }
     }
