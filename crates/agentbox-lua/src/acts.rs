@@ -72,16 +72,26 @@ impl Acts {
     /// Queues an effect, on the bill of the agent whose call asked (`host_memory.rs`) until
     /// the round's queue is taken: a script sending in a loop is stopped at its quota.
     pub fn push(&self, lua: &Lua, index: usize, effect: Effect) -> mlua::Result<()> {
-        let bill = crate::host_memory::keep(lua, "queued effects", effect_bytes(&effect))?;
+        let bill = crate::host_memory::keep(lua, QUEUED, effect_bytes(&effect))?;
+        self.push_billed(index, effect, bill);
+        Ok(())
+    }
+
+    /// Queues an effect whose bill was kept already ([`keep_for`]).
+    pub(crate) fn push_billed(&self, index: usize, effect: Effect, bill: crate::host_memory::Bill) {
         self.queue.borrow_mut().push((index, effect));
         self.bills.borrow_mut().push(bill);
-        Ok(())
+    }
+
+    /// Whether the world and this round's spawns are at `budget.max_agents`.
+    pub(crate) fn at_limit(&self, world: &World) -> bool {
+        world.agents.len() + self.spawned.get() >= self.max_agents.get()
     }
 
     /// A new id `KIND-N` for a spawn this round, or an error past `budget.max_agents`.
     pub fn spawn_id(&self, lua: &Lua, world: &World, kind: &str) -> mlua::Result<String> {
-        let max = self.max_agents.get();
-        if world.agents.len() + self.spawned.get() >= max {
+        if self.at_limit(world) {
+            let max = self.max_agents.get();
             return Err(located(
                 lua,
                 format!(
@@ -89,13 +99,20 @@ impl Acts {
                 ),
             ));
         }
-        let mut numbers = self.numbers.borrow_mut();
+        let (id, n) = self.next_id(world, kind);
+        self.take_id(kind, n);
+        Ok(id)
+    }
+
+    /// The id the next spawn of `kind` would get, and its number, without taking it.
+    pub(crate) fn next_id(&self, world: &World, kind: &str) -> (String, u64) {
+        let numbers = self.numbers.borrow();
         let mut n = numbers
             .get(kind)
             .copied()
             .unwrap_or(0)
             .max(world.numbers.get(kind).copied().unwrap_or(0));
-        let id = loop {
+        loop {
             n += 1;
             // Not `format!`, which cost as much as the rest of the call.
             let mut id = String::with_capacity(kind.len() + 8);
@@ -103,15 +120,19 @@ impl Acts {
             id.push('-');
             push_number(&mut id, n);
             if world.agent_index(&id).is_none() {
-                break id;
+                return (id, n);
             }
-        };
+        }
+    }
+
+    /// Takes number `n` of `kind` ([`Self::next_id`]) for one more spawn this round.
+    pub(crate) fn take_id(&self, kind: &str, n: u64) {
+        let mut numbers = self.numbers.borrow_mut();
         match numbers.get_mut(kind) {
             Some(top) => *top = n,
             None => drop(numbers.insert(kind.to_string(), n)),
         }
         self.spawned.set(self.spawned.get() + 1);
-        Ok(id)
     }
 
     /// Whether agent `index` already asked to leave this round (and from now on, it has).
@@ -286,6 +307,18 @@ fn table(
         ));
     }
     Ok(serde_json::Value::Object(map))
+}
+
+/// What the queue's bills are called in a memory stop's message.
+const QUEUED: &str = "queued effects";
+
+/// Keeps what `effect` costs while queued on the bill of the agent whose call runs, with the
+/// state's `budget` ([`Acts::push`] without a `Lua`); `None` when its quota refuses it.
+pub(crate) fn keep_for(
+    budget: Option<&Rc<crate::budget::Budget>>,
+    effect: &Effect,
+) -> Option<crate::host_memory::Bill> {
+    crate::host_memory::keep_in(budget, QUEUED, effect_bytes(effect)).ok()
 }
 
 /// What an effect costs the host while it is queued: its slot, its strings and lists, and a

@@ -47,12 +47,22 @@ impl Drop for Bill {
 /// Keeps `bytes` on the account of the agent whose call is running (`what` names them, as
 /// the memory stop's message says), or a memory error when they would take it over its quota.
 pub fn keep(lua: &Lua, what: &'static str, bytes: usize) -> mlua::Result<Bill> {
-    let Some(budget) = lua.app_data_ref::<Rc<Budget>>().map(|b| Rc::clone(&b)) else {
+    let budget = lua.app_data_ref::<Rc<Budget>>().map(|b| Rc::clone(&b));
+    keep_in(budget.as_ref(), what, bytes)
+}
+
+/// [`keep`] with the state's budget given (a raw C function has no `Lua` to find it by).
+pub fn keep_in(
+    budget: Option<&Rc<Budget>>,
+    what: &'static str,
+    bytes: usize,
+) -> mlua::Result<Bill> {
+    let Some(budget) = budget else {
         return Ok(Bill::none());
     };
     match budget.keep(what, bytes) {
         Ok(owner) => Ok(Bill {
-            budget: Rc::downgrade(&budget),
+            budget: Rc::downgrade(budget),
             owner,
             bytes,
         }),

@@ -14,6 +14,7 @@
 //! | [`world_number`] (`world:tick`, `world:time`) | nothing: a raw C function only | everything (outside a loan, a located error) |
 //! | [`draw_gate`] (`draw.*`) | `bindings::draw`'s shape reader | returns at once unless the window collects drawings |
 //! | [`inbox`] (`self:inbox()`) | `acts.rs`' `inbox` | the deciding agent's own call: hands out the shared empty list, or builds its read-only list of letters (and charges it) itself |
+//! | [`spawn`] (`world:spawn`) | `bindings::acts`' `spawn` | a spec of `kind` and a plain `at` that the scene takes: queued and charged by `bindings::acts::spawn_plain` |
 //! | [`field_index`], [`part_index`] (views' and `self`'s `__index`) | `views::fill`, for the first read of a part or of `self.memory` | every engine field of an agent, read from the world lent now |
 //!
 //! The context the twins read is [`RawContext`] (one per Lua state, in its app data; the
@@ -69,6 +70,10 @@ pub struct RawContext {
     keep: Cell<Option<(usize, usize)>>,
     /// The kind string `world:nearest` read last ([`KindSeen`]).
     kind_seen: Cell<KindSeen>,
+    /// The round's effects, which the raw `world:spawn` queues to.
+    acts: Rc<crate::acts::Acts>,
+    /// The state's budget, which the raw `world:spawn` bills the queued spawn to.
+    budget: Option<Rc<crate::budget::Budget>>,
 }
 
 /// Makes the raw context of a state and stores it in its app data.
@@ -82,6 +87,10 @@ pub fn install(lua: &Lua) -> mlua::Result<Rc<RawContext>> {
         handed: Cell::new(None),
         keep: Cell::new(None),
         kind_seen: Cell::new(KindSeen::default()),
+        acts: crate::acts::get(lua)?,
+        budget: lua
+            .app_data_ref::<Rc<crate::budget::Budget>>()
+            .map(|b| Rc::clone(&b)),
     });
     lua.set_app_data(Rc::clone(&context));
     Ok(context)
@@ -333,6 +342,99 @@ unsafe fn try_inbox(state: *mut ffi::lua_State) -> Option<c_int> {
         ffi::lua_pushvalue(state, ffi::lua_upvalueindex(UP_OWN + 1));
         ffi::lua_setmetatable(state, -2);
         crate::ffi::lua_setreadonly(state, -1);
+        Some(1)
+    }
+}
+
+/// `world:spawn`: the raw entry reads a spec of only `kind` (a string) and `at` (a plain
+/// `{x = X, y = Y}` or `{X, Y}`) with the C API and queues the spawn through
+/// `bindings::acts::spawn_plain`, which checks and charges it as the mlua function does
+/// (a hive spawning 10,000 agents in a tick spent most of each call on mlua's callback, its
+/// argument and result conversion and the protected call reading the spec); `full` answers
+/// every other call (`params`, other shapes, and every refusal with its message).
+pub fn spawn(lua: &Lua, context: &Rc<RawContext>, full: Function) -> mlua::Result<Function> {
+    make_raw(lua, context, spawn_raw, full, Vec::new())
+}
+
+/// The longest id the raw `world:spawn` returns: a name-sized kind, `-` and a `u64`.
+const ID_BYTES: usize = crate::bounded::NAME_BYTES + 21;
+
+unsafe extern "C-unwind" fn spawn_raw(state: *mut ffi::lua_State) -> c_int {
+    // SAFETY: this function's contract (its `# Safety` section, or for a function Lua
+    // calls, a live state on this thread with the stack Lua documents) is upheld by the caller.
+    unsafe {
+        match try_spawn(state) {
+            Some(n) => n,
+            None => fallback(state),
+        }
+    }
+}
+
+unsafe fn try_spawn(state: *mut ffi::lua_State) -> Option<c_int> {
+    // A live state on this thread (the caller's contract). Only references, numbers and a byte
+    // array live across the calls that may raise (`luaL_checkstack`, pushing the id).
+    // SAFETY: as said above.
+    unsafe {
+        let context = context_of(state);
+        if ffi::lua_gettop(state) != 2 || ffi::lua_type(state, 2) != ffi::LUA_TTABLE {
+            return None;
+        }
+        let world = context.world()?;
+        let (_, me) = context.views.deciding()?;
+        ffi::luaL_checkstack(state, 6, c"world:spawn".as_ptr());
+        // The spec's keys: only `kind` and `at` (as `spawn_fields` walks them).
+        ffi::lua_pushnil(state);
+        while ffi::lua_next(state, 2) != 0 {
+            ffi::lua_settop(state, -2);
+            match key_bytes(state, -1) {
+                Some(b"kind") | Some(b"at") => {}
+                _ => {
+                    ffi::lua_settop(state, 2);
+                    return None;
+                }
+            }
+        }
+        ffi::lua_pushstring(state, c"kind".as_ptr());
+        ffi::lua_rawget(state, 2);
+        ffi::lua_pushstring(state, c"at".as_ptr());
+        ffi::lua_rawget(state, 2);
+        crate::bindings::acts::push_plain_xy(state, 4);
+        // Stack: world, spec, kind (3), at (4), x (5), y (6).
+        let kind = key_bytes(state, 3).and_then(|k| std::str::from_utf8(k).ok());
+        let at = match (kind, ffi::lua_type(state, 5), ffi::lua_type(state, 6)) {
+            (Some(_), ffi::LUA_TNUMBER, ffi::LUA_TNUMBER) => DVec2::new(
+                ffi::lua_tonumberx(state, 5, std::ptr::null_mut()),
+                ffi::lua_tonumberx(state, 6, std::ptr::null_mut()),
+            ),
+            _ => DVec2::NAN,
+        };
+        let Some(kind) = kind.filter(|_| at.is_finite()) else {
+            ffi::lua_settop(state, 2);
+            return None;
+        };
+        let work = crate::ffi::lua_getwork(state);
+        // The id fits `ID_BYTES`: `spawn_plain` takes no kind longer than a name.
+        let queued = host(state, || {
+            let (id, left) = crate::bindings::acts::spawn_plain(
+                &context.acts,
+                context.budget.as_ref(),
+                work,
+                world,
+                me,
+                kind,
+                at,
+            )?;
+            let mut bytes = [0u8; ID_BYTES];
+            bytes.get_mut(..id.len())?.copy_from_slice(id.as_bytes());
+            Some((bytes, id.len(), left))
+        });
+        let Some((id, len, left)) = queued else {
+            ffi::lua_settop(state, 2);
+            return None;
+        };
+        crate::ffi::lua_setwork(state, left);
+        ffi::lua_settop(state, 0);
+        ffi::lua_pushlstring(state, id.as_ptr().cast(), len);
         Some(1)
     }
 }
@@ -992,5 +1094,93 @@ end }
         // The calls went through the address path (a string was learnt).
         let seen = super::get(&host.lua).unwrap().kind_seen.get();
         assert!(seen.ptr != 0 && seen.rank.is_some());
+    }
+
+    /// What one tick of a hive spawning `count` drones with `spec` (Lua table fields after
+    /// `kind` and `at`) leaves: the world's agents and the hive's error, after the next tick.
+    fn spawned_by(
+        spec: &str,
+        count: usize,
+        max_agents: usize,
+    ) -> (Vec<(String, Tile)>, Option<String>) {
+        let dir = tempfile::tempdir().unwrap();
+        let script = format!(
+            r#"
+local done = false
+return {{ decide = function(self, world)
+  if self.kind == "hive" and not done then
+    done = true
+    for i = 1, {count} do
+      local id = world:spawn({{ kind = "drone", at = {{ i % 7, i % 5 }}{spec} }})
+      assert(type(id) == "string" and id:sub(1, 6) == "drone-", id)
+    end
+    -- Refusals and odd shapes still answered by the full function, with its messages.
+    local ok, err = pcall(world.spawn, world, {{ kind = "drone", at = {{ 99, 0 }}{spec} }})
+    assert(not ok and tostring(err):find("is off the map", 1, true), tostring(err))
+    ok, err = pcall(world.spawn, world, {{ kind = "drome", at = {{ 1, 1 }}{spec} }})
+    assert(not ok and tostring(err):find("did you mean", 1, true), tostring(err))
+    ok, err = pcall(world.spawn, world, {{ kind = 3, at = {{ 1, 1 }} }})
+    assert(not ok and tostring(err):find("kind must be a string", 1, true), tostring(err))
+  end
+  return move.stop()
+end }}
+"#
+        );
+        let path = dir.path().join("hive.lua");
+        std::fs::write(&path, script).unwrap();
+        let mut host = ScriptHost::new(0).unwrap();
+        host.load(&path).unwrap();
+        host.set_max_agents(max_agents);
+        let mut world = World::from_ascii(&["........"; 6]);
+        let mut hive = Agent::new("hive-1", Tile::new(7, 5));
+        hive.kind = "hive".into();
+        hive.brain = Brain::Script(path.clone());
+        let mut drone = Agent::new("drone-3", Tile::new(0, 0));
+        drone.kind = "drone".into();
+        drone.brain = Brain::Script(path.clone());
+        world.numbers.insert("drone".into(), 3);
+        let mut templates = std::collections::BTreeMap::new();
+        templates.insert("drone".to_string(), drone.clone());
+        world.templates = std::sync::Arc::new(templates);
+        world.agents.push(hive);
+        world.agents.push(drone);
+        let mut sim = Simulation::new(world);
+        let mut error = None;
+        for _ in 0..3 {
+            sim.step(&mut host);
+            let hive = &sim.world().agents[0];
+            // From the script's name on (each run has its own directory).
+            let message = |e: &agentbox_core::world::ScriptError| {
+                e.message[e.message.find("hive.lua").unwrap_or(0)..].to_string()
+            };
+            error = error.or_else(|| hive.error.as_ref().map(message));
+        }
+        let agents = sim
+            .world()
+            .agents
+            .iter()
+            .map(|a| (a.id.clone(), a.tile()))
+            .collect();
+        (agents, error)
+    }
+
+    /// `world:spawn`'s raw entry (a spec of `kind` and `at`) queues what the full function
+    /// (the same spec with an empty `params`) queues: the same ids from the world's numbers
+    /// on, the same tiles, and at `budget.max_agents` the same error.
+    #[test]
+    fn spawn_raw_queues_what_the_full_function_queues() {
+        let raw = spawned_by("", 40, 50_000);
+        assert_eq!(raw.0.len(), 42, "{raw:?}");
+        assert_eq!(raw.0[2].0, "drone-4");
+        assert_eq!(raw, spawned_by(", params = {}", 40, 50_000));
+        let raw = spawned_by("", 40, 20);
+        assert!(
+            raw.1
+                .as_deref()
+                .unwrap_or("")
+                .contains("at its limit of 20 agents"),
+            "{raw:?}"
+        );
+        assert_eq!(raw, spawned_by(", params = {}", 40, 20));
     }
 }

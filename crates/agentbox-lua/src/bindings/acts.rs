@@ -13,6 +13,7 @@ use agentbox_core::nav::hearing::walking_distances;
 use agentbox_core::world::{tile_of, Effect, World};
 use glam::DVec2;
 use mlua::{ffi, Lua, Table, Value};
+use std::rc::Rc;
 use std::sync::Arc;
 
 pub const SEND: Binding = Binding {
@@ -309,7 +310,10 @@ pub const SPAWN: Binding = Binding {
     returns: &[("string", "The new agent's id, `KIND-N`.")],
     doc: "Spawns an agent made like the scene's first agent or `spawn:` group of `kind` (its script, speed, sense, body and every other key), standing on `at`, with `params` merged over that agent's. Its id is `KIND-N`, N one more than the highest number any agent of that kind has had (never reused); it appears at the next tick, and its `init` runs before its first decide. A kind the scene does not have, a wall, a tile off the map or more agents than `budget.max_agents` is an error.",
     charge: Charge::Units("16 units, and 1 per 64 bytes of `params` as JSON text."),
-    make: Make::Function(|lua| lua.create_function(spawn)),
+    make: Make::Function(|lua| {
+        let full = lua.create_function(spawn)?;
+        crate::raw::spawn(lua, &crate::raw::get(lua)?, full)
+    }),
 };
 
 /// The keys a spawn spec takes.
@@ -375,7 +379,7 @@ fn spawn_fields(lua: &Lua, spec: &Table) -> mlua::Result<SpawnFields> {
 /// # Safety
 /// A live state with room for four values; this reads raw fields only and neither allocates
 /// nor raises.
-unsafe fn push_plain_xy(state: *mut ffi::lua_State, at: std::ffi::c_int) {
+pub(crate) unsafe fn push_plain_xy(state: *mut ffi::lua_State, at: std::ffi::c_int) {
     // SAFETY: the caller's contract.
     unsafe {
         let number = |state, i| ffi::lua_type(state, i) == ffi::LUA_TNUMBER;
@@ -473,39 +477,9 @@ fn spawn(lua: &Lua, (_, spec): (Value, Value)) -> mlua::Result<String> {
         }
     };
     with_world(lua, what, |w| {
-        if !w.templates.contains_key(&kind) {
-            let kinds: Vec<&str> = w.templates.keys().map(String::as_str).collect();
-            let meant = agentbox_core::scene::suggestion(&kind, &kinds)
-                .map(|m| format!(" (did you mean {m:?}?)"))
-                .unwrap_or_default();
-            return Err(located(
-                lua,
-                format!("world:spawn: the scene has no agent or spawn: group of kind {kind:?}{meant}; its kinds: {}", kinds.join(", ")),
-            ));
-        }
         let tile = tile_of(at);
-        if !w.in_bounds(tile) {
-            return Err(located(
-                lua,
-                format!(
-                    "world:spawn: at ({}, {}) is off the map ({} x {} tiles)",
-                    tile.x,
-                    tile.y,
-                    w.grid().width(),
-                    w.grid().height()
-                ),
-            ));
-        }
-        if w.is_blocked(tile) {
-            return Err(located(
-                lua,
-                format!(
-                    "world:spawn: at ({}, {}) is a blocked tile ({}); spawn on a free one",
-                    tile.x,
-                    tile.y,
-                    w.terrain_at(tile).map_or("wall", |t| t.name.as_str())
-                ),
-            ));
+        if let Some(why) = spawn_refusal(w, &kind, tile) {
+            return Err(located(lua, why));
         }
         let params_len = if params.is_empty() {
             0
@@ -515,19 +489,99 @@ fn spawn(lua: &Lua, (_, spec): (Value, Value)) -> mlua::Result<String> {
         charge(lua, 16 + params_len / 64)?;
         let acts = acts::get(lua)?;
         let id = acts.spawn_id(lua, w, &kind)?;
-        acts.push(
-            lua,
-            index,
-            Effect::Spawn {
-                by: w.agents[index].id.clone(),
-                id: id.clone(),
-                kind,
-                at: tile,
-                params,
-            },
-        )?;
+        let by = w.agents[index].id.clone();
+        acts.push(lua, index, spawn_effect(by, id.clone(), kind, tile, params))?;
         Ok(id)
     })
+}
+
+/// What `world:spawn` charges for a spawn without `params`, in work units.
+pub(crate) const SPAWN_UNITS: i64 = 16;
+
+/// Why a spawn of `kind` on `tile` is refused (a kind the scene does not have, a tile off the
+/// map or blocked), or `None`.
+fn spawn_refusal(w: &World, kind: &str, tile: agentbox_core::world::Tile) -> Option<String> {
+    if !w.templates.contains_key(kind) {
+        let kinds: Vec<&str> = w.templates.keys().map(String::as_str).collect();
+        let meant = agentbox_core::scene::suggestion(kind, &kinds)
+            .map(|m| format!(" (did you mean {m:?}?)"))
+            .unwrap_or_default();
+        return Some(format!(
+            "world:spawn: the scene has no agent or spawn: group of kind {kind:?}{meant}; its kinds: {}",
+            kinds.join(", ")
+        ));
+    }
+    if !w.in_bounds(tile) {
+        return Some(format!(
+            "world:spawn: at ({}, {}) is off the map ({} x {} tiles)",
+            tile.x,
+            tile.y,
+            w.grid().width(),
+            w.grid().height()
+        ));
+    }
+    if w.is_blocked(tile) {
+        return Some(format!(
+            "world:spawn: at ({}, {}) is a blocked tile ({}); spawn on a free one",
+            tile.x,
+            tile.y,
+            w.terrain_at(tile).map_or("wall", |t| t.name.as_str())
+        ));
+    }
+    None
+}
+
+fn spawn_effect(
+    by: String,
+    id: String,
+    kind: String,
+    at: agentbox_core::world::Tile,
+    params: serde_json::Map<String, serde_json::Value>,
+) -> Effect {
+    Effect::Spawn {
+        by,
+        id,
+        kind,
+        at,
+        params,
+    }
+}
+
+/// `world:spawn{kind = KIND, at = AT}` (no `params`, a name-sized `kind`) as its raw entry
+/// (`raw::spawn`) queues it for agent `index`, with the work `work` left in the running call
+/// and the state's `budget`: the new id and the work left after the charge, exactly as
+/// [`spawn`] would queue and charge it. `None`, with nothing changed, for a spawn [`spawn`]
+/// refuses (it says why) or one the budget or the memory quota cannot pay for (it raises).
+pub(crate) fn spawn_plain(
+    acts: &acts::Acts,
+    budget: Option<&Rc<crate::budget::Budget>>,
+    work: i64,
+    w: &World,
+    index: usize,
+    kind: &str,
+    at: DVec2,
+) -> Option<(String, i64)> {
+    let tile = tile_of(at);
+    let left = work - SPAWN_UNITS;
+    if left < 0 || kind.len() > crate::bounded::NAME_BYTES || acts.at_limit(w) {
+        return None;
+    }
+    if spawn_refusal(w, kind, tile).is_some() {
+        return None;
+    }
+    let (id, n) = acts.next_id(w, kind);
+    let by = w.agents.get(index)?.id.clone();
+    let effect = spawn_effect(
+        by,
+        id.clone(),
+        kind.to_string(),
+        tile,
+        serde_json::Map::new(),
+    );
+    let bill = acts::keep_for(budget, &effect)?;
+    acts.take_id(kind, n);
+    acts.push_billed(index, effect, bill);
+    Some((id, left))
 }
 
 pub const SET_TILE: Binding = Binding {
