@@ -12,6 +12,23 @@ fn scene(budget: &str) -> String {
 
 const WALK: &str = "return { decide = function(self) return move.to({ x = 5, y = 0 }) end }\n";
 
+/// `s.yaml` in `dir` run headless for `ticks`, its trace on standard output,
+/// errors allowed.
+fn run(dir: &std::path::Path, ticks: &str) -> std::process::Output {
+    agentbox_in(
+        dir,
+        &[
+            "headless",
+            "s.yaml",
+            "--ticks",
+            ticks,
+            "--trace",
+            "-",
+            "--allow-errors",
+        ],
+    )
+}
+
 fn last_error(trace: &str, id: &str) -> String {
     let last: serde_json::Value = serde_json::from_str(trace.lines().last().unwrap()).unwrap();
     last["agents"]
@@ -93,18 +110,7 @@ fn a_file_too_costly_to_compile_is_a_located_error_in_check_and_at_load() {
         "{}",
         stderr(&out)
     );
-    let out = agentbox_in(
-        dir.path(),
-        &[
-            "headless",
-            "s.yaml",
-            "--ticks",
-            "3",
-            "--trace",
-            "-",
-            "--allow-errors",
-        ],
-    );
+    let out = run(dir.path(), "3");
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
         last_error(&stdout(&out), "a").contains("a.lua:3: error: instruction budget exceeded"),
@@ -125,18 +131,7 @@ fn the_memory_budget_applies_to_the_scene() {
             ("a.lua", hog),
             ("walk.lua", WALK),
         ]);
-        let out = agentbox_in(
-            dir.path(),
-            &[
-                "headless",
-                "s.yaml",
-                "--ticks",
-                "3",
-                "--trace",
-                "-",
-                "--allow-errors",
-            ],
-        );
+        let out = run(dir.path(), "3");
         assert!(out.status.success(), "{}", stderr(&out));
         let error = last_error(&stdout(&out), "a");
         assert_eq!(
@@ -156,18 +151,7 @@ fn the_instruction_budget_applies_to_the_scene() {
         ("a.lua", busy),
         ("walk.lua", WALK),
     ]);
-    let out = agentbox_in(
-        dir.path(),
-        &[
-            "headless",
-            "s.yaml",
-            "--ticks",
-            "3",
-            "--trace",
-            "-",
-            "--allow-errors",
-        ],
-    );
+    let out = run(dir.path(), "3");
     assert!(out.status.success(), "{}", stderr(&out));
     let error = last_error(&stdout(&out), "a");
     assert_eq!(
@@ -230,18 +214,7 @@ fn failures_read_the_same_on_the_first_tick_and_later() {
             .collect();
         let dir = scratch(&refs);
         let ticks = (at + 2).to_string();
-        let out = agentbox_in(
-            dir.path(),
-            &[
-                "headless",
-                "s.yaml",
-                "--ticks",
-                &ticks,
-                "--trace",
-                "-",
-                "--allow-errors",
-            ],
-        );
+        let out = run(dir.path(), &ticks);
         assert!(out.status.success(), "{}", stderr(&out));
         let trace = stdout(&out);
         let errors: Vec<(String, String)> = scripts
