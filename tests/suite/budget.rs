@@ -92,7 +92,8 @@ fn budget_values_out_of_range_are_located_errors() {
 
 /// A script file that cannot compile within a call's budget (a long `x or x or ...`, which
 /// the parser walked in quadratic time: 19.5 s for 100k operands) is a located error at load
-/// and in `check`, at once.
+/// and in `check`: the budget, not the clock, stops the parser (a wall-clock bound here would
+/// be a timed unit test; the error itself says the instruction count ran out).
 #[test]
 fn a_file_too_costly_to_compile_is_a_located_error_in_check_and_at_load() {
     let chain = vec!["x"; 100_000].join(" or ");
@@ -102,7 +103,6 @@ fn a_file_too_costly_to_compile_is_a_located_error_in_check_and_at_load() {
         ("a.lua", &source),
         ("walk.lua", WALK),
     ]);
-    let start = std::time::Instant::now();
     let out = agentbox_in(dir.path(), &["check", "s.yaml"]);
     assert!(!out.status.success());
     assert!(
@@ -118,8 +118,6 @@ fn a_file_too_costly_to_compile_is_a_located_error_in_check_and_at_load() {
         stdout(&out)
     );
     assert!(last_error(&stdout(&out), "w").is_empty());
-    // Both runs together, on a loaded machine: seconds, where the compile alone took 19.5 s.
-    assert!(start.elapsed() < std::time::Duration::from_secs(15));
 }
 
 #[test]
