@@ -22,6 +22,7 @@ const CASES: &[(&str, &str, &str, &str)] = &[
     ("a fraction for the seed", "seed: 1.5\nmap:\n  rows: |\n    ...\n", "1:7", "seed: expected a whole number (0 or more), got the number 1.5"),
     ("an unclosed list after an unknown key", "map:\n  rows: |\n    ...\ngarbage: [\n", "4:10", "YAML syntax error: unclosed bracket '['"),
     ("an unclosed mapping after an unknown key", "map:\n  rows: |\n    ...\nagents: []\ngarbage: {a: 1\n", "5:10", "YAML syntax error: unclosed bracket '{'"),
+    ("a list left open before the next key", "map:\n  rows: |\n    ...\nagents:\n  - id: a\n    at: [0, 0\n    speed: 3\n", "6:9", "YAML syntax error: unclosed bracket '['"),
     ("ragged rows", "map:\n  rows: |\n    ....\n    ...\n", "4:5", "ragged map: row 1 has 3"),
     ("unknown map character", "map:\n  rows: |\n    ....\n    ..X.\n", "4:7", "unknown map character 'X'"),
     ("agent outside the map", "map:\n  rows: |\n    ...\nagents:\n  - id: a\n    at: [5, 0]\n", "6:9", "outside the 3x1 map"),

@@ -246,6 +246,11 @@ fn syntax_error(text: &str, e: &serde_saphyr::Error) -> SyntaxError {
             };
         }
     }
+    let open_bracket = if raw.contains("unclosed") {
+        None
+    } else {
+        unclosed_flow(text, line, column)
+    };
     let message = match e {
         serde_saphyr::Error::Budget { breach, .. } => match breach {
             serde_saphyr::budget::BudgetBreach::Depth { .. } => format!(
@@ -263,6 +268,18 @@ fn syntax_error(text: &str, e: &serde_saphyr::Error) -> SyntaxError {
             Some(k) => format!("duplicate key `{k}`"),
             None => "duplicate key".into(),
         },
+        // A `[` or `{` left open on an earlier line: the parser stops where the text can no
+        // longer belong inside it, often lines later; point at the bracket instead.
+        _ if open_bracket.is_some() => {
+            let (open_line, open_column, bracket) = open_bracket.unwrap_or((line, column, '['));
+            return SyntaxError {
+                line: open_line,
+                column: open_column,
+                message: format!(
+                    "YAML syntax error: unclosed bracket '{bracket}' (the parser stopped at {line}:{column}: {raw})"
+                ),
+            };
+        }
         _ => {
             let hint = if raw.contains("unclosed") {
                 ""
@@ -281,6 +298,79 @@ fn syntax_error(text: &str, e: &serde_saphyr::Error) -> SyntaxError {
         column,
         message,
     }
+}
+
+/// The flow collection (`[` or `{`, with its 1-based line and column) still open at the
+/// parser's stop (`line`, `column`), when it opened on an earlier line. A light scan: quotes,
+/// comments and block scalars (`rows: |`) are skipped, and a bracket counts only where a value
+/// starts (after `:`, `-`, `,`, `?`, another bracket or at a line's start), so `name: a [b`
+/// opens nothing, as in YAML.
+fn unclosed_flow(text: &str, line: usize, column: usize) -> Option<(usize, usize, char)> {
+    let mut open: Vec<(usize, usize, char)> = Vec::new();
+    let mut quote: Option<char> = None;
+    let mut block_scalar_indent: Option<usize> = None;
+    for (index, row) in text.lines().enumerate().take(line) {
+        let number = index + 1;
+        let indent = row.len() - row.trim_start_matches(' ').len();
+        if let Some(block) = block_scalar_indent {
+            if row.trim().is_empty() || indent > block {
+                continue;
+            }
+            block_scalar_indent = None;
+        }
+        let chars: Vec<char> = row.chars().collect();
+        let end = if number == line {
+            chars.len().min(column.saturating_sub(1))
+        } else {
+            chars.len()
+        };
+        // The last character that is not a space, before the one read ('\n': none yet).
+        let mut last = '\n';
+        let mut at = 0;
+        while at < end {
+            let c = chars[at];
+            match quote {
+                Some('"') if c == '\\' => at += 1,
+                Some(q) if c == q => quote = None,
+                Some(_) => {}
+                None => {
+                    let value_starts = matches!(last, '\n' | ':' | '-' | ',' | '?' | '[' | '{');
+                    match c {
+                        '#' if at == 0 || chars[at - 1] == ' ' => break,
+                        '"' | '\'' if value_starts => quote = Some(c),
+                        '[' | '{' if value_starts || !open.is_empty() => {
+                            open.push((number, at + 1, c));
+                        }
+                        ']' | '}' if !open.is_empty() => {
+                            open.pop();
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            if c != ' ' {
+                last = c;
+            }
+            at += 1;
+        }
+        // A block scalar's header (`key: |`, `- >-`): its lines are text, not YAML.
+        let code = row.split(" #").next().unwrap_or("").trim_end();
+        let header = code.trim_end_matches(|c: char| c == '-' || c == '+' || c.is_ascii_digit());
+        if open.is_empty()
+            && quote.is_none()
+            && (header.ends_with(": |")
+                || header.ends_with(": >")
+                || header.ends_with("- |")
+                || header.ends_with("- >")
+                || header == "|"
+                || header == ">")
+        {
+            block_scalar_indent = Some(indent);
+        }
+    }
+    open.last()
+        .copied()
+        .filter(|&(open_line, _, _)| open_line < line)
 }
 
 impl<'de> Deserialize<'de> for Node {
@@ -381,6 +471,29 @@ mod tests {
     use super::*;
 
     const DOC: &str = "name: x\nmap:\n  rows: |\n    ###\n    #.#\nagents:\n  - id: a\n    at: [1, 1]\n  - id: b\n    at: [2, 1]\n";
+
+    #[test]
+    fn a_bracket_left_open_is_blamed_where_it_opens_not_where_the_parser_stops() {
+        // The parser meets `speed:` a line later; the designer's slip is the `[` above it.
+        let text = "map:\n  rows: |\n    [.[\nagents:\n  - id: a # [ in a comment\n    name: 'a [b' \n    label: a [b\n    at: [1, 0\n    speed: 3\n";
+        let e = Tree::parse(text).unwrap_err();
+        assert_eq!((e.line, e.column), (8, 9), "{}", e.message);
+        assert!(
+            e.message
+                .starts_with("YAML syntax error: unclosed bracket '['"),
+            "{}",
+            e.message
+        );
+        // Closed brackets, over two lines too, leave nothing open.
+        assert_eq!(
+            unclosed_flow("a: [1,\n  2]\nb: {c: [1]}\nd: x\n", 4, 4),
+            None
+        );
+        assert_eq!(
+            unclosed_flow("a: {b: [1,\n  2\nd: x\n", 3, 2),
+            Some((1, 8, '['))
+        );
+    }
 
     #[test]
     fn finds_nested_nodes_and_keys() {
