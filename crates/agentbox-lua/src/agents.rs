@@ -209,6 +209,12 @@ impl Slots {
         self.all.get_mut(k)?.take()
     }
 
+    /// Room for `more` agent ids not seen before, so a spawned crowd's ids go into the map
+    /// without it growing (and rehashing) on the way.
+    fn reserve_ids(&mut self, more: usize) {
+        self.by_id.reserve(more);
+    }
+
     /// The ids of the agents with a slot.
     pub fn ids(&self) -> Vec<Rc<str>> {
         let with_slot = self.by_id.iter().filter(|(_, known)| known.slot != NO_SLOT);
@@ -387,6 +393,9 @@ impl Agents {
             self.made_for = roster;
             return Ok(());
         }
+        // The maps keyed by id and by `self` grow once for the whole batch.
+        self.slots.reserve_ids(wanted.len());
+        views.reserve_selves(wanted.len());
         let templates = lua.create_table_with_capacity(params.len(), 0)?;
         for (n, (_, value)) in params.iter().enumerate() {
             templates.raw_set(n + 1, json_to_lua(lua, value)?)?;
@@ -443,9 +452,12 @@ impl Agents {
             })
         };
         // The next `self` of each script is sized by the last one made here, read through
-        // the host's `agentbox.selves` (see `Views::room`).
-        for new in wanted.iter().filter(|w| w.made.is_some()) {
-            views.made_for(scripts[new.script].hint.0, &new.agent.id);
+        // the host's `agentbox.selves` (see `Views::room`): only that one is noted.
+        let mut noted = vec![false; scripts.len()];
+        for new in wanted.iter().rev().filter(|w| w.made.is_some()) {
+            if !std::mem::replace(&mut noted[new.script], true) {
+                views.made_for(scripts[new.script].hint.0, &new.agent.id);
+            }
         }
         let generations = modules.generation();
         self.changes += 1;

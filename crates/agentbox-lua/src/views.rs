@@ -491,6 +491,7 @@ impl Views {
             let more = room.saturating_sub(ids.len());
             ids.reserve_exact(more);
             drop((ptrs, ids));
+            self.by_ptr.borrow_mut().reserve(wanted.len());
             let mut made = vec![0usize; wanted.len()];
             let args = (&self.store, &self.meta);
             // `exec_raw` pushes the store (1) and the metatable (2); each view is made, locked
@@ -672,6 +673,12 @@ impl Views {
         this.raw_set(&n[ID], agent.id.as_str())?;
         this.raw_set(&n[KIND], agent.kind.as_str())?;
         Ok(())
+    }
+
+    /// Room for `more` new `self` tables ([`Views::linked_new_self`]), so a spawned crowd's go
+    /// into the map without it growing on the way.
+    pub fn reserve_selves(&self, more: usize) {
+        self.selves.borrow_mut().reserve(more);
     }
 
     /// Records a `self` (at `ptr`) linked to agent `index` outside [`Views::link_self`]: made
