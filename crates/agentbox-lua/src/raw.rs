@@ -810,8 +810,14 @@ unsafe fn try_target(state: *mut ffi::lua_State, cache: usize) -> Option<c_int> 
         if top >= 2 && ffi::lua_type(state, 2) == ffi::LUA_TTABLE {
             return None;
         }
-        // Only a view table has a view's address (whatever the argument's type).
-        let index = context.views.index_of(ffi::lua_topointer(state, 1))?;
+        // Only a view table has a view's address (whatever the argument's type); nil, a
+        // number or a boolean has none (a null one, which must not match the views' "last
+        // handed out" entry before it is first set).
+        let ptr = ffi::lua_topointer(state, 1);
+        if ptr.is_null() {
+            return None;
+        }
+        let index = context.views.index_of(ptr)?;
         if !context.cache_current(cache) {
             return None;
         }
