@@ -415,7 +415,7 @@ impl Agents {
         // `exec_raw`'s protected call: what was made by then is in `wanted` (references and
         // numbers only live across the calls).
         // SAFETY: as said above.
-        let result = unsafe {
+        let result = crate::collector_paused(lua, || unsafe {
             lua.exec_raw::<()>(args, |state| {
                 for new in wanted.iter_mut() {
                     let (_, room) = scripts[new.script].hint;
@@ -450,7 +450,7 @@ impl Agents {
                 }
                 ffi::lua_settop(state, 0);
             })
-        };
+        });
         // The next `self` of each script is sized by the last one made here, read through
         // the host's `agentbox.selves` (see `Views::room`): only that one is noted.
         let mut noted = vec![false; scripts.len()];

@@ -499,7 +499,7 @@ impl Views {
             // stack is back at 2 after each. An allocation failure raises through
             // `exec_raw`'s protected call; only references and numbers live here.
             // SAFETY: as said above.
-            unsafe {
+            crate::collector_paused(lua, || unsafe {
                 lua.exec_raw::<()>(args, |state| {
                     for (&index, ptr) in wanted.iter().zip(made.iter_mut()) {
                         ffi::lua_createtable(state, 0, 0);
@@ -509,8 +509,8 @@ impl Views {
                         ffi::lua_rawseti(state, 1, index as ffi::lua_Integer + 1);
                     }
                     ffi::lua_settop(state, 0);
-                })?;
-            }
+                })
+            })?;
             for (&index, ptr) in wanted.iter().zip(made) {
                 self.made(&world.agents[index], index, ptr);
             }
