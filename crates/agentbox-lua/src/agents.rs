@@ -182,8 +182,22 @@ impl Slots {
         Some(k)
     }
 
+    /// Puts `slot` in place of any slot of its agent (whose number it then takes), finding
+    /// the agent's id once; its number and the slot it replaced.
     pub fn insert(&mut self, slot: Slot) -> (usize, Option<Slot>) {
-        let old = self.remove(&slot.id);
+        let owner = slot.owner;
+        let known = (self.by_id.entry(Rc::clone(&slot.id))).or_insert(Known {
+            owner,
+            slot: NO_SLOT,
+        });
+        // As `remove` would: the old slot's number is freed, then taken again below.
+        let mut old = None;
+        if known.slot != NO_SLOT {
+            let k = std::mem::replace(&mut known.slot, NO_SLOT) as usize;
+            self.at.clear();
+            self.free.push(k);
+            old = self.all.get_mut(k).and_then(Option::take);
+        }
         let k = match self.free.pop() {
             Some(k) => k,
             None => {
@@ -191,9 +205,7 @@ impl Slots {
                 self.all.len() - 1
             }
         };
-        let (owner, slot_k) = (slot.owner, k as u32);
-        let known = (self.by_id.entry(Rc::clone(&slot.id))).or_insert(Known { owner, slot: 0 });
-        known.slot = slot_k;
+        known.slot = k as u32;
         self.all[k] = Some(slot);
         (k, old)
     }
