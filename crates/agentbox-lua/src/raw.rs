@@ -855,9 +855,8 @@ unsafe fn first_target(
     unsafe {
         let world = context.world()?;
         let make = host(state, || context.makers.borrow().get(cache).copied())?;
-        if host(state, || target_of(world, index)).is_none() {
-            return None;
-        }
+        // Agent `index` stands for a target (dropped again before the block is made).
+        host(state, || target_of(world, index))?;
         let size = std::mem::size_of::<Action>();
         let block = ffi::lua_newuserdatauv(state, size, 0) as *mut Action;
         if block.align_offset(std::mem::align_of::<Action>()) != 0 {

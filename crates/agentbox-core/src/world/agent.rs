@@ -300,7 +300,7 @@ impl Agent {
             error: template.error.clone(),
             suspended: template.suspended,
             debug: template.debug.clone(),
-            motion: template.motion.clone(),
+            motion: template.motion,
             turn_rate: template.turn_rate,
             memory: template.memory.clone(),
             stepping: template.stepping,
