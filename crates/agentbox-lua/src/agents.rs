@@ -182,8 +182,22 @@ impl Slots {
         Some(k)
     }
 
+    /// Puts `slot` in place of any slot of its agent (whose number it then takes), finding
+    /// the agent's id once; its number and the slot it replaced.
     pub fn insert(&mut self, slot: Slot) -> (usize, Option<Slot>) {
-        let old = self.remove(&slot.id);
+        let owner = slot.owner;
+        let known = (self.by_id.entry(Rc::clone(&slot.id))).or_insert(Known {
+            owner,
+            slot: NO_SLOT,
+        });
+        // As `remove` would: the old slot's number is freed, then taken again below.
+        let mut old = None;
+        if known.slot != NO_SLOT {
+            let k = std::mem::replace(&mut known.slot, NO_SLOT) as usize;
+            self.at.clear();
+            self.free.push(k);
+            old = self.all.get_mut(k).and_then(Option::take);
+        }
         let k = match self.free.pop() {
             Some(k) => k,
             None => {
@@ -191,9 +205,7 @@ impl Slots {
                 self.all.len() - 1
             }
         };
-        let (owner, slot_k) = (slot.owner, k as u32);
-        let known = (self.by_id.entry(Rc::clone(&slot.id))).or_insert(Known { owner, slot: 0 });
-        known.slot = slot_k;
+        known.slot = k as u32;
         self.all[k] = Some(slot);
         (k, old)
     }
@@ -207,6 +219,12 @@ impl Slots {
         self.at.clear();
         self.free.push(k);
         self.all.get_mut(k)?.take()
+    }
+
+    /// Room for `more` agent ids not seen before, so a spawned crowd's ids go into the map
+    /// without it growing (and rehashing) on the way.
+    fn reserve_ids(&mut self, more: usize) {
+        self.by_id.reserve(more);
     }
 
     /// The ids of the agents with a slot.
@@ -387,6 +405,9 @@ impl Agents {
             self.made_for = roster;
             return Ok(());
         }
+        // The maps keyed by id and by `self` grow once for the whole batch.
+        self.slots.reserve_ids(wanted.len());
+        views.reserve_selves(wanted.len());
         let templates = lua.create_table_with_capacity(params.len(), 0)?;
         for (n, (_, value)) in params.iter().enumerate() {
             templates.raw_set(n + 1, json_to_lua(lua, value)?)?;
@@ -406,7 +427,7 @@ impl Agents {
         // `exec_raw`'s protected call: what was made by then is in `wanted` (references and
         // numbers only live across the calls).
         // SAFETY: as said above.
-        let result = unsafe {
+        let result = crate::collector_paused(lua, || unsafe {
             lua.exec_raw::<()>(args, |state| {
                 for new in wanted.iter_mut() {
                     let (_, room) = scripts[new.script].hint;
@@ -441,11 +462,14 @@ impl Agents {
                 }
                 ffi::lua_settop(state, 0);
             })
-        };
+        });
         // The next `self` of each script is sized by the last one made here, read through
-        // the host's `agentbox.selves` (see `Views::room`).
-        for new in wanted.iter().filter(|w| w.made.is_some()) {
-            views.made_for(scripts[new.script].hint.0, &new.agent.id);
+        // the host's `agentbox.selves` (see `Views::room`): only that one is noted.
+        let mut noted = vec![false; scripts.len()];
+        for new in wanted.iter().rev().filter(|w| w.made.is_some()) {
+            if !std::mem::replace(&mut noted[new.script], true) {
+                views.made_for(scripts[new.script].hint.0, &new.agent.id);
+            }
         }
         let generations = modules.generation();
         self.changes += 1;

@@ -98,6 +98,23 @@ pub struct ScriptHost {
     last_roster: agentbox_core::world::Roster,
 }
 
+/// Runs `f` (a raw call making a batch of new agents' tables, every one kept) with the
+/// collector stopped, restarting it after if it was running: a collection in the middle of
+/// such a batch finds nothing of it to free, yet a crowd spawned in one tick ran several,
+/// each walking the registry and the tables the batch grows. The restart leaves a
+/// collection due at the next allocation, as the batch's allocations would have.
+pub(crate) fn collector_paused<R>(lua: &Lua, f: impl FnOnce() -> R) -> R {
+    let running = lua.gc_is_running();
+    if running {
+        lua.gc_stop();
+    }
+    let result = f();
+    if running {
+        lua.gc_restart();
+    }
+    result
+}
+
 /// The table kept in the registry under `name`, made on first use (agents' `self`s by id,
 /// compiled `expect:` predicates and `metrics:`, by handle).
 pub(crate) fn registry_table(lua: &Lua, name: &str) -> mlua::Result<Table> {

@@ -10,7 +10,7 @@
 //! | twin | in front of | what it answers itself |
 //! | --- | --- | --- |
 //! | [`nearest`] (`world:nearest`) | `bindings::world`'s `nearest` | the deciding agent's own `self` and a kind string (the one seen last known by its address, `KindSeen`); the query is [`nearest_of`] for both |
-//! | [`target`] (the one-target `move.*`) | `bindings::moves`' `target_fn` | a view of this round: hands out the action the mlua function made for that agent (one per target instead of a new userdata per call); the first caches' twins carry their number in their code (`TARGET_TWINS`) |
+//! | [`target`] (the one-target `move.*`) | `bindings::moves`' `target_fn` | a view of this round: hands out the action made for that agent (one per target instead of a new userdata per call), and makes and keeps the first one itself once the mlua function has made the cache current; the first caches' twins carry their number in their code (`TARGET_TWINS`) |
 //! | [`world_number`] (`world:tick`, `world:time`) | nothing: a raw C function only | everything (outside a loan, a located error) |
 //! | [`draw_gate`] (`draw.*`) | `bindings::draw`'s shape reader | returns at once unless the window collects drawings |
 //! | [`inbox`] (`self:inbox()`) | `acts.rs`' `inbox` | the deciding agent's own call: hands out the shared empty list, or builds its read-only list of letters (and charges it) itself |
@@ -728,12 +728,13 @@ pub fn target(
     // The first caches' twins carry their number in their code (reading it from an upvalue
     // was a C API call per decision).
     let raw = TARGET_TWINS.get(cache).copied().unwrap_or(target_raw);
+    let meta = Value::Table(context.actions.table().clone());
     make_raw(
         lua,
         context,
         raw,
         full,
-        vec![Value::Integer(cache as i64), Value::Table(actions)],
+        vec![Value::Integer(cache as i64), Value::Table(actions), meta],
     )
 }
 
@@ -809,8 +810,14 @@ unsafe fn try_target(state: *mut ffi::lua_State, cache: usize) -> Option<c_int> 
         if top >= 2 && ffi::lua_type(state, 2) == ffi::LUA_TTABLE {
             return None;
         }
-        // Only a view table has a view's address (whatever the argument's type).
-        let index = context.views.index_of(ffi::lua_topointer(state, 1))?;
+        // Only a view table has a view's address (whatever the argument's type); nil, a
+        // number or a boolean has none (a null one, which must not match the views' "last
+        // handed out" entry before it is first set).
+        let ptr = ffi::lua_topointer(state, 1);
+        if ptr.is_null() {
+            return None;
+        }
+        let index = context.views.index_of(ptr)?;
         if !context.cache_current(cache) {
             return None;
         }
@@ -818,8 +825,55 @@ unsafe fn try_target(state: *mut ffi::lua_State, cache: usize) -> Option<c_int> 
             != ffi::LUA_TUSERDATA
         {
             ffi::lua_settop(state, -2);
+            return first_target(state, context, cache, index);
+        }
+        context.handed.set(Some((cache, index)));
+        Some(1)
+    }
+}
+
+/// The first action of cache `cache` for target agent `index` (a view of this round, the
+/// cache current): made and kept here as the full function and the raw entry would make and
+/// keep it (a crowd spawned in one tick makes one for each new target, and through mlua the
+/// call and the userdata cost about 4,000 instructions each). `None` (the full function
+/// answers) outside a loan or for an agent the world does not have.
+///
+/// # Safety
+/// Called by the raw entry of cache `cache` with its upvalues (the cache at `UP_OWN + 1`, the
+/// actions' metatable at `UP_OWN + 2`) and room for two values; it may raise a memory error.
+unsafe fn first_target(
+    state: *mut ffi::lua_State,
+    context: &RawContext,
+    cache: usize,
+    index: usize,
+) -> Option<c_int> {
+    // Only references and plain numbers live across the calls that may raise (the block's
+    // and the cache's allocations); the action is made and written between them, as
+    // `convert::make_action` writes it: block, action, metatable (with its `__gc`).
+    // SAFETY: as said above; a new userdata's block is `size_of::<Action>()` bytes, aligned
+    // for it (the assertion by `ActionMeta`).
+    unsafe {
+        let world = context.world()?;
+        let make = host(state, || context.makers.borrow().get(cache).copied())?;
+        // Agent `index` stands for a target (dropped again before the block is made).
+        host(state, || target_of(world, index))?;
+        let size = std::mem::size_of::<Action>();
+        let block = ffi::lua_newuserdatauv(state, size, 0) as *mut Action;
+        if block.align_offset(std::mem::align_of::<Action>()) != 0 {
+            // Not reached (see the assertion): the full function answers.
+            ffi::lua_settop(state, -2);
             return None;
         }
+        let action = host(state, || target_of(world, index).map(make));
+        let Some(action) = action else {
+            ffi::lua_settop(state, -2);
+            return None;
+        };
+        block.write(action);
+        ffi::lua_pushvalue(state, ffi::lua_upvalueindex(UP_OWN + 2));
+        ffi::lua_setmetatable(state, -2);
+        ffi::lua_pushvalue(state, -1);
+        ffi::lua_rawseti(state, ffi::lua_upvalueindex(UP_OWN + 1), index as i64 + 1);
         context.handed.set(Some((cache, index)));
         Some(1)
     }

@@ -491,6 +491,7 @@ impl Views {
             let more = room.saturating_sub(ids.len());
             ids.reserve_exact(more);
             drop((ptrs, ids));
+            self.by_ptr.borrow_mut().reserve(wanted.len());
             let mut made = vec![0usize; wanted.len()];
             let args = (&self.store, &self.meta);
             // `exec_raw` pushes the store (1) and the metatable (2); each view is made, locked
@@ -498,7 +499,7 @@ impl Views {
             // stack is back at 2 after each. An allocation failure raises through
             // `exec_raw`'s protected call; only references and numbers live here.
             // SAFETY: as said above.
-            unsafe {
+            crate::collector_paused(lua, || unsafe {
                 lua.exec_raw::<()>(args, |state| {
                     for (&index, ptr) in wanted.iter().zip(made.iter_mut()) {
                         ffi::lua_createtable(state, 0, 0);
@@ -508,8 +509,8 @@ impl Views {
                         ffi::lua_rawseti(state, 1, index as ffi::lua_Integer + 1);
                     }
                     ffi::lua_settop(state, 0);
-                })?;
-            }
+                })
+            })?;
             for (&index, ptr) in wanted.iter().zip(made) {
                 self.made(&world.agents[index], index, ptr);
             }
@@ -672,6 +673,12 @@ impl Views {
         this.raw_set(&n[ID], agent.id.as_str())?;
         this.raw_set(&n[KIND], agent.kind.as_str())?;
         Ok(())
+    }
+
+    /// Room for `more` new `self` tables ([`Views::linked_new_self`]), so a spawned crowd's go
+    /// into the map without it growing on the way.
+    pub fn reserve_selves(&self, more: usize) {
+        self.selves.borrow_mut().reserve(more);
     }
 
     /// Records a `self` (at `ptr`) linked to agent `index` outside [`Views::link_self`]: made

@@ -10,9 +10,7 @@
 //! (`World::set_terrain` for tiles); it reads no clock and names no scripting engine.
 
 use super::events::Event;
-use crate::world::{
-    centre_of, effects::MAX_INBOX, rng, Crumbs, Deliveries, Effect, Heard, Letter, Tile, World,
-};
+use crate::world::{centre_of, effects::MAX_INBOX, Deliveries, Effect, Heard, Letter, Tile, World};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
@@ -170,6 +168,9 @@ pub fn apply(world: &mut World, events: &mut Vec<Event>) {
         world.agents.retain(|a| !leaving.contains(a.id.as_str()));
     }
     let first_spawned = world.agents.len();
+    // The list grows once for the tick's spawns, not by doubling on the way.
+    let spawns = pending.iter().filter(|e| matches!(e, Effect::Spawn { .. }));
+    world.agents.reserve(spawns.count());
     // Only a change of the agent list can bring a new `KIND-N` number.
     let listed = pending
         .iter()
@@ -227,15 +228,8 @@ fn spawned(
     at: Tile,
     params: serde_json::Map<String, serde_json::Value>,
 ) -> Option<crate::world::Agent> {
-    let mut agent = world.templates.get(kind)?.clone();
-    agent.rng = rng::AgentRng::new(world.seed, &id);
-    agent.id = id;
-    agent.pos = centre_of(at);
-    agent.crumbs = Crumbs {
-        max: agent.crumbs.max,
-        ..Default::default()
-    };
-    agent.crumbs.drop_on(at);
+    let template = world.templates.get(kind)?;
+    let mut agent = crate::world::Agent::spawned_from(template, id, at, world.seed);
     if params.is_empty() {
         // Keeps sharing the template's map.
     } else if let serde_json::Value::Object(own) = std::sync::Arc::make_mut(&mut agent.params) {

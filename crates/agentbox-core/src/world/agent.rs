@@ -267,6 +267,49 @@ impl Agent {
     pub fn tile(&self) -> Tile {
         super::tile_of(self.pos)
     }
+
+    /// A new agent `id` made like `template` (a spawn, from `World::templates`), standing on
+    /// the centre of `at` with a trail of that one tile and its own movement stream for the
+    /// scene seed `seed`; every other field is the template's, as its clone has it. Made field
+    /// by field so the template's id and trail are not copied only to be replaced (a crowd
+    /// spawned in one tick paid for both).
+    pub fn spawned_from(template: &Agent, id: String, at: Tile, seed: u64) -> Agent {
+        let mut crumbs = Crumbs {
+            max: template.crumbs.max,
+            tiles: VecDeque::new(),
+        };
+        crumbs.drop_on(at);
+        Agent {
+            rng: super::rng::AgentRng::new(seed, &id),
+            id,
+            kind: template.kind.clone(),
+            pos: super::centre_of(at),
+            vel: template.vel,
+            facing: template.facing,
+            speed: template.speed,
+            radius: template.radius,
+            max_force: template.max_force,
+            avoid_horizon: template.avoid_horizon,
+            size: template.size,
+            sense: template.sense,
+            brain: template.brain.clone(),
+            params: template.params.clone(),
+            crumbs,
+            action: template.action.clone(),
+            route: template.route.clone(),
+            error: template.error.clone(),
+            suspended: template.suspended,
+            debug: template.debug.clone(),
+            motion: template.motion,
+            turn_rate: template.turn_rate,
+            memory: template.memory.clone(),
+            stepping: template.stepping,
+            walk: template.walk.clone(),
+            label: template.label.clone(),
+            deliveries: template.deliveries.clone(),
+            look: template.look,
+        }
+    }
 }
 
 #[cfg(test)]
