@@ -102,10 +102,17 @@ pub fn ui_text(text: &str, x: f32, y: f32, size: f32, color: Color) {
     }
 }
 
+/// Draws on the window's one texture (`sheet.rs`, the same pixels as macroquad's text, one
+/// draw call with the shapes around it) where the screen's DPI scale is 1; with macroquad's
+/// own text elsewhere.
 fn draw_now(text: &str, x: f32, y: f32, size: f32, color: Color) {
     let dpi = screen_dpi_scale().max(0.25);
+    let text = font_safe(text);
+    if dpi == 1.0 && crate::sheet::text(&text, x, y, size.round() as u16, color) {
+        return;
+    }
     draw_text_ex(
-        font_safe(text),
+        text,
         x,
         y,
         TextParams {
@@ -120,6 +127,11 @@ fn draw_now(text: &str, x: f32, y: f32, size: f32, color: Color) {
 /// The size of UI text drawn with [`ui_text`], in logical pixels.
 pub fn measure(text: &str, size: f32) -> TextDimensions {
     let dpi = screen_dpi_scale().max(0.25);
+    if dpi == 1.0 {
+        if let Some(dimensions) = crate::sheet::measure(&font_safe(text), size.round() as u16) {
+            return dimensions;
+        }
+    }
     measure_text(
         font_safe(text),
         None,
