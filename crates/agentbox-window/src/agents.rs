@@ -1,8 +1,9 @@
 //! Agents on the map: a marker per agent in its colour (the scene's `color:`, else its kind's;
 //! `shape:` circle, an arrow along its heading, a square or a diamond), then heading lines on
 //! the round ones, then one tag per agent under it: its name and, with labels on (L), the
-//! state its script set (`self:label`) in that label's colour. Circles, heading lines and tag
-//! boxes share one texture with the grid (`sheet.rs`), so they batch into one draw call.
+//! state its script set (`self:label`) in that label's colour. Markers, heading lines and the
+//! tags' boxes and text share one texture with the grid (`sheet.rs`), so they batch into one
+//! draw call.
 //!
 //! Tags never pile up: the selected and the hovered agent are always tagged (framed, drawn
 //! first so they win); any other agent is tagged only when its marker is at least
@@ -289,7 +290,7 @@ fn draw_tags(world: &World, camera: &Camera, tags: &Tags, visible: impl Fn(Vec2,
         // Only forced tags: nothing to keep clear of.
         discs.clear();
     }
-    // Boxes first, then every tag's text: two draw calls, not two a tag (`text_last`).
+    // Boxes first, then every tag's text over them (`text_last`).
     crate::text::text_last(|| draw_decluttered(&boxes, &discs, &who, size));
 }
 

@@ -23,12 +23,13 @@ thread_local! {
 
 /// Runs `draw` with every [`ui_text`] in it held back and drawn after it, together.
 ///
-/// Macroquad batches consecutive shapes that share a texture into one GPU draw call: shapes
-/// use a white texture, text the font's atlas, so a box, its text, the next box... start a
-/// new call each, and under software OpenGL each call costs about 0.1 M instructions on the
-/// program's thread. Inside the scope the shapes go first and all the text after, in two
-/// calls. A shape that must cover earlier text calls [`draw_held`] first. Scopes do not nest:
-/// an inner one just runs.
+/// Macroquad batches consecutive shapes that share a texture into one GPU draw call. Where
+/// text is macroquad's (a DPI scale other than 1: its font atlas, the shapes' white texture),
+/// a box, its text, the next box... would start a new call each, and under software OpenGL
+/// each call costs on the program's thread; inside the scope the shapes go first and all the
+/// text after, in two calls. Where text is on the window's sheet (`sheet.rs`) the scope costs
+/// nothing and keeps the same order, so the pixels are the same either way. A shape that must
+/// cover earlier text calls [`draw_held`] first. Scopes do not nest: an inner one just runs.
 pub fn text_last<R>(draw: impl FnOnce() -> R) -> R {
     let outer = HELD.with(|h| {
         let mut h = h.borrow_mut();
