@@ -201,6 +201,10 @@ async fn run(world: agentbox_core::world::World, frames: u64, flat: bool) {
             next_frame().await;
         }
     }
+    let median = agentbox_window::cpu_clock::median_after_warm_up(&times)
+        .map_or(String::new(), |m| {
+            format!(", median after warm-up {m:.3} ms")
+        });
     times.sort_by(f64::total_cmp);
     let mean = times.iter().sum::<f64>() / times.len().max(1) as f64;
     let p95 = times
@@ -208,7 +212,7 @@ async fn run(world: agentbox_core::world::World, frames: u64, flat: bool) {
         .copied()
         .unwrap_or(0.0);
     eprintln!(
-        "frames: {} frames, {} agents, whole frame (bare macroquad): frame build time (wall clock) mean {mean:.2} ms, p95 {p95:.2} ms (before the GPU presents the frame)",
+        "frames: {} frames, {} agents, whole frame (bare macroquad): frame build time (wall clock) mean {mean:.2} ms, p95 {p95:.2} ms (before the GPU presents the frame){median}",
         times.len(),
         agents.len()
     );

@@ -1,8 +1,9 @@
 //! Agents on the map: a marker per agent in its colour (the scene's `color:`, else its kind's;
 //! `shape:` circle, an arrow along its heading, a square or a diamond), then heading lines on
 //! the round ones, then one tag per agent under it: its name and, with labels on (L), the
-//! state its script set (`self:label`) in that label's colour. Circles, heading lines and tag
-//! boxes share one texture with the grid (`sheet.rs`), so they batch into one draw call.
+//! state its script set (`self:label`) in that label's colour. Markers, heading lines and the
+//! tags' boxes and text share one texture with the grid (`sheet.rs`), so they batch into one
+//! draw call.
 //!
 //! Tags never pile up: the selected and the hovered agent are always tagged (framed, drawn
 //! first so they win); any other agent is tagged only when its marker is at least
@@ -12,6 +13,7 @@
 
 use super::camera::Camera;
 use super::palette::agent_color;
+use crate::sheet;
 use agentbox_core::world::{Agent, Marker, World};
 use macroquad::prelude::*;
 
@@ -133,13 +135,13 @@ pub fn draw_marker(p: Vec2, r: f32, shape: Marker, colour: Color, dir: Vec2) {
             // As many sides as the size needs (a legend's 8-pixel circle looks round with
             // 12): macroquad's default 20 and 30 cost 80 triangles a marker.
             let sides = (r * 1.5).clamp(10.0, 30.0) as u8;
-            draw_poly(p.x, p.y, sides, r, 0.0, colour);
-            draw_poly_lines(p.x, p.y, sides, r, 0.0, width, rim);
+            sheet::poly(p.x, p.y, sides, r, colour);
+            sheet::poly_lines(p.x, p.y, sides, r, width, rim);
         }
         Marker::Square => {
             let s = r * 0.9;
-            draw_rectangle(p.x - s, p.y - s, 2.0 * s, 2.0 * s, colour);
-            draw_rectangle_lines(p.x - s, p.y - s, 2.0 * s, 2.0 * s, width, rim);
+            sheet::rectangle(p.x - s, p.y - s, 2.0 * s, 2.0 * s, colour);
+            sheet::rectangle_lines(p.x - s, p.y - s, 2.0 * s, 2.0 * s, width, rim);
         }
         Marker::Diamond => {
             let pts = [
@@ -148,11 +150,11 @@ pub fn draw_marker(p: Vec2, r: f32, shape: Marker, colour: Color, dir: Vec2) {
                 p + vec2(0.0, r * 1.15),
                 p + vec2(-r * 1.15, 0.0),
             ];
-            draw_triangle(pts[0], pts[1], pts[2], colour);
-            draw_triangle(pts[0], pts[2], pts[3], colour);
+            sheet::triangle(pts[0], pts[1], pts[2], colour);
+            sheet::triangle(pts[0], pts[2], pts[3], colour);
             for i in 0..4 {
                 let (a, b) = (pts[i], pts[(i + 1) % 4]);
-                draw_line(a.x, a.y, b.x, b.y, width, rim);
+                sheet::line(a.x, a.y, b.x, b.y, width, rim);
             }
         }
         Marker::Arrow => {
@@ -160,10 +162,10 @@ pub fn draw_marker(p: Vec2, r: f32, shape: Marker, colour: Color, dir: Vec2) {
             let tip = p + dir * r * 1.35;
             let back = p - dir * r * 0.9;
             let (a, b) = (back + side * r * 0.95, back - side * r * 0.95);
-            draw_triangle(tip, a, b, colour);
-            draw_line(tip.x, tip.y, a.x, a.y, width, rim);
-            draw_line(a.x, a.y, b.x, b.y, width, rim);
-            draw_line(b.x, b.y, tip.x, tip.y, width, rim);
+            sheet::triangle(tip, a, b, colour);
+            sheet::line(tip.x, tip.y, a.x, a.y, width, rim);
+            sheet::line(a.x, a.y, b.x, b.y, width, rim);
+            sheet::line(b.x, b.y, tip.x, tip.y, width, rim);
         }
     }
 }
@@ -194,7 +196,7 @@ pub fn draw(world: &World, camera: &Camera, tags: &Tags) {
             }
         };
         match marker_of(agent) {
-            Marker::Circle => crate::sheet::disc(p.x - r, p.y - r, 2.0 * r, colour),
+            Marker::Circle => sheet::disc(p.x - r, p.y - r, 2.0 * r, colour),
             shape => {
                 let f = agent.facing();
                 draw_marker(p, r, shape, colour, vec2(f.x as f32, f.y as f32));
@@ -210,7 +212,7 @@ pub fn draw(world: &World, camera: &Camera, tags: &Tags) {
             let facing = agent.facing();
             let dir = vec2(facing.x as f32, facing.y as f32);
             let tip = p + dir * r * 1.5;
-            crate::sheet::line(
+            sheet::line(
                 p.x,
                 p.y,
                 tip.x,
@@ -220,12 +222,13 @@ pub fn draw(world: &World, camera: &Camera, tags: &Tags) {
             );
         }
         if agent.error.is_some() {
-            draw_circle_lines(p.x, p.y, r * 1.45, 2.0, RED);
+            sheet::poly_lines(p.x, p.y, 30, r * 1.45, 2.0, RED);
         }
         if tags.selected == Some(agent.id.as_str()) {
-            draw_circle_lines(
+            sheet::poly_lines(
                 p.x,
                 p.y,
+                30,
                 r * 1.7,
                 2.5,
                 Color::from_rgba(0xff, 0xd0, 0x00, 0xff),
@@ -287,7 +290,7 @@ fn draw_tags(world: &World, camera: &Camera, tags: &Tags, visible: impl Fn(Vec2,
         // Only forced tags: nothing to keep clear of.
         discs.clear();
     }
-    // Boxes first, then every tag's text: two draw calls, not two a tag (`text_last`).
+    // Boxes first, then every tag's text over them (`text_last`).
     crate::text::text_last(|| draw_decluttered(&boxes, &discs, &who, size));
 }
 
@@ -300,7 +303,7 @@ fn draw_decluttered(boxes: &[(Rect, Rect, bool)], discs: &[Rect], who: &[Tag], s
         let at_y = tag.at.y + dy;
         crate::sheet::rectangle(b.x, b.y, b.w, b.h, Color::from_rgba(0x10, 0x10, 0x14, 0xc8));
         if tag.forced {
-            draw_rectangle_lines(
+            crate::sheet::rectangle_lines(
                 b.x,
                 b.y,
                 b.w,

@@ -7,6 +7,19 @@
 /// Frames left out at the start (fonts, textures and egui's first frame are made then).
 pub const WARM_UP_FRAMES: u64 = 10;
 
+/// The median wall-clock build time of the frames after [`WARM_UP_FRAMES`], `times` in frame
+/// order (ms): the typical frame, which the mean over all frames is not when one-off work (the
+/// first frame's shaders, glyphs and textures) or the machine's load makes a few frames long.
+/// `--frame-stats` and the bare peer print it beside their mean.
+pub fn median_after_warm_up(times: &[f64]) -> Option<f64> {
+    let mut settled = times.get(WARM_UP_FRAMES as usize..)?.to_vec();
+    if settled.is_empty() {
+        return None;
+    }
+    settled.sort_by(f64::total_cmp);
+    Some(settled[settled.len() / 2])
+}
+
 /// The CPU time this process has used so far, all threads, in ms; `None` where it cannot be
 /// read.
 #[cfg(unix)]
@@ -92,6 +105,10 @@ mod tests {
             "the frames between the first and the last start measured"
         );
         assert!(mean >= 0.0);
+        let mut times = vec![100.0; WARM_UP_FRAMES as usize];
+        times.extend([3.0, 1.0, 2.0]);
+        assert_eq!(median_after_warm_up(&times), Some(2.0));
+        assert_eq!(median_after_warm_up(&times[..5]), None);
         let line = cpu.line("whole frame", 2).unwrap();
         assert!(
             line.starts_with("cpu: 3 frames") && line.contains(" mean "),

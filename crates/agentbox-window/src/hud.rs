@@ -137,7 +137,7 @@ impl Hud {
             let x = (bar.w - size.width - 20.0).max(0.0);
             // The strip covers the legend's text under it.
             crate::text::draw_held();
-            draw_rectangle(
+            crate::sheet::rectangle(
                 x,
                 y0,
                 size.width + 20.0,
@@ -175,7 +175,7 @@ impl Hud {
             };
             let size = crate::text::measure(&short, font);
             let rect = Rect::new(dock.x + 6.0, y, size.width + 10.0, row - 2.0);
-            draw_rectangle(
+            crate::sheet::rectangle(
                 rect.x,
                 rect.y,
                 rect.w,

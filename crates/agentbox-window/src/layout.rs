@@ -217,9 +217,9 @@ impl Layout {
                 crate::text::ui_text(&text, h.x + 6.0, h.y + h.h * 0.5 + size * 0.35, size, WHITE);
             }
             match side {
-                Side::Left => draw_line(r.x + r.w, r.y, r.x + r.w, r.y + r.h, 1.0, edge),
-                Side::Right => draw_line(r.x, r.y, r.x, r.y + r.h, 1.0, edge),
-                Side::Bottom => draw_line(r.x, r.y, r.x + r.w, r.y, 1.0, edge),
+                Side::Left => crate::sheet::line(r.x + r.w, r.y, r.x + r.w, r.y + r.h, 1.0, edge),
+                Side::Right => crate::sheet::line(r.x, r.y, r.x, r.y + r.h, 1.0, edge),
+                Side::Bottom => crate::sheet::line(r.x, r.y, r.x + r.w, r.y, 1.0, edge),
             }
         }
     }

@@ -759,11 +759,14 @@ fn print_frame_stats(what: &str, times: &mut [f64], agents: usize) {
     if times.is_empty() {
         return;
     }
+    let median = cpu_clock::median_after_warm_up(times).map_or(String::new(), |m| {
+        format!(", median after warm-up {m:.3} ms")
+    });
     times.sort_by(f64::total_cmp);
     let mean = times.iter().sum::<f64>() / times.len() as f64;
     let p95 = times[(times.len() * 95 / 100).min(times.len() - 1)];
     eprintln!(
-        "frames: {} frames, {agents} agents, {what}: frame build time (wall clock) mean {mean:.2} ms, p95 {p95:.2} ms (before the GPU presents the frame)",
+        "frames: {} frames, {agents} agents, {what}: frame build time (wall clock) mean {mean:.2} ms, p95 {p95:.2} ms (before the GPU presents the frame){median}",
         times.len()
     );
 }

@@ -23,12 +23,13 @@ thread_local! {
 
 /// Runs `draw` with every [`ui_text`] in it held back and drawn after it, together.
 ///
-/// Macroquad batches consecutive shapes that share a texture into one GPU draw call: shapes
-/// use a white texture, text the font's atlas, so a box, its text, the next box... start a
-/// new call each, and under software OpenGL each call costs about 0.1 M instructions on the
-/// program's thread. Inside the scope the shapes go first and all the text after, in two
-/// calls. A shape that must cover earlier text calls [`draw_held`] first. Scopes do not nest:
-/// an inner one just runs.
+/// Macroquad batches consecutive shapes that share a texture into one GPU draw call. Where
+/// text is macroquad's (a DPI scale other than 1: its font atlas, the shapes' white texture),
+/// a box, its text, the next box... would start a new call each, and under software OpenGL
+/// each call costs on the program's thread; inside the scope the shapes go first and all the
+/// text after, in two calls. Where text is on the window's sheet (`sheet.rs`) the scope costs
+/// nothing and keeps the same order, so the pixels are the same either way. A shape that must
+/// cover earlier text calls [`draw_held`] first. Scopes do not nest: an inner one just runs.
 pub fn text_last<R>(draw: impl FnOnce() -> R) -> R {
     let outer = HELD.with(|h| {
         let mut h = h.borrow_mut();
@@ -102,10 +103,17 @@ pub fn ui_text(text: &str, x: f32, y: f32, size: f32, color: Color) {
     }
 }
 
+/// Draws on the window's one texture (`sheet.rs`, the same pixels as macroquad's text, one
+/// draw call with the shapes around it) where the screen's DPI scale is 1; with macroquad's
+/// own text elsewhere.
 fn draw_now(text: &str, x: f32, y: f32, size: f32, color: Color) {
     let dpi = screen_dpi_scale().max(0.25);
+    let text = font_safe(text);
+    if dpi == 1.0 && crate::sheet::text(&text, x, y, size.round() as u16, color) {
+        return;
+    }
     draw_text_ex(
-        font_safe(text),
+        text,
         x,
         y,
         TextParams {
@@ -120,6 +128,11 @@ fn draw_now(text: &str, x: f32, y: f32, size: f32, color: Color) {
 /// The size of UI text drawn with [`ui_text`], in logical pixels.
 pub fn measure(text: &str, size: f32) -> TextDimensions {
     let dpi = screen_dpi_scale().max(0.25);
+    if dpi == 1.0 {
+        if let Some(dimensions) = crate::sheet::measure(&font_safe(text), size.round() as u16) {
+            return dimensions;
+        }
+    }
     measure_text(
         font_safe(text),
         None,

@@ -147,10 +147,10 @@ pub fn draw(bar: &Bar) {
     if let Some((from, to)) = bar.ghost {
         let (x0, x1) = (x_of(from), x_of(to));
         let faded = Color::from_rgba(0x90, 0x90, 0xff, 0x40);
-        draw_rectangle(x0, t.y + t.h * 0.35, x1 - x0, t.h * 0.3, faded);
+        crate::sheet::rectangle(x0, t.y + t.h * 0.35, x1 - x0, t.h * 0.3, faded);
     }
     let lived = x_of(bar.last) - t.x;
-    draw_rectangle(t.x, t.y + t.h * 0.4, lived, t.h * 0.2, gray(0x66));
+    crate::sheet::rectangle(t.x, t.y + t.h * 0.4, lived, t.h * 0.2, gray(0x66));
     for (tick, mark) in bar.marks {
         let (c, top, bottom) = match mark {
             Mark::Contact => (Color::from_rgba(0x60, 0xc0, 0xff, 0xc0), 0.55, 1.0),
@@ -158,15 +158,15 @@ pub fn draw(bar: &Bar) {
             Mark::Error => (Color::from_rgba(0xff, 0x40, 0x40, 0xff), 0.0, 0.5),
         };
         let x = x_of(*tick);
-        draw_line(x, t.y + t.h * top, x, t.y + t.h * bottom, 1.5, c);
+        crate::sheet::line(x, t.y + t.h * top, x, t.y + t.h * bottom, 1.5, c);
     }
     let reload = Color::from_rgba(0x50, 0xe0, 0x70, 0xff);
     for tick in bar.reloads {
         let x = x_of(*tick);
-        draw_line(x, t.y - 3.0, x, t.y + t.h + 3.0, 2.0, reload);
+        crate::sheet::line(x, t.y - 3.0, x, t.y + t.h + 3.0, 2.0, reload);
     }
     let x = x_of(bar.shown);
-    draw_rectangle(x - 2.0, t.y - 4.0, 4.0, t.h + 8.0, WHITE);
+    crate::sheet::rectangle(x - 2.0, t.y - 4.0, 4.0, t.h + 8.0, WHITE);
 }
 
 /// Draws the ghost: the abandoned branch's trails, faded.
