@@ -660,12 +660,14 @@ fn main() {
     let per_map = number(&args, "--queries").unwrap_or(100);
     let rounds = number(&args, "--rounds").unwrap_or(3);
     // Other arguments (not cargo's `--bench`, nor a number after an option) pick maps by name.
+    // An existing file is skipped: `target/release/deps/pathfinding_race-*` also matches the
+    // binary's `.d` file, which would otherwise pick no map at all.
     let only: Vec<&String> = args
         .iter()
         .enumerate()
         .filter(|(i, a)| {
             let after_option = *i > 0 && matches!(args[i - 1].as_str(), "--queries" | "--rounds");
-            !a.starts_with("--") && !after_option
+            !a.starts_with("--") && !after_option && !std::path::Path::new(a).is_file()
         })
         .map(|(_, a)| a)
         .collect();
@@ -735,6 +737,10 @@ fn main() {
             map,
             queries,
         });
+    }
+    if cases.is_empty() {
+        eprintln!("error: no map's name contains any of {only:?}");
+        std::process::exit(2);
     }
     // The generated maps' optimum under the default rule: agentbox's A*, before the race.
     let mut search = Search::new();
