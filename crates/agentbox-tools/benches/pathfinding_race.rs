@@ -10,6 +10,7 @@
 //! cargo bench -p agentbox-tools --bench pathfinding_race -- arena2 rooms  # only the maps whose names contain these
 //! cargo bench -p agentbox-tools --bench pathfinding_race -- --rules       # only part 2, the diagonal rules
 //! cargo bench -p agentbox-tools --bench pathfinding_race -- --default     # only part 1, the default rule
+//! cargo bench -p agentbox-tools --bench pathfinding_race -- --auto-only   # only agentbox's default search (for a profiler; no verdicts)
 //! ```
 //!
 //! **Part 1, the default rule** (issue 35 goal 2): agentbox's default search (`auto`: jump
@@ -48,6 +49,11 @@ use agentbox_session::bench::thread_cpu_time;
 use glam::IVec2;
 use grid_util::grid::ValueGrid;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// `--auto-only`: run agentbox's default search alone (its paths still checked), so a profiler
+/// (callgrind, perf) sees only it; the verdicts are not printed.
+static AUTO_ONLY: AtomicBool = AtomicBool::new(false);
 
 const MOVINGAI: [&str; 5] = [
     "arena2",
@@ -430,6 +436,9 @@ fn race_default(case: &Case, rounds: usize, goals: &mut Vec<Goal>) -> usize {
         for (q, &(a, b, optimal)) in queries.iter().enumerate() {
             for turn in 0..NAMES.len() {
                 let k = agentbox_session::paths::turn_order(NAMES.len(), q, round, turn);
+                if k != 0 && AUTO_ONLY.load(Ordering::Relaxed) {
+                    continue;
+                }
                 let length = if k == 2 {
                     let started = thread_cpu_time();
                     let c = pathfinding_astar(map, a, b);
@@ -559,6 +568,9 @@ fn race_rule(case: &Case, rule: Diagonal, rounds: usize, goals: &mut Vec<Goal>) 
         for (q, &(a, b, _)) in case.queries.iter().enumerate() {
             for turn in 0..names.len() {
                 let k = agentbox_session::paths::turn_order(names.len(), q, round, turn);
+                if k != 0 && AUTO_ONLY.load(Ordering::Relaxed) {
+                    continue;
+                }
                 let length = match (k, &crate_grid) {
                     (2, Some(g)) => {
                         let started = thread_cpu_time();
@@ -644,15 +656,18 @@ fn main() {
     let all = args.iter().any(|a| a == "--all");
     let only_rules = args.iter().any(|a| a == "--rules");
     let only_default = args.iter().any(|a| a == "--default");
+    AUTO_ONLY.store(args.iter().any(|a| a == "--auto-only"), Ordering::Relaxed);
     let per_map = number(&args, "--queries").unwrap_or(100);
     let rounds = number(&args, "--rounds").unwrap_or(3);
     // Other arguments (not cargo's `--bench`, nor a number after an option) pick maps by name.
+    // An existing file is skipped: `target/release/deps/pathfinding_race-*` also matches the
+    // binary's `.d` file, which would otherwise pick no map at all.
     let only: Vec<&String> = args
         .iter()
         .enumerate()
         .filter(|(i, a)| {
             let after_option = *i > 0 && matches!(args[i - 1].as_str(), "--queries" | "--rounds");
-            !a.starts_with("--") && !after_option
+            !a.starts_with("--") && !after_option && !std::path::Path::new(a).is_file()
         })
         .map(|(_, a)| a)
         .collect();
@@ -723,6 +738,10 @@ fn main() {
             queries,
         });
     }
+    if cases.is_empty() {
+        eprintln!("error: no map's name contains any of {only:?}");
+        std::process::exit(2);
+    }
     // The generated maps' optimum under the default rule: agentbox's A*, before the race.
     let mut search = Search::new();
     let astar = PathOptions {
@@ -757,6 +776,10 @@ fn main() {
         }
     }
     println!();
+    if AUTO_ONLY.load(Ordering::Relaxed) {
+        goals.clear();
+        println!("--auto-only: agentbox's default search alone, no verdicts");
+    }
     for g in &goals {
         println!(
             "{} >= {}x: {:.2}x (worst round {:.2}x): {}",
