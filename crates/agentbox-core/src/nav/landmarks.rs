@@ -262,6 +262,19 @@ fn bound(a: u32, b: u32) -> f64 {
     (straight as f64 + diagonal as f64 * std::f64::consts::SQRT_2).abs()
 }
 
+/// A fixed xorshift generator (Marsaglia's 13/7/17 triple): the same numbers on every
+/// machine, for the gain's sample pairs and the navigation tests' random maps. Not for
+/// anything a scene's seed drives (that is the simulation's own generator).
+pub(crate) fn xorshift(seed: u64) -> impl FnMut() -> u64 {
+    let mut state = seed;
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    }
+}
+
 impl Landmarks {
     /// The landmarks of a map whose free cells are `bits`: the first the free cell farthest
     /// from a seed cell (the first free cell, row-major, unless that lies in a pocket: see
@@ -365,18 +378,12 @@ impl Landmarks {
         self.cells.len()
     }
 
-    /// [`Landmarks::gain`]: pairs of distinct cells that some landmark reaches, drawn by a
-    /// fixed xorshift generator.
+    /// [`Landmarks::gain`]: pairs of distinct cells that some landmark reaches, drawn by
+    /// [`xorshift`] from a fixed seed.
     fn sample_gain(&self, height: i32) -> f64 {
         let n = (self.width * height) as u64;
         let w = self.width as usize;
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut next = xorshift(0x9E37_79B9_7F4A_7C15u64);
         let reached = |i: usize| self.of_index(i).iter().any(|&d| d != UNREACHED);
         let (mut gains, mut count) = (0usize, 0usize);
         // Bounded tries, so a map of few free cells cannot loop for long.
@@ -518,13 +525,7 @@ mod tests {
     #[test]
     fn the_landmark_bound_keeps_paths_optimal() {
         for seed in 1u64..=6 {
-            let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-            let mut next = || {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                state
-            };
+            let mut next = super::xorshift(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
             let (w, h) = (60usize, 45usize);
             let rows: Vec<String> = (0..h)
                 .map(|_| {

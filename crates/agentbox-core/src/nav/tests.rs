@@ -624,13 +624,7 @@ fn immediate_expansion_on_large_maps_keeps_paths_optimal() {
     use crate::nav::{landmarks, NavGrid};
     let (w, h) = (150usize, 130usize);
     assert!(w * h >= landmarks::MIN_CELLS);
-    let mut state = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut next = crate::nav::landmarks::xorshift(0x2545_F491_4F6C_DD1Du64);
     let rows: Vec<String> = (0..h)
         .map(|_| {
             (0..w)
@@ -716,13 +710,7 @@ fn check_against_astar(grid: &crate::nav::NavGrid, free: &[IVec2], next: &mut im
 fn every_landmark_holds_exact_distances_and_paths_stay_optimal() {
     use crate::nav::{landmarks, NavGrid};
     let (w, h) = (150usize, 130usize);
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut next = crate::nav::landmarks::xorshift(0x9E37_79B9_7F4A_7C15u64);
     for share in [30, 4] {
         let rows: Vec<String> = (0..h)
             .map(|_| {
