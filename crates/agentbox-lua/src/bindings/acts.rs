@@ -154,7 +154,10 @@ pub const BROADCAST: Binding = Binding {
     returns: &[("integer", "How many agents it reaches.")],
     doc: "Sends a copy of `msg` to every other agent within `radius` tiles of the sender (straight line, found with the spatial index), of `kind` if given: each has it in `self:inbox()` at the next tick.",
     charge: Charge::Units("1 unit per agent reached, and 1 per 64 bytes of the message as JSON text."),
-    make: Make::Function(|lua| lua.create_function(broadcast)),
+    make: Make::Function(|lua| {
+        let full = lua.create_function(broadcast)?;
+        crate::raw::broadcast(lua, &crate::raw::get(lua)?, full)
+    }),
 };
 
 fn broadcast(lua: &Lua, (_, msg, opts): (Value, Value, Value)) -> mlua::Result<usize> {
@@ -187,7 +190,8 @@ fn broadcast(lua: &Lua, (_, msg, opts): (Value, Value, Value)) -> mlua::Result<u
 }
 
 /// A broadcast resolved against the world of this tick: what to queue, whom it reaches and
-/// what it costs.
+/// what it costs. Both entries of `world:broadcast` (the mlua function above and its raw
+/// twin, `raw::broadcast`, through [`broadcast_plain`]) queue what this makes.
 pub(crate) struct Broadcast {
     /// The message to every receiver, or `None` when it reaches nobody (nothing is queued).
     pub effect: Option<Effect>,
@@ -227,6 +231,37 @@ pub(crate) fn broadcast_of(
         reached,
         units,
     }
+}
+
+/// `world:broadcast(msg, {radius = R, kind = K})` with a plain scalar `msg` as its raw entry
+/// (`raw::broadcast`) queues it for agent `index`, with the work `work` left in the running
+/// call and the state's `budget`: how many it reaches and the work left after the charge,
+/// exactly as [`broadcast`] charges and queues it. `None`, with nothing changed, for one the
+/// budget or the memory quota cannot pay for (the mlua function then raises as usual).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn broadcast_plain(
+    acts: &acts::Acts,
+    budget: Option<&Rc<crate::budget::Budget>>,
+    work: i64,
+    w: &World,
+    index: usize,
+    radius: f64,
+    kind: Option<&str>,
+    msg: serde_json::Value,
+) -> Option<(usize, i64)> {
+    if index >= w.agents.len() {
+        return None;
+    }
+    let b = broadcast_of(w, index, radius, kind, msg);
+    let left = work.checked_sub(i64::try_from(b.units).ok()?)?;
+    if left < 0 {
+        return None;
+    }
+    if let Some(effect) = b.effect {
+        let bill = acts::keep_for(budget, &effect)?;
+        acts.push_billed(index, effect, bill);
+    }
+    Some((b.reached, left))
 }
 
 /// An options table's `kind`: a string or nil.
