@@ -1067,7 +1067,12 @@ pub unsafe extern "C-unwind" fn field_index(state: *mut ffi::lua_State) -> c_int
         let ptr = ffi::lua_topointer(state, 1) as usize;
         let key = key_bytes(state, 2);
         let found = host(state, || {
-            let (index, is_self) = views.owner(ptr)?;
+            // The deciding agent's own `self` (its methods, `self:inbox()`, are read on it
+            // every decision) is known without a lookup in the views' maps.
+            let (index, is_self) = match views.deciding() {
+                Some((me_ptr, me)) if me_ptr as usize == ptr => (me, true),
+                _ => views.owner(ptr)?,
+            };
             let field = match key {
                 Some(b"memory") if is_self => None,
                 Some(k) if is_self && crate::acts::self_method(k).is_some() => {
