@@ -28,7 +28,12 @@ pub fn collect(
     failed: &BTreeSet<usize>,
     events: &mut Vec<Event>,
 ) {
-    effects.sort_by_key(|(i, _)| *i); // stable: call order within an agent
+    // Stable: call order within an agent. Usually in agent order already: then the sort's
+    // scratch buffer, a large allocation that made glibc consolidate every small block the
+    // scripts' collector had just freed, is not made.
+    if !effects.is_sorted_by_key(|(i, _)| *i) {
+        effects.sort_by_key(|(i, _)| *i);
+    }
     world.pending.reserve(effects.len());
     // Messages received this tick, by receiver index (receivers are agents of this world).
     let mut received: Vec<u32> = Vec::new();
