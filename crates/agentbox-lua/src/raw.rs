@@ -1388,7 +1388,8 @@ end }}
             let raw = broadcasts(msg, opts, false);
             assert!(raw.iter().any(|e| e.contains("Message")), "{msg}: {raw:?}");
             assert!(
-                raw.iter().any(|e| e.contains("radius must be a finite distance")),
+                raw.iter()
+                    .any(|e| e.contains("radius must be a finite distance")),
                 "{raw:?}"
             );
             assert!(raw.iter().any(|e| e.contains("did you mean")), "{raw:?}");
