@@ -48,6 +48,9 @@ pub struct Deliveries {
 /// talking crowd does not allocate and free one per receiver each tick. Not part of what the
 /// world is: a clone starts with none, and it never shows in a comparison or a trace.
 #[derive(Default)]
+// The boxes themselves are what is kept: each goes back to an agent (`Agent::deliveries`)
+// as it is, so no box is freed or made.
+#[allow(clippy::vec_box)]
 pub struct SpareDeliveries(Vec<Box<Deliveries>>);
 
 /// The most letters and noises a kept [`Deliveries`] has room for; a larger one shrinks.
