@@ -1,4 +1,4 @@
--- expect: table_keyed_pairs.lua:27: error: order 8111 390940671 4213,4214,4215
+-- expect: table_keyed_pairs.lua:27: error: order 8111 25465313 4213,4214,4215
 -- Tables, functions, coroutines, path tiles and agent views as keys: `pairs` visits them in
 -- the same order in every run (they are hashed by an id, not an address). Library functions
 -- (C functions) are hashed by their place in the program, the same in every run of one build.

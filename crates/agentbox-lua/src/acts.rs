@@ -59,14 +59,23 @@ impl Acts {
         self.bills.borrow_mut().clear();
     }
 
-    /// The effects asked for since the round began, in call order. The next round's queue
-    /// starts with room for as many (a talking crowd queues about as many each tick; growing
-    /// the queue from empty again cost as much as the queueing).
+    /// The effects asked for since the round began, in call order. The simulation hands the
+    /// list back emptied ([`Self::give_back`]), so the next round queues into its room (a
+    /// talking crowd queues about as many each tick; growing the queue from empty again cost
+    /// as much as the queueing, and a new list each tick was a large allocation).
     pub fn take(&self) -> Vec<(usize, Effect)> {
         self.bills.borrow_mut().clear();
+        std::mem::take(&mut *self.queue.borrow_mut())
+    }
+
+    /// Takes back the list [`Self::take`] gave, emptied, as the next round's queue (unless
+    /// something was queued since, which keeps its own).
+    pub fn give_back(&self, mut effects: Vec<(usize, Effect)>) {
+        effects.clear();
         let mut queue = self.queue.borrow_mut();
-        let room = queue.len();
-        std::mem::replace(&mut *queue, Vec::with_capacity(room))
+        if queue.is_empty() && queue.capacity() < effects.capacity() {
+            *queue = effects;
+        }
     }
 
     /// Queues an effect, on the bill of the agent whose call asked (`host_memory.rs`) until
@@ -328,9 +337,7 @@ fn effect_bytes(effect: &Effect) -> usize {
     std::mem::size_of::<(usize, Effect)>()
         + match effect {
             Effect::Message { from, to, .. } => {
-                text(from)
-                    + to.iter().map(|(_, id)| 8 + text(id)).sum::<usize>()
-                    + MAX_MESSAGE_BYTES
+                text(from) + to.iter().map(|r| 8 + text(r.id())).sum::<usize>() + MAX_MESSAGE_BYTES
             }
             Effect::Noise {
                 from,

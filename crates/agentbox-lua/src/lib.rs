@@ -448,6 +448,12 @@ impl Decider for ScriptHost {
             effects,
         }
     }
+
+    fn give_back(&mut self, effects: Vec<(usize, agentbox_core::world::Effect)>) {
+        if let Ok(acts) = acts::get(&self.lua) {
+            acts.give_back(effects);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@
 //! | [`draw_gate`] (`draw.*`) | `bindings::draw`'s shape reader | returns at once unless the window collects drawings |
 //! | [`inbox`] (`self:inbox()`) | `acts.rs`' `inbox` | the deciding agent's own call: hands out the shared empty list, or builds its read-only list of letters (and charges it) itself |
 //! | [`spawn`] (`world:spawn`) | `bindings::acts`' `spawn` | a spec of `kind` and a plain `at` that the scene takes: queued and charged by `bindings::acts::spawn_plain` |
+//! | [`broadcast`] (`world:broadcast`) | `bindings::acts`' `broadcast` | a plain scalar message with options of `radius` and `kind`: resolved, queued and charged by `bindings::acts::broadcast_plain` |
 //! | [`field_index`], [`part_index`] (views' and `self`'s `__index`) | `views::fill`, for the first read of a part or of `self.memory` | every engine field of an agent, read from the world lent now |
 //!
 //! The context the twins read is [`RawContext`] (one per Lua state, in its app data; the
@@ -435,6 +436,136 @@ unsafe fn try_spawn(state: *mut ffi::lua_State) -> Option<c_int> {
         crate::ffi::lua_setwork(state, left);
         ffi::lua_settop(state, 0);
         ffi::lua_pushlstring(state, id.as_ptr().cast(), len);
+        Some(1)
+    }
+}
+
+/// `world:broadcast`: the raw entry reads a plain scalar message (nil, a boolean, a finite
+/// number, a UTF-8 string) and options of only `radius` (a number) and `kind` (a name-sized
+/// UTF-8 string) with the C API, and queues the broadcast through
+/// `bindings::acts::broadcast_plain`, which resolves, charges and bills it as the mlua
+/// function does (a talking crowd spent most of each call on mlua's callback: the options
+/// walked with `pairs`, the message converted twice); `full` answers every other call
+/// (table messages, other options, and every refusal with its message).
+pub fn broadcast(lua: &Lua, context: &Rc<RawContext>, full: Function) -> mlua::Result<Function> {
+    make_raw(lua, context, broadcast_raw, full, Vec::new())
+}
+
+unsafe extern "C-unwind" fn broadcast_raw(state: *mut ffi::lua_State) -> c_int {
+    // SAFETY: this function's contract (its `# Safety` section, or for a function Lua
+    // calls, a live state on this thread with the stack Lua documents) is upheld by the caller.
+    unsafe {
+        match try_broadcast(state) {
+            Some(n) => n,
+            None => fallback(state),
+        }
+    }
+}
+
+/// The plain scalar message at `at` as `acts::to_message` makes it, or `None` for any other
+/// value (a table, a function, a number that is not finite, a string that is not UTF-8 text).
+///
+/// # Safety
+/// A live state; reads the value only (`lua_tolstring` only on a string, which it leaves as
+/// it is).
+unsafe fn scalar_message(state: *mut ffi::lua_State, at: c_int) -> Option<serde_json::Value> {
+    use serde_json::Value as Json;
+    // SAFETY: the caller's contract.
+    unsafe {
+        Some(match ffi::lua_type(state, at) {
+            ffi::LUA_TNIL => Json::Null,
+            ffi::LUA_TBOOLEAN => Json::Bool(ffi::lua_toboolean(state, at) != 0),
+            ffi::LUA_TNUMBER if ffi::lua_isinteger(state, at) != 0 => {
+                Json::from(ffi::lua_tointegerx(state, at, std::ptr::null_mut()))
+            }
+            ffi::LUA_TNUMBER => Json::Number(serde_json::Number::from_f64(ffi::lua_tonumberx(
+                state,
+                at,
+                std::ptr::null_mut(),
+            ))?),
+            ffi::LUA_TSTRING => {
+                let bytes = key_bytes(state, at)?;
+                // A short string JSON writes as it is (no escapes) is far within a message's
+                // limit; any other is the full function's to measure (and refuse).
+                if bytes.len() > 256 || bytes.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\') {
+                    return None;
+                }
+                Json::String(std::str::from_utf8(bytes).ok()?.to_string())
+            }
+            _ => return None,
+        })
+    }
+}
+
+unsafe fn try_broadcast(state: *mut ffi::lua_State) -> Option<c_int> {
+    // A live state on this thread (the caller's contract). Only references and numbers live
+    // across the calls that may raise (`luaL_checkstack`); the message is made and handed
+    // over within `host`.
+    // SAFETY: as said above.
+    unsafe {
+        let context = context_of(state);
+        if ffi::lua_gettop(state) != 3 || ffi::lua_type(state, 3) != ffi::LUA_TTABLE {
+            return None;
+        }
+        let world = context.world()?;
+        let (_, me) = context.views.deciding()?;
+        ffi::luaL_checkstack(state, 4, c"world:broadcast".as_ptr());
+        // The options' keys: only `radius` and `kind` (as `only_keys` walks them).
+        ffi::lua_pushnil(state);
+        while ffi::lua_next(state, 3) != 0 {
+            ffi::lua_settop(state, -2);
+            match key_bytes(state, -1) {
+                Some(b"radius") | Some(b"kind") => {}
+                _ => {
+                    ffi::lua_settop(state, 3);
+                    return None;
+                }
+            }
+        }
+        ffi::lua_pushstring(state, c"radius".as_ptr());
+        ffi::lua_rawget(state, 3);
+        ffi::lua_pushstring(state, c"kind".as_ptr());
+        ffi::lua_rawget(state, 3);
+        // Stack: world, msg, opts, radius (4), kind (5).
+        let radius = match ffi::lua_type(state, 4) {
+            ffi::LUA_TNUMBER if ffi::lua_isinteger(state, 4) != 0 => {
+                ffi::lua_tointegerx(state, 4, std::ptr::null_mut()) as f64
+            }
+            ffi::LUA_TNUMBER => ffi::lua_tonumberx(state, 4, std::ptr::null_mut()),
+            _ => f64::NAN,
+        };
+        let kind = match ffi::lua_type(state, 5) {
+            ffi::LUA_TNIL => Some(None),
+            _ => key_bytes(state, 5)
+                .filter(|k| k.len() <= crate::bounded::NAME_BYTES)
+                .and_then(|k| std::str::from_utf8(k).ok())
+                .map(Some),
+        };
+        let (Some(kind), true) = (kind, radius.is_finite() && radius >= 0.0) else {
+            ffi::lua_settop(state, 3);
+            return None;
+        };
+        let work = crate::ffi::lua_getwork(state);
+        let queued = host(state, || {
+            let msg = scalar_message(state, 2)?;
+            crate::bindings::acts::broadcast_plain(
+                &context.acts,
+                context.budget.as_ref(),
+                work,
+                world,
+                me,
+                radius,
+                kind,
+                msg,
+            )
+        });
+        let Some((reached, left)) = queued else {
+            ffi::lua_settop(state, 3);
+            return None;
+        };
+        crate::ffi::lua_setwork(state, left);
+        ffi::lua_settop(state, 0);
+        ffi::lua_pushinteger(state, reached as ffi::lua_Integer);
         Some(1)
     }
 }
@@ -990,7 +1121,12 @@ pub unsafe extern "C-unwind" fn field_index(state: *mut ffi::lua_State) -> c_int
         let ptr = ffi::lua_topointer(state, 1) as usize;
         let key = key_bytes(state, 2);
         let found = host(state, || {
-            let (index, is_self) = views.owner(ptr)?;
+            // The deciding agent's own `self` (its methods, `self:inbox()`, are read on it
+            // every decision) is known without a lookup in the views' maps.
+            let (index, is_self) = match views.deciding() {
+                Some((me_ptr, me)) if me_ptr as usize == ptr => (me, true),
+                _ => views.owner(ptr)?,
+            };
             let field = match key {
                 Some(b"memory") if is_self => None,
                 Some(k) if is_self && crate::acts::self_method(k).is_some() => {
@@ -1236,5 +1372,82 @@ end }}
             "{raw:?}"
         );
         assert_eq!(raw, spawned_by(", params = {}", 40, 20));
+    }
+
+    /// What `count` talkers broadcasting `msg` with `opts` (Lua source) leave after `ticks`
+    /// ticks: every tick's events, every agent's inbox after each tick, and each call's count
+    /// of receivers (printed). With `full`, each call passes an extra argument, which the raw
+    /// entry leaves to the mlua function (which ignores it).
+    fn broadcasts(msg: &str, opts: &str, full: bool) -> Vec<String> {
+        let dir = tempfile::tempdir().unwrap();
+        let extra = if full { ", \"full\"" } else { "" };
+        let script = format!(
+            r#"
+return {{ decide = function(self, world)
+  local letters = {{}}
+  for _, l in ipairs(self:inbox()) do
+    letters[#letters + 1] = l.from .. "@" .. l.tick .. "=" .. tostring(l.msg)
+  end
+  if #letters > 0 then print(table.concat(letters, " ")) end
+  print(world:broadcast({msg}, {opts}{extra}))
+  local ok, err = pcall(world.broadcast, world, {msg}, {{ radius = -1 }}{extra})
+  print(ok, err)
+  ok, err = pcall(world.broadcast, world, {msg}, {{ radius = 2, kidn = "b" }}{extra})
+  print(ok, err)
+  return move.stop()
+end }}
+"#
+        );
+        let path = dir.path().join("talk.lua");
+        std::fs::write(&path, script).unwrap();
+        let mut host = ScriptHost::new(0).unwrap();
+        host.load(&path).unwrap();
+        let mut world = World::from_ascii(&["........"; 4]);
+        for (n, (x, y)) in [(0, 0), (1, 0), (2, 1), (5, 3), (7, 0), (1, 2)]
+            .into_iter()
+            .enumerate()
+        {
+            let mut agent = Agent::new(format!("t{n}"), Tile::new(x, y));
+            agent.kind = if n % 2 == 0 { "a" } else { "b" }.into();
+            agent.brain = Brain::Script(path.clone());
+            world.agents.push(agent);
+        }
+        let mut sim = Simulation::new(world);
+        let mut seen = Vec::new();
+        for _ in 0..3 {
+            let report = sim.step(&mut host);
+            // From the script's name on (each run has its own directory).
+            let events = format!("{:?}", report.events);
+            seen.push(events.replace(&dir.path().display().to_string(), ""));
+            for agent in &sim.world().agents {
+                assert!(agent.error.is_none(), "{:?}", agent.error);
+                seen.push(format!("{:?}", agent.deliveries));
+            }
+        }
+        seen
+    }
+
+    /// `world:broadcast`'s raw entry (a plain scalar message, options of `radius` and `kind`)
+    /// reaches, delivers, traces and answers what the mlua function does, and leaves its
+    /// refusals to it with the same messages.
+    #[test]
+    fn broadcast_raw_delivers_what_the_full_function_delivers() {
+        for (msg, opts) in [
+            ("7", "{ radius = 3 }"),
+            ("2.5", "{ radius = 2, kind = \"a\" }"),
+            ("\"help\"", "{ kind = \"b\", radius = 9 }"),
+            ("true", "{ radius = 1 }"),
+            ("nil", "{ radius = 1.5 }"),
+        ] {
+            let raw = broadcasts(msg, opts, false);
+            assert!(raw.iter().any(|e| e.contains("Message")), "{msg}: {raw:?}");
+            assert!(
+                raw.iter()
+                    .any(|e| e.contains("radius must be a finite distance")),
+                "{raw:?}"
+            );
+            assert!(raw.iter().any(|e| e.contains("did you mean")), "{raw:?}");
+            assert_eq!(raw, broadcasts(msg, opts, true), "{msg} {opts}");
+        }
     }
 }

@@ -93,6 +93,17 @@ impl Decider for Timed<'_> {
             .count() as u64;
         out
     }
+
+    // What the scripts asked for besides their actions (messages, spawns, labels, prints)
+    // goes on as in a headless run: a default here dropped it, so a scene that talks was
+    // measured without a letter ever delivered.
+    fn take_remarks(&mut self) -> agentbox_core::sim::Remarks {
+        self.inner.take_remarks()
+    }
+
+    fn give_back(&mut self, effects: Vec<(usize, agentbox_core::world::Effect)>) {
+        self.inner.give_back(effects);
+    }
 }
 
 /// The behaviour of `scripts/crowd.lua` in Rust: every scripted agent finds its nearest agent

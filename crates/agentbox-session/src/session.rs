@@ -351,6 +351,9 @@ impl Session {
             fn take_remarks(&mut self) -> agentbox_core::sim::Remarks {
                 agentbox_core::sim::Decider::take_remarks(self.host)
             }
+            fn give_back(&mut self, effects: Vec<(usize, agentbox_core::world::Effect)>) {
+                agentbox_core::sim::Decider::give_back(self.host, effects);
+            }
         }
         let report = self.sim.step(&mut Observed {
             host: &mut self.host,

@@ -26,6 +26,13 @@ pub trait Decider {
     fn take_remarks(&mut self) -> Remarks {
         Remarks::default()
     }
+
+    /// Hands back the effects list of the last [`Remarks`], emptied once the simulation has
+    /// kept its effects, so the next round can queue into it without allocating (a talking
+    /// crowd queues about as many effects every tick). The default drops it.
+    fn give_back(&mut self, effects: Vec<(usize, Effect)>) {
+        drop(effects);
+    }
 }
 
 /// What agents remarked while deciding one tick besides their decisions (their labels,

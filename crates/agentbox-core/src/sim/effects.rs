@@ -14,24 +14,30 @@ use crate::world::{centre_of, effects::MAX_INBOX, Deliveries, Effect, Heard, Let
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-/// Takes the effects of a tick's decisions (`(deciding agent index, effect)` in call order)
-/// and keeps them on `world` to be applied before the next tick: ordered by agent, then by
+/// Takes the effects of a tick's decisions (`(deciding agent index, effect)` in call order,
+/// leaving the list empty) and keeps them on `world` to be applied before the next tick:
+/// ordered by agent, then by
 /// call; those of agents whose decision failed (`failed`) dropped, as their actions are;
 /// messages past the 64 an agent may receive in a tick dropped. Their events (one `message`
 /// per delivery, `noise`, `spawn`, `remove`, `tile`, then `messages_dropped`) go to `events`.
 pub fn collect(
     world: &mut World,
-    mut effects: Vec<(usize, Effect)>,
+    effects: &mut Vec<(usize, Effect)>,
     failed: &BTreeSet<usize>,
     events: &mut Vec<Event>,
 ) {
-    effects.sort_by_key(|(i, _)| *i); // stable: call order within an agent
+    // Stable: call order within an agent. Usually in agent order already: then the sort's
+    // scratch buffer, a large allocation that made glibc consolidate every small block the
+    // scripts' collector had just freed, is not made.
+    if !effects.is_sorted_by_key(|(i, _)| *i) {
+        effects.sort_by_key(|(i, _)| *i);
+    }
     world.pending.reserve(effects.len());
     // Messages received this tick, by receiver index (receivers are agents of this world).
     let mut received: Vec<u32> = Vec::new();
     // Receivers in the order of their first dropped message, with its sender and the count.
     let mut dropped: Vec<(String, String, usize)> = Vec::new();
-    for (index, mut effect) in effects {
+    for (index, mut effect) in effects.drain(..) {
         if failed.contains(&index) {
             continue;
         }
@@ -40,23 +46,23 @@ pub fn collect(
                 if received.is_empty() {
                     received.resize(world.agents.len(), 0);
                 }
-                to.retain(|(at, receiver)| {
-                    let Some(n) = received.get_mut(*at) else {
+                to.retain(|receiver| {
+                    let Some(n) = received.get_mut(receiver.index()) else {
                         return true; // not an agent of this world: dropped when delivered
                     };
                     *n += 1;
                     if *n as usize <= MAX_INBOX {
                         return true;
                     }
-                    match dropped.iter_mut().find(|(r, _, _)| **r == **receiver) {
+                    match dropped.iter_mut().find(|(r, _, _)| r == receiver.id()) {
                         Some((_, _, count)) => *count += 1,
-                        None => dropped.push((receiver.to_string(), from.to_string(), 1)),
+                        None => dropped.push((receiver.id().to_string(), from.to_string(), 1)),
                     }
                     false
                 });
-                events.extend(to.iter().map(|(_, receiver)| Event::Message {
+                events.extend(to.iter().map(|receiver| Event::Message {
                     from: Arc::clone(from),
-                    to: Arc::clone(receiver),
+                    to: receiver.clone(),
                 }));
             }
             Effect::Noise { from, loudness, .. } => events.push(Event::Noise {
@@ -101,12 +107,18 @@ pub fn changes_agents(world: &World) -> bool {
 /// nearest free tile (a `pushed` event in `events`).
 pub fn apply(world: &mut World, events: &mut Vec<Event>) {
     if std::mem::take(&mut world.delivered) {
+        // Kept for this tick's receivers: a talking crowd spent as much freeing last tick's
+        // deliveries and allocating new ones as delivering.
+        let spare = &mut world.spare_deliveries;
         for agent in &mut world.agents {
-            agent.deliveries = None;
+            if let Some(d) = agent.deliveries.take() {
+                spare.keep(d);
+            }
         }
     }
-    let pending = std::mem::take(&mut world.pending);
+    let mut pending = std::mem::take(&mut world.pending);
     if pending.is_empty() {
+        world.pending = pending;
         return;
     }
     let tick = world.tick.saturating_sub(1);
@@ -115,13 +127,9 @@ pub fn apply(world: &mut World, events: &mut Vec<Event>) {
     for effect in &pending {
         match effect {
             Effect::Message { from, to, msg } => {
-                for (at, receiver) in to {
+                for receiver in to {
                     // The index the call saw, unless the agent list changed since.
-                    let i = match world.agents.get(*at) {
-                        Some(agent) if *agent.id == **receiver => Some(*at),
-                        _ => world.agent_index(receiver),
-                    };
-                    if let Some(i) = i {
+                    if let Some(i) = world.resolve(receiver) {
                         deliveries(world, i).inbox.push(Letter {
                             from: Arc::clone(from),
                             tick,
@@ -175,7 +183,7 @@ pub fn apply(world: &mut World, events: &mut Vec<Event>) {
     let listed = pending
         .iter()
         .any(|e| !matches!(e, Effect::Message { .. } | Effect::Noise { .. }));
-    for effect in pending {
+    for effect in pending.drain(..) {
         if let Effect::Spawn {
             id,
             kind,
@@ -191,6 +199,10 @@ pub fn apply(world: &mut World, events: &mut Vec<Event>) {
     }
     if listed {
         world.note_numbers();
+    }
+    // The emptied queue keeps its room for the effects of the tick being decided.
+    if world.pending.is_empty() {
+        world.pending = pending;
     }
     let suspects = if tiles_changed { 0 } else { first_spawned };
     for i in suspects..world.agents.len() {
@@ -214,9 +226,8 @@ pub fn apply(world: &mut World, events: &mut Vec<Event>) {
 /// Agent `i`'s deliveries for this tick, made on first use.
 fn deliveries(world: &mut World, i: usize) -> &mut Deliveries {
     world.delivered = true;
-    world.agents[i]
-        .deliveries
-        .get_or_insert_with(Default::default)
+    let (agents, spare) = (&mut world.agents, &mut world.spare_deliveries);
+    agents[i].deliveries.get_or_insert_with(|| spare.take())
 }
 
 /// A new agent `id` made like the template of `kind`, standing on `at`, with `params` merged
@@ -297,7 +308,7 @@ mod tests {
 
     #[test]
     fn a_message_reaches_its_receiver_by_id_when_the_agent_list_changed_since_the_call() {
-        use crate::world::Agent;
+        use crate::world::{Agent, AgentRef};
         let mut world = World::from_ascii(&["....."]);
         world.agents = ["a", "b", "c"]
             .iter()
@@ -306,13 +317,13 @@ mod tests {
             .collect();
         let message = |to: &[(usize, &str)]| Effect::Message {
             from: "a".into(),
-            to: to.iter().map(|&(i, id)| (i, Arc::from(id))).collect(),
+            to: to.iter().map(|&(i, id)| AgentRef::new(id, i)).collect(),
             msg: Arc::new(serde_json::json!(1)),
         };
         let mut events = Vec::new();
         collect(
             &mut world,
-            vec![(0, message(&[(1, "b")])), (0, message(&[(2, "c")]))],
+            &mut vec![(0, message(&[(1, "b")])), (0, message(&[(2, "c")]))],
             &BTreeSet::new(),
             &mut events,
         );

@@ -20,8 +20,11 @@ pub enum Event {
     WallContact { agent: String, short: f64 },
     /// A message delivered to `to` at the next tick (one per delivery), on the line of the
     /// tick `from` sent it. The ids are shared with the message's effect (a broadcast's
-    /// events copy no id).
-    Message { from: Arc<str>, to: Arc<str> },
+    /// events copy no id); `to` is written as its id.
+    Message {
+        from: Arc<str>,
+        to: crate::world::AgentRef,
+    },
     /// Messages to `agent` past the 64 a tick it may receive, dropped (`count` of them, the
     /// first of which `from` sent).
     MessagesDropped {

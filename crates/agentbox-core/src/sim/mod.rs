@@ -156,8 +156,9 @@ impl Simulation {
                 .filter(|(_, d)| matches!(d, Decision::Failed(_)))
                 .map(|(i, _)| *i)
                 .collect();
-            let effects = std::mem::take(&mut remarks.effects);
-            effects::collect(world, effects, &failed, &mut caused);
+            let mut effects = std::mem::take(&mut remarks.effects);
+            effects::collect(world, &mut effects, &failed, &mut caused);
+            decider.give_back(effects);
         }
         for (i, label) in remarks.labels {
             if let Some(agent) = world.agents.get_mut(i) {

@@ -147,6 +147,13 @@ impl PartialEq for AgentRef {
     }
 }
 
+/// Written as its id (a trace's `message` event names its receiver so).
+impl serde::Serialize for AgentRef {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.id())
+    }
+}
+
 /// Shown as its id alone, as the id string was before the index came along.
 impl std::fmt::Debug for AgentRef {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

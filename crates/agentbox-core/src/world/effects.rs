@@ -6,7 +6,7 @@
 //! Only data lives here: the simulation applies the effects, the Lua host makes them. Nothing
 //! here reads a clock or names a scripting engine.
 
-use super::{TerrainId, Tile};
+use super::{AgentRef, TerrainId, Tile};
 use glam::DVec2;
 use std::sync::Arc;
 
@@ -44,18 +44,59 @@ pub struct Deliveries {
     pub heard: Vec<Heard>,
 }
 
+/// Emptied [`Deliveries`] kept for the next tick's receivers (`sim::effects::apply`), so a
+/// talking crowd does not allocate and free one per receiver each tick. Not part of what the
+/// world is: a clone starts with none, and it never shows in a comparison or a trace.
+#[derive(Default)]
+// The boxes themselves are what is kept: each goes back to an agent (`Agent::deliveries`)
+// as it is, so no box is freed or made.
+#[allow(clippy::vec_box)]
+pub struct SpareDeliveries(Vec<Box<Deliveries>>);
+
+/// The most letters and noises a kept [`Deliveries`] has room for; a larger one shrinks.
+const SPARE_ROOM: usize = 8;
+
+impl SpareDeliveries {
+    /// Keeps `d`, emptied (its letters' and noises' shares dropped).
+    pub fn keep(&mut self, mut d: Box<Deliveries>) {
+        d.inbox.clear();
+        d.inbox.shrink_to(SPARE_ROOM);
+        d.heard.clear();
+        d.heard.shrink_to(SPARE_ROOM);
+        self.0.push(d);
+    }
+
+    /// An empty `Deliveries`: a kept one, or a new one.
+    pub fn take(&mut self) -> Box<Deliveries> {
+        self.0.pop().unwrap_or_default()
+    }
+}
+
+impl Clone for SpareDeliveries {
+    fn clone(&self) -> Self {
+        SpareDeliveries::default()
+    }
+}
+
+impl std::fmt::Debug for SpareDeliveries {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SpareDeliveries({})", self.0.len())
+    }
+}
+
 /// One thing a script asked for during a tick's decisions, applied between ticks in agent
 /// order and then call order. Receivers and hearers are resolved when the call is made,
 /// against the world the scripts saw, so applying an effect reads nothing of the tick after.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Effect {
     /// `world:send` (one receiver) or `world:broadcast` (every receiver in range), in order:
-    /// each receiver's index in the world the scripts saw, and its id (which the index is
-    /// checked against when the message is delivered, should the agent list have changed).
-    /// The ids are shared with the trace's `message` events and the letters.
+    /// each receiver as a reference (its id, and its index in the world the scripts saw as a
+    /// hint, checked when the message is delivered, should the agent list have changed).
+    /// The receivers share the world's id list (`World::agent_ref`), and are shared with the
+    /// trace's `message` events; the sender's id is shared with the letters.
     Message {
         from: Arc<str>,
-        to: Vec<(usize, Arc<str>)>,
+        to: Vec<AgentRef>,
         msg: Arc<serde_json::Value>,
     },
     /// `world:noise`: the agents that hear it, each with its walking distance.

@@ -128,6 +128,8 @@ pub struct World {
     pub numbers: std::collections::BTreeMap<String, u64>,
     /// Whether some agent holds deliveries (so applying the next effects must clear them).
     pub delivered: bool,
+    /// Emptied deliveries kept for the next receivers (none in a clone).
+    pub spare_deliveries: effects::SpareDeliveries,
     /// The designer's terrain under each tile a script changed (`world:set_tile`), so the map
     /// saved from the window stays the designer's ([`World::designers_map`]); a tile the
     /// designer paints afterwards is theirs again.
@@ -176,6 +178,7 @@ impl World {
             templates: Default::default(),
             numbers: Default::default(),
             delivered: false,
+            spare_deliveries: Default::default(),
             scripted_tiles: Default::default(),
         };
         world.recompute_costs();

@@ -10,7 +10,7 @@ use crate::acts::{self, deciding, to_message};
 use crate::convert::{to_pos, Arg};
 use crate::errors::located;
 use agentbox_core::nav::hearing::walking_distances;
-use agentbox_core::world::{tile_of, Effect, World};
+use agentbox_core::world::{tile_of, AgentRef, Effect, World};
 use glam::DVec2;
 use mlua::{ffi, Lua, Table, Value};
 use std::rc::Rc;
@@ -48,13 +48,19 @@ fn send(lua: &Lua, (_, to, msg): (Value, Value, Value)) -> mlua::Result<()> {
     })
 }
 
-/// The index and id of a `world:send` receiver given as an id or a view; an unknown one is
-/// an error.
-fn receiver(lua: &Lua, w: &World, to: &Value) -> mlua::Result<(usize, Arc<str>)> {
+/// Agent `i` of `w` as a message's receiver: sharing the world's id list while it is sealed
+/// (a broadcast copies no id), else its own copy.
+fn receiver_ref(w: &World, i: usize) -> AgentRef {
+    w.agent_ref(i)
+        .unwrap_or_else(|| AgentRef::new(w.agents[i].id.as_str(), i))
+}
+
+/// A `world:send` receiver given as an id or a view; an unknown one is an error.
+fn receiver(lua: &Lua, w: &World, to: &Value) -> mlua::Result<AgentRef> {
     let id = match to {
         Value::String(s) => s,
         Value::Table(t) => match super::world::own_index(lua, w, &Value::Table(t.clone()))? {
-            Some(i) => return Ok((i, Arc::from(w.agents[i].id.as_str()))),
+            Some(i) => return Ok(receiver_ref(w, i)),
             None => {
                 return Err(located(
                     lua,
@@ -79,7 +85,7 @@ fn receiver(lua: &Lua, w: &World, to: &Value) -> mlua::Result<(usize, Arc<str>)>
     // Looked up in place; only a bounded quote of a wrong id is copied.
     let text = super::lookup_text(lua, id)?;
     if let Some(i) = text.as_ref().and_then(|text| w.agent_index(text)) {
-        return Ok((i, Arc::from(w.agents[i].id.as_str())));
+        return Ok(receiver_ref(w, i));
     }
     let ids: Vec<&str> = w.agents.iter().map(|a| a.id.as_str()).collect();
     let meant = text
@@ -120,8 +126,23 @@ fn tiles(
     Ok(n)
 }
 
+/// The length of `msg` as JSON text, counted as it is written out (nothing is kept).
 fn json_len(msg: &serde_json::Value) -> u64 {
-    serde_json::to_string(msg).map_or(0, |s| s.len() as u64)
+    struct Count(u64);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len() as u64;
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    match serde_json::to_writer(&mut count, msg) {
+        Ok(()) => count.0,
+        Err(_) => 0,
+    }
 }
 
 pub const BROADCAST: Binding = Binding {
@@ -133,7 +154,10 @@ pub const BROADCAST: Binding = Binding {
     returns: &[("integer", "How many agents it reaches.")],
     doc: "Sends a copy of `msg` to every other agent within `radius` tiles of the sender (straight line, found with the spatial index), of `kind` if given: each has it in `self:inbox()` at the next tick.",
     charge: Charge::Units("1 unit per agent reached, and 1 per 64 bytes of the message as JSON text."),
-    make: Make::Function(|lua| lua.create_function(broadcast)),
+    make: Make::Function(|lua| {
+        let full = lua.create_function(broadcast)?;
+        crate::raw::broadcast(lua, &crate::raw::get(lua)?, full)
+    }),
 };
 
 fn broadcast(lua: &Lua, (_, msg, opts): (Value, Value, Value)) -> mlua::Result<usize> {
@@ -156,27 +180,88 @@ fn broadcast(lua: &Lua, (_, msg, opts): (Value, Value, Value)) -> mlua::Result<u
     let kind = kind_option(lua, &opts, what)?;
     let msg = to_message(lua, &msg, what)?;
     with_world(lua, what, |w| {
-        let sender = &w.agents[index];
-        let to: Vec<(usize, Arc<str>)> = w
-            .agents_within(sender.pos, radius, kind.as_deref(), Some(index))
-            .into_iter()
-            .map(|i| (i, Arc::from(w.agents[i].id.as_str())))
-            .collect();
-        charge(lua, to.len() as u64 + json_len(&msg) / 64)?;
-        let reached = to.len();
-        if reached > 0 {
-            acts::get(lua)?.push(
-                lua,
-                index,
-                Effect::Message {
-                    from: Arc::from(sender.id.as_str()),
-                    to,
-                    msg: Arc::new(msg),
-                },
-            )?;
+        let b = broadcast_of(w, index, radius, kind.as_deref(), msg);
+        charge(lua, b.units)?;
+        if let Some(effect) = b.effect {
+            acts::get(lua)?.push(lua, index, effect)?;
         }
-        Ok(reached)
+        Ok(b.reached)
     })
+}
+
+/// A broadcast resolved against the world of this tick: what to queue, whom it reaches and
+/// what it costs. Both entries of `world:broadcast` (the mlua function above and its raw
+/// twin, `raw::broadcast`, through [`broadcast_plain`]) queue what this makes.
+pub(crate) struct Broadcast {
+    /// The message to every receiver, or `None` when it reaches nobody (nothing is queued).
+    pub effect: Option<Effect>,
+    pub reached: usize,
+    /// Its charge: 1 unit per agent reached and 1 per 64 bytes of the message as JSON text.
+    pub units: u64,
+}
+
+/// Agent `index`'s broadcast of `msg` to every other agent within `radius` tiles (of `kind`
+/// if given), its receivers in agent order.
+pub(crate) fn broadcast_of(
+    w: &World,
+    index: usize,
+    radius: f64,
+    kind: Option<&str>,
+    msg: serde_json::Value,
+) -> Broadcast {
+    let sender = &w.agents[index];
+    // Gathered as references straight from the index (no list of indices in between), then
+    // put in agent order as `World::agents_within` gives them.
+    let mut to = Vec::new();
+    w.visit_agents_within(sender.pos, radius, kind, |i| {
+        if i != index {
+            to.push(receiver_ref(w, i));
+        }
+    });
+    to.sort_unstable_by_key(AgentRef::index);
+    let reached = to.len();
+    let units = reached as u64 + json_len(&msg) / 64;
+    let effect = (reached > 0).then(|| Effect::Message {
+        from: Arc::from(sender.id.as_str()),
+        to,
+        msg: Arc::new(msg),
+    });
+    Broadcast {
+        effect,
+        reached,
+        units,
+    }
+}
+
+/// `world:broadcast(msg, {radius = R, kind = K})` with a plain scalar `msg` as its raw entry
+/// (`raw::broadcast`) queues it for agent `index`, with the work `work` left in the running
+/// call and the state's `budget`: how many it reaches and the work left after the charge,
+/// exactly as [`broadcast`] charges and queues it. `None`, with nothing changed, for one the
+/// budget or the memory quota cannot pay for (the mlua function then raises as usual).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn broadcast_plain(
+    acts: &acts::Acts,
+    budget: Option<&Rc<crate::budget::Budget>>,
+    work: i64,
+    w: &World,
+    index: usize,
+    radius: f64,
+    kind: Option<&str>,
+    msg: serde_json::Value,
+) -> Option<(usize, i64)> {
+    if index >= w.agents.len() {
+        return None;
+    }
+    let b = broadcast_of(w, index, radius, kind, msg);
+    let left = work.checked_sub(i64::try_from(b.units).ok()?)?;
+    if left < 0 {
+        return None;
+    }
+    if let Some(effect) = b.effect {
+        let bill = acts::keep_for(budget, &effect)?;
+        acts.push_billed(index, effect, bill);
+    }
+    Some((b.reached, left))
 }
 
 /// An options table's `kind`: a string or nil.
