@@ -384,21 +384,9 @@ unsafe fn try_spawn(state: *mut ffi::lua_State) -> Option<c_int> {
         let (_, me) = context.views.deciding()?;
         ffi::luaL_checkstack(state, 6, c"world:spawn".as_ptr());
         // The spec's keys: only `kind` and `at` (as `spawn_fields` walks them).
-        ffi::lua_pushnil(state);
-        while ffi::lua_next(state, 2) != 0 {
-            ffi::lua_settop(state, -2);
-            match key_bytes(state, -1) {
-                Some(b"kind") | Some(b"at") => {}
-                _ => {
-                    ffi::lua_settop(state, 2);
-                    return None;
-                }
-            }
+        if !push_only_fields(state, 2, [c"kind", c"at"]) {
+            return None;
         }
-        ffi::lua_pushstring(state, c"kind".as_ptr());
-        ffi::lua_rawget(state, 2);
-        ffi::lua_pushstring(state, c"at".as_ptr());
-        ffi::lua_rawget(state, 2);
         crate::bindings::acts::push_plain_xy(state, 4);
         // Stack: world, spec, kind (3), at (4), x (5), y (6).
         let kind = key_bytes(state, 3).and_then(|k| std::str::from_utf8(k).ok());
@@ -511,21 +499,9 @@ unsafe fn try_broadcast(state: *mut ffi::lua_State) -> Option<c_int> {
         let (_, me) = context.views.deciding()?;
         ffi::luaL_checkstack(state, 4, c"world:broadcast".as_ptr());
         // The options' keys: only `radius` and `kind` (as `only_keys` walks them).
-        ffi::lua_pushnil(state);
-        while ffi::lua_next(state, 3) != 0 {
-            ffi::lua_settop(state, -2);
-            match key_bytes(state, -1) {
-                Some(b"radius") | Some(b"kind") => {}
-                _ => {
-                    ffi::lua_settop(state, 3);
-                    return None;
-                }
-            }
+        if !push_only_fields(state, 3, [c"radius", c"kind"]) {
+            return None;
         }
-        ffi::lua_pushstring(state, c"radius".as_ptr());
-        ffi::lua_rawget(state, 3);
-        ffi::lua_pushstring(state, c"kind".as_ptr());
-        ffi::lua_rawget(state, 3);
         // Stack: world, msg, opts, radius (4), kind (5).
         let radius = match ffi::lua_type(state, 4) {
             ffi::LUA_TNUMBER if ffi::lua_isinteger(state, 4) != 0 => {
@@ -1038,6 +1014,37 @@ pub fn raw_closure(
         lua.exec_raw::<Function>(mlua::MultiValue::from_iter(upvalues), move |state| {
             ffi::lua_pushcclosure(state, f, count);
         })
+    }
+}
+
+/// When the table at `table` (the top of the stack) has no keys but `fields`, pushes their
+/// two values (nil for a missing one) and returns true; otherwise leaves the stack as it
+/// was and returns false, for the full function to read and refuse.
+///
+/// # Safety
+/// A live state with room for three more values, `table` a table at the top of the stack.
+unsafe fn push_only_fields(
+    state: *mut ffi::lua_State,
+    table: c_int,
+    fields: [&std::ffi::CStr; 2],
+) -> bool {
+    // SAFETY: the caller's contract; `lua_next` walks a table nobody changes meanwhile.
+    unsafe {
+        ffi::lua_pushnil(state);
+        while ffi::lua_next(state, table) != 0 {
+            ffi::lua_settop(state, -2);
+            let known = key_bytes(state, -1)
+                .is_some_and(|key| fields.iter().any(|field| field.to_bytes() == key));
+            if !known {
+                ffi::lua_settop(state, table);
+                return false;
+            }
+        }
+        for field in fields {
+            ffi::lua_pushstring(state, field.as_ptr());
+            ffi::lua_rawget(state, table);
+        }
+        true
     }
 }
 
