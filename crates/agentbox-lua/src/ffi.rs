@@ -158,14 +158,16 @@ extern "C-unwind" {
 
     /// The calls of many agents in one step: for each of the `n` turns in order, what
     /// [`lua_agentcall`]`(state, func, turn.reference, arg, units, turn.owner)` does (the same
-    /// owner, fresh budget and bits, written to `turn.ended`), except that the result is not
-    /// left on the stack: its type goes to `turn.rtype` and its identity ([`lua_toidentity`]) to
-    /// `turn.result`. `next` (if any) is called with `ud` and the turn's number before each
-    /// call, for the host to make that agent its current one; 0 ends the batch before the
-    /// call. The batch also ends after a call that ended with a bit set. Returns how many calls
-    /// returned (their turns written). An error in a call or in `next` propagates as from
-    /// `lua_call`, the turns before it written; the owner and budget stay as the last call
-    /// left them. Needs room for three values.
+    /// owner, fresh budget and bits, written to `turn.ended`), and writes its result's type to
+    /// `turn.rtype` and its identity ([`lua_toidentity`]) to `turn.result`. `next` (if any) is
+    /// called with `ud` and the turn's number before each call, for the host to make that agent
+    /// its current one; 0 ends the batch before the call. A call's result stays on top of the
+    /// stack while `next` looks at it and is removed when the next call begins, so the last
+    /// one's is left there. The batch also ends after a call that ended with a bit set. Returns
+    /// how many calls returned (their turns written; if any, the last one's result on the
+    /// stack). An error in a call or in `next` propagates as from `lua_call`, the turns before
+    /// it written; the owner and budget stay as the last call left them. Needs room for four
+    /// values.
     pub fn lua_agentbatch(
         state: *mut lua_State,
         func: c_int,
@@ -481,14 +483,18 @@ mod tests {
 
     /// Counts the calls of [`batch_next`] and ends the batch at the turn it holds.
     struct Stopper {
+        state: *mut lua_State,
         calls: c_int,
         stop_at: c_int,
     }
 
     unsafe extern "C-unwind" fn batch_next(ud: *mut c_void, i: c_int) -> c_int {
-        // SAFETY: the test hands a live `Stopper` as `ud`.
+        // SAFETY: the test hands a live `Stopper` as `ud`, its state the batch's.
         let stopper = unsafe { &mut *(ud as *mut Stopper) };
         assert_eq!(i, stopper.calls, "called once per turn, in order");
+        // SAFETY: as above; reads the stack's size.
+        let top = unsafe { ffi::lua_gettop(stopper.state) };
+        assert_eq!(top, 2 + (i > 0) as c_int, "the call before's result on top");
         stopper.calls += 1;
         (i != stopper.stop_at) as c_int
     }
@@ -521,6 +527,7 @@ mod tests {
                 turns
             };
             let mut stopper = Stopper {
+                state: lua.0,
                 calls: 0,
                 stop_at: -1,
             };
@@ -538,7 +545,12 @@ mod tests {
                 ud,
             );
             assert_eq!(ran, 4);
-            assert_eq!(ffi::lua_gettop(lua.0), 2, "no result left on the stack");
+            assert_eq!(
+                ffi::lua_gettop(lua.0),
+                3,
+                "the last result left on the stack"
+            );
+            ffi::lua_settop(lua.0, 2);
             assert_eq!((all[0].ended, all[0].rtype), (0, ffi::LUA_TNUMBER));
             assert!(all[0].result.is_null(), "a number is no object");
             assert_eq!((all[1].ended, all[1].rtype), (0, ffi::LUA_TTABLE));
@@ -577,6 +589,7 @@ mod tests {
             );
             assert_eq!(ran, 2);
             assert_eq!(spent[1].ended, AGENT_SPENT);
+            ffi::lua_settop(lua.0, 2);
             // The host's `next` ends it before a call.
             let mut stopped = turns(&[1, 2, 3, 4]);
             stopper.calls = 0;
@@ -592,6 +605,11 @@ mod tests {
                 ud,
             );
             assert_eq!((ran, stopper.calls), (1, 2));
+            assert_eq!(
+                ffi::lua_tointegerx(lua.0, 3, std::ptr::null_mut()),
+                10,
+                "turn 0's result"
+            );
             // An error propagates, the turns before it written.
             ffi::lua_settop(lua.0, 1);
             let code = c"local me = ... if me == 2 then error('two') end return me";

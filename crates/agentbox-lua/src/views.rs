@@ -744,6 +744,16 @@ impl Views {
         parts
     }
 
+    /// How many of the agents at `indices`, from the first, have none of their own parts to
+    /// lend (see [`Self::self_parts_ahead`]): the decision loop runs those in one call of the
+    /// VM (`lua_agentbatch`), where nothing is lent.
+    pub fn count_unlent(&self, indices: impl Iterator<Item = usize>) -> usize {
+        let own_bits = self.own_bits.borrow();
+        indices
+            .take_while(|&i| own_bits.get(i).copied().unwrap_or(0) & !HAS_MEMORY == 0)
+            .count()
+    }
+
     /// Sets `bits` in agent `index`'s [`Views::own_bits`] and changes where its own tables are.
     fn set_own(&self, index: usize, bits: u8, change: impl FnOnce(&mut OwnTables)) {
         let mut own_bits = self.own_bits.borrow_mut();

@@ -1705,17 +1705,20 @@ LUA_API int lua_agentcall (lua_State *L, int func, lua_Integer ref, int arg,
 ** that calls a crowd's 'decide' one agent after another: for each turn of
 ** 'turns' in order, what 'lua_agentcall(L, func, t->ref, arg, units,
 ** t->owner)' does (the same pushes, owner, fresh budget and memory flag,
-** and the same bits, written to 't->ended'), except that the result is not
-** left on the stack: its type goes to 't->rtype' and its identity
-** ('lua_toidentity') to 't->result'. Before each agent's call, 'next' (if
-** not NULL) is called with 'ud' and the turn's number, for the host to make
-** the agent its current one; it returns 0 to end the batch before that
-** call. The batch also ends after a call that ended with any bit set (a
-** spent budget, a refused allocation, a victim named), so that agent is the
-** last whose turn is written. Returns how many calls returned (their turns
-** are written). An error in a call, or raised by 'next', propagates as from
-** 'lua_call', with the turns before it written; the owner and the budget
-** are left as the last call left them, as 'lua_agentcall' leaves them.
+** and the same bits, written to 't->ended'), and writes its result's type
+** to 't->rtype' and its identity ('lua_toidentity') to 't->result'. Before
+** each agent's call, 'next' (if not NULL) is called with 'ud' and the
+** turn's number, for the host to make the agent its current one; it returns
+** 0 to end the batch before that call. A call's result stays on top of the
+** stack while 'next' looks at it and is removed when the next call begins,
+** so the last call's result is left there, as 'lua_agentcall' leaves it.
+** The batch also ends after a call that ended with any bit set (a spent
+** budget, a refused allocation, a victim named), so that agent is the last
+** whose turn is written. Returns how many calls returned (their turns are
+** written; if any did, the last one's result is on the stack). An error in a
+** call, or raised by 'next', propagates as from 'lua_call', with the turns
+** before it written; the owner and the budget are left as the last call left
+** them, as 'lua_agentcall' leaves them.
 */
 LUA_API int lua_agentbatch (lua_State *L, int func, int arg,
                             lua_AgentTurn *turns, int n, long long units,
@@ -1727,7 +1730,7 @@ LUA_API int lua_agentbatch (lua_State *L, int func, int arg,
   int i;
   lua_lock(L);
   api_check(L, func > 0 && arg > 0, "positive indices expected");
-  api_check(L, L->top.p + 3 <= L->ci->top.p, "stack overflow");
+  api_check(L, L->top.p + 4 <= L->ci->top.p, "stack overflow");
   registry = hvalue(&g->l_registry);
   for (i = 0; i < n; i++) {
     lua_AgentTurn *t = &turns[i];
@@ -1742,6 +1745,8 @@ LUA_API int lua_agentbatch (lua_State *L, int func, int arg,
       if (!go)
         break;
     }
+    if (i > 0)
+      L->top.p--;  /* the result of the call before */
     own = luaH_getint(registry, t->ref);
     setobj2s(L, L->top.p, index2value(L, func));
     if (isempty(own))
@@ -1772,7 +1777,6 @@ LUA_API int lua_agentbatch (lua_State *L, int func, int arg,
     t->rtype = ttype(res);
     t->result = iscollectable(res) ? cast(const void *, gcvalue(res)) : NULL;
     t->ended = ended;
-    L->top.p--;
     if (ended) {
       i++;
       break;
