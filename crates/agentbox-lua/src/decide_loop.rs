@@ -117,9 +117,10 @@ pub trait Batch {
     /// `None` ends the batch.
     fn next(&mut self) -> Option<(u32, Ready)>;
     /// Appends to `into` (up to `max` entries in all) the agents [`Self::next`] would hand out
-    /// one after another from here, as long as they share a module, without making any
-    /// current: the loop runs them in one call of the VM, making each current with
-    /// [`Self::enter`] as its turn comes.
+    /// one after another from here, as long as they share a module and have none of their own
+    /// parts to lend (`Views::lends`), without making any current: the loop runs them in one
+    /// call of the VM, making each current with [`Self::enter`] as its turn comes. Stops at
+    /// the first agent that does not fit, so an agent decided by itself costs one look.
     fn gather(&mut self, into: &mut Vec<(u32, Ready)>, max: usize);
     /// Makes the agent of slot `slot`, gathered by [`Self::gather`], the current one.
     fn enter(&mut self, slot: u32);
@@ -405,14 +406,10 @@ unsafe fn run_agents(
         let decide_slot = frame.layout.module_slot + 1;
         frame.run.clear();
         host(state, || frame.batch.gather(&mut frame.run, RUN));
-        let n = frame
-            .context
-            .views
-            .count_unlent(frame.run.iter().map(|(_, r)| r.index));
+        let n = frame.run.len();
         if n == 0 {
             return None;
         }
-        frame.run.truncate(n);
         let first = frame.run[0].1.module;
         if *module != Some(first) {
             if !enter_module(state, frame.layout, first) {

@@ -271,6 +271,7 @@ impl ScriptHost {
             current: None,
             out,
             rngs: &self.agents.rngs,
+            views: &self.raw.views,
             limit: budget.memory_limit(),
             handled: self.calls.handled(),
             cleanup: None,
@@ -380,6 +381,8 @@ struct FastRound<'a> {
     current: Option<usize>,
     out: &'a mut Vec<(usize, Decision)>,
     rngs: &'a Rngs,
+    /// Which agents have parts to lend (those are not gathered into a run).
+    views: &'a Views,
     /// The memory limit (for the message of a memory stop).
     limit: usize,
     /// The kind the message handler saw.
@@ -484,6 +487,7 @@ impl Batch for FastRound<'_> {
 
     fn gather(&mut self, into: &mut Vec<(u32, Ready)>, max: usize) {
         let victims = self.victims.borrow();
+        let lends = self.views.lends();
         let mut at = self.cursor;
         let mut module = None;
         while into.len() < max {
@@ -491,6 +495,7 @@ impl Batch for FastRound<'_> {
                 Some(Turn::Skip) => at += 1,
                 Some(&Turn::Raw(k, ready))
                     if module.is_none_or(|m| m == ready.module)
+                        && lends.nothing(ready.index)
                         && (victims.is_empty() || !victims.contains_key(&(k as usize))) =>
                 {
                     module = Some(ready.module);
