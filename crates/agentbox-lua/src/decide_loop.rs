@@ -133,6 +133,11 @@ pub trait Batch {
 /// batch's frame and reused for each run of a round.
 const RUN: usize = 256;
 
+/// How many agents after a look that found no run [`decide_loop`] decides one by one before
+/// it looks again: which path an agent takes changes nothing of its outcome, and a look per
+/// agent made a crowd of lent agents (`scenes/crowd_reads.yaml`) dearer.
+const ALONE: u32 = 15;
+
 /// Runs `decide` for the agents `batch` hands out, each under the budget: the one place a
 /// `decide` is called. Ends early only when the stack cannot grow (then no agent was called).
 ///
@@ -299,11 +304,18 @@ unsafe extern "C-unwind" fn decide_loop(state: *mut ffi::lua_State) -> c_int {
         let decide_slot = module_slot + 1;
         push_fast_slots(state, context, fast);
         let mut module = None;
+        // After a look that found no run, this many agents are decided by themselves before
+        // the next look (a crowd whose every agent is lent its parts looks once in 16).
+        let mut alone = 0u32;
         loop {
-            match run_agents(state, frame, &mut module) {
-                Some(true) => continue,
-                Some(false) => break,
-                None => {}
+            if alone > 0 {
+                alone -= 1;
+            } else {
+                match run_agents(state, frame, &mut module) {
+                    Some(true) => continue,
+                    Some(false) => break,
+                    None => alone = ALONE,
+                }
             }
             // One agent by itself: its parts lent, or its module without a `decide`.
             let Some((slot, ready)) = host(state, || frame.batch.next()) else {
