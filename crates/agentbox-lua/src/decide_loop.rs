@@ -403,9 +403,12 @@ unsafe extern "C-unwind" fn decide_loop(state: *mut ffi::lua_State) -> c_int {
 /// with its result on the stack as [`decide_loop`]'s own calls leave it. `None` when there is
 /// no such run (the next agent is decided by itself), else whether the batch goes on.
 ///
+/// Kept out of [`decide_loop`]'s code (once per run, not per agent), so the per-agent path
+/// of lent agents stays as small as it was.
+///
 /// # Safety
 /// Inside [`decide_loop`], with its stack (its module entered or not, as `module` says).
-#[inline(always)]
+#[inline(never)]
 unsafe fn run_agents(
     state: *mut ffi::lua_State,
     frame: &mut LoopFrame,
