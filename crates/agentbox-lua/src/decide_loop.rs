@@ -113,9 +113,11 @@ pub enum Outcome {
 
 /// The host's side of a batch. No method may call Lua.
 pub trait Batch {
-    /// The next agent to decide and its slot, made current (its random stream in place);
-    /// `None` ends the batch.
-    fn next(&mut self) -> Option<(u32, Ready)>;
+    /// The next agent to decide, made current (its random stream in place); `None` ends the
+    /// batch. (Its slot stays with the host: a `(u32, Ready)` returned through the stack was
+    /// copied back with loads that straddle the stores that made it, a store-forwarding stall
+    /// per agent; `docs/benchmarks.md`, goal 1 of issue 35.)
+    fn next(&mut self) -> Option<Ready>;
     /// Appends to `into` (up to `max` entries in all) the agents [`Self::next`] would hand out
     /// one after another from here, as long as they share a module and have none of their own
     /// parts to lend (`Views::lends`), without making any current: the loop runs them in one
@@ -124,19 +126,14 @@ pub trait Batch {
     fn gather(&mut self, into: &mut Vec<(u32, Ready)>, max: usize);
     /// Makes the agent of slot `slot`, gathered by [`Self::gather`], the current one.
     fn enter(&mut self, slot: u32);
-    /// What the `decide` of the current agent (of slot `slot`) gave; false ends the batch
-    /// after it.
-    fn done(&mut self, slot: u32, ready: &Ready, outcome: Outcome) -> bool;
+    /// What the `decide` of the current agent (made current by [`Self::next`] or
+    /// [`Self::enter`]) gave; false ends the batch after it.
+    fn done(&mut self, ready: &Ready, outcome: Outcome) -> bool;
 }
 
 /// The most agents one call of the VM runs (`lua_agentbatch`): the entries are kept in the
 /// batch's frame and reused for each run of a round.
 const RUN: usize = 256;
-
-/// How many agents after a look that found no run [`decide_loop`] decides one by one before
-/// it looks again: which path an agent takes changes nothing of its outcome, and a look per
-/// agent made a crowd of lent agents (`scenes/crowd_reads.yaml`) dearer.
-const ALONE: u32 = 15;
 
 /// Runs `decide` for the agents `batch` hands out, each under the budget: the one place a
 /// `decide` is called. Ends early only when the stack cannot grow (then no agent was called).
@@ -219,7 +216,7 @@ pub unsafe fn run_batch(
             }
             // An error outside a `decide` ends the batch with the agent undecided, as the
             // caller expects of a `longjmp` past it.
-            let Some((slot, ready, call)) = frame.deciding.take() else {
+            let Some((ready, call)) = frame.deciding.take() else {
                 break;
             };
             let stop = match frame.budget.end(call) {
@@ -229,7 +226,7 @@ pub unsafe fn run_batch(
             frame.context.views.set_deciding(None);
             let outcome = Outcome::Failed(error_text(state), stop);
             ffi::lua_settop(state, base);
-            if !host(state, || frame.batch.done(slot, &ready, outcome)) {
+            if !host(state, || frame.batch.done(&ready, outcome)) {
                 break;
             }
         }
@@ -274,9 +271,8 @@ struct LoopFrame<'a> {
     /// instructions an agent but made the hot code larger, and the loop no faster).
     batch: &'a mut dyn Batch,
     layout: Layout,
-    /// The agent whose `decide` is running, its slot and its budget call (left set when it
-    /// raises).
-    deciding: Option<(u32, Ready, Call)>,
+    /// The agent whose `decide` is running and its budget call (left set when it raises).
+    deciding: Option<(Ready, Call)>,
     /// The agent index and the parts lent to it while it decides (`Views::lend`), given back
     /// when it raises.
     lent: (usize, u8),
@@ -304,27 +300,28 @@ unsafe extern "C-unwind" fn decide_loop(state: *mut ffi::lua_State) -> c_int {
         let decide_slot = module_slot + 1;
         push_fast_slots(state, context, fast);
         let mut module = None;
-        // After a look that found no run, this many agents are decided by themselves before
-        // the next look (a crowd whose every agent is lent its parts looks once in 16).
-        let mut alone = 0u32;
+        // Whether to look for a run before the next agent: not after an agent that was lent
+        // its parts (the next one most often runs the same script and is lent them too), so
+        // a crowd whose every agent is lent (`scenes/crowd_reads.yaml`) looks once a round
+        // and takes main's per-agent path; which path an agent takes changes nothing of its
+        // outcome.
+        let mut look = true;
         loop {
-            if alone > 0 {
-                alone -= 1;
-            } else {
+            if look {
                 match run_agents(state, frame, &mut module) {
                     Some(true) => continue,
                     Some(false) => break,
-                    None => alone = ALONE,
+                    None => {}
                 }
             }
             // One agent by itself: its parts lent, or its module without a `decide`.
-            let Some((slot, ready)) = host(state, || frame.batch.next()) else {
+            let Some(ready) = host(state, || frame.batch.next()) else {
                 break;
             };
             if module != Some(ready.module) {
                 if !enter_module(state, frame.layout, ready.module) {
                     module = None;
-                    if host(state, || frame.batch.done(slot, &ready, Outcome::NoDecide)) {
+                    if host(state, || frame.batch.done(&ready, Outcome::NoDecide)) {
                         continue;
                     }
                     break;
@@ -337,6 +334,7 @@ unsafe extern "C-unwind" fn decide_loop(state: *mut ffi::lua_State) -> c_int {
             // parts, lent (their proxies left above `self`, found in it).
             let this_slot = decide_slot + 1;
             let parts = context.views.self_parts_ahead(ready.index, AHEAD);
+            look = parts == 0;
             if parts != 0 {
                 ffi::lua_rawgeti(state, ffi::LUA_REGISTRYINDEX, ready.this as i64);
                 frame.lent = (ready.index, 0);
@@ -359,7 +357,7 @@ unsafe extern "C-unwind" fn decide_loop(state: *mut ffi::lua_State) -> c_int {
             // next agent's call to replace (patched Lua's `lua_agentcall`: one step of the API
             // instead of ten).
             let (call, units) = budget.begin_agent(ready.owner);
-            frame.deciding = Some((slot, ready, call));
+            frame.deciding = Some((ready, call));
             let ended = match units {
                 Some(units) => Some(lua_agentcall(
                     state,
@@ -378,8 +376,8 @@ unsafe extern "C-unwind" fn decide_loop(state: *mut ffi::lua_State) -> c_int {
                 }
             };
             let stop = match (frame.deciding.take(), ended) {
-                (Some((_, _, call)), Some(ended)) => budget.end_agent(call, ended),
-                (Some((_, _, call)), None) => budget.end(call),
+                (Some((_, call)), Some(ended)) => budget.end_agent(call, ended),
+                (Some((_, call)), None) => budget.end(call),
                 (None, _) => Stop::None,
             };
             context.views.set_deciding(None);
@@ -389,7 +387,7 @@ unsafe extern "C-unwind" fn decide_loop(state: *mut ffi::lua_State) -> c_int {
             }
             let outcome = read_outcome(state, frame, stop);
             ffi::lua_settop(state, decide_slot);
-            if !host(state, || frame.batch.done(slot, &ready, outcome)) {
+            if !host(state, || frame.batch.done(&ready, outcome)) {
                 break;
             }
         }
@@ -465,7 +463,7 @@ unsafe fn run_agents(
             ffi::lua_settop(state, decide_slot);
             return Some(!frame.ended);
         }
-        let Some((slot, ready, call)) = frame.deciding.take() else {
+        let Some((ready, call)) = frame.deciding.take() else {
             ffi::lua_settop(state, decide_slot);
             return Some(false);
         };
@@ -473,7 +471,7 @@ unsafe fn run_agents(
         frame.context.views.set_deciding(None);
         let outcome = read_outcome(state, frame, stop);
         ffi::lua_settop(state, decide_slot);
-        Some(host(state, || frame.batch.done(slot, &ready, outcome)))
+        Some(host(state, || frame.batch.done(&ready, outcome)))
     }
 }
 
@@ -515,7 +513,7 @@ impl LoopFrame<'_> {
             .set_deciding(Some((ready.this_ptr, ready.index)));
         context.handed.set(None);
         let call = self.budget.enter_agent(ready.owner);
-        self.deciding = Some((slot, ready, call));
+        self.deciding = Some((ready, call));
         true
     }
 
@@ -543,7 +541,7 @@ impl LoopFrame<'_> {
         } else {
             None
         };
-        let Some((slot, ready, call)) = self.deciding.take() else {
+        let Some((ready, call)) = self.deciding.take() else {
             return false;
         };
         let stop = self.budget.end_agent(call, turn.ended);
@@ -553,7 +551,7 @@ impl LoopFrame<'_> {
             None => Outcome::Returned(type_name(turn.rtype)),
         };
         self.settled = j + 1;
-        if !self.batch.done(slot, &ready, outcome) {
+        if !self.batch.done(&ready, outcome) {
             self.ended = true;
             return false;
         }
@@ -633,10 +631,14 @@ unsafe fn read_outcome(state: *mut ffi::lua_State, frame: &LoopFrame, stop: Stop
                     }
                     _ => None,
                 };
-                let made = || action_at(state, result, context.actions.ptr()).cloned();
-                match known.or_else(made) {
+                // Matched rather than `or_else`, which the compiler kept out of line (a call
+                // and a copy of the action per agent).
+                match known {
                     Some(action) => Outcome::Act(action),
-                    None => Outcome::Returned("userdata"),
+                    None => match action_at(state, result, context.actions.ptr()) {
+                        Some(action) => Outcome::Act(action.clone()),
+                        None => Outcome::Returned("userdata"),
+                    },
                 }
             }
             t => Outcome::Returned(type_name(t)),

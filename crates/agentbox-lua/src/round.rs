@@ -464,7 +464,7 @@ impl FastRound<'_> {
 }
 
 impl Batch for FastRound<'_> {
-    fn next(&mut self) -> Option<(u32, Ready)> {
+    fn next(&mut self) -> Option<Ready> {
         loop {
             match *self.turns.get(self.cursor)? {
                 Turn::Skip => self.cursor += 1,
@@ -479,7 +479,7 @@ impl Batch for FastRound<'_> {
                         decide_loop::prefetch_self(later.this_ptr, later.lines);
                     }
                     self.enter(k);
-                    return Some((k, ready));
+                    return Some(ready);
                 }
             }
         }
@@ -514,11 +514,10 @@ impl Batch for FastRound<'_> {
         self.current = Some(k);
     }
 
-    fn done(&mut self, slot: u32, ready: &Ready, outcome: Outcome) -> bool {
-        let k = slot as usize;
-        if self.current.take() != Some(k) {
+    fn done(&mut self, ready: &Ready, outcome: Outcome) -> bool {
+        let Some(k) = self.current.take() else {
             return false;
-        }
+        };
         self.rngs.leave();
         let decision = match outcome {
             // Nothing to make a line of (`leaving`).
