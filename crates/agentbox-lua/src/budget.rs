@@ -343,6 +343,35 @@ impl Budget {
         (Call { outer: true }, Some(self.call_units()))
     }
 
+    /// Starts a run of agents' calls that `lua_agentbatch` (patched Lua) makes one after
+    /// another, each as `lua_agentcall` makes it: the units each call starts with, or `None`
+    /// inside another budgeted call (then the loop calls agent by agent, [`Self::begin_agent`]).
+    /// Each agent is then made current with [`Self::enter_agent`], and the run's last one is
+    /// ended with [`Self::end_agent`]; the earlier ones ended without a bit set (the VM ends the
+    /// run after one that did) and without a refusal of the host's ([`Self::host_refusal`],
+    /// which the loop looks at before the next agent).
+    #[inline]
+    pub fn begin_batch(&self) -> Option<i64> {
+        if self.depth.get() != 0 {
+            return None;
+        }
+        if self.reserve_on.get() {
+            self.reserve(false);
+        }
+        self.net_running();
+        Some(self.call_units())
+    }
+
+    /// Makes `owner` the agent whose call of a run ([`Self::begin_batch`]) comes next, as
+    /// [`Self::begin_agent`] does; the token is for [`Self::end_agent`] or [`Self::end`].
+    #[inline]
+    pub fn enter_agent(&self, owner: u32) -> Call {
+        self.depth.set(1);
+        self.host_refused.set(None);
+        self.owner.set(owner);
+        Call { outer: true }
+    }
+
     /// Ends an agent's call that `lua_agentcall` made ([`Self::begin_agent`]) from the bits it
     /// returned (`ended`): as [`Self::end`], except that the owner and the (maybe spent)
     /// budget stay in place until the next agent's call replaces them or

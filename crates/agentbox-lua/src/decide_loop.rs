@@ -17,7 +17,7 @@
 
 use crate::budget::{Budget, Call, Stop};
 use crate::convert::action_at;
-use crate::ffi::lua_agentcall;
+use crate::ffi::{lua_agentbatch, lua_agentcall, lua_toidentity, LuaAgentTurn};
 use crate::raw::{self, RawContext};
 use crate::views::{Views, FAST_PROXIES, FAST_SLOTS};
 use agentbox_core::world::{Action, World};
@@ -111,25 +111,43 @@ pub enum Outcome {
     NoDecide,
 }
 
-/// The host's side of a batch. Neither method may call Lua.
+/// The host's side of a batch. No method may call Lua.
 pub trait Batch {
     /// The next agent to decide, made current (its random stream in place); `None` ends the
-    /// batch.
+    /// batch. (Its slot stays with the host: a `(u32, Ready)` returned through the stack was
+    /// copied back with loads that straddle the stores that made it, a store-forwarding stall
+    /// per agent; `docs/benchmarks.md`, goal 1 of issue 35.)
     fn next(&mut self) -> Option<Ready>;
-    /// What the agent's `decide` gave; false ends the batch after it.
+    /// Appends to `into` (up to `max` entries in all) the agents [`Self::next`] would hand out
+    /// one after another from here, as long as they share a module and have none of their own
+    /// parts to lend (`Views::lends`), without making any current: the loop runs them in one
+    /// call of the VM, making each current with [`Self::enter`] as its turn comes. Stops at
+    /// the first agent that does not fit, so an agent decided by itself costs one look.
+    fn gather(&mut self, into: &mut Vec<(u32, Ready)>, max: usize);
+    /// Makes the agent of slot `slot`, gathered by [`Self::gather`], the current one.
+    fn enter(&mut self, slot: u32);
+    /// What the `decide` of the current agent (made current by [`Self::next`] or
+    /// [`Self::enter`]) gave; false ends the batch after it.
     fn done(&mut self, ready: &Ready, outcome: Outcome) -> bool;
 }
+
+/// The most agents one call of the VM runs (`lua_agentbatch`): the entries are kept in the
+/// batch's frame and reused for each run of a round.
+const RUN: usize = 256;
 
 /// Runs `decide` for the agents `batch` hands out, each under the budget: the one place a
 /// `decide` is called. Ends early only when the stack cannot grow (then no agent was called).
 ///
-/// The stack holds the message handler at 1, `world` at 2, the string `"decide"` at 3, then
-/// every cache's table of actions (`RawContext::caches`).
+/// The stack holds the message handler at 1, `world` at 2 and the string `"decide"` at 3.
 ///
-/// The agents are called one after another inside one protected call ([`decide_loop`]), each
-/// with patched Lua's `lua_agentcall`, a `lua_call` that pushes `decide`, `self` and `world`
+/// The agents are called one after another inside one protected call ([`decide_loop`]): a
+/// run of agents sharing a module that have nothing of their own lent (most of a crowd) with
+/// one call of patched Lua's `lua_agentbatch`, which calls each `decide` in a C loop and, before
+/// each call, has [`enter_turn`] settle the agent before it and make the next current; any
+/// other agent with `lua_agentcall`, a `lua_call` that pushes `decide`, `self` and `world`
 /// and sets the agent's memory owner and budget in the same step (a protected call per agent
-/// costs more: `docs/benchmarks.md`, "Figures the Lua host's code relies on"). The owner and
+/// costs more: `docs/benchmarks.md`, "Figures the Lua host's code relies on"). Either way the
+/// VM makes each agent's call the same way, so budgets, stops and messages are the same. The owner and
 /// the budget an agent's call leaves stay until the next agent's call replaces them (nothing
 /// runs in Lua between the two), and the host's are set back when the batch ends
 /// (`Budget::leave_batch`), however it ends.
@@ -153,7 +171,7 @@ pub unsafe fn run_batch(
     // SAFETY: this function's contract (its `# Safety` section, or for a function Lua
     // calls, a live state on this thread with the stack Lua documents) is upheld by the caller.
     unsafe {
-        let layout = Layout::new(context);
+        let layout = Layout::new();
         // Room for what the loop pushes above its copy of the arguments (a C function is promised
         // only 20 slots).
         if ffi::lua_checkstack(state, layout.module_slot + 24) == 0 {
@@ -163,6 +181,7 @@ pub unsafe fn run_batch(
         context.handed.set(None);
         let base = ffi::lua_gettop(state);
         let mut frame = LoopFrame {
+            state,
             context,
             world,
             budget,
@@ -170,6 +189,10 @@ pub unsafe fn run_batch(
             layout,
             deciding: None,
             lent: (0, 0),
+            run: Vec::new(),
+            turns: Vec::new(),
+            settled: 0,
+            ended: false,
         };
         let frame_ptr: *mut LoopFrame = &mut frame;
         loop {
@@ -219,9 +242,7 @@ pub unsafe fn run_batch(
 struct Layout {
     /// The string `"decide"`.
     decide_name: c_int,
-    /// The first cache's table of actions.
-    first_cache: c_int,
-    /// Above the caches, pushed by the loop: what lends the deciding agent its own parts
+    /// Above the fixed slots, pushed by the loop: what lends the deciding agent its own parts
     /// (`views::FAST_SLOTS` values).
     fast: c_int,
     /// Above the fixed slots: the module being run, then its `decide`.
@@ -229,11 +250,10 @@ struct Layout {
 }
 
 impl Layout {
-    fn new(context: &RawContext) -> Self {
-        let fast = 4 + context.cache_count() as c_int;
+    fn new() -> Self {
+        let fast = 3 + 1;
         Layout {
             decide_name: 3,
-            first_cache: 4,
             fast,
             module_slot: fast + FAST_SLOTS,
         }
@@ -242,6 +262,8 @@ impl Layout {
 
 /// What [`decide_loop`] works with, owned by [`run_batch`]'s frame.
 struct LoopFrame<'a> {
+    /// The state the batch runs on (for [`enter_turn`], which the VM calls).
+    state: *mut ffi::lua_State,
     context: &'a RawContext,
     world: &'a World,
     budget: &'a Budget,
@@ -254,6 +276,14 @@ struct LoopFrame<'a> {
     /// The agent index and the parts lent to it while it decides (`Views::lend`), given back
     /// when it raises.
     lent: (usize, u8),
+    /// The run of agents the VM is calling in one step ([`run_agents`]), with their slots,
+    /// and their turns, which the VM writes as each call returns.
+    run: Vec<(u32, Ready)>,
+    turns: Vec<LuaAgentTurn>,
+    /// How many agents of the run [`enter_turn`] has settled (given their outcome).
+    settled: usize,
+    /// The batch's host side said to end the batch after an agent [`enter_turn`] settled.
+    ended: bool,
 }
 
 /// The loop over a batch's agents (see [`run_batch`]): its context is a light userdata at 1.
@@ -270,7 +300,24 @@ unsafe extern "C-unwind" fn decide_loop(state: *mut ffi::lua_State) -> c_int {
         let decide_slot = module_slot + 1;
         push_fast_slots(state, context, fast);
         let mut module = None;
-        while let Some(ready) = host(state, || frame.batch.next()) {
+        // Whether to look for a run before the next agent: not after an agent that was lent
+        // its parts (the next one most often runs the same script and is lent them too), so
+        // a crowd whose every agent is lent (`scenes/crowd_reads.yaml`) looks once a round
+        // and takes main's per-agent path; which path an agent takes changes nothing of its
+        // outcome.
+        let mut look = true;
+        loop {
+            if look {
+                match run_agents(state, frame, &mut module) {
+                    Some(true) => continue,
+                    Some(false) => break,
+                    None => {}
+                }
+            }
+            // One agent by itself: its parts lent, or its module without a `decide`.
+            let Some(ready) = host(state, || frame.batch.next()) else {
+                break;
+            };
             if module != Some(ready.module) {
                 if !enter_module(state, frame.layout, ready.module) {
                     module = None;
@@ -287,6 +334,7 @@ unsafe extern "C-unwind" fn decide_loop(state: *mut ffi::lua_State) -> c_int {
             // parts, lent (their proxies left above `self`, found in it).
             let this_slot = decide_slot + 1;
             let parts = context.views.self_parts_ahead(ready.index, AHEAD);
+            look = parts == 0;
             if parts != 0 {
                 ffi::lua_rawgeti(state, ffi::LUA_REGISTRYINDEX, ready.this as i64);
                 frame.lent = (ready.index, 0);
@@ -303,6 +351,7 @@ unsafe extern "C-unwind" fn decide_loop(state: *mut ffi::lua_State) -> c_int {
             context
                 .views
                 .set_deciding(Some((ready.this_ptr, ready.index)));
+            context.handed.set(None);
             // `decide(self, world)`. The VM pushes the three, makes the agent the owner of
             // what it allocates and gives it its budget as it calls, and leaves both for the
             // next agent's call to replace (patched Lua's `lua_agentcall`: one step of the API
@@ -343,6 +392,170 @@ unsafe extern "C-unwind" fn decide_loop(state: *mut ffi::lua_State) -> c_int {
             }
         }
         0
+    }
+}
+
+/// Runs the agents from the batch's next one on that share a module and have nothing of
+/// their own lent, in one call of the VM (`lua_agentbatch`, at most [`RUN`]): [`enter_turn`]
+/// settles each agent as the next one's turn comes, and the last one called is settled here,
+/// with its result on the stack as [`decide_loop`]'s own calls leave it. `None` when there is
+/// no such run (the next agent is decided by itself), else whether the batch goes on.
+///
+/// Kept out of [`decide_loop`]'s code (once per run, not per agent), so the per-agent path
+/// of lent agents stays as small as it was.
+///
+/// # Safety
+/// Inside [`decide_loop`], with its stack (its module entered or not, as `module` says).
+#[inline(never)]
+unsafe fn run_agents(
+    state: *mut ffi::lua_State,
+    frame: &mut LoopFrame,
+    module: &mut Option<c_int>,
+) -> Option<bool> {
+    // SAFETY: the caller's contract; `lua_agentbatch` gets the function and `world` at
+    // positive indices, the turns it is told of and the frame as `enter_turn`'s data, and
+    // nothing that needs dropping lives in this frame across it.
+    unsafe {
+        let decide_slot = frame.layout.module_slot + 1;
+        frame.run.clear();
+        host(state, || frame.batch.gather(&mut frame.run, RUN));
+        let n = frame.run.len();
+        if n == 0 {
+            return None;
+        }
+        let first = frame.run[0].1.module;
+        if *module != Some(first) {
+            if !enter_module(state, frame.layout, first) {
+                *module = None;
+                return None;
+            }
+            *module = Some(first);
+        }
+        let units = frame.budget.begin_batch()?;
+        frame.turns.clear();
+        frame.turns.extend(
+            frame
+                .run
+                .iter()
+                .map(|(_, r)| LuaAgentTurn::new(r.this as ffi::lua_Integer, r.owner)),
+        );
+        frame.settled = 0;
+        frame.ended = false;
+        let turns = frame.turns.as_mut_ptr();
+        let frame_ptr: *mut LoopFrame = frame;
+        let ran = lua_agentbatch(
+            state,
+            decide_slot,
+            2,
+            turns,
+            n as c_int,
+            units,
+            Some(enter_turn),
+            frame_ptr as *mut c_void,
+        ) as usize;
+        // SAFETY: the VM's calls of `enter_turn`, the other user of the frame, are over.
+        let frame = &mut *frame_ptr;
+        if ran == 0 {
+            return Some(true);
+        }
+        if frame.settled == ran {
+            // `enter_turn` settled the last one called, and the batch's host side said to end.
+            ffi::lua_settop(state, decide_slot);
+            return Some(!frame.ended);
+        }
+        let Some((ready, call)) = frame.deciding.take() else {
+            ffi::lua_settop(state, decide_slot);
+            return Some(false);
+        };
+        let stop = frame.budget.end_agent(call, frame.turns[ran - 1].ended);
+        frame.context.views.set_deciding(None);
+        let outcome = read_outcome(state, frame, stop);
+        ffi::lua_settop(state, decide_slot);
+        Some(host(state, || frame.batch.done(&ready, outcome)))
+    }
+}
+
+/// What `lua_agentbatch` calls before the call of turn `i` of a run ([`run_agents`]): settles
+/// the agent called before it, whose result is on top of the stack (when its outcome can be
+/// told from its turn: not a userdata other than the action a raw twin handed it), then makes
+/// agent `i` the current one as [`decide_loop`] does before its own calls. 0 ends the run
+/// before the call: the batch's host side said to end, or the agent before needs its result
+/// read from the stack ([`run_agents`] settles it).
+unsafe extern "C-unwind" fn enter_turn(ud: *mut c_void, i: c_int) -> c_int {
+    // SAFETY: the VM calls this with the run's frame as `ud`, on the run's state, while
+    // `run_agents` makes no use of the frame; nothing here needs dropping when `host` raises.
+    unsafe {
+        let frame = &mut *(ud as *mut LoopFrame);
+        let state = frame.state;
+        host(state, || frame.enter_turn(i as usize)) as c_int
+    }
+}
+
+impl LoopFrame<'_> {
+    /// [`enter_turn`]'s work: settles agent `i - 1` of the run (if `i` > 0), then makes agent
+    /// `i` current; false ends the run.
+    #[inline(always)]
+    fn enter_turn(&mut self, i: usize) -> bool {
+        if i > 0 && !self.settle_previous(i - 1) {
+            return false;
+        }
+        let Some(&(slot, ready)) = self.run.get(i) else {
+            return false;
+        };
+        if let Some((_, later)) = self.run.get(i + AHEAD) {
+            prefetch_self(later.this_ptr, later.lines);
+        }
+        let context = self.context;
+        context.views.self_parts_ahead(ready.index, AHEAD);
+        self.batch.enter(slot);
+        context
+            .views
+            .set_deciding(Some((ready.this_ptr, ready.index)));
+        context.handed.set(None);
+        let call = self.budget.enter_agent(ready.owner);
+        self.deciding = Some((ready, call));
+        true
+    }
+
+    /// Settles agent `j` of the run, whose call returned (its turn written: no bit set, or the
+    /// VM would have ended the run) when its outcome can be told from its turn; false ends
+    /// the run (then [`run_agents`] settles it if it is not settled).
+    #[inline(always)]
+    fn settle_previous(&mut self, j: usize) -> bool {
+        let Some(turn) = self.turns.get(j).copied() else {
+            return false;
+        };
+        let context = self.context;
+        let act = if turn.rtype == ffi::LUA_TUSERDATA {
+            // The action a raw twin handed this agent, known by its identity; any other
+            // userdata is read from the stack by `run_agents`.
+            match context.handed.get() {
+                Some((_, _, handed)) if handed == turn.result => {
+                    match context.handed_action(self.world) {
+                        Some(action) => Some(action),
+                        None => return false,
+                    }
+                }
+                _ => return false,
+            }
+        } else {
+            None
+        };
+        let Some((ready, call)) = self.deciding.take() else {
+            return false;
+        };
+        let stop = self.budget.end_agent(call, turn.ended);
+        let outcome = match act {
+            _ if stop != Stop::None => Outcome::Failed(String::new(), stop),
+            Some(action) => Outcome::Act(action),
+            None => Outcome::Returned(type_name(turn.rtype)),
+        };
+        self.settled = j + 1;
+        if !self.batch.done(&ready, outcome) {
+            self.ended = true;
+            return false;
+        }
+        true
     }
 }
 
@@ -394,8 +607,9 @@ unsafe fn enter_module(state: *mut ffi::lua_State, layout: Layout, module: c_int
 }
 
 /// What the `decide` just called gave, on top of the stack: an action (most often the one a
-/// raw twin just handed out, the entry of its cache for its target, known by comparing values
-/// without reading the userdata, whose block is most often not in the cache:
+/// raw twin just handed out, the entry of its cache for its target, known by comparing its
+/// identity, `lua_toidentity`, with the one the twin handed out, without reading the userdata,
+/// whose block is most often not in the cache:
 /// `docs/benchmarks.md`, "Figures the Lua host's code relies on" and "Closer to the limit
 /// (issue 35)"), another value, or a failure when a limit stopped it (a `pcall` may have
 /// swallowed the stop: the call failed all the same).
@@ -412,18 +626,19 @@ unsafe fn read_outcome(state: *mut ffi::lua_State, frame: &LoopFrame, stop: Stop
             _ if stop != Stop::None => Outcome::Failed(String::new(), stop),
             ffi::LUA_TUSERDATA => {
                 let known = match context.handed.get() {
-                    Some((cache, j)) => {
-                        let cache_slot = frame.layout.first_cache + cache as c_int;
-                        ffi::lua_rawgeti(state, cache_slot, j as i64 + 1);
-                        let handed = ffi::lua_rawequal(state, -1, result) != 0;
-                        handed.then(|| context.handed_action(frame.world)).flatten()
+                    Some((_, _, handed)) if handed == lua_toidentity(state, result) => {
+                        context.handed_action(frame.world)
                     }
-                    None => None,
+                    _ => None,
                 };
-                let made = || action_at(state, result, context.actions.ptr()).cloned();
-                match known.or_else(made) {
+                // Matched rather than `or_else`, which the compiler kept out of line (a call
+                // and a copy of the action per agent).
+                match known {
                     Some(action) => Outcome::Act(action),
-                    None => Outcome::Returned("userdata"),
+                    None => match action_at(state, result, context.actions.ptr()) {
+                        Some(action) => Outcome::Act(action.clone()),
+                        None => Outcome::Returned("userdata"),
+                    },
                 }
             }
             t => Outcome::Returned(type_name(t)),

@@ -14,11 +14,11 @@
 //! here, together with the declarations. This module declares; it calls nothing itself.
 
 use mlua::ffi::{lua_Integer, lua_State};
-use std::ffi::{c_int, c_longlong, c_uint};
+use std::ffi::{c_int, c_longlong, c_uint, c_void};
 
 /// The level of the extension API declared here: the patched `lua.h`'s
 /// `LUA_AGENTBOX_PATCHLEVEL`, which the build script reads (a mismatch does not compile).
-pub const PATCHLEVEL: c_int = 4;
+pub const PATCHLEVEL: c_int = 5;
 
 const _: () = assert!(
     level_is(env!("AGENTBOX_LUA_PATCHLEVEL"), PATCHLEVEL),
@@ -51,6 +51,41 @@ pub const AGENT_SPENT: c_int = 1;
 pub const AGENT_MEMOUT: c_int = 2;
 /// [`lua_agentcall`]'s bit: the shared limit named an owner to stop (`LUA_AGENTVICTIM`).
 pub const AGENT_VICTIM: c_int = 4;
+
+/// One agent's turn of a [`lua_agentbatch`] (`lua_AgentTurn`): what the host says of it
+/// (`reference`, `owner`) and what the VM writes back once its call returned.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct LuaAgentTurn {
+    /// The registry key of the agent's `self`.
+    pub reference: lua_Integer,
+    /// The owner of what its call allocates.
+    pub owner: c_uint,
+    /// How its call ended: [`AGENT_SPENT`], [`AGENT_MEMOUT`], [`AGENT_VICTIM`] bits.
+    pub ended: c_int,
+    /// The Lua type of its result (`LUA_TNIL`, `LUA_TUSERDATA`...; -1 until written).
+    pub rtype: c_int,
+    /// Its result's identity ([`lua_toidentity`]; null for a value that is no object).
+    pub result: *const c_void,
+}
+
+impl LuaAgentTurn {
+    /// A turn for the agent whose `self` is the registry's `reference`, run as `owner`.
+    pub fn new(reference: lua_Integer, owner: c_uint) -> Self {
+        LuaAgentTurn {
+            reference,
+            owner,
+            ended: 0,
+            rtype: -1,
+            result: std::ptr::null(),
+        }
+    }
+}
+
+/// What [`lua_agentbatch`] calls before each agent's call (`lua_AgentNext`): with its `ud` and
+/// the turn's number; 0 ends the batch before that call. It may raise a Lua error.
+#[allow(non_camel_case_types)]
+pub type lua_AgentNext = Option<unsafe extern "C-unwind" fn(ud: *mut c_void, i: c_int) -> c_int>;
 
 extern "C-unwind" {
     /// Sets the work units the running call may still spend (`LUA_NOWORKLIMIT`,
@@ -120,6 +155,34 @@ extern "C-unwind" {
         units: c_longlong,
         owner: c_uint,
     ) -> c_int;
+
+    /// The calls of many agents in one step: for each of the `n` turns in order, what
+    /// [`lua_agentcall`]`(state, func, turn.reference, arg, units, turn.owner)` does (the same
+    /// owner, fresh budget and bits, written to `turn.ended`), and writes its result's type to
+    /// `turn.rtype` and its identity ([`lua_toidentity`]) to `turn.result`. `next` (if any) is
+    /// called with `ud` and the turn's number before each call, for the host to make that agent
+    /// its current one; 0 ends the batch before the call. A call's result stays on top of the
+    /// stack while `next` looks at it and is removed when the next call begins, so the last
+    /// one's is left there. The batch also ends after a call that ended with a bit set. Returns
+    /// how many calls returned (their turns written; if any, the last one's result on the
+    /// stack). An error in a call or in `next` propagates as from `lua_call`, the turns before
+    /// it written; the owner and budget stay as the last call left them. Needs room for four
+    /// values.
+    pub fn lua_agentbatch(
+        state: *mut lua_State,
+        func: c_int,
+        arg: c_int,
+        turns: *mut LuaAgentTurn,
+        n: c_int,
+        units: c_longlong,
+        next: lua_AgentNext,
+        ud: *mut c_void,
+    ) -> c_int;
+
+    /// The identity of the value at `idx`: its object's address for a table, string, function,
+    /// full userdata or thread, null for any other value. Reads nothing but the value (not a
+    /// full userdata's header, unlike `lua_topointer`); never raises.
+    pub fn lua_toidentity(state: *mut lua_State, idx: c_int) -> *const c_void;
 
     /// Sets the counter the current id owner's next table, function, userdata or thread takes
     /// its id from; returns the one it replaces (for the caller to put back). The host gives
@@ -418,6 +481,157 @@ mod tests {
         }
     }
 
+    /// Counts the calls of [`batch_next`] and ends the batch at the turn it holds.
+    struct Stopper {
+        state: *mut lua_State,
+        calls: c_int,
+        stop_at: c_int,
+    }
+
+    unsafe extern "C-unwind" fn batch_next(ud: *mut c_void, i: c_int) -> c_int {
+        // SAFETY: the test hands a live `Stopper` as `ud`, its state the batch's.
+        let stopper = unsafe { &mut *(ud as *mut Stopper) };
+        assert_eq!(i, stopper.calls, "called once per turn, in order");
+        // SAFETY: as above; reads the stack's size.
+        let top = unsafe { ffi::lua_gettop(stopper.state) };
+        assert_eq!(top, 2 + (i > 0) as c_int, "the call before's result on top");
+        stopper.calls += 1;
+        (i != stopper.stop_at) as c_int
+    }
+
+    #[test]
+    fn a_batch_calls_each_agent_as_an_agent_call_and_writes_its_turn() {
+        let lua = State::new();
+        // SAFETY: a live state throughout; the chunk is loaded at 2 with the argument at 1 and
+        // room for three more values; the turns and the stopper outlive each batch.
+        unsafe {
+            let mut refs = Vec::new();
+            for n in 1..=4 {
+                ffi::lua_pushinteger(lua.0, n);
+                refs.push(ffi::luaL_ref(lua.0, ffi::LUA_REGISTRYINDEX) as lua_Integer);
+            }
+            ffi::lua_pushinteger(lua.0, 10);
+            lua_setwork(lua.0, 0x3fff_ffff_ffff_ffff);
+            let code = c"local me, arg = ...
+                if me == 2 then kept = {} return kept end
+                if me == 3 then one = string.rep('a', 100000) return 'three' end
+                if me == 4 then pcall(function() for i = 1, 1e9 do end end) end
+                return me * arg";
+            assert_eq!(ffi::luaL_loadstring(lua.0, code.as_ptr()), ffi::LUA_OK);
+            let turns = |owners: &[u32]| {
+                let turns: Vec<LuaAgentTurn> = refs
+                    .iter()
+                    .zip(owners)
+                    .map(|(&r, &o)| LuaAgentTurn::new(r, o))
+                    .collect();
+                turns
+            };
+            let mut stopper = Stopper {
+                state: lua.0,
+                calls: 0,
+                stop_at: -1,
+            };
+            let ud = &mut stopper as *mut Stopper as *mut c_void;
+            // All four: the fourth spends its budget and is the last written.
+            let mut all = turns(&[1, 2, 3, 4]);
+            let ran = lua_agentbatch(
+                lua.0,
+                2,
+                1,
+                all.as_mut_ptr(),
+                4,
+                100_000,
+                Some(batch_next),
+                ud,
+            );
+            assert_eq!(ran, 4);
+            assert_eq!(
+                ffi::lua_gettop(lua.0),
+                3,
+                "the last result left on the stack"
+            );
+            ffi::lua_settop(lua.0, 2);
+            assert_eq!((all[0].ended, all[0].rtype), (0, ffi::LUA_TNUMBER));
+            assert!(all[0].result.is_null(), "a number is no object");
+            assert_eq!((all[1].ended, all[1].rtype), (0, ffi::LUA_TTABLE));
+            ffi::lua_getglobal(lua.0, c"kept".as_ptr());
+            assert_eq!(
+                all[1].result,
+                lua_toidentity(lua.0, -1),
+                "the table returned"
+            );
+            ffi::lua_settop(lua.0, 2);
+            assert_eq!(all[2].rtype, ffi::LUA_TSTRING);
+            assert!(
+                lua_held(lua.0, 3) >= 100_000,
+                "turn 3's owner holds its string"
+            );
+            assert_eq!(lua_held(lua.0, 1), 0);
+            assert_eq!(all[3].ended, AGENT_SPENT);
+            assert!(
+                lua_getwork(lua.0) < 0,
+                "left spent, as lua_agentcall leaves it"
+            );
+            assert_eq!(stopper.calls, 4);
+            // A spent budget ends the batch after that agent.
+            let mut spent = turns(&[1, 4, 1, 2]);
+            spent.swap(1, 3);
+            stopper.calls = 0;
+            let ran = lua_agentbatch(
+                lua.0,
+                2,
+                1,
+                spent.as_mut_ptr(),
+                4,
+                100_000,
+                Some(batch_next),
+                ud,
+            );
+            assert_eq!(ran, 2);
+            assert_eq!(spent[1].ended, AGENT_SPENT);
+            ffi::lua_settop(lua.0, 2);
+            // The host's `next` ends it before a call.
+            let mut stopped = turns(&[1, 2, 3, 4]);
+            stopper.calls = 0;
+            stopper.stop_at = 1;
+            let ran = lua_agentbatch(
+                lua.0,
+                2,
+                1,
+                stopped.as_mut_ptr(),
+                4,
+                100_000,
+                Some(batch_next),
+                ud,
+            );
+            assert_eq!((ran, stopper.calls), (1, 2));
+            assert_eq!(
+                ffi::lua_tointegerx(lua.0, 3, std::ptr::null_mut()),
+                10,
+                "turn 0's result"
+            );
+            // An error propagates, the turns before it written.
+            ffi::lua_settop(lua.0, 1);
+            let code = c"local me = ... if me == 2 then error('two') end return me";
+            assert_eq!(ffi::luaL_loadstring(lua.0, code.as_ptr()), ffi::LUA_OK);
+            unsafe extern "C-unwind" fn batch(state: *mut lua_State) -> c_int {
+                // SAFETY: called by `lua_pcall` below with the turns as a light userdata at 3.
+                unsafe {
+                    let turns = ffi::lua_touserdata(state, 3) as *mut LuaAgentTurn;
+                    lua_agentbatch(state, 2, 1, turns, 4, 100_000, None, std::ptr::null_mut());
+                }
+                0
+            }
+            let mut failing = turns(&[1, 2, 3, 4]);
+            ffi::lua_pushcfunction(lua.0, batch);
+            ffi::lua_insert(lua.0, 1);
+            ffi::lua_pushlightuserdata(lua.0, failing.as_mut_ptr() as *mut c_void);
+            assert_eq!(ffi::lua_pcall(lua.0, 3, 0, 0), ffi::LUA_ERRRUN);
+            assert_eq!(failing[0].rtype, ffi::LUA_TNUMBER);
+            assert_eq!(failing[2].rtype, -1, "no turn written after the error");
+        }
+    }
+
     /// The order `pairs` visits tables, functions and threads in, as a string of their indices.
     const WALK: &CStr = c"local keys = {} \
         for i = 1, 40 do keys[i] = ({ {}, function() end, coroutine.create(print) })[i % 3 + 1] end \
@@ -615,6 +829,10 @@ mod tests {
             "c_uint" => "unsigned int",
             "lua_Integer" => "lua_Integer",
             "f64" => "lua_Number",
+            "*mut LuaAgentTurn" => "lua_AgentTurn*",
+            "lua_AgentNext" => "lua_AgentNext",
+            "*mut c_void" => "void*",
+            "*const c_void" => "const void *",
             "" => "void",
             other => panic!("add {other} to as_c"),
         }
@@ -680,7 +898,7 @@ mod tests {
     fn each_declaration_matches_its_prototype_in_the_compiled_lua_h() {
         let header = header_prototypes();
         let rust = rust_declarations();
-        assert_eq!(rust.len(), 19, "{rust:?}");
+        assert_eq!(rust.len(), 21, "{rust:?}");
         for declared in &rust {
             let proto = header.iter().find(|p| p.0 == declared.0);
             assert_eq!(proto, Some(declared), "{} differs from lua.h", declared.0);

@@ -522,6 +522,66 @@ mod tests {
         );
     }
 
+    /// A crowd sharing one script is decided in runs of one call of the VM each
+    /// (`lua_agentbatch`): an agent that raises, spends its budget (even inside a `pcall`) or
+    /// returns something that is no action gets its own located error and stop, as when each
+    /// agent had its own call, and the agents around it act, in the full path (the first
+    /// tick) and the raw loop (the later ones).
+    #[test]
+    fn each_agent_of_a_batch_keeps_its_own_outcome() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = "local shared\nreturn { decide = function(self, world)\n  local id = self.id\n  if id == 'raises' then error('it raised') end\n  if id == 'loops' then while true do end end\n  if id == 'nothing' then return nil end\n  if id == 'swallows' then pcall(function() while true do end end) end\n  if id == 'keeps' then shared = shared or move.stop() return shared end\n  return move.chase(world:nearest(self))\nend }\n";
+        let path = dir.path().join("crowd.lua");
+        std::fs::write(&path, script).unwrap();
+        let mut host = ScriptHost::new(0).unwrap();
+        host.load(&path).unwrap();
+        let ids = [
+            "first", "raises", "keeps", "loops", "middle", "nothing", "swallows", "last",
+        ];
+        let mut world = World::from_ascii(&["................"]);
+        for (x, id) in ids.iter().enumerate() {
+            let mut agent = Agent::new(*id, Tile::new(2 * x as i32, 0));
+            agent.brain = Brain::Script(path.clone());
+            world.agents.push(agent);
+        }
+        let mut sim = Simulation::new(world);
+        for tick in 0..3 {
+            sim.step(&mut host);
+            let world = sim.world();
+            let error = |id: &str| world.agent(id).unwrap().error.clone();
+            for id in ["first", "keeps", "middle", "last"] {
+                assert!(error(id).is_none(), "tick {tick}: {id}: {:?}", error(id));
+            }
+            let raised = error("raises").expect("its own error");
+            assert_eq!(raised.kind, ErrorKind::Runtime);
+            assert!(
+                raised.message.contains("crowd.lua:4:") && raised.message.contains("it raised"),
+                "tick {tick}: {raised}"
+            );
+            let nothing = error("nothing").expect("its own error");
+            assert!(
+                nothing
+                    .message
+                    .contains("decide must return an action such as move.stop(), got nil"),
+                "tick {tick}: {nothing}"
+            );
+            for id in ["loops", "swallows"] {
+                let agent = world.agent(id).unwrap();
+                assert!(agent.suspended, "tick {tick}: {id} is suspended");
+                if tick == 0 {
+                    let stopped = agent.error.clone().expect("its budget stop");
+                    assert_eq!(stopped.kind, ErrorKind::Budget, "{id}: {stopped}");
+                }
+            }
+        }
+        let first = sim.world().agent("first").unwrap();
+        assert!(
+            first.pos.x > 0.1,
+            "the first agent chased its neighbour: {}",
+            first.pos.x
+        );
+    }
+
     /// A panic in a Rust function Lua calls becomes that agent's Lua error, in the full path
     /// (an agent's first tick) and in the raw loop (its later ticks), and the scene goes on.
     #[test]

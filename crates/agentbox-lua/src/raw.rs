@@ -35,6 +35,7 @@
 use crate::convert::ActionMeta;
 use crate::decide_loop::host;
 use crate::draw::Drawings;
+use crate::ffi::lua_toidentity;
 use crate::views::{
     field_of, part_slot, part_xy, scalar, Num, Scalar, Views, LABEL, POS, TILE, VEL,
 };
@@ -61,11 +62,9 @@ pub struct RawContext {
     stamps: RefCell<Vec<u64>>,
     /// Per cache: how its actions are made from their target.
     makers: RefCell<Vec<MakeAction>>,
-    /// Per cache: its table of actions by target agent (`[j+1]`).
-    caches: RefCell<Vec<Table>>,
-    /// The cached action a `move.*` fast path handed out last: its cache and the index of its
-    /// target agent.
-    pub(crate) handed: Cell<Option<(usize, usize)>>,
+    /// The cached action a `move.*` fast path handed out last: its cache, the index of its
+    /// target agent and the userdata's identity (`lua_toidentity`, which reads no userdata).
+    pub(crate) handed: Cell<Option<(usize, usize, *const c_void)>>,
     /// The action the full `move.*` function just made, to be kept by the raw entry that
     /// called it (its cache and target agent; see [`remember`]).
     keep: Cell<Option<(usize, usize)>>,
@@ -84,7 +83,6 @@ pub fn install(lua: &Lua) -> mlua::Result<Rc<RawContext>> {
         actions: ActionMeta::new(lua)?,
         stamps: RefCell::new(Vec::new()),
         makers: RefCell::new(Vec::new()),
-        caches: RefCell::new(Vec::new()),
         handed: Cell::new(None),
         keep: Cell::new(None),
         kind_seen: Cell::new(KindSeen::default()),
@@ -115,31 +113,20 @@ impl RawContext {
         unsafe { self.views.lent().get() }
     }
 
-    /// A new cache of actions by target agent, made by `make` and kept in `actions`; its
-    /// number.
-    pub fn new_cache(&self, make: MakeAction, actions: &Table) -> usize {
+    /// A new cache of actions by target agent, made by `make` (its table of actions, kept by
+    /// its twin as an upvalue, is the caller's); its number.
+    pub fn new_cache(&self, make: MakeAction) -> usize {
         self.makers.borrow_mut().push(make);
-        self.caches.borrow_mut().push(actions.clone());
         let mut stamps = self.stamps.borrow_mut();
         stamps.push(0);
         stamps.len() - 1
-    }
-
-    /// How many caches of actions there are.
-    pub fn cache_count(&self) -> usize {
-        self.caches.borrow().len()
-    }
-
-    /// Every cache's table of actions, in cache order.
-    pub fn caches(&self) -> Vec<Table> {
-        self.caches.borrow().clone()
     }
 
     /// The action the fast path handed out last, made again from its target (the same action
     /// as the cached userdata's, without reading the userdata).
     #[inline]
     pub(crate) fn handed_action(&self, world: &World) -> Option<Action> {
-        let (cache, j) = self.handed.get()?;
+        let (cache, j, _) = self.handed.get()?;
         let make = *self.makers.borrow().get(cache)?;
         Some(make(target_of(world, j)?))
     }
@@ -303,8 +290,9 @@ unsafe fn try_inbox(state: *mut ffi::lua_State) -> Option<c_int> {
         }
         let world = context.world()?;
         let (me_ptr, me) = context.views.deciding()?;
-        // Only the deciding agent's own `self` has its address (whatever the argument's type).
-        if ffi::lua_topointer(state, 1) != me_ptr {
+        // Only the deciding agent's own `self` has its address (whatever the argument's type;
+        // `lua_toidentity`, a table's address as `lua_topointer` gives it, in fewer steps).
+        if lua_toidentity(state, 1) != me_ptr {
             return None;
         }
         let letters: &[Letter] = host(state, || {
@@ -642,7 +630,7 @@ unsafe fn try_nearest(state: *mut ffi::lua_State) -> Option<c_int> {
         let world = context.world()?;
         let (me_ptr, me) = context.views.deciding()?;
         // Only the deciding agent's own table has its address (whatever the argument's type).
-        if ffi::lua_topointer(state, 2) != me_ptr {
+        if lua_toidentity(state, 2) != me_ptr {
             return None;
         }
         let found = match top {
@@ -692,7 +680,7 @@ unsafe fn try_nearest(state: *mut ffi::lua_State) -> Option<c_int> {
 /// no bytes read or compared: [`RawContext::is_own_kind`].
 #[derive(Clone, Copy, Default)]
 struct KindSeen {
-    /// The string's address (`lua_topointer`), kept alive by the registry's [`KIND_ANCHOR`]
+    /// The string's address (`lua_toidentity`), kept alive by the registry's [`KIND_ANCHOR`]
     /// entry for as long as it is here, so no other value can take the address.
     ptr: usize,
     /// The world roster the rank was read for.
@@ -715,7 +703,7 @@ impl RawContext {
     unsafe fn is_own_kind(&self, state: *mut ffi::lua_State, world: &World, me: usize) -> bool {
         let seen = self.kind_seen.get();
         // SAFETY: the caller's contract; reads the value's address only.
-        let at = unsafe { ffi::lua_topointer(state, 3) } as usize;
+        let at = unsafe { lua_toidentity(state, 3) } as usize;
         at == seen.ptr
             && seen.rank.is_some()
             && seen.roster.is_known()
@@ -752,7 +740,7 @@ impl RawContext {
                 &KIND_ANCHOR as *const u8 as *const c_void,
             );
             self.kind_seen.set(KindSeen {
-                ptr: ffi::lua_topointer(state, 3) as usize,
+                ptr: lua_toidentity(state, 3) as usize,
                 roster,
                 rank: Some(rank),
             });
@@ -895,7 +883,9 @@ unsafe fn target_entry(state: *mut ffi::lua_State, cache: usize) -> c_int {
                 ffi::lua_pushvalue(state, -1);
                 ffi::lua_rawseti(state, ffi::lua_upvalueindex(UP_OWN + 1), index as i64 + 1);
                 // Now the cache's entry, handed out as a hit hands it out.
-                context.handed.set(Some((cache, index)));
+                context
+                    .handed
+                    .set(Some((cache, index, lua_toidentity(state, -1))));
             }
         }
         n
@@ -920,7 +910,7 @@ unsafe fn try_target(state: *mut ffi::lua_State, cache: usize) -> Option<c_int> 
         // Only a view table has a view's address (whatever the argument's type); nil, a
         // number or a boolean has none (a null one, which must not match the views' "last
         // handed out" entry before it is first set).
-        let ptr = ffi::lua_topointer(state, 1);
+        let ptr = lua_toidentity(state, 1);
         if ptr.is_null() {
             return None;
         }
@@ -934,7 +924,9 @@ unsafe fn try_target(state: *mut ffi::lua_State, cache: usize) -> Option<c_int> 
             ffi::lua_settop(state, -2);
             return first_target(state, context, cache, index);
         }
-        context.handed.set(Some((cache, index)));
+        context
+            .handed
+            .set(Some((cache, index, lua_toidentity(state, -1))));
         Some(1)
     }
 }
@@ -981,7 +973,9 @@ unsafe fn first_target(
         ffi::lua_setmetatable(state, -2);
         ffi::lua_pushvalue(state, -1);
         ffi::lua_rawseti(state, ffi::lua_upvalueindex(UP_OWN + 1), index as i64 + 1);
-        context.handed.set(Some((cache, index)));
+        context
+            .handed
+            .set(Some((cache, index, lua_toidentity(state, -1))));
         Some(1)
     }
 }

@@ -256,12 +256,11 @@ impl ScriptHost {
     /// Runs the raw decision loop from agent `start` for as long as agents are ready for it;
     /// returns the index of the first agent it did not decide.
     fn run_fast(&mut self, world: &World, start: usize, out: &mut Vec<(usize, Decision)>) -> usize {
-        let mut args = vec![
+        let args = vec![
             Value::Function(self.calls.handler().clone()),
             Value::Table(self.world_table.clone()),
             Value::String(self.raw.views.names[views::DECIDE].clone()),
         ];
-        args.extend(self.raw.caches().into_iter().map(Value::Table));
         let budget = Rc::clone(self.calls.budget());
         let mut batch = FastRound {
             turns: &self.turns.list,
@@ -272,6 +271,7 @@ impl ScriptHost {
             current: None,
             out,
             rngs: &self.agents.rngs,
+            views: &self.raw.views,
             limit: budget.memory_limit(),
             handled: self.calls.handled(),
             cleanup: None,
@@ -381,6 +381,8 @@ struct FastRound<'a> {
     current: Option<usize>,
     out: &'a mut Vec<(usize, Decision)>,
     rngs: &'a Rngs,
+    /// Which agents have parts to lend (those are not gathered into a run).
+    views: &'a Views,
     /// The memory limit (for the message of a memory stop).
     limit: usize,
     /// The kind the message handler saw.
@@ -471,18 +473,45 @@ impl Batch for FastRound<'_> {
                     return None
                 }
                 Turn::Raw(k, ready) => {
-                    let k = k as usize;
                     if let Some(Turn::Raw(_, later)) =
                         self.turns.get(self.cursor + decide_loop::AHEAD)
                     {
                         decide_loop::prefetch_self(later.this_ptr, later.lines);
                     }
-                    self.rngs.enter(k);
-                    self.current = Some(k);
+                    self.enter(k);
                     return Some(ready);
                 }
             }
         }
+    }
+
+    fn gather(&mut self, into: &mut Vec<(u32, Ready)>, max: usize) {
+        let victims = self.victims.borrow();
+        let lends = self.views.lends();
+        let mut at = self.cursor;
+        let mut module = None;
+        while into.len() < max {
+            match self.turns.get(at) {
+                Some(Turn::Skip) => at += 1,
+                Some(&Turn::Raw(k, ready))
+                    if module.is_none_or(|m| m == ready.module)
+                        && lends.nothing(ready.index)
+                        && (victims.is_empty() || !victims.contains_key(&(k as usize))) =>
+                {
+                    module = Some(ready.module);
+                    into.push((k, ready));
+                    at += 1;
+                }
+                _ => break,
+            }
+        }
+    }
+
+    #[inline]
+    fn enter(&mut self, slot: u32) {
+        let k = slot as usize;
+        self.rngs.enter(k);
+        self.current = Some(k);
     }
 
     fn done(&mut self, ready: &Ready, outcome: Outcome) -> bool {

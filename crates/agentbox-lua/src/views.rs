@@ -148,6 +148,17 @@ struct SizeHint {
     room: usize,
 }
 
+/// The agents' own bits, borrowed for a run of agents ([`Views::lends`]).
+pub struct Lends<'a>(std::cell::Ref<'a, Vec<u8>>);
+
+impl Lends<'_> {
+    /// Whether the agent at `index` has none of its own parts to lend.
+    #[inline]
+    pub fn nothing(&self, index: usize) -> bool {
+        self.0.get(index).copied().unwrap_or(0) & !HAS_MEMORY == 0
+    }
+}
+
 /// The bit of [`Views::own_bits`] saying an agent's `memory` was made.
 const HAS_MEMORY: u8 = 1 << 7;
 
@@ -749,6 +760,13 @@ impl Views {
             self.prefetch_own(index + ahead);
         }
         parts
+    }
+
+    /// Which agents have none of their own parts to lend (see [`Self::self_parts_ahead`]),
+    /// read for a run of agents at once: the decision loop runs such agents in one call of the
+    /// VM (`lua_agentbatch`), where nothing is lent.
+    pub fn lends(&self) -> Lends<'_> {
+        Lends(self.own_bits.borrow())
     }
 
     /// Sets `bits` in agent `index`'s [`Views::own_bits`] and changes where its own tables are.

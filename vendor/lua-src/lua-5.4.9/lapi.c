@@ -1701,6 +1701,107 @@ LUA_API int lua_agentcall (lua_State *L, int func, lua_Integer ref, int arg,
 
 
 /*
+** agentbox: the calls of many agents in one step of the API, for a host
+** that calls a crowd's 'decide' one agent after another: for each turn of
+** 'turns' in order, what 'lua_agentcall(L, func, t->ref, arg, units,
+** t->owner)' does (the same pushes, owner, fresh budget and memory flag,
+** and the same bits, written to 't->ended'), and writes its result's type
+** to 't->rtype' and its identity ('lua_toidentity') to 't->result'. Before
+** each agent's call, 'next' (if not NULL) is called with 'ud' and the
+** turn's number, for the host to make the agent its current one; it returns
+** 0 to end the batch before that call. A call's result stays on top of the
+** stack while 'next' looks at it and is removed when the next call begins,
+** so the last call's result is left there, as 'lua_agentcall' leaves it.
+** The batch also ends after a call that ended with any bit set (a spent
+** budget, a refused allocation, a victim named), so that agent is the last
+** whose turn is written. Returns how many calls returned (their turns are
+** written; if any did, the last one's result is on the stack). An error in a
+** call, or raised by 'next', propagates as from 'lua_call', with the turns
+** before it written; the owner and the budget are left as the last call left
+** them, as 'lua_agentcall' leaves them.
+*/
+LUA_API int lua_agentbatch (lua_State *L, int func, int arg,
+                            lua_AgentTurn *turns, int n, long long units,
+                            lua_AgentNext next, void *ud) {
+  global_State *g = G(L);
+  Table *registry;
+  l_mem budget = (units > LUA_NOWORKLIMIT) ? LUA_NOWORKLIMIT
+                                           : cast(l_mem, units);
+  int i;
+  lua_lock(L);
+  api_check(L, func > 0 && arg > 0, "positive indices expected");
+  api_check(L, L->top.p + 4 <= L->ci->top.p, "stack overflow");
+  registry = hvalue(&g->l_registry);
+  for (i = 0; i < n; i++) {
+    lua_AgentTurn *t = &turns[i];
+    const TValue *own;
+    const TValue *res;
+    int ended = 0;
+    if (next != NULL) {
+      int go;
+      lua_unlock(L);
+      go = next(ud, i);
+      lua_lock(L);
+      if (!go)
+        break;
+    }
+    if (i > 0)
+      L->top.p--;  /* the result of the call before */
+    own = luaH_getint(registry, t->ref);
+    setobj2s(L, L->top.p, index2value(L, func));
+    if (isempty(own))
+      setnilvalue(s2v(L->top.p + 1));
+    else
+      setobj2s(L, L->top.p + 1, own);
+    setobj2s(L, L->top.p + 2, index2value(L, arg));
+    L->top.p += 3;
+    if (t->owner != g->owner)
+      lua_setowner(L, t->owner);
+    else
+      g->idowner = t->owner;
+    g->memout = 0;
+    g->work = budget;
+    luaE_setworksink(g, 1);
+    luaE_netstart(g);
+    luaD_callnoyield(L, L->top.p - 3, 1);
+    g->idowner = 0;  /* as in 'lua_agentcall' */
+    if (g->work < 0)
+      ended |= LUA_AGENTSPENT;
+    if (g->memout) {
+      g->memout = 0;
+      ended |= LUA_AGENTMEMOUT;
+    }
+    if (g->victim != 0)
+      ended |= LUA_AGENTVICTIM;
+    res = s2v(L->top.p - 1);
+    t->rtype = ttype(res);
+    t->result = iscollectable(res) ? cast(const void *, gcvalue(res)) : NULL;
+    t->ended = ended;
+    if (ended) {
+      i++;
+      break;
+    }
+  }
+  lua_unlock(L);
+  return i;
+}
+
+
+/*
+** agentbox: the identity of the value at 'idx': the address of its object
+** for a collectable value (a table, a string, a function, a full userdata,
+** a thread), NULL for any other. Unlike 'lua_topointer', it reads nothing
+** but the value (a full userdata's header is not read, so its block is not
+** brought into the cache), and it is not the address of a userdata's
+** memory. Two values with the same non-NULL identity are the same object.
+*/
+LUA_API const void *lua_toidentity (lua_State *L, int idx) {
+  const TValue *o = index2value(L, idx);
+  return iscollectable(o) ? cast(const void *, gcvalue(o)) : NULL;
+}
+
+
+/*
 ** agentbox: makes the table at 'idx' read-only (BITRO, lobject.h): every
 ** write through the VM or the standard API goes to its '__newindex' (it
 ** must have one, or a write to it raises a plain error).

@@ -351,6 +351,20 @@ LUA_API unsigned int (lua_victim) (lua_State *L);
 #define LUA_AGENTVICTIM	4
 LUA_API int (lua_agentcall) (lua_State *L, int func, lua_Integer ref,
                              int arg, long long units, unsigned int owner);
+/* agentbox: many agents' calls in one step ('lua_agentcall' each) */
+typedef struct lua_AgentTurn {
+  lua_Integer ref;       /* in: registry key of the agent's own table */
+  unsigned int owner;    /* in: the owner of what its call allocates */
+  int ended;             /* out: how its call ended (LUA_AGENT* bits) */
+  int rtype;             /* out: the type of its result */
+  const void *result;    /* out: its result's identity ('lua_toidentity') */
+} lua_AgentTurn;
+typedef int (*lua_AgentNext) (void *ud, int i);
+LUA_API int (lua_agentbatch) (lua_State *L, int func, int arg,
+                              lua_AgentTurn *turns, int n, long long units,
+                              lua_AgentNext next, void *ud);
+/* agentbox: a value's identity, read from the value alone */
+LUA_API const void *(lua_toidentity) (lua_State *L, int idx);
 /* agentbox: whose ids new objects take and 'luaL_objectid' counts */
 LUA_API unsigned int (lua_idowner) (lua_State *L);
 LUA_API unsigned int (lua_setnextid) (lua_State *L, unsigned int id);
@@ -371,7 +385,7 @@ LUA_API int (lua_stackdepth) (lua_State *L);
 ** functions above is added, removed or changes its signature or meaning
 ** (crates/agentbox-lua/src/ffi.rs declares them for Rust and checks it).
 */
-#define LUA_AGENTBOX_PATCHLEVEL	4
+#define LUA_AGENTBOX_PATCHLEVEL	5
 LUA_API int (lua_agentbox_patchlevel) (void);
 
 

@@ -150,7 +150,7 @@ fn target_fn_with(
 ) -> mlua::Result<mlua::Function> {
     let context = raw::get(lua)?;
     let actions = lua.create_table()?;
-    let cache = context.new_cache(make, &actions);
+    let cache = context.new_cache(make);
     let kept = actions.clone();
     let kept_context = Rc::clone(&context);
     let full = lua.create_function(move |lua, (target, opts): (Value, Value)| {
