@@ -203,6 +203,28 @@ fn schema_and_api_print_what_is_committed() {
     }
 }
 
+/// `bench` runs what the scripts ask for, as headless does: an agent spawning a walker each
+/// tick makes 2, 3, 4, 5 and 6 decisions in five ticks (it once dropped every effect during
+/// measured ticks, and measured 2 a tick).
+#[test]
+fn bench_applies_what_scripts_ask_for() {
+    let scene = "map:\n  rows: |\n    ..........\n    ..........\nagents:\n  - id: mother\n    kind: mother\n    at: [0, 0]\n    script: mother.lua\n  - id: walker-1\n    kind: walker\n    at: [9, 1]\n    script: walk.lua\n";
+    let mother = "local M = {}\nfunction M.decide(self, world)\n  world:spawn({ kind = \"walker\", at = { 5, 1 } })\n  return move.stop()\nend\nreturn M\n";
+    let walk = "return { decide = function() return move.stop() end }\n";
+    let dir = scratch(&[
+        ("s.yaml", scene),
+        ("mother.lua", mother),
+        ("walk.lua", walk),
+    ]);
+    let out = agentbox_in(
+        dir.path(),
+        &["bench", "s.yaml", "--ticks", "5", "--warmup", "0"],
+    );
+    let text = stdout(&out);
+    assert!(out.status.success(), "{text}{}", stderr(&out));
+    assert!(text.contains("(20 decisions, 0 failed)"), "{text}");
+}
+
 #[test]
 fn bench_reports_ms_per_tick_and_the_native_peer() {
     let out = agentbox(&[
