@@ -18,7 +18,7 @@
 use crate::budget::{Budget, Call, Stop};
 use crate::convert::action_at;
 use crate::ffi::{lua_agentbatch, lua_agentcall, lua_toidentity, LuaAgentTurn};
-use crate::raw::{self, RawContext};
+use crate::raw::{self, MakeAction, RawContext};
 use crate::views::{Views, FAST_PROXIES, FAST_SLOTS};
 use agentbox_core::world::{Action, World};
 use mlua::ffi;
@@ -102,6 +102,11 @@ pub fn prefetch_line(at: usize) {
 pub enum Outcome {
     /// `decide` returned an action.
     Act(Action),
+    /// `decide` returned the action a raw twin handed out: of this kind, for the agent at this
+    /// index of the batch's world (one it has). The batch makes it where it keeps it: made
+    /// here and passed on by value, the action was copied through the stack with loads that
+    /// straddled the stores that made it (`docs/benchmarks.md`, goal 1 of issue 35).
+    Handed(MakeAction, usize),
     /// `decide` returned something else: its Lua type name (`nil`, `table`, `userdata`...).
     Returned(&'static str),
     /// `decide` failed with this message (the message handler's, or the raw error; empty
@@ -532,7 +537,7 @@ impl LoopFrame<'_> {
             match context.handed.get() {
                 Some((_, _, handed)) if handed == turn.result => {
                     match context.handed_action(self.world) {
-                        Some(action) => Some(action),
+                        Some(made) => Some(made),
                         None => return false,
                     }
                 }
@@ -547,7 +552,7 @@ impl LoopFrame<'_> {
         let stop = self.budget.end_agent(call, turn.ended);
         let outcome = match act {
             _ if stop != Stop::None => Outcome::Failed(String::new(), stop),
-            Some(action) => Outcome::Act(action),
+            Some((make, j)) => Outcome::Handed(make, j),
             None => Outcome::Returned(type_name(turn.rtype)),
         };
         self.settled = j + 1;
@@ -634,7 +639,7 @@ unsafe fn read_outcome(state: *mut ffi::lua_State, frame: &LoopFrame, stop: Stop
                 // Matched rather than `or_else`, which the compiler kept out of line (a call
                 // and a copy of the action per agent).
                 match known {
-                    Some(action) => Outcome::Act(action),
+                    Some((make, j)) => Outcome::Handed(make, j),
                     None => match action_at(state, result, context.actions.ptr()) {
                         Some(action) => Outcome::Act(action.clone()),
                         None => Outcome::Returned("userdata"),

@@ -48,8 +48,40 @@ use std::cell::{Cell, RefCell};
 use std::ffi::{c_int, c_void};
 use std::rc::Rc;
 
-/// How a `move.*` function of one target makes its action.
-pub type MakeAction = fn(Target) -> Action;
+/// Which action a `move.*` function of one target makes from its target.
+///
+/// An enum matched where the action is made, not a `fn(Target) -> Action`: through the
+/// pointer, the target went to the maker through the stack, stored in 8- and 16-byte pieces
+/// its 16-byte loads straddled, and the action came back the same way, store-forwarding
+/// stalls on every agent handed a cached action (`docs/benchmarks.md`, goal 1 of issue 35).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MakeAction {
+    Chase,
+    Evade,
+    FlowTo,
+    BasicChase,
+    BasicEvade,
+    LosChase,
+    Intercept,
+    WanderAvoid,
+}
+
+impl MakeAction {
+    /// The action made from `target`.
+    #[inline(always)]
+    pub fn make(self, target: Target) -> Action {
+        match self {
+            MakeAction::Chase => Action::Chase(target),
+            MakeAction::Evade => Action::Evade(target),
+            MakeAction::FlowTo => Action::FlowTo(target),
+            MakeAction::BasicChase => Action::BasicChase(target),
+            MakeAction::BasicEvade => Action::BasicEvade(target),
+            MakeAction::LosChase => Action::LosChase(target),
+            MakeAction::Intercept => Action::Intercept(target),
+            MakeAction::WanderAvoid => Action::WanderAvoid(target),
+        }
+    }
+}
 
 /// What the raw functions (and the decision loop) read while scripts run; one per Lua state,
 /// in its app data.
@@ -122,13 +154,14 @@ impl RawContext {
         stamps.len() - 1
     }
 
-    /// The action the fast path handed out last, made again from its target (the same action
-    /// as the cached userdata's, without reading the userdata).
+    /// How to make again the action the fast path handed out last (the same action as the
+    /// cached userdata's, without reading the userdata): its kind and its target agent, one
+    /// `world` has (so [`target_of`] finds it).
     #[inline]
-    pub(crate) fn handed_action(&self, world: &World) -> Option<Action> {
+    pub(crate) fn handed_action(&self, world: &World) -> Option<(MakeAction, usize)> {
         let (cache, j, _) = self.handed.get()?;
         let make = *self.makers.borrow().get(cache)?;
-        Some(make(target_of(world, j)?))
+        (j < world.agents.len()).then_some((make, j))
     }
 
     /// Whether the entries of cache `cache` are current (made for the views' roster).
@@ -963,7 +996,7 @@ unsafe fn first_target(
             ffi::lua_settop(state, -2);
             return None;
         }
-        let action = host(state, || target_of(world, index).map(make));
+        let action = host(state, || target_of(world, index).map(|t| make.make(t)));
         let Some(action) = action else {
             ffi::lua_settop(state, -2);
             return None;

@@ -522,6 +522,14 @@ impl Batch for FastRound<'_> {
         let decision = match outcome {
             // Nothing to make a line of (`leaving`).
             Outcome::Act(action) => Decision::Act(action),
+            // Made in place, in the decision list (see `Outcome::Handed`).
+            Outcome::Handed(make, j) => match crate::raw::target_of(self.world, j) {
+                Some(target) => Decision::Act(make.make(target)),
+                // Not reached: the loop hands out only agents the world has.
+                None => leaving(Decision::Failed(ScriptError::runtime(not_an_action(
+                    &self.name(ready.index),
+                )))),
+            },
             Outcome::Failed(message, stop) => return self.failed(k, ready, message, stop),
             Outcome::Returned("userdata") => leaving(Decision::Failed(ScriptError::runtime(
                 not_an_action(&self.name(ready.index)),

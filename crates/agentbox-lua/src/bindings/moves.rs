@@ -29,7 +29,7 @@ use super::options::{
 use super::{p, steering, with_world, Binding, Charge, Home, Library, Make};
 use crate::convert::{make_action, to_point, to_target, to_tile, Arg};
 use crate::errors::located;
-use crate::raw;
+use crate::raw::{self, MakeAction};
 use agentbox_core::world::{Action, LennardJones, PotentialSpec, Target, TraceVariant};
 use mlua::{Lua, Table, Value};
 use std::rc::Rc;
@@ -100,7 +100,7 @@ pub const CHASE: Binding = Binding {
     returns: &[("agentbox.Action", "The chase.")],
     doc: "Steer straight at the target's current position at full speed (line-of-sight chase).",
     charge: Charge::None,
-    make: Make::Function(|lua| target_fn(lua, CHASE.name, Action::Chase)),
+    make: Make::Function(|lua| target_fn(lua, CHASE.name, MakeAction::Chase)),
 };
 
 pub const EVADE: Binding = Binding {
@@ -113,7 +113,7 @@ pub const EVADE: Binding = Binding {
     doc: "Steer straight away from the target's current position (or, with `predict`, its predicted one: Reynolds' evasion) at full speed.",
     charge: Charge::None,
     make: Make::Function(|lua| {
-        target_fn_with(lua, EVADE.name, Action::Evade, Some(steering::evade_with))
+        target_fn_with(lua, EVADE.name, MakeAction::Evade, Some(steering::evade_with))
     }),
 };
 
@@ -123,17 +123,13 @@ pub const FLOW_TO: Binding = Binding {
     returns: &[("agentbox.Action", "The flow-field walk.")],
     doc: "Walk the shared flow field towards the goal's tile, from tile centre to tile centre: one Dijkstra field per goal tile, map and body size (`nav.flow`), shared by every agent walking there, so a crowd costs one search. A moving goal gets the field of the tile it stands on (recent ones stay cached). The agent stands still on the goal's tile and where the goal cannot be reached.",
     charge: Charge::None,
-    make: Make::Function(|lua| target_fn(lua, FLOW_TO.name, Action::FlowTo)),
+    make: Make::Function(|lua| target_fn(lua, FLOW_TO.name, MakeAction::FlowTo)),
 };
 
 /// A `move.*` function taking a target and returning an action built from it: the mlua
 /// function reads any target and caches the action it makes for a target agent; its raw twin
 /// (`raw::target`) hands that action out again.
-fn target_fn(
-    lua: &Lua,
-    name: &'static str,
-    make: fn(Target) -> Action,
-) -> mlua::Result<mlua::Function> {
+fn target_fn(lua: &Lua, name: &'static str, make: MakeAction) -> mlua::Result<mlua::Function> {
     target_fn_with(lua, name, make, None)
 }
 
@@ -145,7 +141,7 @@ type WithOpts = fn(&Lua, Target, &Table) -> mlua::Result<Action>;
 fn target_fn_with(
     lua: &Lua,
     name: &'static str,
-    make: fn(Target) -> Action,
+    make: MakeAction,
     with_opts: Option<WithOpts>,
 ) -> mlua::Result<mlua::Function> {
     let context = raw::get(lua)?;
@@ -166,14 +162,17 @@ fn target_fn_with(
                     let Some(target) = raw::target_of(w, j) else {
                         return make_action(
                             lua,
-                            make(to_target(lua, w, &target, Arg::new(name, 1))?),
+                            make.make(to_target(lua, w, &target, Arg::new(name, 1))?),
                         );
                     };
-                    let ud = make_action(lua, make(target))?;
+                    let ud = make_action(lua, make.make(target))?;
                     raw::remember(context, &kept, cache, j)?;
                     Ok(ud)
                 }
-                None => make_action(lua, make(to_target(lua, w, &target, Arg::new(name, 1))?)),
+                None => make_action(
+                    lua,
+                    make.make(to_target(lua, w, &target, Arg::new(name, 1))?),
+                ),
             }
         })
     })?;
@@ -246,7 +245,7 @@ pub const BASIC_CHASE: Binding = Binding {
     returns: &[("agentbox.Action", "The basic chase.")],
     doc: "Basic chase on tiles: each step, move each axis one tile towards the target (a bent trail: diagonal first, then straight).",
     charge: Charge::None,
-    make: Make::Function(|lua| target_fn(lua, BASIC_CHASE.name, Action::BasicChase)),
+    make: Make::Function(|lua| target_fn(lua, BASIC_CHASE.name, MakeAction::BasicChase)),
 };
 
 pub const BASIC_EVADE: Binding = Binding {
@@ -255,7 +254,7 @@ pub const BASIC_EVADE: Binding = Binding {
     returns: &[("agentbox.Action", "The basic evasion.")],
     doc: "Basic evade on tiles: each step, move each axis one tile away from the threat (an axis both stand level on does not move).",
     charge: Charge::None,
-    make: Make::Function(|lua| target_fn(lua, BASIC_EVADE.name, Action::BasicEvade)),
+    make: Make::Function(|lua| target_fn(lua, BASIC_EVADE.name, MakeAction::BasicEvade)),
 };
 
 pub const LOS_CHASE: Binding = Binding {
@@ -264,7 +263,7 @@ pub const LOS_CHASE: Binding = Binding {
     returns: &[("agentbox.Action", "The line-of-sight chase.")],
     doc: "Line-of-sight chase on tiles: walk a Bresenham line to the target, rebuilt whenever the target moves to another tile.",
     charge: Charge::None,
-    make: Make::Function(|lua| target_fn(lua, LOS_CHASE.name, Action::LosChase)),
+    make: Make::Function(|lua| target_fn(lua, LOS_CHASE.name, MakeAction::LosChase)),
 };
 
 pub const INTERCEPT: Binding = Binding {
@@ -273,7 +272,7 @@ pub const INTERCEPT: Binding = Binding {
     returns: &[("agentbox.Action", "The interception.")],
     doc: "Intercept: aim at where the prey will be (its velocity times the closing time), so a slower predator can cut off a faster prey.",
     charge: Charge::None,
-    make: Make::Function(|lua| target_fn(lua, INTERCEPT.name, Action::Intercept)),
+    make: Make::Function(|lua| target_fn(lua, INTERCEPT.name, MakeAction::Intercept)),
 };
 
 pub const WANDER_AVOID: Binding = Binding {
@@ -282,7 +281,7 @@ pub const WANDER_AVOID: Binding = Binding {
     returns: &[("agentbox.Action", "The random-movement avoidance.")],
     doc: "Random-movement obstacle avoidance: straight at the target while it is in sight, otherwise a seeded random heading held for half a second.",
     charge: Charge::None,
-    make: Make::Function(|lua| target_fn(lua, WANDER_AVOID.name, Action::WanderAvoid)),
+    make: Make::Function(|lua| target_fn(lua, WANDER_AVOID.name, MakeAction::WanderAvoid)),
 };
 
 pub const POTENTIAL: Binding = Binding {
