@@ -418,8 +418,7 @@ unsafe fn run_agents(
     module: &mut Option<c_int>,
 ) -> Option<bool> {
     // SAFETY: the caller's contract; `lua_agentbatch` gets the function and `world` at
-    // positive indices, the turns it is told of and the frame as `enter_turn`'s data, and
-    // nothing that needs dropping lives in this frame across it.
+    // positive indices, the turns and the frame (`enter_turn`'s data); nothing here to drop.
     unsafe {
         let decide_slot = frame.layout.module_slot + 1;
         frame.run.clear();
