@@ -76,6 +76,40 @@ LUAI_FUNC int luaD_closeprotected (lua_State *L, ptrdiff_t level, int status);
 LUAI_FUNC int luaD_pcall (lua_State *L, Pfunc func, void *u,
                                         ptrdiff_t oldtop, ptrdiff_t ef);
 LUAI_FUNC void luaD_poscall (lua_State *L, CallInfo *ci, int nres);
+
+/*
+** agentbox: 'luaD_poscall' with its common case inline: no hook and no
+** to-be-closed variables ('wanted' at least LUA_MULTRET), the results moved
+** as 'moveresults' moves them; any other case calls 'luaD_poscall'. The
+** returns of C functions (every binding) and of a Lua function that ends in
+** a tail call of one take it.
+*/
+l_sinline void luaD_poscallquick (lua_State *L, CallInfo *ci, int nres) {
+  int wanted = ci->nresults;
+  if (l_likely(L->hookmask == 0 && wanted >= LUA_MULTRET)) {
+    StkId res = ci->func.p;
+    StkId first = L->top.p - nres;
+    int i;
+    if (wanted == 1) {  /* the most common: one value needed */
+      if (nres == 0)
+        setnilvalue(s2v(res));
+      else
+        setobjs2s(L, res, first);
+    }
+    else {
+      if (wanted == LUA_MULTRET)
+        wanted = nres;
+      for (i = 0; i < nres && i < wanted; i++)
+        setobjs2s(L, res + i, first + i);
+      for (; i < wanted; i++)
+        setnilvalue(s2v(res + i));
+    }
+    L->top.p = res + wanted;
+    L->ci = ci->previous;
+  }
+  else
+    luaD_poscall(L, ci, nres);
+}
 LUAI_FUNC int luaD_reallocstack (lua_State *L, int newsize, int raiseerror);
 LUAI_FUNC int luaD_growstack (lua_State *L, int n, int raiseerror);
 LUAI_FUNC void luaD_shrinkstack (lua_State *L);

@@ -1763,7 +1763,7 @@ void luaV_execute (lua_State *L, CallInfo *ci) {
           goto startfunc;  /* execute the callee */
         else {  /* C function? */
           ci->func.p -= delta;  /* restore 'func' (if vararg) */
-          luaD_poscall(L, ci, n);  /* finish caller */
+          luaD_poscallquick(L, ci, n);  /* finish caller (agentbox: inline) */
           updatetrap(ci);  /* 'luaD_poscall' can change hooks */
           goto ret;  /* caller returns after the tail call */
         }
@@ -1786,7 +1786,7 @@ void luaV_execute (lua_State *L, CallInfo *ci) {
         if (nparams1)  /* vararg function? */
           ci->func.p -= ci->u.l.nextraargs + nparams1;
         L->top.p = ra + n;  /* set call for 'luaD_poscall' */
-        luaD_poscall(L, ci, n);
+        luaD_poscallquick(L, ci, n);  /* agentbox: the common case inline */
         updatetrap(ci);  /* 'luaD_poscall' can change hooks */
         goto ret;
       }
