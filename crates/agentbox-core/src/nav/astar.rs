@@ -71,8 +71,8 @@ pub(super) fn run(s: &mut Search, grid: &NavGrid, q: &Query) -> (Outcome, usize)
             } else {
                 step * c as f64
             };
-            let state = s.state[ni];
-            if state == gen + 1 || (state == gen && ng >= s.seen[ni].g) {
+            let seen = s.seen[ni];
+            if seen.state == gen + 1 || (seen.state == gen && ng >= seen.g) {
                 continue;
             }
             s.open_node(ni, ng, i, ng + q.estimate(nx, ny));

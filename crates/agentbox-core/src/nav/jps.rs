@@ -310,8 +310,8 @@ fn direct(s: &mut Search, j: &Jumper, q: &Query, (straight, diagonal): (f64, f64
         s.seen[turn] = Seen {
             g: turn_g,
             parent: q.start as u32,
+            state: s.generation,
         };
-        s.state[turn] = s.generation;
         s.log_pass(q, turn, turn_g, q.start);
         parent = turn;
     }
@@ -332,8 +332,8 @@ fn direct(s: &mut Search, j: &Jumper, q: &Query, (straight, diagonal): (f64, f64
 #[inline]
 fn relax(s: &mut Search, q: &Query, (x, y): (i32, i32), g: f64, parent: usize, f_now: f64) {
     let node = (y * q.width + x) as usize;
-    let state = s.state[node];
-    if state == s.generation + 1 || (state == s.generation && g >= s.seen[node].g) {
+    let seen = s.seen[node];
+    if seen.state == s.generation + 1 || (seen.state == s.generation && g >= seen.g) {
         return;
     }
     // The tolerance only absorbs rounding: two different path lengths on a map this size
@@ -414,15 +414,15 @@ fn scan_on(
             continue;
         }
         let c = (y * w + x) as usize;
-        let state = s.state[c];
-        if state == gen + 1 || (state == gen && s.seen[c].g <= cg) {
+        let seen = s.seen[c];
+        if seen.state == gen + 1 || (seen.state == gen && seen.g <= cg) {
             return;
         }
         s.seen[c] = Seen {
             g: cg,
             parent: parent as u32,
+            state: gen,
         };
-        s.state[c] = gen;
         s.log_pass(q, c, cg, parent);
         // One at a time, not as an iterated pair: the pair is built on the stack in halves and
         // read back whole, which stalls the load on the stores (a tenth of the search's time).

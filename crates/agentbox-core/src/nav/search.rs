@@ -146,24 +146,25 @@ pub(super) const DIRS: [(i32, i32); 8] = [
     (-1, 1),
 ];
 
-/// What a search knows of a cell it reached this query (see [`Search::state`]): the cost from
-/// the start and the parent.
+/// What a search knows of a cell: its state (`< generation`: untouched this query;
+/// `== generation`: open; `== generation + 1`: closed) and, while open or closed this query,
+/// the cost from the start and the parent. One 16-byte record (the state sits in what would
+/// otherwise be padding), so the check of a cell's state and the read of its G, or the
+/// check and the write of a new G, touch one cache line: on a 512 x 512 map the records
+/// are 4 MiB and out of the core's caches, and jump point search reads a cell's G right
+/// after its state at nearly every jump point it reaches.
 #[derive(Clone, Copy, Default)]
 pub(super) struct Seen {
     pub g: f64,
     pub parent: u32,
+    pub state: u16,
 }
 
 /// Buffers reused between queries. Keep one per thread (or per map) and call
 /// [`Search::find`]; the first query on a map allocates, later ones do not.
 #[derive(Default)]
 pub struct Search {
-    /// Per cell, its state this query: `< generation`: untouched; `== generation`: open;
-    /// `== generation + 1`: closed. Kept apart from `seen` (2 bytes a cell, not 16) because
-    /// most checks need the state only: on a 512x512 map the states fit in the core's own cache
-    /// where the records do not, and jump point search checks far more cells than it records.
-    pub(super) state: Vec<u16>,
-    /// Per cell, G and parent; valid while the cell is open or closed this query.
+    /// Per cell, its state, G and parent ([`Seen`]).
     pub(super) seen: Vec<Seen>,
     pub(super) generation: u16,
     pub(super) open: OpenList,
@@ -278,11 +279,10 @@ impl Search {
     pub(super) fn begin(&mut self, cells: usize) {
         if self.seen.len() != cells {
             self.seen = vec![Seen::default(); cells];
-            self.state = vec![0; cells];
             self.generation = 0;
         }
         if self.generation >= u16::MAX - 4 {
-            self.state.iter_mut().for_each(|s| *s = 0);
+            self.seen.iter_mut().for_each(|s| s.state = 0);
             self.generation = 0;
         }
         self.generation += 2;
@@ -314,8 +314,8 @@ impl Search {
         self.seen[node] = Seen {
             g,
             parent: parent as u32,
+            state,
         };
-        self.state[node] = state;
     }
 
     /// Logs a node jump point search recorded without queueing it ([`SearchEvent::Pass`]);
@@ -381,8 +381,8 @@ impl Search {
     pub(super) fn pop_and_close(&mut self) -> Option<usize> {
         while let Some(node) = self.open.pop() {
             let i = node as usize;
-            if self.state[i] == self.generation {
-                self.state[i] = self.generation + 1;
+            if self.seen[i].state == self.generation {
+                self.seen[i].state = self.generation + 1;
                 if let Some(log) = &mut self.log {
                     let w = log_width(log);
                     log.push(SearchEvent::Expand {
@@ -408,7 +408,7 @@ impl Search {
     pub(super) fn pop_and_close_lazy(&mut self, q: &Query) -> Option<usize> {
         while let Some((node, f)) = self.open.pop_with_f() {
             let i = node as usize;
-            if self.state[i] != self.generation {
+            if self.seen[i].state != self.generation {
                 continue;
             }
             let g = self.seen[i].g;
@@ -418,7 +418,7 @@ impl Search {
                 self.push(i, g, full);
                 continue;
             }
-            self.state[i] = self.generation + 1;
+            self.seen[i].state = self.generation + 1;
             if let Some(log) = &mut self.log {
                 let w = log_width(log);
                 log.push(SearchEvent::Expand {
@@ -440,7 +440,7 @@ impl Search {
     /// The cost from the start (G) of a cell the last query reached, open or closed, by its
     /// row-major index: the numbers the window's search overlay prints.
     pub fn reached_cost(&self, index: usize) -> Option<f64> {
-        let state = *self.state.get(index)?;
+        let state = self.seen.get(index)?.state;
         (state == self.generation || state == self.generation + 1).then(|| self.seen[index].g)
     }
 
@@ -602,7 +602,7 @@ impl Search {
 
     fn sets(&self, q: &Query) -> SearchSets {
         let mut sets = SearchSets::default();
-        for (i, state) in self.state.iter().copied().enumerate() {
+        for (i, state) in self.seen.iter().map(|s| s.state).enumerate() {
             if state == self.generation {
                 sets.open.push(q.tile(i));
             } else if state == self.generation + 1 {
