@@ -98,14 +98,6 @@ pub struct ScriptHost {
     last_roster: agentbox_core::world::Roster,
 }
 
-/// How much the heap grows, in percent, between two minor collections of the generational
-/// collector (Lua's default is 20). Smaller, the young objects a minor collection sweeps (a
-/// talking crowd's inbox letters, dead a decision after they were made) are still in the
-/// cache: 20,000 walkers reading their inbox spent a tenth of their tick less time with 5, at
-/// the same instruction count, and crowds making no garbage do not collect either way
-/// (docs/benchmarks.md, issue 30, "The letters' collection").
-const GEN_MINOR_MULTIPLIER: std::ffi::c_int = 5;
-
 /// Runs `f` (a raw call making a batch of new agents' tables, every one kept) with the
 /// collector stopped, restarting it after if it was running: a collection in the middle of
 /// such a batch finds nothing of it to free, yet a crowd spawned in one tick ran several,
@@ -151,16 +143,15 @@ impl ScriptHost {
             | StdLib::OS;
         let lua = Lua::new_with(libs, LuaOptions::default())?;
         // Generational collection: a crowd makes short-lived garbage every tick (argument
-        // tables, actions, inbox letters) beside long-lived `self` tables; the incremental
-        // collector's cycles stalled single ticks of a large crowd for a whole stall budget (the
-        // figures: docs/benchmarks.md, "A scene save to a running crowd"). A minor collection
-        // comes after every `GEN_MINOR_MULTIPLIER` percent of the heap allocated. mlua 0.12 does
-        // not export its `GcMode`, so the mode is set through the C API.
-        // SAFETY: `lua_gc` with LUA_GCGEN and two integer arguments (0: keep the default) only
-        // switches the collector's mode and sets its parameters; it pushes and pops nothing.
+        // tables, actions) beside long-lived `self` tables; the incremental collector's
+        // cycles stalled single ticks of a large crowd for a whole stall budget (the figures:
+        // docs/benchmarks.md, "A scene save to a running crowd"). mlua 0.12 does not export
+        // its `GcMode`, so the mode is set through the C API.
+        // SAFETY: `lua_gc` with LUA_GCGEN and two integer arguments (0: keep the defaults)
+        // only switches the collector's mode; it pushes and pops nothing.
         unsafe {
             lua.exec_raw::<()>((), |state| {
-                mlua::ffi::lua_gc(state, mlua::ffi::LUA_GCGEN, GEN_MINOR_MULTIPLIER, 0);
+                mlua::ffi::lua_gc(state, mlua::ffi::LUA_GCGEN, 0, 0);
             })
         }?;
         let budget = Rc::new(Budget::install(&lua, DEFAULT_MEMORY)?);
