@@ -171,12 +171,22 @@ impl Simulation {
         write_back(world, moved, &mut self.velocities, &self.crumb_agents);
 
         let walls = std::mem::take(&mut report.events);
+        let contacts = self.contacts();
         report.events = std::mem::take(&mut self.noted);
+        // The tick's events in one allocation (a talking crowd's are thousands of deliveries).
+        report.events.reserve(
+            net.len()
+                + remarks.prints.len()
+                + contacts.len()
+                + walls.len()
+                + applied.len()
+                + caused.len(),
+        );
         report.events.extend(net);
         report
             .events
             .extend((remarks.prints.into_iter()).map(|(agent, text)| Event::Print { agent, text }));
-        report.events.extend(self.contacts());
+        report.events.extend(contacts);
         report.events.extend(walls);
         report.events.extend(applied);
         report.events.extend(caused);
