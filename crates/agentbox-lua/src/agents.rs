@@ -360,7 +360,7 @@ impl Agents {
             {
                 continue;
             }
-            let at = match scripts.iter().position(|s| s.script == script.as_path()) {
+            let at = match scripts.iter().position(|s| s.script == &**script) {
                 Some(at) => at,
                 None => {
                     let module = match modules.get(script) {
@@ -374,7 +374,7 @@ impl Agents {
                     let hint = views.room(lua, script, views::TableUse::Self_, 4)?;
                     scripts.push(ScriptInfo {
                         script,
-                        shared: Rc::from(script.as_path()),
+                        shared: Rc::from(&**script),
                         module,
                         hint,
                     });

@@ -73,6 +73,15 @@ pub fn number_of(id: &str, kind: &str) -> Option<u64> {
     digits.parse().ok()
 }
 
+/// Raises `numbers`' highest number of `kind` to `n`. Looked up first: the kind is copied
+/// only the first time it is seen.
+fn note_number(numbers: &mut std::collections::BTreeMap<String, u64>, kind: &str, n: u64) {
+    match numbers.get_mut(kind) {
+        Some(top) => *top = (*top).max(n),
+        None => drop(numbers.insert(kind.to_string(), n)),
+    }
+}
+
 /// The centre of a tile as a position.
 pub fn centre_of(tile: Tile) -> DVec2 {
     DVec2::new(tile.x as f64, tile.y as f64)
@@ -385,15 +394,31 @@ impl World {
 
     /// Raises the highest `KIND-N` number of each kind to those of the agents as they stand.
     pub fn note_numbers(&mut self) {
-        for agent in &self.agents {
-            if let Some(n) = number_of(&agent.id, &agent.kind) {
-                // Looked up first: the kind is copied only the first time it is seen (a
-                // crowd spawned in one tick copied it once per agent).
-                match self.numbers.get_mut(&agent.kind) {
-                    Some(top) => *top = (*top).max(n),
-                    None => drop(self.numbers.insert(agent.kind.clone(), n)),
+        self.note_numbers_from(0);
+    }
+
+    /// Raises the highest `KIND-N` number of each kind to those of the agents from index
+    /// `first` on: the agents before it are already noted (new agents are appended, and a
+    /// removal never lowers a number), so a spawn notes only what it added instead of
+    /// parsing every agent's id again.
+    pub fn note_numbers_from(&mut self, first: usize) {
+        let mut run: Option<(&str, u64)> = None;
+        for agent in self.agents.iter().skip(first) {
+            let Some(n) = number_of(&agent.id, &agent.kind) else {
+                continue;
+            };
+            // A run of one kind (a crowd spawned in one tick) is looked up once.
+            match &mut run {
+                Some((kind, top)) if *kind == agent.kind => *top = (*top).max(n),
+                _ => {
+                    if let Some((kind, top)) = run.replace((&agent.kind, n)) {
+                        note_number(&mut self.numbers, kind, top);
+                    }
                 }
             }
+        }
+        if let Some((kind, top)) = run {
+            note_number(&mut self.numbers, kind, top);
         }
     }
 
