@@ -67,10 +67,15 @@ fn round_to_i32(v: f64) -> i32 {
 /// `N` of an id `KIND-N` (`drone-3` of kind `drone`: 3).
 pub fn number_of(id: &str, kind: &str) -> Option<u64> {
     let digits = id.strip_prefix(kind)?.strip_prefix('-')?;
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+    if digits.is_empty() {
         return None;
     }
-    digits.parse().ok()
+    // Read in the one pass that checks the digits (a spawn notes every new agent's number);
+    // too large a number is none, as `parse` has it.
+    digits.bytes().try_fold(0u64, |n, b| {
+        let digit = b.checked_sub(b'0').filter(|d| *d <= 9)?;
+        n.checked_mul(10)?.checked_add(digit as u64)
+    })
 }
 
 /// Raises `numbers`' highest number of `kind` to `n`. Looked up first: the kind is copied
@@ -709,6 +714,22 @@ fn cost_of(terrain: &Terrain) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_id_s_number_is_its_digits_after_the_kind() {
+        assert_eq!(number_of("drone-3", "drone"), Some(3));
+        assert_eq!(number_of("drone-007", "drone"), Some(7));
+        assert_eq!(
+            number_of("drone-18446744073709551615", "drone"),
+            Some(u64::MAX)
+        );
+        for id in [
+            "drone-", "drone-3a", "drone-+3", "drone3", "drones-3", "hive-3",
+        ] {
+            assert_eq!(number_of(id, "drone"), None, "{id}");
+        }
+        assert_eq!(number_of("drone-18446744073709551616", "drone"), None);
+    }
 
     fn world_from_rows(rows: &[&str]) -> World {
         World::from_ascii(rows)
