@@ -423,37 +423,14 @@ impl Agents {
             &n[views::ID],
             &n[views::KIND],
         );
-        // The `self`-by-id table holds about one entry a slot; it would grow to take the batch
-        // by rehashing, once per doubling.
-        let selves_wanted = (self.slots.all.len() - self.slots.free.len()) + wanted.len();
-        // `exec_raw` pushes the six values above (stack 1..6). If the `self`-by-id table (2)
-        // has too few hash slots for the batch, a larger one is made at 7 (`lua_next` walks
-        // the old one with its key and value at 8 and 9, each copied with a key copy at 10),
-        // replaces it in the registry and at 2, and the stack is back at 6. Then each
-        // agent's `self` is made at 7, with its id string at 8, and the stack is back at 6
-        // after each. Its metatable locks it (`Views::lock_name`). An allocation failure
-        // raises through `exec_raw`'s protected call: what was made by then is in `wanted`
-        // (references and numbers only live across the calls), and the registry holds the
-        // old table or the whole new one.
-        // SAFETY: as said above; `luaL_checkstack` makes room for the copy's four values.
+        // `exec_raw` pushes the six values above (stack 1..6); each agent's `self` is made
+        // at 7, with its id string at 8, and the stack is back at 6 after each. Its
+        // metatable locks it (`Views::lock_name`). An allocation failure raises through
+        // `exec_raw`'s protected call: what was made by then is in `wanted` (references and
+        // numbers only live across the calls).
+        // SAFETY: as said above.
         let result = crate::collector_paused(lua, || unsafe {
             lua.exec_raw::<()>(args, |state| {
-                let slots = crate::ffi::lua_hashsize(state, 2) as usize;
-                if slots < selves_wanted {
-                    ffi::luaL_checkstack(state, 4, c"the self table's copy".as_ptr());
-                    let size = selves_wanted.max(2 * slots).min(c_int::MAX as usize);
-                    ffi::lua_createtable(state, 0, size as c_int);
-                    ffi::lua_pushnil(state);
-                    while ffi::lua_next(state, 2) != 0 {
-                        ffi::lua_pushvalue(state, 8);
-                        ffi::lua_rotate(state, -2, 1);
-                        ffi::lua_rawset(state, 7);
-                    }
-                    ffi::lua_pushlstring(state, SELVES.as_ptr().cast(), SELVES.len());
-                    ffi::lua_pushvalue(state, 7);
-                    ffi::lua_rawset(state, ffi::LUA_REGISTRYINDEX);
-                    ffi::lua_replace(state, 2);
-                }
                 for new in wanted.iter_mut() {
                     let (_, room) = scripts[new.script].hint;
                     ffi::lua_createtable(state, 0, room as c_int);
