@@ -360,7 +360,9 @@ impl Agents {
             {
                 continue;
             }
-            let at = match scripts.iter().position(|s| s.script == script.as_path()) {
+            // Agents of one template share its path: the same address is the same script.
+            let same = |s: &ScriptInfo| std::ptr::eq(s.script, &**script) || s.script == &**script;
+            let at = match scripts.iter().position(same) {
                 Some(at) => at,
                 None => {
                     let module = match modules.get(script) {
@@ -374,7 +376,7 @@ impl Agents {
                     let hint = views.room(lua, script, views::TableUse::Self_, 4)?;
                     scripts.push(ScriptInfo {
                         script,
-                        shared: Rc::from(script.as_path()),
+                        shared: Rc::from(&**script),
                         module,
                         hint,
                     });

@@ -376,7 +376,7 @@ impl ScriptHost {
     /// no longer runs a script loses its `self`.
     pub fn adopt_entry(&mut self, agent: &Agent, params: bool, script: bool) {
         let new_script = match &agent.brain {
-            Brain::Script(path) => Some(path.as_path()),
+            Brain::Script(path) => Some(&**path),
             _ => None,
         };
         if script && new_script.is_none() {
@@ -475,7 +475,7 @@ mod tests {
             std::fs::write(&path, text).unwrap();
             host.load(&path).unwrap();
             let mut agent = Agent::new(id, Tile::new(0, 0));
-            agent.brain = Brain::Script(path);
+            agent.brain = Brain::Script(path.into());
             world.agents.push(agent);
         }
     }
@@ -495,7 +495,7 @@ mod tests {
         host.load(&path).unwrap();
         let mut world = World::from_ascii(&["...."]);
         let mut agent = Agent::new("d", Tile::new(0, 0));
-        agent.brain = Brain::Script(path);
+        agent.brain = Brain::Script(path.into());
         world.agents.push(agent);
         let mut sim = Simulation::new(world);
         sim.step(&mut host);
@@ -541,7 +541,7 @@ mod tests {
         let mut world = World::from_ascii(&["................"]);
         for (x, id) in ids.iter().enumerate() {
             let mut agent = Agent::new(*id, Tile::new(2 * x as i32, 0));
-            agent.brain = Brain::Script(path.clone());
+            agent.brain = Brain::Script(path.as_path().into());
             world.agents.push(agent);
         }
         let mut sim = Simulation::new(world);

@@ -1305,7 +1305,7 @@ end }
         ] {
             let mut agent = Agent::new(id, Tile::new(x, y));
             agent.kind = kind.into();
-            agent.brain = Brain::Script(path.clone());
+            agent.brain = Brain::Script(path.as_path().into());
             world.agents.push(agent);
         }
         let mut sim = Simulation::new(world);
@@ -1358,10 +1358,10 @@ end }}
         let mut world = World::from_ascii(&["........"; 6]);
         let mut hive = Agent::new("hive-1", Tile::new(7, 5));
         hive.kind = "hive".into();
-        hive.brain = Brain::Script(path.clone());
+        hive.brain = Brain::Script(path.as_path().into());
         let mut drone = Agent::new("drone-3", Tile::new(0, 0));
         drone.kind = "drone".into();
-        drone.brain = Brain::Script(path.clone());
+        drone.brain = Brain::Script(path.as_path().into());
         world.numbers.insert("drone".into(), 3);
         let mut templates = std::collections::BTreeMap::new();
         templates.insert("drone".to_string(), drone.clone());
@@ -1443,7 +1443,7 @@ end }}
         {
             let mut agent = Agent::new(format!("t{n}"), Tile::new(x, y));
             agent.kind = if n % 2 == 0 { "a" } else { "b" }.into();
-            agent.brain = Brain::Script(path.clone());
+            agent.brain = Brain::Script(path.as_path().into());
             world.agents.push(agent);
         }
         let mut sim = Simulation::new(world);

@@ -365,7 +365,7 @@ fn fill(lua: &Lua, (table, key): (Table, LuaString)) -> mlua::Result<Value> {
                         brain: agentbox_core::world::Brain::Script(path),
                         id,
                         ..
-                    }) => (path.clone(), id.clone()),
+                    }) => (path.to_path_buf(), id.clone()),
                     _ => Default::default(),
                 })
                 .unwrap_or_default();

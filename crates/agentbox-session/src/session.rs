@@ -462,7 +462,7 @@ impl Session {
             Ok(()) => {
                 // A new version may have fixed what stopped them (`sync` reloads a module's
                 // dependents too, so a fixed module resumes them as well).
-                self.resume_where(|a| matches!(&a.brain, Brain::Script(s) if s == path));
+                self.resume_where(|a| matches!(&a.brain, Brain::Script(s) if **s == *path));
                 Reload::ScriptOk(path.to_path_buf())
             }
             Err(e) => Reload::ScriptFailed(e.into()),

@@ -896,7 +896,7 @@ fn make_agent(file: &Path, spec: &AgentSpec, seed: u64) -> Agent {
     };
     agent.rng = rng::AgentRng::new(seed, &agent.id);
     agent.brain = match (&spec.script, &spec.control) {
-        (Some(script), _) => Brain::Script(resolve_relative(file, script)),
+        (Some(script), _) => Brain::Script(resolve_relative(file, script).into()),
         (None, Some(_)) => Brain::Keyboard,
         (None, None) => Brain::None,
     };

@@ -263,7 +263,7 @@ fn check_entry(
     }
     let brain = match &s.script {
         Some(script) => match super::build::resolve_script(c, path, script, scripts) {
-            Some(resolved) => Brain::Script(resolved),
+            Some(resolved) => Brain::Script(resolved.into()),
             None => {
                 ok = false;
                 Brain::None

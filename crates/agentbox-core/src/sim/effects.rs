@@ -192,10 +192,6 @@ pub fn apply(world: &mut World, events: &mut Vec<Event>) {
     // The list grows once for the tick's spawns, not by doubling on the way.
     let spawns = pending.iter().filter(|e| matches!(e, Effect::Spawn { .. }));
     world.agents.reserve(spawns.count());
-    // Only a change of the agent list can bring a new `KIND-N` number.
-    let listed = pending
-        .iter()
-        .any(|e| !matches!(e, Effect::Message { .. } | Effect::Noise { .. }));
     for effect in pending.drain(..) {
         if let Effect::Spawn {
             id,
@@ -205,14 +201,13 @@ pub fn apply(world: &mut World, events: &mut Vec<Event>) {
             ..
         } = effect
         {
-            if let Some(agent) = spawned(world, id, &kind, at, params) {
+            if let Some(agent) = spawned(world, id, kind, at, params) {
                 world.agents.push(agent);
             }
         }
     }
-    if listed {
-        world.note_numbers();
-    }
+    // Only a new agent can bring a new `KIND-N` number (a removed one's stays the highest).
+    world.note_numbers_from(first_spawned);
     // The emptied queue keeps its room for the effects of the tick being decided.
     if world.pending.is_empty() {
         world.pending = pending;
@@ -248,12 +243,12 @@ fn deliveries(world: &mut World, i: usize) -> &mut Deliveries {
 fn spawned(
     world: &World,
     id: String,
-    kind: &str,
+    kind: String,
     at: Tile,
     params: serde_json::Map<String, serde_json::Value>,
 ) -> Option<crate::world::Agent> {
-    let template = world.templates.get(kind)?;
-    let mut agent = crate::world::Agent::spawned_from(template, id, at, world.seed);
+    let template = world.templates.get(&kind)?;
+    let mut agent = crate::world::Agent::spawned_from(template, id, kind, at, world.seed);
     if params.is_empty() {
         // Keeps sharing the template's map.
     } else if let serde_json::Value::Object(own) = std::sync::Arc::make_mut(&mut agent.params) {

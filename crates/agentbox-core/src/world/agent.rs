@@ -5,15 +5,17 @@ use super::motion::{Motion, MoveMemory, Walk};
 use super::Tile;
 use glam::DVec2;
 use std::collections::VecDeque;
-use std::path::PathBuf;
+use std::path::Path;
+use std::sync::Arc;
 
 /// What makes an agent's decisions.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Brain {
     /// Stands still: a target, a flag.
     None,
-    /// A Lua script (the path as resolved from the scene file).
-    Script(PathBuf),
+    /// A Lua script (the path as resolved from the scene file), shared by every agent that
+    /// runs it (a spawned agent's is its template's, not a copy).
+    Script(Arc<Path>),
     /// Arrow keys / WASD in the window.
     Keyboard,
 }
@@ -269,11 +271,16 @@ impl Agent {
     }
 
     /// A new agent `id` made like `template` (a spawn, from `World::templates`), standing on
-    /// the centre of `at` with a trail of that one tile and its own movement stream for the
-    /// scene seed `seed`; every other field is the template's, as its clone has it. Made field
-    /// by field so the template's id and trail are not copied only to be replaced (a crowd
-    /// spawned in one tick paid for both).
-    pub fn spawned_from(template: &Agent, id: String, at: Tile, seed: u64) -> Agent {
+    /// the centre of `at` with a trail of that one tile, its own movement stream for the
+    /// scene seed `seed` and nothing drawn; every other field is the template's, as its clone
+    /// has it. Made field by field so the template's id and trail are not copied only to be
+    /// replaced (a crowd spawned in one tick paid for both). `kind` is the template's kind as
+    /// the caller holds it (the spawn's own string, kept instead of a copy of the template's).
+    pub fn spawned_from(template: &Agent, id: String, kind: String, at: Tile, seed: u64) -> Agent {
+        debug_assert_eq!(
+            kind, template.kind,
+            "a spawn is made like its kind's template"
+        );
         let mut crumbs = Crumbs {
             max: template.crumbs.max,
             tiles: VecDeque::new(),
@@ -282,7 +289,7 @@ impl Agent {
         Agent {
             rng: super::rng::AgentRng::new(seed, &id),
             id,
-            kind: template.kind.clone(),
+            kind,
             pos: super::centre_of(at),
             vel: template.vel,
             facing: template.facing,
@@ -299,7 +306,10 @@ impl Agent {
             route: template.route.clone(),
             error: template.error.clone(),
             suspended: template.suspended,
-            debug: template.debug.clone(),
+            // Nothing drawn yet, but room for the one line most steps draw: the step lends
+            // each agent a list handed back by the agent before it, so a crowd spawned in one
+            // tick would otherwise grow every new agent's list from nothing and trim it.
+            debug: Vec::with_capacity(1),
             motion: template.motion,
             turn_rate: template.turn_rate,
             memory: template.memory.clone(),

@@ -67,10 +67,24 @@ fn round_to_i32(v: f64) -> i32 {
 /// `N` of an id `KIND-N` (`drone-3` of kind `drone`: 3).
 pub fn number_of(id: &str, kind: &str) -> Option<u64> {
     let digits = id.strip_prefix(kind)?.strip_prefix('-')?;
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+    if digits.is_empty() {
         return None;
     }
-    digits.parse().ok()
+    // Read in the one pass that checks the digits (a spawn notes every new agent's number);
+    // too large a number is none, as `parse` has it.
+    digits.bytes().try_fold(0u64, |n, b| {
+        let digit = b.checked_sub(b'0').filter(|d| *d <= 9)?;
+        n.checked_mul(10)?.checked_add(digit as u64)
+    })
+}
+
+/// Raises `numbers`' highest number of `kind` to `n`. Looked up first: the kind is copied
+/// only the first time it is seen.
+fn note_number(numbers: &mut std::collections::BTreeMap<String, u64>, kind: &str, n: u64) {
+    match numbers.get_mut(kind) {
+        Some(top) => *top = (*top).max(n),
+        None => drop(numbers.insert(kind.to_string(), n)),
+    }
 }
 
 /// The centre of a tile as a position.
@@ -385,15 +399,31 @@ impl World {
 
     /// Raises the highest `KIND-N` number of each kind to those of the agents as they stand.
     pub fn note_numbers(&mut self) {
-        for agent in &self.agents {
-            if let Some(n) = number_of(&agent.id, &agent.kind) {
-                // Looked up first: the kind is copied only the first time it is seen (a
-                // crowd spawned in one tick copied it once per agent).
-                match self.numbers.get_mut(&agent.kind) {
-                    Some(top) => *top = (*top).max(n),
-                    None => drop(self.numbers.insert(agent.kind.clone(), n)),
+        self.note_numbers_from(0);
+    }
+
+    /// Raises the highest `KIND-N` number of each kind to those of the agents from index
+    /// `first` on: the agents before it are already noted (new agents are appended, and a
+    /// removal never lowers a number), so a spawn notes only what it added instead of
+    /// parsing every agent's id again.
+    pub fn note_numbers_from(&mut self, first: usize) {
+        let mut run: Option<(&str, u64)> = None;
+        for agent in self.agents.iter().skip(first) {
+            let Some(n) = number_of(&agent.id, &agent.kind) else {
+                continue;
+            };
+            // A run of one kind (a crowd spawned in one tick) is looked up once.
+            match &mut run {
+                Some((kind, top)) if *kind == agent.kind => *top = (*top).max(n),
+                _ => {
+                    if let Some((kind, top)) = run.replace((&agent.kind, n)) {
+                        note_number(&mut self.numbers, kind, top);
+                    }
                 }
             }
+        }
+        if let Some((kind, top)) = run {
+            note_number(&mut self.numbers, kind, top);
         }
     }
 
@@ -684,6 +714,22 @@ fn cost_of(terrain: &Terrain) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_id_s_number_is_its_digits_after_the_kind() {
+        assert_eq!(number_of("drone-3", "drone"), Some(3));
+        assert_eq!(number_of("drone-007", "drone"), Some(7));
+        assert_eq!(
+            number_of("drone-18446744073709551615", "drone"),
+            Some(u64::MAX)
+        );
+        for id in [
+            "drone-", "drone-3a", "drone-+3", "drone3", "drones-3", "hive-3",
+        ] {
+            assert_eq!(number_of(id, "drone"), None, "{id}");
+        }
+        assert_eq!(number_of("drone-18446744073709551616", "drone"), None);
+    }
 
     fn world_from_rows(rows: &[&str]) -> World {
         World::from_ascii(rows)
