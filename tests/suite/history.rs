@@ -415,7 +415,7 @@ fn parked_replays_jump_to_the_same_ticks_as_a_replay_from_zero() {
 }
 
 /// Everything the window shows of a tick: the agents (every field), the map, the goal, the
-/// HUD's errors and the inspector's memory lines.
+/// HUD's errors and the inspector's memory lines, and what `world:memory` reads then.
 pub(crate) fn shown_text(s: &dyn history::TickView) -> String {
     let w = s.world();
     let mut out = format!(
@@ -434,6 +434,7 @@ pub(crate) fn shown_text(s: &dyn history::TickView) -> String {
             s.memory_held(&a.id)
         );
     }
+    out += &format!("{:?}\n", s.memories_json());
     out
 }
 

@@ -609,6 +609,12 @@ impl Agents {
         }
     }
 
+    /// Every agent's memory key, in `world.agents`' order (see `memory_key.rs`).
+    pub fn memory_keys(&self, lua: &Lua, world: &World, keys: &mut crate::MemoryKeys) {
+        let ids = world.agents.iter().map(|a| a.id.as_str());
+        crate::memory_key::write_keys(lua, ids, |id| Some(self.slots.get(id)?.this.id()), keys);
+    }
+
     /// One agent's `self.memory` as JSON (as [`Agents::memories_json`] writes it); `None`
     /// for an agent this host does not run.
     pub fn memory_json(&self, lua: &Lua, agent_id: &str) -> Option<serde_json::Value> {

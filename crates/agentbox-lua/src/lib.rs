@@ -32,6 +32,7 @@ mod lent;
 pub mod lint;
 mod memory;
 mod memory_edit;
+mod memory_key;
 mod metric;
 mod modules;
 mod objective;
@@ -66,6 +67,7 @@ pub use budget::{net_wakeups, Mode as BudgetMode, DEFAULT_INSTRUCTIONS, DEFAULT_
 pub use draw::{
     Color as DrawColor, Drawn, Frame as DrawFrame, Query as SightQuery, Shape as DrawShape,
 };
+pub use memory_key::MemoryKeys;
 pub use output::Echo;
 
 /// The registry table of every agent's `self` by id, for `world:memory(id)`.
@@ -313,6 +315,13 @@ impl ScriptHost {
     /// decision or for agents without a script.
     pub fn memory_text(&self, agent_id: &str) -> Option<String> {
         self.agents.memory_text(&self.lua, agent_id)
+    }
+
+    /// Every agent's memory key in `world.agents`' order (`memory_key.rs`): equal keys, equal
+    /// [`ScriptHost::memory_text`] and [`ScriptHost::memory_json`], found without making
+    /// either. One raw call for the whole world.
+    pub fn memory_keys(&self, world: &World, keys: &mut MemoryKeys) {
+        self.agents.memory_keys(&self.lua, world, keys);
     }
 
     /// Every agent's `self.memory` as JSON (`memory::to_json`: sorted keys, placeholders,

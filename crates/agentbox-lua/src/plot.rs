@@ -35,19 +35,24 @@ pub(crate) const MAX_NAME_BYTES: usize = 64;
 pub(crate) struct Plots(pub(crate) RefCell<BTreeMap<String, Tally>>);
 
 /// The registry entry of the table whose `on` says whether plots are collected (read by the
-/// global `plot`, `bindings/globals.rs`).
+/// global `plot` of every sandbox, `bindings/globals.rs`; one table for the Lua state).
 pub(crate) const STATE: &str = "agentbox.plot_state";
 
 impl ScriptHost {
     /// Starts (or stops) keeping what scripts plot; stopped, `plot` keeps nothing.
+    ///
+    /// Called every tick by the window: when it changes nothing it touches no table. Every
+    /// sandbox's `plot` reads the one state table, and only this sets its `on`, so the
+    /// collecting tally (the app data) says what `on` holds.
     pub fn collect_plots(&mut self, on: bool) {
-        if let Ok(state) = self.lua.named_registry_value::<mlua::Table>(STATE) {
+        if self.lua.app_data_ref::<Rc<Plots>>().is_some() == on {
+            return;
+        }
+        if let Ok(state) = crate::registry_table(&self.lua, STATE) {
             let _ = state.raw_set("on", on);
         }
         if on {
-            if self.lua.app_data_ref::<Rc<Plots>>().is_none() {
-                self.lua.set_app_data(Rc::new(Plots::default()));
-            }
+            self.lua.set_app_data(Rc::new(Plots::default()));
         } else {
             self.lua.remove_app_data::<Rc<Plots>>();
         }

@@ -240,6 +240,12 @@ impl Session {
         self.host.memory_json(agent_id)
     }
 
+    /// Every agent's memory key, in the world's agent order: equal keys, equal
+    /// [`Session::memory_text`] and [`Session::memory_json`] (`agentbox_lua::MemoryKeys`).
+    pub fn memory_keys(&self, keys: &mut agentbox_lua::MemoryKeys) {
+        self.host.memory_keys(self.sim.world(), keys);
+    }
+
     /// Bytes of Lua memory an agent's calls allocated and still hold (what its share of the
     /// memory budget counts).
     pub fn memory_held(&self, agent_id: &str) -> Option<usize> {

@@ -51,13 +51,13 @@ pub const PLOT: Binding = Binding {
 /// costs several times a Lua call, and a crowd may plot every tick); the table whose `on`
 /// says so is kept in the registry for `ScriptHost::collect_plots`.
 fn plot(lua: &Lua) -> mlua::Result<Function> {
-    let state = lua.create_table()?;
+    // One state for every sandbox: `collect_plots` sets its `on` only when it changes.
+    let state = crate::registry_table(lua, STATE)?;
     let wrapper: Function = lua
         .load("local state, real = ...\nreturn function(name, value) if state.on then return real(name, value) end end")
         .set_name("=plot")
         .set_mode(mlua::chunk::ChunkMode::Text)
         .call((state.clone(), lua.create_function(collect)?))?;
-    lua.set_named_registry_value(STATE, state)?;
     Ok(wrapper)
 }
 

@@ -24,6 +24,7 @@
 
 use agentbox_core::sim::{Decider, Decision, Simulation};
 use agentbox_core::world::World;
+use agentbox_lua::MemoryKeys;
 use glam::IVec2;
 use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
@@ -132,6 +133,15 @@ impl Memory {
 /// The memory of one agent, from a tick on.
 type MemoryLog = Vec<(u64, Memory)>;
 
+/// One agent's kept memories, and the key (`agentbox_lua::MemoryKeys`) of the memory its last
+/// entry was made from: while the key stays the same nothing is formatted again.
+#[derive(Default)]
+struct AgentMemory {
+    log: MemoryLog,
+    /// Empty when unknown (no entry yet, the last entry made without a key, or cut away).
+    key: Vec<u8>,
+}
+
 /// The kept frames of the live branch.
 #[derive(Default)]
 pub struct Frames {
@@ -139,7 +149,9 @@ pub struct Frames {
     /// Decisions of tick `first_decision + i` at index `i`.
     decisions: VecDeque<Vec<(usize, Decision)>>,
     first_decision: u64,
-    memory: BTreeMap<String, MemoryLog>,
+    memory: BTreeMap<String, AgentMemory>,
+    /// This tick's memory keys, filled by [`Frames::after_tick`]'s caller (kept to reuse).
+    keys: MemoryKeys,
     /// Set by an input: the next tick starts a segment first.
     input_pending: bool,
     bytes: usize,
@@ -166,7 +178,7 @@ impl Frames {
         (
             self.segments.len(),
             self.decisions.iter().map(Vec::len).sum(),
-            self.memory.values().map(Vec::len).sum(),
+            self.memory.values().map(|m| m.log.len()).sum(),
         )
     }
 
@@ -221,22 +233,49 @@ impl Frames {
     }
 
     /// Called after live tick `at`: keeps the memory that changed and, every
-    /// [`FRAME_EVERY`] ticks, the world.
+    /// [`FRAME_EVERY`] ticks, the world. `keys` writes every agent's memory key (in
+    /// `world.agents`' order); an agent whose key is the one its last entry was made from is
+    /// not formatted again (`memory` and `json` are not called for it).
+    #[allow(clippy::too_many_arguments)]
     pub fn after_tick(
         &mut self,
         at: u64,
         world: &World,
         keyboard: IVec2,
         errors: impl FnOnce() -> Vec<String>,
-        memory: impl Fn(&str) -> (Option<String>, Option<usize>),
+        keys: impl FnOnce(&mut MemoryKeys),
+        held: impl Fn(&str) -> Option<usize>,
+        memory: impl Fn(&str) -> Option<String>,
         json: impl Fn(&str) -> Option<serde_json::Value>,
     ) {
-        for agent in &world.agents {
-            let (text, held) = memory(&agent.id);
-            let log = self.memory.entry(agent.id.clone()).or_default();
-            let same = log
+        keys(&mut self.keys);
+        for (i, agent) in world.agents.iter().enumerate() {
+            let kept = match self.memory.get_mut(agent.id.as_str()) {
+                Some(kept) => kept,
+                None => self.memory.entry(agent.id.clone()).or_default(),
+            };
+            let key = self.keys.get(i);
+            let held = held(&agent.id);
+            if let (Some(key), Some((_, last))) = (key, kept.log.last()) {
+                if !kept.key.is_empty() && kept.key == key {
+                    // The memory is the last entry's: only the bytes held can differ.
+                    if last.held != held {
+                        let m = Memory {
+                            held,
+                            ..last.clone()
+                        };
+                        self.bytes += m.bytes();
+                        kept.log.push((at, m));
+                    }
+                    continue;
+                }
+            }
+            let text = memory(&agent.id);
+            let same = kept
+                .log
                 .last()
                 .is_some_and(|(_, m)| m.text.as_deref() == text.as_deref() && m.held == held);
+            kept.key.clear();
             if !same {
                 let m = Memory {
                     text: text.map(Rc::from),
@@ -244,7 +283,9 @@ impl Frames {
                     json: json(&agent.id).map(Rc::new),
                 };
                 self.bytes += m.bytes();
-                log.push((at, m));
+                kept.log.push((at, m));
+                // The entry was made from this very memory: its key stands for it.
+                kept.key.extend_from_slice(key.unwrap_or_default());
             }
         }
         // A tick whose scripts asked for effects (messages, spawns...) starts a segment: the
@@ -283,8 +324,9 @@ impl Frames {
             self.bytes = self.bytes.saturating_sub(d.len() * DECISION_BYTES + 24);
             self.first_decision += 1;
         }
-        for log in self.memory.values_mut() {
+        for kept in self.memory.values_mut() {
             // Keep the last entry at or before `from`: it is the memory then.
+            let log = &mut kept.log;
             let keep_from = log.partition_point(|(t, _)| *t <= from).saturating_sub(1);
             for (_, m) in log.drain(..keep_from) {
                 self.bytes = self.bytes.saturating_sub(m.bytes());
@@ -307,8 +349,10 @@ impl Frames {
         while self.decisions.len() > keep {
             self.decisions.pop_back();
         }
-        for log in self.memory.values_mut() {
-            log.retain(|(t, _)| *t <= to);
+        for kept in self.memory.values_mut() {
+            kept.log.retain(|(t, _)| *t <= to);
+            // The last entry may be gone: its key is no longer known.
+            kept.key.clear();
         }
         self.input_pending = false;
     }
@@ -396,6 +440,7 @@ impl Frames {
     pub fn memory_at(&self, id: &str, to: u64) -> Memory {
         self.memory
             .get(id)
+            .map(|kept| &kept.log)
             .and_then(|log| {
                 let n = log.partition_point(|(t, _)| *t <= to);
                 n.checked_sub(1).map(|k| log[k].1.clone())

@@ -324,7 +324,9 @@ impl History {
                     live.world(),
                     self.keyboard,
                     || live.current_errors(),
-                    |id| (live.memory_text(id), live.memory_held(id)),
+                    |keys| live.memory_keys(keys),
+                    |id| live.memory_held(id),
+                    |id| live.memory_text(id),
                     |id| live.memory_json(id),
                 );
                 report

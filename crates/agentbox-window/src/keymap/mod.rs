@@ -228,6 +228,10 @@ impl Actions {
 
     /// The actions of the keys held down this frame (driving).
     pub fn held(input: &FrameInput, mode: Mode) -> Actions {
+        // Most frames hold no key: then no binding need be looked at.
+        if input.down.is_empty() {
+            return Actions(Vec::new());
+        }
         Actions(
             bindings(mode)
                 .filter(|(chord, action)| {
