@@ -58,9 +58,8 @@ pub(crate) fn write_keys<'a>(
 ) {
     let count = ids.len();
     keys.clear();
-    // SAFETY: raw reads of registry entries and tables (`lua_rawgeti`, `lua_rawget`,
-    // `lua_next`, `lua_getmetatable`, scalar reads of values of their own type), none of which
-    // runs a metamethod or raises; the stack is checked for room first and left as found.
+    // SAFETY: raw reads only (rawgeti, rawget, next, getmetatable, scalars of their own type):
+    // no metamethod runs, nothing raises; the stack's room is checked and it is left as found.
     let done = unsafe {
         lua.exec_raw::<()>((), |state| {
             if ffi::lua_checkstack(state, 3 * MAX_DEPTH as c_int + 8) == 0 {
