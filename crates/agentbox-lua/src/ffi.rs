@@ -795,6 +795,33 @@ mod tests {
         );
     }
 
+    /// `0024-small-block-pool`: small blocks come from slabs the state's allocator gives; once
+    /// a hoard of small tables is collected, its slabs go back (all but the few the pool keeps),
+    /// so the memory the host sees falls back with Lua's own count.
+    #[test]
+    fn the_small_block_pool_gives_emptied_slabs_back() {
+        let lua = mlua::Lua::new();
+        lua.gc_collect().unwrap();
+        let before = lua.used_memory();
+        lua.load("hoard = {} for i = 1, 200000 do hoard[i] = { i } end")
+            .exec()
+            .unwrap();
+        let full = lua.used_memory();
+        assert!(full > before + 16 * 1024 * 1024, "{before} -> {full}");
+        lua.load("hoard = nil").exec().unwrap();
+        lua.gc_collect().unwrap();
+        lua.gc_collect().unwrap();
+        let after = lua.used_memory();
+        assert!(
+            after < before + 2 * 1024 * 1024,
+            "the pool kept {after} bytes after the hoard went ({before} before, {full} full)"
+        );
+        // The freed blocks are handed out again: a second hoard works as the first did.
+        lua.load("hoard = {} for i = 1, 200000 do hoard[i] = { i } end assert(#hoard == 200000)")
+            .exec()
+            .unwrap();
+    }
+
     #[test]
     fn hashsize_counts_a_tables_slots() {
         let lua = State::new();

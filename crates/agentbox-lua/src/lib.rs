@@ -234,7 +234,9 @@ impl ScriptHost {
         let _ = self.lua.gc_collect();
     }
 
-    /// Bytes the Lua state holds now.
+    /// Bytes the Lua state holds now from the process's allocator: its blocks, with small
+    /// ones counted by the slabs of the VM's pool they lie in (free blocks in those slabs and
+    /// up to 1 MiB of empty slabs included; `vendor/lua-src/PATCHES.md`, `0024-small-block-pool`).
     pub fn used_memory(&self) -> usize {
         self.lua.used_memory()
     }

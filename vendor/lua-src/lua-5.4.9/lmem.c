@@ -11,6 +11,7 @@
 
 
 #include <stddef.h>
+#include <string.h>
 
 #include "lua.h"
 
@@ -59,6 +60,156 @@
 #define addheld(g,o,n) \
   { if ((o) < (g)->nheld) (g)->held[o] += cast(l_mem, (n)); }
 
+
+/*
+** agentbox: the small-block pool. A block that is at most POOLMAX bytes
+** with its header is taken from a slab of POOLSLAB bytes holding blocks
+** of one size class (a multiple of 16 bytes), not from 'g->frealloc':
+** most of what a script makes (tables, their small node and array parts,
+** closures, short strings) is small and short-lived, and the allocator's
+** own work per block (glibc's bins, mlua's bookkeeping) cost more than
+** the rest of making it. A freed block goes on its slab's free list and
+** is the next one of its class handed out (LIFO, so it is still in the
+** cache); slabs with room are kept per class ('g->avail'), the one a
+** block was last freed into first. Slabs come from 'g->frealloc', so the
+** host sees them as it saw the blocks (mlua's count of memory in use);
+** the counts Lua keeps ('GCdebt', the memory limit, what owners hold)
+** see the blocks' sizes as before. Up to POOLKEEP slabs with no block in
+** use are kept; one more that empties is given back. 'luaM_freepool'
+** gives all of them back when the state closes. Where a block came from
+** is in bytes 12 to 16 of its header: its distance from its slab's
+** start, 0 for a block of its own.
+*/
+#define POOLMAX		(LUAI_POOLCLASSES * 16)
+#define POOLSLAB	16384
+#define POOLKEEP	64
+#define SLABHDR		80  /* 'Slab' rounded up to 16 bytes */
+
+typedef struct Slab {
+  struct Slab *next, *prev;  /* in 'g->slabs' */
+  struct Slab *anext, *aprev;  /* in 'g->avail[cls]' while it has room */
+  char *free;  /* its freed blocks; each holds the next one's address */
+  char *bump;  /* its first block never handed out */
+  unsigned int used;  /* blocks handed out and not freed */
+  unsigned int cls;  /* the size of its blocks, in units of 16 bytes */
+  int inavail;  /* whether it is in 'g->avail[cls]' */
+} Slab;
+
+typedef char slabfits[(sizeof(Slab) <= SLABHDR) ? 1 : -1];
+
+#define blockslab(raw)	(*cast(unsigned int *, (raw) + 12))
+#define slabof(raw)	cast(Slab *, (raw) - blockslab(raw))
+#define poolclass(rs)	(cast_uint((rs) + 15) >> 4)
+#define slabfull(s)  \
+  ((s)->free == NULL &&  \
+   (s)->bump + (s)->cls * 16 > cast_charp(s) + POOLSLAB)
+
+static void availpush (global_State *g, Slab *s) {
+  s->aprev = NULL;
+  s->anext = g->avail[s->cls];
+  if (s->anext != NULL)
+    s->anext->aprev = s;
+  g->avail[s->cls] = s;
+  s->inavail = 1;
+}
+
+static void availunlink (global_State *g, Slab *s) {
+  if (s->aprev != NULL)
+    s->aprev->anext = s->anext;
+  else
+    g->avail[s->cls] = s->anext;
+  if (s->anext != NULL)
+    s->anext->aprev = s->aprev;
+  s->inavail = 0;
+}
+
+/* a block of class 'cls' (1 to LUAI_POOLCLASSES), or NULL when a new slab
+   cannot be had */
+static char *poolalloc (global_State *g, unsigned int cls) {
+  Slab *s = g->avail[cls];
+  char *raw;
+  if (l_unlikely(s == NULL)) {
+    s = cast(Slab *, (*g->frealloc)(g->ud, NULL, 0, POOLSLAB));
+    if (s == NULL)
+      return NULL;
+    s->free = NULL;
+    s->bump = cast_charp(s) + SLABHDR;
+    s->used = 0;
+    s->cls = cls;
+    s->prev = NULL;
+    s->next = g->slabs;
+    if (s->next != NULL)
+      s->next->prev = s;
+    g->slabs = s;
+    g->emptyslabs++;
+    availpush(g, s);
+  }
+  if (s->free != NULL) {
+    raw = s->free;
+    s->free = *cast(char **, raw);
+  }
+  else {
+    raw = s->bump;
+    s->bump += cls * 16;
+  }
+  if (s->used++ == 0)
+    g->emptyslabs--;
+  if (slabfull(s))
+    availunlink(g, s);
+  blockslab(raw) = cast_uint(raw - cast_charp(s));
+  return raw;
+}
+
+static void poolfree (global_State *g, char *raw) {
+  Slab *s = slabof(raw);
+  *cast(char **, raw) = s->free;
+  s->free = raw;
+  if (!s->inavail)
+    availpush(g, s);
+  if (--s->used == 0) {
+    if (g->emptyslabs < POOLKEEP)
+      g->emptyslabs++;
+    else {  /* enough empty slabs kept: give this one back */
+      availunlink(g, s);
+      if (s->prev != NULL)
+        s->prev->next = s->next;
+      else
+        g->slabs = s->next;
+      if (s->next != NULL)
+        s->next->prev = s->prev;
+      (*g->frealloc)(g->ud, s, POOLSLAB, 0);
+    }
+  }
+}
+
+void luaM_freepool (global_State *g) {
+  Slab *s = g->slabs;
+  while (s != NULL) {
+    Slab *next = s->next;
+    (*g->frealloc)(g->ud, s, POOLSLAB, 0);
+    s = next;
+  }
+  g->slabs = NULL;
+}
+
+/* a block of 'rs' bytes with its header, from the pool if it is small */
+static char *rawalloc (global_State *g, size_t rs, size_t tag) {
+  char *raw;
+  if (rs <= POOLMAX)
+    return poolalloc(g, poolclass(rs));
+  raw = cast_charp((*g->frealloc)(g->ud, NULL, tag, rs));
+  if (raw != NULL)
+    blockslab(raw) = 0;
+  return raw;
+}
+
+static void rawfree (global_State *g, char *raw, size_t rs) {
+  if (blockslab(raw) != 0)
+    poolfree(g, raw);
+  else
+    (*g->frealloc)(g->ud, raw, rs, 0);
+}
+
 static void *callfrealloc (global_State *g, void *block, size_t os,
                                                         size_t ns) {
   char *raw;
@@ -67,7 +218,7 @@ static void *callfrealloc (global_State *g, void *block, size_t os,
   if (block == NULL) {  /* a new block ('os' is a tag) */
     if (ns == 0)
       return NULL;
-    newraw = cast_charp((*g->frealloc)(g->ud, NULL, os, ns + OWNERHDR));
+    newraw = rawalloc(g, ns + OWNERHDR, os);
     if (newraw == NULL)
       return NULL;
   }
@@ -75,14 +226,27 @@ static void *callfrealloc (global_State *g, void *block, size_t os,
     raw = cast_charp(block) - OWNERHDR;
     old = blockowner(raw);
     if (ns == 0) {  /* free it */
-      (*g->frealloc)(g->ud, raw, os + OWNERHDR, 0);
+      rawfree(g, raw, os + OWNERHDR);
       addheld(g, old, -cast(l_mem, os));
       return NULL;
     }
-    newraw = cast_charp((*g->frealloc)(g->ud, raw, os + OWNERHDR,
-                                                   ns + OWNERHDR));
-    if (newraw == NULL)
-      return NULL;
+    if (blockslab(raw) == 0 && ns + OWNERHDR > POOLMAX) {  /* no pool */
+      newraw = cast_charp((*g->frealloc)(g->ud, raw, os + OWNERHDR,
+                                                     ns + OWNERHDR));
+      if (newraw == NULL)
+        return NULL;
+    }
+    else if (blockslab(raw) != 0 && ns + OWNERHDR <= POOLMAX &&
+             poolclass(ns + OWNERHDR) == slabof(raw)->cls)
+      newraw = raw;  /* it still fits its class */
+    else {  /* into or out of the pool, or to another class */
+      newraw = rawalloc(g, ns + OWNERHDR, 0);
+      if (newraw == NULL)
+        return NULL;  /* the old block stays as it was */
+      memcpy(newraw, raw, 12);  /* the header but where it came from */
+      memcpy(newraw + OWNERHDR, raw + OWNERHDR, (os < ns) ? os : ns);
+      rawfree(g, raw, os + OWNERHDR);
+    }
     addheld(g, old, -cast(l_mem, os));
   }
   blockowner(newraw) = g->owner;

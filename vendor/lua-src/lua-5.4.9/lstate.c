@@ -350,6 +350,7 @@ static void close_state (lua_State *L) {
   luaM_freearray(L, G(L)->strt.hash, G(L)->strt.size);
   freestack(L);
   lua_assert(gettotalbytes(g) == sizeof(LG));
+  luaM_freepool(g);  /* agentbox: the small-block pool's slabs */
   if (g->held != NULL)  /* agentbox: the owners' counts (a raw block) */
     (*g->frealloc)(g->ud, g->held, g->nheld * sizeof(l_mem), 0);
   /* agentbox: the owners' id counters (a raw block) */
@@ -474,6 +475,10 @@ LUA_API lua_State *lua_newstate (lua_Alloc f, void *ud) {
   g->nids = 64;
   g->idowner = 0;
   g->gcmark = 0;  /* agentbox: no emergency collection yet */
+  g->slabs = NULL;  /* agentbox: the small-block pool starts empty */
+  for (i = 0; i <= LUAI_POOLCLASSES; i++)
+    g->avail[i] = NULL;
+  g->emptyslabs = 0;
   g->cpulimit = 0;  /* agentbox: no CPU-time net until the host sets one */
   g->cpubase = 0;
   g->cputick = g->netseen = 0;

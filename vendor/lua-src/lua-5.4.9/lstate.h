@@ -251,6 +251,10 @@ struct CallInfo {
 /*
 ** 'global state', shared by all threads of this state
 */
+/* agentbox: the small-block pool's size classes: blocks of 16 to
+   16 * LUAI_POOLCLASSES bytes with their header (see 'poolalloc' in lmem.c) */
+#define LUAI_POOLCLASSES	32
+
 typedef struct global_State {
   lua_Alloc frealloc;  /* function to reallocate memory */
   void *ud;         /* auxiliary data to 'frealloc' */
@@ -324,7 +328,15 @@ typedef struct global_State {
   unsigned int cputick;  /* the tick at which 'cpubase' was read */
   unsigned int netseen;  /* the last tick the net looked at */
   lu_byte cpuout;  /* the net stopped the running call */
+  /* agentbox: the small-block pool (see 'poolalloc' in lmem.c) */
+  struct Slab *slabs;  /* every slab of the pool */
+  struct Slab *avail[LUAI_POOLCLASSES + 1];  /* by class, slabs with room */
+  unsigned int emptyslabs;  /* slabs with no block in use */
 } global_State;
+
+/* agentbox: gives back the small-block pool's slabs (lmem.c), when the
+   state closes */
+LUAI_FUNC void luaM_freepool (global_State *g);
 
 
 /*
