@@ -108,9 +108,11 @@ pub enum Effect {
         hearers: Vec<(String, f64)>,
     },
     /// `world:spawn`: a new agent `id` made like the scene's first agent of `kind`, standing
-    /// on `at`, its template's params with `params` merged over them.
+    /// on `at`, its template's params with `params` merged over them. The spawner `by` is a
+    /// reference as a message's receivers are (sharing the world's id list), shared with the
+    /// trace's `spawn` event: a crowd spawning 10,000 copied no id for it.
     Spawn {
-        by: String,
+        by: AgentRef,
         id: String,
         kind: String,
         at: Tile,
@@ -132,7 +134,8 @@ impl Effect {
         match self {
             Effect::Message { from, .. } => from,
             Effect::Noise { from, .. } => from,
-            Effect::Spawn { by, .. } | Effect::Tile { by, .. } => by,
+            Effect::Spawn { by, .. } => by.id(),
+            Effect::Tile { by, .. } => by,
             Effect::Remove { agent } => agent,
         }
     }

@@ -574,7 +574,7 @@ fn spawn(lua: &Lua, (_, spec): (Value, Value)) -> mlua::Result<String> {
         charge(lua, 16 + params_len / 64)?;
         let acts = acts::get(lua)?;
         let id = acts.spawn_id(lua, w, &kind)?;
-        let by = w.agents[index].id.clone();
+        let by = receiver_ref(w, index);
         acts.push(lua, index, spawn_effect(by, id.clone(), kind, tile, params))?;
         Ok(id)
     })
@@ -617,7 +617,7 @@ fn spawn_refusal(w: &World, kind: &str, tile: agentbox_core::world::Tile) -> Opt
 }
 
 fn spawn_effect(
-    by: String,
+    by: AgentRef,
     id: String,
     kind: String,
     at: agentbox_core::world::Tile,
@@ -655,7 +655,11 @@ pub(crate) fn spawn_plain(
         return None;
     }
     let (id, n) = acts.next_id(w, kind);
-    let by = w.agents.get(index)?.id.clone();
+    if index >= w.agents.len() {
+        return None;
+    }
+    // Shares the world's id list while it is sealed (the decisions): no id string a spawn.
+    let by = receiver_ref(w, index);
     let effect = spawn_effect(
         by,
         id.clone(),
