@@ -46,8 +46,10 @@ pub fn collect(
             })
             .sum(),
     );
-    // Messages received this tick, by receiver index (receivers are agents of this world).
-    let mut received: Vec<u32> = Vec::new();
+    // Messages received this tick, by receiver index (receivers are agents of this world):
+    // the world's list, all zero, sized for this world at the first message.
+    let mut received = std::mem::take(&mut world.inbox_counts.0);
+    let mut counted = false;
     // Receivers in the order of their first dropped message, with its sender and the count.
     let mut dropped: Vec<(String, String, usize)> = Vec::new();
     for (index, mut effect) in effects.drain(..) {
@@ -56,8 +58,9 @@ pub fn collect(
         }
         match &mut effect {
             Effect::Message { from, to, .. } => {
-                if received.is_empty() {
+                if !counted {
                     received.resize(world.agents.len(), 0);
+                    counted = true;
                 }
                 to.retain(|receiver| {
                     let Some(n) = received.get_mut(receiver.index()) else {
@@ -97,6 +100,20 @@ pub fn collect(
         }
         world.pending.push(effect);
     }
+    // Back to zero for the next tick: a receiver past its 64 kept its first 64 in the lists,
+    // so going over the kept receivers clears every count made.
+    if counted {
+        for effect in &world.pending {
+            if let Effect::Message { to, .. } = effect {
+                for receiver in to {
+                    if let Some(n) = received.get_mut(receiver.index()) {
+                        *n = 0;
+                    }
+                }
+            }
+        }
+    }
+    world.inbox_counts.0 = received;
     events.extend(
         dropped
             .into_iter()
