@@ -364,6 +364,51 @@ mod tests {
     }
 
     #[test]
+    fn each_tick_counts_its_own_64_messages_an_agent() {
+        use crate::world::{Agent, AgentRef};
+        let mut world = World::from_ascii(&["....."]);
+        world.agents = ["a", "b", "c"]
+            .iter()
+            .enumerate()
+            .map(|(x, id)| Agent::new(*id, Tile::new(x as i32, 0)))
+            .collect();
+        // Ticks with 70 messages to "b", then 64 to "b" and 1 to "c", then 70 to "b" again:
+        // the counts of one tick must not carry into the next.
+        for (to_b, to_c, dropped) in [(70, 0, Some(6)), (64, 1, None), (70, 0, Some(6))] {
+            let mut effects: Vec<(usize, Effect)> = (0..to_b)
+                .map(|_| (0, AgentRef::new("b", 1)))
+                .chain((0..to_c).map(|_| (0, AgentRef::new("c", 2))))
+                .map(|(i, to)| {
+                    let msg = Arc::new(serde_json::json!(1));
+                    let from = "a".into();
+                    (
+                        i,
+                        Effect::Message {
+                            from,
+                            to: vec![to],
+                            msg,
+                        },
+                    )
+                })
+                .collect();
+            let mut events = Vec::new();
+            collect(&mut world, &mut effects, &BTreeSet::new(), &mut events);
+            let delivered = |id: &str| {
+                let to = |e: &&Event| matches!(e, Event::Message { to, .. } if to.id() == id);
+                events.iter().filter(to).count()
+            };
+            assert_eq!(delivered("b"), to_b.min(64), "{events:?}");
+            assert_eq!(delivered("c"), to_c);
+            let count = events.iter().find_map(|e| match e {
+                Event::MessagesDropped { count, .. } => Some(*count),
+                _ => None,
+            });
+            assert_eq!(count, dropped);
+            apply(&mut world, &mut events);
+        }
+    }
+
+    #[test]
     fn a_blocked_tile_pushes_to_the_nearest_free_one() {
         let world = World::from_ascii(&["###", "##.", "###"]);
         assert_eq!(nearest_free(&world, Tile::new(0, 1)), Some(Tile::new(2, 1)));
