@@ -355,7 +355,7 @@ fn effect_bytes(effect: &Effect) -> usize {
                 kind,
                 params,
                 ..
-            } => text(by) + text(id) + text(kind) + 64 * params.len(),
+            } => text(by.id()) + text(id) + text(kind) + 64 * params.len(),
             Effect::Remove { agent } => text(agent),
             Effect::Tile { by, .. } => text(by),
         }

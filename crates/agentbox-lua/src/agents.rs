@@ -276,6 +276,58 @@ struct NewSelf<'w> {
     made: Option<(c_int, usize)>,
 }
 
+/// The id the `self`-by-id table takes when [`selves_with_room`] makes it larger: its own,
+/// not the next of the running owner's counter (just below the shared tiles' ids, far past
+/// any count the host reaches). The table is the host's and no script reaches it.
+const SELVES_ID: u32 = (1 << 30) - 1;
+
+/// The `self`-by-id table (`agentbox.selves`) with hash slots for `wanted` entries. It holds
+/// about one entry a slot and would grow to take a spawned batch by rehashing, once per
+/// doubling; when it has too few slots, a larger one is made under its own id
+/// ([`SELVES_ID`]: every object made after it keeps the id it would have had), the entries
+/// copied into it once, and the registry pointed at it.
+fn selves_with_room(lua: &Lua, wanted: usize) -> mlua::Result<Table> {
+    let selves = registry_table(lua, SELVES)?;
+    // SAFETY: `exec_raw` pushes the table (1), which is replaced by its hash size (what the
+    // call returns); reading the size neither allocates nor raises.
+    let slots: ffi::lua_Integer = unsafe {
+        lua.exec_raw(&selves, |state| {
+            let slots = crate::ffi::lua_hashsize(state, 1);
+            ffi::lua_settop(state, 0);
+            ffi::lua_pushinteger(state, slots.into());
+        })?
+    };
+    if usize::try_from(slots).is_ok_and(|slots| slots >= wanted) {
+        return Ok(selves);
+    }
+    let size = wanted
+        .max(2 * slots.max(0) as usize)
+        .min(c_int::MAX as usize);
+    let make = || lua.create_table_with_capacity(0, size);
+    let larger = match lua.app_data_ref::<Rc<Budget>>() {
+        Some(budget) => budget.with_next_id(SELVES_ID, make)?,
+        None => make()?,
+    };
+    // `exec_raw` pushes the old table (1) and the new (2); `lua_next` walks the old one with
+    // its key and value at 3 and 4, each copied with a key copy at 5. The new table has room
+    // for every key: `lua_rawset` does not allocate (an allocation failure would raise
+    // through `exec_raw`'s protected call, the registry still holding the old table).
+    // SAFETY: as said above; the stack holds at most five values (`LUA_MINSTACK` is 20).
+    unsafe {
+        lua.exec_raw::<()>((&selves, &larger), |state| {
+            ffi::lua_pushnil(state);
+            while ffi::lua_next(state, 1) != 0 {
+                ffi::lua_pushvalue(state, 3);
+                ffi::lua_rotate(state, -2, 1);
+                ffi::lua_rawset(state, 2);
+            }
+            ffi::lua_settop(state, 0);
+        })?;
+    }
+    lua.set_named_registry_value(SELVES, &larger)?;
+    Ok(larger)
+}
+
 impl Agents {
     pub fn new(seed: u64, rngs: Rc<Rngs>) -> Self {
         Agents {
@@ -414,10 +466,11 @@ impl Agents {
         for (n, (_, value)) in params.iter().enumerate() {
             templates.raw_set(n + 1, json_to_lua(lua, value)?)?;
         }
+        let selves_wanted = (self.slots.all.len() - self.slots.free.len()) + wanted.len();
         let n = &views.names;
         let args = (
             views.meta(),
-            registry_table(lua, SELVES)?,
+            selves_with_room(lua, selves_wanted)?,
             templates,
             "params",
             &n[views::ID],

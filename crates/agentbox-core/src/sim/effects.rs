@@ -46,8 +46,10 @@ pub fn collect(
             })
             .sum(),
     );
-    // Messages received this tick, by receiver index (receivers are agents of this world).
-    let mut received: Vec<u32> = Vec::new();
+    // Messages received this tick, by receiver index (receivers are agents of this world):
+    // the world's list, all zero, sized for this world at the first message.
+    let mut received = std::mem::take(&mut world.inbox_counts.0);
+    let mut counted = false;
     // Receivers in the order of their first dropped message, with its sender and the count.
     let mut dropped: Vec<(String, String, usize)> = Vec::new();
     for (index, mut effect) in effects.drain(..) {
@@ -56,8 +58,9 @@ pub fn collect(
         }
         match &mut effect {
             Effect::Message { from, to, .. } => {
-                if received.is_empty() {
+                if !counted {
                     received.resize(world.agents.len(), 0);
+                    counted = true;
                 }
                 to.retain(|receiver| {
                     let Some(n) = received.get_mut(receiver.index()) else {
@@ -97,6 +100,20 @@ pub fn collect(
         }
         world.pending.push(effect);
     }
+    // Back to zero for the next tick: a receiver past its 64 kept its first 64 in the lists,
+    // so going over the kept receivers clears every count made.
+    if counted {
+        for effect in &world.pending {
+            if let Effect::Message { to, .. } = effect {
+                for receiver in to {
+                    if let Some(n) = received.get_mut(receiver.index()) {
+                        *n = 0;
+                    }
+                }
+            }
+        }
+    }
+    world.inbox_counts.0 = received;
     events.extend(
         dropped
             .into_iter()
@@ -344,6 +361,51 @@ mod tests {
             d.map_or(0, |d| d.inbox.len())
         };
         assert_eq!((inbox(0), inbox(1)), (1, 1), "b and c each got theirs");
+    }
+
+    #[test]
+    fn each_tick_counts_its_own_64_messages_an_agent() {
+        use crate::world::{Agent, AgentRef};
+        let mut world = World::from_ascii(&["....."]);
+        world.agents = ["a", "b", "c"]
+            .iter()
+            .enumerate()
+            .map(|(x, id)| Agent::new(*id, Tile::new(x as i32, 0)))
+            .collect();
+        // Ticks with 70 messages to "b", then 64 to "b" and 1 to "c", then 70 to "b" again:
+        // the counts of one tick must not carry into the next.
+        for (to_b, to_c, dropped) in [(70, 0, Some(6)), (64, 1, None), (70, 0, Some(6))] {
+            let mut effects: Vec<(usize, Effect)> = (0..to_b)
+                .map(|_| (0, AgentRef::new("b", 1)))
+                .chain((0..to_c).map(|_| (0, AgentRef::new("c", 2))))
+                .map(|(i, to)| {
+                    let msg = Arc::new(serde_json::json!(1));
+                    let from = "a".into();
+                    (
+                        i,
+                        Effect::Message {
+                            from,
+                            to: vec![to],
+                            msg,
+                        },
+                    )
+                })
+                .collect();
+            let mut events = Vec::new();
+            collect(&mut world, &mut effects, &BTreeSet::new(), &mut events);
+            let delivered = |id: &str| {
+                let to = |e: &&Event| matches!(e, Event::Message { to, .. } if to.id() == id);
+                events.iter().filter(to).count()
+            };
+            assert_eq!(delivered("b"), to_b.min(64), "{events:?}");
+            assert_eq!(delivered("c"), to_c);
+            let count = events.iter().find_map(|e| match e {
+                Event::MessagesDropped { count, .. } => Some(*count),
+                _ => None,
+            });
+            assert_eq!(count, dropped);
+            apply(&mut world, &mut events);
+        }
     }
 
     #[test]

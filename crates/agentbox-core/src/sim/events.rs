@@ -34,8 +34,12 @@ pub enum Event {
     },
     /// `from` made a noise of `loudness` tiles.
     Noise { from: String, loudness: f64 },
-    /// `by` spawned `agent`, which appears from the next tick's line.
-    Spawn { agent: String, by: String },
+    /// `by` spawned `agent`, which appears from the next tick's line; `by` is written as its
+    /// id (shared with the spawn's effect).
+    Spawn {
+        agent: String,
+        by: crate::world::AgentRef,
+    },
     /// `agent` removed itself; the next tick's line has it no more.
     Remove { agent: String },
     /// `by` set the tile `at` to `terrain`, applied before the next tick.

@@ -144,6 +144,8 @@ pub struct World {
     pub delivered: bool,
     /// Emptied deliveries kept for the next receivers (none in a clone).
     pub spare_deliveries: effects::SpareDeliveries,
+    /// The messages each agent was sent in the tick being collected (all zero between).
+    pub inbox_counts: effects::InboxCounts,
     /// The designer's terrain under each tile a script changed (`world:set_tile`), so the map
     /// saved from the window stays the designer's ([`World::designers_map`]); a tile the
     /// designer paints afterwards is theirs again.
@@ -193,6 +195,7 @@ impl World {
             numbers: Default::default(),
             delivered: false,
             spare_deliveries: Default::default(),
+            inbox_counts: Default::default(),
             scripted_tiles: Default::default(),
         };
         world.recompute_costs();
