@@ -24,8 +24,10 @@
 //! that [`part_index`] reads.
 //!
 //! The two raw functions (`raw.rs`, with the other raw twins) are the only readers of the
-//! fields; what they cannot do themselves, making a proxy or `self.memory` on first read, they
-//! ask of [`fill`] (through mlua).
+//! fields a script reads; what they cannot do themselves, making a proxy or `self.memory` on
+//! first read, they ask of [`fill`] (through mlua). A binding handed a proxy or a view as a
+//! position (`nav.los(self.pos, prey.pos)`, `move.path_to(prey)`) reads the same numbers from
+//! the world without a call through Lua ([`Views::proxy_xy`], `convert::to_pos`).
 //!
 //! A view is a snapshot of the tick being decided, to be read, not written: `self.pos`,
 //! `view.pos` and friends show the current tick's numbers at every read, so a script that keeps
@@ -450,6 +452,11 @@ impl Views {
 
     /// The agent index a view or linked `self` table stands for, and whether it is a `self`.
     pub fn owner(&self, ptr: usize) -> Option<(usize, bool)> {
+        // Most often the view a query handed out last (`world:agent(id).pos`).
+        let (last_ptr, last) = self.last.get();
+        if last_ptr == ptr {
+            return Some((last, false));
+        }
         if let Some(&i) = self.by_ptr.borrow().get(&ptr) {
             return Some((i as usize, false));
         }
@@ -599,8 +606,9 @@ impl Views {
         ids[index].clone_from(&agent.id);
     }
 
-    /// The `pos`, `vel` or `tile` proxy of agent `index`, made if it has none.
-    fn part(&self, lua: &Lua, index: usize, field: usize) -> mlua::Result<Table> {
+    /// The `pos`, `vel` or `tile` proxy of agent `index`, made if it has none (what a view's
+    /// `__index` hands out for it).
+    pub fn part(&self, lua: &Lua, index: usize, field: usize) -> mlua::Result<Table> {
         let at = part_slot(index, field);
         if let Value::Table(p) = self.proxies.raw_get::<Value>(at)? {
             return Ok(p);
@@ -640,6 +648,19 @@ impl Views {
                 Some(part)
             }
         }
+    }
+
+    /// The numbers the part proxy at `ptr` shows now (its `__index` reads them from the world
+    /// being decided, and the numbers lent to the deciding agent's own are the same), as a
+    /// point; `None` when `ptr` is no part proxy or no world is lent (then its `__index` gives
+    /// nil, which the caller reads through Lua as before).
+    pub fn proxy_xy(&self, ptr: usize) -> Option<glam::DVec2> {
+        let (index, part) = self.part_at(ptr)?;
+        // SAFETY: the reference is used and dropped within this call, which runs inside the
+        // loan (a Lua call made while the world is lent).
+        let world = unsafe { self.lent.get() }?;
+        let [x, y] = part_xy(world, index as usize, part as usize)?;
+        Some(glam::DVec2::new(x.float(), y.float()))
     }
 
     /// The agent index and part of the proxy at `ptr`.
