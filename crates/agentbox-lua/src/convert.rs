@@ -221,13 +221,20 @@ pub fn lua_number(v: f64) -> String {
 pub fn to_pos(lua: &Lua, value: &Value, arg: Arg) -> mlua::Result<DVec2> {
     if let Value::Table(t) = value {
         let views = super::views::get(lua)?;
-        let mut p = read_xy(&views, t)?;
-        if p.is_none() {
-            // A view's `pos` is read through its metatable.
-            if let Value::Table(pos) = t.get::<Value>(&views.names[POS])? {
-                p = read_xy(&views, &pos)?;
-            }
-        }
+        let p = match views.index_of(t.to_pointer()) {
+            // A view holds no raw field and its `__index` gives nothing for `x`, `y` or `1`:
+            // only its `pos` is read, the proxy its `__index` would hand out (made on the
+            // first read, as a script's `view.pos` makes it).
+            Some(index) => read_xy(&views, &views.part(lua, index, POS)?)?,
+            None => match read_xy(&views, t)? {
+                Some(p) => Some(p),
+                // A `self`'s `pos`, read as Lua would (raw once read, else its `__index`).
+                None => match t.get::<Value>(&views.names[POS])? {
+                    Value::Table(pos) => read_xy(&views, &pos)?,
+                    _ => None,
+                },
+            },
+        };
         if let Some(p) = p {
             for (name, v) in [("x", p.x), ("y", p.y)] {
                 if !v.is_finite() {
@@ -260,6 +267,12 @@ pub fn to_pos(lua: &Lua, value: &Value, arg: Arg) -> mlua::Result<DVec2> {
 }
 
 fn read_xy(views: &super::views::Views, t: &Table) -> mlua::Result<Option<DVec2>> {
+    // An agent's part proxy (`prey.pos`, `self.tile`): its numbers straight from the world
+    // being decided, what its `__index` (or the numbers lent to it) would give, without a
+    // call through Lua per coordinate.
+    if let Some(p) = views.proxy_xy(t.to_pointer() as usize) {
+        return Ok(Some(p));
+    }
     let pair = |a: Value, b: Value| match (a, b) {
         (Value::Integer(x), Value::Integer(y)) => Some(DVec2::new(x as f64, y as f64)),
         (Value::Number(x), Value::Integer(y)) => Some(DVec2::new(x, y as f64)),
@@ -399,4 +412,66 @@ pub fn json_to_lua(lua: &Lua, value: &serde_json::Value) -> mlua::Result<Value> 
             Value::Table(t)
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ScriptHost;
+    use agentbox_core::sim::Simulation;
+    use agentbox_core::world::{Agent, Brain, Tile, World};
+
+    /// A binding handed an agent's part proxy (`prey.pos`, `self.tile`, another's `vel`,
+    /// lent or not) or an agent's view reads the numbers a script would copy out of it: each
+    /// query answers what the same query on a plain copy answers, tick after tick.
+    #[test]
+    fn a_binding_reads_a_proxy_or_a_view_as_its_numbers() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = r#"
+local function copy(p)
+  if p.pos then p = p.pos end
+  return { x = p.x, y = p.y }
+end
+return { decide = function(self, world)
+  local seen = 0
+  for _, a in ipairs(world:agents()) do
+    for _, p in ipairs({ a.pos, a.vel, a.tile, a, self.pos, self.vel, self.tile, self }) do
+      -- An agent (a view, `self`) is left out of its own nearest: ask from its `pos`.
+      local o, d = world:nearest(p.pos or p)
+      local w, wd = world:nearest(copy(p))
+      if (o and o.id) ~= (w and w.id) or d ~= wd then
+        error(("nearest: %s %s, want %s %s"):format(tostring(o and o.id), tostring(d),
+          tostring(w and w.id), tostring(wd)))
+      end
+      local line, want = nav.line(p, a.tile), nav.line(copy(p), a.tile)
+      if #line ~= #want or line[1].x ~= want[1].x or line[1].y ~= want[1].y then
+        error("nav.line from " .. tostring(p))
+      end
+      if nav.los(p, self) ~= nav.los(copy(p), self) then error("nav.los") end
+      seen = seen + 1
+    end
+  end
+  self.memory.seen = seen
+  return move.to({ x = 7 - self.pos.x, y = 5 - self.pos.y })
+end }
+"#;
+        let path = dir.path().join("p.lua");
+        std::fs::write(&path, script).unwrap();
+        let mut host = ScriptHost::new(0).unwrap();
+        host.load(&path).unwrap();
+        let mut world = World::from_ascii(&["........"; 6]);
+        for (id, x, y) in [("a", 0, 0), ("b", 3, 1), ("c", 6, 4)] {
+            let mut agent = Agent::new(id, Tile::new(x, y));
+            agent.brain = Brain::Script(path.as_path().into());
+            world.agents.push(agent);
+        }
+        let mut sim = Simulation::new(world);
+        for tick in 0..5 {
+            sim.step(&mut host);
+            for agent in &sim.world().agents {
+                assert!(agent.error.is_none(), "tick {tick}: {:?}", agent.error);
+            }
+        }
+        let moved = sim.world().agents.iter().any(|a| a.vel.length() > 0.0);
+        assert!(moved, "the agents move, so `vel` is read non-zero");
+    }
 }

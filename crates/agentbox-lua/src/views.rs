@@ -20,12 +20,14 @@
 //! `__newindex`, even to a field they hold. While an agent decides, the proxies its `self`
 //! holds are lent to it (see [`FAST_SLOTS`]): for that one call each holds the agent's numbers
 //! as raw `x` and `y`, so `self.pos.x` is a field read, not a call into C. The fields are
-//! emptied again when `decide` returns or raises; the numbers come from the same [`part_xy`]
-//! that [`part_index`] reads.
+//! emptied again when `decide` returns or raises; the numbers are the ones [`part_xy`] gives
+//! [`part_index`] ([`lent_numbers`] reads them without making the pair of [`Num`]s).
 //!
 //! The two raw functions (`raw.rs`, with the other raw twins) are the only readers of the
-//! fields; what they cannot do themselves, making a proxy or `self.memory` on first read, they
-//! ask of [`fill`] (through mlua).
+//! fields a script reads; what they cannot do themselves, making a proxy or `self.memory` on
+//! first read, they ask of [`fill`] (through mlua). A binding handed a proxy or a view as a
+//! position (`nav.los(self.pos, prey.pos)`, `move.path_to(prey)`) reads the same numbers from
+//! the world without a call through Lua ([`Views::proxy_xy`], `convert::to_pos`).
 //!
 //! A view is a snapshot of the tick being decided, to be read, not written: `self.pos`,
 //! `view.pos` and friends show the current tick's numbers at every read, so a script that keeps
@@ -119,7 +121,8 @@ pub struct Views {
     own: RefCell<Vec<OwnTables>>,
     /// The part proxy read last, and its entry (`pos.x` is most often followed by `pos.y`).
     last_part: Cell<(usize, (u32, u8))>,
-    /// The address and agent index of the view handed out last.
+    /// The address and agent index of the view handed out or read last (views live as long
+    /// as the state, so an address names one view for good).
     last: Cell<(usize, usize)>,
     /// The field names as Lua strings, in [`KEY_NAMES`] order.
     pub names: Vec<LuaString>,
@@ -289,11 +292,23 @@ pub fn part_slot(index: usize, key: usize) -> i64 {
 }
 
 /// Which engine field a key names, if any (`memory` is not one: it is the script's).
+#[inline]
 pub fn field_of(key: &[u8]) -> Option<usize> {
-    KEY_NAMES[..DECIDE]
-        .iter()
-        .position(|n| n.as_bytes() == key)
-        .filter(|&k| k != X && k != Y)
+    // A match on the bytes (by length, then a word compare), not a walk of `KEY_NAMES`
+    // comparing each: every read of a view's field asks this. The test below keeps it
+    // `KEY_NAMES`'s order.
+    Some(match key {
+        b"heading" => 2,
+        b"speed" => 3,
+        b"action" => 4,
+        b"sense" => 5,
+        b"id" => ID,
+        b"kind" => KIND,
+        b"pos" => POS,
+        b"vel" => VEL,
+        b"tile" => TILE,
+        _ => return None,
+    })
 }
 
 /// The `x` and `y` of part `part` (`POS`, `VEL` or `TILE`) of agent `index` in `world`: what
@@ -306,6 +321,26 @@ pub fn part_xy(world: &World, index: usize, part: usize) -> Option<[Num; 2]> {
         _ => {
             let t = world.agents.get(index)?.tile();
             [Num::Int(t.x as i64), Num::Int(t.y as i64)]
+        }
+    })
+}
+
+/// [`part_xy`] as [`Views::lend`] hands it to `lua_lend`: both numbers as floats, and 1 when
+/// they are integers (a tile), read without making the pair of [`Num`]s.
+#[inline]
+fn lent_numbers(world: &World, index: usize, part: usize) -> Option<(f64, f64, c_int)> {
+    Some(match part {
+        POS => {
+            let p = world.agent_pos(index)?;
+            (p.x, p.y, 0)
+        }
+        VEL => {
+            let v = world.agents.get(index)?.vel;
+            (v.x, v.y, 0)
+        }
+        _ => {
+            let t = world.agents.get(index)?.tile();
+            (t.x as f64, t.y as f64, 1)
         }
     })
 }
@@ -450,7 +485,14 @@ impl Views {
 
     /// The agent index a view or linked `self` table stands for, and whether it is a `self`.
     pub fn owner(&self, ptr: usize) -> Option<(usize, bool)> {
+        // Most often the view a query handed out last, or read last (`prey.pos.x - ...,
+        // prey.pos.y - ...`).
+        let (last_ptr, last) = self.last.get();
+        if last_ptr == ptr {
+            return Some((last, false));
+        }
         if let Some(&i) = self.by_ptr.borrow().get(&ptr) {
+            self.last.set((ptr, i as usize));
             return Some((i as usize, false));
         }
         self.selves.borrow().get(&ptr).map(|&i| (i as usize, true))
@@ -599,8 +641,9 @@ impl Views {
         ids[index].clone_from(&agent.id);
     }
 
-    /// The `pos`, `vel` or `tile` proxy of agent `index`, made if it has none.
-    fn part(&self, lua: &Lua, index: usize, field: usize) -> mlua::Result<Table> {
+    /// The `pos`, `vel` or `tile` proxy of agent `index`, made if it has none (what a view's
+    /// `__index` hands out for it).
+    pub fn part(&self, lua: &Lua, index: usize, field: usize) -> mlua::Result<Table> {
         let at = part_slot(index, field);
         if let Value::Table(p) = self.proxies.raw_get::<Value>(at)? {
             return Ok(p);
@@ -640,6 +683,19 @@ impl Views {
                 Some(part)
             }
         }
+    }
+
+    /// The numbers the part proxy at `ptr` shows now (its `__index` reads them from the world
+    /// being decided, and the numbers lent to the deciding agent's own are the same), as a
+    /// point; `None` when `ptr` is no part proxy or no world is lent (then its `__index` gives
+    /// nil, which the caller reads through Lua as before).
+    pub fn proxy_xy(&self, ptr: usize) -> Option<glam::DVec2> {
+        let (index, part) = self.part_at(ptr)?;
+        // SAFETY: the reference is used and dropped within this call, which runs inside the
+        // loan (a Lua call made while the world is lent).
+        let world = unsafe { self.lent.get() }?;
+        let [x, y] = part_xy(world, index as usize, part as usize)?;
+        Some(glam::DVec2::new(x.float(), y.float()))
     }
 
     /// The agent index and part of the proxy at `ptr`.
@@ -807,13 +863,9 @@ impl Views {
             let field = SELF_PARTS[k];
             // The numbers, read in Rust under `host` (a panic becomes a Lua error).
             // SAFETY: the caller's contract.
-            let numbers = unsafe { host(state, || part_xy(world, index, field)) };
-            let Some([x, y]) = numbers else {
+            let numbers = unsafe { host(state, || lent_numbers(world, index, field)) };
+            let Some((x, y, ints)) = numbers else {
                 continue;
-            };
-            let (x, y, ints) = match (x, y) {
-                (Num::Int(x), Num::Int(y)) => (x as f64, y as f64, 1),
-                (x, y) => (x.float(), y.float(), 0),
             };
             // SAFETY: the caller's contract (the key strings sit at `fast`'s slots, `self` at
             // `this`); this neither allocates nor raises.
@@ -1044,6 +1096,43 @@ mod tests {
     /// the minimum, at most `MAX_HINT`); another use, or another script, keeps its own. The
     /// last table is read through its agent's `self` while the host keeps one: once that is
     /// gone, the room read last, whenever the collector runs.
+    /// What the deciding agent is lent is what its proxies' `__index` shows: `part_xy`'s
+    /// numbers, integers for a tile; nothing for an index the world does not have.
+    #[test]
+    fn lent_numbers_are_the_numbers_a_proxy_shows() {
+        let mut world = World::from_ascii(&["......"; 4]);
+        for (n, (x, y)) in [(0, 0), (4, 3), (2, 1)].into_iter().enumerate() {
+            let mut agent = Agent::new(format!("a{n}"), agentbox_core::world::Tile::new(x, y));
+            agent.pos += glam::DVec2::new(0.375 * n as f64, -0.25);
+            agent.vel = glam::DVec2::new(n as f64 - 1.5, 0.5);
+            world.agents.push(agent);
+        }
+        for index in 0..4 {
+            for part in SELF_PARTS {
+                let lent = lent_numbers(&world, index, part);
+                let shown = part_xy(&world, index, part).map(|[x, y]| match (x, y) {
+                    (Num::Int(x), Num::Int(y)) => (x as f64, y as f64, 1),
+                    (x, y) => (x.float(), y.float(), 0),
+                });
+                assert_eq!(lent, shown, "agent {index}, part {}", KEY_NAMES[part]);
+                assert_eq!(lent.is_some(), index < 3);
+            }
+        }
+    }
+
+    /// `field_of` names the engine fields of `KEY_NAMES` (not `x`, `y`, `decide`) and no
+    /// other key.
+    #[test]
+    fn field_of_names_the_engine_fields() {
+        for (k, name) in KEY_NAMES.iter().enumerate() {
+            let want = (k != X && k != Y && k != DECIDE).then_some(k);
+            assert_eq!(field_of(name.as_bytes()), want, "{name}");
+        }
+        for other in ["memory", "params", "label", "po", "poss", "", "POS"] {
+            assert_eq!(field_of(other.as_bytes()), None, "{other}");
+        }
+    }
+
     #[test]
     fn a_table_is_made_with_the_room_the_last_of_its_use_grew_to() {
         let lua = Lua::new();
