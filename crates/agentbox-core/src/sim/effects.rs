@@ -331,15 +331,21 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_message_reaches_its_receiver_by_id_when_the_agent_list_changed_since_the_call() {
-        use crate::world::{Agent, AgentRef};
+    /// A row of five tiles with agents "a", "b" and "c" on its first three.
+    fn three_in_a_row() -> World {
         let mut world = World::from_ascii(&["....."]);
         world.agents = ["a", "b", "c"]
             .iter()
             .enumerate()
-            .map(|(x, id)| Agent::new(*id, Tile::new(x as i32, 0)))
+            .map(|(x, id)| crate::world::Agent::new(*id, Tile::new(x as i32, 0)))
             .collect();
+        world
+    }
+
+    #[test]
+    fn a_message_reaches_its_receiver_by_id_when_the_agent_list_changed_since_the_call() {
+        use crate::world::AgentRef;
+        let mut world = three_in_a_row();
         let message = |to: &[(usize, &str)]| Effect::Message {
             from: "a".into(),
             to: to.iter().map(|&(i, id)| AgentRef::new(id, i)).collect(),
@@ -365,13 +371,8 @@ mod tests {
 
     #[test]
     fn each_tick_counts_its_own_64_messages_an_agent() {
-        use crate::world::{Agent, AgentRef};
-        let mut world = World::from_ascii(&["....."]);
-        world.agents = ["a", "b", "c"]
-            .iter()
-            .enumerate()
-            .map(|(x, id)| Agent::new(*id, Tile::new(x as i32, 0)))
-            .collect();
+        use crate::world::AgentRef;
+        let mut world = three_in_a_row();
         // Ticks with 70 messages to "b", then 64 to "b" and 1 to "c", then 70 to "b" again:
         // the counts of one tick must not carry into the next.
         for (to_b, to_c, dropped) in [(70, 0, Some(6)), (64, 1, None), (70, 0, Some(6))] {
