@@ -52,6 +52,10 @@ pub const KEY_NAMES: [&str; 12] = [
 ];
 pub const X: usize = 0;
 pub const Y: usize = 1;
+const HEADING: usize = 2;
+const SPEED: usize = 3;
+const ACTION: usize = 4;
+const SENSE: usize = 5;
 pub const ID: usize = 6;
 pub const KIND: usize = 7;
 pub const POS: usize = 8;
@@ -298,10 +302,10 @@ pub fn field_of(key: &[u8]) -> Option<usize> {
     // comparing each: every read of a view's field asks this. The test below keeps it
     // `KEY_NAMES`'s order.
     Some(match key {
-        b"heading" => 2,
-        b"speed" => 3,
-        b"action" => 4,
-        b"sense" => 5,
+        b"heading" => HEADING,
+        b"speed" => SPEED,
+        b"action" => ACTION,
+        b"sense" => SENSE,
         b"id" => ID,
         b"kind" => KIND,
         b"pos" => POS,
@@ -1092,10 +1096,6 @@ fn room_of(lua: &Lua, agent: &str, use_: TableUse) -> mlua::Result<Option<usize>
 mod tests {
     use super::*;
 
-    /// A table is made with the hash room the last table of the same use grew to (at least
-    /// the minimum, at most `MAX_HINT`); another use, or another script, keeps its own. The
-    /// last table is read through its agent's `self` while the host keeps one: once that is
-    /// gone, the room read last, whenever the collector runs.
     /// What the deciding agent is lent is what its proxies' `__index` shows: `part_xy`'s
     /// numbers, integers for a tile; nothing for an index the world does not have.
     #[test]
@@ -1133,6 +1133,10 @@ mod tests {
         }
     }
 
+    /// A table is made with the hash room the last table of the same use grew to (at least
+    /// the minimum, at most `MAX_HINT`); another use, or another script, keeps its own. The
+    /// last table is read through its agent's `self` while the host keeps one: once that is
+    /// gone, the room read last, whenever the collector runs.
     #[test]
     fn a_table_is_made_with_the_room_the_last_of_its_use_grew_to() {
         let lua = Lua::new();
