@@ -275,7 +275,6 @@ impl Frames {
                 .log
                 .last()
                 .is_some_and(|(_, m)| m.text.as_deref() == text.as_deref() && m.held == held);
-            kept.key.clear();
             if !same {
                 let m = Memory {
                     text: text.map(Rc::from),
@@ -284,9 +283,12 @@ impl Frames {
                 };
                 self.bytes += m.bytes();
                 kept.log.push((at, m));
-                // The entry was made from this very memory: its key stands for it.
-                kept.key.extend_from_slice(key.unwrap_or_default());
             }
+            // The last entry now stands for this very memory (made from it, or found equal to
+            // it), so its key does: a memory rebuilt each tick with the same contents is
+            // formatted once more, not on every tick after.
+            kept.key.clear();
+            kept.key.extend_from_slice(key.unwrap_or_default());
         }
         // A tick whose scripts asked for effects (messages, spawns...) starts a segment: the
         // kept decisions do not hold them, so the ticks after are stepped from this world,
