@@ -535,10 +535,10 @@ impl LoopFrame<'_> {
             // userdata is read from the stack by `run_agents`.
             match context.handed.get() {
                 Some((_, _, handed)) if handed == turn.result => {
-                    match context.handed_action(self.world) {
-                        Some(made) => Some(made),
-                        None => return false,
-                    }
+                    let Some(made) = context.handed_action(self.world) else {
+                        return false;
+                    };
+                    Some(made)
                 }
                 _ => return false,
             }
