@@ -402,6 +402,9 @@ impl Agents {
         let mut scripts: Vec<ScriptInfo> = Vec::new();
         let mut wanted: Vec<NewSelf> = Vec::new();
         let mut params: Vec<(*const serde_json::Value, &serde_json::Value)> = Vec::new();
+        // Per template: whether it holds a table (an object or array within), which its
+        // copies copy too.
+        let mut nested: Vec<bool> = Vec::new();
         for (index, agent) in world.agents.iter().enumerate() {
             let Brain::Script(script) = &agent.brain else {
                 continue;
@@ -444,6 +447,7 @@ impl Agents {
                 Some(n) => n,
                 None => {
                     params.push((ptr, &agent.params));
+                    nested.push(holds_a_table(&agent.params));
                     params.len() - 1
                 }
             };
@@ -477,20 +481,37 @@ impl Agents {
             &n[views::KIND],
         );
         // `exec_raw` pushes the six values above (stack 1..6); each agent's `self` is made
-        // at 7, with its id string at 8, and the stack is back at 6 after each. Its
-        // metatable locks it (`Views::lock_name`). An allocation failure raises through
-        // `exec_raw`'s protected call: what was made by then is in `wanted` (references and
-        // numbers only live across the calls).
+        // at 7, with its id string at 8, and the stack is back at 6 after each. The first
+        // `self` of each script is made field by field; the next ones of that script are
+        // copies of it (`lua_clonetable`: the same slots, no key hashed), their `params`,
+        // `id` and (if another) `kind` then set: keys a copy holds, so each set only
+        // replaces a value. Its metatable locks it (`Views::lock_name`). An allocation
+        // failure raises through `exec_raw`'s protected call: what was made by then is in
+        // `wanted` (references and numbers only live across the calls).
         // SAFETY: as said above.
+        let mut first: Vec<Option<(c_int, &str)>> = vec![None; scripts.len()];
         let result = crate::collector_paused(lua, || unsafe {
             lua.exec_raw::<()>(args, |state| {
                 for new in wanted.iter_mut() {
-                    let (_, room) = scripts[new.script].hint;
-                    ffi::lua_createtable(state, 0, room as c_int);
+                    let kind = new.agent.kind.as_str();
+                    let same_kind = match first[new.script] {
+                        Some((this, first_kind)) => {
+                            ffi::lua_rawgeti(state, ffi::LUA_REGISTRYINDEX, this.into());
+                            crate::ffi::lua_clonetable(state, 7);
+                            ffi::lua_copy(state, 8, 7);
+                            ffi::lua_settop(state, 7);
+                            first_kind == kind
+                        }
+                        None => {
+                            let (_, room) = scripts[new.script].hint;
+                            ffi::lua_createtable(state, 0, room as c_int);
+                            false
+                        }
+                    };
                     ffi::lua_pushvalue(state, 4);
                     ffi::lua_rawgeti(state, 3, new.params);
                     if ffi::lua_type(state, -1) == ffi::LUA_TTABLE {
-                        push_copy(state, -1);
+                        push_copy(state, -1, nested[new.params as usize - 1]);
                         ffi::lua_rotate(state, -2, 1);
                         ffi::lua_settop(state, -2);
                     }
@@ -503,10 +524,11 @@ impl Agents {
                     ffi::lua_pushvalue(state, 5);
                     ffi::lua_pushvalue(state, 8);
                     ffi::lua_rawset(state, 7);
-                    let kind = new.agent.kind.as_bytes();
-                    ffi::lua_pushvalue(state, 6);
-                    ffi::lua_pushlstring(state, kind.as_ptr().cast(), kind.len());
-                    ffi::lua_rawset(state, 7);
+                    if !same_kind {
+                        ffi::lua_pushvalue(state, 6);
+                        ffi::lua_pushlstring(state, kind.as_ptr().cast(), kind.len());
+                        ffi::lua_rawset(state, 7);
+                    }
                     ffi::lua_pushvalue(state, 8);
                     ffi::lua_pushvalue(state, 7);
                     ffi::lua_rawset(state, 2);
@@ -514,6 +536,9 @@ impl Agents {
                     let ptr = ffi::lua_topointer(state, 7) as usize;
                     let this = SelfRef::pop(state);
                     new.made = Some((this.0, ptr));
+                    if first[new.script].is_none() {
+                        first[new.script] = Some((this.0, kind));
+                    }
                 }
                 ffi::lua_settop(state, 0);
             })
@@ -771,32 +796,46 @@ impl Agents {
     }
 }
 
+/// Whether a `params` value holds a table within (an object or array in an object or array).
+fn holds_a_table(value: &serde_json::Value) -> bool {
+    let table = |v: &serde_json::Value| v.is_object() || v.is_array();
+    match value {
+        serde_json::Value::Object(map) => map.values().any(table),
+        serde_json::Value::Array(items) => items.iter().any(table),
+        _ => false,
+    }
+}
+
 /// Pushes a copy of the table at `from` whose tables are copies too (a `params` table made by
-/// `json_to_lua`: plain values, no cycles, no metatables), with the room the original has.
+/// `json_to_lua`: plain values, no cycles, no metatables), each entry in the slot it has in
+/// the original (`lua_clonetable`), so the copy's `pairs` order is the original's. The copies
+/// are made in the order the tables are met: the table, then each table within as `next`
+/// finds it, depth first. `nested`: whether it holds a table (else it is not walked).
 ///
 /// # Safety
 /// A live state with a table at `from`; it may raise a memory error or, past the stack's
 /// limit, a stack error.
-unsafe fn push_copy(state: *mut ffi::lua_State, from: c_int) {
+unsafe fn push_copy(state: *mut ffi::lua_State, from: c_int, nested: bool) {
     // SAFETY: the caller's contract; every call below reads or writes the stack within the
-    // room `luaL_checkstack` made.
+    // room `luaL_checkstack` made, and setting a key the copy holds (during `lua_next`'s
+    // walk of it, which allows that) allocates nothing.
     unsafe {
         let from = ffi::lua_absindex(state, from);
         ffi::luaL_checkstack(state, 4, c"params nested too deeply".as_ptr());
-        let array = ffi::lua_rawlen(state, from) as c_int;
-        let hash = crate::ffi::lua_hashsize(state, from);
-        ffi::lua_createtable(state, array, hash);
+        crate::ffi::lua_clonetable(state, from);
+        if !nested {
+            return;
+        }
         let to = ffi::lua_gettop(state);
         ffi::lua_pushnil(state);
-        while ffi::lua_next(state, from) != 0 {
+        while ffi::lua_next(state, to) != 0 {
             if ffi::lua_type(state, -1) == ffi::LUA_TTABLE {
-                push_copy(state, -1);
+                push_copy(state, -1, true);
+                ffi::lua_pushvalue(state, -3);
                 ffi::lua_rotate(state, -2, 1);
-                ffi::lua_settop(state, -2);
+                ffi::lua_rawset(state, to);
             }
-            ffi::lua_pushvalue(state, -2);
-            ffi::lua_rotate(state, -2, 1);
-            ffi::lua_rawset(state, to);
+            ffi::lua_settop(state, -2);
         }
     }
 }

@@ -18,7 +18,7 @@ use std::ffi::{c_int, c_longlong, c_uint, c_void};
 
 /// The level of the extension API declared here: the patched `lua.h`'s
 /// `LUA_AGENTBOX_PATCHLEVEL`, which the build script reads (a mismatch does not compile).
-pub const PATCHLEVEL: c_int = 5;
+pub const PATCHLEVEL: c_int = 6;
 
 const _: () = assert!(
     level_is(env!("AGENTBOX_LUA_PATCHLEVEL"), PATCHLEVEL),
@@ -223,6 +223,13 @@ extern "C-unwind" {
 
     /// The number of hash slots of the table at `idx` (0 when it has none).
     pub fn lua_hashsize(state: *mut lua_State, idx: c_int) -> c_int;
+
+    /// Pushes a copy of the table at `idx`: its array and hash parts with their sizes, each
+    /// entry in the slot it has there (so `next` visits the copy's in the same order), made
+    /// as `lua_createtable` with those sizes makes a table (the same allocations and the next
+    /// object id). Shallow (a table value is the same table in both); no metatable, not
+    /// read-only. May raise a memory error.
+    pub fn lua_clonetable(state: *mut lua_State, idx: c_int);
 
     /// The level of the extension API the linked Lua was built with
     /// (`LUA_AGENTBOX_PATCHLEVEL`). Only the tests call it: the host is checked against the
@@ -833,6 +840,34 @@ mod tests {
             assert_eq!(lua_hashsize(lua.0, -1), 0);
             ffi::lua_settop(lua.0, 0);
         }
+    }
+
+    #[test]
+    fn a_cloned_table_has_the_originals_entries_sizes_and_order() {
+        let lua = State::new();
+        lua.run(c"t = { 1, 2, 3, x = 1, y = 'two', z = { 3 } } t[7] = 7 t.gone = 1 t.gone = nil")
+            .unwrap();
+        // SAFETY: a live state; `t` and its copy are pushed, read and popped again.
+        unsafe {
+            ffi::lua_getglobal(lua.0, c"t".as_ptr());
+            lua_clonetable(lua.0, 1);
+            assert_eq!(lua_hashsize(lua.0, 2), lua_hashsize(lua.0, 1));
+            assert_ne!(ffi::lua_topointer(lua.0, 1), ffi::lua_topointer(lua.0, 2));
+            ffi::lua_setglobal(lua.0, c"c".as_ptr());
+            ffi::lua_settop(lua.0, 0);
+        }
+        let same = r#"
+            local a, b = {}, {}
+            for k, v in pairs(t) do a[#a + 1] = tostring(k) .. "=" .. tostring(v) end
+            for k, v in pairs(c) do b[#b + 1] = tostring(k) .. "=" .. tostring(v) end
+            assert(table.concat(a, ",") == table.concat(b, ","), table.concat(b, ","))
+            assert(#a == 7 and #c == 3 and c.z == t.z and getmetatable(c) == nil)
+            c.w = 4; c[4] = 4; c.x = nil
+            assert(t.w == nil and t[4] == nil and t.x == 1 and c.w == 4 and c[4] == 4)
+            for i = 1, 100 do c["k" .. i] = i end
+            assert(c.k100 == 100 and t.k100 == nil)
+        "#;
+        lua.run(&std::ffi::CString::new(same).unwrap()).unwrap();
     }
 
     /// A C type as written in a prototype, without the parameter's name and extra spaces.

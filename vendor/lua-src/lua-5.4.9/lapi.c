@@ -1931,6 +1931,29 @@ LUA_API int lua_stackdepth (lua_State *L) {
 
 
 /*
+** agentbox: pushes a copy of the table at 'idx' (see 'luaH_copy'): its
+** array and hash parts with their sizes and each entry in its slot, so
+** the copy's 'next' order is the original's; made as 'lua_createtable'
+** with those sizes makes a table (the same allocations, in the same
+** order, and the next object id), without hashing a key. No metatable,
+** not read-only. A table value is the same table in both (a shallow copy).
+*/
+LUA_API void lua_clonetable (lua_State *L, int idx) {
+  Table *t;
+  const Table *src;
+  lua_lock(L);
+  api_check(L, ttistable(index2value(L, idx)), "table expected");
+  src = hvalue(index2value(L, idx));
+  t = luaH_new(L);
+  sethvalue2s(L, L->top.p, t);
+  api_incr_top(L);
+  luaH_copy(L, t, src);
+  luaC_checkGC(L);
+  lua_unlock(L);
+}
+
+
+/*
 ** agentbox: the owner whose ids new objects take and whose numbers
 ** 'luaL_objectid' gives ('lua_setowner'; 0, the host's, between agents'
 ** calls that 'lua_agentcall' made)
