@@ -17,6 +17,7 @@ use agentbox_core::world::spatial::{FastMap, Fnv1a};
 use agentbox_core::world::{rng, Agent, Brain, ErrorKind, Roster, ScriptError, World};
 use mlua::{ffi, Lua, Table, Value};
 use std::cell::RefCell;
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::{c_int, c_void};
 use std::path::Path;
@@ -183,13 +184,23 @@ impl Slots {
     }
 
     /// Puts `slot` in place of any slot of its agent (whose number it then takes), finding
-    /// the agent's id once; its number and the slot it replaced.
-    pub fn insert(&mut self, slot: Slot) -> (usize, Option<Slot>) {
-        let owner = slot.owner;
-        let known = (self.by_id.entry(Rc::clone(&slot.id))).or_insert(Known {
-            owner,
-            slot: NO_SLOT,
-        });
+    /// the agent's id once; its number and the slot it replaced. The slot takes the id's
+    /// memory owner number and the string the map holds for it: for an id not seen before,
+    /// the next number (as [`Slots::owner_of`] gives) and the slot's own string, so a caller
+    /// that has the id as an `Rc<str>` need not look it up first.
+    pub fn insert(&mut self, mut slot: Slot) -> (usize, Option<Slot>) {
+        let next = self.by_id.len() as u32 + 1;
+        let known = match self.by_id.entry(Rc::clone(&slot.id)) {
+            Entry::Occupied(known) => {
+                slot.id = Rc::clone(known.key());
+                known.into_mut()
+            }
+            Entry::Vacant(new) => new.insert(Known {
+                owner: next,
+                slot: NO_SLOT,
+            }),
+        };
+        slot.owner = known.owner;
         // As `remove` would: the old slot's number is freed, then taken again below.
         let mut old = None;
         if known.slot != NO_SLOT {
@@ -399,22 +410,48 @@ impl Agents {
         if roster.is_known() && roster == self.made_for {
             return Ok(());
         }
+        let mut new = Vec::new();
+        for (index, agent) in world.agents.iter().enumerate() {
+            if matches!(agent.brain, Brain::Script(_))
+                && !agent.suspended
+                && views.view_ptr(index).is_some()
+                && self.slots.find(index, &agent.id).is_none()
+            {
+                new.push(index);
+            }
+        }
+        if !new.is_empty() {
+            // The collector is stopped from the first Lua value made here (the views'
+            // batch has just left a collection due) to the last: a collection between
+            // the batches would find nothing of either to free.
+            crate::collector_paused(lua, || self.make_slots_of(lua, views, modules, world, &new))?;
+        }
+        self.made_for = roster;
+        Ok(())
+    }
+
+    /// [`Agents::make_slots`] for the agents at `new` (scripted, not suspended, with a view
+    /// and without a slot).
+    fn make_slots_of(
+        &mut self,
+        lua: &Lua,
+        views: &Views,
+        modules: &Modules,
+        world: &World,
+        new: &[usize],
+    ) -> mlua::Result<()> {
+        let roster = world.roster();
         let mut scripts: Vec<ScriptInfo> = Vec::new();
         let mut wanted: Vec<NewSelf> = Vec::new();
         let mut params: Vec<(*const serde_json::Value, &serde_json::Value)> = Vec::new();
         // Per template: whether it holds a table (an object or array within), which its
         // copies copy too.
         let mut nested: Vec<bool> = Vec::new();
-        for (index, agent) in world.agents.iter().enumerate() {
+        for &index in new {
+            let agent = &world.agents[index];
             let Brain::Script(script) = &agent.brain else {
                 continue;
             };
-            if agent.suspended
-                || views.view_ptr(index).is_none()
-                || self.slots.find(index, &agent.id).is_some()
-            {
-                continue;
-            }
             // Agents of one template share its path: the same address is the same script.
             let same = |s: &ScriptInfo| std::ptr::eq(s.script, &**script) || s.script == &**script;
             let at = match scripts.iter().position(same) {
@@ -460,7 +497,6 @@ impl Agents {
             });
         }
         if wanted.is_empty() {
-            self.made_for = roster;
             return Ok(());
         }
         // The maps keyed by id and by `self` grow once for the whole batch.
@@ -561,11 +597,16 @@ impl Agents {
             let Some((generation, module, init)) = info.module else {
                 continue;
             };
-            let (id, owner) = self.slots.owner_of(&new.agent.id);
+            // The id string its view was made with, shared (else a new one); `insert` finds
+            // it in the map (or adds it) and gives the slot its owner number.
+            let id = match views.id_at(new.index) {
+                Some(id) if *id == *new.agent.id => id,
+                _ => Rc::from(new.agent.id.as_str()),
+            };
             let ready = !init;
             let slot = Slot {
                 id,
-                owner,
+                owner: 0,
                 this: SelfRef(this),
                 this_ref: this,
                 this_ptr: ptr as *const c_void,
@@ -578,9 +619,7 @@ impl Agents {
             self.insert(lua, views, slot);
             views.linked_new_self(ptr, new.index);
         }
-        result?;
-        self.made_for = roster;
-        Ok(())
+        result
     }
 
     /// Puts `slot` in place of any slot of its agent, with a fresh random stream; its number.
@@ -642,13 +681,37 @@ impl Agents {
 
     /// Forgets the agents that are no longer in `world`.
     pub fn retain(&mut self, lua: &Lua, views: &Views, world: &World) {
-        // A hashed set, and only the gone ids copied: a scene save checks every agent here.
-        let ids: std::collections::HashSet<&str, std::hash::BuildHasherDefault<Fnv1a>> =
-            world.agents.iter().map(|a| a.id.as_str()).collect();
-        let gone: Vec<Rc<str>> = (self.slots.by_id.iter())
-            .filter(|(id, known)| known.slot != NO_SLOT && !ids.contains(&***id))
-            .map(|(id, _)| Rc::clone(id))
-            .collect();
+        // A slot whose agent is still at the index it was linked to stays, found without
+        // hashing (a spawn leaves every agent where it was); the others are looked for in a
+        // hashed set of the world's ids, made only if one is not found so. Only the gone ids
+        // are copied: a scene save checks every agent here.
+        let at_its_index = |slot: &Slot| {
+            let index = slot.linked.map(|(index, _)| index);
+            index
+                .and_then(|i| world.agents.get(i))
+                .is_some_and(|a| *a.id == *slot.id)
+        };
+        let mut ids: Option<std::collections::HashSet<&str, std::hash::BuildHasherDefault<Fnv1a>>> =
+            None;
+        let mut gone: Vec<Rc<str>> = Vec::new();
+        for (id, known) in &self.slots.by_id {
+            if known.slot == NO_SLOT {
+                continue;
+            }
+            let slot = self
+                .slots
+                .all
+                .get(known.slot as usize)
+                .and_then(Option::as_ref);
+            if slot.is_some_and(at_its_index) {
+                continue;
+            }
+            let ids =
+                ids.get_or_insert_with(|| world.agents.iter().map(|a| a.id.as_str()).collect());
+            if !ids.contains(&**id) {
+                gone.push(Rc::clone(id));
+            }
+        }
         for id in gone {
             self.forget(lua, views, &id);
         }

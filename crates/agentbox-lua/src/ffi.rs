@@ -231,6 +231,11 @@ extern "C-unwind" {
     /// read-only. May raise a memory error.
     pub fn lua_clonetable(state: *mut lua_State, idx: c_int);
 
+    /// Gives the array part of the table at `idx` room for at least `n` entries (nothing
+    /// changes if it has that room), at once: as setting its keys 1 to `n` one by one would
+    /// grow it, without rehashing it on each doubling. May raise a memory error.
+    pub fn lua_reservearray(state: *mut lua_State, idx: c_int, n: c_int);
+
     /// The level of the extension API the linked Lua was built with
     /// (`LUA_AGENTBOX_PATCHLEVEL`). Only the tests call it: the host is checked against the
     /// header's level when it compiles.
@@ -870,6 +875,28 @@ mod tests {
         lua.run(&std::ffi::CString::new(same).unwrap()).unwrap();
     }
 
+    #[test]
+    fn a_reserved_array_part_takes_its_keys_without_growing() {
+        let lua = State::new();
+        lua.run(c"t = { 1, 2, x = 1 }").unwrap();
+        // SAFETY: a live state; `t` is pushed and popped again.
+        unsafe {
+            ffi::lua_getglobal(lua.0, c"t".as_ptr());
+            lua_reservearray(lua.0, 1, 1000);
+            lua_reservearray(lua.0, 1, 10);
+            ffi::lua_settop(lua.0, 0);
+        }
+        let before = lua.bytes();
+        lua.run(c"for i = 3, 1000 do t[i] = i end").unwrap();
+        assert_eq!(
+            lua.bytes(),
+            before,
+            "the keys went into the room made for them"
+        );
+        lua.run(c"assert(#t == 1000 and t.x == 1 and t[1] == 1 and t[1000] == 1000)")
+            .unwrap();
+    }
+
     /// A C type as written in a prototype, without the parameter's name and extra spaces.
     fn c_type(param: &str) -> String {
         let param = param.trim();
@@ -960,7 +987,7 @@ mod tests {
     fn each_declaration_matches_its_prototype_in_the_compiled_lua_h() {
         let header = header_prototypes();
         let rust = rust_declarations();
-        assert_eq!(rust.len(), 21, "{rust:?}");
+        assert_eq!(rust.len(), 23, "{rust:?}");
         for declared in &rust {
             let proto = header.iter().find(|p| p.0 == declared.0);
             assert_eq!(proto, Some(declared), "{} differs from lua.h", declared.0);

@@ -382,6 +382,8 @@ LUA_API int (lua_hashsize) (lua_State *L, int idx);
 LUA_API int (lua_stackdepth) (lua_State *L);
 /* agentbox: a copy of a table, its entries in the same slots */
 LUA_API void (lua_clonetable) (lua_State *L, int idx);
+/* agentbox: room for 'n' entries in a table's array part, at once */
+LUA_API void (lua_reservearray) (lua_State *L, int idx, int n);
 /*
 ** agentbox: the level of this extension API, bumped whenever one of the
 ** functions above is added, removed or changes its signature or meaning
