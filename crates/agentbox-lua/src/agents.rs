@@ -176,11 +176,17 @@ impl Slots {
             }
         }
         let k = self.slot_of(id)?;
+        self.found_at(index, k);
+        Some(k)
+    }
+
+    /// Notes that the agent at `index` has slot `k`, for [`Slots::find`] under the current
+    /// roster.
+    fn found_at(&mut self, index: usize, k: usize) {
         if self.at.len() <= index {
             self.at.resize(index + 1, usize::MAX);
         }
         self.at[index] = k;
-        Some(k)
     }
 
     /// Puts `slot` in place of any slot of its agent (whose number it then takes), finding
@@ -616,7 +622,9 @@ impl Agents {
                 linked: views.view_ptr(new.index).map(|p| (new.index, p)),
                 checked: ready.then_some((generations, module, roster)),
             };
-            self.insert(lua, views, slot);
+            let k = self.insert(lua, views, slot);
+            // Its first decision finds the slot without looking its id up.
+            self.slots.found_at(new.index, k);
             views.linked_new_self(ptr, new.index);
         }
         result
