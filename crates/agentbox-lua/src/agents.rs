@@ -522,6 +522,8 @@ impl Agents {
             &n[views::ID],
             &n[views::KIND],
         );
+        // Per script, the registry reference and kind of its first `self` made below.
+        let mut first: Vec<Option<(c_int, &str)>> = vec![None; scripts.len()];
         // `exec_raw` pushes the six values above (stack 1..6); each agent's `self` is made
         // at 7, with its id string at 8, and the stack is back at 6 after each. The first
         // `self` of each script is made field by field; the next ones of that script are
@@ -531,7 +533,6 @@ impl Agents {
         // failure raises through `exec_raw`'s protected call: what was made by then is in
         // `wanted` (references and numbers only live across the calls).
         // SAFETY: as said above.
-        let mut first: Vec<Option<(c_int, &str)>> = vec![None; scripts.len()];
         let result = crate::collector_paused(lua, || unsafe {
             lua.exec_raw::<()>(args, |state| {
                 for new in wanted.iter_mut() {

@@ -553,13 +553,13 @@ impl Views {
             self.by_ptr.borrow_mut().reserve(wanted.len());
             let mut made = vec![0usize; wanted.len()];
             let args = (&self.store, &self.meta);
-            // `exec_raw` pushes the store (1) and the metatable (2); each view is made, locked
-            // (its metatable marks it read-only, see [`Views::lock_name`]) and stored, so the
-            // stack is back at 2 after each. An allocation failure raises through
-            // `exec_raw`'s protected call; only references and numbers live here.
-            // SAFETY: as said above.
             // The store's array part grows once, to the power of two doubling would reach.
             let store_room = room.next_power_of_two().min(c_int::MAX as usize) as c_int;
+            // `exec_raw` pushes the store (1) and the metatable (2); each view is made, locked
+            // (its metatable marks it read-only, see [`Views::lock_name`]) and stored, so the
+            // stack is back at 2 after each, its room made first. An allocation failure raises
+            // through `exec_raw`'s protected call; only references and numbers live here.
+            // SAFETY: as said above.
             crate::collector_paused(lua, || unsafe {
                 lua.exec_raw::<()>(args, |state| {
                     crate::ffi::lua_reservearray(state, 1, store_room);
