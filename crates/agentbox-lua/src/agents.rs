@@ -17,6 +17,7 @@ use agentbox_core::world::spatial::{FastMap, Fnv1a};
 use agentbox_core::world::{rng, Agent, Brain, ErrorKind, Roster, ScriptError, World};
 use mlua::{ffi, Lua, Table, Value};
 use std::cell::RefCell;
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::{c_int, c_void};
 use std::path::Path;
@@ -175,21 +176,37 @@ impl Slots {
             }
         }
         let k = self.slot_of(id)?;
+        self.found_at(index, k);
+        Some(k)
+    }
+
+    /// Notes that the agent at `index` has slot `k`, for [`Slots::find`] under the current
+    /// roster.
+    fn found_at(&mut self, index: usize, k: usize) {
         if self.at.len() <= index {
             self.at.resize(index + 1, usize::MAX);
         }
         self.at[index] = k;
-        Some(k)
     }
 
     /// Puts `slot` in place of any slot of its agent (whose number it then takes), finding
-    /// the agent's id once; its number and the slot it replaced.
-    pub fn insert(&mut self, slot: Slot) -> (usize, Option<Slot>) {
-        let owner = slot.owner;
-        let known = (self.by_id.entry(Rc::clone(&slot.id))).or_insert(Known {
-            owner,
-            slot: NO_SLOT,
-        });
+    /// the agent's id once; its number and the slot it replaced. The slot takes the id's
+    /// memory owner number and the string the map holds for it: for an id not seen before,
+    /// the next number (as [`Slots::owner_of`] gives) and the slot's own string, so a caller
+    /// that has the id as an `Rc<str>` need not look it up first.
+    pub fn insert(&mut self, mut slot: Slot) -> (usize, Option<Slot>) {
+        let next = self.by_id.len() as u32 + 1;
+        let known = match self.by_id.entry(Rc::clone(&slot.id)) {
+            Entry::Occupied(known) => {
+                slot.id = Rc::clone(known.key());
+                known.into_mut()
+            }
+            Entry::Vacant(new) => new.insert(Known {
+                owner: next,
+                slot: NO_SLOT,
+            }),
+        };
+        slot.owner = known.owner;
         // As `remove` would: the old slot's number is freed, then taken again below.
         let mut old = None;
         if known.slot != NO_SLOT {
@@ -399,19 +416,48 @@ impl Agents {
         if roster.is_known() && roster == self.made_for {
             return Ok(());
         }
+        let mut new = Vec::new();
+        for (index, agent) in world.agents.iter().enumerate() {
+            if matches!(agent.brain, Brain::Script(_))
+                && !agent.suspended
+                && views.view_ptr(index).is_some()
+                && self.slots.find(index, &agent.id).is_none()
+            {
+                new.push(index);
+            }
+        }
+        if !new.is_empty() {
+            // The collector is stopped from the first Lua value made here (the views'
+            // batch has just left a collection due) to the last: a collection between
+            // the batches would find nothing of either to free.
+            crate::collector_paused(lua, || self.make_slots_of(lua, views, modules, world, &new))?;
+        }
+        self.made_for = roster;
+        Ok(())
+    }
+
+    /// [`Agents::make_slots`] for the agents at `new` (scripted, not suspended, with a view
+    /// and without a slot).
+    fn make_slots_of(
+        &mut self,
+        lua: &Lua,
+        views: &Views,
+        modules: &Modules,
+        world: &World,
+        new: &[usize],
+    ) -> mlua::Result<()> {
+        let roster = world.roster();
         let mut scripts: Vec<ScriptInfo> = Vec::new();
         let mut wanted: Vec<NewSelf> = Vec::new();
         let mut params: Vec<(*const serde_json::Value, &serde_json::Value)> = Vec::new();
-        for (index, agent) in world.agents.iter().enumerate() {
+        // Per template: whether it holds a table (an object or array within), which its
+        // copies copy too.
+        let mut nested: Vec<bool> = Vec::new();
+        for &index in new {
+            let agent = &world.agents[index];
             let Brain::Script(script) = &agent.brain else {
                 continue;
             };
-            if agent.suspended
-                || views.view_ptr(index).is_none()
-                || self.slots.find(index, &agent.id).is_some()
-            {
-                continue;
-            }
             // Agents of one template share its path: the same address is the same script.
             let same = |s: &ScriptInfo| std::ptr::eq(s.script, &**script) || s.script == &**script;
             let at = match scripts.iter().position(same) {
@@ -444,6 +490,7 @@ impl Agents {
                 Some(n) => n,
                 None => {
                     params.push((ptr, &agent.params));
+                    nested.push(holds_a_table(&agent.params));
                     params.len() - 1
                 }
             };
@@ -456,7 +503,6 @@ impl Agents {
             });
         }
         if wanted.is_empty() {
-            self.made_for = roster;
             return Ok(());
         }
         // The maps keyed by id and by `self` grow once for the whole batch.
@@ -476,21 +522,39 @@ impl Agents {
             &n[views::ID],
             &n[views::KIND],
         );
+        // Per script, the registry reference and kind of its first `self` made below.
+        let mut first: Vec<Option<(c_int, &str)>> = vec![None; scripts.len()];
         // `exec_raw` pushes the six values above (stack 1..6); each agent's `self` is made
-        // at 7, with its id string at 8, and the stack is back at 6 after each. Its
-        // metatable locks it (`Views::lock_name`). An allocation failure raises through
-        // `exec_raw`'s protected call: what was made by then is in `wanted` (references and
-        // numbers only live across the calls).
+        // at 7, with its id string at 8, and the stack is back at 6 after each. The first
+        // `self` of each script is made field by field; the next ones of that script are
+        // copies of it (`lua_clonetable`: the same slots, no key hashed), their `params`,
+        // `id` and (if another) `kind` then set: keys a copy holds, so each set only
+        // replaces a value. Its metatable locks it (`Views::lock_name`). An allocation
+        // failure raises through `exec_raw`'s protected call: what was made by then is in
+        // `wanted` (references and numbers only live across the calls).
         // SAFETY: as said above.
         let result = crate::collector_paused(lua, || unsafe {
             lua.exec_raw::<()>(args, |state| {
                 for new in wanted.iter_mut() {
-                    let (_, room) = scripts[new.script].hint;
-                    ffi::lua_createtable(state, 0, room as c_int);
+                    let kind = new.agent.kind.as_str();
+                    let same_kind = match first[new.script] {
+                        Some((this, first_kind)) => {
+                            ffi::lua_rawgeti(state, ffi::LUA_REGISTRYINDEX, this.into());
+                            crate::ffi::lua_clonetable(state, 7);
+                            ffi::lua_copy(state, 8, 7);
+                            ffi::lua_settop(state, 7);
+                            first_kind == kind
+                        }
+                        None => {
+                            let (_, room) = scripts[new.script].hint;
+                            ffi::lua_createtable(state, 0, room as c_int);
+                            false
+                        }
+                    };
                     ffi::lua_pushvalue(state, 4);
                     ffi::lua_rawgeti(state, 3, new.params);
                     if ffi::lua_type(state, -1) == ffi::LUA_TTABLE {
-                        push_copy(state, -1);
+                        push_copy(state, -1, nested[new.params as usize - 1]);
                         ffi::lua_rotate(state, -2, 1);
                         ffi::lua_settop(state, -2);
                     }
@@ -503,10 +567,11 @@ impl Agents {
                     ffi::lua_pushvalue(state, 5);
                     ffi::lua_pushvalue(state, 8);
                     ffi::lua_rawset(state, 7);
-                    let kind = new.agent.kind.as_bytes();
-                    ffi::lua_pushvalue(state, 6);
-                    ffi::lua_pushlstring(state, kind.as_ptr().cast(), kind.len());
-                    ffi::lua_rawset(state, 7);
+                    if !same_kind {
+                        ffi::lua_pushvalue(state, 6);
+                        ffi::lua_pushlstring(state, kind.as_ptr().cast(), kind.len());
+                        ffi::lua_rawset(state, 7);
+                    }
                     ffi::lua_pushvalue(state, 8);
                     ffi::lua_pushvalue(state, 7);
                     ffi::lua_rawset(state, 2);
@@ -514,6 +579,9 @@ impl Agents {
                     let ptr = ffi::lua_topointer(state, 7) as usize;
                     let this = SelfRef::pop(state);
                     new.made = Some((this.0, ptr));
+                    if first[new.script].is_none() {
+                        first[new.script] = Some((this.0, kind));
+                    }
                 }
                 ffi::lua_settop(state, 0);
             })
@@ -536,11 +604,16 @@ impl Agents {
             let Some((generation, module, init)) = info.module else {
                 continue;
             };
-            let (id, owner) = self.slots.owner_of(&new.agent.id);
+            // The id string its view was made with, shared (else a new one); `insert` finds
+            // it in the map (or adds it) and gives the slot its owner number.
+            let id = match views.id_at(new.index) {
+                Some(id) if *id == *new.agent.id => id,
+                _ => Rc::from(new.agent.id.as_str()),
+            };
             let ready = !init;
             let slot = Slot {
                 id,
-                owner,
+                owner: 0,
                 this: SelfRef(this),
                 this_ref: this,
                 this_ptr: ptr as *const c_void,
@@ -550,12 +623,12 @@ impl Agents {
                 linked: views.view_ptr(new.index).map(|p| (new.index, p)),
                 checked: ready.then_some((generations, module, roster)),
             };
-            self.insert(lua, views, slot);
+            let k = self.insert(lua, views, slot);
+            // Its first decision finds the slot without looking its id up.
+            self.slots.found_at(new.index, k);
             views.linked_new_self(ptr, new.index);
         }
-        result?;
-        self.made_for = roster;
-        Ok(())
+        result
     }
 
     /// Puts `slot` in place of any slot of its agent, with a fresh random stream; its number.
@@ -617,13 +690,37 @@ impl Agents {
 
     /// Forgets the agents that are no longer in `world`.
     pub fn retain(&mut self, lua: &Lua, views: &Views, world: &World) {
-        // A hashed set, and only the gone ids copied: a scene save checks every agent here.
-        let ids: std::collections::HashSet<&str, std::hash::BuildHasherDefault<Fnv1a>> =
-            world.agents.iter().map(|a| a.id.as_str()).collect();
-        let gone: Vec<Rc<str>> = (self.slots.by_id.iter())
-            .filter(|(id, known)| known.slot != NO_SLOT && !ids.contains(&***id))
-            .map(|(id, _)| Rc::clone(id))
-            .collect();
+        // A slot whose agent is still at the index it was linked to stays, found without
+        // hashing (a spawn leaves every agent where it was); the others are looked for in a
+        // hashed set of the world's ids, made only if one is not found so. Only the gone ids
+        // are copied: a scene save checks every agent here.
+        let at_its_index = |slot: &Slot| {
+            let index = slot.linked.map(|(index, _)| index);
+            index
+                .and_then(|i| world.agents.get(i))
+                .is_some_and(|a| *a.id == *slot.id)
+        };
+        let mut ids: Option<std::collections::HashSet<&str, std::hash::BuildHasherDefault<Fnv1a>>> =
+            None;
+        let mut gone: Vec<Rc<str>> = Vec::new();
+        for (id, known) in &self.slots.by_id {
+            if known.slot == NO_SLOT {
+                continue;
+            }
+            let slot = self
+                .slots
+                .all
+                .get(known.slot as usize)
+                .and_then(Option::as_ref);
+            if slot.is_some_and(at_its_index) {
+                continue;
+            }
+            let ids =
+                ids.get_or_insert_with(|| world.agents.iter().map(|a| a.id.as_str()).collect());
+            if !ids.contains(&**id) {
+                gone.push(Rc::clone(id));
+            }
+        }
         for id in gone {
             self.forget(lua, views, &id);
         }
@@ -771,32 +868,46 @@ impl Agents {
     }
 }
 
+/// Whether a `params` value holds a table within (an object or array in an object or array).
+fn holds_a_table(value: &serde_json::Value) -> bool {
+    let table = |v: &serde_json::Value| v.is_object() || v.is_array();
+    match value {
+        serde_json::Value::Object(map) => map.values().any(table),
+        serde_json::Value::Array(items) => items.iter().any(table),
+        _ => false,
+    }
+}
+
 /// Pushes a copy of the table at `from` whose tables are copies too (a `params` table made by
-/// `json_to_lua`: plain values, no cycles, no metatables), with the room the original has.
+/// `json_to_lua`: plain values, no cycles, no metatables), each entry in the slot it has in
+/// the original (`lua_clonetable`), so the copy's `pairs` order is the original's. The copies
+/// are made in the order the tables are met: the table, then each table within as `next`
+/// finds it, depth first. `nested`: whether it holds a table (else it is not walked).
 ///
 /// # Safety
 /// A live state with a table at `from`; it may raise a memory error or, past the stack's
 /// limit, a stack error.
-unsafe fn push_copy(state: *mut ffi::lua_State, from: c_int) {
+unsafe fn push_copy(state: *mut ffi::lua_State, from: c_int, nested: bool) {
     // SAFETY: the caller's contract; every call below reads or writes the stack within the
-    // room `luaL_checkstack` made.
+    // room `luaL_checkstack` made, and setting a key the copy holds (during `lua_next`'s
+    // walk of it, which allows that) allocates nothing.
     unsafe {
         let from = ffi::lua_absindex(state, from);
         ffi::luaL_checkstack(state, 4, c"params nested too deeply".as_ptr());
-        let array = ffi::lua_rawlen(state, from) as c_int;
-        let hash = crate::ffi::lua_hashsize(state, from);
-        ffi::lua_createtable(state, array, hash);
+        crate::ffi::lua_clonetable(state, from);
+        if !nested {
+            return;
+        }
         let to = ffi::lua_gettop(state);
         ffi::lua_pushnil(state);
-        while ffi::lua_next(state, from) != 0 {
+        while ffi::lua_next(state, to) != 0 {
             if ffi::lua_type(state, -1) == ffi::LUA_TTABLE {
-                push_copy(state, -1);
+                push_copy(state, -1, true);
+                ffi::lua_pushvalue(state, -3);
                 ffi::lua_rotate(state, -2, 1);
-                ffi::lua_settop(state, -2);
+                ffi::lua_rawset(state, to);
             }
-            ffi::lua_pushvalue(state, -2);
-            ffi::lua_rotate(state, -2, 1);
-            ffi::lua_rawset(state, to);
+            ffi::lua_settop(state, -2);
         }
     }
 }

@@ -18,7 +18,7 @@ use std::ffi::{c_int, c_longlong, c_uint, c_void};
 
 /// The level of the extension API declared here: the patched `lua.h`'s
 /// `LUA_AGENTBOX_PATCHLEVEL`, which the build script reads (a mismatch does not compile).
-pub const PATCHLEVEL: c_int = 5;
+pub const PATCHLEVEL: c_int = 6;
 
 const _: () = assert!(
     level_is(env!("AGENTBOX_LUA_PATCHLEVEL"), PATCHLEVEL),
@@ -223,6 +223,18 @@ extern "C-unwind" {
 
     /// The number of hash slots of the table at `idx` (0 when it has none).
     pub fn lua_hashsize(state: *mut lua_State, idx: c_int) -> c_int;
+
+    /// Pushes a copy of the table at `idx`: its array and hash parts with their sizes, each
+    /// entry in the slot it has there (so `next` visits the copy's in the same order), made
+    /// as `lua_createtable` with those sizes makes a table (the same allocations and the next
+    /// object id). Shallow (a table value is the same table in both); no metatable, not
+    /// read-only. May raise a memory error.
+    pub fn lua_clonetable(state: *mut lua_State, idx: c_int);
+
+    /// Gives the array part of the table at `idx` room for at least `n` entries (nothing
+    /// changes if it has that room), at once: as setting its keys 1 to `n` one by one would
+    /// grow it, without rehashing it on each doubling. May raise a memory error.
+    pub fn lua_reservearray(state: *mut lua_State, idx: c_int, n: c_int);
 
     /// The level of the extension API the linked Lua was built with
     /// (`LUA_AGENTBOX_PATCHLEVEL`). Only the tests call it: the host is checked against the
@@ -835,6 +847,60 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_cloned_table_has_the_originals_entries_sizes_and_order() {
+        let lua = State::new();
+        lua.run(c"t = { 1, 2, 3, x = 1, y = 'two', z = { 3 } } t[7] = 7 t.gone = 1 t.gone = nil")
+            .unwrap();
+        // SAFETY: a live state; `t` and its copy are pushed, read and popped again.
+        unsafe {
+            ffi::lua_getglobal(lua.0, c"t".as_ptr());
+            lua_clonetable(lua.0, 1);
+            assert_eq!(lua_hashsize(lua.0, 2), lua_hashsize(lua.0, 1));
+            assert_ne!(ffi::lua_topointer(lua.0, 1), ffi::lua_topointer(lua.0, 2));
+            ffi::lua_setglobal(lua.0, c"c".as_ptr());
+            ffi::lua_settop(lua.0, 0);
+        }
+        let same = r#"
+            local a, b = {}, {}
+            for k, v in pairs(t) do a[#a + 1] = tostring(k) .. "=" .. tostring(v) end
+            for k, v in pairs(c) do b[#b + 1] = tostring(k) .. "=" .. tostring(v) end
+            assert(table.concat(a, ",") == table.concat(b, ","), table.concat(b, ","))
+            assert(#a == 7 and #c == 3 and c.z == t.z and getmetatable(c) == nil)
+            c.w = 4; c[4] = 4; c.x = nil
+            assert(t.w == nil and t[4] == nil and t.x == 1 and c.w == 4 and c[4] == 4)
+            for i = 1, 100 do c["k" .. i] = i end
+            assert(c.k100 == 100 and t.k100 == nil)
+        "#;
+        lua.run(&std::ffi::CString::new(same).unwrap()).unwrap();
+    }
+
+    #[test]
+    fn a_reserved_array_part_takes_its_keys_without_growing() {
+        let lua = State::new();
+        let setup = c"collectgarbage('stop') t, u = { 1, 2, x = 1 }, { 1, 2, x = 1 }
+            function fill(t) for i = 3, 1000 do t[i] = i end end";
+        lua.run(setup).unwrap();
+        // SAFETY: a live state; `t` is pushed and popped again.
+        unsafe {
+            ffi::lua_getglobal(lua.0, c"t".as_ptr());
+            lua_reservearray(lua.0, 1, 1000);
+            lua_reservearray(lua.0, 1, 10);
+            ffi::lua_settop(lua.0, 0);
+        }
+        let grown = |name: &CStr| {
+            let before = lua.bytes();
+            lua.run(name).unwrap();
+            lua.bytes() - before
+        };
+        // Only the chunk that calls `fill` is allocated for the reserved table; the other's
+        // array part grows to 1,024 slots of 16 bytes.
+        let (reserved, plain) = (grown(c"fill(t)"), grown(c"fill(u)"));
+        assert!(reserved < 2048 && plain > 16_000, "{reserved} {plain}");
+        lua.run(c"assert(#t == 1000 and t.x == 1 and t[1] == 1 and t[1000] == 1000)")
+            .unwrap();
+    }
+
     /// A C type as written in a prototype, without the parameter's name and extra spaces.
     fn c_type(param: &str) -> String {
         let param = param.trim();
@@ -925,7 +991,7 @@ mod tests {
     fn each_declaration_matches_its_prototype_in_the_compiled_lua_h() {
         let header = header_prototypes();
         let rust = rust_declarations();
-        assert_eq!(rust.len(), 21, "{rust:?}");
+        assert_eq!(rust.len(), 23, "{rust:?}");
         for declared in &rust {
             let proto = header.iter().find(|p| p.0 == declared.0);
             assert_eq!(proto, Some(declared), "{} differs from lua.h", declared.0);

@@ -108,7 +108,9 @@ pub struct Views {
     /// By agent index: the view table's address (0: no view made) and the agent it was made or
     /// last checked for.
     ptrs: RefCell<Vec<usize>>,
-    ids: RefCell<Vec<String>>,
+    /// By agent index, the id of the agent its view was made or last checked for: one string,
+    /// which a new agent's slot shares ([`Views::id_at`]).
+    ids: RefCell<Vec<Rc<str>>>,
     /// View table address → agent index.
     by_ptr: RefCell<FastMap<usize, u32>>,
     /// `self` table address → the agent index it is linked to.
@@ -512,8 +514,8 @@ impl Views {
         let ptrs = self.ptrs.borrow();
         let mut ids = self.ids.borrow_mut();
         for ((ptr, id), agent) in ptrs.iter().zip(ids.iter_mut()).zip(&world.agents) {
-            if *ptr != 0 && *id != agent.id {
-                id.clone_from(&agent.id);
+            if *ptr != 0 && **id != *agent.id {
+                *id = Rc::from(agent.id.as_str());
                 self.roster.set(self.roster.get() + 1);
             }
         }
@@ -551,13 +553,16 @@ impl Views {
             self.by_ptr.borrow_mut().reserve(wanted.len());
             let mut made = vec![0usize; wanted.len()];
             let args = (&self.store, &self.meta);
+            // The store's array part grows once, to the power of two doubling would reach.
+            let store_room = room.next_power_of_two().min(c_int::MAX as usize) as c_int;
             // `exec_raw` pushes the store (1) and the metatable (2); each view is made, locked
             // (its metatable marks it read-only, see [`Views::lock_name`]) and stored, so the
-            // stack is back at 2 after each. An allocation failure raises through
-            // `exec_raw`'s protected call; only references and numbers live here.
+            // stack is back at 2 after each, its room made first. An allocation failure raises
+            // through `exec_raw`'s protected call; only references and numbers live here.
             // SAFETY: as said above.
             crate::collector_paused(lua, || unsafe {
                 lua.exec_raw::<()>(args, |state| {
+                    crate::ffi::lua_reservearray(state, 1, store_room);
                     for (&index, ptr) in wanted.iter().zip(made.iter_mut()) {
                         ffi::lua_createtable(state, 0, 0);
                         ffi::lua_pushvalue(state, 2);
@@ -639,10 +644,25 @@ impl Views {
         let (mut ptrs, mut ids) = (self.ptrs.borrow_mut(), self.ids.borrow_mut());
         if ptrs.len() <= index {
             ptrs.resize(index + 1, 0);
-            ids.resize(index + 1, String::new());
         }
         ptrs[index] = ptr;
-        ids[index].clone_from(&agent.id);
+        let id = || Rc::from(agent.id.as_str());
+        if ids.len() <= index {
+            // Views are made in agent order, so the list most often grows by this one.
+            if ids.len() < index {
+                ids.resize(index, Rc::from(""));
+            }
+            ids.push(id());
+        } else if *ids[index] != *agent.id {
+            ids[index] = id();
+        }
+    }
+
+    /// The id of the agent whose view is at `index` (as last made or checked, see
+    /// [`Views::begin_round`]), shared; `None` if it has no view.
+    pub fn id_at(&self, index: usize) -> Option<Rc<str>> {
+        let ptrs = self.ptrs.borrow();
+        (ptrs.get(index).is_some_and(|&p| p != 0)).then(|| Rc::clone(&self.ids.borrow()[index]))
     }
 
     /// The `pos`, `vel` or `tile` proxy of agent `index`, made if it has none (what a view's

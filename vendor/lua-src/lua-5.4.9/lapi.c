@@ -1931,6 +1931,48 @@ LUA_API int lua_stackdepth (lua_State *L) {
 
 
 /*
+** agentbox: pushes a copy of the table at 'idx' (see 'luaH_copy'): its
+** array and hash parts with their sizes and each entry in its slot, so
+** the copy's 'next' order is the original's; made as 'lua_createtable'
+** with those sizes makes a table (the same allocations, in the same
+** order, and the next object id), without hashing a key. No metatable,
+** not read-only. A table value is the same table in both (a shallow copy).
+*/
+LUA_API void lua_clonetable (lua_State *L, int idx) {
+  Table *t;
+  const Table *src;
+  lua_lock(L);
+  api_check(L, ttistable(index2value(L, idx)), "table expected");
+  src = hvalue(index2value(L, idx));
+  t = luaH_new(L);
+  sethvalue2s(L, L->top.p, t);
+  api_incr_top(L);
+  luaH_copy(L, t, src);
+  luaC_checkGC(L);
+  lua_unlock(L);
+}
+
+
+/*
+** agentbox: gives the array part of the table at 'idx' room for at least
+** 'n' entries (nothing changes if it has that room), as setting its keys
+** 1 to 'n' one by one would grow it, but at once: the host fills a table
+** by consecutive integer keys in a batch (its references, its views), and
+** each doubling on the way rehashed the table. May raise a memory error.
+*/
+LUA_API void lua_reservearray (lua_State *L, int idx, int n) {
+  Table *t;
+  lua_lock(L);
+  api_check(L, ttistable(index2value(L, idx)), "table expected");
+  t = hvalue(index2value(L, idx));
+  if (n > 0 && cast_uint(n) > luaH_realasize(t))
+    luaH_resizearray(L, t, cast_uint(n));
+  luaC_checkGC(L);
+  lua_unlock(L);
+}
+
+
+/*
 ** agentbox: the owner whose ids new objects take and whose numbers
 ** 'luaL_objectid' gives ('lua_setowner'; 0, the host's, between agents'
 ** calls that 'lua_agentcall' made)

@@ -25,6 +25,7 @@
 
 #include <math.h>
 #include <limits.h>
+#include <string.h>  /* agentbox: memcpy, for luaH_copy */
 
 #include "lua.h"
 
@@ -665,6 +666,36 @@ Table *luaH_new (lua_State *L) {
   t->alimit = 0;
   setnodevector(L, t, 0);
   return t;
+}
+
+
+/*
+** agentbox: makes 't' (just made by 'luaH_new': no array, the dummy node)
+** a copy of 'src': the same array and hash sizes, each entry in the same
+** slot (the keys hash alike, so 'next' visits them in the same order as
+** in 'src') and the same array limit; not its metatable or flags. The
+** node block is allocated before the array, as 'luaH_resize' does, and
+** 't' changes only after each allocation succeeds (an allocation failure
+** raises with 't' still valid).
+*/
+void luaH_copy (lua_State *L, Table *t, const Table *src) {
+  unsigned int asize = luaH_realasize(src);
+  if (!isdummy(src)) {
+    unsigned int size = sizenode(src);
+    Node *node = luaM_newvector(L, size, Node);
+    memcpy(node, src->node, size * sizeof(Node));
+    t->node = node;
+    t->lsizenode = src->lsizenode;
+    t->lastfree = node + (src->lastfree - src->node);
+  }
+  if (asize > 0) {
+    TValue *array = luaM_newvector(L, asize, TValue);
+    memcpy(array, src->array, asize * sizeof(TValue));
+    t->array = array;
+    t->alimit = src->alimit;
+    if (!isrealasize(src))
+      setnorealasize(t);
+  }
 }
 
 

@@ -380,12 +380,16 @@ LUA_API void (lua_lendback) (lua_State *L, int obj);
 LUA_API int (lua_hashsize) (lua_State *L, int idx);
 /* agentbox: the number of active call levels, counted in one walk */
 LUA_API int (lua_stackdepth) (lua_State *L);
+/* agentbox: a copy of a table, its entries in the same slots */
+LUA_API void (lua_clonetable) (lua_State *L, int idx);
+/* agentbox: room for 'n' entries in a table's array part, at once */
+LUA_API void (lua_reservearray) (lua_State *L, int idx, int n);
 /*
 ** agentbox: the level of this extension API, bumped whenever one of the
 ** functions above is added, removed or changes its signature or meaning
 ** (crates/agentbox-lua/src/ffi.rs declares them for Rust and checks it).
 */
-#define LUA_AGENTBOX_PATCHLEVEL	5
+#define LUA_AGENTBOX_PATCHLEVEL	6
 LUA_API int (lua_agentbox_patchlevel) (void);
 
 
