@@ -322,11 +322,22 @@ pub fn inbox(
     for key in INBOX_KEYS {
         own.push(Value::String(lua.create_string(key)?));
     }
-    own.push(Value::Table(
-        lua.create_table_with_capacity(SENDER_SLOTS, 0)?,
-    ));
+    // Under an id of its own, as the `self`-by-id table is: the host's next ids, which later
+    // objects (the views) are hashed by, stay as they were (`pairs` order over tables keyed
+    // by them is pinned by the hostile `table_keyed_pairs.lua`).
+    let make = || lua.create_table_with_capacity(SENDER_SLOTS, 0);
+    let senders = match &context.budget {
+        Some(budget) => budget.with_next_id(SENDERS_ID, make)?,
+        None => make()?,
+    };
+    own.push(Value::Table(senders));
     make_raw(lua, context, inbox_raw, full, own)
 }
+
+/// The id the Lua half of [`SenderStrings`] is made with: its own, just below the
+/// `self`-by-id table's (`agents.rs`), far past any count the host reaches. No script
+/// reaches the table.
+const SENDERS_ID: u32 = (1 << 30) - 2;
 
 /// The keys of a letter, in the order the full function sets them; upvalues of the raw
 /// `self:inbox()` after the shared empty list (`UP_OWN`) and the lists' metatable; then the
