@@ -370,6 +370,11 @@ pub const SELF_METHODS: [(&str, &str); 4] = [
     ("touching", "agentbox.self.touching"),
 ];
 
+/// Every `self` method's name (`label` too), in the order of their slots in
+/// [`self_methods`]' list part: slot `k + 1` holds the function of `METHOD_NAMES[k]`, so
+/// `raw::field_index` hands one out with an integer read once it knows the key's string.
+pub const METHOD_NAMES: [&str; 5] = ["inbox", "heard", "remove", "touching", "label"];
+
 /// The registry name of `self:NAME` if it is one of the engine's methods (`label` too).
 pub fn self_method(name: &[u8]) -> Option<&'static str> {
     if name == b"label" {
@@ -559,7 +564,9 @@ pub fn install(lua: &Lua) -> mlua::Result<()> {
 
 /// The `self` methods by their names (`inbox`, `label`...), the same functions the registry
 /// keeps under their registry names: the table `self`'s raw `__index` (`raw::field_index`)
-/// finds them in by the key it was given, without making the registry name's string.
+/// finds them in by the key it was given, without making the registry name's string; and by
+/// their slots ([`METHOD_NAMES`]), where it finds them once it knows the key's string by its
+/// address (`Views::method_slot`).
 pub fn self_methods(lua: &Lua) -> mlua::Result<Table> {
     const KEY: &str = "agentbox.self.methods";
     if let Ok(t) = lua.named_registry_value::<Table>(KEY) {
@@ -577,7 +584,11 @@ pub fn set_self_method(
     registry: &str,
     f: mlua::Function,
 ) -> mlua::Result<()> {
-    self_methods(lua)?.raw_set(name, &f)?;
+    let methods = self_methods(lua)?;
+    methods.raw_set(name, &f)?;
+    if let Some(k) = METHOD_NAMES.iter().position(|&n| n == name) {
+        methods.raw_set(k + 1, &f)?;
+    }
     lua.set_named_registry_value(registry, f)
 }
 

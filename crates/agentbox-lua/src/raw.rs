@@ -13,10 +13,10 @@
 //! | [`target`] (the one-target `move.*`) | `bindings::moves`' `target_fn` | a view of this round: hands out the action made for that agent (one per target instead of a new userdata per call), and makes and keeps the first one itself once the mlua function has made the cache current; the first caches' twins carry their number in their code (`TARGET_TWINS`) |
 //! | [`world_number`] (`world:tick`, `world:time`) | nothing: a raw C function only | everything (outside a loan, a located error) |
 //! | [`draw_gate`] (`draw.*`) | `bindings::draw`'s shape reader | returns at once unless the window collects drawings |
-//! | [`inbox`] (`self:inbox()`) | `acts.rs`' `inbox` | the deciding agent's own call: hands out the shared empty list, or builds its read-only list of letters (and charges it) itself |
+//! | [`inbox`] (`self:inbox()`) | `acts.rs`' `inbox` | the deciding agent's own call: hands out the shared empty list, or builds its read-only list of letters (and charges it) itself, each sender's id string from a cache by its shared `Arc` ([`SenderStrings`]) |
 //! | [`spawn`] (`world:spawn`) | `bindings::acts`' `spawn` | a spec of `kind` and a plain `at` that the scene takes: queued and charged by `bindings::acts::spawn_plain` |
 //! | [`broadcast`] (`world:broadcast`) | `bindings::acts`' `broadcast` | a plain scalar message with options of `radius` and `kind`: resolved, queued and charged by `bindings::acts::broadcast_plain` |
-//! | [`field_index`], [`part_index`] (views' and `self`'s `__index`) | `views::fill`, for the first read of a part or of `self.memory` | every engine field of an agent, read from the world lent now |
+//! | [`field_index`], [`part_index`] (views' and `self`'s `__index`) | `views::fill`, for the first read of a part or of `self.memory` | every engine field of an agent, read from the world lent now; the deciding agent's methods (`self:inbox`...) by their names' addresses (`Views::method_slot`) |
 //!
 //! The context the twins read is [`RawContext`] (one per Lua state, in its app data; the
 //! decision loop, `decide_loop.rs`, reads it too): the views, the actions' metatable, and
@@ -106,6 +106,34 @@ pub struct RawContext {
     acts: Rc<crate::acts::Acts>,
     /// The state's budget, which the raw `world:spawn` bills the queued spawn to.
     budget: Option<Rc<crate::budget::Budget>>,
+    /// The senders' ids the raw `self:inbox()` made Lua strings of lately ([`SenderStrings`]).
+    senders: RefCell<SenderStrings>,
+}
+
+/// How many senders' id strings the raw `self:inbox()` keeps at hand.
+const SENDER_SLOTS: usize = 256;
+
+/// The Rust half of the raw `self:inbox()`'s cache of its letters' `from` strings: slot `k`
+/// holds the sender id (a letter's shared `Arc`) whose Lua string its cache table (an upvalue)
+/// holds at `k + 1`. A sender reaching many agents in a tick is one `Arc` in all their
+/// letters, so its string is found by the `Arc`'s address (the slot) and checked to be that
+/// `Arc` (held here, no other string can take its address while it is kept), instead of
+/// hashing and interning its bytes again for every letter. A slot is set only after the Lua
+/// string is in the table, so the two halves never disagree.
+struct SenderStrings(Vec<Option<std::sync::Arc<str>>>);
+
+impl SenderStrings {
+    /// The slot of a sender id (by its address; two ids may share one).
+    #[inline]
+    fn slot(from: &std::sync::Arc<str>) -> usize {
+        (std::sync::Arc::as_ptr(from) as *const u8 as usize >> 4) % SENDER_SLOTS
+    }
+
+    /// Whether slot `slot`'s string is the one of `from`.
+    #[inline]
+    fn holds(&self, slot: usize, from: &std::sync::Arc<str>) -> bool {
+        matches!(self.0.get(slot), Some(Some(kept)) if std::sync::Arc::ptr_eq(kept, from))
+    }
 }
 
 /// Makes the raw context of a state and stores it in its app data.
@@ -122,6 +150,7 @@ pub fn install(lua: &Lua) -> mlua::Result<Rc<RawContext>> {
         budget: lua
             .app_data_ref::<Rc<crate::budget::Budget>>()
             .map(|b| Rc::clone(&b)),
+        senders: RefCell::new(SenderStrings(vec![None; SENDER_SLOTS])),
     });
     lua.set_app_data(Rc::clone(&context));
     Ok(context)
@@ -293,12 +322,28 @@ pub fn inbox(
     for key in INBOX_KEYS {
         own.push(Value::String(lua.create_string(key)?));
     }
+    // Under an id of its own, as the `self`-by-id table is: the host's next ids, which later
+    // objects (the views) are hashed by, stay as they were (`pairs` order over tables keyed
+    // by them is pinned by the hostile `table_keyed_pairs.lua`).
+    let make = || lua.create_table_with_capacity(SENDER_SLOTS, 0);
+    let senders = match &context.budget {
+        Some(budget) => budget.with_next_id(SENDERS_ID, make)?,
+        None => make()?,
+    };
+    own.push(Value::Table(senders));
     make_raw(lua, context, inbox_raw, full, own)
 }
 
+/// The id the Lua half of [`SenderStrings`] is made with: its own, just below the
+/// `self`-by-id table's (`agents.rs`), far past any count the host reaches. No script
+/// reaches the table.
+const SENDERS_ID: u32 = (1 << 30) - 2;
+
 /// The keys of a letter, in the order the full function sets them; upvalues of the raw
-/// `self:inbox()` after the shared empty list (`UP_OWN`) and the lists' metatable.
+/// `self:inbox()` after the shared empty list (`UP_OWN`) and the lists' metatable; then the
+/// Lua half of [`SenderStrings`] (`UP_SENDERS`).
 const INBOX_KEYS: [&str; 3] = ["from", "tick", "msg"];
+const UP_SENDERS: c_int = UP_OWN + 2 + INBOX_KEYS.len() as c_int;
 
 unsafe extern "C-unwind" fn inbox_raw(state: *mut ffi::lua_State) -> c_int {
     // SAFETY: this function's contract (its `# Safety` section, or for a function Lua
@@ -350,7 +395,7 @@ unsafe fn try_inbox(state: *mut ffi::lua_State) -> Option<c_int> {
             // As the full function makes it: `from`, `tick`, `msg`, in this order.
             ffi::lua_createtable(state, 0, 3);
             ffi::lua_pushvalue(state, key(0));
-            ffi::lua_pushlstring(state, letter.from.as_ptr().cast(), letter.from.len());
+            push_sender(state, context, &letter.from);
             ffi::lua_rawset(state, -3);
             ffi::lua_pushvalue(state, key(1));
             ffi::lua_pushinteger(state, letter.tick as ffi::lua_Integer);
@@ -365,6 +410,38 @@ unsafe fn try_inbox(state: *mut ffi::lua_State) -> Option<c_int> {
         ffi::lua_setmetatable(state, -2);
         crate::ffi::lua_setreadonly(state, -1);
         Some(1)
+    }
+}
+
+/// Pushes the Lua string of sender id `from`, from the raw `self:inbox()`'s cache of them
+/// ([`SenderStrings`]) or made and kept there.
+///
+/// # Safety
+/// Called by `try_inbox` (its upvalues), with room for two values; it may raise a memory
+/// error making the string, before anything is kept.
+unsafe fn push_sender(
+    state: *mut ffi::lua_State,
+    context: &RawContext,
+    from: &std::sync::Arc<str>,
+) {
+    let slot = SenderStrings::slot(from);
+    let at = slot as ffi::lua_Integer + 1;
+    // SAFETY: the caller's contract; no borrow of `senders` is held across a Lua call.
+    unsafe {
+        if (context.senders.try_borrow()).is_ok_and(|s| s.holds(slot, from)) {
+            ffi::lua_rawgeti(state, ffi::lua_upvalueindex(UP_SENDERS), at);
+            return;
+        }
+        ffi::lua_pushlstring(state, from.as_ptr().cast(), from.len());
+        // Into the table's list part, made with every slot: nothing is allocated.
+        ffi::lua_pushvalue(state, -1);
+        ffi::lua_rawseti(state, ffi::lua_upvalueindex(UP_SENDERS), at);
+    }
+    // `try_borrow_mut`: nothing here may panic (this runs outside `host`).
+    if let Ok(mut senders) = context.senders.try_borrow_mut() {
+        if let Some(kept) = senders.0.get_mut(slot) {
+            *kept = Some(std::sync::Arc::clone(from));
+        }
     }
 }
 
@@ -1142,7 +1219,7 @@ unsafe extern "C-unwind" fn gate(state: *mut ffi::lua_State) -> c_int {
 }
 
 /// `__index` of views and `self` tables (upvalues: the views, `views::fill`, the proxies, the
-/// `self` methods by name, `acts::self_methods`): reads an
+/// `self` methods by name and by slot, `acts::self_methods`): reads an
 /// engine field of the agent the table stands for from the current world; `nil` for any other
 /// key, and outside a decision.
 pub unsafe extern "C-unwind" fn field_index(state: *mut ffi::lua_State) -> c_int {
@@ -1153,6 +1230,19 @@ pub unsafe extern "C-unwind" fn field_index(state: *mut ffi::lua_State) -> c_int
     unsafe {
         let views = &*(ffi::lua_touserdata(state, ffi::lua_upvalueindex(1)) as *const Views);
         let ptr = ffi::lua_topointer(state, 1) as usize;
+        // `self:inbox()` and the other methods on the deciding agent's own `self` (read every
+        // decision): the key's string known by its address, the function read from its slot,
+        // with no look at the key's bytes nor a lookup by name.
+        if let Some((me_ptr, _)) = views.deciding() {
+            if me_ptr as usize == ptr {
+                if let Some(slot) = views.method_slot(lua_toidentity(state, 2)) {
+                    if ffi::lua_rawgeti(state, ffi::lua_upvalueindex(4), slot) != ffi::LUA_TNIL {
+                        return 1;
+                    }
+                    ffi::lua_settop(state, -2);
+                }
+            }
+        }
         let key = key_bytes(state, 2);
         let found = host(state, || {
             // The deciding agent's own `self` (its methods, `self:inbox()`, are read on it
@@ -1318,6 +1408,86 @@ end }
         // The calls went through the address path (a string was learnt).
         let seen = super::get(&host.lua).unwrap().kind_seen.get();
         assert!(seen.ptr != 0 && seen.rank.is_some());
+    }
+
+    /// `self`'s methods are known by their names' addresses: a string made now with a
+    /// method's name is the object `Views::method_slot` knows, and that slot of
+    /// `acts::self_methods` holds the function the registry keeps under the method's name
+    /// (what `field_index` hands out); no other string has a slot.
+    #[test]
+    fn self_methods_are_found_by_their_names_addresses() {
+        let host = ScriptHost::new(0).unwrap();
+        let lua = &host.lua;
+        let identity = |name: &str| -> *const std::ffi::c_void {
+            let s = lua.create_string(name).unwrap();
+            // SAFETY: `exec_raw` pushes the string at 1; its identity is read, the stack
+            // emptied and an integer pushed, none of which raises.
+            let at = unsafe {
+                lua.exec_raw::<i64>(s, |state| {
+                    let at = crate::ffi::lua_toidentity(state, 1) as i64;
+                    mlua::ffi::lua_settop(state, 0);
+                    mlua::ffi::lua_pushinteger(state, at);
+                })
+            };
+            at.unwrap() as usize as *const std::ffi::c_void
+        };
+        let views = crate::views::get(lua).unwrap();
+        let methods = crate::acts::self_methods(lua).unwrap();
+        for (k, name) in crate::acts::METHOD_NAMES.iter().enumerate() {
+            assert_eq!(
+                views.method_slot(identity(name)),
+                Some(k as i64 + 1),
+                "{name}"
+            );
+            let slot: mlua::Function = methods.raw_get(k + 1).unwrap();
+            let registry = crate::acts::self_method(name.as_bytes()).unwrap();
+            let named: mlua::Function = lua.named_registry_value(registry).unwrap();
+            assert_eq!(slot, named, "{name}");
+        }
+        for other in ["memory", "id", "inboxes", "pos"] {
+            assert_eq!(views.method_slot(identity(other)), None, "{other}");
+        }
+    }
+
+    /// Each letter's `from` is its sender's id, however many senders share the raw
+    /// `self:inbox()`'s cache of their strings: 600 walkers each broadcast their id every
+    /// tick (far more senders than the cache's slots, so slots are shared and taken over,
+    /// tick after tick), and each checks every letter it reads.
+    #[test]
+    fn every_letter_is_from_its_sender_through_the_cache_of_ids() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = r#"
+return { decide = function(self, world)
+  local letters = self:inbox()
+  for _, l in ipairs(letters) do
+    if l.from ~= l.msg then error("a letter from " .. l.msg .. " says it is from " .. l.from) end
+  end
+  if #letters > 0 then self:label("read " .. #letters) end
+  world:broadcast(self.id, { radius = 3 })
+  return move.stop()
+end }
+"#;
+        let path = dir.path().join("t.lua");
+        std::fs::write(&path, script).unwrap();
+        let mut host = ScriptHost::new(0).unwrap();
+        host.load(&path).unwrap();
+        let mut world = World::from_ascii(&[".".repeat(40).as_str(); 15]);
+        for n in 0..600 {
+            let mut agent = Agent::new(format!("w-{n}"), Tile::new(n % 40, n / 40));
+            agent.brain = Brain::Script(path.as_path().into());
+            world.agents.push(agent);
+        }
+        let mut sim = Simulation::new(world);
+        for tick in 0..4 {
+            sim.step(&mut host);
+            for agent in &sim.world().agents {
+                assert!(agent.error.is_none(), "tick {tick}: {:?}", agent.error);
+            }
+        }
+        let read = (sim.world().agents.iter())
+            .filter(|a| a.label.is_some())
+            .count();
+        assert_eq!(read, 600, "every walker read letters");
     }
 
     /// What one tick of a hive spawning `count` drones with `spec` (Lua table fields after

@@ -132,6 +132,11 @@ pub struct Views {
     last: Cell<(usize, usize)>,
     /// The field names as Lua strings, in [`KEY_NAMES`] order.
     pub names: Vec<LuaString>,
+    /// The names of `self`'s methods (`acts::METHOD_NAMES`), held so their addresses name
+    /// them for the state's life (short strings are interned: every string with one of
+    /// these names is that object), and those addresses ([`Views::method_slot`]).
+    _method_names: Vec<LuaString>,
+    method_keys: [usize; super::acts::METHOD_NAMES.len()],
     /// The `self` table of the agent deciding now (null between decisions), and its index.
     deciding: Cell<*const c_void>,
     deciding_index: Cell<Option<usize>>,
@@ -210,6 +215,24 @@ pub fn install(lua: &Lua, lent: Rc<LentWorld>) -> mlua::Result<()> {
         .iter()
         .map(|k| lua.create_string(k))
         .collect::<mlua::Result<Vec<_>>>()?;
+    let method_names = super::acts::METHOD_NAMES
+        .iter()
+        .map(|k| lua.create_string(k))
+        .collect::<mlua::Result<Vec<_>>>()?;
+    let mut method_keys = [0; super::acts::METHOD_NAMES.len()];
+    for (key, name) in method_keys.iter_mut().zip(&method_names) {
+        // The string object's address, as `lua_toidentity` gives it for the key an `__index`
+        // is called with (mlua's `to_pointer` is the address of its bytes).
+        // SAFETY: `exec_raw` pushes the string at 1; reading its identity, emptying the stack
+        // and pushing an integer cannot raise.
+        *key = unsafe {
+            lua.exec_raw::<usize>(name, |state| {
+                let at = crate::ffi::lua_toidentity(state, 1) as usize;
+                ffi::lua_settop(state, 0);
+                ffi::lua_pushinteger(state, at as ffi::lua_Integer);
+            })?
+        };
+    }
     let (proxies, part_meta) = (lua.create_table()?, lua.create_table()?);
     let refuse = lua.create_function(refuse_part)?;
     let fast = lua.create_table()?;
@@ -246,6 +269,8 @@ pub fn install(lua: &Lua, lent: Rc<LentWorld>) -> mlua::Result<()> {
         last_part: Cell::new((0, (0, 0))),
         last: Cell::new((0, 0)),
         names,
+        _method_names: method_names,
+        method_keys,
         deciding: Cell::new(std::ptr::null()),
         deciding_index: Cell::new(None),
         fast_ref,
@@ -599,6 +624,14 @@ impl Views {
             Some(i) if !p.is_null() => Some((p, i)),
             _ => None,
         }
+    }
+
+    /// The slot in `acts::self_methods`' list part of the `self` method whose name is the
+    /// string at address `key` (`lua_toidentity`), if it is one.
+    #[inline]
+    pub fn method_slot(&self, key: *const c_void) -> Option<ffi::lua_Integer> {
+        let at = self.method_keys.iter().position(|&k| k == key as usize)?;
+        Some(at as ffi::lua_Integer + 1)
     }
 
     /// Whether a value is the `self` table of the agent deciding now.
