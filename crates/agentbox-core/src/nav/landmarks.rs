@@ -18,8 +18,8 @@
 use super::grid::Bits;
 use super::options::Diagonal;
 
-/// How many landmarks a map gets: sixteen Dijkstra searches of the map, 16 MiB on a
-/// 512 x 512 map (100 to 195 ms of CPU there, under load). A query reads [`ACTIVE`] of them,
+/// How many landmarks a map gets: sixteen Dijkstra searches of the map (and one from a seed
+/// cell), 16 MiB on a 512 x 512 map (100 to 210 ms of CPU there at load average 7 to 9). A query reads [`ACTIVE`] of them,
 /// so more landmarks cost no more per query; with more to choose the two active ones from,
 /// one lies nearly behind the start, seen from the goal, for more queries, and its bound is
 /// then nearly the true distance: on the 30% random map of the race bench a query expanded
@@ -101,6 +101,43 @@ fn length(d: u32) -> f64 {
     (d & 0xFFFF) as f64 + (d >> 16) as f64 * std::f64::consts::SQRT_2
 }
 
+/// The fixed-point scale of [`key`]: 46 bits of fraction.
+const KEY_SHIFT: u32 = 46;
+
+/// sqrt 2 times 2^46, rounded down (99,516,432,383,215.9...); odd, so invertible modulo 2^46.
+const SQRT2_KEY: u64 = 99_516_432_383_215;
+
+/// [`SQRT2_KEY`]'s inverse modulo 2^46, to read a key's diagonal count back ([`unkey`]).
+const SQRT2_KEY_INVERSE: u64 = 64_109_024_686_607;
+
+/// The key of a cell no landmark search has reached: above every reachable cell's.
+const UNREACHED_KEY: u64 = u64::MAX;
+
+/// A packed distance `(a, b)` (`a` straight and `b` diagonal moves) in fixed point, as the
+/// landmark searches order and bucket it: `a 2^46 + b SQRT2_KEY`, in integers, so a step adds
+/// a constant. It is under `(a + b sqrt 2) 2^46` by less than `b`, at most 2^-30 of a tile
+/// for 16-bit counts, while two distinct lengths `a + b sqrt 2` with counts under 2^16 differ
+/// by over 2e-6 of a tile (and a length with `b > 0` lies as far from a whole number): so
+/// comparing keys compares lengths exactly, and `key >> 46` is the length's whole part. The
+/// searches add a step's key to a cell's; this spells the sum out for the tests.
+#[cfg(test)]
+fn key(d: u32) -> u64 {
+    (((d & 0xFFFF) as u64) << KEY_SHIFT) + (d >> 16) as u64 * SQRT2_KEY
+}
+
+/// The packed distance whose [`key`] is `k` (counts under 2^16): `b` from the key modulo 2^46
+/// (`a 2^46` vanishes there, and `SQRT2_KEY` is invertible), then `a`.
+#[inline]
+fn unkey(k: u64) -> u32 {
+    if k == UNREACHED_KEY {
+        return UNREACHED;
+    }
+    const LOW: u64 = (1 << KEY_SHIFT) - 1;
+    let b = (k & LOW).wrapping_mul(SQRT2_KEY_INVERSE) & LOW;
+    let a = (k - b * SQRT2_KEY) >> KEY_SHIFT;
+    (a as u32) | (b as u32) << 16
+}
+
 /// Exact distances from `(x, y)` to every cell under the diagonal `rule` (8-connected, the
 /// rule's diagonal steps; 4-connected for `Never`), packed.
 ///
@@ -108,92 +145,133 @@ fn length(d: u32) -> f64 {
 /// `floor(d(i))`. Every step is at least 1 long, so no cell of bucket `k` can lower another
 /// cell of bucket `k`: when bucket `k` is taken, its cells' distances are final and their
 /// order does not matter. Steps are at most sqrt 2 long, so a cell of bucket `k` only adds to
-/// buckets `k + 1` and `k + 2`: three buckets, reused in turn. The distances are the same as
-/// with a heap (they are exact and unique: `a + b sqrt 2` fixes `a` and `b`), found without
-/// its logarithm. `None` when a route from `(x, y)` is too long for the 16-bit counts.
-fn dijkstra(map: &Padded, (x, y): (i32, i32), rule: Diagonal) -> Option<Vec<u32>> {
+/// buckets `k + 1` and `k + 2`: three buckets, reused in turn. A bucket entry carries the
+/// distance it was offered, so an entry left behind when its cell was lowered is skipped and
+/// each cell is expanded once. Lengths are compared and bucketed by [`key`], in integers.
+/// The distances are the same as with a heap (they are exact and unique: `a + b sqrt 2` fixes
+/// `a` and `b`), found without its logarithm. `None` when a route from `(x, y)` is too long
+/// for the 16-bit counts.
+fn dijkstra(map: &Padded, at: (i32, i32), rule: Diagonal, dist: &mut [u64]) -> Option<()> {
+    // One loop per rule, so the rule's test is not made per step.
+    match rule {
+        Diagonal::NoCornerCutting => dial(map, at, dist, true, |a, b| a && b),
+        Diagonal::IfOneSideFree => dial(map, at, dist, true, |a, b| a || b),
+        Diagonal::Always => dial(map, at, dist, true, |_, _| true),
+        Diagonal::Never => dial(map, at, dist, false, |_, _| false),
+    }
+}
+
+/// [`dijkstra`] for one rule: diagonal steps when `diagonals`, each allowed when `allowed`
+/// holds of its two side cells' freedom.
+#[inline(always)]
+fn dial(
+    map: &Padded,
+    (x, y): (i32, i32),
+    dist: &mut [u64],
+    diagonals: bool,
+    allowed: impl Fn(bool, bool) -> bool,
+) -> Option<()> {
     let pw = map.width + 2;
-    let n = pw * (map.height + 2);
-    let mut dist = vec![UNREACHED; n];
-    let mut buckets: [Vec<u32>; 3] = Default::default();
+    let free = &map.free[..];
+    assert_eq!(dist.len(), free.len(), "one distance per padded cell");
+    dist.fill(UNREACHED_KEY);
     let start = map.index(x, y);
+    if !free[start] {
+        return Some(());
+    }
+    // Entries: the cell's padded index in the low half, the low half of the key it was
+    // offered in the high half (within one bucket, keys differ there: `SQRT2_KEY` is odd).
+    let mut buckets: [Vec<u64>; 3] = Default::default();
+    for b in &mut buckets {
+        b.reserve(4 * (map.width + map.height));
+    }
     dist[start] = 0;
-    buckets[0].push(start as u32);
-    // Neighbour offsets in the padded layout, in `DIRS` order (four straight, four diagonal),
-    // with each diagonal's two side cells.
-    let p = pw as isize;
-    let straight = [-p, 1, p, -1];
-    let diagonal = [
-        (-p - 1, -1, -p),
-        (-p + 1, 1, -p),
-        (p + 1, 1, p),
-        (p - 1, -1, p),
-    ];
-    let free = &map.free;
+    buckets[0].push(start as u64);
+    let mut pending = 1usize;
     let mut k = 0usize;
     let mut current = Vec::new();
-    while buckets.iter().any(|b| !b.is_empty()) {
+    while pending > 0 {
         std::mem::swap(&mut current, &mut buckets[k % 3]);
-        for &i in &current {
-            let i = i as usize;
-            let d = dist[i];
-            // An entry left behind when the cell was lowered into an earlier bucket: the
-            // cell was taken there, with its final distance. (Lowered within this bucket, it
-            // is taken twice; the second time offers nothing, every neighbour being as near.)
-            if length(d) as usize != k {
+        pending -= current.len();
+        // The buckets of lengths `k + 1` and `k + 2`, where this bucket's cells offer.
+        let (next, after) = ((k + 1) % 3, (k + 2) % 3);
+        // A route this long could wrap a 16-bit count (a winding corridor of over 65,533
+        // moves): the map gets no landmarks rather than a wrong bound.
+        if k >= 0xFFFD {
+            return None;
+        }
+        for &entry in &current {
+            let i = entry as u32 as usize;
+            // SAFETY: `i` is a free cell's padded index (only free cells are queued), inside
+            // `dist`, which is as long as `free` (asserted above).
+            let here = unsafe { *dist.get_unchecked(i) };
+            if here as u32 != (entry >> 32) as u32 {
+                // Left behind when the cell was lowered: it is (or was) taken with its final
+                // distance from the entry that lowered it.
                 continue;
             }
-            // A route this long would wrap a 16-bit count (a winding corridor of over 65,534
-            // moves): the map gets no landmarks rather than a wrong bound.
-            if d & 0xFFFF >= 0xFFFE || d >> 16 >= 0xFFFE {
-                return None;
-            }
-            let mut offer = |j: usize, nd: u32| {
-                let old = dist[j];
-                if old == UNREACHED || length(nd) < length(old) {
-                    dist[j] = nd;
-                    buckets[length(nd) as usize % 3].push(j as u32);
+            let mut offer = |j: usize, offered: u64| {
+                // SAFETY: `j` is a neighbour of the free cell `i`; the padding is a blocked
+                // border one cell wide, so every free cell's eight neighbours lie inside the
+                // padded table, whose length `dist` has.
+                let old = unsafe { dist.get_unchecked_mut(j) };
+                if offered < *old {
+                    *old = offered;
+                    // A step is 1 or sqrt 2 long, so the new length's whole part is `k + 1`
+                    // or `k + 2`.
+                    let slot = if (offered >> KEY_SHIFT) as usize == k + 1 {
+                        next
+                    } else {
+                        after
+                    };
+                    buckets[slot].push(j as u64 | offered << 32);
+                    pending += 1;
                 }
             };
-            // The padding is blocked, so a free cell's neighbours are all inside the table.
-            for o in straight {
-                let j = i.wrapping_add_signed(o);
-                if free[j] {
-                    offer(j, d + 1);
-                }
+            let (up, down) = (i - pw, i + pw);
+            // SAFETY: as for `dist` above: a free cell's neighbours lie inside `free`.
+            let (n, e, s, w) = unsafe {
+                (
+                    *free.get_unchecked(up),
+                    *free.get_unchecked(i + 1),
+                    *free.get_unchecked(down),
+                    *free.get_unchecked(i - 1),
+                )
+            };
+            let straight = here + (1 << KEY_SHIFT);
+            if n {
+                offer(up, straight);
             }
-            if rule == Diagonal::Never {
+            if e {
+                offer(i + 1, straight);
+            }
+            if s {
+                offer(down, straight);
+            }
+            if w {
+                offer(i - 1, straight);
+            }
+            if !diagonals {
                 continue;
             }
-            for (o, ox, oy) in diagonal {
-                let j = i.wrapping_add_signed(o);
-                if !free[j] {
-                    continue;
-                }
-                let (a, b) = (
-                    free[i.wrapping_add_signed(ox)],
-                    free[i.wrapping_add_signed(oy)],
-                );
-                let allowed = match rule {
-                    Diagonal::NoCornerCutting => a && b,
-                    Diagonal::IfOneSideFree => a || b,
-                    Diagonal::Always => true,
-                    Diagonal::Never => false,
-                };
-                if allowed {
-                    offer(j, d + (1 << 16));
+            let diagonal = here + SQRT2_KEY;
+            // Each diagonal step: its cell and its two side cells.
+            for (j, a, b) in [
+                (up - 1, n, w),
+                (up + 1, n, e),
+                (down + 1, s, e),
+                (down - 1, s, w),
+            ] {
+                // SAFETY: as above: a diagonal neighbour of a free cell lies inside `free`.
+                if allowed(a, b) && unsafe { *free.get_unchecked(j) } {
+                    offer(j, diagonal);
                 }
             }
         }
         current.clear();
         k += 1;
     }
-    // Back to the map's own layout, without the padding.
-    let mut out = Vec::with_capacity(map.width * map.height);
-    for row in 1..=map.height {
-        out.extend_from_slice(&dist[row * pw + 1..row * pw + 1 + map.width]);
-    }
-    Some(out)
+    Some(())
 }
 
 /// The map's free cells as one byte each, with a blocked border one cell wide, so the
@@ -310,24 +388,38 @@ impl Landmarks {
         let free = |i: usize| bits.free((i % w) as i32, (i / w) as i32);
         let first = (0..n).find(|&i| free(i))?;
         let free_cells = (0..n).filter(|&i| free(i)).count();
-        // The reachable cell farthest from the landmarks chosen so far (`near`: per cell, its
-        // distance to the nearest of them).
-        let farthest = |near: &[f64]| {
-            let mut best = (0, -1.0);
-            for (i, &d) in near.iter().enumerate() {
-                if d.is_finite() && d > best.1 {
-                    best = (i, d);
+        let padded = Padded::new(width, height, bits);
+        // One search's keys in the padded layout, reused by every search.
+        let mut scratch = vec![UNREACHED_KEY; (w + 2) * (height as usize + 2)];
+        // `near`: per cell, the [`key`] of its distance to the nearest landmark chosen so far
+        // (or the seed), `UNREACHED_KEY` where none reaches. A search appends its distances
+        // to `out`, lowers `near`, and returns the reachable cell farthest from all of them
+        // (ties to the first in row-major order), in one pass over the map.
+        let mut near = vec![UNREACHED_KEY; n];
+        let mut search = |at: usize, out: &mut Vec<u32>, near: &mut [u64]| -> Option<usize> {
+            dijkstra(&padded, cell(at), rule, &mut scratch)?;
+            let mut best = (0, UNREACHED_KEY);
+            for row in 0..height as usize {
+                let keys = &scratch[(row + 1) * (w + 2) + 1..(row + 1) * (w + 2) + 1 + w];
+                let near = &mut near[row * w..(row + 1) * w];
+                for (x, (&k, nearest)) in keys.iter().zip(near.iter_mut()).enumerate() {
+                    out.push(unkey(k));
+                    let d = (*nearest).min(k);
+                    *nearest = d;
+                    if d != UNREACHED_KEY && (best.1 == UNREACHED_KEY || d > best.1) {
+                        best = (row * w + x, d);
+                    }
                 }
             }
-            best.0
+            Some(best.0)
         };
         // The seed: the first free cell, or when that lies in a pocket (it reaches less than
         // half the free cells; on ours-random512-40 the first free cell reached a few dozen,
         // and the landmarks covered only those), the first free cell it does not reach after
         // each eighth of the map in turn, so the landmarks cover the main part.
         let mut seed_at = first;
-        let padded = Padded::new(width, height, bits);
-        let mut seed = dijkstra(&padded, cell(first), rule)?;
+        let mut seed = Vec::with_capacity(n);
+        let mut at = search(first, &mut seed, &mut near)?;
         for eighth in 1..8 {
             let reached = seed.iter().filter(|&&d| d != UNREACHED).count();
             if reached * 2 >= free_cells {
@@ -337,34 +429,19 @@ impl Landmarks {
                 break;
             };
             seed_at = next;
-            seed = dijkstra(&padded, cell(next), rule)?;
+            seed.clear();
+            near.fill(UNREACHED_KEY);
+            at = search(next, &mut seed, &mut near)?;
         }
         let first = seed_at;
         if min_detour > 0.0 && detour_share(w, &seed, cell(first)) < min_detour {
             return None;
         }
-        let mut near: Vec<f64> = seed
-            .iter()
-            .map(|&d| {
-                if d == UNREACHED {
-                    f64::INFINITY
-                } else {
-                    length(d)
-                }
-            })
-            .collect();
         let mut cells = Vec::with_capacity(COUNT);
         let mut dist = Vec::with_capacity(COUNT * n);
         for _ in 0..COUNT {
-            let at = farthest(&near);
             cells.push(cell(at));
-            let d = dijkstra(&padded, cell(at), rule)?;
-            for (&di, nearest) in d.iter().zip(near.iter_mut()) {
-                if di != UNREACHED {
-                    *nearest = nearest.min(length(di));
-                }
-            }
-            dist.extend_from_slice(&d);
+            at = search(at, &mut dist, &mut near)?;
         }
         let mut landmarks = Landmarks {
             width,
@@ -475,6 +552,34 @@ mod tests {
     use crate::nav::{path_cost, Algorithm, NavGrid, PathOptions, Search};
     use crate::world::World;
     use glam::IVec2;
+
+    /// A distance's key orders distances as their lengths do, its whole part is the length's,
+    /// and the packed distance reads back from it: over every count up to 600 (a 512 x 512
+    /// map's routes, beyond the race's) and at the counts' top.
+    #[test]
+    fn keys_order_lengths_exactly_and_read_back() {
+        let length = |d: u32| (d & 0xFFFF) as f64 + (d >> 16) as f64 * std::f64::consts::SQRT_2;
+        let mut all = Vec::new();
+        for a in (0u32..600).chain(0xFF00..0xFFFE) {
+            for b in (0u32..600).chain(0xFF00..0xFFFE) {
+                let d = a | b << 16;
+                let k = super::key(d);
+                assert_eq!(super::unkey(k), d, "{a} {b}");
+                assert_eq!(k >> super::KEY_SHIFT, length(d).floor() as u64, "{a} {b}");
+                if a < 600 && b < 600 {
+                    all.push((k, d));
+                }
+            }
+        }
+        assert!(super::key(0xFFFD | 0xFFFD << 16) < super::UNREACHED_KEY);
+        assert_eq!(super::unkey(super::UNREACHED_KEY), super::UNREACHED);
+        // Sorted by key, the lengths never fall, and equal only for the same counts.
+        all.sort_unstable();
+        for pair in all.windows(2) {
+            let ((_, d), (_, e)) = (pair[0], pair[1]);
+            assert!(length(d) < length(e), "{d:#x} {e:#x}");
+        }
+    }
 
     /// A serpentine `w` x `h`: corridor rows joined at alternate ends, one way through.
     fn serpentine(w: usize, h: usize) -> Vec<String> {
