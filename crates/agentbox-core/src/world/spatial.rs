@@ -585,29 +585,28 @@ impl SpatialIndex {
             let touching = first.pos.distance(second.pos) <= first.radius + second.radius;
             touching.then_some((first.agent as usize, second.agent as usize))
         };
-        // Only the occupied cells, found from the slots (sorted by cell): with few agents on
-        // a map most cells are empty, and walking them all cost more than the pairs.
-        let mut next = 0;
-        while let Some(first) = self.slots.get(next) {
-            let c = self.cell_of[first.agent as usize] as i32;
-            let (cx, cy) = (c % self.cols, c / self.cols);
-            let own = &self.slots[self.row_slots(cy, cx, cx)];
-            next = self.starts[c as usize + 1] as usize;
-            let right = match cx + 1 < self.cols {
-                true => &self.slots[self.row_slots(cy, cx + 1, cx + 1)],
-                false => &[],
-            };
-            // Below left, below and below right: one run of slots.
-            let under = match cy + 1 < self.rows {
-                true => {
-                    let (x0, x1) = ((cx - 1).max(0), (cx + 1).min(self.cols - 1));
-                    &self.slots[self.row_slots(cy + 1, x0, x1)]
+        for cy in 0..self.rows {
+            for cx in 0..self.cols {
+                let own = &self.slots[self.row_slots(cy, cx, cx)];
+                if own.is_empty() {
+                    continue;
                 }
-                false => &[],
-            };
-            for (k, a) in own.iter().enumerate() {
-                let others = own[k + 1..].iter().chain(right).chain(under);
-                out.extend(others.filter_map(|b| touch(a, b)));
+                let right = match cx + 1 < self.cols {
+                    true => &self.slots[self.row_slots(cy, cx + 1, cx + 1)],
+                    false => &[],
+                };
+                // Below left, below and below right: one run of slots.
+                let under = match cy + 1 < self.rows {
+                    true => {
+                        let (x0, x1) = ((cx - 1).max(0), (cx + 1).min(self.cols - 1));
+                        &self.slots[self.row_slots(cy + 1, x0, x1)]
+                    }
+                    false => &[],
+                };
+                for (k, a) in own.iter().enumerate() {
+                    let others = own[k + 1..].iter().chain(right).chain(under);
+                    out.extend(others.filter_map(|b| touch(a, b)));
+                }
             }
         }
         out.sort_unstable();
