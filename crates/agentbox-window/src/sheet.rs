@@ -43,6 +43,9 @@ struct Glyph {
     advance: f32,
 }
 
+/// One size's ASCII glyphs by character: `None` until looked up, then [`Sheet::glyph`]'s answer.
+type AsciiGlyphs = Box<[Option<Option<Glyph>>; 128]>;
+
 struct Sheet {
     /// The texture, and scratch vertices for one shape or one text.
     mesh: Mesh,
@@ -54,7 +57,7 @@ struct Sheet {
     glyphs: HashMap<(char, u16), Option<Glyph>>,
     /// The same for ASCII characters, by size, indexed by the character: the lookup every
     /// character of every text takes each frame, without hashing.
-    ascii: Vec<(u16, Box<[Option<Option<Glyph>>; 128]>)>,
+    ascii: Vec<(u16, AsciiGlyphs)>,
     /// A text's glyphs, kept between calls for its room.
     scratch: Vec<(char, Glyph)>,
     /// Where the next glyph goes: the row's left edge so far, its top, its height.
