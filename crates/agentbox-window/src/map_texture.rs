@@ -3,10 +3,15 @@
 //! rows) is drawn instead as one flat, opaque rectangle a run, in the same draw call: the same
 //! pixels, but under software OpenGL a textured quad costs a texture read a pixel, and on a
 //! small map its tiles are large, so the map was most of the frame (`opaque.rs`).
+//!
+//! The runs' rectangles and the grid's lines are kept as the triangles macroquad would queue
+//! for them, rebuilt only when the map or the view changes: a still view hands them to
+//! macroquad's batch as a few copies instead of a call a rectangle and a line.
 
 use super::camera::Camera;
 use super::palette::rgb;
 use agentbox_core::world::World;
+use macroquad::models::{draw_mesh, Mesh, Vertex};
 use macroquad::prelude::*;
 
 /// Up to this many runs a map is drawn as flat rectangles (each a few hundred instructions a
@@ -28,6 +33,54 @@ pub struct MapTexture {
     runs: Vec<Run>,
     /// The map version and size the texture shows.
     built_for: Option<(u64, i32, i32)>,
+    /// The runs' rectangles and the grid's lines as triangles, for the view they were made in.
+    layer: Layer,
+}
+
+/// What the map's version and size and the camera's corner and tile size (as bits) were when
+/// [`Layer`] was made.
+type LayerKey = (u64, i32, i32, u32, u32, u32);
+
+/// The runs' rectangles (untextured, as `draw_rectangle` queues them) and the grid's lines (on
+/// the sheet, as `sheet::line` queues them), each cut into meshes macroquad takes whole.
+#[derive(Default)]
+struct Layer {
+    made_for: Option<LayerKey>,
+    runs: Vec<Mesh>,
+    grid: Vec<Mesh>,
+}
+
+/// Shapes a mesh holds at most: 4 vertices and 6 indices each, well inside what macroquad
+/// takes in one piece (10,000 vertices, 5,000 indices), so a big map's grid is handed over in
+/// pieces and never clamped.
+const SHAPES_A_MESH: usize = 512;
+
+/// `draw_rectangle`'s triangles over its 4 vertices.
+const RECTANGLE_INDICES: [u16; 6] = [0, 1, 2, 0, 2, 3];
+
+/// Adds a quad's 4 vertices and its 2 triangles (`indices`, over those 4) to the last mesh of
+/// `meshes`, starting a new one when that one is full.
+fn push_quad(
+    meshes: &mut Vec<Mesh>,
+    quad: [Vertex; 4],
+    indices: [u16; 6],
+    texture: Option<Texture2D>,
+) {
+    if meshes
+        .last()
+        .is_none_or(|m| m.vertices.len() >= 4 * SHAPES_A_MESH)
+    {
+        meshes.push(Mesh {
+            vertices: Vec::with_capacity(4 * SHAPES_A_MESH),
+            indices: Vec::with_capacity(6 * SHAPES_A_MESH),
+            texture,
+        });
+    }
+    if let Some(mesh) = meshes.last_mut() {
+        let first = mesh.vertices.len() as u16;
+        mesh.vertices.extend(quad);
+        mesh.indices.extend(indices.map(|k| k + first));
+    }
 }
 
 impl MapTexture {
@@ -58,19 +111,21 @@ impl MapTexture {
             camera.tile * grid.width() as f32,
             camera.tile * grid.height() as f32,
         );
+        let view = (
+            key.0,
+            key.1,
+            key.2,
+            corner.x.to_bits(),
+            corner.y.to_bits(),
+            camera.tile.to_bits(),
+        );
+        if self.layer.made_for != Some(view) {
+            self.layer = Layer::new(&self.runs, grid.width(), grid.height(), corner, camera.tile);
+            self.layer.made_for = Some(view);
+        }
         // Every tile's pixel is opaque: nothing under the map needs reading back.
         if !self.runs.is_empty() {
-            crate::opaque::flat(|| {
-                for run in &self.runs {
-                    draw_rectangle(
-                        corner.x + run.x0 as f32 * camera.tile,
-                        corner.y + run.y as f32 * camera.tile,
-                        (run.x1 - run.x0) as f32 * camera.tile,
-                        camera.tile,
-                        run.colour,
-                    );
-                }
-            });
+            crate::opaque::flat(|| self.layer.runs.iter().for_each(draw_mesh));
         } else if let Some(texture) = &self.texture {
             crate::opaque::textured(|| {
                 draw_texture_ex(
@@ -85,21 +140,54 @@ impl MapTexture {
                 )
             });
         }
-        if camera.tile >= 12.0 {
-            let c = Color::from_rgba(0, 0, 0, 26);
-            let (w, h) = (
-                grid.width() as f32 * camera.tile,
-                grid.height() as f32 * camera.tile,
+        self.layer.grid.iter().for_each(crate::sheet::mesh);
+    }
+}
+
+impl Layer {
+    /// The triangles of `runs` and of the grid over a `width` x `height` map whose top left
+    /// corner is at `corner` on the screen, `tile` pixels a tile (no grid under 12).
+    fn new(runs: &[Run], width: i32, height: i32, corner: Vec2, tile: f32) -> Layer {
+        let mut layer = Layer::default();
+        for run in runs {
+            // `draw_rectangle`'s vertices.
+            let (x, y) = (
+                corner.x + run.x0 as f32 * tile,
+                corner.y + run.y as f32 * tile,
             );
-            for x in 0..=grid.width() {
-                let sx = corner.x + x as f32 * camera.tile;
-                crate::sheet::line(sx, corner.y, sx, corner.y + h, 1.0, c);
+            let (w, h, c) = ((run.x1 - run.x0) as f32 * tile, tile, run.colour);
+            let quad = [
+                Vertex::new(x, y, 0., 0.0, 0.0, c),
+                Vertex::new(x + w, y, 0., 1.0, 0.0, c),
+                Vertex::new(x + w, y + h, 0., 1.0, 1.0, c),
+                Vertex::new(x, y + h, 0., 0.0, 1.0, c),
+            ];
+            push_quad(&mut layer.runs, quad, RECTANGLE_INDICES, None);
+        }
+        if tile >= 12.0 {
+            let c = Color::from_rgba(0, 0, 0, 26);
+            let (w, h) = (width as f32 * tile, height as f32 * tile);
+            let texture = crate::sheet::texture();
+            let mut line = |x1: f32, y1: f32, x2: f32, y2: f32| {
+                if let Some(quad) = crate::sheet::line_quad(x1, y1, x2, y2, 1.0, c) {
+                    push_quad(
+                        &mut layer.grid,
+                        quad,
+                        crate::sheet::LINE_INDICES,
+                        texture.clone(),
+                    );
+                }
+            };
+            for x in 0..=width {
+                let sx = corner.x + x as f32 * tile;
+                line(sx, corner.y, sx, corner.y + h);
             }
-            for y in 0..=grid.height() {
-                let sy = corner.y + y as f32 * camera.tile;
-                crate::sheet::line(corner.x, sy, corner.x + w, sy, 1.0, c);
+            for y in 0..=height {
+                let sy = corner.y + y as f32 * tile;
+                line(corner.x, sy, corner.x + w, sy);
             }
         }
+        layer
     }
 }
 

@@ -43,6 +43,9 @@ struct Glyph {
     advance: f32,
 }
 
+/// One size's ASCII glyphs by character: `None` until looked up, then [`Sheet::glyph`]'s answer.
+type AsciiGlyphs = Box<[Option<Option<Glyph>>; 128]>;
+
 struct Sheet {
     /// The texture, and scratch vertices for one shape or one text.
     mesh: Mesh,
@@ -52,6 +55,11 @@ struct Sheet {
     font: Option<fontdue::Font>,
     /// Each glyph by character and size; `None` where it did not fit on the sheet.
     glyphs: HashMap<(char, u16), Option<Glyph>>,
+    /// The same for ASCII characters, by size, indexed by the character: the lookup every
+    /// character of every text takes each frame, without hashing.
+    ascii: Vec<(u16, AsciiGlyphs)>,
+    /// A text's glyphs, kept between calls for its room.
+    scratch: Vec<(char, Glyph)>,
     /// Where the next glyph goes: the row's left edge so far, its top, its height.
     cursor: (u16, u16, u16),
     /// Glyphs were added since the texture was last updated.
@@ -106,6 +114,8 @@ impl Sheet {
             image,
             font: fontdue::Font::from_bytes(FONT, fontdue::FontSettings::default()).ok(),
             glyphs: HashMap::new(),
+            ascii: Vec::new(),
+            scratch: Vec::new(),
             cursor: (0, GLYPHS_TOP, 0),
             dirty: false,
         }
@@ -114,6 +124,31 @@ impl Sheet {
     /// The glyph of `c` at `size` pixels, rasterised onto the sheet on first use as macroquad
     /// rasterises it for its atlas; `None` if it does not fit.
     fn glyph(&mut self, c: char, size: u16) -> Option<Glyph> {
+        if c.is_ascii() {
+            let known = self
+                .ascii
+                .iter()
+                .find(|(s, _)| *s == size)
+                .and_then(|(_, table)| table[c as usize]);
+            if let Some(glyph) = known {
+                return glyph;
+            }
+            let glyph = self.glyph_hashed(c, size);
+            let at = match self.ascii.iter().position(|(s, _)| *s == size) {
+                Some(at) => at,
+                None => {
+                    self.ascii.push((size, Box::new([None; 128])));
+                    self.ascii.len() - 1
+                }
+            };
+            self.ascii[at].1[c as usize] = Some(glyph);
+            return glyph;
+        }
+        self.glyph_hashed(c, size)
+    }
+
+    /// [`Sheet::glyph`] through the map of every glyph.
+    fn glyph_hashed(&mut self, c: char, size: u16) -> Option<Glyph> {
         if let Some(glyph) = self.glyphs.get(&(c, size)) {
             return *glyph;
         }
@@ -177,6 +212,27 @@ fn geometry(vertices: &[Vertex], indices: &[u16]) {
     });
 }
 
+/// Hands macroquad a mesh made on the sheet's texture (its `texture` is [`texture`]).
+pub fn mesh(mesh: &Mesh) {
+    draw_mesh(mesh);
+}
+
+/// The sheet's texture, for meshes kept by their makers (the map's grid).
+pub fn texture() -> Option<Texture2D> {
+    with_sheet(|sheet| sheet.mesh.texture.clone())
+}
+
+/// Runs `make` on the sheet's scratch mesh, emptied, then hands that mesh to macroquad.
+fn build(make: impl FnOnce(&mut Vec<Vertex>, &mut Vec<u16>)) {
+    with_sheet(|sheet| {
+        let mesh = &mut sheet.mesh;
+        mesh.vertices.clear();
+        mesh.indices.clear();
+        make(&mut mesh.vertices, &mut mesh.indices);
+        draw_mesh(mesh);
+    });
+}
+
 fn vertex(x: f32, y: f32, colour: Color) -> Vertex {
     Vertex::new(x, y, 0.0, WHITE_UV.0, WHITE_UV.1, colour)
 }
@@ -201,23 +257,38 @@ pub fn disc(x: f32, y: f32, side: f32, colour: Color) {
     });
 }
 
+/// The triangles of a line's 4 vertices ([`line_quad`]), as `draw_line` makes them.
+pub const LINE_INDICES: [u16; 6] = [0, 1, 2, 2, 1, 3];
+
 /// What macroquad's `draw_line` draws.
 pub fn line(x1: f32, y1: f32, x2: f32, y2: f32, thickness: f32, colour: Color) {
+    if let Some(quad) = line_quad(x1, y1, x2, y2, thickness, colour) {
+        geometry(&quad, &LINE_INDICES);
+    }
+}
+
+/// The vertices of [`line`], whose triangles are [`LINE_INDICES`]; `None` for a line of no
+/// length (nothing drawn).
+pub fn line_quad(
+    x1: f32,
+    y1: f32,
+    x2: f32,
+    y2: f32,
+    thickness: f32,
+    colour: Color,
+) -> Option<[Vertex; 4]> {
     let (nx, ny) = (-(y2 - y1), x2 - x1);
     let tlen = (nx * nx + ny * ny).sqrt() / (thickness * 0.5);
     if tlen < f32::EPSILON {
-        return;
+        return None;
     }
     let (tx, ty) = (nx / tlen, ny / tlen);
-    geometry(
-        &[
-            vertex(x1 + tx, y1 + ty, colour),
-            vertex(x1 - tx, y1 - ty, colour),
-            vertex(x2 + tx, y2 + ty, colour),
-            vertex(x2 - tx, y2 - ty, colour),
-        ],
-        &[0, 1, 2, 2, 1, 3],
-    );
+    Some([
+        vertex(x1 + tx, y1 + ty, colour),
+        vertex(x1 - tx, y1 - ty, colour),
+        vertex(x2 + tx, y2 + ty, colour),
+        vertex(x2 - tx, y2 - ty, colour),
+    ])
 }
 
 /// What macroquad's `draw_rectangle` draws.
@@ -267,18 +338,17 @@ pub fn triangle(a: Vec2, b: Vec2, c: Vec2, colour: Color) {
 
 /// What macroquad's `draw_poly` draws (rotation 0).
 pub fn poly(x: f32, y: f32, sides: u8, radius: f32, colour: Color) {
-    let mut vertices = Vec::with_capacity(sides as usize + 2);
-    let mut indices = Vec::with_capacity(sides as usize * 3);
-    vertices.push(vertex(x, y, colour));
-    for i in 0..=sides {
-        let angle = i as f32 / sides as f32 * std::f32::consts::PI * 2.0;
-        let (rx, ry) = (angle.cos(), angle.sin());
-        vertices.push(vertex(x + radius * rx, y + radius * ry, colour));
-        if i != sides {
-            indices.extend_from_slice(&[0, i as u16 + 1, i as u16 + 2]);
+    build(|vertices, indices| {
+        vertices.push(vertex(x, y, colour));
+        for i in 0..=sides {
+            let angle = i as f32 / sides as f32 * std::f32::consts::PI * 2.0;
+            let (rx, ry) = (angle.cos(), angle.sin());
+            vertices.push(vertex(x + radius * rx, y + radius * ry, colour));
+            if i != sides {
+                indices.extend_from_slice(&[0, i as u16 + 1, i as u16 + 2]);
+            }
         }
-    }
-    geometry(&vertices, &indices);
+    });
 }
 
 /// What macroquad's `draw_poly_lines` draws (rotation 0; `draw_circle_lines` is 30 sides).
@@ -290,23 +360,22 @@ pub fn poly_lines(x: f32, y: f32, sides: u8, radius: f32, thickness: f32, colour
         .max(1.0);
     let span = part / sides;
     let sides = sides as usize;
-    let mut vertices = Vec::with_capacity(sides * 4);
-    let mut indices = Vec::with_capacity(sides * 6);
-    for i in 0..sides {
-        let start = i as f32 * span;
-        let end = start + span;
-        indices.extend([0, 1, 2, 2, 1, 3].map(|k| k + vertices.len() as u16));
-        for (angle, r) in [
-            (start, radius),
-            (start, radius + thickness),
-            (end, radius),
-            (end, radius + thickness),
-        ] {
-            let p = vec2(x, y) + r * Vec2::from_angle(angle);
-            vertices.push(vertex(p.x, p.y, colour));
+    build(|vertices, indices| {
+        for i in 0..sides {
+            let start = i as f32 * span;
+            let end = start + span;
+            indices.extend([0, 1, 2, 2, 1, 3].map(|k| k + vertices.len() as u16));
+            for (angle, r) in [
+                (start, radius),
+                (start, radius + thickness),
+                (end, radius),
+                (end, radius + thickness),
+            ] {
+                let p = vec2(x, y) + r * Vec2::from_angle(angle);
+                vertices.push(vertex(p.x, p.y, colour));
+            }
         }
-    }
-    geometry(&vertices, &indices);
+    });
 }
 
 /// Draws `text` with the built-in font rasterised at `size` pixels, its baseline's left end at
@@ -321,22 +390,42 @@ pub fn text(text: &str, x: f32, y: f32, size: u16, colour: Color) -> bool {
         return true;
     }
     with_sheet(|sheet| {
-        let mut glyphs = Vec::with_capacity(text.len());
-        for c in text.chars() {
-            match sheet.glyph(c, size) {
-                Some(g) => glyphs.push((c, g)),
-                None => return false,
+        let mut glyphs = std::mem::take(&mut sheet.scratch);
+        glyphs.clear();
+        let all = text.chars().all(|c| match sheet.glyph(c, size) {
+            Some(g) => {
+                glyphs.push((c, g));
+                true
             }
-        }
-        sheet.upload();
-        let Some(font) = sheet.font.as_ref() else {
+            None => false,
+        });
+        let drawn = all && sheet.draw_glyphs(&glyphs, x, y, size, colour);
+        sheet.scratch = glyphs;
+        drawn
+    })
+}
+
+impl Sheet {
+    /// Queues `glyphs` (all on the sheet) as [`text`] places them; false if there is no font.
+    fn draw_glyphs(
+        &mut self,
+        glyphs: &[(char, Glyph)],
+        x: f32,
+        y: f32,
+        size: u16,
+        colour: Color,
+    ) -> bool {
+        self.upload();
+        let Some(font) = self.font.as_ref() else {
             return false;
         };
         let side = SIDE as f32;
-        let (mut vertices, mut indices) = (Vec::new(), Vec::new());
+        let mesh = &mut self.mesh;
+        mesh.vertices.clear();
+        mesh.indices.clear();
         let mut total_width = 0.0;
         let mut last = None;
-        for (c, g) in glyphs {
+        for &(c, g) in glyphs {
             let kerning = last
                 .and_then(|left| font.horizontal_kern(left, c, size as f32))
                 .unwrap_or(0.0);
@@ -350,21 +439,18 @@ pub fn text(text: &str, x: f32, y: f32, size: u16, colour: Color) -> bool {
             total_width += g.advance + kerning;
             let (u0, v0) = (g.x as f32 / side, g.y as f32 / side);
             let (u1, v1) = ((g.x + g.w) as f32 / side, (g.y + g.h) as f32 / side);
-            let first = vertices.len() as u16;
-            vertices.extend([
+            let first = mesh.vertices.len() as u16;
+            mesh.vertices.extend([
                 Vertex::new(px, py, 0.0, u0, v0, colour),
                 Vertex::new(px + w, py, 0.0, u1, v0, colour),
                 Vertex::new(px + w, py + h, 0.0, u1, v1, colour),
                 Vertex::new(px, py + h, 0.0, u0, v1, colour),
             ]);
-            indices.extend([0, 1, 2, 0, 2, 3].map(|k| k + first));
+            mesh.indices.extend([0, 1, 2, 0, 2, 3].map(|k| k + first));
         }
-        let mesh = &mut sheet.mesh;
-        mesh.vertices = vertices;
-        mesh.indices = indices;
         draw_mesh(mesh);
         true
-    })
+    }
 }
 
 /// What macroquad's `measure_text` says of `text` at `size` pixels, a font scale of 1 and a

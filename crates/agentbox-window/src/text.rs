@@ -7,18 +7,29 @@ use macroquad::prelude::*;
 use std::borrow::Cow;
 use std::cell::RefCell;
 
-/// A text held back by [`text_last`], drawn when its scope ends.
-struct Held {
-    text: String,
+/// A text held back by [`text_last`], drawn when its scope ends: its bytes in
+/// [`Held::text`], where it goes and how it looks.
+struct HeldText {
+    from: usize,
+    to: usize,
     x: f32,
     y: f32,
     size: f32,
     color: Color,
 }
 
+/// The texts held back while a [`text_last`] scope runs, all their bytes in one string; kept
+/// between scopes with their room, so holding a text allocates nothing once warm.
+#[derive(Default)]
+struct Held {
+    /// Whether a scope runs (texts are held only then).
+    on: bool,
+    text: String,
+    texts: Vec<HeldText>,
+}
+
 thread_local! {
-    /// The texts held back while a [`text_last`] scope runs (`None` outside one).
-    static HELD: RefCell<Option<Vec<Held>>> = const { RefCell::new(None) };
+    static HELD: RefCell<Held> = RefCell::new(Held::default());
 }
 
 /// Runs `draw` with every [`ui_text`] in it held back and drawn after it, together.
@@ -31,28 +42,34 @@ thread_local! {
 /// nothing and keeps the same order, so the pixels are the same either way. A shape that must
 /// cover earlier text calls [`draw_held`] first. Scopes do not nest: an inner one just runs.
 pub fn text_last<R>(draw: impl FnOnce() -> R) -> R {
-    let outer = HELD.with(|h| {
-        let mut h = h.borrow_mut();
-        let outer = h.is_some();
-        if !outer {
-            *h = Some(Vec::new());
-        }
-        outer
-    });
+    let outer = HELD.with(|h| std::mem::replace(&mut h.borrow_mut().on, true));
     let result = draw();
     if !outer {
         draw_held();
-        HELD.with(|h| *h.borrow_mut() = None);
+        HELD.with(|h| h.borrow_mut().on = false);
     }
     result
 }
 
 /// Draws the text held back so far in this [`text_last`] scope, before a shape that covers it.
 pub fn draw_held() {
-    let held = HELD.with(|h| h.borrow_mut().as_mut().map(std::mem::take));
-    for t in held.into_iter().flatten() {
-        draw_now(&t.text, t.x, t.y, t.size, t.color);
+    let (mut text, mut texts) = HELD.with(|h| {
+        let mut h = h.borrow_mut();
+        (std::mem::take(&mut h.text), std::mem::take(&mut h.texts))
+    });
+    for t in &texts {
+        draw_now(&text[t.from..t.to], t.x, t.y, t.size, t.color);
     }
+    text.clear();
+    texts.clear();
+    // Drawing holds nothing (`draw_now` never holds), so the room goes back as it was.
+    HELD.with(|h| {
+        let mut h = h.borrow_mut();
+        if h.texts.is_empty() {
+            h.text = text;
+            h.texts = texts;
+        }
+    });
 }
 
 /// `text` with the typographic characters the built-in font lacks spelled in ASCII
@@ -85,18 +102,22 @@ pub fn font_safe(text: &str) -> Cow<'_, str> {
 /// Draws UI text at `size` logical pixels, rasterised at the screen's real resolution so it
 /// stays crisp on high-DPI screens (identical to `draw_text` at a scale of 1).
 pub fn ui_text(text: &str, x: f32, y: f32, size: f32, color: Color) {
-    let held = HELD.with(|h| match h.borrow_mut().as_mut() {
-        Some(held) => {
-            held.push(Held {
-                text: text.to_string(),
+    let held = HELD.with(|h| {
+        let h = &mut *h.borrow_mut();
+        if h.on {
+            let from = h.text.len();
+            h.text.push_str(text);
+            let to = h.text.len();
+            h.texts.push(HeldText {
+                from,
+                to,
                 x,
                 y,
                 size,
                 color,
             });
-            true
         }
-        None => false,
+        h.on
     });
     if !held {
         draw_now(text, x, y, size, color);
