@@ -1351,6 +1351,18 @@ mod tests {
     /// `world:nearest`'s twin knows a kind string it saw before by its address: whatever
     /// strings a script alternates (its own kind, another, one no agent has, nil), each call
     /// answers what a scan of `world:agents()` answers, tick after tick in the raw loop.
+    /// Steps `world` four ticks under `host`, failing on any agent's error; the simulation.
+    fn four_clean_ticks(world: World, host: &mut ScriptHost) -> Simulation {
+        let mut sim = Simulation::new(world);
+        for tick in 0..4 {
+            sim.step(host);
+            for agent in &sim.world().agents {
+                assert!(agent.error.is_none(), "tick {tick}: {:?}", agent.error);
+            }
+        }
+        sim
+    }
+
     #[test]
     fn nearest_by_a_kind_string_seen_before_answers_as_a_scan() {
         let dir = tempfile::tempdir().unwrap();
@@ -1398,13 +1410,7 @@ end }
             agent.brain = Brain::Script(path.as_path().into());
             world.agents.push(agent);
         }
-        let mut sim = Simulation::new(world);
-        for tick in 0..4 {
-            sim.step(&mut host);
-            for agent in &sim.world().agents {
-                assert!(agent.error.is_none(), "tick {tick}: {:?}", agent.error);
-            }
-        }
+        four_clean_ticks(world, &mut host);
         // The calls went through the address path (a string was learnt).
         let seen = super::get(&host.lua).unwrap().kind_seen.get();
         assert!(seen.ptr != 0 && seen.rank.is_some());
@@ -1477,13 +1483,7 @@ end }
             agent.brain = Brain::Script(path.as_path().into());
             world.agents.push(agent);
         }
-        let mut sim = Simulation::new(world);
-        for tick in 0..4 {
-            sim.step(&mut host);
-            for agent in &sim.world().agents {
-                assert!(agent.error.is_none(), "tick {tick}: {:?}", agent.error);
-            }
-        }
+        let sim = four_clean_ticks(world, &mut host);
         let read = (sim.world().agents.iter())
             .filter(|a| a.label.is_some())
             .count();
