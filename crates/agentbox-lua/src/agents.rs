@@ -888,9 +888,8 @@ fn holds_a_table(value: &serde_json::Value) -> bool {
 /// A live state with a table at `from`; it may raise a memory error or, past the stack's
 /// limit, a stack error.
 unsafe fn push_copy(state: *mut ffi::lua_State, from: c_int, nested: bool) {
-    // SAFETY: the caller's contract; every call below reads or writes the stack within the
-    // room `luaL_checkstack` made, and setting a key the copy holds (during `lua_next`'s
-    // walk of it, which allows that) allocates nothing.
+    // SAFETY: the caller's contract; the calls below stay in the stack room `luaL_checkstack`
+    // made, and setting a key the copy holds (allowed in `lua_next`'s walk) allocates nothing.
     unsafe {
         let from = ffi::lua_absindex(state, from);
         ffi::luaL_checkstack(state, 4, c"params nested too deeply".as_ptr());

@@ -211,9 +211,8 @@ fn dial(
                 continue;
             }
             let mut offer = |j: usize, offered: u64| {
-                // SAFETY: `j` is a neighbour of the free cell `i`; the padding is a blocked
-                // border one cell wide, so every free cell's eight neighbours lie inside the
-                // padded table, whose length `dist` has.
+                // SAFETY: `j` neighbours the free cell `i`, and the blocked one-cell border keeps
+                // a free cell's eight neighbours inside the padded table, as long as `dist`.
                 let old = unsafe { dist.get_unchecked_mut(j) };
                 if offered < *old {
                     *old = offered;
