@@ -86,7 +86,11 @@ local M = {}
 function M.decide(self, world)
   local got = {}
   for _, m in ipairs(self:inbox()) do got[#got + 1] = m.from .. ":" .. tostring(m.msg.say) end
-  assert(#self:inbox() == #got, "the inbox is the same list however often it is read")
+  local again = self:inbox()
+  assert(#again == #got, "the inbox holds the same letters however often it is read")
+  for i, m in ipairs(again) do
+    assert(m.from .. ":" .. tostring(m.msg.say) == got[i], "the same letters in the same order")
+  end
   if #got > 0 then self:label(table.concat(got, ",")) end
   return move.stop()
 end
