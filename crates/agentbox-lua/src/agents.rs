@@ -160,12 +160,10 @@ impl Slots {
         }
     }
 
-    /// Room for `agents` slots in all: a crowd's first round then grows the list once to its
-    /// size instead of by doubling (which left a 20,000-agent crowd room for 32,768).
+    /// Room for `agents` slots in all ([`room_for`]).
     pub fn reserve(&mut self, agents: usize) {
-        self.all
-            .reserve_exact(agents.saturating_sub(self.all.len()));
-        self.at.reserve_exact(agents.saturating_sub(self.at.len()));
+        room_for(&mut self.all, agents);
+        room_for(&mut self.at, agents);
     }
 
     /// The slot number of the agent at `index` (with id `id`).
@@ -248,6 +246,18 @@ impl Slots {
     pub fn ids(&self) -> Vec<Rc<str>> {
         let with_slot = self.by_id.iter().filter(|(_, known)| known.slot != NO_SLOT);
         with_slot.map(|(id, _)| Rc::clone(id)).collect()
+    }
+}
+
+/// Room in `list` for `total` entries in all: exactly that on its first growth (a crowd's
+/// first round, so 20,000 agents do not get room for 32,768), by doubling after it (a scene
+/// spawning an agent a tick would otherwise copy the whole list every tick).
+pub(crate) fn room_for<T>(list: &mut Vec<T>, total: usize) {
+    let more = total.saturating_sub(list.len());
+    if list.capacity() == 0 {
+        list.reserve_exact(more);
+    } else {
+        list.reserve(more);
     }
 }
 
@@ -953,4 +963,30 @@ pub fn clear_memory(lua: &Lua, this: &Table) {
     }
     let _ = lua.gc_collect();
     let _ = lua.gc_collect();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::room_for;
+
+    #[test]
+    fn lists_grow_to_a_crowd_exactly_then_by_doubling() {
+        let mut list: Vec<u64> = Vec::new();
+        room_for(&mut list, 20_000);
+        assert!(
+            (20_000..32_768).contains(&list.capacity()),
+            "{}",
+            list.capacity()
+        );
+        list.resize(20_000, 0);
+        // One agent spawned a tick for 5,000 ticks: a few regrowths, not one a tick.
+        let mut regrowths = 0;
+        for tick in 1..=5_000 {
+            let before = list.capacity();
+            room_for(&mut list, 20_000 + tick);
+            list.push(0);
+            regrowths += usize::from(list.capacity() != before);
+        }
+        assert!(regrowths <= 2, "the list regrew {regrowths} times");
+    }
 }

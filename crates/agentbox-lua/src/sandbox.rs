@@ -69,12 +69,9 @@ impl Rngs {
         agents[slot] = AgentStream::Key(key);
     }
 
-    /// Room for `slots` streams in all (a crowd's first round grows the list once, not by
-    /// doubling).
+    /// Room for `slots` streams in all (`agents::room_for`).
     pub fn reserve(&self, slots: usize) {
-        let mut agents = self.agents.borrow_mut();
-        let more = slots.saturating_sub(agents.len());
-        agents.reserve_exact(more);
+        crate::agents::room_for(&mut self.agents.borrow_mut(), slots);
     }
 
     /// Slot `slot`'s agent runs now.
