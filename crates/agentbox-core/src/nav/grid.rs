@@ -18,6 +18,12 @@ use std::sync::OnceLock;
 /// corner-cutting rules, indexed `[rule][direction]` (rule 0: one side free, 1: always): a
 /// blocked cell, or one whose side cell is blocked while the next side cell is free (a forced
 /// diagonal neighbour; with one side free only when the next cell on the line is free too).
+///
+/// `cut_diagonals`, laid out like `rows`, hold per corner-cutting rule (as `cut_*`) and
+/// diagonal direction (see [`Bits::diagonal_index`]) the cells from which a diagonal scan of
+/// jump point search goes on plainly: the step is allowed under the rule and the cell it
+/// lands on has no forced diagonal successor. A scan tests one bit a step, and only where it
+/// is clear the cells themselves.
 #[derive(Clone, Debug)]
 pub struct Bits {
     pub rows: Vec<u64>,
@@ -28,6 +34,7 @@ pub struct Bits {
     pub stops_cols: [Vec<u64>; 2],
     pub cut_rows: [[Vec<u64>; 2]; 2],
     pub cut_cols: [[Vec<u64>; 2]; 2],
+    pub cut_diagonals: [[Vec<u64>; 4]; 2],
 }
 
 /// The bits of line word `k` (starting at `l`) moved by one cell: at each bit, the bit of the
@@ -48,6 +55,74 @@ fn shifted(bits: &[u64], wpl: usize, l: usize, k: usize, up: bool, before: bool)
                 0
             }
     }
+}
+
+/// Word `k` of line `line` of `bits` (`wpl` words a line) with its cells moved by `by`: bit `b`
+/// holds the cell `b + by` of the line (0 beyond the line's ends and for lines outside).
+#[inline]
+fn moved(bits: &[u64], wpl: usize, line: isize, k: usize, by: i32) -> u64 {
+    if line < 0 || (line as usize + 1) * wpl > bits.len() {
+        return 0;
+    }
+    let l = line as usize * wpl;
+    let w = bits[l + k];
+    let n = by.unsigned_abs();
+    match by.signum() {
+        0 => w,
+        1 => {
+            w >> n
+                | if k + 1 < wpl {
+                    bits[l + k + 1] << (64 - n)
+                } else {
+                    0
+                }
+        }
+        _ => {
+            w << n
+                | if k > 0 {
+                    bits[l + k - 1] >> (64 - n)
+                } else {
+                    0
+                }
+        }
+    }
+}
+
+/// The diagonal scans' plain steps (see [`Bits`]) of a corner-cutting rule (`one_side` or
+/// always), from the free bits `rows` (`wpl` words a line), by direction.
+fn diagonal_steps(rows: &[u64], wpl: usize, one_side: bool) -> [Vec<u64>; 4] {
+    let lines = rows.len() / wpl;
+    std::array::from_fn(|d| {
+        let (dx, dy) = Bits::diagonal_of(d);
+        let mut out = vec![0u64; rows.len()];
+        for line in 1..lines.saturating_sub(1) {
+            let l = line as isize;
+            let dyi = dy as isize;
+            for k in 0..wpl {
+                // `f(a, b)`: whether the cell `(x + a, y + b)` is free, for each bit's `(x, y)`.
+                let f = |a: i32, b: isize| moved(rows, wpl, l + b, k, a);
+                let (side_x, side_y) = (f(dx, 0), f(0, dyi));
+                let step = if one_side {
+                    f(dx, dyi) & (side_x | side_y)
+                } else {
+                    f(dx, dyi)
+                };
+                // Whether the cell landed on, `(x + dx, y + dy)`, has a forced diagonal
+                // successor: a blocked cell behind it on one side and the diagonal step past
+                // it allowed. Behind it on the x side, `(x, y + dy)` blocked, the step to
+                // `(x, y + 2 dy)`; on the y side, `(x + dx, y)` blocked, the step to
+                // `(x + 2 dx, y)`; with one side free, each step's other side cell free too.
+                let mut back = !side_y & f(0, 2 * dyi);
+                let mut down = !side_x & f(2 * dx, 0);
+                if one_side {
+                    back &= f(dx, 2 * dyi);
+                    down &= f(2 * dx, dyi);
+                }
+                out[line * wpl + k] = step & !(back | down);
+            }
+        }
+        out
+    })
 }
 
 /// The stop bits (see [`Bits`]) of every line of `bits` (`wpl` words a line), for a scan
@@ -112,6 +187,10 @@ impl Bits {
                 stops(&cols, wpc, false, None),
             ],
             cut_rows: [cut(&rows, wpr, true), cut(&rows, wpr, false)],
+            cut_diagonals: [
+                diagonal_steps(&rows, wpr, true),
+                diagonal_steps(&rows, wpr, false),
+            ],
             cut_cols: [cut(&cols, wpc, true), cut(&cols, wpc, false)],
             rows,
             words_per_row: wpr,
@@ -127,15 +206,37 @@ impl Bits {
             .chain(&self.stops_rows)
             .chain(&self.stops_cols)
             .chain(self.cut_rows.iter().flatten())
-            .chain(self.cut_cols.iter().flatten());
+            .chain(self.cut_cols.iter().flatten())
+            .chain(self.cut_diagonals.iter().flatten());
         tables.map(|t| t.len() * 8).sum()
+    }
+
+    /// The index in `cut_diagonals[rule]` of the diagonal direction `(dx, dy)`.
+    #[inline(always)]
+    pub fn diagonal_index(dx: i32, dy: i32) -> usize {
+        (dx > 0) as usize | ((dy > 0) as usize) << 1
+    }
+
+    /// The direction of [`Bits::diagonal_index`] `d`.
+    fn diagonal_of(d: usize) -> (i32, i32) {
+        (
+            if d & 1 == 1 { 1 } else { -1 },
+            if d & 2 == 2 { 1 } else { -1 },
+        )
+    }
+
+    /// Whether bit `(x, y)` of a table laid out like `rows` is set, for `x` in `-1..=width`
+    /// and `y` in `-1..=height`.
+    #[inline]
+    pub fn test(&self, table: &[u64], x: i32, y: i32) -> bool {
+        let (bx, by) = ((x + 1) as usize, (y + 1) as usize);
+        table[by * self.words_per_row + bx / 64] >> (bx % 64) & 1 != 0
     }
 
     /// Whether `(x, y)` is free, for `x` in `-1..=width` and `y` in `-1..=height`.
     #[inline]
     pub fn free(&self, x: i32, y: i32) -> bool {
-        let (bx, by) = ((x + 1) as usize, (y + 1) as usize);
-        self.rows[by * self.words_per_row + bx / 64] >> (bx % 64) & 1 != 0
+        self.test(&self.rows, x, y)
     }
 }
 
@@ -355,5 +456,57 @@ mod tests {
         assert_eq!(at(3, 0), f32::INFINITY); // sticks out of the map
         assert_eq!(at(0, 2), f32::INFINITY);
         assert!(g.footprint_costs(5).iter().all(|c| c.is_infinite()));
+    }
+
+    /// Every bit of the corner-cutting rules' diagonal tables against its definition, read
+    /// from the cells one by one, on maps whose lines end inside, at and just past a word.
+    #[test]
+    fn diagonal_step_bits_match_the_cells() {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        for (w, h) in [(1, 1), (3, 5), (63, 9), (64, 3), (65, 66), (130, 7)] {
+            for share in [0.1, 0.3, 0.6] {
+                let costs: Vec<f32> = (0..w * h)
+                    .map(|_| {
+                        seed ^= seed << 13;
+                        seed ^= seed >> 7;
+                        seed ^= seed << 17;
+                        if (seed % 1000) as f64 / 1000.0 < share {
+                            f32::INFINITY
+                        } else {
+                            1.0
+                        }
+                    })
+                    .collect();
+                let g = NavGrid::new(w, h, &costs).unwrap();
+                let b = g.bits().unwrap();
+                let f = |x: i32, y: i32| b.free(x, y);
+                for (r, one_side) in [(0, true), (1, false)] {
+                    let step = |x: i32, y: i32, dx: i32, dy: i32| {
+                        f(x + dx, y + dy) && (!one_side || f(x + dx, y) || f(x, y + dy))
+                    };
+                    for d in 0..4 {
+                        let (dx, dy) = Bits::diagonal_of(d);
+                        assert_eq!(Bits::diagonal_index(dx, dy), d);
+                        for y in 0..h {
+                            for x in 0..w {
+                                // The cell landed on is inside the map when the step is
+                                // allowed, so its forced successors are read only then.
+                                let (nx, ny) = (x + dx, y + dy);
+                                let forced = || {
+                                    (!f(nx - dx, ny) && step(nx, ny, -dx, dy))
+                                        || (!f(nx, ny - dy) && step(nx, ny, dx, -dy))
+                                };
+                                let want = step(x, y, dx, dy) && !forced();
+                                let got = b.test(&b.cut_diagonals[r][d], x, y);
+                                assert_eq!(
+                                    got, want,
+                                    "{w}x{h} rule {r} ({dx}, {dy}) at ({x}, {y})"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 }

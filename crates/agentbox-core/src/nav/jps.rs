@@ -31,18 +31,63 @@
 //! Before searching, the direct route (diagonal first, then straight) is tried: when it is
 //! free it is the answer, at the octile distance (see `direct`).
 //!
+//! Each rule's search, and within it each direction's diagonal scan (`scan_on`), is compiled
+//! on its own, its tests of the rule and the direction folded away. Under the corner-cutting
+//! rules a diagonal scan reads one bit a step (`Bits::cut_diagonals`: the step allowed and
+//! the cell landed on without a forced diagonal successor) and looks at the cells themselves
+//! only where it is clear.
+//!
 //! Used by [`super::Search`] only when valid (see `Algorithm::Auto`); shares its buffers.
 
 use super::grid::{Bits, NavGrid};
 use super::options::Diagonal;
 use super::search::{Outcome, Query, Search, Seen, DIRS as ALL};
 
-struct Jumper<'a> {
+/// The directions to scan from a jump point (at most eight), kept on the stack: no capacity
+/// checks, as a `Vec`'s pushes have.
+#[derive(Default)]
+struct Dirs {
+    list: [(i32, i32); 8],
+    len: usize,
+}
+
+impl Dirs {
+    #[inline(always)]
+    fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    #[inline(always)]
+    fn push(&mut self, d: (i32, i32)) {
+        self.list[self.len] = d;
+        self.len += 1;
+    }
+
+    #[inline(always)]
+    fn extend(&mut self, ds: &[(i32, i32)]) {
+        self.list[self.len..self.len + ds.len()].copy_from_slice(ds);
+        self.len += ds.len();
+    }
+
+    #[inline(always)]
+    fn as_slice(&self) -> &[(i32, i32)] {
+        &self.list[..self.len]
+    }
+}
+
+/// The rules as numbers, for [`Jumper`]'s parameter: each rule's search is compiled on its
+/// own, its tests of the rule folded away.
+const NO_CORNER_CUTTING: u8 = 0;
+const ONE_SIDE: u8 = 1;
+const ALWAYS: u8 = 2;
+const NEVER: u8 = 3;
+
+/// The scans and successor rules of one diagonal rule (`RULE`, one of the constants above).
+struct Jumper<'a, const RULE: u8> {
     bits: &'a Bits,
     /// The straight scans' stops for this rule (see [`Bits`]), by direction.
     rows: &'a [Vec<u64>; 2],
     cols: &'a [Vec<u64>; 2],
-    rule: Diagonal,
     gx: i32,
     gy: i32,
 }
@@ -50,7 +95,7 @@ struct Jumper<'a> {
 /// The first bit after (`dir` 1) or before (`dir` -1) bit `from` of `line` in `stops` (the
 /// stop bits for that direction, see [`Bits`]). The border bits are stops, so one is always
 /// found.
-#[inline]
+#[inline(always)]
 fn scan(stops: &[u64], wpl: usize, line: usize, from: usize, dir: i32) -> usize {
     let base = line * wpl;
     if dir > 0 {
@@ -74,7 +119,7 @@ fn scan(stops: &[u64], wpl: usize, line: usize, from: usize, dir: i32) -> usize 
     }
 }
 
-impl<'a> Jumper<'a> {
+impl<'a, const RULE: u8> Jumper<'a, RULE> {
     #[inline]
     fn free(&self, x: i32, y: i32) -> bool {
         self.bits.free(x, y)
@@ -106,42 +151,46 @@ impl<'a> Jumper<'a> {
         self.free(x, stop).then_some((x, stop))
     }
 
-    /// The scans' stops and the rule, for the goal `(gx, gy)`.
-    fn new(bits: &'a Bits, rule: Diagonal, gx: i32, gy: i32) -> Self {
-        let (rows, cols) = match rule {
+    /// The rule searched under.
+    #[inline(always)]
+    fn rule(&self) -> Diagonal {
+        match RULE {
+            NO_CORNER_CUTTING => Diagonal::NoCornerCutting,
+            ONE_SIDE => Diagonal::IfOneSideFree,
+            ALWAYS => Diagonal::Always,
+            _ => Diagonal::Never,
+        }
+    }
+
+    /// The scans' stops for the rule, for the goal `(gx, gy)`.
+    fn new(bits: &'a Bits, gx: i32, gy: i32) -> Self {
+        let j = Jumper {
+            bits,
+            rows: &bits.stops_rows,
+            cols: &bits.stops_cols,
+            gx,
+            gy,
+        };
+        let (rows, cols) = match j.rule() {
             Diagonal::NoCornerCutting | Diagonal::Never => (&bits.stops_rows, &bits.stops_cols),
             Diagonal::IfOneSideFree => (&bits.cut_rows[0], &bits.cut_cols[0]),
             Diagonal::Always => (&bits.cut_rows[1], &bits.cut_cols[1]),
         };
-        Jumper {
-            bits,
-            rows,
-            cols,
-            rule,
-            gx,
-            gy,
-        }
+        Jumper { rows, cols, ..j }
     }
 
     /// Whether the rule allows the diagonal step from `(x, y)` by `(dx, dy)`.
     #[inline(always)]
     fn diagonal_ok(&self, x: i32, y: i32, dx: i32, dy: i32) -> bool {
-        self.free(x + dx, y + dy)
-            && match self.rule {
-                Diagonal::NoCornerCutting => self.free(x + dx, y) && self.free(x, y + dy),
-                Diagonal::IfOneSideFree => self.free(x + dx, y) || self.free(x, y + dy),
-                Diagonal::Always => true,
-                Diagonal::Never => false,
-            }
-    }
-
-    /// Whether a cell reached moving diagonally by `(dx, dy)` has a forced diagonal successor
-    /// (corner-cutting rules only: a blocked cell behind it on one side, and the step past it
-    /// allowed).
-    #[inline]
-    fn forced_diagonal(&self, x: i32, y: i32, dx: i32, dy: i32) -> bool {
-        (!self.free(x - dx, y) && self.diagonal_ok(x, y, -dx, dy))
-            || (!self.free(x, y - dy) && self.diagonal_ok(x, y, dx, -dy))
+        // Every cell read, combined without branches: the bits are in the first-level cache,
+        // and which way such a test goes on a cluttered map is a toss-up.
+        let to = self.free(x + dx, y + dy);
+        match self.rule() {
+            Diagonal::NoCornerCutting => to & self.free(x + dx, y) & self.free(x, y + dy),
+            Diagonal::IfOneSideFree => to & (self.free(x + dx, y) | self.free(x, y + dy)),
+            Diagonal::Always => to,
+            Diagonal::Never => false,
+        }
     }
 
     fn jump(&self, x: i32, y: i32, dx: i32, dy: i32) -> Option<(i32, i32)> {
@@ -153,15 +202,13 @@ impl<'a> Jumper<'a> {
 
     /// The directions to scan from a jump point reached moving `(dx, dy)` (`(0, 0)` at the
     /// start).
-    fn successors(&self, x: i32, y: i32, dx: i32, dy: i32, out: &mut Vec<(i32, i32)>) {
+    fn successors(&self, x: i32, y: i32, dx: i32, dy: i32, out: &mut Dirs) {
         out.clear();
-        let cut = matches!(self.rule, Diagonal::IfOneSideFree | Diagonal::Always);
+        let cut = matches!(self.rule(), Diagonal::IfOneSideFree | Diagonal::Always);
         match (dx, dy) {
-            (0, 0) if self.rule == Diagonal::Never => out.extend_from_slice(&ALL[..4]),
-            (0, 0) => out.extend_from_slice(&ALL),
-            (0, _) if self.rule == Diagonal::Never => {
-                out.extend_from_slice(&[(0, dy), (1, 0), (-1, 0)])
-            }
+            (0, 0) if self.rule() == Diagonal::Never => out.extend(&ALL[..4]),
+            (0, 0) => out.extend(&ALL),
+            (0, _) if self.rule() == Diagonal::Never => out.extend(&[(0, dy), (1, 0), (-1, 0)]),
             (_, 0) => {
                 out.push((dx, 0));
                 for s in [-1, 1] {
@@ -171,7 +218,7 @@ impl<'a> Jumper<'a> {
                         }
                     } else if self.free(x, y + s) && !self.free(x - dx, y + s) {
                         out.push((0, s));
-                        if self.rule != Diagonal::Never {
+                        if self.rule() != Diagonal::Never {
                             out.push((dx, s));
                         }
                     }
@@ -191,7 +238,7 @@ impl<'a> Jumper<'a> {
                 }
             }
             _ => {
-                out.extend_from_slice(&[(dx, 0), (0, dy), (dx, dy)]);
+                out.extend(&[(dx, 0), (0, dy), (dx, dy)]);
                 if cut {
                     if !self.free(x - dx, y) && self.diagonal_ok(x, y, -dx, dy) {
                         out.push((-dx, dy));
@@ -207,6 +254,16 @@ impl<'a> Jumper<'a> {
 
 /// Runs jump point search from `q.start`; how it ended and how many jump points were expanded.
 pub(super) fn run(s: &mut Search, grid: &NavGrid, q: &Query) -> (Outcome, usize) {
+    match q.rule {
+        Diagonal::NoCornerCutting => run_as::<NO_CORNER_CUTTING>(s, grid, q),
+        Diagonal::IfOneSideFree => run_as::<ONE_SIDE>(s, grid, q),
+        Diagonal::Always => run_as::<ALWAYS>(s, grid, q),
+        Diagonal::Never => run_as::<NEVER>(s, grid, q),
+    }
+}
+
+/// [`run`] under the rule `RULE` (`q.rule`).
+fn run_as<const RULE: u8>(s: &mut Search, grid: &NavGrid, q: &Query) -> (Outcome, usize) {
     let w = grid.width();
     let unit = if q.ignore_terrain {
         1.0
@@ -217,16 +274,18 @@ pub(super) fn run(s: &mut Search, grid: &NavGrid, q: &Query) -> (Outcome, usize)
     let Some(bits) = grid.bits() else {
         return super::astar::run(s, grid, q);
     };
-    let j = Jumper::new(bits, q.rule, q.goal_tile.x, q.goal_tile.y);
+    let j = Jumper::<RULE>::new(bits, q.goal_tile.x, q.goal_tile.y);
     if q.direct && q.start != q.goal && direct(s, &j, q, (straight, diagonal)) {
         return (Outcome::Found, 2);
     }
     s.open_start(q);
     let mut expanded = 0usize;
-    let mut dirs = Vec::with_capacity(8);
-    // The F of the node being expanded: with `q.bypass`, a successor no dearer is expanded
-    // next at once (see `relax`).
-    let mut f_now = f64::INFINITY;
+    let mut dirs = Dirs::default();
+    // The F of the node being expanded, plus a tolerance that only absorbs rounding (two
+    // different path lengths on a map this size differ by far more than 1e-9 of a tile):
+    // with `q.bypass`, a successor no dearer is expanded next at once (see `relax`); without,
+    // none is.
+    let mut f_lim = f64::NEG_INFINITY;
     let lazy = q.landmarks.is_some();
     while let Some(i) = s.next_bypassed().or_else(|| {
         if lazy {
@@ -242,7 +301,8 @@ pub(super) fn run(s: &mut Search, grid: &NavGrid, q: &Query) -> (Outcome, usize)
         }
         let (x, y) = (i as i32 % w, i as i32 / w);
         if q.bypass {
-            f_now = g + q.estimate(x, y);
+            let f_now = g + q.estimate(x, y);
+            f_lim = f_now + 1e-9 * f_now.max(1.0);
         }
         let p = s.seen[i].parent as usize;
         let (dx, dy) = if p == i {
@@ -251,14 +311,24 @@ pub(super) fn run(s: &mut Search, grid: &NavGrid, q: &Query) -> (Outcome, usize)
             ((x - p as i32 % w).signum(), (y - p as i32 / w).signum())
         };
         j.successors(x, y, dx, dy, &mut dirs);
-        for &(ddx, ddy) in &dirs {
-            if ddy != 0 && (ddx != 0 || q.rule == Diagonal::Never) {
-                scan_on(s, &j, q, (i, g), (ddx, ddy), (straight, diagonal), f_now);
+        for &(ddx, ddy) in dirs.as_slice() {
+            if ddy != 0 && (ddx != 0 || RULE == NEVER) {
+                let from = (i, x, y, g);
+                let lengths = (straight, diagonal);
+                // One copy of the scan per direction, its tests of the direction folded away.
+                match (ddx, ddy) {
+                    (0, 1) => scan_on::<RULE, 0, 1>(s, &j, q, from, lengths, f_lim),
+                    (0, _) => scan_on::<RULE, 0, -1>(s, &j, q, from, lengths, f_lim),
+                    (1, 1) => scan_on::<RULE, 1, 1>(s, &j, q, from, lengths, f_lim),
+                    (1, _) => scan_on::<RULE, 1, -1>(s, &j, q, from, lengths, f_lim),
+                    (_, 1) => scan_on::<RULE, -1, 1>(s, &j, q, from, lengths, f_lim),
+                    _ => scan_on::<RULE, -1, -1>(s, &j, q, from, lengths, f_lim),
+                }
                 continue;
             }
             if let Some((jx, jy)) = j.jump(x, y, ddx, ddy) {
                 let k = (jx - x).abs().max((jy - y).abs()) as f64;
-                relax(s, q, (jx, jy), g + k * straight, i, f_now);
+                relax(s, q, (jx, jy), g + k * straight, i, f_lim);
             }
         }
     }
@@ -277,7 +347,12 @@ pub(super) fn run(s: &mut Search, grid: &NavGrid, q: &Query) -> (Outcome, usize)
 /// or a diagonal step is not allowed under the rule.
 ///
 /// Only with `q.direct` (see `Query::direct`).
-fn direct(s: &mut Search, j: &Jumper, q: &Query, (straight, diagonal): (f64, f64)) -> bool {
+fn direct<const RULE: u8>(
+    s: &mut Search,
+    j: &Jumper<RULE>,
+    q: &Query,
+    (straight, diagonal): (f64, f64),
+) -> bool {
     let w = q.width;
     let (sx, sy) = (q.start as i32 % w, q.start as i32 / w);
     let (gx, gy) = (j.gx, j.gy);
@@ -323,22 +398,21 @@ fn direct(s: &mut Search, j: &Jumper, q: &Query, (straight, diagonal): (f64, f64
 
 /// Offers `node` at `(x, y)` the cost `g` through `parent`; opens it when that is cheaper.
 ///
-/// With `q.bypass`, a node whose F is no more than `f_now` (the F of the node being expanded,
-/// the least on the open list) is closed at once and expanded next instead ("immediate
+/// With `q.bypass`, a node whose F is no more than `f_lim` (the F of the node being expanded,
+/// the least on the open list, plus a rounding tolerance; minus infinity without
+/// `q.bypass`) is closed at once and expanded next instead ("immediate
 /// expansion"): any node of least F may be expanded next, and with a consistent heuristic its
 /// G is then already the least, so paths stay optimal; only the choice among equally short
 /// paths changes. On cluttered maps, where the octile distance is nearly exact, most jump
 /// points on the way are such successors, and each skips a push and a pop of the open list.
 #[inline]
-fn relax(s: &mut Search, q: &Query, (x, y): (i32, i32), g: f64, parent: usize, f_now: f64) {
+fn relax(s: &mut Search, q: &Query, (x, y): (i32, i32), g: f64, parent: usize, f_lim: f64) {
     let node = (y * q.width + x) as usize;
     let seen = s.seen[node];
     if seen.state == s.generation + 1 || (seen.state == s.generation && g >= seen.g) {
         return;
     }
-    // The tolerance only absorbs rounding: two different path lengths on a map this size
-    // differ by far more than 1e-9 of a tile.
-    let within = |f: f64| q.bypass && f <= f_now + 1e-9 * f_now.max(1.0);
+    let within = |f: f64| f <= f_lim;
     if q.landmarks.is_some() {
         // The landmark bounds are looked up only for a node that may be expanded at once;
         // others go on the open list under the octile estimate and get them when they reach
@@ -372,27 +446,42 @@ fn relax(s: &mut Search, q: &Query, (x, y): (i32, i32), g: f64, parent: usize, f
 /// 2014). It stops where the cell is already known at no more cost: that path continues it.
 /// A diagonal jump point with a forced diagonal successor (corner-cutting rules) is queued
 /// as usual and ends the scan: its expansion continues it.
-fn scan_on(
+fn scan_on<const RULE: u8, const DX: i32, const DY: i32>(
     s: &mut Search,
-    j: &Jumper,
+    j: &Jumper<RULE>,
     q: &Query,
-    (from, g): (usize, f64),
-    (dx, dy): (i32, i32),
+    (from, x, y, g): (usize, i32, i32, f64),
     (straight, diagonal): (f64, f64),
-    f_now: f64,
+    f_lim: f64,
 ) {
+    let (dx, dy) = (DX, DY);
     let gen = s.generation;
     let w = q.width;
     let four = dx == 0;
-    let cut = matches!(j.rule, Diagonal::IfOneSideFree | Diagonal::Always);
+    let cut = RULE == ONE_SIDE || RULE == ALWAYS;
     let length = if four { straight } else { diagonal };
-    let (mut x, mut y) = (from as i32 % w, from as i32 / w);
+    // The corner-cutting rule's plain diagonal steps in this direction (see `Bits`).
+    let plain = match RULE {
+        ONE_SIDE => &j.bits.cut_diagonals[0][Bits::diagonal_index(dx, dy)][..],
+        ALWAYS => &j.bits.cut_diagonals[1][Bits::diagonal_index(dx, dy)][..],
+        _ => &[],
+    };
+    let (mut x, mut y) = (x, y);
     let (mut parent, mut parent_g, mut k) = (from, g, 0u32);
     loop {
-        let ok = if four {
-            j.free(x, y + dy)
+        // Whether the step is allowed, and whether the cell it lands on has a forced diagonal
+        // successor (corner-cutting rules): one bit for most steps.
+        let (ok, forced) = if four {
+            (j.free(x, y + dy), false)
+        } else if cut {
+            if j.bits.test(plain, x, y) {
+                (true, false)
+            } else {
+                let ok = j.diagonal_ok(x, y, dx, dy);
+                (ok, ok)
+            }
         } else {
-            j.diagonal_ok(x, y, dx, dy)
+            (j.diagonal_ok(x, y, dx, dy), false)
         };
         if !ok {
             return;
@@ -401,8 +490,8 @@ fn scan_on(
         y += dy;
         k += 1;
         let cg = parent_g + k as f64 * length;
-        if (x == j.gx && y == j.gy) || (cut && j.forced_diagonal(x, y, dx, dy)) {
-            relax(s, q, (x, y), cg, parent, f_now);
+        if (x == j.gx && y == j.gy) || forced {
+            relax(s, q, (x, y), cg, parent, f_lim);
             return;
         }
         let (h, v) = if four {
@@ -428,11 +517,11 @@ fn scan_on(
         // read back whole, which stalls the load on the stores (a tenth of the search's time).
         if let Some((jx, jy)) = h {
             let run = ((jx - x).abs() + (jy - y).abs()) as f64;
-            relax(s, q, (jx, jy), cg + run * straight, c, f_now);
+            relax(s, q, (jx, jy), cg + run * straight, c, f_lim);
         }
         if let Some((jx, jy)) = v {
             let run = ((jx - x).abs() + (jy - y).abs()) as f64;
-            relax(s, q, (jx, jy), cg + run * straight, c, f_now);
+            relax(s, q, (jx, jy), cg + run * straight, c, f_lim);
         }
         (parent, parent_g, k) = (c, cg, 0);
     }
