@@ -977,7 +977,7 @@ mod tests {
                     stack.push((nx, ny));
                 }
                 for (i, c) in cells.iter_mut().enumerate() {
-                    if *c && (i % w) > 0 && (i / w) > 0 && next() % share.max(1) == 0 {
+                    if *c && (i % w) > 0 && (i / w) > 0 && next().is_multiple_of(share.max(1)) {
                         *c = false;
                     }
                 }
