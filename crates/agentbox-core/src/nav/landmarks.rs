@@ -12,14 +12,22 @@
 //! short by any amount makes F rise along the route and expands every node below the optimum
 //! (tried with 16-bit tables: up to 65% more jump points, `docs/benchmarks.md`, issue 35). A query reads only its [`Active`] landmarks (the two
 //! whose bound is largest at its start). Built once per map content with the grid (never per query), by a
-//! bucket-queue Dijkstra per landmark; reads only the grid's free-cell bits; names no engine
-//! crate.
+//! canonical Dijkstra search per landmark (Sturtevant & Rabin 2016: only jump points are
+//! queued, the scans between them write every cell's distance; [`distances`]; plain Dijkstra
+//! for `Always`); reads only the grid's free-cell bits; names no engine crate.
+//!
+//! Two searches give the same distances here: the canonical one, which builds the landmarks of
+//! the default rule and of `IfOneSideFree`, and plain Dijkstra with a bucket queue
+//! ([`dijkstra`]), which builds those of `Always` (where the canonical one was slower) and is
+//! the test oracle the canonical one is checked against cell by cell
+//! (`canonical_dijkstra_is_dijkstra`).
 
 use super::grid::Bits;
 use super::options::Diagonal;
 
-/// How many landmarks a map gets: sixteen Dijkstra searches of the map (and one from a seed
-/// cell), 16 MiB on a 512 x 512 map (100 to 210 ms of CPU there at load average 7 to 9). A query reads [`ACTIVE`] of them,
+/// How many landmarks a map gets: sixteen searches of the map (and one from a seed cell),
+/// 16 MiB on a 512 x 512 map (canonical Dijkstra, [`distances`]: see `docs/benchmarks.md`,
+/// issue 35, branch `canon`, for its CPU time). A query reads [`ACTIVE`] of them,
 /// so more landmarks cost no more per query; with more to choose the two active ones from,
 /// one lies nearly behind the start, seen from the goal, for more queries, and its bound is
 /// then nearly the true distance: on the 30% random map of the race bench a query expanded
@@ -139,7 +147,8 @@ fn unkey(k: u64) -> u32 {
 }
 
 /// Exact distances from `(x, y)` to every cell under the diagonal `rule` (8-connected, the
-/// rule's diagonal steps; 4-connected for `Never`), packed.
+/// rule's diagonal steps; 4-connected for `Never`), as [`key`]s: the oracle of
+/// [`distances`] (see the module's docs), which runs it for `Never` only.
 ///
 /// Dijkstra's search with a bucket queue (Dial 1969): cell `i` waits in bucket
 /// `floor(d(i))`. Every step is at least 1 long, so no cell of bucket `k` can lower another
@@ -197,7 +206,7 @@ fn dial(
         let (next, after) = ((k + 1) % 3, (k + 2) % 3);
         // A route this long could wrap a 16-bit count (a winding corridor of over 65,533
         // moves): the map gets no landmarks rather than a wrong bound.
-        if k >= 0xFFFD {
+        if k >= LONGEST {
             return None;
         }
         for &entry in &current {
@@ -271,6 +280,324 @@ fn dial(
         k += 1;
     }
     Some(())
+}
+
+/// Routes at least this long (in whole tiles) do not fit the 16-bit move counts with room to
+/// spare: a map with one gets no landmarks.
+const LONGEST: usize = 0xFFFD;
+
+/// A search's tables, reused by every search of one [`Landmarks::build_for`]: per padded
+/// cell the [`key`] of its distance and [`Canonical::masks`], and the buckets.
+struct Scratch {
+    dist: Vec<u64>,
+    masks: Vec<u8>,
+    via: Vec<u8>,
+    buckets: Vec<Vec<u32>>,
+}
+
+impl Scratch {
+    fn new(map: &Padded) -> Self {
+        let cells = map.free.len();
+        Scratch {
+            dist: vec![UNREACHED_KEY; cells],
+            masks: vec![0; cells],
+            via: vec![0; cells],
+            buckets: Vec::new(),
+        }
+    }
+}
+
+/// Exact distances from `(x, y)` to every cell under the diagonal `rule`, as [`key`]s in
+/// `scratch.dist`: the same as [`dijkstra`]'s, one by one (`canonical_dijkstra_is_dijkstra`
+/// checks it on random, room and maze maps under both rules it serves), found by
+/// the canonical Dijkstra search of N. R. Sturtevant and S. Rabin, "Canonical Orderings on
+/// Grids", IJCAI 2016. Cells a jump point search would prune (Harabor & Grastien's rules,
+/// as in `jps.rs`) are not queued: a search takes only jump points off its buckets, and a
+/// jump point sends straight scans and diagonal walks (each diagonal cell sending the
+/// straight scans along the diagonal's two axes) that write the distance of every cell they
+/// pass, going on past the jump points they find (which wait in their buckets with the
+/// directions their forced neighbours lie in) until a blocked cell, a step the rule forbids,
+/// or a cell that already has a shorter distance. Every cell has a shortest route that is
+/// canonical (diagonal moves before straight ones, turning elsewhere only at jump points),
+/// and every prefix of a shortest route is one, so no scan along it is cut short; a jump
+/// point reached at the same distance from several directions is expanded in all of them;
+/// and it is expanded once, when its bucket (its distance's whole part) is taken: every
+/// other jump point's scans add at least 1, so by then its distance and directions are
+/// final. Buckets as in [`dijkstra`] (Dial 1969), one per whole length, since a scan can
+/// queue a jump point far ahead. `None` when a route is too long for the 16-bit counts:
+/// jump points [`LONGEST`] or more away are not expanded, and the caller refuses the map
+/// for any cell whose distance reaches that. `Always` and `Never` (4-connected) run
+/// [`dijkstra`].
+fn distances(map: &Padded, at: (i32, i32), rule: Diagonal, scratch: &mut Scratch) -> Option<()> {
+    match rule {
+        Diagonal::NoCornerCutting => canonical::<NO_CUT>(map, at, scratch),
+        Diagonal::IfOneSideFree => canonical::<ONE_SIDE>(map, at, scratch),
+        // Canonical for `Always` too gave the same distances, but took 16% more instructions
+        // than Dijkstra on random512-10-0 and more CPU time on the race's random maps
+        // (`docs/benchmarks.md`, issue 35, branch `canon`).
+        Diagonal::Always | Diagonal::Never => dijkstra(map, at, rule, &mut scratch.dist),
+    }
+}
+
+/// [`distances`] for the default rule (`NO_CUT`) or `IfOneSideFree` (`ONE_SIDE`).
+fn canonical<const RULE: u8>(map: &Padded, (x, y): (i32, i32), s: &mut Scratch) -> Option<()> {
+    assert_eq!(s.dist.len(), map.free.len(), "one distance per padded cell");
+    assert_eq!(s.masks.len(), map.free.len(), "one mask per padded cell");
+    assert_eq!(s.via.len(), map.free.len(), "one mask per padded cell");
+    s.dist.fill(UNREACHED_KEY);
+    s.masks.fill(0);
+    for b in &mut s.buckets {
+        b.clear();
+    }
+    let start = map.index(x, y);
+    if !map.free[start] {
+        return Some(());
+    }
+    let mut search = Canonical::<RULE> {
+        free: &map.free,
+        pw: map.width as isize + 2,
+        dist: &mut s.dist,
+        masks: &mut s.masks,
+        via: &mut s.via,
+        buckets: &mut s.buckets,
+    };
+    search.dist[start] = 0;
+    search.via[start] = !0;
+    // The start: every direction.
+    search.jump(start, 0, !0);
+    let mut current = Vec::new();
+    let mut whole = 0;
+    while whole < search.buckets.len() {
+        // Expanding a jump point only adds to later buckets.
+        std::mem::swap(&mut current, &mut search.buckets[whole]);
+        for &i in &current {
+            // A jump point lowered since it was queued waits in an earlier bucket and was
+            // expanded from there; one dropped (lowered by a scan that does not stop there)
+            // has no directions left.
+            if search.masks[i as usize] != 0 {
+                search.expand(i as usize);
+            }
+        }
+        current.clear();
+        std::mem::swap(&mut current, &mut search.buckets[whole]);
+        whole += 1;
+    }
+    Some(())
+}
+
+/// The mask bit of direction `(dx, dy)` (each -1, 0 or 1, not both 0).
+#[inline(always)]
+const fn bit(dx: isize, dy: isize) -> u8 {
+    match (dx, dy) {
+        (0, -1) => 1,
+        (1, 0) => 2,
+        (0, 1) => 4,
+        (-1, 0) => 8,
+        (1, -1) => 16,
+        (1, 1) => 32,
+        (-1, 1) => 64,
+        _ => 128,
+    }
+}
+
+/// The diagonal rules [`canonical`] knows, as its `RULE` parameter.
+const NO_CUT: u8 = 0;
+const ONE_SIDE: u8 = 1;
+
+/// One canonical Dijkstra search's state (see [`canonical`]).
+struct Canonical<'a, const RULE: u8> {
+    free: &'a [bool],
+    /// The padded width, the offset of a step down.
+    pw: isize,
+    dist: &'a mut [u64],
+    /// Per padded cell, the directions a jump point waiting in a bucket is to be expanded
+    /// in (0 for any other cell, and for a jump point once expanded).
+    masks: &'a mut [u8],
+    /// Per padded cell, the directions of the scans and walks that passed it at its present
+    /// distance.
+    via: &'a mut [u8],
+    /// Per whole length, the jump points waiting with a distance of that length (their
+    /// padded indices).
+    buckets: &'a mut Vec<Vec<u32>>,
+}
+
+impl<const RULE: u8> Canonical<'_, RULE> {
+    #[inline(always)]
+    fn free(&self, i: usize) -> bool {
+        // SAFETY: every index asked about is a free cell's or one of its eight neighbours',
+        // and the blocked one-cell border keeps those inside the padded table.
+        unsafe { *self.free.get_unchecked(i) }
+    }
+
+    /// Whether the rule allows the diagonal step from the free cell `i` by `(dx, dy)`.
+    #[inline(always)]
+    fn diagonal_ok(&self, i: usize, dx: isize, dy: isize) -> bool {
+        let (a, b) = (
+            self.free(i.wrapping_add_signed(dx)),
+            self.free(i.wrapping_add_signed(dy * self.pw)),
+        );
+        self.free(i.wrapping_add_signed(dx + dy * self.pw))
+            && match RULE {
+                NO_CUT => a && b,
+                _ => a || b,
+            }
+    }
+
+    /// Offers distance `k` to the free cell `j` from a scan or walk in the direction of mask
+    /// bit `d`: false when `j` already has a shorter distance (then no route through `j` at
+    /// `k` is a shortest one) or has this one from a scan in the same direction (which went
+    /// on from `j` as this one would), and the scan stops; else true, `j` lowered to `k`
+    /// when `k` is shorter (and any wait as a jump point at its old distance dropped).
+    #[inline(always)]
+    fn lower(&mut self, j: usize, k: u64, d: u8) -> bool {
+        // SAFETY: `j` is a free cell, inside the padded tables (as long as `free`: asserted in
+        // `canonical`).
+        let (old, via) = unsafe {
+            (
+                self.dist.get_unchecked_mut(j),
+                self.via.get_unchecked_mut(j),
+            )
+        };
+        if *old < k || (*old == k && *via & d != 0) {
+            return false;
+        }
+        if k < *old {
+            *old = k;
+            *via = d;
+            // SAFETY: as above.
+            unsafe { *self.masks.get_unchecked_mut(j) = 0 };
+        } else {
+            *via |= d;
+        }
+        true
+    }
+
+    /// Makes the free cell `j`, at its distance `k`, a jump point to be expanded in the
+    /// directions `m` too.
+    #[inline]
+    fn jump(&mut self, j: usize, k: u64, m: u8) {
+        let whole = (k >> KEY_SHIFT) as usize;
+        // A jump point no shorter than the counts allow is not expanded: `canonical`'s caller
+        // refuses the map for the cell itself.
+        if whole >= LONGEST {
+            return;
+        }
+        if self.masks[j] == 0 {
+            if whole >= self.buckets.len() {
+                self.buckets.resize_with(whole + 1, Vec::new);
+            }
+            self.buckets[whole].push(j as u32);
+        }
+        self.masks[j] |= m;
+    }
+
+    /// The straight scan from the free cell `i` (at distance `k`) by `(dx, dy)`: each cell
+    /// passed gets its distance, a cell with a forced neighbour becomes a jump point, and the
+    /// scan goes on past it to a blocked cell or a cell already nearer.
+    #[inline(always)]
+    fn straight<const DX: isize, const DY: isize>(&mut self, i: usize, mut k: u64) {
+        let (dx, dy) = (DX, DY);
+        let step = dx + dy * self.pw;
+        // The two sides: `(sx, sy)` across the scan, both ways.
+        let (sx, sy) = (dy, dx);
+        let side = sx + sy * self.pw;
+        let mut j = i;
+        loop {
+            let n = j.wrapping_add_signed(step);
+            if !self.free(n) {
+                return;
+            }
+            k += 1 << KEY_SHIFT;
+            if !self.lower(n, k, bit(dx, dy)) {
+                return;
+            }
+            let mut m = 0u8;
+            for s in [1isize, -1] {
+                if RULE == NO_CUT {
+                    // A free side cell whose predecessor is blocked: reached only through
+                    // `n`, as is the diagonal past it.
+                    if self.free(n.wrapping_add_signed(s * side))
+                        && !self.free(j.wrapping_add_signed(s * side))
+                    {
+                        m |= bit(s * sx, s * sy) | bit(dx + s * sx, dy + s * sy);
+                    }
+                } else if !self.free(n.wrapping_add_signed(s * side))
+                    && self.diagonal_ok(n, dx + s * sx, dy + s * sy)
+                {
+                    // A blocked side cell with the diagonal past it allowed.
+                    m |= bit(dx + s * sx, dy + s * sy);
+                }
+            }
+            if m != 0 {
+                self.jump(n, k, m);
+            }
+            j = n;
+        }
+    }
+
+    /// The diagonal walk from the free cell `i` (at distance `k`) by `(dx, dy)`: each cell
+    /// passed gets its distance and sends the straight scans along the diagonal's two axes;
+    /// under the corner-cutting rules a cell with a forced diagonal neighbour becomes a jump
+    /// point. It stops where the rule forbids the next step or at a cell already nearer.
+    #[inline(always)]
+    fn diagonal<const DX: isize, const DY: isize>(&mut self, i: usize, mut k: u64) {
+        let (dx, dy) = (DX, DY);
+        let step = dx + dy * self.pw;
+        let mut j = i;
+        while self.diagonal_ok(j, dx, dy) {
+            let n = j.wrapping_add_signed(step);
+            k += SQRT2_KEY;
+            if !self.lower(n, k, bit(dx, dy)) {
+                return;
+            }
+            if RULE != NO_CUT {
+                let mut m = 0u8;
+                if !self.free(n.wrapping_add_signed(-dx)) && self.diagonal_ok(n, -dx, dy) {
+                    m |= bit(-dx, dy);
+                }
+                if !self.free(n.wrapping_add_signed(-dy * self.pw)) && self.diagonal_ok(n, dx, -dy)
+                {
+                    m |= bit(dx, -dy);
+                }
+                if m != 0 {
+                    self.jump(n, k, m);
+                }
+            }
+            self.straight::<DX, 0>(n, k);
+            self.straight::<0, DY>(n, k);
+            j = n;
+        }
+    }
+
+    /// Expands the jump point `i` in the directions of its mask.
+    fn expand(&mut self, i: usize) {
+        let (k, m) = (self.dist[i], std::mem::take(&mut self.masks[i]));
+        // One copy of each scan per direction, so its offsets and mask bits are constants.
+        if m & bit(0, -1) != 0 {
+            self.straight::<0, -1>(i, k);
+        }
+        if m & bit(1, 0) != 0 {
+            self.straight::<1, 0>(i, k);
+        }
+        if m & bit(0, 1) != 0 {
+            self.straight::<0, 1>(i, k);
+        }
+        if m & bit(-1, 0) != 0 {
+            self.straight::<-1, 0>(i, k);
+        }
+        if m & bit(1, -1) != 0 {
+            self.diagonal::<1, -1>(i, k);
+        }
+        if m & bit(1, 1) != 0 {
+            self.diagonal::<1, 1>(i, k);
+        }
+        if m & bit(-1, 1) != 0 {
+            self.diagonal::<-1, 1>(i, k);
+        }
+        if m & bit(-1, -1) != 0 {
+            self.diagonal::<-1, -1>(i, k);
+        }
+    }
 }
 
 /// The map's free cells as one byte each, with a blocked border one cell wide, so the
@@ -389,17 +716,24 @@ impl Landmarks {
         let free_cells = (0..n).filter(|&i| free(i)).count();
         let padded = Padded::new(width, height, bits);
         // One search's keys in the padded layout, reused by every search.
-        let mut scratch = vec![UNREACHED_KEY; (w + 2) * (height as usize + 2)];
+        let mut scratch = Scratch::new(&padded);
         // `near`: per cell, the [`key`] of its distance to the nearest landmark chosen so far
         // (or the seed), `UNREACHED_KEY` where none reaches. A search appends its distances
         // to `out`, lowers `near`, and returns the reachable cell farthest from all of them
         // (ties to the first in row-major order), in one pass over the map.
         let mut near = vec![UNREACHED_KEY; n];
         let mut search = |at: usize, out: &mut Vec<u32>, near: &mut [u64]| -> Option<usize> {
-            dijkstra(&padded, cell(at), rule, &mut scratch)?;
+            distances(&padded, cell(at), rule, &mut scratch)?;
             let mut best = (0, UNREACHED_KEY);
             for row in 0..height as usize {
-                let keys = &scratch[(row + 1) * (w + 2) + 1..(row + 1) * (w + 2) + 1 + w];
+                let keys = &scratch.dist[(row + 1) * (w + 2) + 1..(row + 1) * (w + 2) + 1 + w];
+                // The longest route (unreached cells wrap to 0).
+                let longest = keys.iter().map(|&k| k.wrapping_add(1)).max().unwrap_or(0);
+                if longest.wrapping_sub(1) != UNREACHED_KEY
+                    && (longest.wrapping_sub(1) >> KEY_SHIFT) as usize >= LONGEST
+                {
+                    return None;
+                }
                 let near = &mut near[row * w..(row + 1) * w];
                 for (x, (&k, nearest)) in keys.iter().zip(near.iter_mut()).enumerate() {
                     out.push(unkey(k));
@@ -578,6 +912,147 @@ mod tests {
             let ((_, d), (_, e)) = (pair[0], pair[1]);
             assert!(length(d) < length(e), "{d:#x} {e:#x}");
         }
+    }
+
+    /// A `w` x `h` map of `kind`: "random" (each cell blocked with `share`% chance),
+    /// "rooms" (rooms of 7 x 7 cells behind walls, each wall with a door of one or two cells
+    /// at a random place, or none, so some rooms are shut; `share`% clutter inside) or "maze"
+    /// (a perfect maze of corridors one cell wide grown by random depth-first search, every
+    /// `share`-th wall knocked through, and a block of rows left unconnected). Drawn by
+    /// [`super::xorshift`] from `seed`.
+    fn map(kind: &str, w: usize, h: usize, share: u64, seed: u64) -> Vec<String> {
+        let mut next = super::xorshift(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+        let mut cells = vec![false; w * h];
+        match kind {
+            "random" => cells.iter_mut().for_each(|c| *c = next() % 100 < share),
+            "rooms" => {
+                for y in 0..h {
+                    for x in 0..w {
+                        cells[y * w + x] = x % 8 == 7 || y % 8 == 7 || next() % 100 < share;
+                    }
+                }
+                for y in (7..h).step_by(8) {
+                    for x in (7..w).step_by(8) {
+                        // A door in the wall left of this corner and one above it.
+                        for vertical in [false, true] {
+                            let (at, width) = (next() % 7, 1 + next() % 3);
+                            for k in 0..width.min(2) {
+                                if width == 3 {
+                                    continue; // shut
+                                }
+                                let (dx, dy) = if vertical {
+                                    (x, (y - 7 + at as usize + k as usize).min(h - 1))
+                                } else {
+                                    ((x - 7 + at as usize + k as usize).min(w - 1), y)
+                                };
+                                cells[dy * w + dx] = false;
+                            }
+                        }
+                    }
+                }
+            }
+            _ => {
+                cells.iter_mut().for_each(|c| *c = true);
+                let (cw, ch) = ((w - 1) / 2, (h - 1) / 2);
+                let mut seen = vec![false; cw * ch];
+                let mut stack = vec![(0usize, 0usize)];
+                seen[0] = true;
+                cells[w + 1] = false;
+                while let Some(&(cx, cy)) = stack.last() {
+                    let options: Vec<(usize, usize)> = [(1i64, 0i64), (-1, 0), (0, 1), (0, -1)]
+                        .iter()
+                        .map(|&(dx, dy)| (cx as i64 + dx, cy as i64 + dy))
+                        .filter(|&(x, y)| x >= 0 && y >= 0 && x < cw as i64 && y < ch as i64)
+                        .map(|(x, y)| (x as usize, y as usize))
+                        .filter(|&(x, y)| !seen[y * cw + x])
+                        .collect();
+                    if options.is_empty() {
+                        stack.pop();
+                        continue;
+                    }
+                    let (nx, ny) = options[next() as usize % options.len()];
+                    seen[ny * cw + nx] = true;
+                    cells[(2 * ny + 1) * w + 2 * nx + 1] = false;
+                    cells[(cy + ny + 1) * w + cx + nx + 1] = false;
+                    stack.push((nx, ny));
+                }
+                for (i, c) in cells.iter_mut().enumerate() {
+                    if *c && (i % w) > 0 && (i / w) > 0 && next().is_multiple_of(share.max(1)) {
+                        *c = false;
+                    }
+                }
+                // Rows cut off by a full wall: a region none of the rest reaches.
+                for x in 0..w {
+                    cells[(h - 5) * w + x] = true;
+                }
+            }
+        }
+        (0..h)
+            .map(|y| {
+                (0..w)
+                    .map(|x| if cells[y * w + x] { '#' } else { '.' })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The canonical search ([`super::distances`]) gives every padded cell exactly the
+    /// distance key of plain Dijkstra ([`super::dijkstra`], the oracle), under the two
+    /// diagonal rules it serves, from free and blocked start cells, on random maps of 5 to 45% blocked cells,
+    /// rooms with shut doors and mazes with a cut-off region (unreachable cells stay
+    /// unreached in both).
+    #[test]
+    fn canonical_dijkstra_is_dijkstra() {
+        use super::{dijkstra, distances, Padded, Scratch, UNREACHED_KEY};
+        use crate::nav::Diagonal;
+        let mut checked = [0usize; 2];
+        let mut maps = Vec::new();
+        for seed in 0..4u64 {
+            for share in [5, 15, 25, 35, 45] {
+                maps.push(("random", 53 + seed as usize, 41, share, seed));
+            }
+            maps.push(("rooms", 66, 49 + seed as usize, 5 + 5 * seed, seed));
+            maps.push(("maze", 61, 45, 4 + seed * 6, seed));
+        }
+        for (kind, w, h, share, seed) in maps {
+            let rows = map(kind, w, h, share, seed);
+            let refs: Vec<&str> = rows.iter().map(String::as_str).collect();
+            let world = World::from_ascii(&refs);
+            let grid = NavGrid::from_world(&world);
+            let padded = Padded::new(w as i32, h as i32, grid.bits().unwrap());
+            let mut scratch = Scratch::new(&padded);
+            let mut oracle = vec![0u64; padded.free.len()];
+            let mut next = super::xorshift(seed + 77);
+            for (r, rule) in [Diagonal::NoCornerCutting, Diagonal::IfOneSideFree]
+                .into_iter()
+                .enumerate()
+            {
+                for _ in 0..12 {
+                    let at = ((next() % w as u64) as i32, (next() % h as u64) as i32);
+                    let expected = dijkstra(&padded, at, rule, &mut oracle);
+                    let got = distances(&padded, at, rule, &mut scratch);
+                    assert_eq!(got, expected, "{kind} {share} {seed} {rule:?} {at:?}");
+                    if let Some(i) = (0..oracle.len()).find(|&i| oracle[i] != scratch.dist[i]) {
+                        let pw = w + 2;
+                        panic!(
+                            "{kind} {share} {seed} {rule:?} from {at:?}: cell ({}, {}) \
+                             {:#x} against Dijkstra's {:#x}",
+                            i % pw - 1,
+                            i / pw - 1,
+                            scratch.dist[i],
+                            oracle[i]
+                        );
+                    }
+                    let reached = oracle.iter().filter(|&&k| k != UNREACHED_KEY).count();
+                    let free = padded.free.iter().filter(|&&f| f).count();
+                    // Starts on blocked cells and in pockets are among those checked.
+                    checked[r] += (reached > 1 && reached < free) as usize;
+                }
+            }
+        }
+        // Some starts reached part of the free cells only (shut rooms, the maze's cut-off
+        // rows, pockets of the denser random maps), under every rule.
+        assert!(checked.iter().all(|&c| c > 10), "{checked:?}");
     }
 
     /// A serpentine `w` x `h`: corridor rows joined at alternate ends, one way through.
