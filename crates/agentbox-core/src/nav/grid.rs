@@ -339,7 +339,7 @@ impl<'a> NavGrid<'a> {
 
     /// The landmark distances of the diagonal `rule`, on a grid that has the default rule's
     /// ([`NavGrid::build_landmarks`]; `None` otherwise, and for `Never`). A corner-cutting
-    /// rule's are built at the first call for it (sixteen more Dijkstra searches, 16 MiB on a
+    /// rule's are built at the first call for it (seventeen more single-source searches, 16 MiB on a
     /// 512 x 512 map) and kept with the grid: a map whose queries never use the rule never
     /// pays for them.
     pub fn landmarks_for(&self, rule: Diagonal) -> Option<&Landmarks> {

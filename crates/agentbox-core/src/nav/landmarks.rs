@@ -10,11 +10,12 @@
 //! landmark lies behind the goal, an exact bound gives every node on the optimal routes the
 //! same F, and the search's tie-break towards the larger G walks down one of them; a bound
 //! short by any amount makes F rise along the route and expands every node below the optimum
-//! (tried with 16-bit tables: up to 65% more jump points, `docs/benchmarks.md`, issue 35). A query reads only its [`Active`] landmarks (the two
-//! whose bound is largest at its start). Built once per map content with the grid (never per query), by a
-//! canonical Dijkstra search per landmark (Sturtevant & Rabin 2016: only jump points are
-//! queued, the scans between them write every cell's distance; [`distances`]; plain Dijkstra
-//! for `Always`); reads only the grid's free-cell bits; names no engine crate.
+//! (tried with 16-bit tables: up to 65% more jump points, `docs/benchmarks.md`, issue 35). A
+//! query reads only its [`Active`] landmarks (the two whose bound is largest at its start).
+//! Built once per map content with the grid (never per query), by a canonical Dijkstra search
+//! per landmark (Sturtevant & Rabin 2016: only jump points are queued, the scans between them
+//! write every cell's distance; [`distances`]; plain Dijkstra for `Always`); reads only the
+//! grid's free-cell bits; names no engine crate.
 //!
 //! Two searches give the same distances here: the canonical one, which builds the landmarks of
 //! the default rule and of `IfOneSideFree`, and plain Dijkstra with a bucket queue
