@@ -24,6 +24,9 @@ use agentbox_session::session::Session;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+#[path = "shared/spawn_scene.rs"]
+mod spawn_scene;
+
 fn verdict(met: bool) -> &'static str {
     if met {
         "MET"
@@ -166,41 +169,7 @@ fn messages(dir: &Path, ticks: u64) {
 }
 
 fn spawning(dir: &Path, count: usize, ticks: u64) {
-    let scene = format!(
-        "name: spawn bench
-seed: 1
-tick_rate: 60
-budget: {{ instructions: 10000000000 }}
-map:
-  rows: |
-{rows}agents:
-  - {{ id: hive, kind: hive, at: [1, 1], script: hive.lua }}
-  - {{ id: walker-1, kind: walker, at: [2, 2], script: walker.lua, speed: 2, params: {{ space: 1.0 }} }}
-",
-        rows = (0..150)
-            .map(|_| format!("    {}\n", ".".repeat(200)))
-            .collect::<String>()
-    );
-    let hive = format!(
-        "local M = {{}}
-function M.decide(self, world)
-  if world:tick() == 2 then
-    for i = 1, {count} do
-      world:spawn({{ kind = \"walker\", at = {{ 1 + i % 198, 1 + (i // 198) % 148 }} }})
-    end
-  end
-  return move.stop()
-end
-return M
-"
-    );
-    std::fs::write(dir.join("spawn.yaml"), scene).unwrap();
-    std::fs::write(dir.join("hive.lua"), hive).unwrap();
-    std::fs::write(
-        dir.join("walker.lua"),
-        std::fs::read_to_string("scripts/crowd.lua").unwrap(),
-    )
-    .unwrap();
+    spawn_scene::write_scene(dir, count);
     let mut s = Session::open_with(&dir.join("spawn.yaml"), None, true).expect("loads");
     let mut times = Vec::new();
     let mut faults = Vec::new();

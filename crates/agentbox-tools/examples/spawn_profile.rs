@@ -22,7 +22,9 @@
 use agentbox_session::session::Session;
 use std::fs::File;
 use std::io::{Read, Write};
-use std::path::Path;
+
+#[path = "shared/spawn_scene.rs"]
+mod spawn_scene;
 
 /// One reading of this thread's resource use: user and system ms, minor faults, voluntary
 /// and involuntary context switches.
@@ -84,43 +86,6 @@ impl PerfControl {
     }
 }
 
-/// The scene of `acts_bench`'s spawn part, written into `dir`.
-fn write_scene(dir: &Path, count: usize) {
-    let rows: String = (0..150)
-        .map(|_| format!("    {}\n", ".".repeat(200)))
-        .collect();
-    let scene = format!(
-        "name: spawn profile
-seed: 1
-tick_rate: 60
-budget: {{ instructions: 10000000000 }}
-map:
-  rows: |
-{rows}agents:
-  - {{ id: hive, kind: hive, at: [1, 1], script: hive.lua }}
-  - {{ id: walker-1, kind: walker, at: [2, 2], script: walker.lua, speed: 2, params: {{ space: 1.0 }} }}
-"
-    );
-    let hive = format!(
-        "local M = {{}}
-function M.decide(self, world)
-  if world:tick() == 2 then
-    for i = 1, {count} do
-      world:spawn({{ kind = \"walker\", at = {{ 1 + i % 198, 1 + (i // 198) % 148 }} }})
-    end
-  end
-  return move.stop()
-end
-return M
-"
-    );
-    let walker =
-        std::fs::read_to_string("scripts/crowd.lua").expect("run from the repository root");
-    std::fs::write(dir.join("spawn.yaml"), scene).unwrap();
-    std::fs::write(dir.join("hive.lua"), hive).unwrap();
-    std::fs::write(dir.join("walker.lua"), walker).unwrap();
-}
-
 fn main() {
     let mut args = std::env::args().skip(1);
     let reps: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(10);
@@ -133,7 +98,7 @@ fn main() {
     let mut perf = PerfControl::from_env();
     let dir = std::env::temp_dir().join(format!("spawn_profile_{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    write_scene(&dir, count);
+    spawn_scene::write_scene(&dir, count);
     println!(
         "per tick: thread CPU ms (user + system in the kernel's coarse split), minor faults, context switches"
     );
