@@ -1348,9 +1348,6 @@ mod tests {
     use agentbox_core::sim::Simulation;
     use agentbox_core::world::{Agent, Brain, Tile, World};
 
-    /// `world:nearest`'s twin knows a kind string it saw before by its address: whatever
-    /// strings a script alternates (its own kind, another, one no agent has, nil), each call
-    /// answers what a scan of `world:agents()` answers, tick after tick in the raw loop.
     /// Steps `world` four ticks under `host`, failing on any agent's error; the simulation.
     fn four_clean_ticks(world: World, host: &mut ScriptHost) -> Simulation {
         let mut sim = Simulation::new(world);
@@ -1363,6 +1360,22 @@ mod tests {
         sim
     }
 
+    /// A host running `script`, written as `name` into `dir`, and the script's path.
+    fn host_with(
+        dir: &tempfile::TempDir,
+        name: &str,
+        script: &str,
+    ) -> (ScriptHost, std::path::PathBuf) {
+        let path = dir.path().join(name);
+        std::fs::write(&path, script).unwrap();
+        let mut host = ScriptHost::new(0).unwrap();
+        host.load(&path).unwrap();
+        (host, path)
+    }
+
+    /// `world:nearest`'s twin knows a kind string it saw before by its address: whatever
+    /// strings a script alternates (its own kind, another, one no agent has, nil), each call
+    /// answers what a scan of `world:agents()` answers, tick after tick in the raw loop.
     #[test]
     fn nearest_by_a_kind_string_seen_before_answers_as_a_scan() {
         let dir = tempfile::tempdir().unwrap();
@@ -1392,10 +1405,7 @@ return { decide = function(self, world)
   return move.stop()
 end }
 "#;
-        let path = dir.path().join("k.lua");
-        std::fs::write(&path, script).unwrap();
-        let mut host = ScriptHost::new(0).unwrap();
-        host.load(&path).unwrap();
+        let (mut host, path) = host_with(&dir, "k.lua", script);
         let mut world = World::from_ascii(&["........"; 6]);
         // No two agents of a kind at the same distance from a third.
         for (id, kind, x, y) in [
@@ -1473,10 +1483,7 @@ return { decide = function(self, world)
   return move.stop()
 end }
 "#;
-        let path = dir.path().join("t.lua");
-        std::fs::write(&path, script).unwrap();
-        let mut host = ScriptHost::new(0).unwrap();
-        host.load(&path).unwrap();
+        let (mut host, path) = host_with(&dir, "t.lua", script);
         let mut world = World::from_ascii(&[".".repeat(40).as_str(); 15]);
         for n in 0..600 {
             let mut agent = Agent::new(format!("w-{n}"), Tile::new(n % 40, n / 40));
@@ -1520,10 +1527,7 @@ return {{ decide = function(self, world)
 end }}
 "#
         );
-        let path = dir.path().join("hive.lua");
-        std::fs::write(&path, script).unwrap();
-        let mut host = ScriptHost::new(0).unwrap();
-        host.load(&path).unwrap();
+        let (mut host, path) = host_with(&dir, "hive.lua", &script);
         host.set_max_agents(max_agents);
         let mut world = World::from_ascii(&["........"; 6]);
         let mut hive = Agent::new("hive-1", Tile::new(7, 5));
@@ -1602,10 +1606,7 @@ return {{ decide = function(self, world)
 end }}
 "#
         );
-        let path = dir.path().join("talk.lua");
-        std::fs::write(&path, script).unwrap();
-        let mut host = ScriptHost::new(0).unwrap();
-        host.load(&path).unwrap();
+        let (mut host, path) = host_with(&dir, "talk.lua", &script);
         let mut world = World::from_ascii(&["........"; 4]);
         for (n, (x, y)) in [(0, 0), (1, 0), (2, 1), (5, 3), (7, 0), (1, 2)]
             .into_iter()
