@@ -57,7 +57,7 @@ impl Window {
             Err(e) => self
                 .panels
                 .hud
-                .status(format!("cannot place an agent: {e}")),
+                .failure(format!("cannot place an agent: {e}")),
         }
     }
 
@@ -78,7 +78,7 @@ impl Window {
                 self.apply_scene_edit(&path);
                 self.pointer.selected = None;
             }
-            Err(e) => self.panels.hud.status(format!("cannot delete {id}: {e}")),
+            Err(e) => self.panels.hud.failure(format!("cannot delete {id}: {e}")),
         }
     }
 
@@ -102,7 +102,7 @@ impl Window {
         let path = session.scene_path().to_path_buf();
         match save::save_added_tile(&path, list, [tile.x, tile.y]) {
             Ok(()) => self.apply_scene_edit(&path),
-            Err(e) => self.panels.hud.status(format!("cannot add the tile: {e}")),
+            Err(e) => self.panels.hud.failure(format!("cannot add the tile: {e}")),
         }
     }
 
@@ -121,7 +121,10 @@ impl Window {
                 self.panels.hud.status(format!("{id}: {param} = {to}"));
                 self.apply_scene_edit(&path);
             }
-            Err(e) => self.panels.hud.status(format!("cannot retarget {id}: {e}")),
+            Err(e) => self
+                .panels
+                .hud
+                .failure(format!("cannot retarget {id}: {e}")),
         }
     }
 
@@ -129,7 +132,7 @@ impl Window {
     fn apply_scene_edit(&mut self, path: &std::path::Path) {
         for reload in self.history.apply_changes(&[path.to_path_buf()]) {
             eprintln!("{reload}");
-            self.panels.hud.status(reload.to_string());
+            self.panels.hud.reload(&reload);
         }
     }
 }

@@ -24,6 +24,12 @@ impl Window {
         self.panels.hud.status(line);
     }
 
+    /// A question that could not be answered: as [`Window::say`], in the failure's colour.
+    fn say_failure(&mut self, line: String) {
+        eprintln!("{line}");
+        self.panels.hud.failure(line);
+    }
+
     /// The seed questions are asked with (`math.random` in an expression).
     fn question_seed(&self) -> u64 {
         self.history.session().world().seed
@@ -124,7 +130,7 @@ impl Window {
                     self.questions.breakpoint = Some((text.clone(), e));
                     self.say(format!("break when {text}"));
                 }
-                Err(e) => self.panels.hud.status(format!("breakpoint: {e}")),
+                Err(e) => self.panels.hud.failure(format!("breakpoint: {e}")),
             },
             Purpose::Console if !text.is_empty() => self.evaluate(&text),
             _ => {}
@@ -163,7 +169,7 @@ impl Window {
         let mut asker = match Asker::new(seed) {
             Ok(a) => a,
             Err(e) => {
-                self.panels.hud.status(e);
+                self.panels.hud.failure(e);
                 return;
             }
         };
@@ -178,7 +184,7 @@ impl Window {
                     search,
                 });
             }
-            Err(e) => self.say(format!("find {text}: {e}")),
+            Err(e) => self.say_failure(format!("find {text}: {e}")),
         }
     }
 
@@ -189,7 +195,7 @@ impl Window {
             return;
         };
         let Some(frames) = self.history.frames() else {
-            self.say(format!("find {}: the kept frames are gone", finding.text));
+            self.say_failure(format!("find {}: the kept frames are gone", finding.text));
             return;
         };
         finding.frames += 1;
@@ -210,7 +216,7 @@ impl Window {
                 ));
             }
             Ok(Some(None)) => self.say(format!("{text} holds at no tick {way} {from}")),
-            Err(e) => self.say(format!("find {text}: {e}")),
+            Err(e) => self.say_failure(format!("find {text}: {e}")),
         }
     }
 
@@ -255,7 +261,7 @@ impl Window {
             Err(e) => {
                 self.clock.paused = true;
                 self.questions.breakpoint = None;
-                self.say(format!("breakpoint cleared: at tick {tick}: {e}"));
+                self.say_failure(format!("breakpoint cleared: at tick {tick}: {e}"));
             }
         }
     }

@@ -1,16 +1,42 @@
-//! The HUD: the status bar (scene, tick, simulated time, speed, FPS, agents, reload status,
-//! modes) and the error list (the latest error per script and per agent; click one to read it
-//! whole).
+//! The HUD: the status bar (scene, tick, simulated time, speed, FPS, agents, modes, and a
+//! status message: a note in green, a failure such as a reload kept back in red) and the
+//! error list (the latest error per script and per agent; click one to read it whole).
 
 use super::layout::{current, ERROR_ROW};
 use super::text::{panel, wrap};
 use agentbox_core::world::World;
 use agentbox_session::history::TickView;
+use agentbox_session::session::Reload;
 use macroquad::prelude::*;
+
+/// How a status message reads: a note in green, a failure in red.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tone {
+    Note,
+    Failure,
+}
+
+impl Tone {
+    /// A reload that failed (the last good version kept) is a failure; the rest are notes.
+    pub fn of(reload: &Reload) -> Tone {
+        match reload {
+            Reload::ScriptFailed(_) | Reload::SceneFailed(_) => Tone::Failure,
+            Reload::ScriptOk(_) | Reload::SceneOk(..) | Reload::Watch(_) => Tone::Note,
+        }
+    }
+
+    /// The message's colour on the bar's dark ground.
+    fn color(self) -> Color {
+        match self {
+            Tone::Note => Color::from_rgba(0x9f, 0xd8, 0x9f, 0xff),
+            Tone::Failure => Color::from_rgba(0xff, 0x6b, 0x6b, 0xff),
+        }
+    }
+}
 
 #[derive(Default)]
 pub struct Hud {
-    status: Option<(String, f64)>,
+    status: Option<(String, Tone, f64)>,
     /// The error shown whole, if one was clicked.
     pub expanded: Option<String>,
     /// Screen rows of the error lines drawn last frame, for clicks.
@@ -29,7 +55,17 @@ pub struct BarState<'a> {
 impl Hud {
     /// Shows a message in the status bar for a few seconds.
     pub fn status(&mut self, message: String) {
-        self.status = Some((message, get_time()));
+        self.status = Some((message, Tone::Note, get_time()));
+    }
+
+    /// Shows what failed in the status bar for a few seconds, in red.
+    pub fn failure(&mut self, message: String) {
+        self.status = Some((message, Tone::Failure, get_time()));
+    }
+
+    /// Says what a file change did: a reload that failed (the last good version kept) in red.
+    pub fn reload(&mut self, reload: &Reload) {
+        self.status = Some((reload.to_string(), Tone::of(reload), get_time()));
     }
 
     /// The error line under a click, if any.
@@ -116,7 +152,7 @@ impl Hud {
     /// The status message, for four seconds: on the bar's right when it fits beside the bar's
     /// `text`, else on a strip below.
     fn draw_status(&self, text: &str) {
-        let Some((message, since)) = &self.status else {
+        let Some((message, tone, since)) = &self.status else {
             return;
         };
         if get_time() - since >= 4.0 {
@@ -126,10 +162,10 @@ impl Hud {
         let (bar, font) = (layout.bar, 18.0 * layout.ui);
         let used = crate::text::measure(text, font).width + 30.0;
         let size = crate::text::measure(message, font);
-        let green = Color::from_rgba(0x9f, 0xd8, 0x9f, 0xff);
+        let color = tone.color();
         if used + size.width + 10.0 <= bar.w {
             let y = bar.h * 0.5 + font * 0.35;
-            crate::text::ui_text(message, bar.w - size.width - 10.0, y, font, green);
+            crate::text::ui_text(message, bar.w - size.width - 10.0, y, font, color);
         } else {
             // On a strip at the right of the legend row (or under the bar without one).
             let y0 = bar.y + bar.h;
@@ -144,7 +180,7 @@ impl Hud {
                 h,
                 Color::from_rgba(0x12, 0x13, 0x17, 0xff),
             );
-            crate::text::ui_text(message, x + 10.0, y0 + h * 0.5 + font * 0.35, font, green);
+            crate::text::ui_text(message, x + 10.0, y0 + h * 0.5 + font * 0.35, font, color);
         }
     }
 
@@ -192,5 +228,28 @@ impl Hud {
             self.error_rows.push((rect, line.clone()));
             y += row;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    #[test]
+    fn a_reload_kept_back_reads_as_a_failure_and_a_good_one_as_a_note() {
+        let failed = Reload::ScriptFailed("guard.lua:4: unexpected symbol near 'end'".into());
+        let scene_failed = Reload::SceneFailed("vault.yaml:3:1: error: bad key".into());
+        assert_eq!(Tone::of(&failed), Tone::Failure);
+        assert_eq!(Tone::of(&scene_failed), Tone::Failure);
+        assert_eq!(
+            Tone::of(&Reload::ScriptOk(PathBuf::from("guard.lua"))),
+            Tone::Note
+        );
+        assert_eq!(
+            Tone::of(&Reload::Watch("scripts/ is back".into())),
+            Tone::Note
+        );
+        assert_ne!(Tone::Failure.color(), Tone::Note.color());
     }
 }

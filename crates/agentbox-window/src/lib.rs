@@ -466,13 +466,13 @@ impl Window {
         }
         for reload in self.history.sync(&mut frame_loop.watcher) {
             eprintln!("{reload}");
-            self.panels.hud.status(reload.to_string());
+            self.panels.hud.reload(&reload);
         }
         self.advance();
         self.step_finding();
         self.update_watches();
         if let Err(e) = self.travel.park(&self.history) {
-            self.panels.hud.status(e);
+            self.panels.hud.failure(e);
         }
         true
     }

@@ -38,18 +38,22 @@ impl Window {
             edit.agent,
             memory_path_text(&edit.path)
         );
-        let line = match memory_value(&edit.was, &prompt.text) {
-            Err(e) => format!("{name} not set: {e}; nothing changed"),
-            Ok(value) => {
-                let shown = value.to_string();
-                match self.history.set_memory(&edit.agent, &edit.path, value) {
-                    Ok(()) => format!("{name} = {shown} from the next tick"),
-                    Err(e) => format!("{name} not set: {e}; nothing changed"),
-                }
-            }
-        };
+        let set = memory_value(&edit.was, &prompt.text).and_then(|value| {
+            let shown = value.to_string();
+            (self.history.set_memory(&edit.agent, &edit.path, value)).map(|()| shown)
+        });
         // On stderr too, so a replayed run says it.
-        eprintln!("{line}");
-        self.panels.hud.status(line);
+        match set {
+            Ok(shown) => {
+                let line = format!("{name} = {shown} from the next tick");
+                eprintln!("{line}");
+                self.panels.hud.status(line);
+            }
+            Err(e) => {
+                let line = format!("{name} not set: {e}; nothing changed");
+                eprintln!("{line}");
+                self.panels.hud.failure(line);
+            }
+        }
     }
 }

@@ -94,7 +94,7 @@ impl Window {
                 self.records.restart();
                 self.panels.hud.status("reset to the scene's start".into());
             }
-            Err(e) => self.panels.hud.status(format!("cannot reset: {e}")),
+            Err(e) => self.panels.hud.failure(format!("cannot reset: {e}")),
         }
         self.painter = paint::Painter::default();
     }
@@ -129,7 +129,7 @@ impl Window {
             }
             Err(e) => {
                 eprintln!("{e}");
-                self.panels.hud.status(format!("cannot save: {e}"));
+                self.panels.hud.failure(format!("cannot save: {e}"));
             }
         }
     }
@@ -183,7 +183,7 @@ impl Window {
         let file = scene.with_extension("session.json");
         if let Err(e) = history::save_recording(self.history.recording(), &file) {
             eprintln!("{e}");
-            self.panels.hud.status(e.to_string());
+            self.panels.hud.failure(e.to_string());
             return;
         }
         let dir = scene.with_extension("branch");
@@ -197,7 +197,7 @@ impl Window {
                 eprintln!("saved {} ({e})", file.display());
                 self.panels
                     .hud
-                    .status(format!("saved {} ({e})", file.display()));
+                    .failure(format!("saved {} ({e})", file.display()));
             }
         }
     }

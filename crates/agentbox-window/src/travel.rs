@@ -194,7 +194,7 @@ impl super::Window {
             eprintln!("{e}");
             self.panels
                 .hud
-                .status(format!("cannot show tick {to}: {e}"));
+                .failure(format!("cannot show tick {to}: {e}"));
         }
     }
 
@@ -204,7 +204,7 @@ impl super::Window {
             Ok(Some(r)) => r,
             Ok(None) => return,
             Err(e) => {
-                self.panels.hud.status(e);
+                self.panels.hud.failure(e);
                 return;
             }
         };
