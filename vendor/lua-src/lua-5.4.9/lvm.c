@@ -1182,6 +1182,63 @@ void luaV_finishOp (lua_State *L) {
 #define CALLWORK	4
 
 
+/*
+** agentbox: the call of a C function 'f' at 'func' made inline where the VM
+** calls one (OP_CALL, OP_TAILCALL), exactly as 'precallC' in ldo.c makes it:
+** the stack checked, a new call info, the call hook, the call, the CPU net's
+** look (0019) and the return. Every binding a script calls is a C function;
+** through 'luaD_precall' or 'luaD_pretailcall' each call also paid that
+** function's entry, register saves and switch on the callee's type. Returns
+** the number of results, as 'precallC'.
+*/
+l_sinline int precallCquick (lua_State *L, StkId func, int nresults,
+                             lua_CFunction f) {
+  int n;
+  CallInfo *ci;
+  checkstackGCp(L, LUA_MINSTACK, func);  /* ensure minimum stack size */
+  ci = L->ci->next ? L->ci->next : luaE_extendCI(L, 1);
+  L->ci = ci;
+  ci->func.p = func;
+  ci->nresults = nresults;
+  ci->callstatus = CIST_C;
+  ci->top.p = L->top.p + LUA_MINSTACK;
+  lua_assert(ci->top.p <= L->stack_last.p);
+  if (l_unlikely(L->hookmask & LUA_MASKCALL)) {
+    int narg = cast_int(L->top.p - func) - 1;
+    luaD_hook(L, LUA_HOOKCALL, -1, 1, narg);
+  }
+  n = (*f)(L);  /* do the actual call */
+  luaE_netcheck(L);  /* long C work returns here */
+  luaD_poscallquick(L, ci, n);
+  return n;
+}
+
+
+/*
+** agentbox: 'luaH_getshortstr' with its first probe inline. A field read
+** ('self.params', 'params.space', a global, a method of 'world') most often
+** finds its key in the key's main position, and was a call of
+** 'luaH_getshortstr' (its registers saved around it in 'luaV_execute').
+** Any other case walks the chain in 'luaH_getshortstr' from the start, as
+** before, so what a lookup finds and what a long chain charges (0018) are
+** unchanged.
+*/
+l_sinline const TValue *getshortquick (Table *t, TString *key) {
+  Node *n = gnode(t, lmod(key->hash, sizenode(t)));
+  if (keyisshrstr(n) && eqshrstr(keystrval(n), key))
+    return gval(n);
+  return luaH_getshortstr(t, key);
+}
+
+
+/* agentbox: 'luaH_getstr' with a short string's first probe inline */
+l_sinline const TValue *getstrquick (Table *t, TString *key) {
+  if (key->tt == LUA_VSHRSTR)
+    return getshortquick(t, key);
+  return luaH_getstr(t, key);
+}
+
+
 /* fetch an instruction and prepare its execution */
 #define vmfetch()	{ \
   if (l_unlikely(trap)) {  /* stack reallocation or hooks? */ \
@@ -1300,7 +1357,7 @@ void luaV_execute (lua_State *L, CallInfo *ci) {
         TValue *upval = cl->upvals[GETARG_B(i)]->v.p;
         TValue *rc = KC(i);
         TString *key = tsvalue(rc);  /* key must be a short string */
-        if (luaV_fastget(L, upval, key, slot, luaH_getshortstr)) {
+        if (luaV_fastget(L, upval, key, slot, getshortquick)) {  /* agentbox */
           setobj2s(L, ra, slot);
         }
         else
@@ -1343,7 +1400,7 @@ void luaV_execute (lua_State *L, CallInfo *ci) {
         TValue *rb = vRB(i);
         TValue *rc = KC(i);
         TString *key = tsvalue(rc);  /* key must be a short string */
-        if (luaV_fastget(L, rb, key, slot, luaH_getshortstr)) {
+        if (luaV_fastget(L, rb, key, slot, getshortquick)) {  /* agentbox */
           setobj2s(L, ra, slot);
         }
         else
@@ -1356,7 +1413,7 @@ void luaV_execute (lua_State *L, CallInfo *ci) {
         TValue *rb = KB(i);
         TValue *rc = RKC(i);
         TString *key = tsvalue(rb);  /* key must be a short string */
-        if (luaV_fastset(L, upval, key, slot, luaH_getshortstr)) {  /* agentbox */
+        if (luaV_fastset(L, upval, key, slot, getshortquick)) {  /* agentbox */
           luaV_finishfastset(L, upval, slot, rc);
         }
         else
@@ -1399,7 +1456,7 @@ void luaV_execute (lua_State *L, CallInfo *ci) {
         TValue *rb = KB(i);
         TValue *rc = RKC(i);
         TString *key = tsvalue(rb);  /* key must be a short string */
-        if (luaV_fastset(L, s2v(ra), key, slot, luaH_getshortstr)) {  /* agentbox */
+        if (luaV_fastset(L, s2v(ra), key, slot, getshortquick)) {  /* agentbox */
           luaV_finishfastset(L, s2v(ra), slot, rc);
         }
         else
@@ -1432,7 +1489,7 @@ void luaV_execute (lua_State *L, CallInfo *ci) {
         TValue *rc = RKC(i);
         TString *key = tsvalue(rc);  /* key must be a string */
         setobj2s(L, ra + 1, rb);
-        if (luaV_fastget(L, rb, key, slot, luaH_getstr)) {
+        if (luaV_fastget(L, rb, key, slot, getstrquick)) {  /* agentbox */
           setobj2s(L, ra, slot);
         }
         else
@@ -1732,7 +1789,15 @@ void luaV_execute (lua_State *L, CallInfo *ci) {
         savepc(L);  /* in case of errors */
         if (l_unlikely((G(L)->work -= CALLWORK) < 0))  /* agentbox */
           luaG_workout(L);
-        if ((newci = luaD_precall(L, ra, nresults)) == NULL)
+        if (ttisCclosure(s2v(ra))) {  /* agentbox: a binding, inline */
+          precallCquick(L, ra, nresults, clCvalue(s2v(ra))->f);
+          updatetrap(ci);
+        }
+        else if (ttislcf(s2v(ra))) {  /* agentbox: a library function */
+          precallCquick(L, ra, nresults, fvalue(s2v(ra)));
+          updatetrap(ci);
+        }
+        else if ((newci = luaD_precall(L, ra, nresults)) == NULL)
           updatetrap(ci);  /* C call; nothing else to be done */
         else {  /* Lua call: run function in this same C frame */
           ci = newci;
@@ -1759,7 +1824,11 @@ void luaV_execute (lua_State *L, CallInfo *ci) {
           lua_assert(L->tbclist.p < base);  /* no pending tbc variables */
           lua_assert(base == ci->func.p + 1);
         }
-        if ((n = luaD_pretailcall(L, ci, ra, b, delta)) < 0)  /* Lua function? */
+        if (ttisCclosure(s2v(ra)))  /* agentbox: a binding, inline */
+          n = precallCquick(L, ra, LUA_MULTRET, clCvalue(s2v(ra))->f);
+        else if (ttislcf(s2v(ra)))  /* agentbox: a library function */
+          n = precallCquick(L, ra, LUA_MULTRET, fvalue(s2v(ra)));
+        else if ((n = luaD_pretailcall(L, ci, ra, b, delta)) < 0)  /* Lua function? */
           goto startfunc;  /* execute the callee */
         else {  /* C function? */
           ci->func.p -= delta;  /* restore 'func' (if vararg) */
