@@ -1830,7 +1830,7 @@ void luaV_execute (lua_State *L, CallInfo *ci) {
           n = precallCquick(L, ra, LUA_MULTRET, fvalue(s2v(ra)));
         else if ((n = luaD_pretailcall(L, ci, ra, b, delta)) < 0)  /* Lua function? */
           goto startfunc;  /* execute the callee */
-        else {  /* C function? */
+        {  /* C function (agentbox: reached by any of the three calls) */
           ci->func.p -= delta;  /* restore 'func' (if vararg) */
           luaD_poscallquick(L, ci, n);  /* finish caller (agentbox: inline) */
           updatetrap(ci);  /* 'luaD_poscall' can change hooks */
