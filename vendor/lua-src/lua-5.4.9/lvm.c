@@ -1183,38 +1183,6 @@ void luaV_finishOp (lua_State *L) {
 
 
 /*
-** agentbox: the call of a C function 'f' at 'func' made inline where the VM
-** calls one (OP_CALL, OP_TAILCALL), exactly as 'precallC' in ldo.c makes it:
-** the stack checked, a new call info, the call hook, the call, the CPU net's
-** look (0019) and the return. Every binding a script calls is a C function;
-** through 'luaD_precall' or 'luaD_pretailcall' each call also paid that
-** function's entry, register saves and switch on the callee's type. Returns
-** the number of results, as 'precallC'.
-*/
-l_sinline int precallCquick (lua_State *L, StkId func, int nresults,
-                             lua_CFunction f) {
-  int n;
-  CallInfo *ci;
-  checkstackGCp(L, LUA_MINSTACK, func);  /* ensure minimum stack size */
-  ci = L->ci->next ? L->ci->next : luaE_extendCI(L, 1);
-  L->ci = ci;
-  ci->func.p = func;
-  ci->nresults = nresults;
-  ci->callstatus = CIST_C;
-  ci->top.p = L->top.p + LUA_MINSTACK;
-  lua_assert(ci->top.p <= L->stack_last.p);
-  if (l_unlikely(L->hookmask & LUA_MASKCALL)) {
-    int narg = cast_int(L->top.p - func) - 1;
-    luaD_hook(L, LUA_HOOKCALL, -1, 1, narg);
-  }
-  n = (*f)(L);  /* do the actual call */
-  luaE_netcheck(L);  /* long C work returns here */
-  luaD_poscallquick(L, ci, n);
-  return n;
-}
-
-
-/*
 ** agentbox: 'luaH_getshortstr' with its first probe inline. A field read
 ** ('self.params', 'params.space', a global, a method of 'world') most often
 ** finds its key in the key's main position, and was a call of
@@ -1790,11 +1758,11 @@ void luaV_execute (lua_State *L, CallInfo *ci) {
         if (l_unlikely((G(L)->work -= CALLWORK) < 0))  /* agentbox */
           luaG_workout(L);
         if (ttisCclosure(s2v(ra))) {  /* agentbox: a binding, inline */
-          precallCquick(L, ra, nresults, clCvalue(s2v(ra))->f);
+          luaD_precallC(L, ra, nresults, clCvalue(s2v(ra))->f);
           updatetrap(ci);
         }
         else if (ttislcf(s2v(ra))) {  /* agentbox: a library function */
-          precallCquick(L, ra, nresults, fvalue(s2v(ra)));
+          luaD_precallC(L, ra, nresults, fvalue(s2v(ra)));
           updatetrap(ci);
         }
         else if ((newci = luaD_precall(L, ra, nresults)) == NULL)
@@ -1825,9 +1793,9 @@ void luaV_execute (lua_State *L, CallInfo *ci) {
           lua_assert(base == ci->func.p + 1);
         }
         if (ttisCclosure(s2v(ra)))  /* agentbox: a binding, inline */
-          n = precallCquick(L, ra, LUA_MULTRET, clCvalue(s2v(ra))->f);
+          n = luaD_precallC(L, ra, LUA_MULTRET, clCvalue(s2v(ra))->f);
         else if (ttislcf(s2v(ra)))  /* agentbox: a library function */
-          n = precallCquick(L, ra, LUA_MULTRET, fvalue(s2v(ra)));
+          n = luaD_precallC(L, ra, LUA_MULTRET, fvalue(s2v(ra)));
         else if ((n = luaD_pretailcall(L, ci, ra, b, delta)) < 0)  /* Lua function? */
           goto startfunc;  /* execute the callee */
         {  /* C function (agentbox: reached by any of the three calls) */
