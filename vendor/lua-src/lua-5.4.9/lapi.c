@@ -732,6 +732,18 @@ static Table *gettable (lua_State *L, int idx) {
 }
 
 
+/*
+** agentbox: 'luaH_getint' with the array part's case inline, as
+** 'luaV_fastgeti' has it: the host's raw reads by index (a registry
+** reference, an agent's view or cached action) are most often there, and
+** each was a call. Any other key is looked up by 'luaH_getint' as before.
+*/
+l_sinline const TValue *getintquick (Table *t, lua_Integer n) {
+  return (l_castS2U(n) - 1u < t->alimit) ? &t->array[n - 1]
+                                         : luaH_getint(t, n);
+}
+
+
 LUA_API int lua_rawget (lua_State *L, int idx) {
   Table *t;
   const TValue *val;
@@ -748,7 +760,7 @@ LUA_API int lua_rawgeti (lua_State *L, int idx, lua_Integer n) {
   Table *t;
   lua_lock(L);
   t = gettable(L, idx);
-  return finishrawget(L, luaH_getint(t, n));
+  return finishrawget(L, getintquick(t, n));  /* agentbox */
 }
 
 
@@ -1666,7 +1678,7 @@ LUA_API int lua_agentcall (lua_State *L, int func, lua_Integer ref, int arg,
   lua_lock(L);
   api_check(L, func > 0 && arg > 0, "positive indices expected");
   api_check(L, L->top.p + 3 <= L->ci->top.p, "stack overflow");
-  own = luaH_getint(hvalue(&g->l_registry), ref);
+  own = getintquick(hvalue(&g->l_registry), ref);  /* agentbox: inline */
   setobj2s(L, L->top.p, index2value(L, func));
   if (isempty(own))
     setnilvalue(s2v(L->top.p + 1));
@@ -1747,7 +1759,7 @@ LUA_API int lua_agentbatch (lua_State *L, int func, int arg,
     }
     if (i > 0)
       L->top.p--;  /* the result of the call before */
-    own = luaH_getint(registry, t->ref);
+    own = getintquick(registry, t->ref);  /* agentbox: inline */
     setobj2s(L, L->top.p, index2value(L, func));
     if (isempty(own))
       setnilvalue(s2v(L->top.p + 1));

@@ -527,46 +527,6 @@ void luaD_poscall (lua_State *L, CallInfo *ci, int nres) {
 }
 
 
-
-#define next_ci(L)  (L->ci->next ? L->ci->next : luaE_extendCI(L, 1))
-
-
-l_sinline CallInfo *prepCallInfo (lua_State *L, StkId func, int nret,
-                                                int mask, StkId top) {
-  CallInfo *ci = L->ci = next_ci(L);  /* new frame */
-  ci->func.p = func;
-  ci->nresults = nret;
-  ci->callstatus = mask;
-  ci->top.p = top;
-  return ci;
-}
-
-
-/*
-** precall for C functions
-*/
-l_sinline int precallC (lua_State *L, StkId func, int nresults,
-                                            lua_CFunction f) {
-  int n;  /* number of returns */
-  CallInfo *ci;
-  checkstackGCp(L, LUA_MINSTACK, func);  /* ensure minimum stack size */
-  L->ci = ci = prepCallInfo(L, func, nresults, CIST_C,
-                               L->top.p + LUA_MINSTACK);
-  lua_assert(ci->top.p <= L->stack_last.p);
-  if (l_unlikely(L->hookmask & LUA_MASKCALL)) {
-    int narg = cast_int(L->top.p - func) - 1;
-    luaD_hook(L, LUA_HOOKCALL, -1, 1, narg);
-  }
-  lua_unlock(L);
-  n = (*f)(L);  /* do the actual call */
-  lua_lock(L);
-  luaE_netcheck(L);  /* agentbox: long C work returns here */
-  api_checknelems(L, n);
-  luaD_poscallquick(L, ci, n);  /* agentbox: the common case inline */
-  return n;
-}
-
-
 /*
 ** Prepare a function for a tail call, building its call info on top
 ** of the current call info. 'narg1' is the number of arguments plus 1
@@ -578,9 +538,9 @@ int luaD_pretailcall (lua_State *L, CallInfo *ci, StkId func,
  retry:
   switch (ttypetag(s2v(func))) {
     case LUA_VCCL:  /* C closure */
-      return precallC(L, func, LUA_MULTRET, clCvalue(s2v(func))->f);
+      return luaD_precallC(L, func, LUA_MULTRET, clCvalue(s2v(func))->f);
     case LUA_VLCF:  /* light C function */
-      return precallC(L, func, LUA_MULTRET, fvalue(s2v(func)));
+      return luaD_precallC(L, func, LUA_MULTRET, fvalue(s2v(func)));
     case LUA_VLCL: {  /* Lua function */
       Proto *p = clLvalue(s2v(func))->p;
       int fsize = p->maxstacksize;  /* frame size */
@@ -622,10 +582,10 @@ CallInfo *luaD_precall (lua_State *L, StkId func, int nresults) {
  retry:
   switch (ttypetag(s2v(func))) {
     case LUA_VCCL:  /* C closure */
-      precallC(L, func, nresults, clCvalue(s2v(func))->f);
+      luaD_precallC(L, func, nresults, clCvalue(s2v(func))->f);
       return NULL;
     case LUA_VLCF:  /* light C function */
-      precallC(L, func, nresults, fvalue(s2v(func)));
+      luaD_precallC(L, func, nresults, fvalue(s2v(func)));
       return NULL;
     case LUA_VLCL: {  /* Lua function */
       CallInfo *ci;

@@ -12,6 +12,8 @@
 #include "lobject.h"
 #include "lstate.h"
 #include "lzio.h"
+#include "lapi.h"  /* agentbox: for luaD_precallC, api_checknelems */
+#include "lgc.h"  /* agentbox: for luaD_precallC, luaC_checkGC */
 
 
 /*
@@ -110,6 +112,7 @@ l_sinline void luaD_poscallquick (lua_State *L, CallInfo *ci, int nres) {
   else
     luaD_poscall(L, ci, nres);
 }
+
 LUAI_FUNC int luaD_reallocstack (lua_State *L, int newsize, int raiseerror);
 LUAI_FUNC int luaD_growstack (lua_State *L, int n, int raiseerror);
 LUAI_FUNC void luaD_shrinkstack (lua_State *L);
@@ -118,6 +121,52 @@ LUAI_FUNC int luaD_checkminstack (lua_State *L);
 
 LUAI_FUNC l_noret luaD_throw (lua_State *L, int errcode);
 LUAI_FUNC int luaD_rawrunprotected (lua_State *L, Pfunc f, void *ud);
+
+
+/*
+** agentbox: a C function's precall, here rather than static in ldo.c, so
+** that the VM's OP_CALL and OP_TAILCALL make a binding's call inline (every
+** binding a script calls is a C function) with the code 'luaD_precall' and
+** 'luaD_pretailcall' use: the stack checked, a new call info, the call
+** hook, the call, the CPU net's look (0019) and the return. Through those
+** two functions each call also paid their entry, register saves and switch
+** on the callee's type.
+*/
+#define next_ci(L)  (L->ci->next ? L->ci->next : luaE_extendCI(L, 1))
+
+
+l_sinline CallInfo *prepCallInfo (lua_State *L, StkId func, int nret,
+                                                int mask, StkId top) {
+  CallInfo *ci = L->ci = next_ci(L);  /* new frame */
+  ci->func.p = func;
+  ci->nresults = nret;
+  ci->callstatus = mask;
+  ci->top.p = top;
+  return ci;
+}
+
+
+l_sinline int luaD_precallC (lua_State *L, StkId func, int nresults,
+                                           lua_CFunction f) {
+  int n;  /* number of returns */
+  CallInfo *ci;
+  checkstackGCp(L, LUA_MINSTACK, func);  /* ensure minimum stack size */
+  L->ci = ci = prepCallInfo(L, func, nresults, CIST_C,
+                               L->top.p + LUA_MINSTACK);
+  lua_assert(ci->top.p <= L->stack_last.p);
+  if (l_unlikely(L->hookmask & LUA_MASKCALL)) {
+    int narg = cast_int(L->top.p - func) - 1;
+    luaD_hook(L, LUA_HOOKCALL, -1, 1, narg);
+  }
+  lua_unlock(L);
+  n = (*f)(L);  /* do the actual call */
+  lua_lock(L);
+  luaE_netcheck(L);  /* agentbox: long C work returns here */
+  api_checknelems(L, n);
+  luaD_poscallquick(L, ci, n);  /* agentbox: the common case inline */
+  return n;
+}
+
 
 #endif
 

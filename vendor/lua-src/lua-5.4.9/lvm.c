@@ -1182,6 +1182,31 @@ void luaV_finishOp (lua_State *L) {
 #define CALLWORK	4
 
 
+/*
+** agentbox: 'luaH_getshortstr' with its first probe inline. A field read
+** ('self.params', 'params.space', a global, a method of 'world') most often
+** finds its key in the key's main position, and was a call of
+** 'luaH_getshortstr' (its registers saved around it in 'luaV_execute').
+** Any other case walks the chain in 'luaH_getshortstr' from the start, as
+** before, so what a lookup finds and what a long chain charges (0018) are
+** unchanged.
+*/
+l_sinline const TValue *getshortquick (Table *t, TString *key) {
+  Node *n = gnode(t, lmod(key->hash, sizenode(t)));
+  if (keyisshrstr(n) && eqshrstr(keystrval(n), key))
+    return gval(n);
+  return luaH_getshortstr(t, key);
+}
+
+
+/* agentbox: 'luaH_getstr' with a short string's first probe inline */
+l_sinline const TValue *getstrquick (Table *t, TString *key) {
+  if (key->tt == LUA_VSHRSTR)
+    return getshortquick(t, key);
+  return luaH_getstr(t, key);
+}
+
+
 /* fetch an instruction and prepare its execution */
 #define vmfetch()	{ \
   if (l_unlikely(trap)) {  /* stack reallocation or hooks? */ \
@@ -1300,7 +1325,7 @@ void luaV_execute (lua_State *L, CallInfo *ci) {
         TValue *upval = cl->upvals[GETARG_B(i)]->v.p;
         TValue *rc = KC(i);
         TString *key = tsvalue(rc);  /* key must be a short string */
-        if (luaV_fastget(L, upval, key, slot, luaH_getshortstr)) {
+        if (luaV_fastget(L, upval, key, slot, getshortquick)) {  /* agentbox */
           setobj2s(L, ra, slot);
         }
         else
@@ -1343,7 +1368,7 @@ void luaV_execute (lua_State *L, CallInfo *ci) {
         TValue *rb = vRB(i);
         TValue *rc = KC(i);
         TString *key = tsvalue(rc);  /* key must be a short string */
-        if (luaV_fastget(L, rb, key, slot, luaH_getshortstr)) {
+        if (luaV_fastget(L, rb, key, slot, getshortquick)) {  /* agentbox */
           setobj2s(L, ra, slot);
         }
         else
@@ -1356,7 +1381,7 @@ void luaV_execute (lua_State *L, CallInfo *ci) {
         TValue *rb = KB(i);
         TValue *rc = RKC(i);
         TString *key = tsvalue(rb);  /* key must be a short string */
-        if (luaV_fastset(L, upval, key, slot, luaH_getshortstr)) {  /* agentbox */
+        if (luaV_fastset(L, upval, key, slot, getshortquick)) {  /* agentbox */
           luaV_finishfastset(L, upval, slot, rc);
         }
         else
@@ -1399,7 +1424,7 @@ void luaV_execute (lua_State *L, CallInfo *ci) {
         TValue *rb = KB(i);
         TValue *rc = RKC(i);
         TString *key = tsvalue(rb);  /* key must be a short string */
-        if (luaV_fastset(L, s2v(ra), key, slot, luaH_getshortstr)) {  /* agentbox */
+        if (luaV_fastset(L, s2v(ra), key, slot, getshortquick)) {  /* agentbox */
           luaV_finishfastset(L, s2v(ra), slot, rc);
         }
         else
@@ -1432,7 +1457,7 @@ void luaV_execute (lua_State *L, CallInfo *ci) {
         TValue *rc = RKC(i);
         TString *key = tsvalue(rc);  /* key must be a string */
         setobj2s(L, ra + 1, rb);
-        if (luaV_fastget(L, rb, key, slot, luaH_getstr)) {
+        if (luaV_fastget(L, rb, key, slot, getstrquick)) {  /* agentbox */
           setobj2s(L, ra, slot);
         }
         else
@@ -1732,7 +1757,15 @@ void luaV_execute (lua_State *L, CallInfo *ci) {
         savepc(L);  /* in case of errors */
         if (l_unlikely((G(L)->work -= CALLWORK) < 0))  /* agentbox */
           luaG_workout(L);
-        if ((newci = luaD_precall(L, ra, nresults)) == NULL)
+        if (ttisCclosure(s2v(ra))) {  /* agentbox: a binding, inline */
+          luaD_precallC(L, ra, nresults, clCvalue(s2v(ra))->f);
+          updatetrap(ci);
+        }
+        else if (ttislcf(s2v(ra))) {  /* agentbox: a library function */
+          luaD_precallC(L, ra, nresults, fvalue(s2v(ra)));
+          updatetrap(ci);
+        }
+        else if ((newci = luaD_precall(L, ra, nresults)) == NULL)
           updatetrap(ci);  /* C call; nothing else to be done */
         else {  /* Lua call: run function in this same C frame */
           ci = newci;
@@ -1759,9 +1792,13 @@ void luaV_execute (lua_State *L, CallInfo *ci) {
           lua_assert(L->tbclist.p < base);  /* no pending tbc variables */
           lua_assert(base == ci->func.p + 1);
         }
-        if ((n = luaD_pretailcall(L, ci, ra, b, delta)) < 0)  /* Lua function? */
+        if (ttisCclosure(s2v(ra)))  /* agentbox: a binding, inline */
+          n = luaD_precallC(L, ra, LUA_MULTRET, clCvalue(s2v(ra))->f);
+        else if (ttislcf(s2v(ra)))  /* agentbox: a library function */
+          n = luaD_precallC(L, ra, LUA_MULTRET, fvalue(s2v(ra)));
+        else if ((n = luaD_pretailcall(L, ci, ra, b, delta)) < 0)  /* Lua function? */
           goto startfunc;  /* execute the callee */
-        else {  /* C function? */
+        {  /* C function (agentbox: reached by any of the three calls) */
           ci->func.p -= delta;  /* restore 'func' (if vararg) */
           luaD_poscallquick(L, ci, n);  /* finish caller (agentbox: inline) */
           updatetrap(ci);  /* 'luaD_poscall' can change hooks */
