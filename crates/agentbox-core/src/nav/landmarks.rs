@@ -122,6 +122,12 @@ const SQRT2_KEY_INVERSE: u64 = 64_109_024_686_607;
 /// The key of a cell no landmark search has reached: above every reachable cell's.
 const UNREACHED_KEY: u64 = u64::MAX;
 
+/// The key a blocked cell keeps in the searches' tables: below every step's (`1 << KEY_SHIFT`
+/// or `SQRT2_KEY`), so an offer to it fails the same comparison as an offer to a cell already
+/// nearer, and [`dijkstra`] need not look whether a neighbour is free; and no distance's key
+/// (only the start's is below a step's, and that is 0).
+const BLOCKED_KEY: u64 = 1;
+
 /// A packed distance `(a, b)` (`a` straight and `b` diagonal moves) in fixed point, as the
 /// landmark searches order and bucket it: `a 2^46 + b SQRT2_KEY`, in integers, so a step adds
 /// a constant. It is under `(a + b sqrt 2) 2^46` by less than `b`, at most 2^-30 of a tile
@@ -138,13 +144,16 @@ fn key(d: u32) -> u64 {
 /// (`a 2^46` vanishes there, and `SQRT2_KEY` is invertible), then `a`.
 #[inline]
 fn unkey(k: u64) -> u32 {
+    // `b` is under 2^16, so its low 16 bits are all of it, and those of a product are the
+    // product's of its factors' low 16 bits: a 16-bit multiply.
+    let b = (k as u16).wrapping_mul(SQRT2_KEY_INVERSE as u16) as u64;
+    let a = k.wrapping_sub(b * SQRT2_KEY) >> KEY_SHIFT;
+    let packed = (a as u32) | (b as u32) << 16;
     if k == UNREACHED_KEY {
-        return UNREACHED;
+        UNREACHED
+    } else {
+        packed
     }
-    const LOW: u64 = (1 << KEY_SHIFT) - 1;
-    let b = (k & LOW).wrapping_mul(SQRT2_KEY_INVERSE) & LOW;
-    let a = (k - b * SQRT2_KEY) >> KEY_SHIFT;
-    (a as u32) | (b as u32) << 16
 }
 
 /// Exact distances from `(x, y)` to every cell under the diagonal `rule` (8-connected, the
@@ -159,8 +168,9 @@ fn unkey(k: u64) -> u32 {
 /// distance it was offered, so an entry left behind when its cell was lowered is skipped and
 /// each cell is expanded once. Lengths are compared and bucketed by [`key`], in integers.
 /// The distances are the same as with a heap (they are exact and unique: `a + b sqrt 2` fixes
-/// `a` and `b`), found without its logarithm. `None` when a route from `(x, y)` is too long
-/// for the 16-bit counts.
+/// `a` and `b`), found without its logarithm. `dist` must come clean ([`Padded::clean`]:
+/// blocked cells hold [`BLOCKED_KEY`], so a step is offered without looking whether its cell
+/// is free). `None` when a route from `(x, y)` is too long for the 16-bit counts.
 fn dijkstra(map: &Padded, at: (i32, i32), rule: Diagonal, dist: &mut [u64]) -> Option<()> {
     // One loop per rule, so the rule's test is not made per step.
     match rule {
@@ -184,7 +194,12 @@ fn dial(
     let pw = map.width + 2;
     let free = &map.free[..];
     assert_eq!(dist.len(), free.len(), "one distance per padded cell");
-    dist.fill(UNREACHED_KEY);
+    debug_assert!(
+        free.iter()
+            .zip(dist.iter())
+            .all(|(&f, &d)| d == if f { UNREACHED_KEY } else { BLOCKED_KEY }),
+        "a clean table (`Padded::clean`)"
+    );
     let start = map.index(x, y);
     if !free[start] {
         return Some(());
@@ -197,12 +212,11 @@ fn dial(
     }
     dist[start] = 0;
     buckets[0].push(start as u64);
-    let mut pending = 1usize;
     let mut k = 0usize;
     let mut current = Vec::new();
-    while pending > 0 {
+    // Until all three buckets are empty.
+    while buckets.iter().any(|b| !b.is_empty()) {
         std::mem::swap(&mut current, &mut buckets[k % 3]);
-        pending -= current.len();
         // The buckets of lengths `k + 1` and `k + 2`, where this bucket's cells offer.
         let (next, after) = ((k + 1) % 3, (k + 2) % 3);
         // A route this long could wrap a 16-bit count (a winding corridor of over 65,533
@@ -220,50 +234,36 @@ fn dial(
                 // distance from the entry that lowered it.
                 continue;
             }
-            let mut offer = |j: usize, offered: u64| {
+            // Offers to a blocked cell fail like any other to a nearer cell (`BLOCKED_KEY`).
+            let mut offer = |j: usize, offered: u64, slot: usize| {
                 // SAFETY: `j` neighbours the free cell `i`, and the blocked one-cell border keeps
                 // a free cell's eight neighbours inside the padded table, as long as `dist`.
                 let old = unsafe { dist.get_unchecked_mut(j) };
                 if offered < *old {
                     *old = offered;
-                    // A step is 1 or sqrt 2 long, so the new length's whole part is `k + 1`
-                    // or `k + 2`.
-                    let slot = if (offered >> KEY_SHIFT) as usize == k + 1 {
-                        next
-                    } else {
-                        after
-                    };
                     buckets[slot].push(j as u64 | offered << 32);
-                    pending += 1;
                 }
             };
             let (up, down) = (i - pw, i + pw);
-            // SAFETY: as for `dist` above: a free cell's neighbours lie inside `free`.
-            let (n, e, s, w) = unsafe {
-                (
-                    *free.get_unchecked(up),
-                    *free.get_unchecked(i + 1),
-                    *free.get_unchecked(down),
-                    *free.get_unchecked(i - 1),
-                )
-            };
+            // A straight step is 1 long: the new length's whole part is `k + 1`.
             let straight = here + (1 << KEY_SHIFT);
-            if n {
-                offer(up, straight);
-            }
-            if e {
-                offer(i + 1, straight);
-            }
-            if s {
-                offer(down, straight);
-            }
-            if w {
-                offer(i - 1, straight);
-            }
+            offer(up, straight, next);
+            offer(i + 1, straight, next);
+            offer(down, straight, next);
+            offer(i - 1, straight, next);
             if !diagonals {
                 continue;
             }
+            // A diagonal step is sqrt 2 long: `k + 1` or `k + 2`.
             let diagonal = here + SQRT2_KEY;
+            let slot = if (diagonal >> KEY_SHIFT) as usize == k + 1 {
+                next
+            } else {
+                after
+            };
+            // SAFETY: as for `dist` above: a free cell's neighbours lie inside `free`.
+            let side = |j: usize| unsafe { *free.get_unchecked(j) };
+            let (n, e, s, w) = (side(up), side(i + 1), side(down), side(i - 1));
             // Each diagonal step: its cell and its two side cells.
             for (j, a, b) in [
                 (up - 1, n, w),
@@ -271,9 +271,8 @@ fn dial(
                 (down + 1, s, e),
                 (down - 1, s, w),
             ] {
-                // SAFETY: as above: a diagonal neighbour of a free cell lies inside `free`.
-                if allowed(a, b) && unsafe { *free.get_unchecked(j) } {
-                    offer(j, diagonal);
+                if allowed(a, b) {
+                    offer(j, diagonal, slot);
                 }
             }
         }
@@ -288,7 +287,11 @@ fn dial(
 const LONGEST: usize = 0xFFFD;
 
 /// A search's tables, reused by every search of one [`Landmarks::build_for`]: per padded
-/// cell the [`key`] of its distance and [`Canonical::masks`], and the buckets.
+/// cell the [`key`] of its distance, [`Canonical::masks`] and [`Canonical::via`], and the
+/// buckets. A search takes them clean and leaves `masks` clean (every jump point it queued
+/// is expanded or dropped: `canonical_dijkstra_is_dijkstra` checks it) and `via` as it likes
+/// (a cell's first offer is always lower than [`UNREACHED_KEY`] and sets it); the pass that
+/// copies `dist` out cleans it ([`Padded::clean`]), so no table is cleared between searches.
 struct Scratch {
     dist: Vec<u64>,
     masks: Vec<u8>,
@@ -299,8 +302,10 @@ struct Scratch {
 impl Scratch {
     fn new(map: &Padded) -> Self {
         let cells = map.free.len();
+        let mut dist = vec![0; cells];
+        map.clean(&mut dist);
         Scratch {
-            dist: vec![UNREACHED_KEY; cells],
+            dist,
             masks: vec![0; cells],
             via: vec![0; cells],
             buckets: Vec::new(),
@@ -328,7 +333,7 @@ impl Scratch {
 /// queue a jump point far ahead. `None` when a route is too long for the 16-bit counts:
 /// jump points [`LONGEST`] or more away are not expanded, and the caller refuses the map
 /// for any cell whose distance reaches that. `Always` and `Never` (4-connected) run
-/// [`dijkstra`].
+/// [`dijkstra`]. `scratch` must come clean ([`Scratch`]).
 fn distances(map: &Padded, at: (i32, i32), rule: Diagonal, scratch: &mut Scratch) -> Option<()> {
     match rule {
         Diagonal::NoCornerCutting => canonical::<NO_CUT>(map, at, scratch),
@@ -345,8 +350,6 @@ fn canonical<const RULE: u8>(map: &Padded, (x, y): (i32, i32), s: &mut Scratch) 
     assert_eq!(s.dist.len(), map.free.len(), "one distance per padded cell");
     assert_eq!(s.masks.len(), map.free.len(), "one mask per padded cell");
     assert_eq!(s.via.len(), map.free.len(), "one mask per padded cell");
-    s.dist.fill(UNREACHED_KEY);
-    s.masks.fill(0);
     for b in &mut s.buckets {
         b.clear();
     }
@@ -437,10 +440,12 @@ impl<const RULE: u8> Canonical<'_, RULE> {
             self.free(i.wrapping_add_signed(dx)),
             self.free(i.wrapping_add_signed(dy * self.pw)),
         );
+        // `&` and `|`, not `&&` and `||`: all three cells are read anyway on most steps, and
+        // on scattered blocks a branch per cell mispredicts often.
         self.free(i.wrapping_add_signed(dx + dy * self.pw))
-            && match RULE {
-                NO_CUT => a && b,
-                _ => a || b,
+            & match RULE {
+                NO_CUT => a & b,
+                _ => a | b,
             }
     }
 
@@ -517,16 +522,17 @@ impl<const RULE: u8> Canonical<'_, RULE> {
                 if RULE == NO_CUT {
                     // A free side cell whose predecessor is blocked: reached only through
                     // `n`, as is the diagonal past it.
-                    if self.free(n.wrapping_add_signed(s * side))
-                        && !self.free(j.wrapping_add_signed(s * side))
-                    {
-                        m |= bit(s * sx, s * sy) | bit(dx + s * sx, dy + s * sy);
-                    }
-                } else if !self.free(n.wrapping_add_signed(s * side))
-                    && self.diagonal_ok(n, dx + s * sx, dy + s * sy)
-                {
+                    // Without branches (the sides of a scan over scattered blocks are
+                    // unpredictable): all ones when forced.
+                    let forced = self.free(n.wrapping_add_signed(s * side))
+                        & !self.free(j.wrapping_add_signed(s * side));
+                    m |= (forced as u8).wrapping_neg()
+                        & (bit(s * sx, s * sy) | bit(dx + s * sx, dy + s * sy));
+                } else {
                     // A blocked side cell with the diagonal past it allowed.
-                    m |= bit(dx + s * sx, dy + s * sy);
+                    let forced = !self.free(n.wrapping_add_signed(s * side))
+                        & self.diagonal_ok(n, dx + s * sx, dy + s * sy);
+                    m |= (forced as u8).wrapping_neg() & bit(dx + s * sx, dy + s * sy);
                 }
             }
             if m != 0 {
@@ -626,6 +632,14 @@ impl Padded {
         }
     }
 
+    /// Sets `dist` as the searches take it: [`UNREACHED_KEY`] for every free cell,
+    /// [`BLOCKED_KEY`] for every blocked one (the border included).
+    fn clean(&self, dist: &mut [u64]) {
+        for (d, &f) in dist.iter_mut().zip(&self.free) {
+            *d = if f { UNREACHED_KEY } else { BLOCKED_KEY };
+        }
+    }
+
     /// The padded index of map cell `(x, y)`.
     fn index(&self, x: i32, y: i32) -> usize {
         (y as usize + 1) * (self.width + 2) + x as usize + 1
@@ -720,32 +734,58 @@ impl Landmarks {
         let mut scratch = Scratch::new(&padded);
         // `near`: per cell, the [`key`] of its distance to the nearest landmark chosen so far
         // (or the seed), `UNREACHED_KEY` where none reaches. A search appends its distances
-        // to `out`, lowers `near`, and returns the reachable cell farthest from all of them
-        // (ties to the first in row-major order), in one pass over the map.
+        // to `out`, lowers `near`, cleans its table for the next search and notes each row's
+        // largest `near`, in one pass over the map; then it returns the reachable cell
+        // farthest from all of them (ties to the first in row-major order), found in the
+        // first row with the largest.
         let mut near = vec![UNREACHED_KEY; n];
         let mut search = |at: usize, out: &mut Vec<u32>, near: &mut [u64]| -> Option<usize> {
             distances(&padded, cell(at), rule, &mut scratch)?;
-            let mut best = (0, UNREACHED_KEY);
+            let pw = w + 2;
+            // The longest route and, per row, the largest distance to the nearest landmark,
+            // each plus 1 (unreached cells wrap to 0); the first row with the largest.
+            let (mut longest, mut farthest) = (0u64, (0usize, 0u64));
+            out.reserve(n);
+            // Written row by row below, every one of the `n` cells (`set_len` after).
+            let spare = &mut out.spare_capacity_mut()[..n];
             for row in 0..height as usize {
-                let keys = &scratch.dist[(row + 1) * (w + 2) + 1..(row + 1) * (w + 2) + 1 + w];
-                // The longest route (unreached cells wrap to 0).
-                let longest = keys.iter().map(|&k| k.wrapping_add(1)).max().unwrap_or(0);
-                if longest.wrapping_sub(1) != UNREACHED_KEY
-                    && (longest.wrapping_sub(1) >> KEY_SHIFT) as usize >= LONGEST
-                {
-                    return None;
-                }
+                let keys = &mut scratch.dist[(row + 1) * pw + 1..(row + 1) * pw + 1 + w];
                 let near = &mut near[row * w..(row + 1) * w];
-                for (x, (&k, nearest)) in keys.iter().zip(near.iter_mut()).enumerate() {
-                    out.push(unkey(k));
-                    let d = (*nearest).min(k);
+                let row_out = &mut spare[row * w..(row + 1) * w];
+                let mut far = 0u64;
+                // One pass: each key read out and the table left clean for the next search
+                // (`Padded::clean`; the searches write interior cells only).
+                for ((k, nearest), o) in keys.iter_mut().zip(near.iter_mut()).zip(row_out) {
+                    let (key, blocked) = (*k, *k == BLOCKED_KEY);
+                    *k = if blocked { BLOCKED_KEY } else { UNREACHED_KEY };
+                    let key = if blocked { UNREACHED_KEY } else { key };
+                    longest = longest.max(key.wrapping_add(1));
+                    let d = (*nearest).min(key);
                     *nearest = d;
-                    if d != UNREACHED_KEY && (best.1 == UNREACHED_KEY || d > best.1) {
-                        best = (row * w + x, d);
-                    }
+                    far = far.max(d.wrapping_add(1));
+                    o.write(unkey(key));
+                }
+                if far > farthest.1 {
+                    farthest = (row, far);
                 }
             }
-            Some(best.0)
+            // SAFETY: the `n` entries past the old length are within the capacity reserved
+            // above and were each written by the loop: `height` rows of `w` cells, the row's
+            // keys, `near` and `out` zipped, all `w` long.
+            unsafe { out.set_len(out.len() + n) };
+            if longest != 0 && (longest.wrapping_sub(1) >> KEY_SHIFT) as usize >= LONGEST {
+                return None;
+            }
+            // The first cell of that row at the largest distance (cell 0 when none is
+            // reached, which a search from a free cell never leaves).
+            let (row, far) = farthest;
+            if far == 0 {
+                return Some(0);
+            }
+            let x = near[row * w..(row + 1) * w]
+                .iter()
+                .position(|&d| d.wrapping_add(1) == far)?;
+            Some(row * w + x)
         };
         // The seed: the first free cell, or when that lies in a pocket (it reaches less than
         // half the free cells; on ours-random512-40 the first free cell reached a few dozen,
@@ -1004,7 +1044,7 @@ mod tests {
     /// unreached in both).
     #[test]
     fn canonical_dijkstra_is_dijkstra() {
-        use super::{dijkstra, distances, Padded, Scratch, UNREACHED_KEY};
+        use super::{dijkstra, distances, Padded, Scratch, BLOCKED_KEY, UNREACHED_KEY};
         use crate::nav::Diagonal;
         let mut checked = [0usize; 2];
         let mut maps = Vec::new();
@@ -1030,8 +1070,15 @@ mod tests {
             {
                 for _ in 0..12 {
                     let at = ((next() % w as u64) as i32, (next() % h as u64) as i32);
+                    // Both start from unreached tables, as `Landmarks::build_for` leaves its
+                    // scratch table after each search.
+                    padded.clean(&mut oracle);
+                    padded.clean(&mut scratch.dist);
                     let expected = dijkstra(&padded, at, rule, &mut oracle);
                     let got = distances(&padded, at, rule, &mut scratch);
+                    // Every jump point queued was expanded or dropped: the next search needs
+                    // no clearing of the masks.
+                    assert!(scratch.masks.iter().all(|&m| m == 0), "{kind} {at:?}");
                     assert_eq!(got, expected, "{kind} {share} {seed} {rule:?} {at:?}");
                     if let Some(i) = (0..oracle.len()).find(|&i| oracle[i] != scratch.dist[i]) {
                         let pw = w + 2;
@@ -1044,7 +1091,10 @@ mod tests {
                             oracle[i]
                         );
                     }
-                    let reached = oracle.iter().filter(|&&k| k != UNREACHED_KEY).count();
+                    let reached = oracle
+                        .iter()
+                        .filter(|&&k| k != UNREACHED_KEY && k != BLOCKED_KEY)
+                        .count();
                     let free = padded.free.iter().filter(|&&f| f).count();
                     // Starts on blocked cells and in pockets are among those checked.
                     checked[r] += (reached > 1 && reached < free) as usize;
