@@ -180,7 +180,8 @@ fn fill(out: &mut [u64], free: &[u64], seed: impl Fn(usize) -> u64) -> bool {
 }
 
 /// Records the path read back from the goal (see the module's docs) through the search's
-/// hooks: the start opened and expanded, each turn passed, the goal opened and expanded.
+/// hooks: the start opened and expanded, each turn passed, the goal opened and expanded (the
+/// log `jps.rs`'s direct route writes).
 fn record(
     s: &mut Search,
     q: &Query,
@@ -210,8 +211,11 @@ fn record(
             i -= 1;
         }
     }
-    s.open_start(q);
-    s.pop_and_close();
+    // The start opened and expanded at once (as `pop_and_close` would, without the open list:
+    // another caller of that would change how it is inlined into A*'s loop).
+    let start = q.tile(q.start);
+    s.bypass_node(q.start, 0.0, q.start, q.estimate(start.x, start.y));
+    s.next_bypassed();
     let mut parent = q.start;
     for &(i, j) in turns.iter().rev() {
         let node = cell(i, j);
