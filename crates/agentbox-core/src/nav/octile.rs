@@ -84,7 +84,7 @@ pub(super) fn route(
     // Bit t of a row's words stands for j = t - 1: j from -1 (a side cell) to S + 1.
     let width_bits = st as usize + 3;
     let nw = width_bits.div_ceil(64);
-    let top_mask = if width_bits % 64 == 0 {
+    let top_mask = if width_bits.is_multiple_of(64) {
         !0
     } else {
         (1u64 << (width_bits % 64)) - 1
