@@ -11,6 +11,7 @@
 //! cargo bench -p agentbox-tools --bench pathfinding_race -- --rules       # only part 2, the diagonal rules
 //! cargo bench -p agentbox-tools --bench pathfinding_race -- --default     # only part 1, the default rule
 //! cargo bench -p agentbox-tools --bench pathfinding_race -- --auto-only   # only agentbox's default search (for a profiler; no verdicts)
+//! cargo bench -p agentbox-tools --bench pathfinding_race -- --default --per-query q.csv  # part 1's queries one by one
 //! ```
 //!
 //! **Part 1, the default rule** (issue 35 goal 2): agentbox's default search (`auto`: jump
@@ -38,6 +39,12 @@
 //! median over the queries), the median and minimum over the rounds of the per-round median
 //! and mean, and the nodes expanded per query (jump points for the jump point searches).
 //!
+//! The goal's figure is a ratio of medians (`pathfinding::astar`'s median per-query time over
+//! the default search's), not of totals: a few slow queries move the means, not the verdict.
+//! `--per-query FILE` writes part 1's queries one line each (CSV: map, ends, optimal and
+//! octile length, the active landmarks' bound at the start, each search's median us over the
+//! rounds and nodes expanded), to see which queries are dear against `pathfinding::astar`.
+//!
 //! Every path agentbox returns is walked on the map under its rule and re-costed, and must
 //! match the optimum: the scenario file's length on the MovingAI maps under the default rule,
 //! agentbox's plain A* (checked against an independent Dijkstra in the core's tests)
@@ -54,6 +61,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// `--auto-only`: run agentbox's default search alone (its paths still checked), so a profiler
 /// (callgrind, perf) sees only it; the verdicts are not printed.
 static AUTO_ONLY: AtomicBool = AtomicBool::new(false);
+
+/// `--per-query FILE`: where part 1 writes its per-query lines (see the module's docs).
+static PER_QUERY: std::sync::OnceLock<std::sync::Mutex<std::fs::File>> = std::sync::OnceLock::new();
 
 const MOVINGAI: [&str; 5] = [
     "arena2",
@@ -431,6 +441,7 @@ fn race_default(case: &Case, rounds: usize, goals: &mut Vec<Goal>) -> usize {
     let queries = &case.queries;
     let mut times = Times::new(NAMES.len(), rounds, queries.len());
     let mut expanded = [0usize, 0, usize::MAX, 0];
+    let mut expanded_q = vec![[0usize; 4]; queries.len()];
     let mut bad = 0;
     for round in 0..rounds {
         for (q, &(a, b, optimal)) in queries.iter().enumerate() {
@@ -449,6 +460,7 @@ fn race_default(case: &Case, rounds: usize, goals: &mut Vec<Goal>) -> usize {
                     times.us[k][round][q] = us;
                     if round == 0 {
                         expanded[k] += r.expanded;
+                        expanded_q[q][k] = r.expanded;
                     }
                     r.path
                         .as_ref()
@@ -466,6 +478,9 @@ fn race_default(case: &Case, rounds: usize, goals: &mut Vec<Goal>) -> usize {
                 }
             }
         }
+    }
+    if let Some(file) = PER_QUERY.get() {
+        write_per_query(file, case, &grid, &times, &expanded_q);
     }
     let bytes = grid.bits().map_or(0, |b| b.bytes()) + grid.landmarks().map_or(0, |l| l.bytes());
     println!(
@@ -510,6 +525,50 @@ fn race_default(case: &Case, rounds: usize, goals: &mut Vec<Goal>) -> usize {
         target: GOAL_DEFAULT,
     });
     bad
+}
+
+/// Part 1's queries on one map, one CSV line each, to `--per-query`'s file (see the module's
+/// docs); a failed write is reported and ends the run.
+fn write_per_query(
+    file: &std::sync::Mutex<std::fs::File>,
+    case: &Case,
+    grid: &NavGrid,
+    times: &Times,
+    expanded: &[[usize; 4]],
+) {
+    use std::io::Write;
+    let mut out = String::new();
+    for (q, &(a, b, optimal)) in case.queries.iter().enumerate() {
+        let (dx, dy) = ((a.x - b.x).abs() as f64, (a.y - b.y).abs() as f64);
+        let octile = dx.max(dy) + (std::f64::consts::SQRT_2 - 1.0) * dx.min(dy);
+        let bound = grid
+            .landmarks()
+            .map_or(0.0, |l| l.active((a.x, a.y), (b.x, b.y)).1);
+        let us = |k: usize| median(&times.us[k].iter().map(|r| r[q]).collect::<Vec<_>>());
+        out += &format!(
+            "{},{},{},{},{},{:.3},{:.3},{:.3},{:.1},{:.1},{:.1},{:.1},{},{},{}\n",
+            case.name,
+            a.x,
+            a.y,
+            b.x,
+            b.y,
+            optimal.unwrap_or(f64::NAN),
+            octile,
+            bound,
+            us(0),
+            us(1),
+            us(2),
+            us(3),
+            expanded[q][0],
+            expanded[q][1],
+            expanded[q][3],
+        );
+    }
+    let mut f = file.lock().unwrap_or_else(|e| e.into_inner());
+    if let Err(e) = f.write_all(out.as_bytes()) {
+        eprintln!("error: --per-query: {e}");
+        std::process::exit(2);
+    }
 }
 
 /// Part 2 on one map under one rule; returns how many results disagreed with the optimum.
@@ -657,6 +716,23 @@ fn main() {
     let only_rules = args.iter().any(|a| a == "--rules");
     let only_default = args.iter().any(|a| a == "--default");
     AUTO_ONLY.store(args.iter().any(|a| a == "--auto-only"), Ordering::Relaxed);
+    if let Some(at) = args.iter().position(|a| a == "--per-query") {
+        let Some(path) = args.get(at + 1) else {
+            eprintln!("error: --per-query needs a file name");
+            std::process::exit(2);
+        };
+        let mut file = std::fs::File::create(path).unwrap_or_else(|e| {
+            eprintln!("error: --per-query {path}: {e}");
+            std::process::exit(2);
+        });
+        let header = "map,sx,sy,gx,gy,optimal,octile,landmark_bound,auto_us,astar_us,\
+                      pathfinding_us,jps_us,auto_expanded,astar_expanded,jps_expanded\n";
+        if let Err(e) = std::io::Write::write_all(&mut file, header.as_bytes()) {
+            eprintln!("error: --per-query {path}: {e}");
+            std::process::exit(2);
+        }
+        let _ = PER_QUERY.set(std::sync::Mutex::new(file));
+    }
     let per_map = number(&args, "--queries").unwrap_or(100);
     let rounds = number(&args, "--rounds").unwrap_or(3);
     // Other arguments (not cargo's `--bench`, nor a number after an option) pick maps by name.
@@ -666,7 +742,11 @@ fn main() {
         .iter()
         .enumerate()
         .filter(|(i, a)| {
-            let after_option = *i > 0 && matches!(args[i - 1].as_str(), "--queries" | "--rounds");
+            let after_option = *i > 0
+                && matches!(
+                    args[i - 1].as_str(),
+                    "--queries" | "--rounds" | "--per-query"
+                );
             !a.starts_with("--") && !after_option && !std::path::Path::new(a).is_file()
         })
         .map(|(_, a)| a)

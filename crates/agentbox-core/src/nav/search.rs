@@ -2,7 +2,8 @@
 //! query generation so nothing is cleared between queries, and the open list), the choice
 //! between A* and jump point search, and the result's assembly (path, cost, limit, sets).
 //!
-//! The algorithms themselves live in `astar.rs` and `jps.rs`; this file owns their buffers.
+//! The algorithms themselves live in `astar.rs`, `jps.rs` and `octile.rs` (any path of the
+//! octile length, looked for first on large maps); this file owns their buffers.
 
 use super::grid::NavGrid;
 use super::landmarks::Active;
@@ -171,6 +172,8 @@ pub struct Search {
     pub(super) seq: u32,
     /// Jump point search's nodes to expand next without the open list (`Query::bypass`).
     pub(super) bypassed: Vec<usize>,
+    /// The octile route's rows of reached cells (`octile.rs`).
+    pub(super) octile: Vec<u64>,
     /// When set, every node opened and every node expanded is written here, in order (the
     /// observer hook [`Search::find_logged`] uses; `None`, one predictable branch, otherwise).
     log: Option<Vec<SearchEvent>>,
@@ -558,7 +561,16 @@ impl Search {
         }
         self.begin(costs.len());
         let (outcome, expanded) = if jps {
-            super::jps::run(self, grid, &query)
+            // On large maps, any path as long as the octile distance first (`octile.rs`).
+            let octile = query.bypass && query.direct && start != goal;
+            match grid.bits() {
+                Some(bits)
+                    if octile && super::octile::route(self, bits, &query, units(grid, &query)) =>
+                {
+                    (Outcome::Found, 2)
+                }
+                _ => super::jps::run(self, grid, &query),
+            }
         } else {
             super::astar::run(self, grid, &query)
         };
@@ -611,6 +623,17 @@ impl Search {
         }
         sets
     }
+}
+
+/// A query's (straight, diagonal) step costs on `grid`: its step lengths times the cheapest
+/// terrain (once, when terrain costs are ignored), as jump point search costs its steps.
+fn units(grid: &NavGrid, q: &Query) -> (f64, f64) {
+    let unit = if q.ignore_terrain {
+        1.0
+    } else {
+        grid.min_cost() as f64
+    };
+    (q.straight * unit, q.diagonal * unit)
 }
 
 /// The map width a log was started with (see [`Search::find_logged`]).

@@ -754,3 +754,90 @@ fn every_landmark_holds_exact_distances_and_paths_stay_optimal() {
         check_against_astar(&grid, &free, &mut next);
     }
 }
+
+/// On large maps (where the octile route is looked for first, `octile.rs`) of 3 to 30%
+/// blocked cells, under each diagonal rule: a query whose optimum (plain A*'s) is the octile
+/// distance is answered by a path of that length walkable under the rule, without a search
+/// (two expansions, the start and the goal), and one whose optimum is longer gets a path of
+/// that optimum;
+/// the logged search replays the real one. Queries run in every direction, along both axes,
+/// and across words of the free-cell bits (the map is 200 cells wide).
+#[test]
+fn an_octile_route_is_found_exactly_when_one_exists() {
+    use crate::nav::{landmarks, Algorithm, NavGrid, SearchEvent};
+    let (w, h) = (200usize, 90usize);
+    assert!(w * h >= landmarks::MIN_CELLS);
+    let mut next = crate::nav::landmarks::xorshift(0x51_7CC1_B727_220Au64);
+    let (mut routed, mut searched) = (0, 0);
+    for share in [3, 10, 30] {
+        let rows: Vec<String> = (0..h)
+            .map(|_| {
+                (0..w)
+                    .map(|_| if next() % 100 < share { '#' } else { '.' })
+                    .collect()
+            })
+            .collect();
+        let refs: Vec<&str> = rows.iter().map(String::as_str).collect();
+        let world = World::from_ascii(&refs);
+        let grid = NavGrid::from_world(&world);
+        let free: Vec<IVec2> = (0..w * h)
+            .map(|i| IVec2::new((i % w) as i32, (i / w) as i32))
+            .filter(|&c| !world.is_blocked(c))
+            .collect();
+        let mut s = Search::new();
+        for k in 0..300 {
+            let rule = [
+                Diagonal::NoCornerCutting,
+                Diagonal::IfOneSideFree,
+                Diagonal::Always,
+            ][k % 3];
+            let auto = PathOptions {
+                diagonal: rule,
+                ..Default::default()
+            };
+            let astar = PathOptions {
+                algorithm: Algorithm::AStar,
+                ..auto
+            };
+            let (a, b) = (
+                free[next() as usize % free.len()],
+                free[next() as usize % free.len()],
+            );
+            let plain = s.find_on(&grid, a, b, &astar);
+            let r = s.find_on(&grid, a, b, &auto);
+            assert_eq!(r.path.is_some(), plain.path.is_some(), "{a} {b}");
+            let Some(path) = &r.path else { continue };
+            let d = (a - b).abs();
+            let octile =
+                d.max_element() as f64 + (std::f64::consts::SQRT_2 - 1.0) * d.min_element() as f64;
+            let exact = (plain.cost - octile).abs() < 1e-9;
+            assert!(
+                (walk_cost(&grid, path, &auto) - plain.cost).abs() < 1e-9,
+                "{a} {b} {rule:?}"
+            );
+            assert_eq!(path.first(), Some(&a));
+            assert_eq!(path.last(), Some(&b));
+            // (A search may also end after two expansions, when a scan from the start finds
+            // the goal: so only one way.)
+            if exact && a != b {
+                assert_eq!(r.expanded, 2, "{a} {b} {rule:?} {share}%");
+            }
+            if exact {
+                routed += 1;
+            } else {
+                searched += 1;
+            }
+            if k % 10 == 0 {
+                let (logged, log) = s.find_logged(&grid, a, b, &auto);
+                assert_eq!(logged, r);
+                let expands = log
+                    .iter()
+                    .filter(|e| matches!(e, SearchEvent::Expand { .. }))
+                    .count();
+                assert_eq!(expands, r.expanded);
+            }
+        }
+    }
+    // Both kinds of query were met, many times.
+    assert!(routed > 100 && searched > 100, "{routed} {searched}");
+}
