@@ -77,6 +77,26 @@ fn dijkstra(grid: &NavGrid, from: IVec2, to: IVec2, o: &PathOptions) -> Option<f
 }
 
 /// Checks that a path is a legal walk under the options and returns its cost, recomputed.
+/// The three rules with diagonal steps, in the order the randomised tests cycle through them.
+const DIAGONAL_RULES: [Diagonal; 3] = [
+    Diagonal::NoCornerCutting,
+    Diagonal::IfOneSideFree,
+    Diagonal::Always,
+];
+
+/// The default search's options under `rule`, and plain A*'s under the same rule (its oracle).
+fn default_and_astar(rule: Diagonal) -> (PathOptions, PathOptions) {
+    let auto = PathOptions {
+        diagonal: rule,
+        ..Default::default()
+    };
+    let astar = PathOptions {
+        algorithm: Algorithm::AStar,
+        ..auto
+    };
+    (auto, astar)
+}
+
 fn walk_cost(grid: &NavGrid, path: &[IVec2], o: &PathOptions) -> f64 {
     let body = grid.footprint_costs(o.size.max(1));
     let w = grid.width();
@@ -233,14 +253,7 @@ fn jump_point_search_runs_where_valid_and_matches_astar() {
             .collect();
         let grid = NavGrid::new(w, h, &costs).unwrap();
         let rule = rules[case % 4];
-        let jps = PathOptions {
-            diagonal: rule,
-            ..Default::default()
-        };
-        let astar = PathOptions {
-            algorithm: Algorithm::AStar,
-            ..jps
-        };
+        let (jps, astar) = default_and_astar(rule);
         for _ in 0..5 {
             let a = random_tile(&mut r, w, h);
             let b = random_tile(&mut r, w, h);
@@ -316,19 +329,8 @@ fn a_free_direct_route_is_the_answer_at_astars_cost() {
             })
             .collect();
         let grid = NavGrid::new(w, h, &costs).unwrap();
-        let rule = [
-            Diagonal::NoCornerCutting,
-            Diagonal::IfOneSideFree,
-            Diagonal::Always,
-        ][case % 3];
-        let fast = PathOptions {
-            diagonal: rule,
-            ..Default::default()
-        };
-        let full = PathOptions {
-            algorithm: Algorithm::AStar,
-            ..fast
-        };
+        let rule = DIAGONAL_RULES[case % 3];
+        let (fast, full) = default_and_astar(rule);
         for _ in 0..10 {
             let a = random_tile(&mut r, w, h);
             let b = random_tile(&mut r, w, h);
@@ -764,7 +766,7 @@ fn every_landmark_holds_exact_distances_and_paths_stay_optimal() {
 /// and across words of the free-cell bits (the map is 200 cells wide).
 #[test]
 fn an_octile_route_is_found_exactly_when_one_exists() {
-    use crate::nav::{landmarks, Algorithm, NavGrid, SearchEvent};
+    use crate::nav::{landmarks, NavGrid, SearchEvent};
     let (w, h) = (200usize, 90usize);
     assert!(w * h >= landmarks::MIN_CELLS);
     let mut next = crate::nav::landmarks::xorshift(0x51_7CC1_B727_220Au64);
@@ -786,19 +788,8 @@ fn an_octile_route_is_found_exactly_when_one_exists() {
             .collect();
         let mut s = Search::new();
         for k in 0..300 {
-            let rule = [
-                Diagonal::NoCornerCutting,
-                Diagonal::IfOneSideFree,
-                Diagonal::Always,
-            ][k % 3];
-            let auto = PathOptions {
-                diagonal: rule,
-                ..Default::default()
-            };
-            let astar = PathOptions {
-                algorithm: Algorithm::AStar,
-                ..auto
-            };
+            let rule = DIAGONAL_RULES[k % 3];
+            let (auto, astar) = default_and_astar(rule);
             let (a, b) = (
                 free[next() as usize % free.len()],
                 free[next() as usize % free.len()],
