@@ -97,6 +97,29 @@ fn default_and_astar(rule: Diagonal) -> (PathOptions, PathOptions) {
     (auto, astar)
 }
 
+/// A `w` x `h` map with about `share`% of its tiles blocked at random, and its free tiles.
+fn scattered_map(
+    w: usize,
+    h: usize,
+    share: u64,
+    next: &mut impl FnMut() -> u64,
+) -> (World, Vec<IVec2>) {
+    let rows: Vec<String> = (0..h)
+        .map(|_| {
+            (0..w)
+                .map(|_| if next() % 100 < share { '#' } else { '.' })
+                .collect()
+        })
+        .collect();
+    let refs: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let world = World::from_ascii(&refs);
+    let free: Vec<IVec2> = (0..w * h)
+        .map(|i| IVec2::new((i % w) as i32, (i / w) as i32))
+        .filter(|&c| !world.is_blocked(c))
+        .collect();
+    (world, free)
+}
+
 fn walk_cost(grid: &NavGrid, path: &[IVec2], o: &PathOptions) -> f64 {
     let body = grid.footprint_costs(o.size.max(1));
     let w = grid.width();
@@ -714,21 +737,9 @@ fn every_landmark_holds_exact_distances_and_paths_stay_optimal() {
     let (w, h) = (150usize, 130usize);
     let mut next = crate::nav::landmarks::xorshift(0x9E37_79B9_7F4A_7C15u64);
     for share in [30, 4] {
-        let rows: Vec<String> = (0..h)
-            .map(|_| {
-                (0..w)
-                    .map(|_| if next() % 100 < share { '#' } else { '.' })
-                    .collect()
-            })
-            .collect();
-        let refs: Vec<&str> = rows.iter().map(String::as_str).collect();
-        let world = World::from_ascii(&refs);
+        let (world, free) = scattered_map(w, h, share, &mut next);
         let mut grid = NavGrid::from_world(&world);
         assert!(grid.build_landmarks());
-        let free: Vec<IVec2> = (0..w * h)
-            .map(|i| IVec2::new((i % w) as i32, (i / w) as i32))
-            .filter(|&c| !world.is_blocked(c))
-            .collect();
         for rule in [
             Diagonal::NoCornerCutting,
             Diagonal::IfOneSideFree,
@@ -772,20 +783,8 @@ fn an_octile_route_is_found_exactly_when_one_exists() {
     let mut next = crate::nav::landmarks::xorshift(0x51_7CC1_B727_220Au64);
     let (mut routed, mut searched) = (0, 0);
     for share in [3, 10, 30] {
-        let rows: Vec<String> = (0..h)
-            .map(|_| {
-                (0..w)
-                    .map(|_| if next() % 100 < share { '#' } else { '.' })
-                    .collect()
-            })
-            .collect();
-        let refs: Vec<&str> = rows.iter().map(String::as_str).collect();
-        let world = World::from_ascii(&refs);
+        let (world, free) = scattered_map(w, h, share, &mut next);
         let grid = NavGrid::from_world(&world);
-        let free: Vec<IVec2> = (0..w * h)
-            .map(|i| IVec2::new((i % w) as i32, (i / w) as i32))
-            .filter(|&c| !world.is_blocked(c))
-            .collect();
         let mut s = Search::new();
         for k in 0..300 {
             let rule = DIAGONAL_RULES[k % 3];
