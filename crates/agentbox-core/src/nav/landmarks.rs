@@ -769,9 +769,8 @@ impl Landmarks {
                     farthest = (row, far);
                 }
             }
-            // SAFETY: the `n` entries past the old length are within the capacity reserved
-            // above and were each written by the loop: `height` rows of `w` cells, the row's
-            // keys, `near` and `out` zipped, all `w` long.
+            // SAFETY: the `n` entries past the old length are in the capacity reserved above,
+            // and the loop wrote each (`height` rows of `w`: keys, `near`, `out` zipped).
             unsafe { out.set_len(out.len() + n) };
             if longest != 0 && (longest.wrapping_sub(1) >> KEY_SHIFT) as usize >= LONGEST {
                 return None;
