@@ -1038,9 +1038,9 @@ mod tests {
 
     /// The canonical search ([`super::distances`]) gives every padded cell exactly the
     /// distance key of plain Dijkstra ([`super::dijkstra`], the oracle), under the two
-    /// diagonal rules it serves, from free and blocked start cells, on random maps of 5 to 45% blocked cells,
-    /// rooms with shut doors and mazes with a cut-off region (unreachable cells stay
-    /// unreached in both).
+    /// diagonal rules it serves, from free and blocked start cells, on random maps of 5 to
+    /// 45% blocked cells, rooms with shut doors and mazes with a cut-off region (unreachable
+    /// cells stay unreached in both).
     #[test]
     fn canonical_dijkstra_is_dijkstra() {
         use super::{dijkstra, distances, Padded, Scratch, BLOCKED_KEY, UNREACHED_KEY};
