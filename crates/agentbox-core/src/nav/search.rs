@@ -1,5 +1,5 @@
-//! [`Search`]: the reusable state of path searches on one map size (each cell's state as two
-//! bits, `marks.rs`; the cost and parent of each cell reached; the open list), the choice
+//! [`Search`]: the reusable state of path searches on one map size (each cell's state as one
+//! byte, `marks.rs`; the cost and parent of each cell reached; the open list), the choice
 //! between A* and jump point search, and the result's assembly (path, cost, limit, sets).
 //!
 //! The algorithms themselves live in `astar.rs`, `jps.rs` and `octile.rs` (any path of the
