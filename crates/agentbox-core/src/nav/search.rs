@@ -151,9 +151,14 @@ pub(super) const DIRS: [(i32, i32); 8] = [
 /// What a search knows of a cell it reached this query (open or closed, as its mark in
 /// [`Search::marks`] says): the cost from the start and the parent. Meaningless for a cell
 /// not reached: it is never read then, nor cleared between queries. One record, not two
-/// arrays: a cell reached is written whole, one cache line (on a 512 x 512 map the records
-/// are 4 MiB, out of the core's caches; `marks.rs`).
+/// arrays: a cell reached is written whole, mostly one cache line. 12 bytes, packed (the
+/// cost unaligned, which x86 and ARM load at no cost; 2 records in 16 straddle two lines),
+/// not 16 with padding: 3 MiB on a 512 x 512 map instead of 4, still out of the core's
+/// caches, and in the race's simulation 20-40% fewer of the records' stores miss
+/// (`docs/benchmarks.md`, issue 35, branch `marks`). Fields are read and written by value
+/// only (a reference to a packed field is refused by the compiler).
 #[derive(Clone, Copy, Default)]
+#[repr(C, packed(4))]
 pub(super) struct Seen {
     pub g: f64,
     pub parent: u32,
