@@ -13,6 +13,7 @@
 //! The buffers belong to [`super::Search`]; this file is the loop only.
 
 use super::grid::NavGrid;
+use super::marks::{CLOSED, OPEN};
 use super::options::Diagonal;
 use super::search::{Outcome, Query, Search, DIRS};
 
@@ -20,7 +21,6 @@ use super::search::{Outcome, Query, Search, DIRS};
 pub(super) fn run(s: &mut Search, grid: &NavGrid, q: &Query) -> (Outcome, usize) {
     let costs = grid.costs();
     let (w, h) = (grid.width(), grid.height());
-    let gen = s.generation;
     let dirs: &[(i32, i32)] = if q.rule == Diagonal::Never {
         &DIRS[..4]
     } else {
@@ -71,8 +71,9 @@ pub(super) fn run(s: &mut Search, grid: &NavGrid, q: &Query) -> (Outcome, usize)
             } else {
                 step * c as f64
             };
-            let seen = s.seen[ni];
-            if seen.state == gen + 1 || (seen.state == gen && ng >= seen.g) {
+            // The mark first (`marks.rs`): the record is read only for a cell already open.
+            let mark = s.marks.get(ni);
+            if mark == CLOSED || (mark == OPEN && ng >= s.seen[ni].g) {
                 continue;
             }
             s.open_node(ni, ng, i, ng + q.estimate(nx, ny));

@@ -40,8 +40,9 @@
 //! Used by [`super::Search`] only when valid (see `Algorithm::Auto`); shares its buffers.
 
 use super::grid::{Bits, NavGrid};
+use super::marks::{CLOSED, OPEN};
 use super::options::Diagonal;
-use super::search::{Outcome, Query, Search, Seen, DIRS as ALL};
+use super::search::{Outcome, Query, Search, DIRS as ALL};
 
 /// The directions to scan from a jump point (at most eight), kept on the stack: no capacity
 /// checks, as a `Vec`'s pushes have.
@@ -382,11 +383,7 @@ fn direct<const RULE: u8>(
     // With no diagonal or no straight part the turn is the start or the goal.
     let mut parent = q.start;
     if turn != q.start && turn != q.goal {
-        s.seen[turn] = Seen {
-            g: turn_g,
-            parent: q.start as u32,
-            state: s.generation,
-        };
+        s.record(turn, turn_g, q.start);
         s.log_pass(q, turn, turn_g, q.start);
         parent = turn;
     }
@@ -408,8 +405,9 @@ fn direct<const RULE: u8>(
 #[inline]
 fn relax(s: &mut Search, q: &Query, (x, y): (i32, i32), g: f64, parent: usize, f_lim: f64) {
     let node = (y * q.width + x) as usize;
-    let seen = s.seen[node];
-    if seen.state == s.generation + 1 || (seen.state == s.generation && g >= seen.g) {
+    // The mark first (`marks.rs`): the record is read only for a cell already open.
+    let mark = s.marks.get(node);
+    if mark == CLOSED || (mark == OPEN && g >= s.seen[node].g) {
         return;
     }
     let within = |f: f64| f <= f_lim;
@@ -455,7 +453,6 @@ fn scan_on<const RULE: u8, const DX: i32, const DY: i32>(
     f_lim: f64,
 ) {
     let (dx, dy) = (DX, DY);
-    let gen = s.generation;
     let w = q.width;
     let four = dx == 0;
     let cut = RULE == ONE_SIDE || RULE == ALWAYS;
@@ -503,15 +500,11 @@ fn scan_on<const RULE: u8, const DX: i32, const DY: i32>(
             continue;
         }
         let c = (y * w + x) as usize;
-        let seen = s.seen[c];
-        if seen.state == gen + 1 || (seen.state == gen && seen.g <= cg) {
+        let mark = s.marks.get(c);
+        if mark == CLOSED || (mark == OPEN && s.seen[c].g <= cg) {
             return;
         }
-        s.seen[c] = Seen {
-            g: cg,
-            parent: parent as u32,
-            state: gen,
-        };
+        s.record(c, cg, parent);
         s.log_pass(q, c, cg, parent);
         // One at a time, not as an iterated pair: the pair is built on the stack in halves and
         // read back whole, which stalls the load on the stores (a tenth of the search's time).

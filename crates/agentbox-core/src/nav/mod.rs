@@ -38,6 +38,7 @@ pub mod jps;
 pub mod landmarks;
 pub mod line;
 pub mod los;
+mod marks;
 mod octile;
 pub mod options;
 pub mod replay;

@@ -27,7 +27,7 @@
 
 use super::grid::Bits;
 use super::options::Diagonal;
-use super::search::{Query, Search, Seen};
+use super::search::{Query, Search};
 
 /// The 64 bits of `line` (in `bits`, `wpl` words a line) from padded position `p` up: bit `b`
 /// holds position `p + b`; positions outside the line read 0.
@@ -220,11 +220,7 @@ fn record(
     for &(i, j) in turns.iter().rev() {
         let node = cell(i, j);
         let g = i as f64 * diagonal + j as f64 * straight;
-        s.seen[node] = Seen {
-            g,
-            parent: parent as u32,
-            state: s.generation,
-        };
+        s.record(node, g, parent);
         s.log_pass(q, node, g, parent);
         parent = node;
     }

@@ -1,5 +1,5 @@
-//! [`Search`]: the reusable state of path searches on one map size (per-cell states stamped with a
-//! query generation so nothing is cleared between queries, and the open list), the choice
+//! [`Search`]: the reusable state of path searches on one map size (each cell's state as one
+//! byte, `marks.rs`; the cost and parent of each cell reached; the open list), the choice
 //! between A* and jump point search, and the result's assembly (path, cost, limit, sets).
 //!
 //! The algorithms themselves live in `astar.rs`, `jps.rs` and `octile.rs` (any path of the
@@ -7,6 +7,7 @@
 
 use super::grid::NavGrid;
 use super::landmarks::Active;
+use super::marks::{Marks, CLOSED, OPEN};
 use super::options::{
     Algorithm, Diagonal, Heuristic, PathOptions, PathResult, SearchSets, StepCosts,
 };
@@ -147,27 +148,30 @@ pub(super) const DIRS: [(i32, i32); 8] = [
     (-1, 1),
 ];
 
-/// What a search knows of a cell: its state (`< generation`: untouched this query;
-/// `== generation`: open; `== generation + 1`: closed) and, while open or closed this query,
-/// the cost from the start and the parent. One 16-byte record (the state sits in what would
-/// otherwise be padding), so the check of a cell's state and the read of its G, or the
-/// check and the write of a new G, touch one cache line: on a 512 x 512 map the records
-/// are 4 MiB and out of the core's caches, and jump point search reads a cell's G right
-/// after its state at nearly every jump point it reaches.
+/// What a search knows of a cell it reached this query (open or closed, as its mark in
+/// [`Search::marks`] says): the cost from the start and the parent. Meaningless for a cell
+/// not reached: it is never read then, nor cleared between queries. One record, not two
+/// arrays: a cell reached is written whole, mostly one cache line. 12 bytes, packed (the
+/// cost unaligned, which x86 and ARM load at no cost; 2 records in 16 straddle two lines),
+/// not 16 with padding: 3 MiB on a 512 x 512 map instead of 4, still out of the core's
+/// caches, and in the race's simulation 20-40% fewer of the records' stores miss
+/// (`docs/benchmarks.md`, issue 35, branch `marks`). Fields are read and written by value
+/// only (a reference to a packed field is refused by the compiler).
 #[derive(Clone, Copy, Default)]
+#[repr(C, packed(4))]
 pub(super) struct Seen {
     pub g: f64,
     pub parent: u32,
-    pub state: u16,
 }
 
 /// Buffers reused between queries. Keep one per thread (or per map) and call
 /// [`Search::find`]; the first query on a map allocates, later ones do not.
 #[derive(Default)]
 pub struct Search {
-    /// Per cell, its state, G and parent ([`Seen`]).
+    /// Per cell, its G and parent ([`Seen`]), when its mark says it was reached.
     pub(super) seen: Vec<Seen>,
-    pub(super) generation: u16,
+    /// Per cell, its state this query: not reached, open or closed (`marks.rs`).
+    pub(super) marks: Marks,
     pub(super) open: OpenList,
     pub(super) seq: u32,
     /// Jump point search's nodes to expand next without the open list (`Query::bypass`).
@@ -278,17 +282,12 @@ impl Search {
         Search::default()
     }
 
-    /// Starts a query: sizes the buffers and moves to a fresh generation.
+    /// Starts a query: sizes the buffers and marks every cell not reached.
     pub(super) fn begin(&mut self, cells: usize) {
         if self.seen.len() != cells {
             self.seen = vec![Seen::default(); cells];
-            self.generation = 0;
         }
-        if self.generation >= u16::MAX - 4 {
-            self.seen.iter_mut().for_each(|s| s.state = 0);
-            self.generation = 0;
-        }
-        self.generation += 2;
+        self.marks.begin(cells);
         self.open.clear();
         self.bypassed.clear();
         self.seq = 0;
@@ -297,14 +296,26 @@ impl Search {
     /// Records `g` and `parent` for `node`, marks it open and adds it to the open list.
     #[inline]
     pub(super) fn open_node(&mut self, node: usize, g: f64, parent: usize, f: f64) {
-        self.reach(node, g, parent, f, self.generation);
+        self.reach(node, g, parent, f);
+        self.marks.open(node);
         self.push(node, g, f);
     }
 
-    /// Records `g` and `parent` for `node`, sets its state and logs it as opened: what
-    /// [`Search::open_node`] and [`Search::bypass_node`] share.
+    /// Records `g` and `parent` for `node`, marks it open without queueing it (jump point
+    /// search and the routes pass it) and does not log it (see [`Search::log_pass`]).
     #[inline]
-    fn reach(&mut self, node: usize, g: f64, parent: usize, f: f64, state: u16) {
+    pub(super) fn record(&mut self, node: usize, g: f64, parent: usize) {
+        self.seen[node] = Seen {
+            g,
+            parent: parent as u32,
+        };
+        self.marks.open(node);
+    }
+
+    /// Records `g` and `parent` for `node` and logs it as opened: what
+    /// [`Search::open_node`] and [`Search::bypass_node`] share (each sets the cell's mark).
+    #[inline]
+    fn reach(&mut self, node: usize, g: f64, parent: usize, f: f64) {
         if let Some(log) = &mut self.log {
             let w = log_width(log);
             log.push(SearchEvent::Open {
@@ -317,7 +328,6 @@ impl Search {
         self.seen[node] = Seen {
             g,
             parent: parent as u32,
-            state,
         };
     }
 
@@ -352,7 +362,8 @@ impl Search {
     /// logged as opened.
     #[inline]
     pub(super) fn bypass_node(&mut self, node: usize, g: f64, parent: usize, f: f64) {
-        self.reach(node, g, parent, f, self.generation + 1);
+        self.reach(node, g, parent, f);
+        self.marks.close(node);
         self.bypassed.push(node);
     }
 
@@ -384,8 +395,8 @@ impl Search {
     pub(super) fn pop_and_close(&mut self) -> Option<usize> {
         while let Some(node) = self.open.pop() {
             let i = node as usize;
-            if self.seen[i].state == self.generation {
-                self.seen[i].state = self.generation + 1;
+            if self.marks.get(i) == OPEN {
+                self.marks.close_open(i);
                 if let Some(log) = &mut self.log {
                     let w = log_width(log);
                     log.push(SearchEvent::Expand {
@@ -411,7 +422,7 @@ impl Search {
     pub(super) fn pop_and_close_lazy(&mut self, q: &Query) -> Option<usize> {
         while let Some((node, f)) = self.open.pop_with_f() {
             let i = node as usize;
-            if self.seen[i].state != self.generation {
+            if self.marks.get(i) != OPEN {
                 continue;
             }
             let g = self.seen[i].g;
@@ -421,7 +432,7 @@ impl Search {
                 self.push(i, g, full);
                 continue;
             }
-            self.seen[i].state = self.generation + 1;
+            self.marks.close_open(i);
             if let Some(log) = &mut self.log {
                 let w = log_width(log);
                 log.push(SearchEvent::Expand {
@@ -443,8 +454,8 @@ impl Search {
     /// The cost from the start (G) of a cell the last query reached, open or closed, by its
     /// row-major index: the numbers the window's search overlay prints.
     pub fn reached_cost(&self, index: usize) -> Option<f64> {
-        let state = self.seen.get(index)?.state;
-        (state == self.generation || state == self.generation + 1).then(|| self.seen[index].g)
+        let g = self.seen.get(index)?.g;
+        (self.marks.get(index) != 0).then_some(g)
     }
 
     /// [`Search::find_on`], recording every open and expansion in order: the search as it
@@ -614,11 +625,11 @@ impl Search {
 
     fn sets(&self, q: &Query) -> SearchSets {
         let mut sets = SearchSets::default();
-        for (i, state) in self.seen.iter().map(|s| s.state).enumerate() {
-            if state == self.generation {
-                sets.open.push(q.tile(i));
-            } else if state == self.generation + 1 {
-                sets.closed.push(q.tile(i));
+        for i in 0..self.seen.len() {
+            match self.marks.get(i) {
+                OPEN => sets.open.push(q.tile(i)),
+                CLOSED => sets.closed.push(q.tile(i)),
+                _ => {}
             }
         }
         sets
