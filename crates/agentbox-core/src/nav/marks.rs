@@ -69,12 +69,6 @@ impl Marks {
     pub fn close(&mut self, i: usize) {
         self.stamps[i] = self.generation + 1;
     }
-
-    /// Marks cell `i`, which is open, closed.
-    #[inline(always)]
-    pub fn close_open(&mut self, i: usize) {
-        self.close(i);
-    }
 }
 
 #[cfg(test)]
@@ -88,7 +82,7 @@ mod tests {
         assert!((0..100).all(|i| m.get(i) == 0));
         m.open(0);
         m.open(32);
-        m.close_open(32);
+        m.close(32);
         m.close(99);
         assert_eq!(
             (m.get(0), m.get(1), m.get(32), m.get(33), m.get(99)),

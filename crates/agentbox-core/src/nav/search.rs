@@ -396,7 +396,7 @@ impl Search {
         while let Some(node) = self.open.pop() {
             let i = node as usize;
             if self.marks.get(i) == OPEN {
-                self.marks.close_open(i);
+                self.marks.close(i);
                 if let Some(log) = &mut self.log {
                     let w = log_width(log);
                     log.push(SearchEvent::Expand {
@@ -432,7 +432,7 @@ impl Search {
                 self.push(i, g, full);
                 continue;
             }
-            self.marks.close_open(i);
+            self.marks.close(i);
             if let Some(log) = &mut self.log {
                 let w = log_width(log);
                 log.push(SearchEvent::Expand {
