@@ -20,21 +20,41 @@ pub fn slide(world: &World, pos: DVec2, radius: f64, delta: DVec2) -> DVec2 {
         // A body already touching a wall (the map changed under it) may move anywhere its
         // centre stays on a free tile, so it can walk out. (Only asked when a move hits.)
         let stuck = std::cell::OnceCell::new();
-        let fits = |to: DVec2| {
-            !world.circle_hits_wall(to, radius)
-                || (*stuck.get_or_init(|| world.circle_hits_wall(at, radius))
-                    && !world.is_blocked(tile_of(to)))
+        // The whole part, else its x alone, else its y alone: written out rather than as a
+        // search over an array with a closure, whose unrolling and inlining the compiler chose
+        // differently from build to build (the crowd's cost moved with unrelated code,
+        // `docs/benchmarks.md`, issue 35).
+        let (across, along) = (DVec2::new(part.x, 0.0), DVec2::new(0.0, part.y));
+        let step = if fits(world, radius, at, part, &stuck) {
+            part
+        } else if fits(world, radius, at, across, &stuck) {
+            across
+        } else if fits(world, radius, at, along, &stuck) {
+            along
+        } else {
+            break;
         };
-        let candidates = [part, DVec2::new(part.x, 0.0), DVec2::new(0.0, part.y)];
-        match candidates
-            .iter()
-            .find(|c| **c != DVec2::ZERO && fits(at + **c))
-        {
-            Some(ok) => at += *ok,
-            None => break,
-        }
+        at += step;
     }
     at
+}
+
+/// Whether a body of `radius` at `at` may move by `by` (not zero): it does not hit a wall
+/// there, or it is `stuck` (already touching one, asked once a sub-step) and its centre lands
+/// on a free tile.
+#[inline(always)]
+fn fits(
+    world: &World,
+    radius: f64,
+    at: DVec2,
+    by: DVec2,
+    stuck: &std::cell::OnceCell<bool>,
+) -> bool {
+    let to = at + by;
+    by != DVec2::ZERO
+        && (!world.circle_hits_wall(to, radius)
+            || (*stuck.get_or_init(|| world.circle_hits_wall(at, radius))
+                && !world.is_blocked(tile_of(to))))
 }
 
 #[cfg(test)]
