@@ -2,7 +2,7 @@
 //! corner rules, footprints, limits, a classic worked example of A* with integer costs.
 
 use super::*;
-use crate::world::{rng, World};
+use crate::world::{rng, Tile, World};
 use glam::IVec2;
 use std::collections::BinaryHeap;
 
@@ -95,6 +95,25 @@ fn default_and_astar(rule: Diagonal) -> (PathOptions, PathOptions) {
         ..auto
     };
     (auto, astar)
+}
+
+/// Runs the query `(from, to)` again with the search log on: the same answer as `r` (the
+/// query's answer without it), and one logged expansion for each it counted. The log.
+fn logged_agrees(
+    search: &mut Search,
+    grid: &NavGrid,
+    (from, to): (Tile, Tile),
+    opts: &PathOptions,
+    r: &PathResult,
+) -> Vec<SearchEvent> {
+    let (logged, log) = search.find_logged(grid, from, to, opts);
+    assert_eq!(&logged, r);
+    let expands = log
+        .iter()
+        .filter(|e| matches!(e, SearchEvent::Expand { .. }))
+        .count();
+    assert_eq!(expands, r.expanded);
+    log
 }
 
 /// A `w` x `h` map with about `share`% of its tiles blocked at random, and its free tiles.
@@ -709,13 +728,7 @@ fn check_against_astar(grid: &crate::nav::NavGrid, free: &[IVec2], next: &mut im
             }
             assert_eq!(a.find_on(grid, s, g, opts), r, "same answer twice");
             if k % 10 == 0 {
-                let (logged, log) = a.find_logged(grid, s, g, opts);
-                assert_eq!(logged, r);
-                let expands = log
-                    .iter()
-                    .filter(|e| matches!(e, SearchEvent::Expand { .. }))
-                    .count();
-                assert_eq!(expands, r.expanded);
+                let log = logged_agrees(&mut a, grid, (s, g), opts, &r);
                 if r.path.is_some() {
                     assert!(
                         matches!(log.last(), Some(SearchEvent::Expand { node, .. }) if *node == g)
@@ -777,7 +790,7 @@ fn every_landmark_holds_exact_distances_and_paths_stay_optimal() {
 /// and across words of the free-cell bits (the map is 200 cells wide).
 #[test]
 fn an_octile_route_is_found_exactly_when_one_exists() {
-    use crate::nav::{landmarks, NavGrid, SearchEvent};
+    use crate::nav::{landmarks, NavGrid};
     let (w, h) = (200usize, 90usize);
     assert!(w * h >= landmarks::MIN_CELLS);
     let mut next = crate::nav::landmarks::xorshift(0x51_7CC1_B727_220Au64);
@@ -818,13 +831,7 @@ fn an_octile_route_is_found_exactly_when_one_exists() {
                 searched += 1;
             }
             if k % 10 == 0 {
-                let (logged, log) = s.find_logged(&grid, a, b, &auto);
-                assert_eq!(logged, r);
-                let expands = log
-                    .iter()
-                    .filter(|e| matches!(e, SearchEvent::Expand { .. }))
-                    .count();
-                assert_eq!(expands, r.expanded);
+                logged_agrees(&mut s, &grid, (a, b), &auto, &r);
             }
         }
     }
