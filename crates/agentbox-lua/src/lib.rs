@@ -521,7 +521,12 @@ mod tests {
         assert!(!frame.problems.is_empty());
         for (_, problem) in &frame.problems {
             assert!(problem.len() <= crate::draw::MAX_PROBLEM, "{problem}");
-            assert!(!problem.contains("0x"), "{problem}");
+            // The temporary folder's random name may hold "0x"; the message after the
+            // script's location must not (no addresses of Lua values).
+            let message = problem
+                .split_once("d.lua:")
+                .map_or(problem.as_str(), |(_, m)| m);
+            assert!(!message.contains("0x"), "{problem}");
         }
         assert!(
             frame
