@@ -121,20 +121,33 @@ pub fn display(path: &Path) -> String {
     path.display().to_string()
 }
 
-/// Whether a message already starts with a Lua place (`some/file.lua:12:`).
+/// The Lua place a message starts with (`some/file.lua:12:`), as its file part
+/// (`some/file.lua`), if it starts with one.
+fn place_of(message: &str) -> Option<&str> {
+    let end = message.find(".lua:")? + ".lua".len();
+    let (line, _) = message[end + 1..].split_once(':')?;
+    (!line.is_empty() && line.bytes().all(|b| b.is_ascii_digit())).then(|| &message[..end])
+}
+
+/// Whether a message already starts with a Lua place whose file has no spaces. A file with
+/// spaces counts only when it is known to be a script's ([`in_script`], the handler's
+/// caller), so a message such as `could not read config.lua:3: ...` is still located.
 fn is_located(message: &str) -> bool {
-    let Some((file, rest)) = message.split_once(".lua:") else {
-        return false;
-    };
-    !file.contains(char::is_whitespace)
-        && rest
-            .split_once(':')
-            .is_some_and(|(line, _)| !line.is_empty() && line.bytes().all(|b| b.is_ascii_digit()))
+    place_of(message).is_some_and(|file| !file.contains(char::is_whitespace))
+}
+
+/// Whether a message starts with `script`'s place, as Lua writes it: the whole name, or
+/// (for a name longer than Lua's 60 bytes of place) `...` and the name's end.
+fn is_in(script: &str, message: &str) -> bool {
+    message.starts_with(script)
+        || place_of(message)
+            .and_then(|file| file.strip_prefix("..."))
+            .is_some_and(|tail| !tail.is_empty() && script.ends_with(tail))
 }
 
 /// A message that names a place: as it is if it does, else prefixed with the script.
 pub fn in_script(script: &str, message: &str) -> String {
-    if message.starts_with(script) || is_located(message) {
+    if is_in(script, message) || is_located(message) {
         message.to_string()
     } else {
         format!("{script}: {message}")
@@ -154,7 +167,15 @@ fn error_handler(
         Value::Error(e) => {
             handled.set(Some(errors::kind_of(e)));
             let text = errors::describe(e);
-            if is_located(&text) {
+            // A binding's error is located at the script line that called it (the same line
+            // as the caller here), whatever the script's folder is called.
+            let at_caller = || {
+                errors::caller_location(lua).is_some_and(|at| {
+                    text.strip_prefix(at.as_str())
+                        .is_some_and(|rest| rest.starts_with(':'))
+                })
+            };
+            if is_located(&text) || at_caller() {
                 return Ok(text);
             }
             errors::name_called(lua, text)

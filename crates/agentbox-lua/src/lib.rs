@@ -598,6 +598,75 @@ mod tests {
         );
     }
 
+    /// A script in a folder whose name has spaces (`My Games/`), short or past Lua's 60 bytes
+    /// of place, has its errors located once: a binding's bad argument in the full path (an
+    /// agent's first tick) and in the raw loop (its later ticks), an `error` of its own, and a
+    /// syntax error on load, each `PLACE:LINE: message` with the place as Lua writes it.
+    #[test]
+    fn errors_of_scripts_in_folders_with_spaces_name_their_place_once() {
+        let root = tempfile::tempdir().unwrap();
+        let long = format!("My Games/{}/prototype two", "a long folder name ".repeat(3));
+        for folder in ["plain", "My Games", long.as_str()] {
+            let dir = root.path().join(folder);
+            std::fs::create_dir_all(&dir).unwrap();
+            let script = "return { decide = function(self, world)\n  local t = world:tick()\n  if t == 0 or t == 3 then return move.trace_around({4, 0}, { variant = 'sideways' }) end\n  if t == 5 then error('out of ideas') end\n  return move.stop()\nend }\n";
+            let mut world = World::from_ascii(&["......"]);
+            let mut host = ScriptHost::new(0).unwrap();
+            add_scripted(&mut host, &dir, &mut world, &[("spaced", script)]);
+            let path = dir.join("spaced.lua").display().to_string();
+            let place = |message: &str, line: u32| {
+                let (place, rest) = message
+                    .split_once(&format!(".lua:{line}: error: "))
+                    .unwrap_or_else(|| panic!("{message}"));
+                let place = format!("{place}.lua");
+                let named = place == path
+                    || place
+                        .strip_prefix("...")
+                        .is_some_and(|tail| path.ends_with(tail));
+                assert!(named, "{message}");
+                assert!(!rest.contains(".lua:"), "the place twice: {message}");
+                rest.to_string()
+            };
+            let mut sim = Simulation::new(world);
+            for tick in 0..6 {
+                sim.step(&mut host);
+                let error = sim.world().agent("spaced").unwrap().error.clone();
+                match tick {
+                    0 | 3 => {
+                        let rest = place(&error.unwrap().message, 3);
+                        assert!(
+                            rest.starts_with("move.trace_around: variant must be"),
+                            "{rest}"
+                        );
+                    }
+                    5 => assert_eq!(place(&error.unwrap().message, 4), "out of ideas"),
+                    _ => assert!(error.is_none(), "tick {tick}: {error:?}"),
+                }
+            }
+            let broken = dir.join("broken.lua");
+            std::fs::write(
+                &broken,
+                "return { decide = function(self)\n  return move.stop(\nend }\n",
+            )
+            .unwrap();
+            let error = host.load(&broken).unwrap_err();
+            let path = broken.display().to_string();
+            let (placed, _) = error
+                .message
+                .split_once(".lua:3: ")
+                .unwrap_or_else(|| panic!("{error}"));
+            let placed = format!("{placed}.lua");
+            assert!(
+                placed == path
+                    || placed
+                        .strip_prefix("...")
+                        .is_some_and(|t| path.ends_with(t)),
+                "{error}"
+            );
+            assert_eq!(error.message.matches(".lua:").count(), 1, "{error}");
+        }
+    }
+
     /// A panic in a Rust function Lua calls becomes that agent's Lua error, in the full path
     /// (an agent's first tick) and in the raw loop (its later ticks), and the scene goes on.
     #[test]
