@@ -202,7 +202,7 @@ fn compile_predicates(
 
 /// A path as one shell word (quoted when it holds more than plain characters).
 pub(super) fn shell_word(path: &Path) -> String {
-    agentbox_session::experiment::sessions::shell_word(&path.display().to_string())
+    agentbox_session::shell::shell_word(&path.display().to_string())
 }
 
 /// `test`: run the scenes' `expect:` sections in parallel and print one line per scene; each

@@ -55,6 +55,26 @@ pub fn agentbox_in(dir: &Path, args: &[&str]) -> Output {
         .expect("the agentbox binary runs")
 }
 
+/// Runs a command line agentbox printed, as a designer pastes it into a shell: `sh -c` from
+/// `dir`, with this build's `agentbox` first on `PATH` and `extra` words after the line.
+pub fn pasted(dir: &Path, line: &str, extra: &[&str]) -> Output {
+    let bin = Path::new(env!("CARGO_BIN_EXE_agentbox")).parent().unwrap();
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let path = std::env::join_paths(
+        std::iter::once(bin.to_path_buf()).chain(std::env::split_paths(&path)),
+    )
+    .unwrap();
+    Command::new("sh")
+        .arg("-c")
+        .arg(format!("{line} \"$@\""))
+        .arg("sh")
+        .args(extra)
+        .env("PATH", path)
+        .current_dir(dir)
+        .output()
+        .expect("sh runs")
+}
+
 /// Environment variables that would pick a shard (a Kubernetes Indexed Job's, a Slurm
 /// array's): cleared so a test is not sharded by the machine it runs on.
 pub const SHARD_VARS: [&str; 5] = [

@@ -188,7 +188,7 @@ fn failed_runs_open_where_they_ended(said: &str, dir: &Path, out: &Path) {
     assert!(
         said.contains(&format!(
             "agentbox run scenes/pursuit.yaml --session {}",
-            file.display()
+            agentbox_session::shell::shell_word(&file.display().to_string())
         )),
         "{said}"
     );

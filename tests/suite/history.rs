@@ -375,8 +375,7 @@ fn an_exported_branch_runs_headless_as_it_ran() {
     let out = dir.path().join("export");
     let command = history::export_branch(h.recording(), &out).unwrap();
     assert!(command.contains("--branch-at 25 --replace"), "{command}");
-    let args: Vec<&str> = command.split(' ').skip(1).collect();
-    let ran = agentbox_in(dir.path(), &[&args[..], &["--trace", "-"]].concat());
+    let ran = common::pasted(dir.path(), &command, &["--trace", "-"]);
     assert!(ran.status.success(), "{command}: {}", stderr(&ran));
     let got: Vec<String> = stdout(&ran).lines().map(str::to_string).collect();
     assert_eq!(got, branched, "{command}");

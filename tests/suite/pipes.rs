@@ -22,7 +22,7 @@ fn commands(merge_file: &str) -> Vec<Vec<String>> {
         words("headless scenes/chase.yaml --ticks 300 --trace -"),
         words("compare scenes/pursuit.yaml --seeds 1..6 --ticks 30 --jobs 1"),
         words("sweep scenes/tunables.yaml --param hunter.lead=0..1:0.5 --seeds 1..2 --ticks 30 --jobs 1"),
-        words(&format!("merge {merge_file}")),
+        vec!["merge".into(), merge_file.into()],
         words("bench scenes/chase.yaml --ticks 5 --warmup 1"),
         words("paths --map data/movingai/8room_000.map --scen data/movingai/8room_000.map.scen --rounds 1"),
         words("--help"),

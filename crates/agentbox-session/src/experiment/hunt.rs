@@ -469,8 +469,8 @@ pub fn hunt(
                         Some(Ok(file)) => {
                             let command = format!(
                                 "agentbox run {} --session {}",
-                                super::sessions::shell_word(&scene_file.display().to_string()),
-                                super::sessions::shell_word(&file.display().to_string())
+                                crate::shell::shell_word(&scene_file.display().to_string()),
+                                crate::shell::shell_word(&file.display().to_string())
                             );
                             (Ok(file), Some(command))
                         }

@@ -11,6 +11,7 @@ use super::files::Reader;
 use super::record::{Header, RunLine};
 use super::Plan;
 use crate::history::{self, Focus, History, HistoryFiles};
+use crate::shell::shell_word;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -165,16 +166,6 @@ pub fn file_name(run: &RunLine) -> String {
         })
         .collect();
     format!("{safe}.seed-{}.session.json", run.seed)
-}
-
-/// Text as one shell word: as it is when it holds only plain characters, else single-quoted.
-pub fn shell_word(text: &str) -> String {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "_./-+:=@%,".contains(c);
-    if !text.is_empty() && text.chars().all(plain) {
-        text.to_string()
-    } else {
-        format!("'{}'", text.replace('\'', "'\\''"))
-    }
 }
 
 /// The one-line command that opens the run of `variant` and `seed` of the study `header`

@@ -31,6 +31,7 @@ pub use files::{Blob, FileRead};
 pub use frames::{Frame, Frames, TickView, FRAMES_MAX_BYTES, FRAME_EVERY};
 
 use crate::session::{OpenError, Reload, Session};
+use crate::shell::shell_word;
 use crate::watch::FileWatcher;
 use agentbox_core::files::{Disk, FileKind, Files};
 use agentbox_core::sim::{trace, TickReport};
@@ -775,7 +776,7 @@ pub fn branch_run<E>(
 
 /// Writes a branch as a folder a bug report can carry: the scene and every file as the run
 /// first read it, and under `branch/` the versions applied at the branch tick; returns the
-/// headless command that runs it. Only a recording whose inputs are file loads at the start
+/// headless command that runs it (its paths quoted for a shell where they need it). Only a recording whose inputs are file loads at the start
 /// and at one later tick (no window edits) can be written so.
 pub fn export_branch(rec: &Recording, dir: &Path) -> Result<String, ExportError> {
     let mut at = None;
@@ -813,9 +814,10 @@ pub fn export_branch(rec: &Recording, dir: &Path) -> Result<String, ExportError>
     for (path, read) in &start {
         write(dir.join(rel(path)), read)?;
     }
+    let word = |p: &Path| shell_word(&p.display().to_string());
     let mut command = format!(
         "agentbox headless {} --ticks {}",
-        dir.join(rel(&rec.scene)).display(),
+        word(&dir.join(rel(&rec.scene))),
         rec.ticks
     );
     if let Some(seed) = rec.seed {
@@ -836,9 +838,12 @@ pub fn export_branch(rec: &Recording, dir: &Path) -> Result<String, ExportError>
             let other = dir.join("branch").join(rel(path));
             write(other.clone(), read)?;
             command.push_str(&format!(
-                " --replace {}={}",
-                dir.join(rel(path)).display(),
-                other.display()
+                " --replace {}",
+                shell_word(&format!(
+                    "{}={}",
+                    dir.join(rel(path)).display(),
+                    other.display()
+                ))
             ));
             replaced += 1;
         }
