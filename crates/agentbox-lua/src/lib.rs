@@ -613,19 +613,10 @@ mod tests {
             let mut world = World::from_ascii(&["......"]);
             let mut host = ScriptHost::new(0).unwrap();
             add_scripted(&mut host, &dir, &mut world, &[("spaced", script)]);
-            let path = dir.join("spaced.lua").display().to_string();
-            let place = |message: &str, line: u32| {
-                let (place, rest) = message
-                    .split_once(&format!(".lua:{line}: error: "))
-                    .unwrap_or_else(|| panic!("{message}"));
-                let place = format!("{place}.lua");
-                let named = place == path
-                    || place
-                        .strip_prefix("...")
-                        .is_some_and(|tail| path.ends_with(tail));
-                assert!(named, "{message}");
-                assert!(!rest.contains(".lua:"), "the place twice: {message}");
-                rest.to_string()
+            let path = dir.join("spaced.lua");
+            let place = |message: &str, line| {
+                let rest = after_place(message, &path, line);
+                rest.strip_prefix("error: ").unwrap_or(rest).to_string()
             };
             let mut sim = Simulation::new(world);
             for tick in 0..6 {
@@ -650,21 +641,26 @@ mod tests {
             )
             .unwrap();
             let error = host.load(&broken).unwrap_err();
-            let path = broken.display().to_string();
-            let (placed, _) = error
-                .message
-                .split_once(".lua:3: ")
-                .unwrap_or_else(|| panic!("{error}"));
-            let placed = format!("{placed}.lua");
-            assert!(
-                placed == path
-                    || placed
-                        .strip_prefix("...")
-                        .is_some_and(|t| path.ends_with(t)),
-                "{error}"
-            );
-            assert_eq!(error.message.matches(".lua:").count(), 1, "{error}");
+            after_place(&error.message, &broken, 3);
         }
+    }
+
+    /// What follows a script's place and `line` at the start of `message` (`PLACE:LINE: `),
+    /// checking that the place is `path` as Lua writes it (whole, or `...` and its end past 60
+    /// bytes) and that no place follows.
+    fn after_place<'a>(message: &'a str, path: &std::path::Path, line: u32) -> &'a str {
+        let path = path.display().to_string();
+        let (place, rest) = message
+            .split_once(&format!(".lua:{line}: "))
+            .unwrap_or_else(|| panic!("no place at line {line}: {message}"));
+        let place = format!("{place}.lua");
+        let named = place == path
+            || place
+                .strip_prefix("...")
+                .is_some_and(|tail| path.ends_with(tail));
+        assert!(named, "{message}");
+        assert!(!rest.contains(".lua:"), "the place twice: {message}");
+        rest
     }
 
     /// A panic in a Rust function Lua calls becomes that agent's Lua error, in the full path
