@@ -776,8 +776,9 @@ pub fn branch_run<E>(
 
 /// Writes a branch as a folder a bug report can carry: the scene and every file as the run
 /// first read it, and under `branch/` the versions applied at the branch tick; returns the
-/// headless command that runs it (its paths quoted for a shell where they need it). Only a recording whose inputs are file loads at the start
-/// and at one later tick (no window edits) can be written so.
+/// headless command that runs it (its paths quoted for a shell where they need it). Only a
+/// recording whose inputs are file loads at the start and at one later tick (no window edits)
+/// can be written so.
 pub fn export_branch(rec: &Recording, dir: &Path) -> Result<String, ExportError> {
     let mut at = None;
     for e in rec.events.iter().skip(1) {
@@ -814,10 +815,9 @@ pub fn export_branch(rec: &Recording, dir: &Path) -> Result<String, ExportError>
     for (path, read) in &start {
         write(dir.join(rel(path)), read)?;
     }
-    let word = |p: &Path| shell_word(&p.display().to_string());
     let mut command = format!(
         "agentbox headless {} --ticks {}",
-        word(&dir.join(rel(&rec.scene))),
+        shell_word(&dir.join(rel(&rec.scene)).display().to_string()),
         rec.ticks
     );
     if let Some(seed) = rec.seed {
